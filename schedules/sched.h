@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Time-cycle reservation tables: parse, validate (admission control), build the
+ * compact runtime form, write back, edit and compare.
+ *
+ * A table says, for every frame of the cycle (tfc = frame index mod k), how many
+ * packets of which flow each output port sends in that frame. See FORMAT.md.
+ */
+#ifndef TDP_SCHED_H
+#define TDP_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define SCHED_FORMAT_VERSION 1
+#define SCHED_NAME_MAX 32          /* names are at most 31 characters */
+#define SCHED_MAX_PORTS 256
+#define SCHED_MAX_FLOWS 65535      /* flow index fits the 16-bit runtime entry */
+#define SCHED_MAX_N 65535          /* packets of one flow in one frame */
+#define SCHED_MAX_K 10000000u
+#define SCHED_MIN_TF_NS 100
+#define SCHED_NS_PER_S 1000000000ull
+#define SCHED_MIN_FRAME 60         /* Ethernet minimum without FCS */
+
+/* ---- diagnostics ------------------------------------------------------ */
+
+enum sched_sev { SCHED_ERROR, SCHED_WARNING, SCHED_NOTE };
+
+struct sched_diag {
+	uint32_t line;   /* 1-based; 0 when the message is about the whole file */
+	uint32_t col;    /* 1-based */
+	enum sched_sev sev;
+	char msg[240];
+};
+
+/* A list of diagnostics for one file. Keeps the first SCHED_DIAG_KEEP, counts all. */
+#define SCHED_DIAG_KEEP 100
+struct sched_diags {
+	const char *file;
+	struct sched_diag *v;
+	size_t n, cap;
+	size_t nerr, nwarn; /* all of them, also those not kept */
+};
+
+void sched_diags_init(struct sched_diags *d, const char *file);
+void sched_diags_free(struct sched_diags *d);
+void sched_diag_add(struct sched_diags *d, enum sched_sev sev, uint32_t line, uint32_t col,
+		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* "file:line:col: error: msg" lines, plus a count of those not kept. */
+void sched_diags_print(const struct sched_diags *d, FILE *out);
+
+/* ---- the table -------------------------------------------------------- */
+
+struct sched_port {
+	char name[SCHED_NAME_MAX];
+	uint64_t rate_bps;     /* link rate, bit/s */
+	uint32_t max_frame;    /* largest frame, bytes, destination MAC to payload end, no FCS */
+	uint32_t overhead;     /* per-packet wire overhead: preamble+SFD, FCS, IFG (default 24) */
+	uint32_t line;
+};
+
+enum sched_match_field {
+	SCHED_M_DSCP = 1u << 0,
+	SCHED_M_VLAN = 1u << 1,
+	SCHED_M_PCP = 1u << 2,
+	SCHED_M_DST = 1u << 3,
+	SCHED_M_UDP_DPORT = 1u << 4,
+	SCHED_M_MPLS = 1u << 5,
+};
+
+struct sched_match {
+	uint32_t fields;       /* enum sched_match_field bits */
+	uint8_t dscp;          /* 0..63 */
+	uint8_t pcp;           /* 0..7 */
+	uint16_t vlan;         /* 0..4095 */
+	uint16_t udp_dport;
+	uint32_t mpls;         /* 20-bit label */
+	uint8_t dst_family;    /* 4 or 6 */
+	uint8_t dst_len;       /* prefix length */
+	uint8_t dst[16];       /* network byte order, host bits zero */
+};
+
+struct sched_flow {
+	char name[SCHED_NAME_MAX];
+	uint16_t port;         /* index into ports */
+	uint32_t size;         /* largest packet, bytes, as sched_port.max_frame */
+	uint32_t alpha;        /* frames to the next hop; 0 = not given */
+	struct sched_match match;
+	uint32_t line;
+};
+
+/* Runtime entry: n packets of flow in this frame. 4 bytes. */
+struct sched_entry {
+	uint16_t flow;
+	uint16_t n;
+};
+
+/* One frame-set item of a row line: first, first+stride, ... <= last. */
+struct sched_span {
+	uint32_t first, last, stride;
+	uint32_t col;
+};
+
+/* A row line of the file as written: a frame set and the entries it adds. */
+struct sched_rule {
+	uint32_t line;
+	uint32_t span_off, nspan;  /* into table.spans */
+	uint32_t ent_off, nent;    /* into table.rule_ent / rule_col */
+};
+
+enum sched_line_kind {
+	SCHED_L_BLANK, SCHED_L_COMMENT, SCHED_L_VERSION, SCHED_L_TF, SCHED_L_K,
+	SCHED_L_EPOCH, SCHED_L_GUARD, SCHED_L_PORT, SCHED_L_FLOW, SCHED_L_ROW,
+};
+
+/* Every line of the source, so an edit can keep comments and layout. */
+struct sched_line {
+	uint32_t off, len;         /* in table.src, without the newline */
+	uint32_t comment;          /* offset of '#' within the line, or UINT32_MAX */
+	uint8_t kind;              /* enum sched_line_kind */
+	uint32_t idx;              /* port, flow or rule index for those kinds */
+};
+
+struct sched_table {
+	uint32_t version;
+	uint64_t tf_ns;            /* time-frame length; divides one second */
+	uint32_t k;                /* frames per cycle; k*tf_ns divides one second */
+	uint64_t epoch_ns;         /* cycle 0 starts this long after every TAI second */
+	uint64_t guard_ns;         /* end of each frame in which nothing may start */
+
+	struct sched_port *ports;
+	uint32_t nports;
+	struct sched_flow *flows;
+	uint32_t nflows;
+
+	/* the rows as written */
+	struct sched_rule *rules;
+	uint32_t nrules;
+	struct sched_span *spans;
+	uint32_t nspans;
+	struct sched_entry *rule_ent;
+	uint32_t *rule_col;        /* column of each rule entry, for messages */
+	uint32_t nrule_ent;
+
+	/*
+	 * Runtime form, O(1) by tfc: row = frame_row[tfc]; its entries are
+	 * ent[row_off[row] .. row_off[row+1]), sorted by (port, flow). Identical
+	 * rows are stored once. Memory: 4 bytes per frame, 4 per distinct row,
+	 * 4 per entry of a distinct row.
+	 */
+	uint32_t *frame_row;       /* k */
+	uint32_t *row_off;         /* nrows + 1 */
+	struct sched_entry *ent;   /* row_off[nrows] */
+	uint32_t nrows;
+
+	/* the source */
+	char *src;
+	size_t src_len;
+	struct sched_line *lines;
+	uint32_t nlines;
+	char *file;
+};
+
+/* Parse and build. Returns NULL (with errors in d) unless the table is well
+ * formed; admission is separate (sched_admit). buf need not be NUL-terminated. */
+struct sched_table *sched_parse(const char *buf, size_t len, struct sched_diags *d);
+/* Read a file and parse it. path "-" reads standard input. */
+struct sched_table *sched_load(const char *path, struct sched_diags *d);
+void sched_free(struct sched_table *t);
+
+static inline const struct sched_entry *sched_row(const struct sched_table *t, uint32_t tfc,
+						   uint32_t *n)
+{
+	uint32_t r = t->frame_row[tfc];
+	*n = t->row_off[r + 1] - t->row_off[r];
+	return t->ent + t->row_off[r];
+}
+
+int sched_flow_find(const struct sched_table *t, const char *name);
+int sched_port_find(const struct sched_table *t, const char *name);
+
+/* Bytes the runtime form takes (frame_row, row_off, ent). */
+size_t sched_runtime_bytes(const struct sched_table *t);
+
+/* ---- admission control ------------------------------------------------ */
+
+/* Wire bits of one packet of flow f: max(size, 60) + overhead, times 8. */
+uint64_t sched_wire_bits(const struct sched_table *t, uint32_t flow);
+/* Bits that fit in TF minus the guard band at the port's rate (floor). */
+uint64_t sched_port_capacity_bits(const struct sched_table *t, uint32_t port);
+
+/* Checks every frame and port; one error per overbooked distinct row and port,
+ * naming frames, port, flows and the excess. Returns the number of errors. */
+size_t sched_admit(const struct sched_table *t, struct sched_diags *d);
+
+struct sched_port_summary {
+	uint64_t capacity_bits;            /* per frame, before the guard band */
+	double util_min, util_avg, util_max; /* reserved wire time / (TF - guard) */
+	uint32_t frames_used;              /* frames with any reservation */
+	uint32_t frames_over;              /* overbooked frames */
+	double be_bps;                     /* average rate left to best effort */
+	double reserved_bps;               /* reserved wire rate, averaged over the cycle */
+};
+
+struct sched_flow_summary {
+	uint64_t pkts_per_cycle;
+	uint32_t frames_per_cycle;
+	double bps;                        /* packets x size x 8 / cycle */
+	double pps;
+	uint64_t max_wait_ns;              /* worst wait of a packet arriving to an empty queue */
+};
+
+/* Fills arrays of nports and nflows elements. */
+void sched_summarize(const struct sched_table *t, struct sched_port_summary *ps,
+		     struct sched_flow_summary *fs);
+
+/* ---- frame sets ------------------------------------------------------- */
+
+/* Parse "0-99/10,5,*" against k. Returns 0 or -1 with a message in err. */
+int sched_frameset_parse(const char *s, uint32_t k, uint8_t *member, char *err, size_t errlen);
+/* Writes a sorted frame list as compact spans ("0-90/10,95"). Returns chars needed. */
+size_t sched_frames_format(const uint32_t *frames, size_t n, char *out, size_t outlen);
+
+/* ---- writing ---------------------------------------------------------- */
+
+/* Units: largest exact unit. */
+void sched_fmt_time(uint64_t ns, char *out, size_t len);
+void sched_fmt_rate(uint64_t bps, char *out, size_t len);
+void sched_fmt_match(const struct sched_match *m, char *out, size_t len);
+
+/* Canonical form from the table: header, ports, flows, one row line per distinct
+ * row (frames grouped and compressed). Comments are not kept. */
+int sched_write(const struct sched_table *t, FILE *out);
+/* Each line in canonical spelling, comments and blank lines kept, rows as written. */
+int sched_write_fmt(const struct sched_table *t, FILE *out);
+int sched_write_json(const struct sched_table *t, FILE *out);
+/* A JSON string literal, escaped. */
+void sched_json_str(FILE *out, const char *s);
+
+/* ---- editing (on the source, keeping comments and layout) ------------- */
+
+/* Add n packets of flow to the frames in member[0..k). Returns new source text
+ * (malloc'd) or NULL with errors in d. */
+char *sched_edit_reserve(const struct sched_table *t, const char *flow, uint32_t n,
+			 const uint8_t *member, struct sched_diags *d);
+char *sched_edit_release(const struct sched_table *t, const char *flow, uint32_t n,
+			 const uint8_t *member, struct sched_diags *d);
+
+/* ---- comparing -------------------------------------------------------- */
+
+/* Human-readable (or JSON) difference; returns 0 when equal, 1 when different. */
+int sched_diff(const struct sched_table *a, const struct sched_table *b, bool json, FILE *out);
+/* Same header, ports, flows and per-frame rows. */
+bool sched_equal(const struct sched_table *a, const struct sched_table *b);
+
+#endif

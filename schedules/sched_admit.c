@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Admission control: in every frame, on every port, the reserved packets'
+ * serialization at the link rate, per-packet overhead included, must end by
+ * TF minus the guard band. Works on the distinct rows, so the cost is
+ * O(distinct entries + k), not O(k x entries).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched_priv.h"
+
+uint64_t sched_wire_bits(const struct sched_table *t, uint32_t flow)
+{
+	const struct sched_flow *f = &t->flows[flow];
+	uint32_t sz = f->size < SCHED_MIN_FRAME ? SCHED_MIN_FRAME : f->size;
+	return ((uint64_t)sz + t->ports[f->port].overhead) * 8;
+}
+
+uint64_t sched_port_capacity_bits(const struct sched_table *t, uint32_t port)
+{
+	sched_u128 v = (sched_u128)(t->tf_ns - t->guard_ns) * t->ports[port].rate_bps;
+	v /= SCHED_NS_PER_S;
+	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+/* Reserved bits per (distinct row, port): nrows x nports. */
+static uint64_t *row_port_bits(const struct sched_table *t)
+{
+	uint64_t *b = calloc((size_t)t->nrows * t->nports + 1, sizeof(uint64_t));
+	if (!b)
+		return NULL;
+	for (uint32_t r = 0; r < t->nrows; r++)
+		for (uint32_t i = t->row_off[r]; i < t->row_off[r + 1]; i++) {
+			const struct sched_entry *e = &t->ent[i];
+			b[(size_t)r * t->nports + t->flows[e->flow].port] +=
+				sched_wire_bits(t, e->flow) * e->n;
+		}
+	return b;
+}
+
+static double bits_ns(uint64_t bits, uint64_t rate)
+{
+	return (double)bits * 1e9 / (double)rate;
+}
+
+/* The last row line that puts a flow of this port into frame f. */
+static uint32_t blame_line(const struct sched_table *t, uint32_t f, uint32_t port)
+{
+	uint32_t line = 0;
+	for (uint32_t r = 0; r < t->nrules; r++) {
+		const struct sched_rule *ru = &t->rules[r];
+		bool in = false, on_port = false;
+		for (uint32_t s = 0; s < ru->nspan && !in; s++) {
+			const struct sched_span *sp = &t->spans[ru->span_off + s];
+			in = f >= sp->first && f <= sp->last && (f - sp->first) % sp->stride == 0;
+		}
+		for (uint32_t e = 0; e < ru->nent && in && !on_port; e++)
+			on_port = t->flows[t->rule_ent[ru->ent_off + e].flow].port == port &&
+				  t->rule_ent[ru->ent_off + e].n;
+		if (in && on_port)
+			line = ru->line;
+	}
+	return line;
+}
+
+size_t sched_admit(const struct sched_table *t, struct sched_diags *d)
+{
+	size_t errs = 0;
+	uint64_t *bits = row_port_bits(t);
+	uint32_t *frames = NULL;
+
+	if (!bits) {
+		sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
+		return 1;
+	}
+	for (uint32_t r = 0; r < t->nrows; r++)
+		for (uint32_t p = 0; p < t->nports; p++) {
+			uint64_t used = bits[(size_t)r * t->nports + p], cap = sched_port_capacity_bits(t, p);
+			if (used <= cap)
+				continue;
+			const struct sched_port *pt = &t->ports[p];
+			size_t nf = 0;
+			if (!frames && !(frames = malloc(sizeof(uint32_t) * t->k)))
+				goto oom;
+			for (uint32_t f = 0; f < t->k; f++)
+				if (t->frame_row[f] == r)
+					frames[nf++] = f;
+			struct sched_buf b = { 0 };
+			sched_buf_frames(&b, frames, nf > 64 ? 64 : nf);
+			if (nf > 64)
+				sched_buf_printf(&b, ",...");
+			sched_buf_printf(&b, " (%zu frame%s): port %s overbooked by %.3fus: %.3fus of "
+					 "%.3fus reserved (TF - guard) by", nf, nf == 1 ? "" : "s", pt->name,
+					 bits_ns(used - cap, pt->rate_bps) / 1e3,
+					 bits_ns(used, pt->rate_bps) / 1e3,
+					 (double)(t->tf_ns - t->guard_ns) / 1e3);
+			for (uint32_t i = t->row_off[r]; i < t->row_off[r + 1]; i++) {
+				const struct sched_entry *e = &t->ent[i];
+				if (t->flows[e->flow].port != p)
+					continue;
+				sched_buf_printf(&b, " %s %u x %llu B%s", t->flows[e->flow].name, e->n,
+						 (unsigned long long)sched_wire_bits(t, e->flow) / 8,
+						 i + 1 < t->row_off[r + 1] ? "," : "");
+			}
+			if (b.len && b.s[b.len - 1] == ',')
+				b.s[--b.len] = 0;
+			sched_diag_add(d, SCHED_ERROR, blame_line(t, frames[0], p), 1, "frame%s %s",
+				       nf == 1 ? "" : "s", b.s ? b.s : "");
+			free(b.s);
+			errs++;
+		}
+	free(frames);
+	free(bits);
+	return errs;
+oom:
+	free(bits);
+	sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
+	return errs + 1;
+}
+
+void sched_summarize(const struct sched_table *t, struct sched_port_summary *ps,
+		     struct sched_flow_summary *fs)
+{
+	uint64_t *bits = row_port_bits(t);
+	uint32_t *freq = calloc((size_t)t->nrows + 1, sizeof(uint32_t));
+	uint32_t *first = malloc(sizeof(uint32_t) * (t->nflows + 1));
+	uint32_t *last = malloc(sizeof(uint32_t) * (t->nflows + 1));
+	double cycle_s = (double)t->tf_ns * t->k / 1e9;
+	double usable = (double)(t->tf_ns - t->guard_ns);
+
+	memset(ps, 0, sizeof(*ps) * t->nports);
+	memset(fs, 0, sizeof(*fs) * t->nflows);
+	if (!bits || !freq || !first || !last)
+		goto out;
+	for (uint32_t f = 0; f < t->k; f++)
+		freq[t->frame_row[f]]++;
+	for (uint32_t p = 0; p < t->nports; p++) {
+		const struct sched_port *pt = &t->ports[p];
+		struct sched_port_summary *s = &ps[p];
+		double sum = 0, free_ns = 0;
+		s->capacity_bits = sched_port_capacity_bits(t, p);
+		s->util_min = 1e300;
+		for (uint32_t r = 0; r < t->nrows; r++) {
+			if (!freq[r])
+				continue;
+			uint64_t b = bits[(size_t)r * t->nports + p];
+			double u = bits_ns(b, pt->rate_bps) / usable;
+			if (u < s->util_min)
+				s->util_min = u;
+			if (u > s->util_max)
+				s->util_max = u;
+			sum += u * freq[r];
+			if (b)
+				s->frames_used += freq[r];
+			if (b > s->capacity_bits)
+				s->frames_over += freq[r];
+			double fr = usable - bits_ns(b, pt->rate_bps);
+			free_ns += (fr > 0 ? fr : 0) * freq[r];
+			s->reserved_bps += (double)b * freq[r];
+		}
+		s->util_avg = sum / t->k;
+		s->be_bps = (double)pt->rate_bps * free_ns / ((double)t->tf_ns * t->k);
+		s->reserved_bps /= cycle_s;
+	}
+	for (uint32_t r = 0; r < t->nrows; r++)
+		for (uint32_t i = t->row_off[r]; i < t->row_off[r + 1]; i++) {
+			const struct sched_entry *e = &t->ent[i];
+			fs[e->flow].pkts_per_cycle += (uint64_t)e->n * freq[r];
+			fs[e->flow].frames_per_cycle += freq[r];
+		}
+	/* Worst wait: the longest cyclic gap between a flow's reserved frames. A
+	 * packet arriving just after frame j starts waits for the next reserved
+	 * frame after j (it must be queued by the end of the frame before). */
+	memset(first, 0xff, sizeof(uint32_t) * (t->nflows + 1));
+	for (uint32_t f = 0; f < t->k; f++) {
+		uint32_t n;
+		const struct sched_entry *e = sched_row(t, f, &n);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t fl = e[i].flow;
+			if (first[fl] == UINT32_MAX) {
+				first[fl] = f;
+			} else {
+				uint64_t gap = (uint64_t)(f - last[fl]) * t->tf_ns;
+				if (gap > fs[fl].max_wait_ns)
+					fs[fl].max_wait_ns = gap;
+			}
+			last[fl] = f;
+		}
+	}
+	for (uint32_t fl = 0; fl < t->nflows; fl++) {
+		struct sched_flow_summary *s = &fs[fl];
+		if (first[fl] != UINT32_MAX) {
+			uint64_t gap = (uint64_t)(t->k - last[fl] + first[fl]) * t->tf_ns;
+			if (gap > s->max_wait_ns)
+				s->max_wait_ns = gap;
+		}
+		s->pps = (double)s->pkts_per_cycle / cycle_s;
+		s->bps = s->pps * t->flows[fl].size * 8;
+	}
+out:
+	free(bits);
+	free(freq);
+	free(first);
+	free(last);
+}

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What changed between two tables: header, ports and flows by name, and the
+ * packets each flow has in each frame, grouped into compact frame sets. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched_priv.h"
+
+struct out {
+	FILE *f;
+	bool json;
+	unsigned n;
+};
+
+static void change(struct out *o, const char *what, const char *name, const char *from, const char *to)
+{
+	if (o->json) {
+		fprintf(o->f, "%s{\"what\":", o->n ? "," : "");
+		sched_json_str(o->f, what);
+		if (name) {
+			fputs(",\"name\":", o->f);
+			sched_json_str(o->f, name);
+		}
+		fputs(",\"from\":", o->f);
+		from ? sched_json_str(o->f, from) : (void)fputs("null", o->f);
+		fputs(",\"to\":", o->f);
+		to ? sched_json_str(o->f, to) : (void)fputs("null", o->f);
+		fputc('}', o->f);
+	} else if (!from) {
+		fprintf(o->f, "%s%s%s: added (%s)\n", what, name ? " " : "", name ? name : "", to);
+	} else if (!to) {
+		fprintf(o->f, "%s%s%s: removed (was %s)\n", what, name ? " " : "", name ? name : "", from);
+	} else {
+		fprintf(o->f, "%s%s%s: %s -> %s\n", what, name ? " " : "", name ? name : "", from, to);
+	}
+	o->n++;
+}
+
+static void time_change(struct out *o, const char *what, uint64_t a, uint64_t b)
+{
+	char x[32], y[32];
+	if (a == b)
+		return;
+	sched_fmt_time(a, x, sizeof(x));
+	sched_fmt_time(b, y, sizeof(y));
+	change(o, what, NULL, x, y);
+}
+
+static void port_text(const struct sched_port *p, char *s, size_t n)
+{
+	char r[32];
+	sched_fmt_rate(p->rate_bps, r, sizeof(r));
+	snprintf(s, n, "rate %s max-frame %u overhead %u", r, p->max_frame, p->overhead);
+}
+
+static void flow_text(const struct sched_table *t, const struct sched_flow *f, char *s, size_t n)
+{
+	char m[160];
+	sched_fmt_match(&f->match, m, sizeof(m));
+	if (f->alpha)
+		snprintf(s, n, "port %s size %u alpha %u %s", t->ports[f->port].name, f->size, f->alpha, m);
+	else
+		snprintf(s, n, "port %s size %u %s", t->ports[f->port].name, f->size, m);
+}
+
+struct group {
+	uint64_t key;     /* uid << 32 | from << 16 | to */
+	uint32_t *frames;
+	size_t n, cap;
+};
+
+int sched_diff(const struct sched_table *a, const struct sched_table *b, bool json, FILE *f)
+{
+	struct out o = { .f = f, .json = json };
+	char x[256], y[256];
+	int *map = NULL;
+	uint32_t *cnt = NULL;
+	bool *seen = NULL;
+	struct group *g = NULL;
+	uint32_t *gslot = NULL, gmask = 1023;
+	size_t ng = 0, capg = 0;
+	int rc = 0;
+
+	if (json)
+		fputs("{\"changes\":[", f);
+	if (a->version != b->version) {
+		snprintf(x, sizeof(x), "%u", a->version);
+		snprintf(y, sizeof(y), "%u", b->version);
+		change(&o, "version", NULL, x, y);
+	}
+	time_change(&o, "tf", a->tf_ns, b->tf_ns);
+	if (a->k != b->k) {
+		snprintf(x, sizeof(x), "%u", a->k);
+		snprintf(y, sizeof(y), "%u", b->k);
+		change(&o, "k", NULL, x, y);
+	}
+	time_change(&o, "epoch", a->epoch_ns, b->epoch_ns);
+	time_change(&o, "guard", a->guard_ns, b->guard_ns);
+
+	for (uint32_t i = 0; i < a->nports; i++) {
+		int j = sched_port_find(b, a->ports[i].name);
+		port_text(&a->ports[i], x, sizeof(x));
+		if (j < 0) {
+			change(&o, "port", a->ports[i].name, x, NULL);
+			continue;
+		}
+		port_text(&b->ports[j], y, sizeof(y));
+		if (strcmp(x, y))
+			change(&o, "port", a->ports[i].name, x, y);
+	}
+	for (uint32_t j = 0; j < b->nports; j++)
+		if (sched_port_find(a, b->ports[j].name) < 0) {
+			port_text(&b->ports[j], y, sizeof(y));
+			change(&o, "port", b->ports[j].name, NULL, y);
+		}
+
+	map = malloc(sizeof(int) * (a->nflows + 1));
+	cnt = calloc(b->nflows + 1, sizeof(uint32_t));
+	seen = calloc(b->nflows + 1, sizeof(bool));
+	gslot = calloc(gmask + 1, sizeof(uint32_t));
+	if (!map || !cnt || !seen || !gslot) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < a->nflows; i++) {
+		int j = map[i] = sched_flow_find(b, a->flows[i].name);
+		flow_text(a, &a->flows[i], x, sizeof(x));
+		if (j < 0) {
+			change(&o, "flow", a->flows[i].name, x, NULL);
+			continue;
+		}
+		flow_text(b, &b->flows[j], y, sizeof(y));
+		if (strcmp(x, y))
+			change(&o, "flow", a->flows[i].name, x, y);
+	}
+	for (uint32_t j = 0; j < b->nflows; j++)
+		if (sched_flow_find(a, b->flows[j].name) < 0) {
+			flow_text(b, &b->flows[j], y, sizeof(y));
+			change(&o, "flow", b->flows[j].name, NULL, y);
+		}
+
+	uint32_t kmax = a->k > b->k ? a->k : b->k;
+	for (uint32_t fr = 0; fr < kmax; fr++) {
+		uint32_t na = 0, nb = 0;
+		const struct sched_entry *ea = fr < a->k ? sched_row(a, fr, &na) : NULL;
+		const struct sched_entry *eb = fr < b->k ? sched_row(b, fr, &nb) : NULL;
+		for (uint32_t i = 0; i < nb; i++)
+			cnt[eb[i].flow] = eb[i].n;
+		/* changes of this frame: (uid, from, to) */
+		for (uint32_t pass = 0; pass < 2; pass++) {
+			uint32_t n = pass ? nb : na;
+			for (uint32_t i = 0; i < n; i++) {
+				uint64_t uid, from, to;
+				if (!pass) {
+					int j = map[ea[i].flow];
+					from = ea[i].n;
+					to = j >= 0 ? cnt[j] : 0;
+					if (j >= 0)
+						seen[j] = true;
+					uid = ea[i].flow;
+				} else {
+					if (seen[eb[i].flow])
+						continue;
+					int ia = sched_flow_find(a, b->flows[eb[i].flow].name);
+					uid = ia >= 0 ? (uint64_t)ia : (uint64_t)a->nflows + eb[i].flow;
+					from = 0;
+					to = eb[i].n;
+				}
+				if (from == to)
+					continue;
+				uint64_t key = uid << 32 | from << 16 | to;
+				uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & gmask, s;
+				for (s = h; gslot[s] && g[gslot[s] - 1].key != key; s = (s + 1) & gmask)
+					;
+				if (!gslot[s]) {
+					if (ng * 2 >= gmask) {
+						/* many distinct changes: a bigger table */
+						uint32_t nm = gmask * 2 + 1, *ns = calloc(nm + 1, sizeof(uint32_t));
+						if (!ns) {
+							rc = -ENOMEM;
+							goto out;
+						}
+						for (size_t q = 0; q < ng; q++) {
+							uint32_t t2 = (uint32_t)((g[q].key * 0x9e3779b97f4a7c15ull) >> 40) & nm;
+							while (ns[t2])
+								t2 = (t2 + 1) & nm;
+							ns[t2] = (uint32_t)q + 1;
+						}
+						free(gslot);
+						gslot = ns;
+						gmask = nm;
+						for (s = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & gmask; gslot[s];
+						     s = (s + 1) & gmask)
+							;
+					}
+					if (sched_grow(&g, &capg, ng + 1, sizeof(*g))) {
+						rc = -ENOMEM;
+						goto out;
+					}
+					g[ng] = (struct group){ .key = key };
+					gslot[s] = (uint32_t)++ng;
+				}
+				struct group *gr = &g[gslot[s] - 1];
+				if (sched_grow(&gr->frames, &gr->cap, gr->n + 1, sizeof(uint32_t))) {
+					rc = -ENOMEM;
+					goto out;
+				}
+				gr->frames[gr->n++] = fr;
+			}
+		}
+		for (uint32_t i = 0; i < nb; i++) {
+			cnt[eb[i].flow] = 0;
+			seen[eb[i].flow] = false;
+		}
+	}
+	for (size_t i = 0; i < ng; i++) {
+		uint32_t uid = (uint32_t)(g[i].key >> 32);
+		unsigned from = (unsigned)(g[i].key >> 16 & 0xffff), to = (unsigned)(g[i].key & 0xffff);
+		const char *name = uid < a->nflows ? a->flows[uid].name : b->flows[uid - a->nflows].name;
+		struct sched_buf fb = { 0 };
+		sched_buf_frames(&fb, g[i].frames, g[i].n);
+		if (json)
+			fprintf(f, "%s{\"what\":\"frames\",\"frames\":\"%s\",\"count\":%zu,\"name\":\"%s\","
+				"\"from\":%u,\"to\":%u}", o.n ? "," : "", fb.s ? fb.s : "", g[i].n, name, from, to);
+		else
+			fprintf(f, "frame%s %s: %s %u -> %u\n", g[i].n == 1 ? "" : "s", fb.s ? fb.s : "", name,
+				from, to);
+		o.n++;
+		free(fb.s);
+	}
+out:
+	if (json)
+		fprintf(f, "],\"equal\":%s}\n", o.n ? "false" : "true");
+	for (size_t i = 0; i < ng; i++)
+		free(g[i].frames);
+	free(g);
+	free(gslot);
+	free(map);
+	free(cnt);
+	free(seen);
+	if (rc)
+		return rc;
+	return o.n ? 1 : 0;
+}

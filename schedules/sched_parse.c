@@ -1,0 +1,873 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The table parser: lines -> directives -> resolved table. See FORMAT.md. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched_priv.h"
+
+#define MAX_TOKS 4096
+#define MAX_LINE (1u << 20)
+
+
+struct parser {
+	struct sched_table *t;
+	struct sched_diags *d;
+	uint32_t line;
+	struct sched_tok tok[MAX_TOKS];
+	uint32_t ntok;
+	/* header lines, 0 when not seen */
+	uint32_t l_version, l_tf, l_k, l_epoch, l_guard;
+	bool star_k;  /* a '*' span waits for k */
+	size_t cap_ports, cap_flows, cap_rules, cap_spans, cap_ent, cap_lines;
+	/* flow names of rule entries, resolved at the end: offsets into src */
+	uint32_t *ent_name_off;
+	uint8_t *ent_name_len;
+	size_t cap_col, cap_noff, cap_nlen;
+};
+
+#define ERR(p, col, ...) sched_diag_add((p)->d, SCHED_ERROR, (p)->line, (col), __VA_ARGS__)
+
+static const char *kind_word[] = {
+	[SCHED_L_VERSION] = "tdp-schedule", [SCHED_L_TF] = "tf", [SCHED_L_K] = "k",
+	[SCHED_L_EPOCH] = "epoch", [SCHED_L_GUARD] = "guard", [SCHED_L_PORT] = "port",
+	[SCHED_L_FLOW] = "flow", [SCHED_L_ROW] = "frames",
+};
+
+/* Valid UTF-8 and no control characters but tab. Returns the bad column or 0. */
+static uint32_t bad_byte(const unsigned char *s, size_t n, unsigned *byte)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned c = s[i];
+		if (c < 0x80) {
+			if ((c < 0x20 && c != '\t') || c == 0x7f) {
+				*byte = c;
+				return (uint32_t)i + 1;
+			}
+			i++;
+			continue;
+		}
+		size_t len = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+		if (len == 0 || c == 0xc0 || c == 0xc1 || c > 0xf4 || i + len > n) {
+			*byte = c;
+			return (uint32_t)i + 1;
+		}
+		for (size_t j = 1; j < len; j++)
+			if ((s[i + j] & 0xc0) != 0x80) {
+				*byte = c;
+				return (uint32_t)i + 1;
+			}
+		i += len;
+	}
+	return 0;
+}
+
+/* Split a line into tokens at white space and ',' (and ':' when colon is set).
+ * Stops at '#'. Returns -1 when there are too many tokens. */
+static int lex(struct parser *p, const char *s, uint32_t n, bool colon, uint32_t *comment)
+{
+	uint32_t i = 0;
+	p->ntok = 0;
+	*comment = UINT32_MAX;
+	while (i < n) {
+		char c = s[i];
+		if (c == ' ' || c == '\t') {
+			i++;
+			continue;
+		}
+		if (c == '#') {
+			*comment = i;
+			break;
+		}
+		if (p->ntok == MAX_TOKS)
+			return -1;
+		struct sched_tok *t = &p->tok[p->ntok++];
+		t->s = s + i;
+		t->col = i + 1;
+		if (c == ',' || (colon && c == ':')) {
+			t->len = 1;
+			i++;
+			continue;
+		}
+		uint32_t j = i;
+		while (j < n && s[j] != ' ' && s[j] != '\t' && s[j] != '#' && s[j] != ',' &&
+		       !(colon && s[j] == ':'))
+			j++;
+		t->len = j - i;
+		i = j;
+	}
+	return 0;
+}
+
+static void bad_tok(struct parser *p, const struct sched_tok *t, const char *what)
+{
+	ERR(p, t->col, "%s: '%.*s'", what, (int)(t->len > 40 ? 40 : t->len), t->s);
+}
+
+static bool once(struct parser *p, uint32_t *seen, const char *what, uint32_t col)
+{
+	if (*seen) {
+		ERR(p, col, "'%s' given twice (first at line %u)", what, *seen);
+		return false;
+	}
+	*seen = p->line;
+	return true;
+}
+
+static int one_value(struct parser *p, const char *what)
+{
+	if (p->ntok < 2) {
+		ERR(p, p->tok[0].col + p->tok[0].len, "'%s' needs a value", what);
+		return -1;
+	}
+	if (p->ntok > 2) {
+		bad_tok(p, &p->tok[2], "unexpected text");
+		return -1;
+	}
+	return 0;
+}
+
+static void header(struct parser *p, enum sched_line_kind kind)
+{
+	struct sched_table *t = p->t;
+	const char *what = kind_word[kind];
+	uint32_t *seen = kind == SCHED_L_VERSION ? &p->l_version : kind == SCHED_L_TF ? &p->l_tf
+		       : kind == SCHED_L_K ? &p->l_k : kind == SCHED_L_EPOCH ? &p->l_epoch
+		       : &p->l_guard;
+	const char *why;
+	uint64_t v;
+
+	if (!once(p, seen, what, p->tok[0].col) || one_value(p, what))
+		return;
+	struct sched_tok *a = &p->tok[1];
+	switch (kind) {
+	case SCHED_L_VERSION:
+		if (sched_num_uint(a->s, a->len, UINT32_MAX, &v, &why)) {
+			bad_tok(p, a, why);
+		} else if (v != SCHED_FORMAT_VERSION) {
+			ERR(p, a->col, "unsupported format version %llu (this build reads version %d)",
+			    (unsigned long long)v, SCHED_FORMAT_VERSION);
+		} else {
+			t->version = (uint32_t)v;
+		}
+		break;
+	case SCHED_L_K:
+		if (sched_num_uint(a->s, a->len, SCHED_MAX_K, &v, &why))
+			ERR(p, a->col, "%s: k must be 1..%u", why, SCHED_MAX_K);
+		else if (v == 0)
+			ERR(p, a->col, "k must be at least 1");
+		else
+			t->k = (uint32_t)v;
+		break;
+	default:
+		if (sched_num_time(a->s, a->len, &v, &why)) {
+			bad_tok(p, a, why);
+			break;
+		}
+		if (kind == SCHED_L_TF) {
+			if (v < SCHED_MIN_TF_NS || v > SCHED_NS_PER_S)
+				ERR(p, a->col, "TF must be between %dns and 1s", SCHED_MIN_TF_NS);
+			else if (SCHED_NS_PER_S % v)
+				ERR(p, a->col, "TF %.*s does not divide one second", (int)a->len, a->s);
+			else
+				t->tf_ns = v;
+		} else if (kind == SCHED_L_EPOCH) {
+			t->epoch_ns = v;
+		} else {
+			t->guard_ns = v;
+		}
+	}
+}
+
+static void port_line(struct parser *p)
+{
+	struct sched_table *t = p->t;
+	const char *why;
+	uint64_t v;
+	bool have_rate = false, have_mf = false, have_oh = false;
+
+	if (p->ntok < 2) {
+		ERR(p, p->tok[0].col, "'port' needs a name and a rate: port NAME rate 1Gbit/s");
+		return;
+	}
+	struct sched_tok *nm = &p->tok[1];
+	if (!sched_name_ok(nm->s, nm->len)) {
+		bad_tok(p, nm, "bad port name (letters, digits, _ - ., at most 31, starting with a letter)");
+		return;
+	}
+	if (t->nports >= SCHED_MAX_PORTS) {
+		ERR(p, nm->col, "too many ports (limit %d)", SCHED_MAX_PORTS);
+		return;
+	}
+	struct sched_port pt = { .max_frame = 1514, .overhead = 24, .line = p->line };
+	memcpy(pt.name, nm->s, nm->len);
+	for (uint32_t i = 2; i < p->ntok; i += 2) {
+		struct sched_tok *key = &p->tok[i], *val = i + 1 < p->ntok ? &p->tok[i + 1] : NULL;
+		bool *seen = sched_tok_is(key, "rate") ? &have_rate : sched_tok_is(key, "max-frame") ? &have_mf
+			   : sched_tok_is(key, "overhead") ? &have_oh : NULL;
+		if (!seen) {
+			bad_tok(p, key, "unknown port attribute (expected rate, max-frame or overhead)");
+			return;
+		}
+		if (*seen) {
+			bad_tok(p, key, "attribute given twice");
+			return;
+		}
+		*seen = true;
+		if (!val) {
+			ERR(p, key->col, "'%.*s' needs a value", (int)key->len, key->s);
+			return;
+		}
+		if (seen == &have_rate) {
+			if (sched_num_rate(val->s, val->len, &pt.rate_bps, &why)) {
+				bad_tok(p, val, why);
+				return;
+			}
+		} else if (seen == &have_mf) {
+			if (sched_num_bytes(val->s, val->len, 65535, &v, &why) || v < SCHED_MIN_FRAME) {
+				ERR(p, val->col, "max-frame must be %d..65535 bytes", SCHED_MIN_FRAME);
+				return;
+			}
+			pt.max_frame = (uint32_t)v;
+		} else {
+			if (sched_num_bytes(val->s, val->len, 1000, &v, &why)) {
+				ERR(p, val->col, "overhead must be 0..1000 bytes");
+				return;
+			}
+			pt.overhead = (uint32_t)v;
+		}
+	}
+	if (!have_rate) {
+		ERR(p, nm->col, "port %s needs a rate (e.g. rate 1Gbit/s)", pt.name);
+		return;
+	}
+	if (sched_grow(&t->ports, &p->cap_ports, t->nports + 1, sizeof(pt)))
+		return;
+	t->lines[t->nlines].idx = t->nports;
+	t->ports[t->nports++] = pt;
+}
+
+struct match_key {
+	const char *word;
+	uint32_t field;
+	uint64_t max;
+};
+
+static const struct match_key match_keys[] = {
+	{ "dscp", SCHED_M_DSCP, 63 },       { "vlan", SCHED_M_VLAN, 4095 },
+	{ "pcp", SCHED_M_PCP, 7 },          { "dst", SCHED_M_DST, 0 },
+	{ "udp-dport", SCHED_M_UDP_DPORT, 65535 }, { "mpls", SCHED_M_MPLS, 1048575 },
+};
+
+static void flow_line(struct parser *p)
+{
+	struct sched_table *t = p->t;
+	const char *why;
+	uint64_t v;
+	bool have_port = false, have_size = false, have_alpha = false;
+
+	if (p->ntok < 2) {
+		ERR(p, p->tok[0].col, "'flow' needs a name: flow NAME port P size N MATCH...");
+		return;
+	}
+	struct sched_tok *nm = &p->tok[1];
+	if (!sched_name_ok(nm->s, nm->len)) {
+		bad_tok(p, nm, "bad flow name (letters, digits, _ - ., at most 31, starting with a letter)");
+		return;
+	}
+	if (t->nflows >= SCHED_MAX_FLOWS) {
+		ERR(p, nm->col, "too many flows (limit %d)", SCHED_MAX_FLOWS);
+		return;
+	}
+	struct sched_flow f = { .line = p->line };
+	memcpy(f.name, nm->s, nm->len);
+	for (uint32_t i = 2; i < p->ntok; i += 2) {
+		struct sched_tok *key = &p->tok[i], *val = i + 1 < p->ntok ? &p->tok[i + 1] : NULL;
+		const struct match_key *mk = NULL;
+		for (size_t j = 0; j < sizeof(match_keys) / sizeof(match_keys[0]); j++)
+			if (sched_tok_is(key, match_keys[j].word))
+				mk = &match_keys[j];
+		bool *seen = sched_tok_is(key, "port") ? &have_port : sched_tok_is(key, "size") ? &have_size
+			   : sched_tok_is(key, "alpha") ? &have_alpha : NULL;
+		if (!mk && !seen) {
+			bad_tok(p, key, "unknown flow attribute (expected port, size, alpha, dscp, vlan, pcp, dst, udp-dport or mpls)");
+			return;
+		}
+		if ((seen && *seen) || (mk && (f.match.fields & mk->field))) {
+			bad_tok(p, key, "attribute given twice");
+			return;
+		}
+		if (!val) {
+			ERR(p, key->col, "'%.*s' needs a value", (int)key->len, key->s);
+			return;
+		}
+		if (seen)
+			*seen = true;
+		if (seen == &have_port) {
+			if (!sched_name_ok(val->s, val->len)) {
+				bad_tok(p, val, "bad port name");
+				return;
+			}
+		} else if (seen == &have_size) {
+			if (sched_num_bytes(val->s, val->len, 65535, &v, &why) || v == 0) {
+				ERR(p, val->col, "size must be 1..65535 bytes");
+				return;
+			}
+			f.size = (uint32_t)v;
+		} else if (seen == &have_alpha) {
+			if (sched_num_uint(val->s, val->len, 1000000, &v, &why) || v == 0) {
+				ERR(p, val->col, "alpha must be 1..1000000 frames");
+				return;
+			}
+			f.alpha = (uint32_t)v;
+		} else if (mk->field == SCHED_M_DST) {
+			if (sched_num_prefix(val->s, val->len, &f.match, &why)) {
+				bad_tok(p, val, why);
+				return;
+			}
+			f.match.fields |= SCHED_M_DST;
+		} else {
+			if (sched_num_uint(val->s, val->len, mk->max, &v, &why)) {
+				ERR(p, val->col, "%s must be 0..%llu", mk->word, (unsigned long long)mk->max);
+				return;
+			}
+			f.match.fields |= mk->field;
+			switch (mk->field) {
+			case SCHED_M_DSCP: f.match.dscp = (uint8_t)v; break;
+			case SCHED_M_VLAN: f.match.vlan = (uint16_t)v; break;
+			case SCHED_M_PCP: f.match.pcp = (uint8_t)v; break;
+			case SCHED_M_UDP_DPORT: f.match.udp_dport = (uint16_t)v; break;
+			default: f.match.mpls = (uint32_t)v; break;
+			}
+		}
+	}
+	if (!have_port || !have_size) {
+		ERR(p, nm->col, "flow %s needs %s", f.name, !have_port ? "a port (port NAME)" : "a size (size BYTES)");
+		return;
+	}
+	if (!f.match.fields) {
+		ERR(p, nm->col, "flow %s needs a match (dscp, vlan, pcp, dst, udp-dport or mpls)", f.name);
+		return;
+	}
+	/* The port is resolved at the end: it may be declared further down. */
+	if (sched_grow(&t->flows, &p->cap_flows, t->nflows + 1, sizeof(f)))
+		return;
+	f.port = UINT16_MAX;
+	t->lines[t->nlines].idx = t->nflows;
+	t->flows[t->nflows++] = f;
+}
+
+static int parse_span(struct parser *p, struct sched_tok *a, struct sched_span *sp)
+{
+	const char *s = a->s, *why;
+	uint32_t n = a->len;
+	uint64_t first, last, stride = 1;
+	const char *slash = memchr(s, '/', n);
+	uint32_t body = slash ? (uint32_t)(slash - s) : n;
+
+	if (slash && sched_num_uint(slash + 1, n - body - 1, UINT32_MAX, &stride, &why)) {
+		bad_tok(p, a, "bad stride");
+		return -1;
+	}
+	if (stride == 0) {
+		bad_tok(p, a, "stride must be at least 1");
+		return -1;
+	}
+	if (body == 1 && s[0] == '*') {
+		first = 0;
+		last = UINT32_MAX; /* k - 1, filled in when k is known */
+		p->star_k = true;
+	} else {
+		const char *dash = memchr(s, '-', body);
+		uint32_t fl = dash ? (uint32_t)(dash - s) : body;
+		if (sched_num_uint(s, fl, SCHED_MAX_K, &first, &why)) {
+			bad_tok(p, a, "bad frame number (frames are 0..k-1)");
+			return -1;
+		}
+		last = first;
+		if (dash && sched_num_uint(dash + 1, body - fl - 1, SCHED_MAX_K, &last, &why)) {
+			bad_tok(p, a, "bad frame number (frames are 0..k-1)");
+			return -1;
+		}
+		if (last < first) {
+			bad_tok(p, a, "range runs backwards");
+			return -1;
+		}
+		if (slash && !dash) {
+			bad_tok(p, a, "a stride needs a range (first-last/stride)");
+			return -1;
+		}
+	}
+	sp->first = (uint32_t)first;
+	sp->last = (uint32_t)last;
+	sp->stride = (uint32_t)stride;
+	sp->col = a->col;
+	return 0;
+}
+
+static void row_line(struct parser *p)
+{
+	struct sched_table *t = p->t;
+	uint32_t i = 1, colon = 0;
+	struct sched_rule r = { .line = p->line, .span_off = t->nspans, .ent_off = t->nrule_ent };
+
+	for (uint32_t j = 1; j < p->ntok; j++)
+		if (p->tok[j].len == 1 && p->tok[j].s[0] == ':') {
+			colon = j;
+			break;
+		}
+	if (!colon) {
+		ERR(p, p->tok[0].col, "expected 'frames SET: FLOW N, ...' (missing ':')");
+		return;
+	}
+	if (colon == 1) {
+		ERR(p, p->tok[1].col, "no frames before ':'");
+		return;
+	}
+	for (i = 1; i < colon; i++) {
+		struct sched_tok *a = &p->tok[i];
+		bool comma = a->len == 1 && a->s[0] == ',';
+		if (comma != ((i - 1) % 2 == 1) || (comma && i + 1 == colon)) {
+			bad_tok(p, a, comma ? "unexpected ','" : "expected ',' between frame sets");
+			goto bad;
+		}
+		if (comma)
+			continue;
+		struct sched_span sp;
+		if (parse_span(p, a, &sp))
+			goto bad;
+		if (sched_grow(&t->spans, &p->cap_spans, t->nspans + 1, sizeof(sp)))
+			goto bad;
+		t->spans[t->nspans++] = sp;
+	}
+	r.nspan = t->nspans - r.span_off;
+	i = colon + 1;
+	if (i >= p->ntok) {
+		ERR(p, p->tok[colon].col + 1, "no flows after ':'");
+		goto bad;
+	}
+	while (i < p->ntok) {
+		struct sched_tok *nm = &p->tok[i], *cnt = i + 1 < p->ntok ? &p->tok[i + 1] : NULL;
+		const char *why;
+		uint64_t n;
+		if (!sched_name_ok(nm->s, nm->len)) {
+			bad_tok(p, nm, "expected a flow name");
+			goto bad;
+		}
+		if (!cnt || (cnt->len == 1 && cnt->s[0] == ',')) {
+			ERR(p, nm->col + nm->len, "flow %.*s needs a packet count", (int)nm->len, nm->s);
+			goto bad;
+		}
+		if (sched_num_uint(cnt->s, cnt->len, SCHED_MAX_N, &n, &why)) {
+			ERR(p, cnt->col, "%s: packets per frame must be 0..%d", why, SCHED_MAX_N);
+			goto bad;
+		}
+		if (sched_grow(&t->rule_ent, &p->cap_ent, t->nrule_ent + 1, sizeof(*t->rule_ent)))
+			goto bad;
+		if (sched_grow(&t->rule_col, &p->cap_col, t->nrule_ent + 1, sizeof(uint32_t)) ||
+		    sched_grow(&p->ent_name_off, &p->cap_noff, t->nrule_ent + 1, sizeof(uint32_t)) ||
+		    sched_grow(&p->ent_name_len, &p->cap_nlen, t->nrule_ent + 1, 1))
+			goto bad;
+		t->rule_ent[t->nrule_ent] = (struct sched_entry){ .flow = UINT16_MAX, .n = (uint16_t)n };
+		t->rule_col[t->nrule_ent] = nm->col;
+		p->ent_name_off[t->nrule_ent] = (uint32_t)(nm->s - t->src);
+		p->ent_name_len[t->nrule_ent] = (uint8_t)nm->len;
+		t->nrule_ent++;
+		i += 2;
+		if (i < p->ntok && p->tok[i].len == 1 && p->tok[i].s[0] == ',') {
+			i++;
+			if (i == p->ntok) {
+				bad_tok(p, &p->tok[i - 1], "unexpected ','");
+				goto bad;
+			}
+		}
+	}
+	r.nent = t->nrule_ent - r.ent_off;
+	if (sched_grow(&t->rules, &p->cap_rules, t->nrules + 1, sizeof(r)))
+		goto bad;
+	t->lines[t->nlines].idx = t->nrules;
+	t->rules[t->nrules++] = r;
+	return;
+bad:
+	t->nspans = r.span_off;
+	t->nrule_ent = r.ent_off;
+}
+
+static enum sched_line_kind directive(const struct sched_tok *w)
+{
+	for (int k = SCHED_L_VERSION; k <= SCHED_L_ROW; k++)
+		if (sched_tok_is(w, kind_word[k]))
+			return (enum sched_line_kind)k;
+	if (sched_tok_is(w, "frame"))
+		return SCHED_L_ROW;
+	return SCHED_L_BLANK;
+}
+
+static void one_line(struct parser *p, const char *s, uint32_t n)
+{
+	struct sched_table *t = p->t;
+	struct sched_line *ln = &t->lines[t->nlines];
+	uint32_t comment;
+
+	/* The first word decides whether ':' separates tokens. */
+	uint32_t w = 0;
+	while (w < n && (s[w] == ' ' || s[w] == '\t'))
+		w++;
+	bool row = (n - w >= 5 && memcmp(s + w, "frame", 5) == 0);
+	if (lex(p, s, n, row, &comment)) {
+		ERR(p, 1, "line has too many words (limit %d)", MAX_TOKS);
+		ln->kind = SCHED_L_COMMENT;
+		return;
+	}
+	ln->comment = comment;
+	if (p->ntok == 0) {
+		ln->kind = comment == UINT32_MAX ? SCHED_L_BLANK : SCHED_L_COMMENT;
+		return;
+	}
+	enum sched_line_kind kind = directive(&p->tok[0]);
+	ln->kind = (uint8_t)kind;
+	if (kind == SCHED_L_BLANK) {
+		ln->kind = SCHED_L_COMMENT;
+		bad_tok(p, &p->tok[0], "unknown keyword (expected tdp-schedule, tf, k, epoch, guard, port, flow or frames)");
+		return;
+	}
+	if (kind != SCHED_L_VERSION && !p->l_version && !t->version) {
+		ERR(p, p->tok[0].col, "the table must start with 'tdp-schedule %d' (the format version)",
+		    SCHED_FORMAT_VERSION);
+		p->l_version = p->line; /* say it once */
+	}
+	switch (kind) {
+	case SCHED_L_PORT: port_line(p); break;
+	case SCHED_L_FLOW: flow_line(p); break;
+	case SCHED_L_ROW: row_line(p); break;
+	default: header(p, kind); break;
+	}
+}
+
+/* ---- name lookup --------------------------------------------------------- */
+
+struct name_index {
+	uint32_t *slot; /* index + 1, 0 = empty */
+	uint32_t mask;
+};
+
+static uint32_t name_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * 16777619u;
+	return h;
+}
+
+static int index_build(struct name_index *x, uint32_t count, const char *(*name)(void *, uint32_t),
+		       void *ctx, uint32_t *dup_of)
+{
+	uint32_t sz = 16;
+	while (sz < count * 2)
+		sz *= 2;
+	x->slot = calloc(sz, sizeof(uint32_t));
+	if (!x->slot)
+		return -ENOMEM;
+	x->mask = sz - 1;
+	for (uint32_t i = 0; i < count; i++) {
+		const char *nm = name(ctx, i);
+		uint32_t h = name_hash(nm, strlen(nm)) & x->mask;
+		dup_of[i] = UINT32_MAX;
+		for (; x->slot[h]; h = (h + 1) & x->mask)
+			if (strcmp(name(ctx, x->slot[h] - 1), nm) == 0) {
+				dup_of[i] = x->slot[h] - 1;
+				break;
+			}
+		if (dup_of[i] == UINT32_MAX)
+			x->slot[h] = i + 1;
+	}
+	return 0;
+}
+
+static int index_find(const struct name_index *x, const char *s, size_t n,
+		      const char *(*name)(void *, uint32_t), void *ctx)
+{
+	for (uint32_t h = name_hash(s, n) & x->mask; x->slot[h]; h = (h + 1) & x->mask) {
+		const char *nm = name(ctx, x->slot[h] - 1);
+		if (strlen(nm) == n && memcmp(nm, s, n) == 0)
+			return (int)(x->slot[h] - 1);
+	}
+	return -1;
+}
+
+static const char *port_name(void *ctx, uint32_t i)
+{
+	return ((struct sched_table *)ctx)->ports[i].name;
+}
+
+static const char *flow_name(void *ctx, uint32_t i)
+{
+	return ((struct sched_table *)ctx)->flows[i].name;
+}
+
+/* Column of word w (1-based token index) in a line, for messages. */
+static uint32_t word_col(struct parser *p, uint32_t line, const char *word, uint32_t *vcol, uint32_t *vlen)
+{
+	const struct sched_line *ln = &p->t->lines[line - 1];
+	uint32_t comment;
+	lex(p, p->t->src + ln->off, ln->len, false, &comment);
+	for (uint32_t i = 0; i + 1 < p->ntok; i++)
+		if (sched_tok_is(&p->tok[i], word)) {
+			if (vcol)
+				*vcol = p->tok[i + 1].col;
+			if (vlen)
+				*vlen = p->tok[i + 1].len;
+			return p->tok[i + 1].col;
+		}
+	return 1;
+}
+
+static void resolve(struct parser *p)
+{
+	struct sched_table *t = p->t;
+	struct sched_diags *d = p->d;
+	struct name_index pi = { 0 }, fi = { 0 };
+	uint32_t *dup = NULL;
+
+	if (!p->l_version && !t->version && !p->l_tf && !p->l_k && !t->nports && !t->nflows && !t->nrules) {
+		if (d->nerr == 0)
+			sched_diag_add(d, SCHED_ERROR, 1, 1, "empty table: expected 'tdp-schedule %d' and at least tf and k",
+				       SCHED_FORMAT_VERSION);
+		return;
+	}
+	if (!p->l_tf)
+		sched_diag_add(d, SCHED_ERROR, 0, 0, "no 'tf' line: the time-frame length is required (e.g. tf 100us)");
+	if (!p->l_k)
+		sched_diag_add(d, SCHED_ERROR, 0, 0, "no 'k' line: the number of frames per cycle is required");
+	if (t->tf_ns && t->k) {
+		uint64_t cyc = t->tf_ns * t->k;
+		char tf[32], c[32];
+		sched_fmt_time(t->tf_ns, tf, sizeof(tf));
+		sched_fmt_time(cyc, c, sizeof(c));
+		if (cyc > SCHED_NS_PER_S || SCHED_NS_PER_S % cyc) {
+			sched_diag_add(d, SCHED_ERROR, p->l_k, 3,
+				       "the cycle k x TF = %u x %s = %s does not divide one second", t->k, tf, c);
+		} else {
+			if (p->l_epoch && t->epoch_ns >= cyc)
+				sched_diag_add(d, SCHED_ERROR, p->l_epoch, 7, "epoch must be less than the cycle (%s)", c);
+		}
+		if (p->l_guard && t->guard_ns >= t->tf_ns)
+			sched_diag_add(d, SCHED_ERROR, p->l_guard, 7, "guard band must be shorter than TF (%s)", tf);
+	}
+
+	dup = malloc(sizeof(uint32_t) * (t->nports > t->nflows ? t->nports : t->nflows) + 4);
+	if (!dup || index_build(&pi, t->nports, port_name, t, dup))
+		goto oom;
+	for (uint32_t i = 0; i < t->nports; i++)
+		if (dup[i] != UINT32_MAX)
+			sched_diag_add(d, SCHED_ERROR, t->ports[i].line, 6, "port %s defined twice (first at line %u)",
+				       t->ports[i].name, t->ports[dup[i]].line);
+	if (index_build(&fi, t->nflows, flow_name, t, dup))
+		goto oom;
+	for (uint32_t i = 0; i < t->nflows; i++) {
+		struct sched_flow *f = &t->flows[i];
+		if (dup[i] != UINT32_MAX)
+			sched_diag_add(d, SCHED_ERROR, f->line, 6, "flow %s defined twice (first at line %u)",
+				       f->name, t->flows[dup[i]].line);
+		uint32_t col, len;
+		word_col(p, f->line, "port", &col, &len);
+		const char *pname = t->src + t->lines[f->line - 1].off + col - 1;
+		int pidx = index_find(&pi, pname, len, port_name, t);
+		if (pidx < 0) {
+			sched_diag_add(d, SCHED_ERROR, f->line, col, "flow %s: no port named '%.*s'", f->name,
+				       (int)len, pname);
+			continue;
+		}
+		f->port = (uint16_t)pidx;
+		const struct sched_port *pt = &t->ports[pidx];
+		if (f->size > pt->max_frame)
+			sched_diag_add(d, SCHED_ERROR, f->line, word_col(p, f->line, "size", NULL, NULL),
+				       "flow %s: size %u exceeds port %s's max-frame %u", f->name, f->size,
+				       pt->name, pt->max_frame);
+	}
+	if (d->nerr == 0)
+		sched_check_overlaps(t, d);
+
+	for (uint32_t r = 0; r < t->nrules; r++) {
+		struct sched_rule *ru = &t->rules[r];
+		for (uint32_t s = 0; s < ru->nspan; s++) {
+			struct sched_span *sp = &t->spans[ru->span_off + s];
+			if (sp->last == UINT32_MAX && t->k)
+				sp->last = t->k - 1;
+			if (t->k && sp->last >= t->k)
+				sched_diag_add(d, SCHED_ERROR, ru->line, sp->col,
+					       "frame %u is outside the cycle (frames are 0..%u)",
+					       sp->first >= t->k ? sp->first : sp->last, t->k - 1);
+		}
+		for (uint32_t e = 0; e < ru->nent; e++) {
+			uint32_t x = ru->ent_off + e;
+			const char *nm = t->src + p->ent_name_off[x];
+			int f = index_find(&fi, nm, p->ent_name_len[x], flow_name, t);
+			if (f < 0) {
+				sched_diag_add(d, SCHED_ERROR, ru->line, t->rule_col[x], "no flow named '%.*s'",
+					       (int)p->ent_name_len[x], nm);
+				continue;
+			}
+			t->rule_ent[x].flow = (uint16_t)f;
+			for (uint32_t e2 = 0; e2 < e; e2++)
+				if (t->rule_ent[ru->ent_off + e2].flow == (uint16_t)f) {
+					sched_diag_add(d, SCHED_ERROR, ru->line, t->rule_col[x],
+						       "flow %s listed twice in this row", t->flows[f].name);
+					break;
+				}
+		}
+	}
+	goto out;
+oom:
+	sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
+out:
+	free(pi.slot);
+	free(fi.slot);
+	free(dup);
+}
+
+/* ---- entry points -------------------------------------------------------- */
+
+struct sched_table *sched_parse(const char *buf, size_t len, struct sched_diags *d)
+{
+	struct parser *p = calloc(1, sizeof(*p));
+	struct sched_table *t = calloc(1, sizeof(*t));
+	size_t errs = d->nerr;
+
+	if (!p || !t || !(t->src = malloc(len + 1))) {
+		sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
+		goto fail;
+	}
+	memcpy(t->src, buf, len);
+	t->src[len] = 0;
+	t->src_len = len;
+	p->t = t;
+	p->d = d;
+
+	size_t off = 0;
+	while (off < len) {
+		const char *nl = memchr(t->src + off, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - (t->src + off)) : len - off;
+		size_t keep = n;
+		if (keep && t->src[off + keep - 1] == '\r')
+			keep--;
+		p->line++;
+		if (p->line == UINT32_MAX || keep > MAX_LINE) {
+			sched_diag_add(d, SCHED_ERROR, p->line, 1, keep > MAX_LINE ? "line too long" : "too many lines");
+			goto fail;
+		}
+		if (sched_grow(&t->lines, &p->cap_lines, t->nlines + 1, sizeof(*t->lines))) {
+			sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
+			goto fail;
+		}
+		t->lines[t->nlines] = (struct sched_line){ .off = (uint32_t)off, .len = (uint32_t)keep,
+							  .comment = UINT32_MAX };
+		unsigned byte;
+		uint32_t col = bad_byte((const unsigned char *)t->src + off, keep, &byte);
+		if (col) {
+			sched_diag_add(d, SCHED_ERROR, p->line, col,
+				       "byte 0x%02x is not text: this is not a schedule table", byte);
+			goto fail;
+		}
+		if (off > UINT32_MAX - keep) {
+			sched_diag_add(d, SCHED_ERROR, p->line, 1, "file too large");
+			goto fail;
+		}
+		one_line(p, t->src + off, (uint32_t)keep);
+		t->nlines++;
+		off += n + (nl ? 1 : 0);
+	}
+	/* Resolving names and ranges on a table with syntax errors would only
+	 * add noise: the first errors are the ones that matter. */
+	if (d->nerr == errs)
+		resolve(p);
+	if (d->nerr != errs)
+		goto fail;
+	if (sched_build(t, d))
+		goto fail;
+	free(p->ent_name_off);
+	free(p->ent_name_len);
+	free(p);
+	return t;
+fail:
+	if (p) {
+		free(p->ent_name_off);
+		free(p->ent_name_len);
+	}
+	free(p);
+	sched_free(t);
+	return NULL;
+}
+
+struct sched_table *sched_load(const char *path, struct sched_diags *d)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	if (!f) {
+		sched_diag_add(d, SCHED_ERROR, 0, 0, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		if (sched_grow(&buf, &cap, len + 65536, 1)) {
+			sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
+			goto fail;
+		}
+		size_t r = fread(buf + len, 1, cap - len, f);
+		len += r;
+		if (r == 0)
+			break;
+	}
+	if (ferror(f)) {
+		sched_diag_add(d, SCHED_ERROR, 0, 0, "read error: %s", strerror(errno));
+		goto fail;
+	}
+	if (f != stdin)
+		fclose(f);
+	struct sched_table *t = sched_parse(buf ? buf : "", len, d);
+	free(buf);
+	if (t)
+		t->file = strdup(path);
+	return t;
+fail:
+	if (f != stdin)
+		fclose(f);
+	free(buf);
+	return NULL;
+}
+
+void sched_free(struct sched_table *t)
+{
+	if (!t)
+		return;
+	free(t->ports);
+	free(t->flows);
+	free(t->rules);
+	free(t->spans);
+	free(t->rule_ent);
+	free(t->rule_col);
+	free(t->frame_row);
+	free(t->row_off);
+	free(t->ent);
+	free(t->src);
+	free(t->lines);
+	free(t->file);
+	free(t);
+}
+
+int sched_flow_find(const struct sched_table *t, const char *name)
+{
+	for (uint32_t i = 0; i < t->nflows; i++)
+		if (strcmp(t->flows[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int sched_port_find(const struct sched_table *t, const char *name)
+{
+	for (uint32_t i = 0; i < t->nports; i++)
+		if (strcmp(t->ports[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Writing tables: canonical form, per-line formatting, JSON; table equality. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched_priv.h"
+
+#define SPANS_PER_LINE 32
+
+static void render_port(const struct sched_port *p, struct sched_buf *b)
+{
+	char r[48];
+	sched_fmt_rate(p->rate_bps, r, sizeof(r));
+	sched_buf_printf(b, "port %s rate %s max-frame %u overhead %u", p->name, r, p->max_frame,
+			 p->overhead);
+}
+
+static void render_flow(const struct sched_table *t, const struct sched_flow *f, struct sched_buf *b)
+{
+	char m[200];
+	sched_fmt_match(&f->match, m, sizeof(m));
+	sched_buf_printf(b, "flow %s port %s size %u", f->name, t->ports[f->port].name, f->size);
+	if (f->alpha)
+		sched_buf_printf(b, " alpha %u", f->alpha);
+	sched_buf_printf(b, " %s", m);
+}
+
+void sched_render_rule(const struct sched_table *t, const struct sched_span *sp, uint32_t nsp,
+		       const struct sched_entry *e, uint32_t ne, struct sched_buf *b)
+{
+	sched_buf_printf(b, "frame%s ", nsp == 1 && sp[0].first == sched_span_last_hit(&sp[0]) ? "" : "s");
+	sched_buf_spans(b, sp, nsp);
+	sched_buf_put(b, ":", 1);
+	for (uint32_t i = 0; i < ne; i++)
+		sched_buf_printf(b, "%s %s %u", i ? "," : "", t->flows[e[i].flow].name, e[i].n);
+}
+
+static void render_header(const struct sched_table *t, enum sched_line_kind kind, struct sched_buf *b)
+{
+	char v[32];
+	switch (kind) {
+	case SCHED_L_VERSION: sched_buf_printf(b, "tdp-schedule %u", t->version); break;
+	case SCHED_L_TF: sched_fmt_time(t->tf_ns, v, sizeof(v)); sched_buf_printf(b, "tf %s", v); break;
+	case SCHED_L_K: sched_buf_printf(b, "k %u", t->k); break;
+	case SCHED_L_EPOCH: sched_fmt_time(t->epoch_ns, v, sizeof(v)); sched_buf_printf(b, "epoch %s", v); break;
+	case SCHED_L_GUARD: sched_fmt_time(t->guard_ns, v, sizeof(v)); sched_buf_printf(b, "guard %s", v); break;
+	default: break;
+	}
+}
+
+int sched_frames_by_row(const struct sched_table *t, uint32_t **offp, uint32_t **frp)
+{
+	uint32_t *off = calloc((size_t)t->nrows + 2, sizeof(uint32_t));
+	uint32_t *fr = malloc(sizeof(uint32_t) * ((size_t)t->k + 1));
+	if (!off || !fr) {
+		free(off);
+		free(fr);
+		return -ENOMEM;
+	}
+	for (uint32_t f = 0; f < t->k; f++)
+		off[t->frame_row[f] + 2]++;
+	for (uint32_t r = 0; r < t->nrows; r++)
+		off[r + 2] += off[r + 1];
+	for (uint32_t f = 0; f < t->k; f++)
+		fr[off[t->frame_row[f] + 1]++] = f;
+	*offp = off;
+	*frp = fr;
+	return 0;
+}
+
+static int emit(struct sched_buf *b, FILE *out)
+{
+	if (b->oom)
+		return -ENOMEM;
+	sched_buf_put(b, "\n", 1);
+	fputs(b->s, out);
+	b->len = 0;
+	return 0;
+}
+
+int sched_write(const struct sched_table *t, FILE *out)
+{
+	struct sched_buf b = { 0 };
+	uint32_t *off = NULL, *fr = NULL;
+	struct sched_span *sp = NULL;
+	int rc = 0;
+
+	for (int k = SCHED_L_VERSION; k <= SCHED_L_GUARD; k++) {
+		if ((k == SCHED_L_EPOCH && !t->epoch_ns) || (k == SCHED_L_GUARD && !t->guard_ns))
+			continue;
+		render_header(t, (enum sched_line_kind)k, &b);
+		rc |= emit(&b, out);
+	}
+	if (t->nports)
+		fputc('\n', out);
+	for (uint32_t i = 0; i < t->nports; i++) {
+		render_port(&t->ports[i], &b);
+		rc |= emit(&b, out);
+	}
+	if (t->nflows)
+		fputc('\n', out);
+	for (uint32_t i = 0; i < t->nflows; i++) {
+		render_flow(t, &t->flows[i], &b);
+		rc |= emit(&b, out);
+	}
+	if (sched_frames_by_row(t, &off, &fr) || !(sp = malloc(sizeof(*sp) * ((size_t)t->k + 1)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	bool blank = false;
+	for (uint32_t r = 0; r < t->nrows; r++) {
+		uint32_t ne = t->row_off[r + 1] - t->row_off[r];
+		if (!ne)
+			continue;
+		if (!blank)
+			fputc('\n', out);
+		blank = true;
+		size_t ns = sched_spans_from_frames(fr + off[r], off[r + 1] - off[r], sp);
+		for (size_t i = 0; i < ns; i += SPANS_PER_LINE) {
+			uint32_t chunk = (uint32_t)(ns - i < SPANS_PER_LINE ? ns - i : SPANS_PER_LINE);
+			sched_render_rule(t, sp + i, chunk, t->ent + t->row_off[r], ne, &b);
+			rc |= emit(&b, out);
+		}
+	}
+out:
+	free(b.s);
+	free(off);
+	free(fr);
+	free(sp);
+	return rc || ferror(out) ? -EIO : 0;
+}
+
+int sched_write_fmt(const struct sched_table *t, FILE *out)
+{
+	struct sched_buf b = { 0 };
+	int rc = 0;
+
+	for (uint32_t i = 0; i < t->nlines; i++) {
+		const struct sched_line *ln = &t->lines[i];
+		const char *s = t->src + ln->off;
+		switch (ln->kind) {
+		case SCHED_L_BLANK:
+			break;
+		case SCHED_L_COMMENT:
+			sched_buf_put(&b, s + ln->comment, ln->len - ln->comment);
+			break;
+		case SCHED_L_PORT:
+			render_port(&t->ports[ln->idx], &b);
+			break;
+		case SCHED_L_FLOW:
+			render_flow(t, &t->flows[ln->idx], &b);
+			break;
+		case SCHED_L_ROW: {
+			const struct sched_rule *r = &t->rules[ln->idx];
+			sched_render_rule(t, t->spans + r->span_off, r->nspan, t->rule_ent + r->ent_off,
+					  r->nent, &b);
+			break;
+		}
+		default:
+			render_header(t, (enum sched_line_kind)ln->kind, &b);
+		}
+		if (ln->kind != SCHED_L_COMMENT && ln->comment != UINT32_MAX)
+			sched_buf_printf(&b, "  %.*s", (int)(ln->len - ln->comment), s + ln->comment);
+		while (b.len && (b.s[b.len - 1] == ' ' || b.s[b.len - 1] == '\t'))
+			b.s[--b.len] = 0;
+		if (b.len == 0)
+			sched_buf_put(&b, "", 0);
+		if (b.oom) {
+			rc = -ENOMEM;
+			break;
+		}
+		fprintf(out, "%s\n", b.s ? b.s : "");
+		b.len = 0;
+		if (b.s)
+			b.s[0] = 0;
+	}
+	free(b.s);
+	return rc || ferror(out) ? -EIO : 0;
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+void sched_json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void json_match(FILE *out, const struct sched_match *m)
+{
+	const char *sep = "";
+	fputc('{', out);
+	if (m->fields & SCHED_M_DSCP) { fprintf(out, "%s\"dscp\":%u", sep, m->dscp); sep = ","; }
+	if (m->fields & SCHED_M_VLAN) { fprintf(out, "%s\"vlan\":%u", sep, m->vlan); sep = ","; }
+	if (m->fields & SCHED_M_PCP) { fprintf(out, "%s\"pcp\":%u", sep, m->pcp); sep = ","; }
+	if (m->fields & SCHED_M_DST) {
+		char a[64];
+		inet_ntop(m->dst_family == 4 ? AF_INET : AF_INET6, m->dst, a, sizeof(a));
+		fprintf(out, "%s\"dst\":\"%s/%u\"", sep, a, m->dst_len);
+		sep = ",";
+	}
+	if (m->fields & SCHED_M_UDP_DPORT) { fprintf(out, "%s\"udp_dport\":%u", sep, m->udp_dport); sep = ","; }
+	if (m->fields & SCHED_M_MPLS) { fprintf(out, "%s\"mpls\":%u", sep, m->mpls); }
+	fputc('}', out);
+}
+
+int sched_write_json(const struct sched_table *t, FILE *out)
+{
+	struct sched_port_summary *ps = calloc(t->nports + 1, sizeof(*ps));
+	struct sched_flow_summary *fs = calloc(t->nflows + 1, sizeof(*fs));
+	uint32_t *off = NULL, *fr = NULL;
+	struct sched_buf b = { 0 };
+	int rc = 0;
+
+	if (!ps || !fs || sched_frames_by_row(t, &off, &fr)) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	sched_summarize(t, ps, fs);
+	fprintf(out, "{\"version\":%u,\"tf_ns\":%llu,\"k\":%u,\"epoch_ns\":%llu,\"guard_ns\":%llu,"
+		"\"cycle_ns\":%llu,", t->version, (unsigned long long)t->tf_ns, t->k,
+		(unsigned long long)t->epoch_ns, (unsigned long long)t->guard_ns,
+		(unsigned long long)t->tf_ns * t->k);
+	fputs("\"ports\":[", out);
+	for (uint32_t i = 0; i < t->nports; i++) {
+		const struct sched_port *p = &t->ports[i];
+		const struct sched_port_summary *s = &ps[i];
+		fprintf(out, "%s{\"name\":", i ? "," : "");
+		sched_json_str(out, p->name);
+		fprintf(out, ",\"rate_bps\":%llu,\"max_frame\":%u,\"overhead\":%u,\"capacity_bits\":%llu,"
+			"\"util_min\":%.6f,\"util_avg\":%.6f,\"util_max\":%.6f,\"frames_used\":%u,"
+			"\"frames_overbooked\":%u,\"reserved_bps\":%.0f,\"best_effort_bps\":%.0f}",
+			(unsigned long long)p->rate_bps, p->max_frame, p->overhead,
+			(unsigned long long)s->capacity_bits, s->util_min, s->util_avg, s->util_max,
+			s->frames_used, s->frames_over, s->reserved_bps, s->be_bps);
+	}
+	fputs("],\"flows\":[", out);
+	for (uint32_t i = 0; i < t->nflows; i++) {
+		const struct sched_flow *f = &t->flows[i];
+		const struct sched_flow_summary *s = &fs[i];
+		fprintf(out, "%s{\"name\":", i ? "," : "");
+		sched_json_str(out, f->name);
+		fputs(",\"port\":", out);
+		sched_json_str(out, t->ports[f->port].name);
+		fprintf(out, ",\"size\":%u,", f->size);
+		if (f->alpha)
+			fprintf(out, "\"alpha\":%u,", f->alpha);
+		fputs("\"match\":", out);
+		json_match(out, &f->match);
+		fprintf(out, ",\"packets_per_cycle\":%llu,\"frames_per_cycle\":%u,\"bps\":%.0f,\"pps\":%.3f,"
+			"\"max_wait_ns\":%llu}", (unsigned long long)s->pkts_per_cycle, s->frames_per_cycle,
+			s->bps, s->pps, (unsigned long long)s->max_wait_ns);
+	}
+	fputs("],\"rows\":[", out);
+	bool first = true;
+	for (uint32_t r = 0; r < t->nrows; r++) {
+		if (t->row_off[r + 1] == t->row_off[r])
+			continue;
+		sched_buf_frames(&b, fr + off[r], off[r + 1] - off[r]);
+		fprintf(out, "%s{\"frames\":\"%s\",\"count\":%u,\"entries\":[", first ? "" : ",",
+			b.s ? b.s : "", off[r + 1] - off[r]);
+		b.len = 0;
+		first = false;
+		for (uint32_t i = t->row_off[r]; i < t->row_off[r + 1]; i++) {
+			fprintf(out, "%s{\"flow\":", i > t->row_off[r] ? "," : "");
+			sched_json_str(out, t->flows[t->ent[i].flow].name);
+			fprintf(out, ",\"n\":%u}", t->ent[i].n);
+		}
+		fputs("]}", out);
+	}
+	fprintf(out, "],\"runtime\":{\"distinct_rows\":%u,\"entries\":%u,\"bytes\":%zu}}\n", t->nrows,
+		t->row_off[t->nrows], sched_runtime_bytes(t));
+	if (b.oom)
+		rc = -ENOMEM;
+out:
+	free(ps);
+	free(fs);
+	free(off);
+	free(fr);
+	free(b.s);
+	return rc || ferror(out) ? -EIO : 0;
+}
+
+/* ---- equality ------------------------------------------------------------- */
+
+static bool match_equal(const struct sched_match *a, const struct sched_match *b)
+{
+	return a->fields == b->fields && a->dscp == b->dscp && a->pcp == b->pcp && a->vlan == b->vlan &&
+	       a->udp_dport == b->udp_dport && a->mpls == b->mpls && a->dst_family == b->dst_family &&
+	       a->dst_len == b->dst_len && memcmp(a->dst, b->dst, sizeof(a->dst)) == 0;
+}
+
+bool sched_equal(const struct sched_table *a, const struct sched_table *b)
+{
+	if (a->version != b->version || a->tf_ns != b->tf_ns || a->k != b->k ||
+	    a->epoch_ns != b->epoch_ns || a->guard_ns != b->guard_ns || a->nports != b->nports ||
+	    a->nflows != b->nflows)
+		return false;
+	for (uint32_t i = 0; i < a->nports; i++) {
+		const struct sched_port *x = &a->ports[i], *y = &b->ports[i];
+		if (strcmp(x->name, y->name) || x->rate_bps != y->rate_bps || x->max_frame != y->max_frame ||
+		    x->overhead != y->overhead)
+			return false;
+	}
+	for (uint32_t i = 0; i < a->nflows; i++) {
+		const struct sched_flow *x = &a->flows[i], *y = &b->flows[i];
+		if (strcmp(x->name, y->name) || x->port != y->port || x->size != y->size ||
+		    x->alpha != y->alpha || !match_equal(&x->match, &y->match))
+			return false;
+	}
+	for (uint32_t f = 0; f < a->k; f++) {
+		uint32_t na, nb;
+		const struct sched_entry *ea = sched_row(a, f, &na), *eb = sched_row(b, f, &nb);
+		if (na != nb || memcmp(ea, eb, na * sizeof(*ea)))
+			return false;
+	}
+	return true;
+}
