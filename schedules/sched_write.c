@@ -80,11 +80,48 @@ static int emit(struct sched_buf *b, FILE *out)
 	return 0;
 }
 
+/*
+ * Rows add up, so a table can be written as layers: for each (flow, n), the
+ * frames in which the flow has exactly n packets. Layers with the same frame set
+ * share a line. This reads the way people write tables ("voice every 10th
+ * frame") rather than as the intersections of every flow's pattern.
+ */
+struct layer {
+	uint32_t key;        /* flow << 16 | n */
+	uint32_t *fr;
+	size_t nf, cap;
+	uint64_t h;
+};
+
+static int cmp_layer(const void *a, const void *b)
+{
+	const struct layer *x = *(struct layer *const *)a, *y = *(struct layer *const *)b;
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	if (x->nf != y->nf)
+		return x->nf < y->nf ? -1 : 1;
+	int c = memcmp(x->fr, y->fr, x->nf * sizeof(uint32_t));
+	if (c)
+		return c;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	const struct layer *x = *(struct layer *const *)a, *y = *(struct layer *const *)b;
+	if (x->fr[0] != y->fr[0])
+		return x->fr[0] < y->fr[0] ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
 int sched_write(const struct sched_table *t, FILE *out)
 {
 	struct sched_buf b = { 0 };
-	uint32_t *off = NULL, *fr = NULL;
+	struct layer *ly = NULL, **ord = NULL, **heads = NULL;
+	uint32_t *slot = NULL, mask = 1023, nly = 0;
+	size_t cap_ly = 0;
 	struct sched_span *sp = NULL;
+	struct sched_entry *en = NULL;
 	int rc = 0;
 
 	for (int k = SCHED_L_VERSION; k <= SCHED_L_GUARD; k++) {
@@ -105,30 +142,75 @@ int sched_write(const struct sched_table *t, FILE *out)
 		render_flow(t, &t->flows[i], &b);
 		rc |= emit(&b, out);
 	}
-	if (sched_frames_by_row(t, &off, &fr) || !(sp = malloc(sizeof(*sp) * ((size_t)t->k + 1)))) {
-		rc = -ENOMEM;
-		goto out;
+	while (mask < 2 * t->row_off[t->nrows])
+		mask = mask * 2 + 1;
+	if (!(slot = calloc((size_t)mask + 1, sizeof(uint32_t))))
+		goto oom;
+	for (uint32_t f = 0; f < t->k; f++) {
+		uint32_t n;
+		const struct sched_entry *e = sched_row(t, f, &n);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t key = (uint32_t)e[i].flow << 16 | e[i].n, s;
+			for (s = (key * 2654435761u) & mask; slot[s] && ly[slot[s] - 1].key != key; s = (s + 1) & mask)
+				;
+			if (!slot[s]) {
+				if (sched_grow(&ly, &cap_ly, nly + 1, sizeof(*ly)))
+					goto oom;
+				ly[nly] = (struct layer){ .key = key, .h = 1469598103934665603ull };
+				slot[s] = ++nly;
+			}
+			struct layer *l = &ly[slot[s] - 1];
+			if (sched_grow(&l->fr, &l->cap, l->nf + 1, sizeof(uint32_t)))
+				goto oom;
+			l->fr[l->nf++] = f;
+			l->h = (l->h ^ f) * 1099511628211ull;
+		}
 	}
-	bool blank = false;
-	for (uint32_t r = 0; r < t->nrows; r++) {
-		uint32_t ne = t->row_off[r + 1] - t->row_off[r];
-		if (!ne)
-			continue;
-		if (!blank)
-			fputc('\n', out);
-		blank = true;
-		size_t ns = sched_spans_from_frames(fr + off[r], off[r + 1] - off[r], sp);
+	ord = malloc(sizeof(*ord) * (nly + 1));
+	heads = malloc(sizeof(*heads) * (nly + 1));
+	en = malloc(sizeof(*en) * (nly + 1));
+	sp = malloc(sizeof(*sp) * ((size_t)t->k + 1));
+	if (!ord || !heads || !en || !sp)
+		goto oom;
+	for (uint32_t i = 0; i < nly; i++)
+		ord[i] = &ly[i];
+	/* layers with equal frame sets end up next to each other, by flow */
+	qsort(ord, nly, sizeof(*ord), cmp_layer);
+	uint32_t nh = 0;
+	for (uint32_t i = 0; i < nly; i++)
+		if (i == 0 || ord[i]->h != ord[i - 1]->h || ord[i]->nf != ord[i - 1]->nf ||
+		    memcmp(ord[i]->fr, ord[i - 1]->fr, ord[i]->nf * sizeof(uint32_t)))
+			heads[nh++] = ord[i];
+	qsort(heads, nh, sizeof(*heads), cmp_line);
+	if (nh)
+		fputc('\n', out);
+	for (uint32_t h = 0; h < nh; h++) {
+		/* the head and every layer with the same frames */
+		struct layer **first = bsearch(&heads[h], ord, nly, sizeof(*ord), cmp_layer);
+		uint32_t ne = 0;
+		for (struct layer **l = first; l && l < ord + nly && (*l)->nf == heads[h]->nf && (*l)->h == heads[h]->h &&
+		     !memcmp((*l)->fr, heads[h]->fr, heads[h]->nf * sizeof(uint32_t)); l++)
+			en[ne++] = (struct sched_entry){ .flow = (uint16_t)((*l)->key >> 16), .n = (uint16_t)(*l)->key };
+		size_t ns = sched_spans_from_frames(heads[h]->fr, heads[h]->nf, sp);
 		for (size_t i = 0; i < ns; i += SPANS_PER_LINE) {
 			uint32_t chunk = (uint32_t)(ns - i < SPANS_PER_LINE ? ns - i : SPANS_PER_LINE);
-			sched_render_rule(t, sp + i, chunk, t->ent + t->row_off[r], ne, &b);
+			sched_render_rule(t, sp + i, chunk, en, ne, &b);
 			rc |= emit(&b, out);
 		}
 	}
+	goto out;
+oom:
+	rc = -ENOMEM;
 out:
-	free(b.s);
-	free(off);
-	free(fr);
+	for (uint32_t i = 0; i < nly; i++)
+		free(ly[i].fr);
+	free(ly);
+	free(slot);
+	free(ord);
+	free(heads);
+	free(en);
 	free(sp);
+	free(b.s);
 	return rc || ferror(out) ? -EIO : 0;
 }
 

@@ -68,18 +68,37 @@ int sched_svg(const struct sched_table *t, const struct sched_svg_opts *o, FILE 
 		const struct sched_port *pt = &t->ports[p];
 		double y0 = mt + p * (lane_h + gap), ybot = y0 + lane_h;
 		double usable = (double)(t->tf_ns - t->guard_ns) / (double)t->tf_ns;
+		/* A lightly loaded port is drawn to its peak, in steps of 10% of TF,
+		 * so that it is visible; the label says so. */
+		double peak = 0, scale = 1;
+		for (uint32_t r = 0; r < t->nrows; r++) {
+			double u = 0;
+			for (uint32_t i = t->row_off[r]; i < t->row_off[r + 1]; i++)
+				if (t->flows[t->ent[i].flow].port == p)
+					u += (double)sched_wire_bits(t, t->ent[i].flow) * t->ent[i].n * 1e9 /
+					     (double)pt->rate_bps / (double)t->tf_ns;
+			if (u > peak)
+				peak = u;
+		}
+		if (peak > 0 && peak <= 0.5)
+			scale = (double)(unsigned)(peak * 10 + 0.999999) / 10;
+		double lh = lane_h / scale; /* pixels for a whole TF */
 		sched_fmt_rate(pt->rate_bps, rate, sizeof(rate));
 		fprintf(out, "<g class=\"port\" id=\"port-%s\">\n", pt->name);
 		fprintf(out, "<text x=\"12\" y=\"%.1f\" font-weight=\"bold\">%s</text>\n", y0 + 16, pt->name);
 		fprintf(out, "<text x=\"12\" y=\"%.1f\">%s</text>\n", y0 + 32, rate);
 		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f7f7f7\" "
 			"stroke=\"#cccccc\"/>\n", ml, y0, plot_w, lane_h);
-		if (t->guard_ns)
+		if (t->guard_ns && scale == 1)
 			fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.2f\" fill=\"url(#guard)\">"
 				"<title>guard band %s</title></rect>\n", ml, y0, plot_w,
 				lane_h * (1 - usable), g);
-		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">TF</text>\n",
-			ml - 4, y0 + 9);
+		if (scale == 1)
+			fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">TF</text>\n",
+				ml - 4, y0 + 9);
+		else
+			fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">%.0f%% TF</text>\n",
+				ml - 4, y0 + 9, scale * 100);
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">0</text>\n",
 			ml - 4, ybot);
 		for (uint32_t c = 0; c < cols; c++) {
@@ -114,7 +133,7 @@ int sched_svg(const struct sched_table *t, const struct sched_svg_opts *o, FILE 
 				}
 			for (uint32_t i = 0; i < nt; i++) {
 				uint32_t fl = touched[i];
-				double h = acc[fl] / nf * lane_h;
+				double h = acc[fl] / nf * lh;
 				if (y - h < y0 - 0.001)
 					h = y - y0;
 				fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\">"
@@ -125,7 +144,7 @@ int sched_svg(const struct sched_table *t, const struct sched_svg_opts *o, FILE 
 				acc[fl] = 0;
 			}
 			if (nf > 1 && maxu > 0) {
-				double ym = ybot - (maxu > 1 ? 1 : maxu) * lane_h;
+				double ym = ybot - (maxu > scale ? scale : maxu) * lh;
 				fprintf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"black\" "
 					"stroke-width=\"1\"/>\n", x, ym, x + cw, ym);
 			}
@@ -134,12 +153,19 @@ int sched_svg(const struct sched_table *t, const struct sched_svg_opts *o, FILE 
 					"fill=\"#d62728\"><title>overbooked</title></rect>\n", x, y0 - 8, cw < 2 ? 2 : cw);
 		}
 		/* frame axis */
-		for (unsigned i = 0; i <= 5; i++) {
-			uint32_t f = (uint32_t)((uint64_t)(t->k - 1) * i / 5);
+		/* ticks every 1, 2 or 5 x 10^n frames, at most seven of them */
+		uint64_t step = 1;
+		for (uint64_t m = 1;; m *= 10) {
+			if (t->k / m <= 6 || t->k / (2 * m) <= 6 || t->k / (5 * m) <= 6) {
+				step = t->k / m <= 6 ? m : t->k / (2 * m) <= 6 ? 2 * m : 5 * m;
+				break;
+			}
+		}
+		for (uint64_t f = 0; f < t->k; f += step) {
 			double x = ml + ((double)f + 0.5) * plot_w / t->k;
 			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#666666\"/>"
 				"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">%u</text>\n",
-				x, ybot, x, ybot + 4, x, ybot + 15, f);
+				x, ybot, x, ybot + 4, x, ybot + 15, (uint32_t)f);
 		}
 		fputs("</g>\n", out);
 	}

@@ -159,7 +159,7 @@ static void fmt_keeps_comments(void **state)
 	sched_free(t);
 }
 
-static void write_groups_rows(void **state)
+static void write_layers_by_flow(void **state)
 {
 	struct sched_table *t = parse_ok(commented);
 	char *w = capture(sched_write, t);
@@ -168,8 +168,8 @@ static void write_groups_rows(void **state)
 		"port eth0 rate 1Gbit/s max-frame 1514 overhead 24\n\n"
 		"flow voice port eth0 size 200 dscp 46 udp-dport 5004\n"
 		"flow video port eth0 size 1514 dscp 34\n\n"
-		"frames 0-8/2: voice 1, video 2\n"
-		"frames 1-9/2: voice 1\n");
+		"frames 0-9: voice 1\n"
+		"frames 0-8/2: video 2\n");
 	free(w);
 	sched_free(t);
 }
@@ -377,7 +377,7 @@ int main(void)
 		cmocka_unit_test(roundtrip_examples),
 		cmocka_unit_test(roundtrip_random),
 		cmocka_unit_test(fmt_keeps_comments),
-		cmocka_unit_test(write_groups_rows),
+		cmocka_unit_test(write_layers_by_flow),
 		cmocka_unit_test(reserve_same_set_edits_that_line),
 		cmocka_unit_test(reserve_new_set_appends),
 		cmocka_unit_test(release_splits_lines),
