@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tdpctl.h"
@@ -135,6 +136,16 @@ static int write_atomic(const char *path, const char *text, size_t len)
 	int fd = mkstemp(tmpl);
 	if (fd < 0)
 		return -errno;
+	/* keep the table's mode; a new one gets 0666 less the umask, as open(2) would */
+	struct stat st;
+	mode_t um = umask(0);
+	umask(um);
+	if (fchmod(fd, stat(path, &st) == 0 ? st.st_mode & 07777 : 0666 & ~um)) {
+		int e = -errno;
+		close(fd);
+		unlink(tmpl);
+		return e;
+	}
 	FILE *f = fdopen(fd, "w");
 	if (!f) {
 		int e = -errno;

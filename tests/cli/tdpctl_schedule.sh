@@ -115,6 +115,11 @@ expect "release of more than is there is refused" 1 "$T" schedule release "$W/vv
 expect "--dry-run shows but does not write" 0 "$T" schedule reserve --dry-run "$W/vv.tdp" ctrl 1 7
 expect "(the dry run left the table as it was)" 0 "$T" schedule diff "$EX"/voice-video-be.tdp "$W/vv.tdp"
 
+chmod 640 "$W/vv.tdp"
+"$T" schedule reserve "$W/vv.tdp" ctrl 1 7 2>/dev/null
+[ "$(stat -c %a "$W/vv.tdp")" = 640 ] && ok "an edit keeps the table's mode" || nok "an edit keeps the table's mode" "$(stat -c %a "$W/vv.tdp")"
+[ "$(stat -c %a "$W/new.tdp")" = "$(umask -S >/dev/null; printf '%o' $((0666 & ~$(umask))))" ] && ok "a new table gets 0666 less the umask" || nok "a new table gets 0666 less the umask" "$(stat -c %a "$W/new.tdp")"
+
 # --- fmt, diff ------------------------------------------------------------------
 cp "$EX"/k10000.tdp "$W/k.tdp"
 expect "fmt -i rewrites in canonical spelling" 0 "$T" schedule fmt -i "$W/k.tdp"
