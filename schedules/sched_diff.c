@@ -74,7 +74,7 @@ int sched_diff(const struct sched_table *a, const struct sched_table *b, bool js
 {
 	struct out o = { .f = f, .json = json };
 	char x[256], y[256];
-	int *map = NULL;
+	int *map = NULL, *back = NULL;
 	uint32_t *cnt = NULL;
 	bool *seen = NULL;
 	struct group *g = NULL;
@@ -116,10 +116,11 @@ int sched_diff(const struct sched_table *a, const struct sched_table *b, bool js
 		}
 
 	map = malloc(sizeof(int) * (a->nflows + 1));
+	back = malloc(sizeof(int) * (b->nflows + 1));
 	cnt = calloc(b->nflows + 1, sizeof(uint32_t));
 	seen = calloc(b->nflows + 1, sizeof(bool));
 	gslot = calloc(gmask + 1, sizeof(uint32_t));
-	if (!map || !cnt || !seen || !gslot) {
+	if (!map || !back || !cnt || !seen || !gslot) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -135,7 +136,12 @@ int sched_diff(const struct sched_table *a, const struct sched_table *b, bool js
 			change(&o, "flow", a->flows[i].name, x, y);
 	}
 	for (uint32_t j = 0; j < b->nflows; j++)
-		if (sched_flow_find(a, b->flows[j].name) < 0) {
+		back[j] = -1;
+	for (uint32_t i = 0; i < a->nflows; i++)
+		if (map[i] >= 0)
+			back[map[i]] = (int)i;
+	for (uint32_t j = 0; j < b->nflows; j++)
+		if (back[j] < 0) {
 			flow_text(b, &b->flows[j], y, sizeof(y));
 			change(&o, "flow", b->flows[j].name, NULL, y);
 		}
@@ -162,7 +168,7 @@ int sched_diff(const struct sched_table *a, const struct sched_table *b, bool js
 				} else {
 					if (seen[eb[i].flow])
 						continue;
-					int ia = sched_flow_find(a, b->flows[eb[i].flow].name);
+					int ia = back[eb[i].flow];
 					uid = ia >= 0 ? (uint64_t)ia : (uint64_t)a->nflows + eb[i].flow;
 					from = 0;
 					to = eb[i].n;
@@ -237,6 +243,7 @@ out:
 	free(g);
 	free(gslot);
 	free(map);
+	free(back);
 	free(cnt);
 	free(seen);
 	if (rc)

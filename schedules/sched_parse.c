@@ -6,7 +6,9 @@
 
 #include "sched_priv.h"
 
-#define MAX_TOKS 4096
+#define MAX_TOKS 8192
+/* A row line, as any writer renders it, stays well inside MAX_TOKS. */
+#define MAX_ROW_ITEMS 1024
 #define MAX_LINE (1u << 20)
 
 
@@ -18,7 +20,7 @@ struct parser {
 	uint32_t ntok;
 	/* header lines, 0 when not seen */
 	uint32_t l_version, l_tf, l_k, l_epoch, l_guard;
-	bool star_k;  /* a '*' span waits for k */
+	bool said_version; /* the 'must start with' error is given once */
 	size_t cap_ports, cap_flows, cap_rules, cap_spans, cap_ent, cap_lines;
 	/* flow names of rule entries, resolved at the end: offsets into src */
 	uint32_t *ent_name_off;
@@ -376,7 +378,6 @@ static int parse_span(struct parser *p, struct sched_tok *a, struct sched_span *
 	if (body == 1 && s[0] == '*') {
 		first = 0;
 		last = UINT32_MAX; /* k - 1, filled in when k is known */
-		p->star_k = true;
 	} else {
 		const char *dash = memchr(s, '-', body);
 		uint32_t fl = dash ? (uint32_t)(dash - s) : body;
@@ -436,6 +437,10 @@ static void row_line(struct parser *p)
 		struct sched_span sp;
 		if (parse_span(p, a, &sp))
 			goto bad;
+		if (t->nspans - r.span_off == MAX_ROW_ITEMS) {
+			ERR(p, a->col, "more than %d frame sets in one line; split it (rows add up)", MAX_ROW_ITEMS);
+			goto bad;
+		}
 		if (sched_grow(&t->spans, &p->cap_spans, t->nspans + 1, sizeof(sp)))
 			goto bad;
 		t->spans[t->nspans++] = sp;
@@ -452,6 +457,10 @@ static void row_line(struct parser *p)
 		uint64_t n;
 		if (!sched_name_ok(nm->s, nm->len)) {
 			bad_tok(p, nm, "expected a flow name");
+			goto bad;
+		}
+		if (t->nrule_ent - r.ent_off == MAX_ROW_ITEMS) {
+			ERR(p, nm->col, "more than %d flows in one line; split it (rows add up)", MAX_ROW_ITEMS);
 			goto bad;
 		}
 		if (!cnt || (cnt->len == 1 && cnt->s[0] == ',')) {
@@ -531,10 +540,10 @@ static void one_line(struct parser *p, const char *s, uint32_t n)
 		bad_tok(p, &p->tok[0], "unknown keyword (expected tdp-schedule, tf, k, epoch, guard, port, flow or frames)");
 		return;
 	}
-	if (kind != SCHED_L_VERSION && !p->l_version && !t->version) {
+	if (kind != SCHED_L_VERSION && !p->l_version && !p->said_version) {
 		ERR(p, p->tok[0].col, "the table must start with 'tdp-schedule %d' (the format version)",
 		    SCHED_FORMAT_VERSION);
-		p->l_version = p->line; /* say it once */
+		p->said_version = true;
 	}
 	switch (kind) {
 	case SCHED_L_PORT: port_line(p); break;

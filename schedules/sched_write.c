@@ -8,6 +8,7 @@
 #include "sched_priv.h"
 
 #define SPANS_PER_LINE 32
+#define ENTRIES_PER_LINE 64
 
 static void render_port(const struct sched_port *p, struct sched_buf *b)
 {
@@ -192,11 +193,14 @@ int sched_write(const struct sched_table *t, FILE *out)
 		     !memcmp((*l)->fr, heads[h]->fr, heads[h]->nf * sizeof(uint32_t)); l++)
 			en[ne++] = (struct sched_entry){ .flow = (uint16_t)((*l)->key >> 16), .n = (uint16_t)(*l)->key };
 		size_t ns = sched_spans_from_frames(heads[h]->fr, heads[h]->nf, sp);
-		for (size_t i = 0; i < ns; i += SPANS_PER_LINE) {
-			uint32_t chunk = (uint32_t)(ns - i < SPANS_PER_LINE ? ns - i : SPANS_PER_LINE);
-			sched_render_rule(t, sp + i, chunk, en, ne, &b);
-			rc |= emit(&b, out);
-		}
+		/* long lines are split: rows add up, so the table stays the same */
+		for (uint32_t j = 0; j < ne; j += ENTRIES_PER_LINE)
+			for (size_t i = 0; i < ns; i += SPANS_PER_LINE) {
+				uint32_t cs = (uint32_t)(ns - i < SPANS_PER_LINE ? ns - i : SPANS_PER_LINE);
+				uint32_t ce = ne - j < ENTRIES_PER_LINE ? ne - j : ENTRIES_PER_LINE;
+				sched_render_rule(t, sp + i, cs, en + j, ce, &b);
+				rc |= emit(&b, out);
+			}
 	}
 	goto out;
 oom:

@@ -293,6 +293,49 @@ static void diagnostics_format(void **state)
 	sched_diags_free(&d);
 }
 
+static void version_not_first_is_one_error(void **state)
+{
+	struct sched_diags d;
+	const char *s = "tf 100us\ntdp-schedule 1\nk 10\n";
+	sched_diags_init(&d, "x");
+	assert_null(sched_parse(s, strlen(s), &d));
+	assert_int_equal(d.nerr, 1);
+	assert_int_equal(d.v[0].line, 1);
+	assert_non_null(strstr(d.v[0].msg, "must start with 'tdp-schedule 1'"));
+	sched_diags_free(&d);
+}
+
+static void row_line_limits(void **state)
+{
+	/* 1025 flows in one line: refused with a hint; 1024 are fine */
+	for (int n = 1024; n <= 1025; n++) {
+		char *s = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&s, &len);
+		fprintf(f, "tdp-schedule 1\ntf 1ms\nk 1\nport p rate 100Gbit/s\n");
+		for (int i = 0; i < n; i++)
+			fprintf(f, "flow f%d port p size 60 udp-dport %d\n", i, i);
+		fprintf(f, "frames 0:");
+		for (int i = 0; i < n; i++)
+			fprintf(f, "%s f%d 1", i ? "," : "", i);
+		fprintf(f, "\n");
+		fclose(f);
+		struct sched_diags d;
+		sched_diags_init(&d, "x");
+		struct sched_table *t = sched_parse(s, len, &d);
+		if (n == 1024) {
+			assert_non_null(t);
+		} else {
+			assert_null(t);
+			assert_int_equal(d.v[0].line, 5 + n);
+			assert_non_null(strstr(d.v[0].msg, "more than 1024 flows in one line; split it (rows add up)"));
+		}
+		sched_diags_free(&d);
+		sched_free(t);
+		free(s);
+	}
+}
+
 static void many_errors_are_capped(void **state)
 {
 	struct sched_diags d;
@@ -328,6 +371,8 @@ int main(void)
 		cmocka_unit_test(err_empty_and_binary),
 		cmocka_unit_test(no_table_on_error),
 		cmocka_unit_test(diagnostics_format),
+		cmocka_unit_test(version_not_first_is_one_error),
+		cmocka_unit_test(row_line_limits),
 		cmocka_unit_test(many_errors_are_capped),
 	};
 	return cmocka_run_group_tests_name("sched_parse", tests, NULL, NULL);

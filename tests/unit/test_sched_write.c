@@ -126,6 +126,33 @@ static void roundtrip_random(void **state)
 	}
 }
 
+/* 3000 flows all in every frame: the compact form must split its lines so
+ * that the parser takes them back. */
+static void roundtrip_wide_rows(void **state)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	fprintf(f, "tdp-schedule 1\ntf 1ms\nk 4\nport p rate 100Gbit/s\n");
+	for (int i = 0; i < 3000; i++)
+		fprintf(f, "flow f%d port p size 60 udp-dport %d\n", i, i);
+	for (int i = 0; i < 3000; i += 500) {
+		fprintf(f, "frames *:");
+		for (int j = i; j < i + 500; j++)
+			fprintf(f, "%s f%d 1", j > i ? "," : "", j);
+		fprintf(f, "\n");
+	}
+	fclose(f);
+	struct sched_table *t = reparse(s);
+	assert_non_null(t);
+	uint32_t n;
+	sched_row(t, 3, &n);
+	assert_int_equal(n, 3000);
+	roundtrip(t);
+	sched_free(t);
+	free(s);
+}
+
 static const char *const commented =
 	"# header comment\n"
 	"tdp-schedule   1\n"
@@ -376,6 +403,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(roundtrip_examples),
 		cmocka_unit_test(roundtrip_random),
+		cmocka_unit_test(roundtrip_wide_rows),
 		cmocka_unit_test(fmt_keeps_comments),
 		cmocka_unit_test(write_layers_by_flow),
 		cmocka_unit_test(reserve_same_set_edits_that_line),
