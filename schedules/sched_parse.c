@@ -644,10 +644,12 @@ static void resolve(struct parser *p)
 				       SCHED_FORMAT_VERSION);
 		return;
 	}
+	/* a missing directive is reported at the version line, where it belongs */
+	uint32_t at = p->l_version ? p->l_version : 1;
 	if (!p->l_tf)
-		sched_diag_add(d, SCHED_ERROR, 0, 0, "no 'tf' line: the time-frame length is required (e.g. tf 100us)");
+		sched_diag_add(d, SCHED_ERROR, at, 1, "no 'tf' line: the time-frame length is required (e.g. tf 100us)");
 	if (!p->l_k)
-		sched_diag_add(d, SCHED_ERROR, 0, 0, "no 'k' line: the number of frames per cycle is required");
+		sched_diag_add(d, SCHED_ERROR, at, 1, "no 'k' line: the number of frames per cycle is required");
 	if (t->tf_ns && t->k) {
 		uint64_t cyc = t->tf_ns * t->k;
 		char tf[32], c[32];

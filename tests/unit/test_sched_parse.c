@@ -155,8 +155,8 @@ static void err_tf_and_cycle(void **state)
 	parse_err("tdp-schedule 1\ntf 100us\nk 0\n", 3, 3, "k must be at least 1");
 	parse_err(HDR "guard 100us\n", 4, 7, "guard band must be shorter than TF");
 	parse_err(HDR "epoch 1ms\n", 4, 7, "epoch must be less than the cycle");
-	parse_err("tdp-schedule 1\nk 10\n", 0, 0, "no 'tf' line");
-	parse_err("tdp-schedule 1\ntf 1ms\n", 0, 0, "no 'k' line");
+	parse_err("# comment\ntdp-schedule 1\nk 10\n", 2, 1, "no 'tf' line");
+	parse_err("tdp-schedule 1\ntf 1ms\n", 1, 1, "no 'k' line");
 }
 
 static void err_version(void **state)
