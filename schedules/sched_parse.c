@@ -26,6 +26,12 @@ struct parser {
 	uint32_t *ent_name_off;
 	uint8_t *ent_name_len;
 	size_t cap_col, cap_noff, cap_nlen;
+	/* where each flow's port name and size stand, for resolving and messages */
+	struct flow_src {
+		uint32_t port_off, port_col, size_col;
+		uint8_t port_len;
+	} *fsrc;
+	size_t cap_fsrc;
 };
 
 #define ERR(p, col, ...) sched_diag_add((p)->d, SCHED_ERROR, (p)->line, (col), __VA_ARGS__)
@@ -282,6 +288,7 @@ static void flow_line(struct parser *p)
 		return;
 	}
 	struct sched_flow f = { .line = p->line };
+	struct flow_src fs = { 0 };
 	memcpy(f.name, nm->s, nm->len);
 	for (uint32_t i = 2; i < p->ntok; i += 2) {
 		struct sched_tok *key = &p->tok[i], *val = i + 1 < p->ntok ? &p->tok[i + 1] : NULL;
@@ -310,7 +317,11 @@ static void flow_line(struct parser *p)
 				bad_tok(p, val, "bad port name");
 				return;
 			}
+			fs.port_off = (uint32_t)(val->s - t->src);
+			fs.port_len = (uint8_t)val->len;
+			fs.port_col = val->col;
 		} else if (seen == &have_size) {
+			fs.size_col = val->col;
 			if (sched_num_bytes(val->s, val->len, 65535, &v, &why) || v == 0) {
 				ERR(p, val->col, "size must be 1..65535 bytes");
 				return;
@@ -352,9 +363,11 @@ static void flow_line(struct parser *p)
 		return;
 	}
 	/* The port is resolved at the end: it may be declared further down. */
-	if (sched_grow(&t->flows, &p->cap_flows, t->nflows + 1, sizeof(f)))
+	if (sched_grow(&t->flows, &p->cap_flows, t->nflows + 1, sizeof(f)) ||
+	    sched_grow(&p->fsrc, &p->cap_fsrc, t->nflows + 1, sizeof(fs)))
 		return;
 	f.port = UINT16_MAX;
+	p->fsrc[t->nflows] = fs;
 	t->lines[t->nlines].idx = t->nflows;
 	t->flows[t->nflows++] = f;
 }
@@ -614,23 +627,6 @@ static const char *flow_name(void *ctx, uint32_t i)
 	return ((struct sched_table *)ctx)->flows[i].name;
 }
 
-/* Column of word w (1-based token index) in a line, for messages. */
-static uint32_t word_col(struct parser *p, uint32_t line, const char *word, uint32_t *vcol, uint32_t *vlen)
-{
-	const struct sched_line *ln = &p->t->lines[line - 1];
-	uint32_t comment;
-	lex(p, p->t->src + ln->off, ln->len, false, &comment);
-	for (uint32_t i = 0; i + 1 < p->ntok; i++)
-		if (sched_tok_is(&p->tok[i], word)) {
-			if (vcol)
-				*vcol = p->tok[i + 1].col;
-			if (vlen)
-				*vlen = p->tok[i + 1].len;
-			return p->tok[i + 1].col;
-		}
-	return 1;
-}
-
 static void resolve(struct parser *p)
 {
 	struct sched_table *t = p->t;
@@ -680,19 +676,18 @@ static void resolve(struct parser *p)
 		if (dup[i] != UINT32_MAX)
 			sched_diag_add(d, SCHED_ERROR, f->line, 6, "flow %s defined twice (first at line %u)",
 				       f->name, t->flows[dup[i]].line);
-		uint32_t col, len;
-		word_col(p, f->line, "port", &col, &len);
-		const char *pname = t->src + t->lines[f->line - 1].off + col - 1;
-		int pidx = index_find(&pi, pname, len, port_name, t);
+		const struct flow_src *fs = &p->fsrc[i];
+		const char *pname = t->src + fs->port_off;
+		int pidx = index_find(&pi, pname, fs->port_len, port_name, t);
 		if (pidx < 0) {
-			sched_diag_add(d, SCHED_ERROR, f->line, col, "flow %s: no port named '%.*s'", f->name,
-				       (int)len, pname);
+			sched_diag_add(d, SCHED_ERROR, f->line, fs->port_col, "flow %s: no port named '%.*s'",
+				       f->name, (int)fs->port_len, pname);
 			continue;
 		}
 		f->port = (uint16_t)pidx;
 		const struct sched_port *pt = &t->ports[pidx];
 		if (f->size > pt->max_frame)
-			sched_diag_add(d, SCHED_ERROR, f->line, word_col(p, f->line, "size", NULL, NULL),
+			sched_diag_add(d, SCHED_ERROR, f->line, fs->size_col,
 				       "flow %s: size %u exceeds port %s's max-frame %u", f->name, f->size,
 				       pt->name, pt->max_frame);
 	}
@@ -798,12 +793,14 @@ struct sched_table *sched_parse(const char *buf, size_t len, struct sched_diags 
 		goto fail;
 	free(p->ent_name_off);
 	free(p->ent_name_len);
+	free(p->fsrc);
 	free(p);
 	return t;
 fail:
 	if (p) {
 		free(p->ent_name_off);
 		free(p->ent_name_len);
+		free(p->fsrc);
 	}
 	free(p);
 	sched_free(t);

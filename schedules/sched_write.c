@@ -107,9 +107,21 @@ static int cmp_layer(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+static bool same_frames(const struct layer *x, const struct layer *y)
+{
+	return x->h == y->h && x->nf == y->nf && !memcmp(x->fr, y->fr, x->nf * sizeof(uint32_t));
+}
+
+/* A line: layers ord[start .. start+len) share their frames. */
+struct line_ref {
+	struct layer **first;
+	uint32_t len;
+};
+
 static int cmp_line(const void *a, const void *b)
 {
-	const struct layer *x = *(struct layer *const *)a, *y = *(struct layer *const *)b;
+	const struct layer *x = ((const struct line_ref *)a)->first[0];
+	const struct layer *y = ((const struct line_ref *)b)->first[0];
 	if (x->fr[0] != y->fr[0])
 		return x->fr[0] < y->fr[0] ? -1 : 1;
 	return x->key < y->key ? -1 : x->key > y->key;
@@ -118,7 +130,8 @@ static int cmp_line(const void *a, const void *b)
 int sched_write(const struct sched_table *t, FILE *out)
 {
 	struct sched_buf b = { 0 };
-	struct layer *ly = NULL, **ord = NULL, **heads = NULL;
+	struct layer *ly = NULL, **ord = NULL;
+	struct line_ref *lines = NULL;
 	uint32_t *slot = NULL, mask = 1023, nly = 0;
 	size_t cap_ly = 0;
 	struct sched_span *sp = NULL;
@@ -168,31 +181,31 @@ int sched_write(const struct sched_table *t, FILE *out)
 		}
 	}
 	ord = malloc(sizeof(*ord) * (nly + 1));
-	heads = malloc(sizeof(*heads) * (nly + 1));
+	lines = malloc(sizeof(*lines) * (nly + 1));
 	en = malloc(sizeof(*en) * (nly + 1));
 	sp = malloc(sizeof(*sp) * ((size_t)t->k + 1));
-	if (!ord || !heads || !en || !sp)
+	if (!ord || !lines || !en || !sp)
 		goto oom;
 	for (uint32_t i = 0; i < nly; i++)
 		ord[i] = &ly[i];
 	/* layers with equal frame sets end up next to each other, by flow */
 	qsort(ord, nly, sizeof(*ord), cmp_layer);
-	uint32_t nh = 0;
-	for (uint32_t i = 0; i < nly; i++)
-		if (i == 0 || ord[i]->h != ord[i - 1]->h || ord[i]->nf != ord[i - 1]->nf ||
-		    memcmp(ord[i]->fr, ord[i - 1]->fr, ord[i]->nf * sizeof(uint32_t)))
-			heads[nh++] = ord[i];
-	qsort(heads, nh, sizeof(*heads), cmp_line);
-	if (nh)
+	uint32_t nl = 0;
+	for (uint32_t i = 0; i < nly; i++) {
+		if (i == 0 || !same_frames(ord[i], ord[i - 1]))
+			lines[nl++] = (struct line_ref){ .first = &ord[i] };
+		lines[nl - 1].len++;
+	}
+	qsort(lines, nl, sizeof(*lines), cmp_line);
+	if (nl)
 		fputc('\n', out);
-	for (uint32_t h = 0; h < nh; h++) {
-		/* the head and every layer with the same frames */
-		struct layer **first = bsearch(&heads[h], ord, nly, sizeof(*ord), cmp_layer);
-		uint32_t ne = 0;
-		for (struct layer **l = first; l && l < ord + nly && (*l)->nf == heads[h]->nf && (*l)->h == heads[h]->h &&
-		     !memcmp((*l)->fr, heads[h]->fr, heads[h]->nf * sizeof(uint32_t)); l++)
-			en[ne++] = (struct sched_entry){ .flow = (uint16_t)((*l)->key >> 16), .n = (uint16_t)(*l)->key };
-		size_t ns = sched_spans_from_frames(heads[h]->fr, heads[h]->nf, sp);
+	for (uint32_t h = 0; h < nl; h++) {
+		const struct layer *head = lines[h].first[0];
+		uint32_t ne = lines[h].len;
+		for (uint32_t i = 0; i < ne; i++)
+			en[i] = (struct sched_entry){ .flow = (uint16_t)(lines[h].first[i]->key >> 16),
+						      .n = (uint16_t)lines[h].first[i]->key };
+		size_t ns = sched_spans_from_frames(head->fr, head->nf, sp);
 		/* long lines are split: rows add up, so the table stays the same */
 		for (uint32_t j = 0; j < ne; j += ENTRIES_PER_LINE)
 			for (size_t i = 0; i < ns; i += SPANS_PER_LINE) {
@@ -211,7 +224,7 @@ out:
 	free(ly);
 	free(slot);
 	free(ord);
-	free(heads);
+	free(lines);
 	free(en);
 	free(sp);
 	free(b.s);

@@ -29,6 +29,15 @@ static void xml_text(FILE *out, const char *s)
 		}
 }
 
+/* 1, 2, 5, 10, 20, 50, ... */
+static uint64_t next_125(uint64_t s)
+{
+	uint64_t m = 1;
+	while (s >= 10 * m)
+		m *= 10;
+	return s == m ? 2 * m : s == 2 * m ? 5 * m : 10 * m;
+}
+
 int sched_svg(const struct sched_table *t, const struct sched_svg_opts *o, FILE *out)
 {
 	const double ml = 120, mr = 20, mt = 64, lane_h = 110, gap = 34;
@@ -40,13 +49,14 @@ int sched_svg(const struct sched_table *t, const struct sched_svg_opts *o, FILE 
 	double H = legend_y + ((nleg + 3) / 4) * 20 + 30;
 	double *acc = calloc(t->nflows + 1, sizeof(double));
 	uint32_t *touched = malloc(sizeof(uint32_t) * (t->nflows + 1));
+	struct sched_port_summary *ps = calloc(t->nports + 1, sizeof(*ps));
+	struct sched_flow_summary *fs = calloc(t->nflows + 1, sizeof(*fs));
 	char tf[32], cyc[32], g[32], rate[32];
+	int rc = -1;
 
-	if (!acc || !touched) {
-		free(acc);
-		free(touched);
-		return -1;
-	}
+	if (!acc || !touched || !ps || !fs)
+		goto out;
+	sched_summarize(t, ps, fs);
 	sched_fmt_time(t->tf_ns, tf, sizeof(tf));
 	sched_fmt_time(t->tf_ns * t->k, cyc, sizeof(cyc));
 	sched_fmt_time(t->guard_ns, g, sizeof(g));
@@ -70,16 +80,7 @@ int sched_svg(const struct sched_table *t, const struct sched_svg_opts *o, FILE 
 		double usable = (double)(t->tf_ns - t->guard_ns) / (double)t->tf_ns;
 		/* A lightly loaded port is drawn to its peak, in steps of 10% of TF,
 		 * so that it is visible; the label says so. */
-		double peak = 0, scale = 1;
-		for (uint32_t r = 0; r < t->nrows; r++) {
-			double u = 0;
-			for (uint32_t i = t->row_off[r]; i < t->row_off[r + 1]; i++)
-				if (t->flows[t->ent[i].flow].port == p)
-					u += (double)sched_wire_bits(t, t->ent[i].flow) * t->ent[i].n * 1e9 /
-					     (double)pt->rate_bps / (double)t->tf_ns;
-			if (u > peak)
-				peak = u;
-		}
+		double peak = ps[p].util_max * usable, scale = 1; /* as a share of TF */
 		if (peak > 0 && peak <= 0.5)
 			scale = (double)(unsigned)(peak * 10 + 0.999999) / 10;
 		double lh = lane_h / scale; /* pixels for a whole TF */
@@ -155,12 +156,8 @@ int sched_svg(const struct sched_table *t, const struct sched_svg_opts *o, FILE 
 		/* frame axis */
 		/* ticks every 1, 2 or 5 x 10^n frames, at most seven of them */
 		uint64_t step = 1;
-		for (uint64_t m = 1;; m *= 10) {
-			if (t->k / m <= 6 || t->k / (2 * m) <= 6 || t->k / (5 * m) <= 6) {
-				step = t->k / m <= 6 ? m : t->k / (2 * m) <= 6 ? 2 * m : 5 * m;
-				break;
-			}
-		}
+		while (t->k / step > 6)
+			step = next_125(step);
 		for (uint64_t f = 0; f < t->k; f += step) {
 			double x = ml + ((double)f + 0.5) * plot_w / t->k;
 			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#666666\"/>"
@@ -181,7 +178,11 @@ int sched_svg(const struct sched_table *t, const struct sched_svg_opts *o, FILE 
 		fprintf(out, "<text x=\"12\" y=\"%.1f\">and %u more flows</text>\n",
 			legend_y + ((nleg + 3) / 4) * 20 + 12, t->nflows - nleg);
 	fputs("</svg>\n", out);
+	rc = ferror(out) ? -1 : 0;
+out:
 	free(acc);
 	free(touched);
-	return ferror(out) ? -1 : 0;
+	free(ps);
+	free(fs);
+	return rc;
 }

@@ -116,6 +116,23 @@ static void rows_sorted_by_port_then_flow(void **state)
 	sched_free(t);
 }
 
+/* Names are names wherever they stand: a flow may be called like a keyword. */
+static void names_that_look_like_keywords(void **state)
+{
+	struct sched_table *t = parse_ok("tdp-schedule 1\ntf 1ms\nk 2\nport size rate 1Gbit/s\n"
+					 "flow port port size size 100 dscp 1\n"
+					 "flow size port size size 200 dscp 2\n"
+					 "flow frames port size size 300 dscp 3\n"
+					 "frames 0: port 1, size 2, frames 3\n");
+	assert_int_equal(t->flows[0].port, 0);
+	assert_int_equal(t->flows[0].size, 100);
+	assert_int_equal(t->flows[1].size, 200);
+	assert_row(t, 0, "port 1, size 2, frames 3");
+	sched_free(t);
+	parse_err("tdp-schedule 1\ntf 1ms\nk 2\nport eth0 rate 1Gbit/s\nflow port port nope size 100 dscp 1\n",
+		  5, 16, "flow port: no port named 'nope'");
+}
+
 static void zero_packets_is_no_entry(void **state)
 {
 	struct sched_table *t = parse_ok(HDR PORT "flow a port eth0 size 100 dscp 1\nframes 0-9: a 0\n");
@@ -312,13 +329,18 @@ static void row_line_limits(void **state)
 		char *s = NULL;
 		size_t len = 0;
 		FILE *f = open_memstream(&s, &len);
-		fprintf(f, "tdp-schedule 1\ntf 1ms\nk 1\nport p rate 100Gbit/s\n");
+		fprintf(f, "tdp-schedule 1\ntf 400ns\nk 2500\nport p rate 100Gbit/s\n");
 		for (int i = 0; i < n; i++)
 			fprintf(f, "flow f%d port p size 60 udp-dport %d\n", i, i);
 		fprintf(f, "frames 0:");
 		for (int i = 0; i < n; i++)
 			fprintf(f, "%s f%d 1", i ? "," : "", i);
 		fprintf(f, "\n");
+		/* and as many frame sets, k = 2500: 0,2,4,... one per set */
+		fprintf(f, "frames ");
+		for (int i = 0; i < n; i++)
+			fprintf(f, "%s%d", i ? "," : "", 2 * i);
+		fprintf(f, ": f0 1\n");
 		fclose(f);
 		struct sched_diags d;
 		sched_diags_init(&d, "x");
@@ -327,8 +349,11 @@ static void row_line_limits(void **state)
 			assert_non_null(t);
 		} else {
 			assert_null(t);
+			assert_int_equal(d.nerr, 2);
 			assert_int_equal(d.v[0].line, 5 + n);
 			assert_non_null(strstr(d.v[0].msg, "more than 1024 flows in one line; split it (rows add up)"));
+			assert_int_equal(d.v[1].line, 6 + n);
+			assert_non_null(strstr(d.v[1].msg, "more than 1024 frame sets in one line; split it (rows add up)"));
 		}
 		sched_diags_free(&d);
 		sched_free(t);
@@ -358,6 +383,7 @@ int main(void)
 		cmocka_unit_test(accepts_everything),
 		cmocka_unit_test(rows_add_up_and_share),
 		cmocka_unit_test(rows_sorted_by_port_then_flow),
+		cmocka_unit_test(names_that_look_like_keywords),
 		cmocka_unit_test(zero_packets_is_no_entry),
 		cmocka_unit_test(err_unknown_keyword),
 		cmocka_unit_test(err_units),
