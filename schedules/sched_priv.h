@@ -3,7 +3,7 @@
 #ifndef TDP_SCHED_PRIV_H
 #define TDP_SCHED_PRIV_H
 
-#include "sched.h"
+#include "tdp_sched.h"
 
 __extension__ typedef unsigned __int128 sched_u128;
 
@@ -16,10 +16,7 @@ struct sched_tok {
 
 /* Numbers with explicit units. Each returns 0, or -1 and sets *why. */
 int sched_num_uint(const char *s, size_t n, uint64_t max, uint64_t *out, const char **why);
-int sched_num_time(const char *s, size_t n, uint64_t *ns, const char **why);
-int sched_num_rate(const char *s, size_t n, uint64_t *bps, const char **why);
 int sched_num_bytes(const char *s, size_t n, uint64_t max, uint64_t *out, const char **why);
-int sched_num_prefix(const char *s, size_t n, struct sched_match *m, const char **why);
 
 bool sched_name_ok(const char *s, size_t n);
 bool sched_tok_is(const struct sched_tok *t, const char *word);

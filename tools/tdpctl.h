@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "sched.h"
+#include "tdp_sched.h"
 
 /* Exit codes: 0 fine; 1 the table is invalid (or, for diff, different); 2 usage or I/O. */
 #define TDPCTL_EXIT_BAD 1

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sched.h"
+#include "tdp_sched.h"
 
 static double now_s(void)
 {

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sched.h"
+#include "tdp_sched.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

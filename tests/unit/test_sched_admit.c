@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sched.h"
+#include "tdp_sched.h"
 #include "testutil.h"
 
 /*

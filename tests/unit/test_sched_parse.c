@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sched.h"
+#include "tdp_sched.h"
 #include "testutil.h"
 
 #define HDR "tdp-schedule 1\ntf 100us\nk 10\n"

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "sched.h"
+#include "tdp_sched.h"
 #include "testutil.h"
 
 static struct sched_table *reparse(const char *text)

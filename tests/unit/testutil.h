@@ -3,7 +3,7 @@
 #ifndef TDP_TESTUTIL_H
 #define TDP_TESTUTIL_H
 
-#include "sched.h"
+#include "tdp_sched.h"
 
 /* Parses text that must be valid (and admissible); fails the test otherwise. */
 struct sched_table *parse_ok(const char *text);

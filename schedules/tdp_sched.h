@@ -6,8 +6,8 @@
  * A table says, for every frame of the cycle (tfc = frame index mod k), how many
  * packets of which flow each output port sends in that frame. See FORMAT.md.
  */
-#ifndef TDP_SCHED_H
-#define TDP_SCHED_H
+#ifndef TDP_SCHED_H_
+#define TDP_SCHED_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -215,6 +215,15 @@ struct sched_flow_summary {
 /* Fills arrays of nports and nflows elements. */
 void sched_summarize(const struct sched_table *t, struct sched_port_summary *ps,
 		     struct sched_flow_summary *fs);
+
+/* ---- units, shared with the daemon's configuration ---------------------- */
+
+/* "100us", "1.5ms", "2s": nanoseconds. "1Gbit/s", "100Mbps": bit/s. "10.0.0.0/8",
+ * "2001:db8::/32": a destination prefix (m->dst*, m->fields gets SCHED_M_DST).
+ * Each returns 0, or -1 with a short reason in *why. s need not be terminated. */
+int sched_num_time(const char *s, size_t n, uint64_t *ns, const char **why);
+int sched_num_rate(const char *s, size_t n, uint64_t *bps, const char **why);
+int sched_num_prefix(const char *s, size_t n, struct sched_match *m, const char **why);
 
 /* ---- frame sets ------------------------------------------------------- */
 

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The frame engine. Per frame, on its own shielded lcore:
+ *   1. stage frame j = next: row = table[j mod k]; for every entry (f, n) take
+ *      up to n packets of f (first any carried over, then its queue) into the
+ *      burst of f's port;
+ *   2. wait precisely for start(j): predictive sleep, then poll the fast clock;
+ *      while waiting, best effort still fills the current frame;
+ *   3. push each port's burst with one rte_eth_tx_burst;
+ *   4. record the frame-start error (push time - start(j));
+ *   5. fill frame j with best effort while the next packet's serialization at
+ *      the port's rate still ends before start(j) + TF - guard.
+ * A frame is late on a port when its burst, pushed now, would not end before
+ * that frame's guard band; the late policy then drops the burst or carries it
+ * to the flow's next reserved frame. A wake-up in a later frame makes every
+ * frame in between late as well. Reserved packets are never sent in a frame
+ * other than one the table reserves for their flow.
+ *
+ * engine_step() runs one frame and is what the tests drive against the sim
+ * timebase; engine_run() loops it until engine_stop(). Nothing on this path
+ * allocates, locks or makes a syscall apart from the clock read, the sleep and
+ * the TX.
+ */
+#ifndef TDP_ENGINE_H
+#define TDP_ENGINE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "frame.h"
+#include "hist.h"
+#include "pw.h"
+#include "tdp_sched.h"
+#include "timebase.h"
+
+struct rte_mbuf;
+struct rte_ring;
+
+enum late_policy { LATE_DROP, LATE_CARRY };
+
+struct eng_port_cfg {
+	uint16_t dpdk_port;
+	uint16_t txq;
+	uint64_t rate_bps;        /* rate the filler and the late check use */
+	uint32_t overhead;        /* per-packet wire overhead, bytes */
+};
+
+struct eng_config {
+	const struct sched_table *t;
+	struct timebase *tb;
+	struct pw_config pw;             /* tf_ns is filled in from the table */
+	enum late_policy late;
+	uint32_t flow_depth;             /* packets per flow queue */
+	uint32_t be_depth;               /* packets per best-effort queue */
+	int64_t be_poll_ns;              /* while waiting, fill best effort this often; 0 = no */
+	int64_t refresh_ns;              /* re-anchor the fast clock this often; 0 = never */
+	const struct eng_port_cfg *ports; /* t->nports, indexed like t->ports */
+};
+
+/* Counters are written by the engine only and read through atomics. */
+struct flow_stats {
+	uint64_t reserved;        /* slots the table gave the flow in frames processed */
+	uint64_t sent;            /* packets pushed in their reserved frame */
+	uint64_t unused;          /* slots with no packet waiting */
+	uint64_t late_dropped;    /* packets of a late frame dropped */
+	uint64_t late_carried;    /* packets of a late frame carried to the next reserved frame */
+	uint64_t late_slots;      /* slots of skipped frames whose packets stayed queued (carry) */
+	uint64_t late_frames;     /* frames of this flow that were late */
+	uint64_t tx_drop;         /* refused by the driver */
+};
+
+struct port_stats {
+	uint64_t frames;          /* frames pushed on time */
+	uint64_t late_frames;
+	uint64_t rsv_pkts, rsv_bytes;
+	uint64_t be_pkts, be_bytes;
+	uint64_t be_too_big;      /* best effort that can never fit in a frame */
+	uint64_t be_tx_drop;
+	uint64_t tx_drop;
+};
+
+struct eng_stats {
+	uint64_t frames;          /* frames processed (pushed or late) */
+	uint64_t late_frames;     /* frames late on at least one port */
+	uint64_t skipped_frames;  /* frames whose start passed while the engine was away */
+	uint64_t sleep_ns;        /* time spent asleep */
+	int64_t first_start_ns, last_push_ns;
+};
+
+struct engine;
+
+/* Allocates queues and state (needs the EAL). NULL with a message in err. */
+struct engine *engine_create(const struct eng_config *c, char *err, size_t errlen);
+void engine_destroy(struct engine *e);
+
+/* The queues the RX side fills: one per flow, one best-effort per port. */
+struct rte_ring *engine_flow_ring(struct engine *e, uint32_t flow);
+struct rte_ring *engine_be_ring(struct engine *e, uint32_t port);
+
+/* Sets the first frame to push: the one after the frame containing now. */
+void engine_start(struct engine *e);
+/* Runs one frame. Returns the index of the frame it pushed (or handled late). */
+int64_t engine_step(struct engine *e);
+/* Loops engine_step until engine_stop. */
+void engine_run(struct engine *e);
+void engine_stop(struct engine *e);
+
+int64_t engine_next_frame(const struct engine *e);
+const struct frame_geom *engine_geom(const struct engine *e);
+
+/* Consistent-enough snapshots for the control side (relaxed atomic reads). */
+void engine_flow_stats(const struct engine *e, uint32_t flow, struct flow_stats *out);
+void engine_port_stats(const struct engine *e, uint32_t port, struct port_stats *out);
+void engine_stats(const struct engine *e, struct eng_stats *out);
+/* The frame-start error histogram; read when the engine is stopped. */
+const struct hist *engine_error_hist(const struct engine *e);
+const struct pw *engine_pw(const struct engine *e);
+
+/* Serialization time of a packet of len bytes (no FCS) at the port's rate. */
+int64_t engine_wire_ns(uint64_t rate_bps, uint32_t overhead, uint32_t len);
+
+#endif

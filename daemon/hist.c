@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
+#include "hist.h"
+
+void hist_init(struct hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->min = INT64_MAX;
+	h->max = INT64_MIN;
+}
+
+unsigned hist_bin_of(int64_t v)
+{
+	uint64_t u = (uint64_t)v;
+	if (u < 2 * HIST_SUB)
+		return (unsigned)u;
+	unsigned msb = 63u - (unsigned)__builtin_clzll(u);       /* >= SUB_BITS + 1 */
+	unsigned shift = msb - HIST_SUB_BITS;
+	unsigned sub = (unsigned)(u >> shift) & (HIST_SUB - 1);
+	return (shift + 1) * HIST_SUB + sub;
+}
+
+int64_t hist_bin_lo(unsigned b)
+{
+	if (b < 2 * HIST_SUB)
+		return b;
+	unsigned shift = b / HIST_SUB - 1;
+	return (int64_t)((HIST_SUB + (b % HIST_SUB)) << shift);
+}
+
+int64_t hist_bin_hi(unsigned b)
+{
+	return hist_bin_lo(b + 1);    /* the last bin ends at HIST_MAX_NS */
+}
+
+void hist_add(struct hist *h, int64_t v)
+{
+	h->count++;
+	h->sum += (double)v;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	if (v < 0)
+		h->under++;
+	else if (v >= HIST_MAX_NS)
+		h->over++;
+	else
+		h->bin[hist_bin_of(v)]++;
+}
+
+void hist_merge(struct hist *a, const struct hist *b)
+{
+	a->count += b->count;
+	a->under += b->under;
+	a->over += b->over;
+	a->sum += b->sum;
+	if (b->min < a->min)
+		a->min = b->min;
+	if (b->max > a->max)
+		a->max = b->max;
+	for (unsigned i = 0; i < HIST_NBINS; i++)
+		a->bin[i] += b->bin[i];
+}
+
+int64_t hist_quantile(const struct hist *h, double q)
+{
+	if (h->count == 0)
+		return 0;
+	if (q < 0)
+		q = 0;
+	if (q > 1)
+		q = 1;
+	/* rank of the wanted value, 1-based */
+	uint64_t rank = (uint64_t)(q * (double)h->count);
+	if ((double)rank < q * (double)h->count || rank == 0)
+		rank++;
+	if (rank > h->count)
+		rank = h->count;
+	uint64_t seen = h->under;
+	if (seen >= rank)
+		return h->min;
+	for (unsigned b = 0; b < HIST_NBINS; b++) {
+		seen += h->bin[b];
+		if (seen >= rank) {
+			int64_t v = hist_bin_hi(b) - 1;
+			if (v > h->max)
+				v = h->max;
+			if (v < h->min)
+				v = h->min;
+			return v;
+		}
+	}
+	return h->max;
+}
+
+double hist_mean(const struct hist *h)
+{
+	return h->count ? h->sum / (double)h->count : 0;
+}

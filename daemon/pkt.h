@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Packet parsing, flow classification and the forwarding rewrite, on plain
+ * byte buffers so they are unit-tested and fuzzed without DPDK.
+ *
+ * pkt_parse reads Ethernet, up to two VLAN tags (802.1Q/802.1ad; the outer
+ * tag's VID and PCP are the packet's), an MPLS stack (the top label is the
+ * packet's; IP under the bottom of stack is parsed too), IPv4 and IPv6 (with
+ * hop-by-hop, routing and destination-options headers skipped) and UDP. It
+ * never reads past len and reports what is wrong with a malformed packet.
+ */
+#ifndef TDP_PKT_H
+#define TDP_PKT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tdp_sched.h"
+
+enum pkt_err {
+	PKT_OK = 0,
+	PKT_RUNT = -1,          /* shorter than an Ethernet header, or than a header it announces */
+	PKT_BAD_IP = -2,        /* IP version, header length or total length wrong */
+	PKT_BAD_MPLS = -3,      /* MPLS stack without a bottom within the packet */
+};
+
+enum {
+	PKT_F_VLAN = 1u << 0,
+	PKT_F_MPLS = 1u << 1,
+	PKT_F_UDP = 1u << 2,
+	PKT_F_FRAG = 1u << 3,   /* an IPv4 fragment other than the first */
+};
+
+struct pkt_info {
+	uint32_t flags;
+	uint16_t vlan;          /* outer VID */
+	uint8_t pcp;
+	uint8_t family;         /* 4, 6 or 0 (not IP) */
+	uint32_t mpls;          /* top label */
+	uint16_t l3_off;        /* offset of the IP header */
+	uint16_t l3_len;        /* IPv4 total length or IPv6 40 + payload length */
+	uint8_t dscp;
+	uint8_t ttl;            /* TTL or hop limit */
+	uint16_t udp_dport;
+	uint8_t dst[16];        /* IPv4 in the first 4 bytes */
+};
+
+int pkt_parse(const uint8_t *p, uint32_t len, struct pkt_info *pi);
+const char *pkt_err_name(int err);
+
+/* ---- classification by the table's flow matches ----------------------- */
+
+struct cls;
+
+/* Builds the classifier for the table's flows. NULL on allocation failure. */
+struct cls *cls_build(const struct sched_table *t);
+void cls_free(struct cls *c);
+/* The flow the packet belongs to, or -1. Flows of a valid table never overlap,
+ * so at most one matches. O(number of distinct match shapes). */
+int cls_lookup(const struct cls *c, const struct pkt_info *pi);
+uint32_t cls_groups(const struct cls *c);
+
+/* ---- forwarding rewrite ----------------------------------------------- */
+
+/* IPv4 header checksum over hdr (ihl*4 bytes); 0 when the header is intact. */
+uint16_t pkt_ip4_csum(const uint8_t *hdr, unsigned len);
+/*
+ * Routes the frame to the next hop: destination MAC = dst, source MAC = src,
+ * TTL or hop limit minus one with the IPv4 checksum updated incrementally
+ * (RFC 1624). Returns 0, or -1 when the TTL would expire (frame untouched).
+ * Non-IP frames only get the MACs.
+ */
+int pkt_forward(uint8_t *frame, const struct pkt_info *pi, const uint8_t src[6], const uint8_t dst[6]);
+
+#endif

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
+#include "pw.h"
+
+int pw_init(struct pw *p, const struct pw_config *c)
+{
+	if (c->tf_ns <= 0 || c->window < 1 || c->window > PW_WINDOW_MAX || c->decay_pct < 1 ||
+	    c->decay_pct > 100 || c->min_sleep_ns < 0 || c->margin_ns < 0 || c->book_init_ns < 0)
+		return -1;
+	memset(p, 0, sizeof(*p));
+	p->cfg = *c;
+	p->book_ema_ns = c->book_init_ns << 3;
+	return 0;
+}
+
+int64_t pw_book_ns(const struct pw *p)
+{
+	return p->book_ema_ns >> 3;
+}
+
+int64_t pw_lead_ns(const struct pw *p)
+{
+	return p->pred_ns + pw_book_ns(p) + p->cfg.margin_ns;
+}
+
+static void recompute(struct pw *p)
+{
+	int64_t m = 0;
+	for (uint32_t i = 0; i < p->n; i++)
+		if (p->win[i] > m)
+			m = p->win[i];
+	p->pred_ns = m;
+}
+
+static void push(struct pw *p, int64_t over_ns)
+{
+	p->win[p->head] = over_ns;
+	p->head = (p->head + 1) % p->cfg.window;
+	if (p->n < p->cfg.window)
+		p->n++;
+	recompute(p);
+}
+
+static void decay(struct pw *p)
+{
+	if (p->cfg.decay_pct == 100)
+		return;
+	for (uint32_t i = 0; i < p->n; i++)
+		p->win[i] = p->win[i] * p->cfg.decay_pct / 100;
+	recompute(p);
+}
+
+bool pw_plan(struct pw *p, tdp_time_t now, tdp_time_t boundary, tdp_time_t *sleep_to)
+{
+	if (p->cfg.tf_ns >= p->cfg.spin_below_ns) {
+		tdp_time_t to = tdp_time_add(boundary, -pw_lead_ns(p));
+		if (tdp_time_diff(to, now) >= p->cfg.min_sleep_ns) {
+			*sleep_to = to;
+			p->st.sleeps++;
+			return true;
+		}
+		decay(p);
+	}
+	p->st.spins++;
+	return false;
+}
+
+static void record(struct pw *p, tdp_time_t asked, tdp_time_t woke)
+{
+	int64_t over = tdp_time_diff(woke, asked);
+	if (over < 0) {
+		p->st.early_wakes++;
+		over = 0;
+	}
+	push(p, over);
+}
+
+bool pw_woke(struct pw *p, tdp_time_t asked, tdp_time_t woke, tdp_time_t boundary)
+{
+	pw_flush(p);
+	if (tdp_time_diff(boundary, woke) < pw_book_ns(p)) {
+		p->pending = true;
+		p->pend_asked = asked;
+		p->pend_woke = woke;
+		p->st.deferred++;
+		return false;
+	}
+	record(p, asked, woke);
+	return true;
+}
+
+bool pw_flush(struct pw *p)
+{
+	if (!p->pending)
+		return false;
+	p->pending = false;
+	record(p, p->pend_asked, p->pend_woke);
+	return true;
+}
+
+void pw_book_cost(struct pw *p, int64_t ns)
+{
+	if (ns < 0)
+		ns = 0;
+	/* ema += (x - ema) / 8, kept in ns << 3 */
+	p->book_ema_ns += ns - (p->book_ema_ns >> 3);
+}

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_lpm.h>
+#include <rte_lpm6.h>
+
+#include "route.h"
+
+struct neigh {
+	uint8_t family;
+	uint8_t addr[16];
+	uint32_t port;
+	uint8_t mac[6];
+};
+
+struct rt_entry {
+	uint8_t family;
+	uint8_t prefix[16];
+	unsigned len;
+	uint32_t port;
+	bool connected;
+	uint8_t mac[6];          /* gateway's, when not connected */
+};
+
+struct router {
+	uint32_t nports;
+	struct neigh *nb;
+	size_t nnb, nb_cap;
+	struct rt_entry *rt;
+	size_t nrt, rt_cap;
+	struct neigh *local;     /* our own addresses */
+	size_t nlocal, local_cap;
+	struct rte_lpm *lpm4;
+	struct rte_lpm6 *lpm6;
+};
+
+static int grow(void **v, size_t *cap, size_t want, size_t es)
+{
+	if (want <= *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : 8;
+	while (nc < want)
+		nc *= 2;
+	void *p = realloc(*v, nc * es);
+	if (!p)
+		return -1;
+	*v = p;
+	*cap = nc;
+	return 0;
+}
+
+struct router *router_create(uint32_t nports, char *err, size_t errlen)
+{
+	struct router *r = calloc(1, sizeof(*r));
+	if (!r)
+		snprintf(err, errlen, "out of memory");
+	else
+		r->nports = nports;
+	return r;
+}
+
+void router_free(struct router *r)
+{
+	if (!r)
+		return;
+	if (r->lpm4)
+		rte_lpm_free(r->lpm4);
+	if (r->lpm6)
+		rte_lpm6_free(r->lpm6);
+	free(r->nb);
+	free(r->rt);
+	free(r->local);
+	free(r);
+}
+
+static unsigned alen(int family)
+{
+	return family == 4 ? 4 : 16;
+}
+
+static void mask(uint8_t *a, unsigned len)
+{
+	for (unsigned i = 0; i < 16; i++) {
+		unsigned bits = len > i * 8 ? len - i * 8 : 0;
+		if (bits < 8)
+			a[i] &= (uint8_t)(0xff00u >> bits);
+	}
+}
+
+static const struct neigh *find_neigh(const struct neigh *v, size_t n, int family, const uint8_t *addr)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].family == family && memcmp(v[i].addr, addr, alen(family)) == 0)
+			return &v[i];
+	return NULL;
+}
+
+int router_add_address(struct router *r, uint32_t port, int family, const uint8_t *addr, unsigned len,
+		       char *err, size_t errlen)
+{
+	if (find_neigh(r->local, r->nlocal, family, addr)) {
+		snprintf(err, errlen, "address given twice");
+		return -1;
+	}
+	if (grow((void **)&r->local, &r->local_cap, r->nlocal + 1, sizeof(*r->local)) ||
+	    grow((void **)&r->rt, &r->rt_cap, r->nrt + 1, sizeof(*r->rt))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	struct neigh *l = &r->local[r->nlocal++];
+	memset(l, 0, sizeof(*l));
+	l->family = (uint8_t)family;
+	memcpy(l->addr, addr, alen(family));
+	l->port = port;
+	struct rt_entry *e = &r->rt[r->nrt++];
+	memset(e, 0, sizeof(*e));
+	e->family = (uint8_t)family;
+	memcpy(e->prefix, addr, alen(family));
+	mask(e->prefix, len);
+	e->len = len;
+	e->port = port;
+	e->connected = true;
+	return 0;
+}
+
+int router_add_neighbour(struct router *r, uint32_t port, int family, const uint8_t *addr,
+			 const uint8_t mac[6], char *err, size_t errlen)
+{
+	if (find_neigh(r->nb, r->nnb, family, addr)) {
+		snprintf(err, errlen, "neighbour given twice");
+		return -1;
+	}
+	if (grow((void **)&r->nb, &r->nb_cap, r->nnb + 1, sizeof(*r->nb))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	struct neigh *n = &r->nb[r->nnb++];
+	memset(n, 0, sizeof(*n));
+	n->family = (uint8_t)family;
+	memcpy(n->addr, addr, alen(family));
+	n->port = port;
+	memcpy(n->mac, mac, 6);
+	return 0;
+}
+
+int router_add_route(struct router *r, uint32_t port, int family, const uint8_t *prefix, unsigned len,
+		     const uint8_t *gw, char *err, size_t errlen)
+{
+	const struct neigh *n = find_neigh(r->nb, r->nnb, family, gw);
+	if (!n || n->port != port) {
+		char a[INET6_ADDRSTRLEN];
+		inet_ntop(family == 4 ? AF_INET : AF_INET6, gw, a, sizeof(a));
+		snprintf(err, errlen, "gateway %s is not a neighbour on this port", a);
+		return -1;
+	}
+	if (grow((void **)&r->rt, &r->rt_cap, r->nrt + 1, sizeof(*r->rt))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	struct rt_entry *e = &r->rt[r->nrt++];
+	memset(e, 0, sizeof(*e));
+	e->family = (uint8_t)family;
+	memcpy(e->prefix, prefix, alen(family));
+	mask(e->prefix, len);
+	e->len = len;
+	e->port = port;
+	memcpy(e->mac, n->mac, 6);
+	return 0;
+}
+
+static int cmp_neigh(const void *a, const void *b)
+{
+	const struct neigh *x = a, *y = b;
+	if (x->family != y->family)
+		return x->family - y->family;
+	return memcmp(x->addr, y->addr, 16);
+}
+
+int router_build(struct router *r, char *err, size_t errlen)
+{
+	size_t n4 = 0, n6 = 0;
+	for (size_t i = 0; i < r->nrt; i++)
+		if (r->rt[i].family == 4)
+			n4++;
+		else
+			n6++;
+	char name[64];
+	snprintf(name, sizeof(name), "tdp4_%p", (void *)r);
+	struct rte_lpm_config c4 = {.max_rules = (uint32_t)(n4 + 16), .number_tbl8s = 256};
+	r->lpm4 = rte_lpm_create(name, SOCKET_ID_ANY, &c4);
+	snprintf(name, sizeof(name), "tdp6_%p", (void *)r);
+	struct rte_lpm6_config c6 = {.max_rules = (uint32_t)(n6 + 16), .number_tbl8s = 1024};
+	r->lpm6 = rte_lpm6_create(name, SOCKET_ID_ANY, &c6);
+	if (!r->lpm4 || !r->lpm6) {
+		snprintf(err, errlen, "cannot create the route tables (rte_lpm): %s", rte_strerror(rte_errno));
+		return -1;
+	}
+	for (size_t i = 0; i < r->nrt; i++) {
+		struct rt_entry *e = &r->rt[i];
+		int rc;
+		if (e->family == 4) {
+			uint32_t ip = (uint32_t)e->prefix[0] << 24 | (uint32_t)e->prefix[1] << 16 |
+				      (uint32_t)e->prefix[2] << 8 | e->prefix[3];
+			rc = rte_lpm_add(r->lpm4, ip, (uint8_t)e->len, (uint32_t)i);
+		} else {
+			rc = rte_lpm6_add(r->lpm6, e->prefix, (uint8_t)e->len, (uint32_t)i);
+		}
+		if (rc < 0) {
+			snprintf(err, errlen, "cannot add a route: %s", rte_strerror(-rc));
+			return -1;
+		}
+	}
+	if (r->nnb)
+		qsort(r->nb, r->nnb, sizeof(*r->nb), cmp_neigh);
+	if (r->nlocal)
+		qsort(r->local, r->nlocal, sizeof(*r->local), cmp_neigh);
+	return 0;
+}
+
+static const struct neigh *bsearch_neigh(const struct neigh *v, size_t n, int family, const uint8_t *addr)
+{
+	struct neigh key;
+	memset(&key, 0, sizeof(key));
+	key.family = (uint8_t)family;
+	memcpy(key.addr, addr, alen(family));
+	return n ? bsearch(&key, v, n, sizeof(*v), cmp_neigh) : NULL;
+}
+
+int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *port, uint8_t mac[6])
+{
+	uint32_t hop;
+	if (pi->family == 4) {
+		uint32_t ip = (uint32_t)pi->dst[0] << 24 | (uint32_t)pi->dst[1] << 16 |
+			      (uint32_t)pi->dst[2] << 8 | pi->dst[3];
+		if (rte_lpm_lookup(r->lpm4, ip, &hop) != 0)
+			return ROUTE_NONE;
+	} else if (pi->family == 6) {
+		if (rte_lpm6_lookup(r->lpm6, pi->dst, &hop) != 0)
+			return ROUTE_NONE;
+	} else {
+		return ROUTE_NONE;
+	}
+	const struct rt_entry *e = &r->rt[hop];
+	*port = e->port;
+	if (!e->connected) {
+		memcpy(mac, e->mac, 6);
+		return ROUTE_OK;
+	}
+	if (bsearch_neigh(r->local, r->nlocal, pi->family, pi->dst))
+		return ROUTE_LOCAL;
+	const struct neigh *n = bsearch_neigh(r->nb, r->nnb, pi->family, pi->dst);
+	if (!n || n->port != e->port)
+		return ROUTE_NO_NEIGH;
+	memcpy(mac, n->mac, 6);
+	return ROUTE_OK;
+}
+
+const char *route_res_name(int res)
+{
+	switch (res) {
+	case ROUTE_OK: return "ok";
+	case ROUTE_NONE: return "no-route";
+	case ROUTE_NO_NEIGH: return "no-neighbour";
+	case ROUTE_LOCAL: return "local";
+	default: return "unknown";
+	}
+}
+
+int route_parse_addr(const char *s, int *family, uint8_t addr[16])
+{
+	memset(addr, 0, 16);
+	if (inet_pton(AF_INET, s, addr) == 1) {
+		*family = 4;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, addr) == 1) {
+		*family = 6;
+		return 0;
+	}
+	return -1;
+}
+
+int route_parse_prefix(const char *s, int *family, uint8_t addr[16], unsigned *len)
+{
+	char buf[64];
+	const char *slash = strchr(s, '/');
+	size_t n = slash ? (size_t)(slash - s) : strlen(s);
+	if (n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	if (route_parse_addr(buf, family, addr) != 0)
+		return -1;
+	unsigned max = *family == 4 ? 32 : 128;
+	if (!slash) {
+		*len = max;
+		return 0;
+	}
+	char *end;
+	unsigned long l = strtoul(slash + 1, &end, 10);
+	if (end == slash + 1 || *end || l > max)
+		return -1;
+	*len = (unsigned)l;
+	return 0;
+}
+
+int route_parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned v[6];
+	char tail;
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &tail) != 6)
+		return -1;
+	for (int i = 0; i < 6; i++)
+		mac[i] = (uint8_t)v[i];
+	return 0;
+}

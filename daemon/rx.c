@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+#include <time.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+#include <rte_ring.h>
+
+#include "rx.h"
+
+#define ST_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
+
+const char *rx_drop_name(enum rx_drop d)
+{
+	static const char *const n[RXD_MAX] = {
+		[RXD_RUNT] = "runt", [RXD_MALFORMED] = "malformed", [RXD_NO_ROUTE] = "no-route",
+		[RXD_NO_NEIGH] = "no-neighbour", [RXD_LOCAL] = "local", [RXD_TTL] = "ttl-expired",
+		[RXD_OWN] = "own", [RXD_WRONG_PORT] = "flow-route-mismatch",
+		[RXD_BE_OVERFLOW] = "be-overflow", [RXD_TX_FULL] = "tx-full",
+	};
+	return d < RXD_MAX ? n[d] : "unknown";
+}
+
+static void drop(struct rx *rx, struct rte_mbuf *m, enum rx_drop why)
+{
+	ST_ADD(rx->st.drop[why], 1);
+	rte_pktmbuf_free(m);
+}
+
+void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
+{
+	struct pkt_info pi;
+	ST_ADD(rx->st.pkts, 1);
+	ST_ADD(rx->st.bytes, m->pkt_len);
+	if (m->nb_segs != 1 || m->pkt_len != m->data_len) {
+		drop(rx, m, RXD_MALFORMED);   /* chained mbufs: not produced by our pools */
+		return;
+	}
+	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+	/* our own transmissions seen again by a tap-like PMD */
+	if (memcmp(d + 6, rx->ports[in_port].mac, 6) == 0) {
+		drop(rx, m, RXD_OWN);
+		return;
+	}
+	int rc = pkt_parse(d, m->pkt_len, &pi);
+	if (rc != PKT_OK) {
+		drop(rx, m, rc == PKT_RUNT ? RXD_RUNT : RXD_MALFORMED);
+		return;
+	}
+	int f = cls_lookup(rx->cls, &pi);
+	uint32_t out;
+	uint8_t mac[6];
+	if (pi.family && !(pi.flags & PKT_F_MPLS)) {
+		rc = router_lookup(rx->rt, &pi, &out, mac);
+		if (rc != ROUTE_OK) {
+			drop(rx, m, rc == ROUTE_NONE ? RXD_NO_ROUTE : rc == ROUTE_LOCAL ? RXD_LOCAL : RXD_NO_NEIGH);
+			return;
+		}
+	} else {
+		/* not routed: a reserved flow's port or nothing */
+		if (f < 0) {
+			drop(rx, m, RXD_NO_ROUTE);
+			return;
+		}
+		out = rx->table_to_port[rx->t->flows[f].port];
+		if (!rx->ports[out].has_peer) {
+			drop(rx, m, RXD_NO_NEIGH);
+			return;
+		}
+		memcpy(mac, rx->ports[out].peer_mac, 6);
+	}
+	if (f >= 0 && out != rx->table_to_port[rx->t->flows[f].port]) {
+		drop(rx, m, RXD_WRONG_PORT);
+		return;
+	}
+	if (pkt_forward(d, &pi, rx->ports[out].mac, mac) != 0) {
+		drop(rx, m, RXD_TTL);
+		return;
+	}
+	if (f >= 0) {
+		if (rte_ring_sp_enqueue(rx->flow_q[f], m) != 0) {
+			ST_ADD(rx->flow_overflow[f], 1);
+			rte_pktmbuf_free(m);
+			return;
+		}
+		ST_ADD(rx->flow_enq[f], 1);
+		ST_ADD(rx->st.reserved, 1);
+		return;
+	}
+	if (rx->be_q[out]) {
+		if (rte_ring_sp_enqueue(rx->be_q[out], m) != 0) {
+			drop(rx, m, RXD_BE_OVERFLOW);
+			return;
+		}
+	} else if (rte_eth_tx_burst(rx->ports[out].dpdk_port, 0, &m, 1) != 1) {
+		drop(rx, m, RXD_TX_FULL);
+		return;
+	}
+	ST_ADD(rx->st.best_effort, 1);
+}
+
+uint32_t rx_poll(struct rx *rx)
+{
+	struct rte_mbuf *pkts[RX_BURST];
+	uint32_t total = 0;
+	for (uint32_t p = 0; p < rx->nports; p++) {
+		uint16_t n = rte_eth_rx_burst(rx->ports[p].dpdk_port, 0, pkts, RX_BURST);
+		for (uint16_t i = 0; i < n; i++) {
+			if (i + 1 < n)
+				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+			rx_packet(rx, p, pkts[i]);
+		}
+		total += n;
+	}
+	return total;
+}
+
+void rx_run(struct rx *rx)
+{
+	unsigned idle = 0;
+	while (!atomic_load_explicit(&rx->stop, memory_order_relaxed)) {
+		if (rx_poll(rx)) {
+			idle = 0;
+			continue;
+		}
+		if (rx->idle_sleep_ns > 0 && ++idle >= 64) {
+			struct timespec ts = {0, rx->idle_sleep_ns};
+			nanosleep(&ts, NULL);
+		}
+	}
+}

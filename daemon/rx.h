@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The RX side, on the housekeeping lcore: bursts of 32 from every port;
+ * each packet is parsed, classified by the table's flow matches and routed
+ * (MAC rewrite, TTL decrement). A reserved packet goes to its flow's queue, the
+ * rest to the best-effort queue of the port its route leads to; best effort for
+ * a port the table does not schedule is sent at once. Everything dropped is
+ * counted by reason; nothing here can crash on what arrives.
+ */
+#ifndef TDP_RX_H
+#define TDP_RX_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pkt.h"
+#include "route.h"
+#include "tdp_sched.h"
+
+struct rte_mbuf;
+struct rte_ring;
+
+#define RX_BURST 32
+
+struct rx_port {
+	uint16_t dpdk_port;
+	int table_port;           /* index in the table, or -1 when the table does not schedule it */
+	uint8_t mac[6];           /* our source MAC on this port */
+	bool has_peer;
+	uint8_t peer_mac[6];      /* next hop for non-IP (e.g. MPLS) packets */
+};
+
+enum rx_drop {
+	RXD_RUNT, RXD_MALFORMED, RXD_NO_ROUTE, RXD_NO_NEIGH, RXD_LOCAL, RXD_TTL, RXD_OWN,
+	RXD_WRONG_PORT, RXD_BE_OVERFLOW, RXD_TX_FULL, RXD_MAX
+};
+
+struct rx_stats {
+	uint64_t pkts, bytes;
+	uint64_t reserved;        /* queued for a flow */
+	uint64_t best_effort;     /* queued for the filler or sent at once */
+	uint64_t drop[RXD_MAX];
+};
+
+struct rx {
+	struct rx_port *ports;
+	uint32_t nports;
+	const struct cls *cls;
+	const struct router *rt;
+	const struct sched_table *t;
+	struct rte_ring **flow_q;   /* per flow */
+	struct rte_ring **be_q;     /* per configured port; NULL: send at once */
+	uint64_t *flow_enq;         /* per flow, RX-written */
+	uint64_t *flow_overflow;    /* per flow */
+	uint32_t *table_to_port;    /* table port -> configured port */
+	int64_t idle_sleep_ns;
+	struct rx_stats st;
+	atomic_int stop;
+};
+
+const char *rx_drop_name(enum rx_drop d);
+
+/* Handles one received packet (takes ownership). */
+void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m);
+/* One burst from every port; returns packets received. */
+uint32_t rx_poll(struct rx *rx);
+/* Polls until rx->stop; sleeps idle_sleep_ns after 64 empty rounds. */
+void rx_run(struct rx *rx);
+
+#endif
