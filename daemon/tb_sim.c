@@ -115,3 +115,8 @@ uint64_t tb_sim_sleeps(struct timebase *tb)
 {
 	return SIM(tb)->sleeps;
 }
+
+tdp_time_t tb_sim_time(struct timebase *tb)
+{
+	return tdp_time(SIM(tb)->now);
+}

@@ -97,5 +97,7 @@ void tb_sim_stall(struct timebase *tb, int64_t ns);
 /* Moves the clock (a phase step of the reference when negative or large). */
 void tb_sim_advance(struct timebase *tb, int64_t ns);
 uint64_t tb_sim_sleeps(struct timebase *tb);
+/* The sim time, without the cost of a read. */
+tdp_time_t tb_sim_time(struct timebase *tb);
 
 #endif

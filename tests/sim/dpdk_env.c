@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "dpdk_env.h"
+
+static struct rte_mempool *pool;
+
+int env_eal_init(void)
+{
+	static int done;
+	if (done)
+		return 0;
+	char prefix[64];
+	snprintf(prefix, sizeof(prefix), "--file-prefix=tdptest%d", (int)getpid());
+	char *argv[] = {"test", "--no-huge", "-m", "256", "--no-shconf", "--no-pci", "--no-telemetry",
+			"--log-level=*:error", "-l", "0", prefix, NULL};
+	int argc = (int)(sizeof(argv) / sizeof(argv[0])) - 1;
+	if (rte_eal_init(argc, argv) < 0)
+		return -1;
+	pool = rte_pktmbuf_pool_create("tdptest", 32767, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	if (!pool)
+		return -1;
+	done = 1;
+	return 0;
+}
+
+struct rte_mempool *env_pool(void)
+{
+	return pool;
+}
+
+int env_ring_port(const char *name, struct rte_ring **rx, struct rte_ring **tx)
+{
+	char n[64];
+	snprintf(n, sizeof(n), "%s_rx", name);
+	*rx = rte_ring_create(n, 4096, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	snprintf(n, sizeof(n), "%s_tx", name);
+	*tx = rte_ring_create(n, 16384, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (!*rx || !*tx)
+		return -1;
+	int port = rte_eth_from_rings(name, rx, 1, tx, 1, SOCKET_ID_ANY);
+	if (port < 0)
+		return -1;
+	struct rte_eth_conf conf;
+	memset(&conf, 0, sizeof(conf));
+	if (rte_eth_dev_configure((uint16_t)port, 1, 1, &conf) != 0 ||
+	    rte_eth_rx_queue_setup((uint16_t)port, 0, 256, SOCKET_ID_ANY, NULL, pool) != 0 ||
+	    rte_eth_tx_queue_setup((uint16_t)port, 0, 256, SOCKET_ID_ANY, NULL) != 0 ||
+	    rte_eth_dev_start((uint16_t)port) != 0)
+		return -1;
+	return port;
+}
+
+unsigned env_drain(struct rte_ring *r)
+{
+	void *m;
+	unsigned n = 0;
+	while (rte_ring_sc_dequeue(r, &m) == 0) {
+		rte_pktmbuf_free(m);
+		n++;
+	}
+	return n;
+}

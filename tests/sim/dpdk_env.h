@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* A private EAL for test programs: no hugepages, no PCI, no shared files, and
+ * in-memory ports (DPDK net_ring) whose TX ring the test reads back. */
+#ifndef TDP_DPDK_ENV_H
+#define TDP_DPDK_ENV_H
+
+#include <stdint.h>
+
+struct rte_mempool;
+struct rte_ring;
+
+/* Initialises the EAL once; returns 0 or -1. */
+int env_eal_init(void);
+struct rte_mempool *env_pool(void);
+/* A started net_ring port; *tx receives what it transmits, *rx feeds what it receives. */
+int env_ring_port(const char *name, struct rte_ring **rx, struct rte_ring **tx);
+/* Frees everything queued on a ring of mbufs; returns how many. */
+unsigned env_drain(struct rte_ring *r);
+
+#endif

@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The frame engine against the sim timebase and in-memory DPDK ports
+ * (net_ring). A TX callback logs every packet the engine hands the driver with
+ * the sim time of the hand-over; the tests then check, exactly, in which frame
+ * each packet left and how long it occupied the wire, with a link model of
+ * their own. No wall-clock time is involved anywhere.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "dpdk_env.h"
+#include "engine.h"
+#include "frame.h"
+#include "testutil.h"
+
+#define TAG_OFF 14
+#define TAG_MAGIC 0x7d
+
+struct txrec {
+	int64_t t;
+	uint16_t port;
+	int32_t flow;        /* -1: best effort */
+	uint32_t seq;
+	uint32_t len;
+};
+
+static struct {
+	struct timebase *tb;
+	struct txrec *v;
+	size_t n, cap;
+} txlog;
+
+static uint16_t log_tx(uint16_t port, uint16_t q, struct rte_mbuf **pkts, uint16_t n, void *arg)
+{
+	(void)q;
+	(void)arg;
+	for (uint16_t i = 0; i < n; i++) {
+		if (txlog.n == txlog.cap) {
+			txlog.cap = txlog.cap ? 2 * txlog.cap : 4096;
+			txlog.v = realloc(txlog.v, txlog.cap * sizeof(*txlog.v));
+		}
+		const uint8_t *d = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
+		struct txrec *r = &txlog.v[txlog.n++];
+		r->t = tb_sim_time(txlog.tb).ns;
+		r->port = port;
+		r->flow = d[TAG_OFF] == TAG_MAGIC ? (int32_t)(d[TAG_OFF + 1] | d[TAG_OFF + 2] << 8) : -1;
+		memcpy(&r->seq, d + TAG_OFF + 3, 4);
+		r->len = pkts[i]->pkt_len;
+	}
+	return n;
+}
+
+static struct rte_mbuf *mk(int32_t flow, uint32_t seq, uint32_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(env_pool());
+	assert_non_null(m);
+	uint8_t *d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+	memset(d, 0, len);
+	d[TAG_OFF] = flow >= 0 ? TAG_MAGIC : 0;
+	d[TAG_OFF + 1] = (uint8_t)flow;
+	d[TAG_OFF + 2] = (uint8_t)(flow >> 8);
+	memcpy(d + TAG_OFF + 3, &seq, 4);
+	return m;
+}
+
+struct rig {
+	struct sched_table *t;
+	struct timebase *tb;
+	struct engine *e;
+	int port[4];
+	struct rte_ring *rx[4], *tx[4];
+	uint32_t seq[64];      /* next sequence number to enqueue, per flow */
+	uint32_t be_seq;
+};
+
+static int rig_no;
+
+static void rig_up(struct rig *r, const char *table, enum late_policy late, int64_t start_ns,
+		   int64_t be_poll_ns, uint32_t depth)
+{
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(env_eal_init(), 0);
+	r->t = parse_ok(table);
+	r->tb = tb_sim_new(tdp_time(start_ns), 20);
+	txlog.tb = r->tb;
+	txlog.n = 0;
+	struct eng_port_cfg pc[4];
+	for (uint32_t p = 0; p < r->t->nports; p++) {
+		char name[32];
+		snprintf(name, sizeof(name), "sim%d_%u", rig_no, p);
+		r->port[p] = env_ring_port(name, &r->rx[p], &r->tx[p]);
+		assert_true(r->port[p] >= 0);
+		assert_non_null(rte_eth_add_tx_callback((uint16_t)r->port[p], 0, log_tx, NULL));
+		pc[p] = (struct eng_port_cfg){.dpdk_port = (uint16_t)r->port[p], .txq = 0,
+					      .rate_bps = 0, .overhead = r->t->ports[p].overhead};
+	}
+	rig_no++;
+	struct eng_config c = {
+		.t = r->t, .tb = r->tb, .late = late, .flow_depth = depth, .be_depth = 256,
+		.be_poll_ns = be_poll_ns, .refresh_ns = 0, .ports = pc,
+		.pw = {.spin_below_ns = 0, .min_sleep_ns = 1000, .margin_ns = 500, .window = 16,
+		       .decay_pct = 90, .book_init_ns = 100},
+	};
+	char err[128];
+	r->e = engine_create(&c, err, sizeof(err));
+	if (!r->e)
+		fail_msg("engine_create: %s", err);
+	engine_start(r->e);
+}
+
+static void rig_down(struct rig *r)
+{
+	engine_destroy(r->e);
+	for (uint32_t p = 0; p < r->t->nports; p++) {
+		rte_eth_dev_stop((uint16_t)r->port[p]);
+		env_drain(r->tx[p]);
+	}
+	r->tb->ops->destroy(r->tb);
+	sched_free(r->t);
+}
+
+/* Keeps every flow's queue at `want` packets and best effort at be_want. */
+static void top_up(struct rig *r, uint32_t want, uint32_t be_want, const uint32_t *be_sizes, size_t nbs)
+{
+	for (uint32_t f = 0; f < r->t->nflows; f++) {
+		struct rte_ring *q = engine_flow_ring(r->e, f);
+		while (rte_ring_count(q) < want)
+			assert_int_equal(rte_ring_sp_enqueue(q, mk((int32_t)f, r->seq[f]++, r->t->flows[f].size)), 0);
+	}
+	for (uint32_t p = 0; p < r->t->nports && nbs; p++) {
+		struct rte_ring *q = engine_be_ring(r->e, p);
+		while (rte_ring_count(q) < be_want) {
+			uint32_t len = be_sizes[r->be_seq % nbs];
+			assert_int_equal(rte_ring_sp_enqueue(q, mk(-1, r->be_seq++, len)), 0);
+		}
+	}
+}
+
+static void drain_all(struct rig *r)
+{
+	for (uint32_t p = 0; p < r->t->nports; p++)
+		env_drain(r->tx[p]);
+}
+
+static uint32_t row_n(const struct sched_table *t, uint32_t tfc, uint32_t flow)
+{
+	uint32_t n, sum = 0;
+	const struct sched_entry *e = sched_row(t, tfc, &n);
+	for (uint32_t i = 0; i < n; i++)
+		if (e[i].flow == flow)
+			sum += e[i].n;
+	return sum;
+}
+
+static int port_of(const struct rig *r, uint16_t dpdk)
+{
+	for (uint32_t p = 0; p < r->t->nports; p++)
+		if (r->port[p] == dpdk)
+			return (int)p;
+	return -1;
+}
+
+/*
+ * Checks the log with a link model of its own: a packet starts on the wire
+ * when it is handed over or when the one before it ends, whichever is later.
+ * Reserved packets must start in their frame and end by its guard band; best
+ * effort must end by the guard band of the frame it starts in. Returns, per
+ * frame and flow, the count seen (for the caller's exact comparison).
+ */
+static void check_wire(const struct rig *r, size_t from, size_t to)
+{
+	const struct frame_geom *g = engine_geom(r->e);
+	int64_t free_at[4] = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN};
+	for (size_t i = from; i < to; i++) {
+		const struct txrec *x = &txlog.v[i];
+		int p = port_of(r, x->port);
+		assert_true(p >= 0);
+		int64_t start = x->t > free_at[p] ? x->t : free_at[p];
+		int64_t end = start + engine_wire_ns(r->t->ports[p].rate_bps, r->t->ports[p].overhead, x->len);
+		int64_t f = frame_index(g, tdp_time(start));
+		int64_t limit = frame_start(g, f).ns + g->tf_ns - (int64_t)r->t->guard_ns;
+		if (end > limit)
+			fail_msg("packet %zu (flow %d) on the wire %lld..%lld crosses the guard band of frame %lld at %lld",
+				 i, x->flow, (long long)start, (long long)end, (long long)f, (long long)limit);
+		if (x->flow >= 0)
+			assert_int_equal(frame_index(g, tdp_time(x->t)), f);
+		free_at[p] = end;
+	}
+}
+
+static const char table_multi[] =
+	"tdp-schedule 1\ntf 100us\nk 100\nguard 2us\n"
+	"port out rate 1Gbit/s\n"
+	"port aux rate 100Mbit/s\n"
+	"flow a port out size 200 udp-dport 1\n"
+	"flow b port out size 1000 udp-dport 2\n"
+	"flow c port aux size 100 udp-dport 3\n"
+	"frames 0-98/2: a 3\n"
+	"frames 0-90/10: b 2\n"        /* frames 0, 10, ...: a and b share the row */
+	"frames 5,6,7: c 2\n"
+	"frames 50: a 1, c 1\n";
+
+/* Over 10^5 frames every reserved packet leaves in exactly the frames the
+ * table gives its flow, n per frame, in order; best effort never crosses a
+ * guard band or a frame start. */
+static void every_packet_in_its_frame(void **state)
+{
+	struct rig r;
+	/* start 300 us before a second: the first frame pushed has tfc 98 */
+	rig_up(&r, table_multi, LATE_DROP, 1000 * TDP_NS_PER_S - 300000, 20000, 64);
+	const uint32_t be_sizes[] = {60, 1514, 400, 1000, 64, 1500, 800};
+	const uint32_t frames = 100000;
+	uint32_t next_seq[3] = {0, 0, 0};
+	uint64_t be_seen = 0;
+	const struct frame_geom *g = engine_geom(r.e);
+	for (uint32_t i = 0; i < frames; i++) {
+		top_up(&r, 8, 24, be_sizes, 7);
+		size_t from = txlog.n;
+		int64_t j = engine_step(r.e);
+		drain_all(&r);
+		check_wire(&r, from, txlog.n);
+		uint32_t tfc = frame_tfc(g, j);
+		uint32_t got[3] = {0, 0, 0};
+		for (size_t x = from; x < txlog.n; x++) {
+			const struct txrec *t = &txlog.v[x];
+			if (t->flow < 0) {
+				be_seen++;
+				continue;
+			}
+			assert_int_equal(frame_index(g, tdp_time(t->t)), j);
+			assert_int_equal(t->seq, next_seq[t->flow]);
+			next_seq[t->flow]++;
+			got[t->flow]++;
+		}
+		for (uint32_t f = 0; f < 3; f++)
+			if (got[f] != row_n(r.t, tfc, f))
+				fail_msg("frame %lld (tfc %u): flow %u sent %u, table says %u", (long long)j, tfc, f,
+					 got[f], row_n(r.t, tfc, f));
+	}
+	/* a: 50 frames x 3 + 1 per cycle; b: 10 x 2; c: 3 x 2 + 1 -- per 100 frames */
+	struct flow_stats fs;
+	engine_flow_stats(r.e, 0, &fs);
+	assert_int_equal(fs.sent, frames / 100 * 151);
+	assert_int_equal(fs.reserved, fs.sent);
+	assert_int_equal(fs.unused + fs.late_dropped + fs.late_carried + fs.tx_drop, 0);
+	engine_flow_stats(r.e, 1, &fs);
+	assert_int_equal(fs.sent, frames / 100 * 20);
+	engine_flow_stats(r.e, 2, &fs);
+	assert_int_equal(fs.sent, frames / 100 * 7);
+	struct eng_stats es;
+	engine_stats(r.e, &es);
+	assert_int_equal(es.frames, frames);
+	assert_int_equal(es.late_frames, 0);
+	/* best effort did flow, and filled more than one packet per frame */
+	assert_true(be_seen > frames);
+	struct port_stats ps;
+	engine_port_stats(r.e, 0, &ps);
+	assert_int_equal(ps.be_too_big, 0);
+	assert_int_equal(ps.frames, frames / 100 * 50);   /* frames with a reservation on out */
+	/* the frame-start error: the sim costs 20 ns per read, nothing oversleeps */
+	const struct hist *h = engine_error_hist(r.e);
+	assert_int_equal(h->count, frames);
+	assert_true(h->min >= 0);
+	assert_true(h->max <= 40);
+	rig_down(&r);
+}
+
+static const char table_late[] =
+	"tdp-schedule 1\ntf 1ms\nk 10\nguard 10us\n"
+	"port out rate 10Mbit/s\n"
+	"flow a port out size 100 udp-dport 1\n"
+	"flow b port out size 100 udp-dport 2\n"
+	"frames 0: a 2\n"
+	"frames 2: b 1\n"
+	"frames 4: a 1\n";
+
+/* Runs until the frame to push next has this tfc. */
+static void run_to_tfc(struct rig *r, uint32_t tfc)
+{
+	for (int i = 0; i < 20 && frame_tfc(engine_geom(r->e), engine_next_frame(r->e)) != tfc; i++) {
+		top_up(r, 4, 0, NULL, 0);
+		engine_step(r->e);
+		drain_all(r);
+	}
+	assert_int_equal(frame_tfc(engine_geom(r->e), engine_next_frame(r->e)), tfc);
+}
+
+/* The log of one flow's sequence numbers, with the tfc each left in. */
+static size_t seqs_of(const struct rig *r, int32_t flow, size_t from, uint32_t *seq, uint32_t *tfc, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = from; i < txlog.n && n < max; i++)
+		if (txlog.v[i].flow == flow) {
+			seq[n] = txlog.v[i].seq;
+			tfc[n] = frame_tfc(engine_geom(r->e), frame_index(engine_geom(r->e), tdp_time(txlog.v[i].t)));
+			n++;
+		}
+	return n;
+}
+
+static void late_wakeup(struct rig *r, int64_t stall_ns)
+{
+	/* the next sleep ends stall_ns after the predicted wake-up */
+	tb_sim_stall(r->tb, stall_ns);
+	top_up(r, 4, 0, NULL, 0);
+	engine_step(r->e);
+	drain_all(r);
+}
+
+static void late_frame_dropped(void **state)
+{
+	struct rig r;
+	rig_up(&r, table_late, LATE_DROP, 1000 * TDP_NS_PER_S + 500000, 0, 16);
+	run_to_tfc(&r, 0);
+	size_t from = txlog.n;
+	/* wakes 1.5 frames late: frame tfc 0 and tfc 1 are late; a's 2 packets dropped */
+	late_wakeup(&r, 1500000);
+	struct flow_stats fs;
+	engine_flow_stats(r.e, 0, &fs);
+	assert_int_equal(fs.late_dropped, 2);
+	assert_int_equal(fs.late_frames, 1);
+	struct eng_stats es;
+	engine_stats(r.e, &es);
+	assert_int_equal(es.late_frames, 1);
+	assert_int_equal(es.skipped_frames, 1);
+	/* continue one full cycle */
+	for (int i = 0; i < 12; i++) {
+		top_up(&r, 4, 0, NULL, 0);
+		engine_step(r.e);
+		drain_all(&r);
+	}
+	check_wire(&r, from, txlog.n);
+	uint32_t seq[16], tfc[16];
+	size_t n = seqs_of(&r, 0, from, seq, tfc, 16);
+	assert_true(n >= 3);
+	/* the dropped pair never shows up; what follows left in a's own frames */
+	uint32_t first = seq[0];
+	assert_int_equal(tfc[0], 4);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(tfc[i] == 0 || tfc[i] == 4);
+		if (i)
+			assert_true(seq[i] == seq[i - 1] + 1);
+	}
+	/* a's frame-0 packets (queued first) were the two dropped */
+	engine_flow_stats(r.e, 0, &fs);
+	assert_int_equal(fs.sent + fs.late_dropped + rte_ring_count(engine_flow_ring(r.e, 0)), r.seq[0]);
+	(void)first;
+	rig_down(&r);
+}
+
+static void late_frame_carried(void **state)
+{
+	struct rig r;
+	rig_up(&r, table_late, LATE_CARRY, 1000 * TDP_NS_PER_S + 500000, 0, 16);
+	run_to_tfc(&r, 0);
+	uint32_t seq[16], tfc[16];
+	size_t before = txlog.n;
+	/* sequence numbers a had sent so far */
+	struct flow_stats fs;
+	engine_flow_stats(r.e, 0, &fs);
+	uint32_t expect_next = (uint32_t)fs.sent;
+	late_wakeup(&r, 1500000);
+	engine_flow_stats(r.e, 0, &fs);
+	assert_int_equal(fs.late_carried, 2);
+	assert_int_equal(fs.late_dropped, 0);
+	for (int i = 0; i < 12; i++) {
+		top_up(&r, 4, 0, NULL, 0);
+		engine_step(r.e);
+		drain_all(&r);
+	}
+	check_wire(&r, before, txlog.n);
+	size_t n = seqs_of(&r, 0, before, seq, tfc, 16);
+	/* nothing lost: the carried pair goes first, in a's next reserved frame (tfc 4
+	 * reserves 1, so one there, the other in tfc 0 of the next cycle) */
+	assert_true(n >= 3);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(seq[i], expect_next + i);
+		assert_true(tfc[i] == 0 || tfc[i] == 4);
+	}
+	assert_int_equal(tfc[0], 4);
+	assert_int_equal(tfc[1], 0);
+	rig_down(&r);
+}
+
+static void late_on_the_port_within_the_frame(void **state)
+{
+	struct rig r;
+	rig_up(&r, table_late, LATE_DROP, 1000 * TDP_NS_PER_S + 500000, 0, 16);
+	run_to_tfc(&r, 0);
+	/* wake inside frame tfc 0, 50 us before its guard band: a's 2 x 100 B need
+	 * 2 x 99.2 us at 10 Mbit/s, so they would spill into the guard band */
+	int64_t lead = pw_lead_ns(engine_pw(r.e));
+	size_t from = txlog.n;
+	late_wakeup(&r, lead + 1000000 - 10000 - 50000);
+	struct flow_stats fs;
+	engine_flow_stats(r.e, 0, &fs);
+	assert_int_equal(fs.late_dropped, 2);
+	struct port_stats ps;
+	engine_port_stats(r.e, 0, &ps);
+	assert_int_equal(ps.late_frames, 1);
+	struct eng_stats es;
+	engine_stats(r.e, &es);
+	assert_int_equal(es.skipped_frames, 0);
+	for (size_t i = from; i < txlog.n; i++)
+		assert_true(txlog.v[i].flow != 0);
+	rig_down(&r);
+}
+
+static void skipped_frames_accounted(void **state)
+{
+	for (int pol = 0; pol < 2; pol++) {
+		struct rig r;
+		rig_up(&r, table_late, pol ? LATE_CARRY : LATE_DROP, 1000 * TDP_NS_PER_S + 500000, 0, 16);
+		run_to_tfc(&r, 0);
+		/* away for 3.5 frames: tfc 0 late, tfc 1..3 skipped (b's frame 2 among them) */
+		late_wakeup(&r, 3500000);
+		struct eng_stats es;
+		engine_stats(r.e, &es);
+		assert_int_equal(es.skipped_frames, 3);
+		struct flow_stats fb;
+		engine_flow_stats(r.e, 1, &fb);
+		assert_int_equal(fb.late_frames, 1);
+		if (pol == 0) {
+			assert_int_equal(fb.late_dropped, 1);
+		} else {
+			assert_int_equal(fb.late_dropped, 0);
+			assert_int_equal(fb.late_slots, 1);
+		}
+		/* b's next packet leaves in b's next frame 2, never elsewhere */
+		size_t from = txlog.n;
+		for (int i = 0; i < 12; i++) {
+			top_up(&r, 4, 0, NULL, 0);
+			engine_step(r.e);
+			drain_all(&r);
+		}
+		uint32_t seq[16], tfc[16];
+		size_t n = seqs_of(&r, 1, from, seq, tfc, 16);
+		assert_int_equal(n, 1);
+		assert_int_equal(tfc[0], 2);
+		rig_down(&r);
+	}
+}
+
+static void best_effort_too_big_and_held(void **state)
+{
+	struct rig r;
+	rig_up(&r, table_late, LATE_DROP, 1000 * TDP_NS_PER_S + 500000, 0, 16);
+	/* at 10 Mbit/s a frame leaves 990 us: 1514 B (1230 us) can never fit */
+	const uint32_t sizes[] = {1514, 200, 1000};
+	top_up(&r, 0, 3, sizes, 3);
+	size_t from = txlog.n;
+	for (int i = 0; i < 30; i++) {
+		engine_step(r.e);
+		drain_all(&r);
+		if (i < 20)
+			top_up(&r, 0, 3, sizes, 3);
+	}
+	check_wire(&r, from, txlog.n);
+	struct port_stats ps;
+	engine_port_stats(r.e, 0, &ps);
+	assert_true(ps.be_too_big > 0);
+	for (size_t i = from; i < txlog.n; i++)
+		assert_true(txlog.v[i].len != 1514);
+	/* 200 + 1000 B = 1.0 ms of wire with overhead: never both in one frame */
+	const struct frame_geom *g = engine_geom(r.e);
+	for (size_t i = from + 1; i < txlog.n; i++)
+		if (txlog.v[i].len == 1000 && txlog.v[i - 1].len == 200)
+			assert_true(frame_index(g, tdp_time(txlog.v[i].t)) !=
+				    frame_index(g, tdp_time(txlog.v[i - 1].t)));
+	assert_int_equal(ps.be_pkts, txlog.n - from);
+	rig_down(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_packet_in_its_frame),
+		cmocka_unit_test(late_frame_dropped),
+		cmocka_unit_test(late_frame_carried),
+		cmocka_unit_test(late_on_the_port_within_the_frame),
+		cmocka_unit_test(skipped_frames_accounted),
+		cmocka_unit_test(best_effort_too_big_and_held),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
