@@ -20,7 +20,7 @@ int env_eal_init(void)
 		return 0;
 	char prefix[64];
 	snprintf(prefix, sizeof(prefix), "--file-prefix=tdptest%d", (int)getpid());
-	char *argv[] = {"test", "--no-huge", "-m", "256", "--no-shconf", "--no-pci", "--no-telemetry",
+	char *argv[] = {"test", "--no-huge", "-m", "512", "--no-shconf", "--no-pci", "--no-telemetry",
 			"--log-level=*:error", "-l", "0", prefix, NULL};
 	int argc = (int)(sizeof(argv) / sizeof(argv[0])) - 1;
 	if (rte_eal_init(argc, argv) < 0)

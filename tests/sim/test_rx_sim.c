@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The RX side with real DPDK mbufs, rte_lpm routes and net_ring ports:
+ * reserved packets reach their flow's queue routed (MACs, TTL, checksum),
+ * best effort reaches its port's queue or, on a port the table does not
+ * schedule, the wire at once; every kind of bad packet is counted and dropped.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "dpdk_env.h"
+#include "engine.h"
+#include "pktgen.h"
+#include "route.h"
+#include "rx.h"
+#include "testutil.h"
+
+static const char table[] =
+	"tdp-schedule 1\ntf 1ms\nk 10\n"
+	"port out rate 100Mbit/s\n"
+	"flow probe port out size 100 dscp 46 udp-dport 5000\n"
+	"flow l2 port out size 100 dscp 20 mpls 77\n"
+	"frames 0: probe 1, l2 1\n";
+
+static const uint8_t mac_in[6] = {2, 0, 0, 0, 1, 1}, mac_out[6] = {2, 0, 0, 0, 2, 1};
+static const uint8_t host_rcv[6] = {2, 0, 0, 0, 2, 2}, host_snd[6] = {2, 0, 0, 0, 1, 2};
+static const uint8_t gw_far[6] = {2, 0, 0, 0, 2, 9};
+
+struct rig {
+	struct sched_table *t;
+	struct timebase *tb;
+	struct engine *e;
+	struct cls *cls;
+	struct router *rt;
+	struct rx rx;
+	struct rx_port ports[2];
+	struct rte_ring *fq[2], *beq[2], *ringrx[2], *ringtx[2];
+	uint32_t t2p[1];
+	uint64_t enq[2], ovf[2];
+};
+
+static void addr(const char *s, uint8_t a[16])
+{
+	int fam;
+	assert_int_equal(route_parse_addr(s, &fam, a), 0);
+}
+
+static void rig_up(struct rig *r)
+{
+	static int no;
+	char name[32], err[160];
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(env_eal_init(), 0);
+	r->t = parse_ok(table);
+	r->tb = tb_sim_new(tdp_time(0), 20);
+	int pid[2];
+	for (int p = 0; p < 2; p++) {
+		snprintf(name, sizeof(name), "rx%d_%d", no, p);
+		pid[p] = env_ring_port(name, &r->ringrx[p], &r->ringtx[p]);
+		assert_true(pid[p] >= 0);
+	}
+	no++;
+	/* configured port 0 = "in" (not in the table), 1 = "out" (table port 0) */
+	struct eng_port_cfg pc = {.dpdk_port = (uint16_t)pid[1], .overhead = 24};
+	struct eng_config c = {.t = r->t, .tb = r->tb, .flow_depth = 4, .be_depth = 8, .ports = &pc,
+			       .pw = {.min_sleep_ns = 1000, .window = 4, .decay_pct = 90}};
+	r->e = engine_create(&c, err, sizeof(err));
+	assert_non_null(r->e);
+	r->cls = cls_build(r->t);
+	r->rt = router_create(2, err, sizeof(err));
+	uint8_t a[16], gw[16], p[16];
+	int fam;
+	unsigned len;
+	assert_int_equal(route_parse_prefix("10.0.1.1/24", &fam, a, &len), 0);
+	assert_int_equal(router_add_address(r->rt, 0, fam, a, len, err, sizeof(err)), 0);
+	assert_int_equal(route_parse_prefix("10.0.2.1/24", &fam, a, &len), 0);
+	assert_int_equal(router_add_address(r->rt, 1, fam, a, len, err, sizeof(err)), 0);
+	addr("10.0.1.2", a);
+	assert_int_equal(router_add_neighbour(r->rt, 0, 4, a, host_snd, err, sizeof(err)), 0);
+	addr("10.0.2.2", a);
+	assert_int_equal(router_add_neighbour(r->rt, 1, 4, a, host_rcv, err, sizeof(err)), 0);
+	addr("10.0.2.9", gw);
+	assert_int_equal(router_add_neighbour(r->rt, 1, 4, gw, gw_far, err, sizeof(err)), 0);
+	assert_int_equal(route_parse_prefix("10.9.0.0/16", &fam, p, &len), 0);
+	assert_int_equal(router_add_route(r->rt, 1, fam, p, len, gw, err, sizeof(err)), 0);
+	/* a gateway that is not a neighbour on the port is refused */
+	addr("10.0.1.2", gw);
+	assert_int_equal(router_add_route(r->rt, 1, fam, p, len, gw, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a neighbour"));
+	if (router_build(r->rt, err, sizeof(err)) != 0)
+		fail_msg("router_build: %s", err);
+
+	r->ports[0] = (struct rx_port){.dpdk_port = (uint16_t)pid[0], .table_port = -1};
+	memcpy(r->ports[0].mac, mac_in, 6);
+	r->ports[1] = (struct rx_port){.dpdk_port = (uint16_t)pid[1], .table_port = 0, .has_peer = true};
+	memcpy(r->ports[1].mac, mac_out, 6);
+	memcpy(r->ports[1].peer_mac, host_rcv, 6);
+	r->fq[0] = engine_flow_ring(r->e, 0);
+	r->fq[1] = engine_flow_ring(r->e, 1);
+	r->beq[0] = NULL;
+	r->beq[1] = engine_be_ring(r->e, 0);
+	r->t2p[0] = 1;
+	r->rx = (struct rx){.ports = r->ports, .nports = 2, .cls = r->cls, .rt = r->rt, .t = r->t,
+			    .flow_q = r->fq, .be_q = r->beq, .flow_enq = r->enq, .flow_overflow = r->ovf,
+			    .table_to_port = r->t2p};
+}
+
+static void rig_down(struct rig *r)
+{
+	engine_destroy(r->e);
+	router_free(r->rt);
+	cls_free(r->cls);
+	for (int p = 0; p < 2; p++)
+		env_drain(r->ringtx[p]);
+	r->tb->ops->destroy(r->tb);
+	sched_free(r->t);
+}
+
+static struct rte_mbuf *frame(const struct pg *g)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(env_pool());
+	uint8_t *d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)g->size);
+	pg_build(g, d);
+	return m;
+}
+
+static struct pg from_sender(const char *dst)
+{
+	struct pg g;
+	pg_defaults(&g);
+	memcpy(g.dmac, mac_in, 6);
+	memcpy(g.smac, host_snd, 6);
+	uint8_t a[16];
+	addr(dst, a);
+	memcpy(g.dst, a, 4);
+	return g;
+}
+
+static void reserved_and_best_effort_are_routed(void **state)
+{
+	struct rig r;
+	rig_up(&r);
+	struct pg g = from_sender("10.0.2.2");
+	g.dscp = 46;
+	g.dport = 5000;
+	g.ttl = 10;
+	rx_packet(&r.rx, 0, frame(&g));
+	assert_int_equal(rte_ring_count(r.fq[0]), 1);
+	struct rte_mbuf *m = NULL;
+	assert_int_equal(rte_ring_sc_dequeue(r.fq[0], (void **)&m), 0);
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	assert_memory_equal(d, host_rcv, 6);
+	assert_memory_equal(d + 6, mac_out, 6);
+	assert_int_equal(d[14 + 8], 9);
+	assert_int_equal(pkt_ip4_csum(d + 14, 20), 0);
+	rte_pktmbuf_free(m);
+
+	/* best effort via a gateway route */
+	g = from_sender("10.9.3.4");
+	rx_packet(&r.rx, 0, frame(&g));
+	assert_int_equal(rte_ring_count(r.beq[1]), 1);
+	assert_int_equal(rte_ring_sc_dequeue(r.beq[1], (void **)&m), 0);
+	assert_memory_equal(rte_pktmbuf_mtod(m, uint8_t *), gw_far, 6);
+	rte_pktmbuf_free(m);
+
+	/* back towards the sender: a port the table does not schedule, sent at once */
+	g = from_sender("10.0.1.2");
+	memcpy(g.smac, host_rcv, 6);
+	rx_packet(&r.rx, 1, frame(&g));
+	assert_int_equal(rte_ring_count(r.ringtx[0]), 1);
+	assert_int_equal(rte_ring_sc_dequeue(r.ringtx[0], (void **)&m), 0);
+	assert_memory_equal(rte_pktmbuf_mtod(m, uint8_t *), host_snd, 6);
+	assert_memory_equal(rte_pktmbuf_mtod(m, uint8_t *) + 6, mac_in, 6);
+	rte_pktmbuf_free(m);
+
+	/* a labelled reserved flow goes to the port's peer */
+	g = from_sender("10.0.2.2");
+	g.mpls = 77;
+	g.dscp = 20;
+	rx_packet(&r.rx, 0, frame(&g));
+	assert_int_equal(rte_ring_count(r.fq[1]), 1);
+	assert_int_equal(r.rx.st.reserved, 2);
+	assert_int_equal(r.rx.st.best_effort, 2);
+	for (int i = 0; i < RXD_MAX; i++)
+		assert_int_equal(r.rx.st.drop[i], 0);
+	rig_down(&r);
+}
+
+static void bad_packets_counted(void **state)
+{
+	struct rig r;
+	rig_up(&r);
+	struct pg g = from_sender("192.168.7.7");       /* no route */
+	rx_packet(&r.rx, 0, frame(&g));
+	g = from_sender("10.0.2.77");                   /* connected, no neighbour */
+	rx_packet(&r.rx, 0, frame(&g));
+	g = from_sender("10.0.2.1");                    /* our own address */
+	rx_packet(&r.rx, 0, frame(&g));
+	g = from_sender("10.0.2.2");
+	g.ttl = 1;
+	rx_packet(&r.rx, 0, frame(&g));
+	g = from_sender("10.0.2.2");
+	memcpy(g.smac, mac_in, 6);                      /* our own transmission */
+	rx_packet(&r.rx, 0, frame(&g));
+	g = from_sender("10.0.2.2");
+	struct rte_mbuf *m = frame(&g);
+	rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - 20));  /* runt */
+	rx_packet(&r.rx, 0, m);
+	g = from_sender("10.0.2.2");
+	m = frame(&g);
+	rte_pktmbuf_mtod(m, uint8_t *)[14] = 0x41;     /* IHL 1 */
+	rx_packet(&r.rx, 0, m);
+	g = from_sender("10.0.2.2");                    /* a reserved flow routed out of the wrong port */
+	g.dscp = 46;
+	g.dport = 5000;
+	memcpy(g.dst, (uint8_t[]){10, 0, 1, 2}, 4);
+	rx_packet(&r.rx, 0, frame(&g));
+	assert_int_equal(r.rx.st.drop[RXD_NO_ROUTE], 1);
+	assert_int_equal(r.rx.st.drop[RXD_NO_NEIGH], 1);
+	assert_int_equal(r.rx.st.drop[RXD_LOCAL], 1);
+	assert_int_equal(r.rx.st.drop[RXD_TTL], 1);
+	assert_int_equal(r.rx.st.drop[RXD_OWN], 1);
+	assert_int_equal(r.rx.st.drop[RXD_RUNT], 1);
+	assert_int_equal(r.rx.st.drop[RXD_MALFORMED], 1);
+	assert_int_equal(r.rx.st.drop[RXD_WRONG_PORT], 1);
+	assert_int_equal(r.rx.st.pkts, 8);
+	assert_int_equal(r.rx.st.reserved + r.rx.st.best_effort, 0);
+	/* every mbuf went back to the pool */
+	assert_int_equal(rte_mempool_in_use_count(env_pool()), 0);
+	rig_down(&r);
+}
+
+static void queues_are_bounded(void **state)
+{
+	struct rig r;
+	rig_up(&r);
+	struct pg g = from_sender("10.0.2.2");
+	g.dscp = 46;
+	g.dport = 5000;
+	for (int i = 0; i < 7; i++)
+		rx_packet(&r.rx, 0, frame(&g));
+	assert_int_equal(r.enq[0], 4);              /* depth 4 */
+	assert_int_equal(r.ovf[0], 3);
+	g = from_sender("10.0.2.2");
+	for (int i = 0; i < 11; i++)
+		rx_packet(&r.rx, 0, frame(&g));
+	assert_int_equal(r.rx.st.drop[RXD_BE_OVERFLOW], 3);  /* depth 8 */
+	rig_down(&r);
+	assert_int_equal(rte_mempool_in_use_count(env_pool()), 0);
+}
+
+static void rx_poll_reads_ports(void **state)
+{
+	struct rig r;
+	rig_up(&r);
+	struct pg g = from_sender("10.0.2.2");
+	for (int i = 0; i < 40; i++) {
+		struct rte_mbuf *m = frame(&g);
+		assert_int_equal(rte_ring_sp_enqueue(r.ringrx[0], m), 0);
+	}
+	assert_int_equal(rx_poll(&r.rx), 32);       /* one burst */
+	assert_int_equal(rx_poll(&r.rx), 8);
+	assert_int_equal(r.rx.st.best_effort, 8);   /* the BE queue holds 8 */
+	assert_int_equal(r.rx.st.drop[RXD_BE_OVERFLOW], 32);
+	rig_down(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(reserved_and_best_effort_are_routed),
+		cmocka_unit_test(bad_packets_counted),
+		cmocka_unit_test(queues_are_bounded),
+		cmocka_unit_test(rx_poll_reads_ports),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
