@@ -1,0 +1,594 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "tdp_sched.h"
+
+const char *const conf_late_names[] = {"drop", "carry", NULL};
+const char *const conf_timebase_names[] = {"system", NULL};
+static const char *const clock_names[] = {"auto", "tai", "realtime", NULL};
+static const char *const fast_names[] = {"auto", "tsc", "os", NULL};
+static const char *const huge_names[] = {"auto", "yes", "no", NULL};
+static const char *const level_names[] = {"error", "warning", "notice", "info", "debug", NULL};
+
+#define G(field) offsetof(struct conf, field)
+#define P(field) offsetof(struct conf_port, field)
+
+const struct conf_opt conf_opts[] = {
+	{"schedule", CS_GLOBAL, CT_STR, NULL, 0, 0, NULL, G(schedule), "FILE",
+	 "the reservation table to forward by (tdp-schedule(5))", true},
+	{"timebase", CS_GLOBAL, CT_ENUM, "system", 0, 0, conf_timebase_names, G(timebase), "SOURCE",
+	 "where the common time reference comes from: system (the host clock, disciplined by phc2sys or chrony)", false},
+	{"system-clock", CS_GLOBAL, CT_ENUM, "auto", 0, 0, clock_names, G(system_clock), "auto|tai|realtime",
+	 "system timebase: CLOCK_TAI, or CLOCK_REALTIME plus utc-tai-offset; auto takes TAI when the kernel knows the offset", false},
+	{"utc-tai-offset", CS_GLOBAL, CT_INT, "37", 0, 1000, NULL, G(utc_tai_offset), "S",
+	 "seconds added to CLOCK_REALTIME when the kernel does not know the UTC-TAI offset", false},
+	{"fast-clock", CS_GLOBAL, CT_ENUM, "auto", 0, 0, fast_names, G(fast_clock), "auto|tsc|os",
+	 "what the engine polls near a boundary: the TSC mapped onto the clock (when invariant) or clock_gettime", false},
+	{"engine-cpu", CS_GLOBAL, CT_INT, "-1", -1, 1023, NULL, G(engine_cpu), "CPU",
+	 "the shielded CPU of the frame engine; -1 takes the last online CPU", false},
+	{"housekeeping-cpu", CS_GLOBAL, CT_INT, "0", 0, 1023, NULL, G(housekeeping_cpu), "CPU",
+	 "the CPU of the RX, classification and control thread", false},
+	{"engine-priority", CS_GLOBAL, CT_INT, "80", 0, 99, NULL, G(engine_priority), "PRIO",
+	 "SCHED_FIFO priority of the frame engine; 0 runs it SCHED_OTHER", false},
+	{"rx-priority", CS_GLOBAL, CT_INT, "0", 0, 99, NULL, G(rx_priority), "PRIO",
+	 "SCHED_FIFO priority of the RX thread; 0 runs it SCHED_OTHER", false},
+	{"late-policy", CS_GLOBAL, CT_ENUM, "drop", 0, 0, conf_late_names, G(late_policy), "drop|carry",
+	 "a frame the engine could not push in time: drop its reserved packets, or carry them to the flow's next reserved frame", false},
+	{"flow-queue-depth", CS_GLOBAL, CT_INT, "256", 1, 65536, NULL, G(flow_queue_depth), "N",
+	 "packets queued per reserved flow; more are dropped and counted as overflow", false},
+	{"be-queue-depth", CS_GLOBAL, CT_INT, "1024", 1, 65536, NULL, G(be_queue_depth), "N",
+	 "best-effort packets queued per output port", false},
+	{"spin-below", CS_GLOBAL, CT_DUR, "20us", 0, 1000000000, NULL, G(spin_below_ns), "TIME",
+	 "with a TF below this the engine never sleeps, it polls the clock", false},
+	{"min-sleep", CS_GLOBAL, CT_DUR, "10us", 0, 1000000000, NULL, G(min_sleep_ns), "TIME",
+	 "the engine does not sleep for less than this", false},
+	{"wake-margin", CS_GLOBAL, CT_DUR, "2us", 0, 1000000000, NULL, G(wake_margin_ns), "TIME",
+	 "extra lead before a boundary on top of the predicted oversleep and bookkeeping", false},
+	{"oversleep-window", CS_GLOBAL, CT_INT, "32", 1, 256, NULL, G(oversleep_window), "N",
+	 "sleeps over which the maximum oversleep is taken as the prediction", false},
+	{"oversleep-decay", CS_GLOBAL, CT_INT, "95", 1, 100, NULL, G(oversleep_decay), "PERCENT",
+	 "each frame without a sleep scales the oversleep window by this much", false},
+	{"be-poll", CS_GLOBAL, CT_DUR, "100us", 0, 1000000000, NULL, G(be_poll_ns), "TIME",
+	 "while waiting for a boundary, fill best effort this often; 0 fills only after each push", false},
+	{"clock-refresh", CS_GLOBAL, CT_DUR, "100ms", 0, 60000000000LL, NULL, G(clock_refresh_ns), "TIME",
+	 "re-anchor the polled fast clock on the timebase this often", false},
+	{"mbufs", CS_GLOBAL, CT_INT, "16383", 1023, 4194303, NULL, G(mbufs), "N",
+	 "packet buffers in the pool", false},
+	{"rx-idle-sleep", CS_GLOBAL, CT_DUR, "0", 0, 1000000000, NULL, G(rx_idle_sleep_ns), "TIME",
+	 "sleep this long after 64 empty RX polls (0 polls without pause; set it where routers share CPUs)", false},
+	{"mlock", CS_GLOBAL, CT_BOOL, "yes", 0, 1, NULL, G(mlock), "yes|no",
+	 "lock all memory (mlockall)", false},
+	{"dma-latency", CS_GLOBAL, CT_BOOL, "yes", 0, 1, NULL, G(dma_latency), "yes|no",
+	 "hold /dev/cpu_dma_latency at 0 while running", false},
+	{"huge-pages", CS_GLOBAL, CT_ENUM, "auto", 0, 0, huge_names, G(huge_pages), "auto|yes|no",
+	 "DPDK memory from hugepages; auto uses them when some are free, else runs with --no-huge", false},
+	{"stats-interval", CS_GLOBAL, CT_DUR, "0", 0, 3600000000000LL, NULL, G(stats_interval_ns), "TIME",
+	 "log a one-line summary this often; 0 never", false},
+	{"duration", CS_GLOBAL, CT_DUR, "0", 0, 31536000000000000LL, NULL, G(duration_ns), "TIME",
+	 "stop by itself after this long; 0 runs until SIGINT or SIGTERM", false},
+	{"log-level", CS_GLOBAL, CT_ENUM, "info", 0, 0, level_names, G(log_level), "LEVEL",
+	 "error, warning, notice, info or debug", false},
+	{"summary-json", CS_GLOBAL, CT_STR, "", 0, 0, NULL, G(summary_json), "FILE",
+	 "at exit, also write every counter and the frame-start error histogram as JSON to FILE", false},
+
+	{"device", CS_PORT, CT_STR, NULL, 0, 0, NULL, P(device), "DEV",
+	 "a PCI address (0000:01:00.0) or a DPDK vdev (net_af_packet0,iface=eth1; net_af_xdp0,iface=eth1)", true},
+	{"rate", CS_PORT, CT_RATE, "0", 0, 0, NULL, P(rate_bps), "RATE",
+	 "link rate the engine paces by; 0 takes the PMD's link speed, else the table's rate", false},
+	{"rx-desc", CS_PORT, CT_INT, "1024", 64, 16384, NULL, P(rx_desc), "N", "RX descriptors", false},
+	{"tx-desc", CS_PORT, CT_INT, "1024", 64, 16384, NULL, P(tx_desc), "N", "TX descriptors", false},
+	{"peer-mac", CS_PORT, CT_STR, "", 0, 0, NULL, P(peer_mac), "MAC",
+	 "next hop for reserved packets that are not routed by IP (MPLS)", false},
+	{"address", CS_PORT, CT_LIST, NULL, 0, 0, NULL, P(address), "ADDR/LEN",
+	 "our address on this port; its prefix becomes a connected route (repeatable)", false},
+	{"neighbour", CS_PORT, CT_LIST, NULL, 0, 0, NULL, P(neighbour), "ADDR MAC",
+	 "a static neighbour on this port (repeatable)", false},
+	{"route", CS_PORT, CT_LIST, NULL, 0, 0, NULL, P(route), "PREFIX via ADDR",
+	 "a static route out of this port through a neighbour (repeatable)", false},
+	{NULL, 0, 0, NULL, 0, 0, NULL, 0, NULL, NULL, false},
+};
+
+static size_t opt_index(const struct conf_opt *o)
+{
+	_Static_assert(sizeof(((struct conf *)0)->set_line) / sizeof(uint32_t) >= 64, "set_line");
+	return (size_t)(o - conf_opts);
+}
+
+const struct conf_opt *conf_find(const char *name, unsigned sect)
+{
+	for (const struct conf_opt *o = conf_opts; o->name; o++)
+		if ((o->sect & sect) && strcmp(o->name, name) == 0)
+			return o;
+	return NULL;
+}
+
+static void error_at(FILE *err, const char *file, uint32_t line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+#include <stdarg.h>
+static void error_at(FILE *err, const char *file, uint32_t line, const char *fmt, ...)
+{
+	va_list ap;
+	if (line)
+		fprintf(err, "%s:%u: error: ", file, line);
+	else
+		fprintf(err, "%s: error: ", file);
+	va_start(ap, fmt);
+	vfprintf(err, fmt, ap);
+	va_end(ap);
+	fputc('\n', err);
+}
+
+/* Parses value for option o into the object at base. 0 or -1 with why. */
+static int parse_value(const struct conf_opt *o, const char *v, void *base, const char **why, char *whybuf,
+		       size_t wlen)
+{
+	char *at = (char *)base + o->off;
+	int64_t *iv = (int64_t *)(void *)at;
+	switch (o->type) {
+	case CT_STR:
+		if (strlen(v) >= CONF_STR) {
+			*why = "value too long";
+			return -1;
+		}
+		strcpy(at, v);
+		return 0;
+	case CT_INT: {
+		char *end;
+		errno = 0;
+		long long x = strtoll(v, &end, 10);
+		if (errno || end == v || *end) {
+			*why = "not an integer";
+			return -1;
+		}
+		if (x < o->min || x > o->max) {
+			snprintf(whybuf, wlen, "%lld is out of range %" PRId64 "..%" PRId64, x, o->min, o->max);
+			*why = whybuf;
+			return -1;
+		}
+		*iv = x;
+		return 0;
+	}
+	case CT_DUR: {
+		uint64_t ns;
+		if (strcmp(v, "0") == 0)
+			ns = 0;
+		else if (sched_num_time(v, strlen(v), &ns, why) != 0)
+			return -1;
+		if ((int64_t)ns < o->min || (int64_t)ns > o->max) {
+			snprintf(whybuf, wlen, "out of range (at most %" PRId64 " ns)", o->max);
+			*why = whybuf;
+			return -1;
+		}
+		*iv = (int64_t)ns;
+		return 0;
+	}
+	case CT_RATE: {
+		uint64_t bps;
+		if (strcmp(v, "0") == 0)
+			bps = 0;
+		else if (sched_num_rate(v, strlen(v), &bps, why) != 0)
+			return -1;
+		*iv = (int64_t)bps;
+		return 0;
+	}
+	case CT_BOOL:
+		if (!strcmp(v, "yes") || !strcmp(v, "on") || !strcmp(v, "1") || !strcmp(v, "true"))
+			*iv = 1;
+		else if (!strcmp(v, "no") || !strcmp(v, "off") || !strcmp(v, "0") || !strcmp(v, "false"))
+			*iv = 0;
+		else {
+			*why = "expected yes or no";
+			return -1;
+		}
+		return 0;
+	case CT_ENUM:
+		for (int i = 0; o->choices[i]; i++)
+			if (strcmp(o->choices[i], v) == 0) {
+				*iv = i;
+				return 0;
+			}
+		{
+			size_t n = (size_t)snprintf(whybuf, wlen, "expected one of");
+			for (int i = 0; o->choices[i] && n < wlen; i++)
+				n += (size_t)snprintf(whybuf + n, wlen - n, "%s %s", i ? "," : "", o->choices[i]);
+			*why = whybuf;
+		}
+		return -1;
+	case CT_LIST:
+		*why = "internal: list";
+		return -1;
+	}
+	return -1;
+}
+
+void conf_init(struct conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (const struct conf_opt *o = conf_opts; o->name; o++) {
+		if (o->sect != CS_GLOBAL || !o->def)
+			continue;
+		const char *why;
+		char wb[8];
+		parse_value(o, o->def, c, &why, wb, sizeof(wb));
+	}
+}
+
+static void list_free(struct conf_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].val);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+void conf_free(struct conf *c)
+{
+	for (uint32_t p = 0; p < c->nports; p++) {
+		list_free(&c->ports[p].address);
+		list_free(&c->ports[p].neighbour);
+		list_free(&c->ports[p].route);
+	}
+	for (uint32_t i = 0; i < c->nfiles; i++)
+		free(c->files[i]);
+	c->nports = 0;
+	c->nfiles = 0;
+}
+
+struct conf_port *conf_port_find(struct conf *c, const char *name)
+{
+	for (uint32_t p = 0; p < c->nports; p++)
+		if (strcmp(c->ports[p].name, name) == 0)
+			return &c->ports[p];
+	return NULL;
+}
+
+static struct conf_port *port_add(struct conf *c, const char *name, const char *file, uint32_t line)
+{
+	if (c->nports == CONF_MAX_PORTS)
+		return NULL;
+	struct conf_port *p = &c->ports[c->nports++];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->file = file;
+	p->line = line;
+	for (const struct conf_opt *o = conf_opts; o->name; o++) {
+		if (o->sect != CS_PORT || !o->def)
+			continue;
+		const char *why;
+		char wb[8];
+		parse_value(o, o->def, p, &why, wb, sizeof(wb));
+	}
+	return p;
+}
+
+static const char *keep_name(struct conf *c, const char *file)
+{
+	for (uint32_t i = 0; i < c->nfiles; i++)
+		if (strcmp(c->files[i], file) == 0)
+			return c->files[i];
+	if (c->nfiles == 8)
+		return "config";
+	c->files[c->nfiles] = strdup(file);
+	return c->files[c->nfiles] ? c->files[c->nfiles++] : "config";
+}
+
+int conf_set(struct conf *c, const char *port, const char *name, const char *value, const char *file,
+	     uint32_t line, FILE *err)
+{
+	file = keep_name(c, file);
+	unsigned sect = port ? CS_PORT : CS_GLOBAL;
+	const struct conf_opt *o = conf_find(name, sect);
+	if (!o) {
+		const struct conf_opt *other = conf_find(name, port ? CS_GLOBAL : CS_PORT);
+		if (other)
+			error_at(err, file, line, "'%s' belongs in %s", name, port ? "[global]" : "a [port NAME] section");
+		else
+			error_at(err, file, line, "unknown option '%s'", name);
+		return -1;
+	}
+	void *base = c;
+	uint32_t *set_line;
+	const char **set_file;
+	struct conf_port *p = NULL;
+	if (port) {
+		p = conf_port_find(c, port);
+		if (!p) {
+			error_at(err, file, line, "no [port %s] section", port);
+			return -1;
+		}
+		base = p;
+		set_line = &p->set_line[opt_index(o)];
+		set_file = &p->set_file[opt_index(o)];
+	} else {
+		set_line = &c->set_line[opt_index(o)];
+		set_file = &c->set_file[opt_index(o)];
+	}
+	if (o->type == CT_LIST) {
+		struct conf_list *l = (struct conf_list *)(void *)((char *)base + o->off);
+		struct conf_item *nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
+		if (!nv) {
+			error_at(err, file, line, "out of memory");
+			return -1;
+		}
+		l->v = nv;
+		l->v[l->n] = (struct conf_item){strdup(value), file, line};
+		l->n++;
+		return 0;
+	}
+	/* the command line overrides the file; within one file a value is given once */
+	if (*set_line && *set_file == file && strcmp(file, "command line") != 0) {
+		error_at(err, file, line, "'%s' given twice (first at line %u)", name, *set_line);
+		return -1;
+	}
+	const char *why = NULL;
+	char wb[160];
+	if (parse_value(o, value, base, &why, wb, sizeof(wb)) != 0) {
+		error_at(err, file, line, "%s '%s': %s", name, value, why);
+		return -1;
+	}
+	*set_line = line ? line : 1;
+	*set_file = file;
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = 0;
+	return s;
+}
+
+int conf_read_file(struct conf *c, const char *path, FILE *err)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		error_at(err, path, 0, "cannot open: %s", strerror(errno));
+		return 1;
+	}
+	const char *file = keep_name(c, path);
+	char buf[4096];
+	uint32_t line = 0;
+	int errors = 0;
+	char port[32] = "";
+	bool in_global = true, bad_section = false;
+	while (fgets(buf, sizeof(buf), f)) {
+		line++;
+		if (!strchr(buf, '\n') && !feof(f)) {
+			error_at(err, file, line, "line longer than %zu characters", sizeof(buf) - 2);
+			errors++;
+			int ch;
+			while ((ch = fgetc(f)) != EOF && ch != '\n')
+				;
+			continue;
+		}
+		char *hash = strchr(buf, '#');
+		if (hash)
+			*hash = 0;
+		char *s = trim(buf);
+		if (!*s)
+			continue;
+		if (*s == '[') {
+			char *close = strchr(s, ']');
+			bad_section = false;
+			if (!close || *trim(close + 1)) {
+				error_at(err, file, line, "a section header is [global] or [port NAME]");
+				errors++;
+				bad_section = true;
+				continue;
+			}
+			*close = 0;
+			char *name = trim(s + 1);
+			if (strcmp(name, "global") == 0) {
+				in_global = true;
+				continue;
+			}
+			if (strncmp(name, "port", 4) == 0 && isspace((unsigned char)name[4])) {
+				char *pn = trim(name + 4);
+				size_t pl = strlen(pn);
+				bool ok = pl > 0 && pl < sizeof(port);
+				for (size_t i = 0; ok && i < pl; i++)
+					ok = isalnum((unsigned char)pn[i]) || strchr("_-.", pn[i]);
+				if (!ok) {
+					error_at(err, file, line, "bad port name '%s' (letters, digits, '_', '-', '.'; at most 31)", pn);
+					errors++;
+					bad_section = true;
+					continue;
+				}
+				struct conf_port *old = conf_port_find(c, pn);
+				if (old) {
+					error_at(err, file, line, "[port %s] given twice (first at line %u)", pn, old->line);
+					errors++;
+					bad_section = true;
+					continue;
+				}
+				if (!port_add(c, pn, file, line)) {
+					error_at(err, file, line, "more than %d ports", CONF_MAX_PORTS);
+					errors++;
+					bad_section = true;
+					continue;
+				}
+				snprintf(port, sizeof(port), "%s", pn);
+				in_global = false;
+				continue;
+			}
+			error_at(err, file, line, "unknown section [%s]; sections are [global] and [port NAME]", name);
+			errors++;
+			bad_section = true;
+			continue;
+		}
+		if (bad_section)
+			continue;
+		char *sp = s;
+		while (*sp && !isspace((unsigned char)*sp))
+			sp++;
+		char *val = "";
+		if (*sp) {
+			*sp = 0;
+			val = trim(sp + 1);
+		}
+		if (!*val) {
+			error_at(err, file, line, "'%s' needs a value", s);
+			errors++;
+			continue;
+		}
+		if (conf_set(c, in_global ? NULL : port, s, val, file, line, err) != 0)
+			errors++;
+	}
+	fclose(f);
+	return errors;
+}
+
+int conf_check(const struct conf *c, FILE *err)
+{
+	int errors = 0;
+	for (const struct conf_opt *o = conf_opts; o->name; o++) {
+		if (!o->required)
+			continue;
+		if (o->sect == CS_GLOBAL && !c->set_line[opt_index(o)]) {
+			error_at(err, c->nfiles ? c->files[0] : "config", 0, "'%s' is required in [global] (%s)", o->name, o->doc);
+			errors++;
+		}
+		for (uint32_t p = 0; o->sect == CS_PORT && p < c->nports; p++)
+			if (!c->ports[p].set_line[opt_index(o)]) {
+				error_at(err, c->ports[p].file, c->ports[p].line, "[port %s] needs '%s' (%s)",
+					 c->ports[p].name, o->name, o->doc);
+				errors++;
+			}
+	}
+	if (c->nports == 0) {
+		error_at(err, c->nfiles ? c->files[0] : "config", 0, "no [port NAME] section");
+		errors++;
+	}
+	for (uint32_t p = 0; p < c->nports; p++)
+		for (uint32_t q = 0; q < p; q++)
+			if (c->ports[p].device[0] && strcmp(c->ports[p].device, c->ports[q].device) == 0) {
+				error_at(err, c->ports[p].file, c->ports[p].line, "[port %s] uses the device of [port %s]",
+					 c->ports[p].name, c->ports[q].name);
+				errors++;
+			}
+	return errors;
+}
+
+static void fmt_default(const struct conf_opt *o, char *buf, size_t len)
+{
+	if (!o->def)
+		snprintf(buf, len, "%s", o->required ? "required" : "none");
+	else if (!*o->def)
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "%s", o->def);
+}
+
+void conf_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: tdpd -f FILE [OPTIONS] [-- EAL-ARGS]\n"
+		"\n"
+		"Forwards reserved flows at the frame boundaries of a reservation table,\n"
+		"best effort in the gaps, over DPDK. See tdpd(8) and tdpd.conf(5).\n"
+		"\n"
+		"  -f, --config FILE        configuration file ([global], [port NAME])\n"
+		"  --port NAME:OPTION=VALUE set a port option (the port must be in the file)\n"
+		"  --check                  check the configuration and the table, then exit\n"
+		"  --dump-config            print the effective configuration and exit\n"
+		"  -h, --help               this text\n"
+		"  -v, --version            the version\n"
+		"  --                       the rest goes to DPDK's EAL\n"
+		"\n"
+		"Global options (file: NAME VALUE in [global]; command line: --NAME VALUE):\n");
+	char d[64];
+	for (const struct conf_opt *o = conf_opts; o->name; o++) {
+		if (o->sect != CS_GLOBAL)
+			continue;
+		fmt_default(o, d, sizeof(d));
+		fprintf(out, "  --%s %s\n      %s [%s]\n", o->name, o->arg, o->doc, d);
+	}
+	fprintf(out, "\nPort options (file: in [port NAME]; command line: --port NAME:OPTION=VALUE):\n");
+	for (const struct conf_opt *o = conf_opts; o->name; o++) {
+		if (o->sect != CS_PORT)
+			continue;
+		fmt_default(o, d, sizeof(d));
+		fprintf(out, "  %s %s\n      %s [%s]\n", o->name, o->arg, o->doc, d);
+	}
+}
+
+void conf_list_options(FILE *out)
+{
+	for (const struct conf_opt *o = conf_opts; o->name; o++)
+		fprintf(out, "%s %s\n", o->sect == CS_GLOBAL ? "global" : "port", o->name);
+}
+
+static void dump_value(const struct conf_opt *o, const void *base, FILE *out)
+{
+	const char *at = (const char *)base + o->off;
+	int64_t v = *(const int64_t *)(const void *)at;
+	switch (o->type) {
+	case CT_STR:
+		fprintf(out, "%s", at);
+		break;
+	case CT_INT:
+		fprintf(out, "%" PRId64, v);
+		break;
+	case CT_DUR:
+		if (v == 0)
+			fputs("0", out);
+		else if (v % 1000000000 == 0)
+			fprintf(out, "%" PRId64 "s", v / 1000000000);
+		else if (v % 1000000 == 0)
+			fprintf(out, "%" PRId64 "ms", v / 1000000);
+		else if (v % 1000 == 0)
+			fprintf(out, "%" PRId64 "us", v / 1000);
+		else
+			fprintf(out, "%" PRId64 "ns", v);
+		break;
+	case CT_RATE:
+		fprintf(out, v ? "%" PRId64 "bit/s" : "%" PRId64, v);
+		break;
+	case CT_BOOL:
+		fputs(v ? "yes" : "no", out);
+		break;
+	case CT_ENUM:
+		fputs(o->choices[v], out);
+		break;
+	case CT_LIST:
+		break;
+	}
+}
+
+void conf_dump(const struct conf *c, FILE *out)
+{
+	fprintf(out, "[global]\n");
+	for (const struct conf_opt *o = conf_opts; o->name; o++) {
+		if (o->sect != CS_GLOBAL)
+			continue;
+		fprintf(out, "%s ", o->name);
+		dump_value(o, c, out);
+		fputc('\n', out);
+	}
+	for (uint32_t p = 0; p < c->nports; p++) {
+		fprintf(out, "\n[port %s]\n", c->ports[p].name);
+		for (const struct conf_opt *o = conf_opts; o->name; o++) {
+			if (o->sect != CS_PORT)
+				continue;
+			if (o->type == CT_LIST) {
+				const struct conf_list *l = (const struct conf_list *)(const void *)((const char *)&c->ports[p] + o->off);
+				for (size_t i = 0; i < l->n; i++)
+					fprintf(out, "%s %s\n", o->name, l->v[i].val);
+				continue;
+			}
+			fprintf(out, "%s ", o->name);
+			dump_value(o, &c->ports[p], out);
+			fputc('\n', out);
+		}
+	}
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tdpd's configuration: one declarative table of options (conf_opts[]: name,
+ * section, type, default, range, documentation), read from a file in the
+ * style of ptp4l.conf:
+ *
+ *     [global]
+ *     schedule /etc/tdpd/demo.tdp
+ *     engine-cpu 1
+ *     [port out]
+ *     device net_af_packet1,iface=veth1
+ *
+ * and overridden on the command line: every global option as --NAME VALUE,
+ * every port option as --port NAME:OPTION=VALUE. Errors name the file (or
+ * "command line") and the line; a scalar given twice in one file is an error,
+ * list options (address, neighbour, route) may repeat.
+ */
+#ifndef TDP_CONF_H
+#define TDP_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CONF_MAX_PORTS 32
+#define CONF_STR 256
+
+enum conf_type { CT_STR, CT_INT, CT_DUR, CT_RATE, CT_ENUM, CT_BOOL, CT_LIST };
+enum { CS_GLOBAL = 1, CS_PORT = 2 };
+
+struct conf_item {
+	char *val;
+	const char *file;
+	uint32_t line;
+};
+
+struct conf_list {
+	struct conf_item *v;
+	size_t n;
+};
+
+struct conf_port {
+	char name[32];
+	uint32_t line;                 /* of its [port] header */
+	const char *file;
+	char device[CONF_STR];
+	int64_t rate_bps;              /* 0: from the PMD, else the table */
+	int64_t rx_desc, tx_desc;
+	char peer_mac[CONF_STR];
+	struct conf_list address, neighbour, route;
+	uint32_t set_line[64];         /* where each option was set, by index in conf_opts */
+	const char *set_file[64];
+};
+
+struct conf {
+	char schedule[CONF_STR];
+	int64_t timebase;
+	int64_t system_clock, utc_tai_offset, fast_clock;
+	int64_t engine_cpu, housekeeping_cpu, engine_priority, rx_priority;
+	int64_t late_policy;
+	int64_t flow_queue_depth, be_queue_depth;
+	int64_t spin_below_ns, min_sleep_ns, wake_margin_ns, oversleep_window, oversleep_decay;
+	int64_t be_poll_ns, clock_refresh_ns;
+	int64_t mbufs;
+	int64_t rx_idle_sleep_ns;
+	int64_t mlock, dma_latency, huge_pages;
+	int64_t stats_interval_ns, duration_ns;
+	int64_t log_level;
+	char summary_json[CONF_STR];
+	uint32_t set_line[64];         /* where each global option was set */
+	const char *set_file[64];
+
+	struct conf_port ports[CONF_MAX_PORTS];
+	uint32_t nports;
+	char *files[8];                /* names kept for messages */
+	uint32_t nfiles;
+};
+
+struct conf_opt {
+	const char *name;
+	unsigned sect;
+	enum conf_type type;
+	const char *def;               /* as text; NULL: none */
+	int64_t min, max;
+	const char *const *choices;    /* CT_ENUM: NULL-terminated */
+	size_t off;                    /* into struct conf or struct conf_port */
+	const char *arg;               /* placeholder in the documentation */
+	const char *doc;
+	bool required;
+};
+
+extern const struct conf_opt conf_opts[];
+const struct conf_opt *conf_find(const char *name, unsigned sect);
+
+extern const char *const conf_late_names[];     /* "drop", "carry" */
+extern const char *const conf_timebase_names[];
+
+/* Defaults from the table. */
+void conf_init(struct conf *c);
+void conf_free(struct conf *c);
+/* Reads a file. Returns the number of errors (printed to err as file:line: error: ...). */
+int conf_read_file(struct conf *c, const char *path, FILE *err);
+/* Sets one option; port NULL for [global]. Returns 0 or -1 after printing. */
+int conf_set(struct conf *c, const char *port, const char *name, const char *value, const char *file,
+	     uint32_t line, FILE *err);
+/* Checks what only the whole can tell (required options, ports). Returns errors. */
+int conf_check(const struct conf *c, FILE *err);
+struct conf_port *conf_port_find(struct conf *c, const char *name);
+
+/* Documentation: --help text, and the option list for the man pages' tests. */
+void conf_usage(FILE *out);
+void conf_list_options(FILE *out);
+/* The effective configuration in file syntax. */
+void conf_dump(const struct conf *c, FILE *out);
+
+#endif

@@ -1,0 +1,577 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tdpd: forwards reserved flows at the frame boundaries of a reservation
+ * table, best effort in the gaps. Initialises in dependency order
+ * (configuration, table, routes, EAL, pool, ports, timebase, engine) and
+ * tears down in reverse; the frame engine runs on its own lcore, RX and
+ * housekeeping on the main one.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "conf.h"
+#include "engine.h"
+#include "log.h"
+#include "pmd.h"
+#include "route.h"
+#include "rt.h"
+#include "rx.h"
+#include "summary.h"
+#include "tdp_sched.h"
+#include "timebase.h"
+
+#define EXIT_CONFIG 2
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+struct tdpd {
+	struct conf conf;
+	char schedule_path[PATH_MAX];
+	struct sched_table *t;
+	struct router *rt;
+	struct cls *cls;
+	struct rte_mempool *mp;
+	struct pmd_port ports[CONF_MAX_PORTS];
+	uint32_t nports_open;
+	struct rx_port rxp[CONF_MAX_PORTS];
+	struct rte_ring *be_q[CONF_MAX_PORTS];
+	struct rte_ring **flow_q;
+	uint64_t *flow_enq, *flow_overflow;
+	uint32_t table_to_port[SCHED_MAX_PORTS];
+	const char *port_names[CONF_MAX_PORTS];
+	struct timebase *tb;
+	struct engine *e;
+	struct rx rx;
+	struct rt_process rtp;
+	bool eal_up;
+	int eal_argc;
+	char **eal_argv;
+	unsigned warnings;
+};
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- command line ------------------------------------------------------- */
+
+/* Returns 0 to go on, 1 to exit 0 (help, version), -1 on an error (printed). */
+static int parse_args(struct tdpd *d, int argc, char **argv, bool *check, bool *dump)
+{
+	const char *file = NULL;
+	int end = argc;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			end = i;
+			d->eal_argc = argc - i - 1;
+			d->eal_argv = argv + i + 1;
+			break;
+		}
+	/* first: help, version and the file, so the command line overrides it */
+	for (int i = 1; i < end; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			conf_usage(stdout);
+			return 1;
+		}
+		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--version")) {
+			printf("tdpd %s\n", TDP_VERSION);
+			return 1;
+		}
+		if (!strcmp(argv[i], "--list-options")) {
+			conf_list_options(stdout);
+			return 1;
+		}
+		if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--config")) {
+			if (i + 1 >= end) {
+				fprintf(stderr, "tdpd: %s needs a file\n", argv[i]);
+				return -1;
+			}
+			file = argv[++i];
+		} else if (!strncmp(argv[i], "--config=", 9)) {
+			file = argv[i] + 9;
+		}
+	}
+	if (file && conf_read_file(&d->conf, file, stderr) != 0)
+		return -1;
+	int errors = 0;
+	for (int i = 1; i < end; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-f") || !strcmp(a, "--config")) {
+			i++;
+			continue;
+		}
+		if (!strncmp(a, "--config=", 9))
+			continue;
+		if (!strcmp(a, "--check")) {
+			*check = true;
+			continue;
+		}
+		if (!strcmp(a, "--dump-config")) {
+			*dump = true;
+			continue;
+		}
+		if (strncmp(a, "--", 2) != 0) {
+			fprintf(stderr, "tdpd: unexpected argument '%s' (see tdpd --help)\n", a);
+			errors++;
+			continue;
+		}
+		char name[64];
+		const char *val = NULL;
+		const char *eq = strchr(a + 2, '=');
+		size_t nl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+		if (nl >= sizeof(name)) {
+			fprintf(stderr, "tdpd: unknown option '%s'\n", a);
+			errors++;
+			continue;
+		}
+		memcpy(name, a + 2, nl);
+		name[nl] = 0;
+		if (eq)
+			val = eq + 1;
+		else if (i + 1 < end)
+			val = argv[++i];
+		if (!val) {
+			fprintf(stderr, "tdpd: %s needs a value\n", a);
+			errors++;
+			continue;
+		}
+		if (!strcmp(name, "port")) {
+			/* NAME:OPTION=VALUE */
+			char buf[512];
+			snprintf(buf, sizeof(buf), "%s", val);
+			char *colon = strchr(buf, ':');
+			char *veq = colon ? strchr(colon, '=') : NULL;
+			if (!colon || !veq) {
+				fprintf(stderr, "tdpd: --port takes NAME:OPTION=VALUE, not '%s'\n", val);
+				errors++;
+				continue;
+			}
+			*colon = 0;
+			*veq = 0;
+			if (!conf_port_find(&d->conf, buf)) {
+				fprintf(stderr, "command line: error: no [port %s] section in the configuration\n", buf);
+				errors++;
+				continue;
+			}
+			if (conf_set(&d->conf, buf, colon + 1, veq + 1, "command line", 0, stderr) != 0)
+				errors++;
+			continue;
+		}
+		if (conf_set(&d->conf, NULL, name, val, "command line", 0, stderr) != 0)
+			errors++;
+	}
+	if (!file && !errors && !*dump) {
+		fprintf(stderr, "tdpd: no configuration file (-f FILE); see tdpd --help\n");
+		return -1;
+	}
+	return errors ? -1 : 0;
+}
+
+/* A relative table path in a file is relative to that file. */
+static void resolve_schedule(struct tdpd *d)
+{
+	const struct conf_opt *o = conf_find("schedule", CS_GLOBAL);
+	const char *from = d->conf.set_file[o - conf_opts];
+	const char *p = d->conf.schedule;
+	if (p[0] == '/' || !from || !strcmp(from, "command line")) {
+		snprintf(d->schedule_path, sizeof(d->schedule_path), "%s", p);
+		return;
+	}
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", from);
+	snprintf(d->schedule_path, sizeof(d->schedule_path), "%s/%s", dirname(dir), p);
+}
+
+/* ---- routes ------------------------------------------------------------- */
+
+static int build_routes(struct tdpd *d)
+{
+	char err[256];
+	int errors = 0;
+	d->rt = router_create(d->conf.nports, err, sizeof(err));
+	if (!d->rt)
+		return 1;
+	/* addresses and neighbours first: routes refer to neighbours */
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t p = 0; p < d->conf.nports; p++) {
+			struct conf_port *cp = &d->conf.ports[p];
+			if (pass == 0) {
+				for (size_t i = 0; i < cp->address.n; i++) {
+					struct conf_item *it = &cp->address.v[i];
+					int fam;
+					uint8_t a[16];
+					unsigned len;
+					if (route_parse_prefix(it->val, &fam, a, &len) != 0) {
+						fprintf(stderr, "%s:%u: error: address '%s': expected ADDR/LEN, e.g. 10.0.2.1/24\n",
+							it->file, it->line, it->val);
+						errors++;
+					} else if (router_add_address(d->rt, p, fam, a, len, err, sizeof(err)) != 0) {
+						fprintf(stderr, "%s:%u: error: address %s: %s\n", it->file, it->line, it->val, err);
+						errors++;
+					}
+				}
+				for (size_t i = 0; i < cp->neighbour.n; i++) {
+					struct conf_item *it = &cp->neighbour.v[i];
+					char ip[128], mac[64], extra[8];
+					int fam;
+					uint8_t a[16], m[6];
+					if (sscanf(it->val, "%127s %63s %7s", ip, mac, extra) != 2 ||
+					    route_parse_addr(ip, &fam, a) != 0 || route_parse_mac(mac, m) != 0) {
+						fprintf(stderr, "%s:%u: error: neighbour '%s': expected ADDR MAC, e.g. 10.0.2.2 02:00:00:00:02:02\n",
+							it->file, it->line, it->val);
+						errors++;
+					} else if (router_add_neighbour(d->rt, p, fam, a, m, err, sizeof(err)) != 0) {
+						fprintf(stderr, "%s:%u: error: neighbour %s: %s\n", it->file, it->line, ip, err);
+						errors++;
+					}
+				}
+			} else {
+				for (size_t i = 0; i < cp->route.n; i++) {
+					struct conf_item *it = &cp->route.v[i];
+					char pfx[128], via[8], gw[128], extra[8];
+					int fam, gfam;
+					uint8_t a[16], g[16];
+					unsigned len;
+					if (sscanf(it->val, "%127s %7s %127s %7s", pfx, via, gw, extra) != 3 || strcmp(via, "via") ||
+					    route_parse_prefix(pfx, &fam, a, &len) != 0 || route_parse_addr(gw, &gfam, g) != 0 ||
+					    fam != gfam) {
+						fprintf(stderr, "%s:%u: error: route '%s': expected PREFIX via ADDR of one family, e.g. 10.9.0.0/16 via 10.0.2.9\n",
+							it->file, it->line, it->val);
+						errors++;
+					} else if (router_add_route(d->rt, p, fam, a, len, g, err, sizeof(err)) != 0) {
+						fprintf(stderr, "%s:%u: error: route %s: %s\n", it->file, it->line, pfx, err);
+						errors++;
+					}
+				}
+			}
+		}
+	for (uint32_t p = 0; p < d->conf.nports; p++) {
+		struct conf_port *cp = &d->conf.ports[p];
+		if (cp->peer_mac[0] && route_parse_mac(cp->peer_mac, d->rxp[p].peer_mac) != 0) {
+			fprintf(stderr, "%s:%u: error: [port %s] peer-mac '%s' is not a MAC address\n", cp->file,
+				cp->line, cp->name, cp->peer_mac);
+			errors++;
+		}
+		d->rxp[p].has_peer = cp->peer_mac[0] != 0;
+	}
+	return errors;
+}
+
+/* ---- the table against the configuration --------------------------------- */
+
+static int load_table(struct tdpd *d)
+{
+	struct sched_diags dg;
+	sched_diags_init(&dg, d->schedule_path);
+	d->t = sched_load(d->schedule_path, &dg);
+	if (d->t)
+		sched_admit(d->t, &dg);
+	sched_diags_print(&dg, stderr);
+	int errors = (int)dg.nerr;
+	sched_diags_free(&dg);
+	if (!d->t || errors)
+		return errors ? errors : 1;
+	for (uint32_t tp = 0; tp < d->t->nports; tp++) {
+		struct conf_port *cp = conf_port_find(&d->conf, d->t->ports[tp].name);
+		if (!cp) {
+			fprintf(stderr, "%s:%u: error: the table's port %s has no [port %s] section in %s\n",
+				d->schedule_path, d->t->ports[tp].line, d->t->ports[tp].name, d->t->ports[tp].name,
+				d->conf.nfiles ? d->conf.files[0] : "the configuration");
+			errors++;
+			continue;
+		}
+		d->table_to_port[tp] = (uint32_t)(cp - d->conf.ports);
+	}
+	for (uint32_t p = 0; p < d->conf.nports; p++) {
+		d->rxp[p].table_port = sched_port_find(d->t, d->conf.ports[p].name);
+		d->port_names[p] = d->conf.ports[p].name;
+	}
+	return errors;
+}
+
+/* ---- run ---------------------------------------------------------------- */
+
+static int engine_lcore(void *arg)
+{
+	struct tdpd *d = arg;
+	d->warnings += rt_thread_setup("frame engine", -1, (int)d->conf.engine_priority);
+	engine_run(d->e);
+	return 0;
+}
+
+static int bring_up(struct tdpd *d)
+{
+	char err[256];
+	struct conf *c = &d->conf;
+	const char *devs[CONF_MAX_PORTS];
+	for (uint32_t p = 0; p < c->nports; p++)
+		devs[p] = c->ports[p].device;
+	int engine_cpu = (int)c->engine_cpu;
+	if (engine_cpu < 0)
+		engine_cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	if (engine_cpu == c->housekeeping_cpu)
+		log_warn("the frame engine shares CPU %d with RX and housekeeping; give it a CPU of its own "
+			 "(engine-cpu) for precise frame starts", engine_cpu);
+	static const int lv[] = {LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG};
+	struct pmd_eal pe = {.main_cpu = (int)c->housekeeping_cpu, .engine_cpu = engine_cpu,
+			     .huge = (int)c->huge_pages, .mbufs = (uint32_t)c->mbufs, .devices = devs,
+			     .ndevices = c->nports, .log_level = lv[c->log_level], .argc = d->eal_argc,
+			     .argv = d->eal_argv};
+	bool no_huge;
+	if (pmd_eal_init(&pe, &no_huge, err, sizeof(err)) != 0) {
+		log_err("%s", err);
+		return -1;
+	}
+	d->eal_up = true;
+	if (no_huge)
+		log_notice("no free hugepages: DPDK runs with --no-huge (fine for vdevs; real NICs want hugepages)");
+	d->mp = pmd_pool((uint32_t)c->mbufs, err, sizeof(err));
+	if (!d->mp) {
+		log_err("%s", err);
+		return -1;
+	}
+	for (uint32_t p = 0; p < c->nports; p++) {
+		struct conf_port *cp = &c->ports[p];
+		if (pmd_port_open(&d->ports[p], cp->device, (uint16_t)cp->rx_desc, (uint16_t)cp->tx_desc, d->mp, err,
+				  sizeof(err)) != 0) {
+			log_err("[port %s] %s", cp->name, err);
+			return -1;
+		}
+		d->nports_open = p + 1;
+		d->rxp[p].dpdk_port = d->ports[p].id;
+		memcpy(d->rxp[p].mac, d->ports[p].mac, 6);
+		const uint8_t *m = d->ports[p].mac;
+		log_info("port %s: %s, DPDK port %u, MAC %02x:%02x:%02x:%02x:%02x:%02x, link %s%u Mbit/s", cp->name,
+			 cp->device, d->ports[p].id, m[0], m[1], m[2], m[3], m[4], m[5],
+			 d->ports[p].link_mbps ? "" : "unknown ", d->ports[p].link_mbps);
+		if (d->ports[p].ifname[0]) {
+			int rc = pmd_coalesce_off(d->ports[p].ifname);
+			if (rc == 0)
+				log_info("port %s: interrupt coalescing off on %s", cp->name, d->ports[p].ifname);
+			else if (rc != -EOPNOTSUPP)
+				log_warn("port %s: cannot turn interrupt coalescing off on %s: %s", cp->name,
+					 d->ports[p].ifname, strerror(-rc));
+		}
+	}
+	char tberr[256];
+	const struct timebase_ops *tbo = timebase_find(conf_timebase_names[c->timebase]);
+	struct tb_params tp = {.system_clock = (int)c->system_clock, .utc_tai_offset_s = (int)c->utc_tai_offset,
+			       .fast_clock = (int)c->fast_clock};
+	if (tbo->create(&d->tb, &tp, tberr, sizeof(tberr)) != 0) {
+		log_err("timebase %s: %s", tbo->name, tberr);
+		return -1;
+	}
+	char desc[256];
+	d->tb->ops->describe(d->tb, desc, sizeof(desc));
+	log_info("timebase %s: %s", tbo->name, desc);
+
+	struct eng_port_cfg epc[SCHED_MAX_PORTS];
+	for (uint32_t tp_ = 0; tp_ < d->t->nports; tp_++) {
+		uint32_t p = d->table_to_port[tp_];
+		uint64_t table_rate = d->t->ports[tp_].rate_bps;
+		uint64_t rate = (uint64_t)c->ports[p].rate_bps;
+		const char *from = "configuration";
+		if (!rate && d->ports[p].link_mbps) {
+			rate = (uint64_t)d->ports[p].link_mbps * 1000000ull;
+			from = "PMD link speed";
+		}
+		if (!rate) {
+			rate = table_rate;
+			from = "table";
+		}
+		if (rate < table_rate)
+			log_warn("port %s: paced at %" PRIu64 " bit/s (%s), below the table's %" PRIu64
+				 " bit/s: admission control assumed more than the link gives", c->ports[p].name, rate,
+				 from, table_rate);
+		log_info("port %s: engine paces best effort at %" PRIu64 " bit/s (%s)", c->ports[p].name, rate, from);
+		epc[tp_] = (struct eng_port_cfg){.dpdk_port = d->ports[p].id, .txq = 0, .rate_bps = rate,
+						 .overhead = d->t->ports[tp_].overhead};
+	}
+	struct eng_config ec = {
+		.t = d->t, .tb = d->tb, .late = c->late_policy ? LATE_CARRY : LATE_DROP,
+		.flow_depth = (uint32_t)c->flow_queue_depth, .be_depth = (uint32_t)c->be_queue_depth,
+		.be_poll_ns = c->be_poll_ns, .refresh_ns = c->clock_refresh_ns, .ports = epc,
+		.pw = {.spin_below_ns = c->spin_below_ns, .min_sleep_ns = c->min_sleep_ns,
+		       .margin_ns = c->wake_margin_ns, .window = (uint32_t)c->oversleep_window,
+		       .decay_pct = (uint32_t)c->oversleep_decay, .book_init_ns = 200},
+	};
+	d->e = engine_create(&ec, err, sizeof(err));
+	if (!d->e) {
+		log_err("frame engine: %s", err);
+		return -1;
+	}
+	if (router_build(d->rt, err, sizeof(err)) != 0) {
+		log_err("routes: %s", err);
+		return -1;
+	}
+	d->cls = cls_build(d->t);
+	d->flow_q = calloc(d->t->nflows + 1, sizeof(*d->flow_q));
+	d->flow_enq = calloc(d->t->nflows + 1, sizeof(uint64_t));
+	d->flow_overflow = calloc(d->t->nflows + 1, sizeof(uint64_t));
+	if (!d->cls || !d->flow_q || !d->flow_enq || !d->flow_overflow) {
+		log_err("out of memory");
+		return -1;
+	}
+	for (uint32_t f = 0; f < d->t->nflows; f++)
+		d->flow_q[f] = engine_flow_ring(d->e, f);
+	for (uint32_t p = 0; p < c->nports; p++)
+		d->be_q[p] = d->rxp[p].table_port >= 0 ? engine_be_ring(d->e, (uint32_t)d->rxp[p].table_port) : NULL;
+	d->rx = (struct rx){.ports = d->rxp, .nports = c->nports, .cls = d->cls, .rt = d->rt, .t = d->t,
+			    .flow_q = d->flow_q, .be_q = d->be_q, .flow_enq = d->flow_enq,
+			    .flow_overflow = d->flow_overflow, .table_to_port = d->table_to_port,
+			    .idle_sleep_ns = c->rx_idle_sleep_ns};
+	return 0;
+}
+
+static void tear_down(struct tdpd *d)
+{
+	for (uint32_t p = 0; p < d->nports_open; p++)
+		pmd_port_close(&d->ports[p]);
+	engine_destroy(d->e);
+	if (d->tb)
+		d->tb->ops->destroy(d->tb);
+	router_free(d->rt);
+	cls_free(d->cls);
+	free(d->flow_q);
+	free(d->flow_enq);
+	free(d->flow_overflow);
+	if (d->eal_up)
+		pmd_eal_cleanup();
+	sched_free(d->t);
+	rt_process_release(&d->rtp);
+	conf_free(&d->conf);
+}
+
+static void run(struct tdpd *d)
+{
+	struct conf *c = &d->conf;
+	struct summary_src ss = {.t = d->t, .e = d->e, .rx = &d->rx, .port_names = d->port_names,
+				 .nports = c->nports, .timebase = d->tb->ops->name};
+	d->warnings += rt_thread_setup("rx", -1, (int)c->rx_priority);
+	int64_t t0 = mono_ns();
+	int64_t next_stats = c->stats_interval_ns ? t0 + c->stats_interval_ns : INT64_MAX;
+	int64_t deadline = c->duration_ns ? t0 + c->duration_ns : INT64_MAX;
+	engine_start(d->e);
+	if (rte_eal_remote_launch(engine_lcore, d, 1) != 0) {
+		log_err("cannot start the frame engine on its lcore");
+		return;
+	}
+	log_notice("forwarding: %u flows on %u ports, TF %" PRIu64 " ns, k %u, late policy %s", d->t->nflows,
+		   d->t->nports, d->t->tf_ns, d->t->k, conf_late_names[c->late_policy]);
+	unsigned idle = 0, tick = 0;
+	while (!got_signal) {
+		uint32_t n = rx_poll(&d->rx);
+		if (n)
+			idle = 0;
+		else if (c->rx_idle_sleep_ns > 0 && ++idle >= 64) {
+			struct timespec ts = {0, c->rx_idle_sleep_ns};
+			nanosleep(&ts, NULL);
+		}
+		if ((++tick & 255) == 0) {
+			int64_t now = mono_ns();
+			if (now >= next_stats) {
+				char line[512];
+				ss.elapsed_s = (double)(now - t0) / 1e9;
+				summary_line(&ss, line, sizeof(line));
+				log_info("%s", line);
+				next_stats = now + c->stats_interval_ns;
+			}
+			if (now >= deadline)
+				break;
+		}
+	}
+	if (got_signal)
+		log_notice("%s: stopping", strsignal(got_signal));
+	engine_stop(d->e);
+	rte_eal_mp_wait_lcore();
+	ss.elapsed_s = (double)(mono_ns() - t0) / 1e9;
+	summary_text(&ss, stdout);
+	fflush(stdout);
+	if (c->summary_json[0]) {
+		char tmp[PATH_MAX];
+		snprintf(tmp, sizeof(tmp), "%s.tmp", c->summary_json);
+		FILE *f = fopen(tmp, "w");
+		if (f) {
+			summary_json(&ss, f);
+			if (fclose(f) == 0 && rename(tmp, c->summary_json) == 0)
+				log_info("counters written to %s", c->summary_json);
+			else
+				log_warn("summary-json %s: %s", c->summary_json, strerror(errno));
+		} else {
+			log_warn("summary-json %s: %s", c->summary_json, strerror(errno));
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct tdpd d;
+	bool check = false, dump = false;
+	conf_init(&d.conf);
+	int rc = parse_args(&d, argc, argv, &check, &dump);
+	if (rc != 0) {
+		conf_free(&d.conf);
+		return rc > 0 ? 0 : EXIT_CONFIG;
+	}
+	if (dump) {
+		conf_dump(&d.conf, stdout);
+		conf_free(&d.conf);
+		return 0;
+	}
+	static const int lv[] = {LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG};
+	tdp_log_level = lv[d.conf.log_level];
+	int errors = conf_check(&d.conf, stderr);
+	if (!errors) {
+		resolve_schedule(&d);
+		errors += load_table(&d);
+	}
+	if (!errors)
+		errors += build_routes(&d);
+	if (errors) {
+		fprintf(stderr, "tdpd: %d error%s; nothing started\n", errors, errors == 1 ? "" : "s");
+		tear_down(&d);
+		return EXIT_CONFIG;
+	}
+	if (check) {
+		printf("tdpd: configuration and table are valid: %u ports, %u flows, TF %" PRIu64 " ns, k %u\n",
+		       d.conf.nports, d.t->nflows, d.t->tf_ns, d.t->k);
+		tear_down(&d);
+		return 0;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rt_process_setup(&d.rtp, d.conf.mlock, d.conf.dma_latency);
+	if (bring_up(&d) != 0) {
+		tear_down(&d);
+		return 1;
+	}
+	run(&d);
+	tear_down(&d);
+	log_notice("stopped");
+	return 0;
+}

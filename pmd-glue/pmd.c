@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
+#include <errno.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "pmd.h"
+
+bool pmd_is_pci(const char *device)
+{
+	/* [domain:]bus:dev.fn, e.g. 0000:01:00.0 or 01:00.0 */
+	unsigned a, b, c, d;
+	char tail;
+	return sscanf(device, "%x:%x:%x.%x%c", &a, &b, &c, &d, &tail) == 4 ||
+	       sscanf(device, "%x:%x.%x%c", &a, &b, &c, &tail) == 3;
+}
+
+static bool hugepages_free(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	long freep = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "HugePages_Free: %ld", &freep) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return freep > 0;
+}
+
+int pmd_eal_args(const struct pmd_eal *p, char **argv, int max, char *store, size_t storelen, bool *no_huge)
+{
+	int n = 0;
+	size_t used = 0;
+#define ADD(...)                                                                              \
+	do {                                                                                  \
+		if (n < max - 1 && used < storelen) {                                         \
+			int w_ = snprintf(store + used, storelen - used, __VA_ARGS__);        \
+			argv[n++] = store + used;                                             \
+			used += (size_t)w_ + 1;                                               \
+		}                                                                             \
+	} while (0)
+	ADD("tdpd");
+	ADD("--lcores=0@%d,1@%d", p->main_cpu, p->engine_cpu);
+	ADD("--main-lcore=0");
+	*no_huge = p->huge == PMD_HUGE_NO || (p->huge == PMD_HUGE_AUTO && !hugepages_free());
+	if (*no_huge) {
+		/* the pool, two route tables (64 MiB for IPv4) and slack */
+		uint64_t mb = (uint64_t)p->mbufs * (RTE_MBUF_DEFAULT_BUF_SIZE + 256) / (1024 * 1024) + 192;
+		ADD("--no-huge");
+		ADD("-m");
+		ADD("%llu", (unsigned long long)mb);
+		ADD("--no-shconf");
+	} else {
+		ADD("--in-memory");
+	}
+	ADD("--file-prefix=tdpd%d", (int)getpid());
+	ADD("--no-telemetry");
+	bool pci = false;
+	for (uint32_t i = 0; i < p->ndevices; i++) {
+		if (pmd_is_pci(p->devices[i])) {
+			ADD("-a");
+			ADD("%s", p->devices[i]);
+			pci = true;
+		} else {
+			ADD("--vdev=%s", p->devices[i]);
+		}
+	}
+	if (!pci)
+		ADD("--no-pci");
+	int lvl = p->log_level >= LOG_DEBUG ? 8 : p->log_level >= LOG_INFO ? 5 : 4;
+	ADD("--log-level=*:%d", lvl);
+	for (int i = 0; i < p->argc; i++)
+		ADD("%s", p->argv[i]);
+#undef ADD
+	argv[n] = NULL;
+	return n;
+}
+
+int pmd_eal_init(const struct pmd_eal *p, bool *no_huge, char *err, size_t errlen)
+{
+	char *argv[128];
+	static char store[8192];
+	int argc = pmd_eal_args(p, argv, 128, store, sizeof(store), no_huge);
+	if (rte_eal_init(argc, argv) < 0) {
+		snprintf(err, errlen, "DPDK EAL init failed: %s", rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+struct rte_mempool *pmd_pool(uint32_t mbufs, char *err, size_t errlen)
+{
+	struct rte_mempool *mp = rte_pktmbuf_pool_create("tdpd_mbufs", mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+							 (int)rte_socket_id());
+	if (!mp)
+		snprintf(err, errlen, "cannot create a pool of %u mbufs: %s", mbufs, rte_strerror(rte_errno));
+	return mp;
+}
+
+static void vdev_name(const char *device, char *name, size_t len, char *ifname, size_t iflen)
+{
+	const char *comma = strchr(device, ',');
+	size_t n = comma ? (size_t)(comma - device) : strlen(device);
+	if (n >= len)
+		n = len - 1;
+	memcpy(name, device, n);
+	name[n] = 0;
+	ifname[0] = 0;
+	const char *at = strstr(device, "iface=");
+	if (at) {
+		at += 6;
+		size_t m = strcspn(at, ",");
+		if (m >= iflen)
+			m = iflen - 1;
+		memcpy(ifname, at, m);
+		ifname[m] = 0;
+	}
+}
+
+int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t rxd, uint16_t txd, struct rte_mempool *mp,
+		  char *err, size_t errlen)
+{
+	memset(pp, 0, sizeof(*pp));
+	snprintf(pp->device, sizeof(pp->device), "%s", device);
+	char name[256];
+	vdev_name(device, name, sizeof(name), pp->ifname, sizeof(pp->ifname));
+	if (rte_eth_dev_get_port_by_name(name, &pp->id) != 0) {
+		snprintf(err, errlen, "device %s: no such DPDK port (is the driver available, and the interface there?)",
+			 device);
+		return -1;
+	}
+	struct rte_eth_dev_info info;
+	int rc = rte_eth_dev_info_get(pp->id, &info);
+	if (rc != 0) {
+		snprintf(err, errlen, "device %s: %s", device, rte_strerror(-rc));
+		return -1;
+	}
+	struct rte_eth_conf conf;
+	memset(&conf, 0, sizeof(conf));
+	if (rxd > info.rx_desc_lim.nb_max && info.rx_desc_lim.nb_max)
+		rxd = info.rx_desc_lim.nb_max;
+	if (txd > info.tx_desc_lim.nb_max && info.tx_desc_lim.nb_max)
+		txd = info.tx_desc_lim.nb_max;
+	rc = rte_eth_dev_configure(pp->id, 1, 1, &conf);
+	if (rc == 0)
+		rc = rte_eth_dev_adjust_nb_rx_tx_desc(pp->id, &rxd, &txd);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(pp->id, 0, rxd, rte_eth_dev_socket_id(pp->id), NULL, mp);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(pp->id, 0, txd, rte_eth_dev_socket_id(pp->id), NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(pp->id);
+	if (rc != 0) {
+		snprintf(err, errlen, "device %s: port set-up failed: %s", device, rte_strerror(rc < 0 ? -rc : rc));
+		return -1;
+	}
+	pp->started = true;
+	rte_eth_promiscuous_enable(pp->id);
+	struct rte_ether_addr a;
+	if (rte_eth_macaddr_get(pp->id, &a) == 0)
+		memcpy(pp->mac, a.addr_bytes, 6);
+	pmd_port_link(pp);
+	return 0;
+}
+
+void pmd_port_link(struct pmd_port *pp)
+{
+	struct rte_eth_link link;
+	memset(&link, 0, sizeof(link));
+	pp->link_mbps = 0;
+	if (rte_eth_link_get_nowait(pp->id, &link) == 0 && link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
+	    link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
+		pp->link_mbps = link.link_speed;
+}
+
+void pmd_port_close(struct pmd_port *pp)
+{
+	if (!pp->started)
+		return;
+	rte_eth_dev_stop(pp->id);
+	rte_eth_dev_close(pp->id);
+	pp->started = false;
+}
+
+int pmd_coalesce_off(const char *ifname)
+{
+	if (!ifname || !*ifname)
+		return -EINVAL;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	struct ethtool_coalesce ec;
+	memset(&ec, 0, sizeof(ec));
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&ec;
+	ec.cmd = ETHTOOL_GCOALESCE;
+	int rc = 0;
+	if (ioctl(fd, SIOCETHTOOL, &ifr) != 0) {
+		rc = -errno;
+	} else {
+		ec.cmd = ETHTOOL_SCOALESCE;
+		ec.rx_coalesce_usecs = 0;
+		ec.rx_max_coalesced_frames = 1;
+		ec.tx_coalesce_usecs = 0;
+		ec.tx_max_coalesced_frames = 1;
+		ec.use_adaptive_rx_coalesce = 0;
+		ec.use_adaptive_tx_coalesce = 0;
+		if (ioctl(fd, SIOCETHTOOL, &ifr) != 0)
+			rc = -errno;
+	}
+	close(fd);
+	return rc;
+}
+
+void pmd_eal_cleanup(void)
+{
+	rte_eal_cleanup();
+}

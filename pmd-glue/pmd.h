@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * DPDK bring-up for tdpd: the EAL's arguments, the mbuf pool, and one RX and
+ * one TX queue per port, on real NICs (PCI addresses) or vdevs (af_packet,
+ * af_xdp, ring, null, ...). Without free hugepages the EAL runs with
+ * --no-huge and enough plain memory for the pool and the route tables.
+ */
+#ifndef TDP_PMD_H
+#define TDP_PMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rte_mempool;
+
+enum { PMD_HUGE_AUTO, PMD_HUGE_YES, PMD_HUGE_NO };
+
+struct pmd_eal {
+	int main_cpu;             /* lcore 0, the calling thread */
+	int engine_cpu;           /* lcore 1 */
+	int huge;                 /* PMD_HUGE_* */
+	uint32_t mbufs;
+	const char *const *devices;
+	uint32_t ndevices;
+	int log_level;            /* syslog level for DPDK's own log */
+	int argc;                 /* extra EAL arguments after "--" */
+	char **argv;
+};
+
+struct pmd_port {
+	uint16_t id;
+	char device[256];
+	char ifname[64];          /* kernel interface behind a vdev, if any */
+	uint8_t mac[6];
+	uint32_t link_mbps;       /* 0 when the PMD cannot tell */
+	bool started;
+};
+
+/* True when the device is a PCI address rather than a vdev. */
+bool pmd_is_pci(const char *device);
+/* Fills the EAL argument vector (for the log and the tests). Returns argc. */
+int pmd_eal_args(const struct pmd_eal *p, char **argv, int max, char *store, size_t storelen, bool *no_huge);
+int pmd_eal_init(const struct pmd_eal *p, bool *no_huge, char *err, size_t errlen);
+struct rte_mempool *pmd_pool(uint32_t mbufs, char *err, size_t errlen);
+int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t rxd, uint16_t txd, struct rte_mempool *mp,
+		  char *err, size_t errlen);
+/* Reads the link speed again (after link-up). */
+void pmd_port_link(struct pmd_port *pp);
+void pmd_port_close(struct pmd_port *pp);
+/* Interrupt coalescing off on a kernel netdev (ethtool -C rx-usecs 0 ...).
+ * Returns 0, or -errno (EOPNOTSUPP for devices without coalescing). */
+int pmd_coalesce_off(const char *ifname);
+void pmd_eal_cleanup(void);
+
+#endif
