@@ -448,6 +448,22 @@ int conf_read_file(struct conf *c, const char *path, FILE *err)
 	return errors;
 }
 
+/* The same DPDK device (name before the first comma) or the same kernel
+ * interface behind two vdevs. */
+static bool same_device(const char *a, const char *b)
+{
+	size_t la = strcspn(a, ","), lb = strcspn(b, ",");
+	if (la == lb && strncmp(a, b, la) == 0)
+		return true;
+	const char *ia = strstr(a, "iface="), *ib = strstr(b, "iface=");
+	if (!ia || !ib)
+		return false;
+	ia += 6;
+	ib += 6;
+	size_t na = strcspn(ia, ","), nb = strcspn(ib, ",");
+	return na == nb && strncmp(ia, ib, na) == 0;
+}
+
 int conf_check(const struct conf *c, FILE *err)
 {
 	int errors = 0;
@@ -471,8 +487,8 @@ int conf_check(const struct conf *c, FILE *err)
 	}
 	for (uint32_t p = 0; p < c->nports; p++)
 		for (uint32_t q = 0; q < p; q++)
-			if (c->ports[p].device[0] && strcmp(c->ports[p].device, c->ports[q].device) == 0) {
-				error_at(err, c->ports[p].file, c->ports[p].line, "[port %s] uses the device of [port %s]",
+			if (c->ports[p].device[0] && same_device(c->ports[p].device, c->ports[q].device)) {
+				error_at(err, c->ports[p].file, c->ports[p].line, "[port %s] uses the device or interface of [port %s]",
 					 c->ports[p].name, c->ports[q].name);
 				errors++;
 			}
@@ -589,6 +605,44 @@ void conf_dump(const struct conf *c, FILE *out)
 			fprintf(out, "%s ", o->name);
 			dump_value(o, &c->ports[p], out);
 			fputc('\n', out);
+		}
+	}
+}
+
+static const char *type_word(const struct conf_opt *o)
+{
+	switch (o->type) {
+	case CT_DUR: return "a time with its unit (ns, us, ms, s), or 0";
+	case CT_RATE: return "a rate (e.g. 1Gbit/s), or 0";
+	case CT_BOOL: return "yes or no";
+	case CT_INT: return "an integer";
+	default: return NULL;
+	}
+}
+
+void conf_man(FILE *out, bool long_opts)
+{
+	char d[64];
+	for (unsigned sect = CS_GLOBAL; sect <= CS_PORT; sect++) {
+		if (long_opts && sect == CS_PORT)
+			break;
+		for (const struct conf_opt *o = conf_opts; o->name; o++) {
+			if (o->sect != sect)
+				continue;
+			fmt_default(o, d, sizeof(d));
+			if (long_opts)
+				fprintf(out, ".TP\n.BI \\-\\-%s \" %s\"\n", o->name, o->arg);
+			else
+				fprintf(out, ".TP\n.BI %s \" %s\"\n", o->name, o->arg);
+			fprintf(out, "%c%s.", toupper((unsigned char)o->doc[0]), o->doc + 1);
+			const char *tw = type_word(o);
+			if (tw && !long_opts)
+				fprintf(out, " Takes %s", tw);
+			if (o->type == CT_INT && !long_opts)
+				fprintf(out, " from %" PRId64 " to %" PRId64, o->min, o->max);
+			if (tw && !long_opts)
+				fputc('.', out);
+			fprintf(out, " %s\\fB%s\\fR.\n", o->required ? "" : "Default: ", o->required ? "Required" : d);
 		}
 	}
 }

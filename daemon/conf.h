@@ -113,5 +113,7 @@ void conf_usage(FILE *out);
 void conf_list_options(FILE *out);
 /* The effective configuration in file syntax. */
 void conf_dump(const struct conf *c, FILE *out);
+/* The options as roff .TP paragraphs: file syntax, or the long options. */
+void conf_man(FILE *out, bool long_opts);
 
 #endif

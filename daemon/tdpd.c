@@ -99,6 +99,10 @@ static int parse_args(struct tdpd *d, int argc, char **argv, bool *check, bool *
 			printf("tdpd %s\n", TDP_VERSION);
 			return 1;
 		}
+		if (!strcmp(argv[i], "--man-options") || !strcmp(argv[i], "--man-long-options")) {
+			conf_man(stdout, argv[i][6] == 'l');
+			return 1;
+		}
 		if (!strcmp(argv[i], "--list-options")) {
 			conf_list_options(stdout);
 			return 1;

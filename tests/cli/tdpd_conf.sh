@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# tdpd's configuration: every bad input is an error naming the file and line,
+# with exit 2 and nothing started; --check, --dump-config, --help and the man
+# pages agree with the option table. No root, no DPDK: all of this happens
+# before the EAL starts.
+# usage: tdpd_conf.sh TDPD SRCDIR  (TAP)
+set -uo pipefail
+TDPD=$1
+SRC=$2
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' <<<"$2"; }
+
+cp "$SRC/schedules/examples/demo.tdp" "$W/demo.tdp"
+good() {
+	cat <<'EOF2'
+[global]
+schedule demo.tdp        # relative to this file
+late-policy carry
+
+[port in]
+device net_af_packet0,iface=rin
+address 10.0.1.1/24
+neighbour 10.0.1.2 02:00:00:00:01:02
+
+[port out]
+device net_af_packet1,iface=rout
+address 10.0.2.1/24
+neighbour 10.0.2.2 02:00:00:00:02:02
+neighbour 10.0.2.9 02:00:00:00:02:09
+route 10.9.0.0/16 via 10.0.2.9
+EOF2
+}
+
+# expect_err NAME FILE-CONTENT WANT [ARGS...]: exit 2 and WANT in stderr
+expect_err() {
+	local name=$1 content=$2 want=$3
+	shift 3
+	printf '%s\n' "$content" >"$W/bad.conf"
+	local out rc=0
+	out=$("$TDPD" -f "$W/bad.conf" --check "$@" 2>&1) || rc=$?
+	if [ $rc -eq 2 ] && grep -qF -- "$want" <<<"$out" && ! grep -q "valid" <<<"$out"; then
+		ok "$name"
+	else
+		notok "$name" "exit $rc, wanted 2 and: $want
+$out"
+	fi
+}
+
+echo "1..27"
+good >"$W/good.conf"
+out=$("$TDPD" -f "$W/good.conf" --check 2>&1) && grep -q "valid: 2 ports, 2 flows" <<<"$out" &&
+	ok "a good configuration passes --check" || notok "a good configuration passes --check" "$out"
+
+G=$(good)
+expect_err "unknown option, with file and line" "$G
+frobnicate 3" "bad.conf:16: error: unknown option 'frobnicate'"
+expect_err "out of range" "${G/late-policy carry/engine-priority 100}" "bad.conf:3: error: engine-priority '100': 100 is out of range 0..99"
+expect_err "bad choice lists the choices" "${G/late-policy carry/late-policy resend}" "expected one of drop, carry"
+expect_err "bad duration" "${G/late-policy carry/spin-below 20 parsecs}" "bad.conf:3: error: spin-below '20 parsecs'"
+expect_err "a value given twice" "${G/late-policy carry/late-policy carry
+late-policy drop}" "bad.conf:4: error: 'late-policy' given twice (first at line 3)"
+expect_err "unknown section" "$G
+[ports x]" "bad.conf:16: error: unknown section [ports x]"
+expect_err "a port option in [global]" "${G/late-policy carry/device eth0}" "bad.conf:3: error: 'device' belongs in a [port NAME] section"
+expect_err "a global option in a port" "$G
+late-policy drop" "bad.conf:16: error: 'late-policy' belongs in [global]"
+expect_err "a port section twice" "$G
+[port in]" "bad.conf:16: error: [port in] given twice (first at line 5)"
+expect_err "an option without a value" "$G
+rate" "bad.conf:16: error: 'rate' needs a value"
+expect_err "schedule is required" "${G/schedule demo.tdp        # relative to this file/}" "error: 'schedule' is required in [global]"
+expect_err "a port needs a device" "${G/device net_af_packet1,iface=rout/}" "bad.conf:10: error: [port out] needs 'device'"
+expect_err "two ports on one device" "${G/iface=rout/iface=rin}" "[port out] uses the device or interface of [port in]"
+expect_err "every table port needs a section" "${G/\[port out\]/[port other]}" "demo.tdp:12: error: the table's port out has no [port out] section"
+printf 'tdp-schedule 1\ntf 1ms\nk 7\n' >"$W/broken.tdp"
+expect_err "table errors come with the table's file:line:col" "${G/demo.tdp/broken.tdp}" "broken.tdp:3:3: error:"
+expect_err "a missing table" "${G/demo.tdp/nothere.tdp}" "nothere.tdp"
+expect_err "a bad address" "${G/address 10.0.1.1\/24/address 10.0.1.300/24}" "bad.conf:7: error: address '10.0.1.300/24'"
+expect_err "a bad neighbour MAC" "${G/02:00:00:00:01:02/02:00:zz}" "bad.conf:8: error: neighbour '10.0.1.2 02:00:zz'"
+expect_err "a gateway that is no neighbour" "${G/via 10.0.2.9/via 10.0.2.77}" "bad.conf:15: error: route 10.9.0.0/16: gateway 10.0.2.77 is not a neighbour on this port"
+expect_err "a command-line value is checked too" "$G" "command line: error: engine-priority '-3'" --engine-priority -3
+expect_err "a command-line port override needs the port" "$G" "no [port nope] section" --port nope:rate=1Gbit/s
+rc=0; out=$("$TDPD" -f "$W/none.conf" --check 2>&1) || rc=$?
+[ $rc -eq 2 ] && grep -q "none.conf: error: cannot open" <<<"$out" && ok "a missing configuration file" ||
+	notok "a missing configuration file" "$out"
+
+out=$("$TDPD" -f "$W/good.conf" --late-policy drop --port out:rate=1Gbit/s --dump-config 2>&1)
+grep -q "^late-policy drop$" <<<"$out" && grep -q "^rate 1000000000bit/s$" <<<"$out" &&
+	ok "the command line overrides the file (--dump-config)" || notok "the command line overrides the file (--dump-config)" "$out"
+
+out=$("$TDPD" --help)
+missing=$("$TDPD" --list-options | while read -r sect name; do
+	grep -q -- "$name" <<<"$out" || echo "$name"
+done)
+[ -z "$missing" ] && ok "--help documents every option" || notok "--help documents every option" "$missing"
+
+for page in tdpd.conf.5 tdpd.8; do
+	missing=$("$TDPD" --list-options | while read -r sect name; do
+		grep -q -- "$name" "$SRC/man/$page" || echo "$name"
+	done)
+	[ -z "$missing" ] && ok "$page documents every option" || notok "$page documents every option" "missing: $missing"
+done
