@@ -1,37 +1,88 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The main job, until the daemon exists: a walk through the reservation-table
-# tools on the example tables. Writes into build/demo/.
-# usage: tools/demo.sh TDPCTL
+# The main job: a TDP router in a network namespace between a sender host and
+# a receiver host, all joined by veth pairs. tdpd forwards on DPDK af_packet
+# ports by the example table (schedules/examples/demo.tdp, TF 1 ms, k 10)
+# with the system clock as its time reference; the sender sends the two
+# reserved flows and a best-effort flood through it. At the end: tdpd's own
+# counters and frame-start error, and what the receiver got. Everything is
+# torn down at the end, on failure and on Ctrl-C. Files go to build/demo/.
+# usage: tools/demo.sh BUILDDIR [SECONDS]
 set -euo pipefail
-T=$1
+B=$(cd "$1" && pwd)
+SECS=${2:-5}
 cd "$(dirname "$0")/.."
-EX=schedules/examples
-OUT=build/demo
+SRC=$(pwd)
+OUT=$SRC/build/demo
+TABLE=$SRC/schedules/examples/demo.tdp
+GEN=$SRC/tools/tdp-gen
 mkdir -p "$OUT"
-step() { printf '\n\033[1m--- %s\033[0m\n$ %s\n' "$1" "${*:2}"; "${@:2}"; }
+rm -f "$OUT"/summary.json "$OUT"/received.json "$OUT"/ready
+say() { printf '\n\033[1m--- %s\033[0m\n' "$*"; }
 
-step "1. check the example tables (parse + admission control)" "$T" schedule check "$EX"/*.tdp
-step "2. what a table reserves, per port and per flow" "$T" schedule show "$EX"/voice-video-be.tdp
-step "3. a new table for a gigabit port at TF 100 us" \
-	"$T" schedule new --tf 100us --k 100 --guard 2us --port eth0:1Gbit/s -o "$OUT/my.tdp" --force
-cat >>"$OUT/my.tdp" <<'TDP'
-flow voice port eth0 size 214 dscp 46 udp-dport 5004   # G.711, 20 ms
-flow video port eth0 size 1514 dscp 34                 # full-size frames
-TDP
-step "4. reserve voice every 10th frame and video every other frame (each edit is re-admitted)" \
-	"$T" schedule reserve "$OUT/my.tdp" voice 1 '0-99/10'
-"$T" schedule reserve "$OUT/my.tdp" video 6 '0-99/2'
-step "5. overbooking is refused, and the file stays as it was" \
-	"$T" schedule reserve "$OUT/my.tdp" video 2 '0-99/2' || true
-step "6. what changed against the example" "$T" schedule diff "$EX"/voice-video-be.tdp "$OUT/my.tdp" || true
-step "7. the cycle as a picture" "$T" schedule show --svg "$OUT/voice-video-be.svg" "$EX"/voice-video-be.tdp >/dev/null
-"$T" schedule show --svg "$OUT/k10000.svg" "$EX"/k10000.tdp >/dev/null
-if command -v rsvg-convert >/dev/null; then
-	rsvg-convert -o "$OUT/voice-video-be.png" "$OUT/voice-video-be.svg"
-	rsvg-convert -o "$OUT/k10000.png" "$OUT/k10000.svg"
-fi
-ls -l "$OUT"
-printf 'tdp-schedule 1\ntf 300us\nk 10\nport eth0 rate 1Gbit/z\n' >"$OUT/bad.tdp"
-step "8. a bad table gets file:line:col, and a non-zero exit" "$T" schedule check "$OUT/bad.tdp" || true
-printf '\ndone: the tables and pictures are in %s/\n' "$OUT"
+. "$SRC/tests/net/netns.sh"
+TDPD_PID=
+cleanup() {
+	trap - EXIT INT TERM
+	if [ -n "$TDPD_PID" ] && kill -0 "$TDPD_PID" 2>/dev/null; then
+		kill -INT "$TDPD_PID" 2>/dev/null || true
+		sleep 1
+		kill -9 "$TDPD_PID" 2>/dev/null || true
+	fi
+	net_down
+}
+trap cleanup EXIT
+trap 'echo "demo: interrupted, cleaning up"; exit 130' INT TERM
+
+say "1. the table: one probe packet every 1 ms frame, four bulk packets every other frame"
+"$B/tools/tdpctl" schedule show "$TABLE"
+
+say "2. three namespaces: sender 10.0.1.2 -- [rin  tdpd  rout] -- receiver 10.0.2.2"
+net_down 2>/dev/null || true
+net_up tdpdemo
+router_conf "$OUT/tdpd.conf" "$TABLE" "stats-interval 1s" "summary-json $OUT/summary.json" \
+	"engine-priority 80" "late-policy drop"
+sed -n '1,20p' "$OUT/tdpd.conf"
+
+say "3. tdpd in the router namespace (af_packet vdevs on rin and rout)"
+ip netns exec "$NS_RTR" "$B/daemon/tdpd" -f "$OUT/tdpd.conf" >"$OUT/tdpd.out" 2> >(tee "$OUT/tdpd.log" >&2) &
+TDPD_PID=$!
+for _ in $(seq 100); do grep -q "forwarding:" "$OUT/tdpd.log" 2>/dev/null && break; sleep 0.1; done
+grep -q "forwarding:" "$OUT/tdpd.log" || { echo "demo: tdpd did not come up"; exit 1; }
+
+say "4. ${SECS} s of traffic: probe 500 pps, bulk 1000 pps (1000 B), best effort 2000 pps (1200 B)"
+ip netns exec "$NS_RCV" "$GEN" recv --ports 5000,5001,6000 --seconds $((SECS + 5)) --idle 1 --tf 1ms --k 10 \
+	--ready "$OUT/ready" --json "$OUT/received.json" >/dev/null &
+RCV=$!
+for _ in $(seq 50); do [ -f "$OUT/ready" ] && break; sleep 0.1; done
+ip netns exec "$NS_SND" "$GEN" send --dst 10.0.2.2 --port 5000 --dscp 46 --count $((SECS * 500)) --pps 500 >"$OUT/sent-probe.json" &
+S1=$!
+ip netns exec "$NS_SND" "$GEN" send --dst 10.0.2.2 --port 5001 --dscp 34 --size 1000 --count $((SECS * 1000)) --pps 1000 >"$OUT/sent-bulk.json" &
+S2=$!
+ip netns exec "$NS_SND" "$GEN" send --dst 10.0.2.2 --port 6000 --size 1200 --count $((SECS * 2000)) --pps 2000 >"$OUT/sent-be.json" &
+S3=$!
+wait $S1 $S2 $S3 || true
+wait "$RCV" || true
+kill -INT "$TDPD_PID"
+wait "$TDPD_PID" || true
+TDPD_PID=
+
+say "5. tdpd's counters (stopped with SIGINT)"
+cat "$OUT/tdpd.out"
+
+say "6. what the receiver got"
+python3 - "$OUT" <<'PY'
+import json, sys, os
+out = sys.argv[1]
+rcv = json.load(open(os.path.join(out, "received.json")))["ports"]
+names = {"5000": ("probe", "sent-probe.json"), "5001": ("bulk", "sent-bulk.json"), "6000": ("best effort", "sent-be.json")}
+print(f"{'flow':12} {'sent':>7} {'received':>9} {'lost':>6} {'TTL':>5}  arrivals by frame of the cycle")
+for port, (name, f) in names.items():
+    sent = json.load(open(os.path.join(out, f)))["sent"]
+    r = rcv.get(port, {})
+    ttl = ",".join(sorted(r.get("ttl", {})))
+    tfc = r.get("tfc", {})
+    hist = " ".join(f"{k}:{tfc.get(str(k), 0)}" for k in range(10))
+    print(f"{name:12} {sent:7} {r.get('received', 0):9} {r.get('lost', 0):6} {ttl:>5}  {hist}")
+PY
+printf '\nThe counters are in %s/summary.json; tdpd.conf and its log are next to them.\n' "$OUT"

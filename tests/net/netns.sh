@@ -53,16 +53,18 @@ net_down() {
 	done
 }
 
-# router_conf FILE TABLE [extra [global] lines...]: the router's tdpd.conf
+# router_conf FILE TABLE [[global] lines...]: the router's tdpd.conf. The
+# defaults suit a shared two-core machine; a given line replaces its default.
 router_conf() {
-	local file=$1 table=$2
+	local file=$1 table=$2 d l
 	shift 2
 	{
 		echo "[global]"
 		echo "schedule $table"
-		echo "engine-priority 0"
-		echo "rx-idle-sleep 20us"
-		echo "mlock no"
+		for d in "engine-priority 0" "rx-idle-sleep 20us" "mlock no"; do
+			for l in "$@"; do [ "${l%% *}" = "${d%% *}" ] && continue 2; done
+			echo "$d"
+		done
 		for l in "$@"; do echo "$l"; done
 		echo
 		echo "[port in]"
