@@ -164,13 +164,15 @@ struct cls {
 	struct cls_group *g;
 };
 
+/* multiply-xorshift over the key's 32-bit words: a few cycles, well mixed */
 static uint64_t key_hash(const struct cls_key *k)
 {
-	const uint8_t *b = (const uint8_t *)k;
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ b[i]) * 1099511628211ull;
-	return h ^ (h >> 29);
+	uint32_t w[sizeof(*k) / 4];
+	memcpy(w, k, sizeof(w));
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		h = (h ^ w[i]) * 0xff51afd7ed558ccdull;
+	return h ^ (h >> 32);
 }
 
 static void mask_prefix(uint8_t *dst, unsigned len)

@@ -17,13 +17,22 @@ struct neigh {
 	uint8_t mac[6];
 };
 
+enum rt_kind { RT_VIA, RT_CONNECTED, RT_LOCAL };
+
+/*
+ * One LPM entry. Neighbours and our own addresses go into the LPM as host
+ * routes next to the prefixes, so one longest-prefix lookup answers
+ * everything: a neighbour's host route carries its MAC (RT_VIA), a connected
+ * prefix without a neighbour for the address has none (RT_CONNECTED), and our
+ * own addresses are RT_LOCAL.
+ */
 struct rt_entry {
 	uint8_t family;
+	uint8_t kind;
 	uint8_t prefix[16];
 	unsigned len;
 	uint32_t port;
-	bool connected;
-	uint8_t mac[6];          /* gateway's, when not connected */
+	uint8_t mac[6];
 };
 
 struct router {
@@ -123,7 +132,7 @@ int router_add_address(struct router *r, uint32_t port, int family, const uint8_
 	mask(e->prefix, len);
 	e->len = len;
 	e->port = port;
-	e->connected = true;
+	e->kind = RT_CONNECTED;
 	return 0;
 }
 
@@ -168,20 +177,41 @@ int router_add_route(struct router *r, uint32_t port, int family, const uint8_t 
 	mask(e->prefix, len);
 	e->len = len;
 	e->port = port;
+	e->kind = RT_VIA;
 	memcpy(e->mac, n->mac, 6);
 	return 0;
 }
 
-static int cmp_neigh(const void *a, const void *b)
+static int add_host(struct router *r, const struct neigh *n, uint8_t kind)
 {
-	const struct neigh *x = a, *y = b;
-	if (x->family != y->family)
-		return x->family - y->family;
-	return memcmp(x->addr, y->addr, 16);
+	if (grow((void **)&r->rt, &r->rt_cap, r->nrt + 1, sizeof(*r->rt)))
+		return -1;
+	struct rt_entry *e = &r->rt[r->nrt++];
+	memset(e, 0, sizeof(*e));
+	e->family = n->family;
+	e->kind = kind;
+	memcpy(e->prefix, n->addr, 16);
+	e->len = n->family == 4 ? 32 : 128;
+	e->port = n->port;
+	memcpy(e->mac, n->mac, 6);
+	return 0;
 }
 
 int router_build(struct router *r, char *err, size_t errlen)
 {
+	/* host routes: our addresses, then neighbours (a neighbour that is also
+	 * our own address is a configuration slip; ours wins, added first) */
+	for (size_t i = 0; i < r->nlocal; i++)
+		if (add_host(r, &r->local[i], RT_LOCAL) != 0) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	for (size_t i = 0; i < r->nnb; i++)
+		if (!find_neigh(r->local, r->nlocal, r->nb[i].family, r->nb[i].addr) &&
+		    add_host(r, &r->nb[i], RT_VIA) != 0) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
 	size_t n4 = 0, n6 = 0;
 	for (size_t i = 0; i < r->nrt; i++)
 		if (r->rt[i].family == 4)
@@ -214,20 +244,7 @@ int router_build(struct router *r, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	if (r->nnb)
-		qsort(r->nb, r->nnb, sizeof(*r->nb), cmp_neigh);
-	if (r->nlocal)
-		qsort(r->local, r->nlocal, sizeof(*r->local), cmp_neigh);
 	return 0;
-}
-
-static const struct neigh *bsearch_neigh(const struct neigh *v, size_t n, int family, const uint8_t *addr)
-{
-	struct neigh key;
-	memset(&key, 0, sizeof(key));
-	key.family = (uint8_t)family;
-	memcpy(key.addr, addr, alen(family));
-	return n ? bsearch(&key, v, n, sizeof(*v), cmp_neigh) : NULL;
 }
 
 int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *port, uint8_t mac[6])
@@ -246,17 +263,15 @@ int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *p
 	}
 	const struct rt_entry *e = &r->rt[hop];
 	*port = e->port;
-	if (!e->connected) {
+	switch (e->kind) {
+	case RT_VIA:
 		memcpy(mac, e->mac, 6);
 		return ROUTE_OK;
-	}
-	if (bsearch_neigh(r->local, r->nlocal, pi->family, pi->dst))
+	case RT_LOCAL:
 		return ROUTE_LOCAL;
-	const struct neigh *n = bsearch_neigh(r->nb, r->nnb, pi->family, pi->dst);
-	if (!n || n->port != e->port)
+	default:
 		return ROUTE_NO_NEIGH;
-	memcpy(mac, n->mac, 6);
-	return ROUTE_OK;
+	}
 }
 
 const char *route_res_name(int res)

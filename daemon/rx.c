@@ -9,6 +9,7 @@
 
 #include "rx.h"
 
+#define RX_PREFETCH 8
 #define ST_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
 
 const char *rx_drop_name(enum rx_drop d)
@@ -106,9 +107,15 @@ uint32_t rx_poll(struct rx *rx)
 	uint32_t total = 0;
 	for (uint32_t p = 0; p < rx->nports; p++) {
 		uint16_t n = rte_eth_rx_burst(rx->ports[p].dpdk_port, 0, pkts, RX_BURST);
+		/* the whole burst's headers first, so their misses overlap; then each
+		 * packet's data a few packets ahead of its turn */
+		for (uint16_t i = 0; i < n; i++)
+			rte_prefetch0(pkts[i]);
+		for (uint16_t i = 0; i < n && i < RX_PREFETCH; i++)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 		for (uint16_t i = 0; i < n; i++) {
-			if (i + 1 < n)
-				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+			if (i + RX_PREFETCH < n)
+				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RX_PREFETCH], void *));
 			rx_packet(rx, p, pkts[i]);
 		}
 		total += n;

@@ -1,0 +1,532 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Benchmarks of the frame engine. Figures and ratios against baselines run
+ * side by side in the same run on the same CPU; nothing here passes or fails
+ * on a time.
+ *
+ *   clock     cost of a clock read: clock_gettime(CLOCK_TAI / REALTIME) and
+ *             the engine's fast clock (TSC mapped onto the CTR)
+ *   start     frame-start error at TF 100 us and 1 ms: the engine (system
+ *             timebase, an in-memory port), a plain clock_nanosleep to each
+ *             boundary, and cyclictest at the same interval; the engine's CPU
+ *             duty cycle
+ *   datapath  Mpps per core: classify+enqueue (RX), dequeue+push (engine),
+ *             against a plain rx_burst->tx_burst loop
+ *   frame     per-frame engine cost for k 10..10^6 and 10..10^4 flows
+ *
+ * usage: bench_engine [clock|start|datapath|frame]... [--cpu N] [--quick]
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "../sim/dpdk_env.h"
+#include "../unit/pktgen.h"
+#include "engine.h"
+#include "hist.h"
+#include "pkt.h"
+#include "route.h"
+#include "rx.h"
+#include "tdp_sched.h"
+#include "timebase.h"
+
+static int cpu = 1;
+static bool quick;
+
+static int64_t mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t thread_cpu(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static struct sched_table *table_from(const char *txt)
+{
+	struct sched_diags d;
+	sched_diags_init(&d, "bench");
+	struct sched_table *t = sched_parse(txt, strlen(txt), &d);
+	if (!t || d.nerr) {
+		sched_diags_print(&d, stderr);
+		exit(1);
+	}
+	sched_diags_free(&d);
+	return t;
+}
+
+static void rt_self(void)
+{
+	cpu_set_t s;
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	pthread_setaffinity_np(pthread_self(), sizeof(s), &s);
+	struct sched_param sp = {.sched_priority = 80};
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0)
+		fprintf(stderr, "bench: no SCHED_FIFO (%s); figures will be worse\n", strerror(errno));
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+}
+
+static void rt_off(void)
+{
+	struct sched_param sp = {.sched_priority = 0};
+	pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+}
+
+/* ---- clock read cost ----------------------------------------------------- */
+
+static double read_cost(clockid_t id)
+{
+	struct timespec ts;
+	double best = 1e9;
+	for (int r = 0; r < 5; r++) {
+		int64_t t0 = mono();
+		for (int i = 0; i < 200000; i++)
+			clock_gettime(id, &ts);
+		double c = (double)(mono() - t0) / 200000;
+		if (c < best)
+			best = c;
+	}
+	return best;
+}
+
+static double fast_cost(struct timebase *tb)
+{
+	double best = 1e9;
+	volatile int64_t sink = 0;
+	for (int r = 0; r < 5; r++) {
+		int64_t t0 = mono();
+		for (int i = 0; i < 200000; i++)
+			sink += tb_fast_now(tb).ns;
+		double c = (double)(mono() - t0) / 200000;
+		if (c < best)
+			best = c;
+	}
+	(void)sink;
+	return best;
+}
+
+static double g_read_ns;
+
+static void bench_clock(struct timebase *tb)
+{
+	double tai = read_cost(CLOCK_TAI), rt = read_cost(CLOCK_REALTIME), mono_c = read_cost(CLOCK_MONOTONIC);
+	double fast = fast_cost(tb);
+	g_read_ns = fast;
+	printf("\n== clock read cost (best of 5 x 200000 reads)\n");
+	printf("  clock_gettime(CLOCK_TAI)        %6.1f ns\n", tai);
+	printf("  clock_gettime(CLOCK_REALTIME)   %6.1f ns\n", rt);
+	printf("  clock_gettime(CLOCK_MONOTONIC)  %6.1f ns\n", mono_c);
+	printf("  engine fast clock (TSC -> CTR)  %6.1f ns   (%.2fx CLOCK_TAI)\n", fast, fast / tai);
+}
+
+/* ---- frame-start error ----------------------------------------------------- */
+
+struct figs {
+	int64_t p50, p99, p999, max;
+	uint64_t n;
+	double duty;
+};
+
+static void figs_of(const struct hist *h, struct figs *f)
+{
+	f->p50 = hist_quantile(h, 0.5);
+	f->p99 = hist_quantile(h, 0.99);
+	f->p999 = hist_quantile(h, 0.999);
+	f->max = h->max;
+	f->n = h->count;
+}
+
+static void run_engine(struct timebase *tb, int64_t tf_ns, uint32_t frames, struct figs *out)
+{
+	char txt[512];
+	snprintf(txt, sizeof(txt),
+		 "tdp-schedule 1\ntf %" PRId64 "ns\nk 10\nport p rate 1Gbit/s\nflow f port p size 100 udp-dport 1\nframes 0-9: f 1\n",
+		 tf_ns);
+	struct sched_table *t = table_from(txt);
+	static int no;
+	char name[32];
+	snprintf(name, sizeof(name), "bench%d", no++);
+	struct rte_ring *rx, *tx;
+	int port = env_ring_port(name, &rx, &tx);
+	struct eng_port_cfg pc = {.dpdk_port = (uint16_t)port, .overhead = 24};
+	struct eng_config c = {.t = t, .tb = tb, .late = LATE_DROP, .flow_depth = 64, .be_depth = 64,
+			       .be_poll_ns = 0, .refresh_ns = 100000000, .ports = &pc,
+			       .pw = {.spin_below_ns = 20000, .min_sleep_ns = 10000, .margin_ns = 2000, .window = 32,
+				      .decay_pct = 95, .book_init_ns = 200}};
+	char err[128];
+	struct engine *e = engine_create(&c, err, sizeof(err));
+	if (!e) {
+		fprintf(stderr, "bench: %s\n", err);
+		exit(1);
+	}
+	engine_start(e);
+	int64_t c0 = thread_cpu(), w0 = mono();
+	for (uint32_t i = 0; i < frames; i++)
+		engine_step(e);
+	int64_t c1 = thread_cpu(), w1 = mono();
+	figs_of(engine_error_hist(e), out);
+	out->duty = (double)(c1 - c0) / (double)(w1 - w0);
+	engine_destroy(e);
+	rte_eth_dev_stop((uint16_t)port);
+	sched_free(t);
+}
+
+static void run_nanosleep(struct timebase *tb, int64_t tf_ns, uint32_t frames, struct figs *out)
+{
+	struct hist h;
+	hist_init(&h);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	int64_t next = ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec) / tf_ns * tf_ns + 2 * tf_ns;
+	int64_t c0 = thread_cpu(), w0 = mono();
+	for (uint32_t i = 0; i < frames; i++, next += tf_ns) {
+		struct timespec at = {next / 1000000000, next % 1000000000};
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		hist_add(&h, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - next);
+	}
+	int64_t c1 = thread_cpu(), w1 = mono();
+	figs_of(&h, out);
+	out->duty = (double)(c1 - c0) / (double)(w1 - w0);
+}
+
+/* cyclictest's own histogram (1 us bins) into figures; -1 when it cannot run */
+static int run_cyclictest(int64_t tf_ns, uint32_t frames, struct figs *out)
+{
+	char hf[] = "/tmp/tdpbench-hist-XXXXXX";
+	int fd = mkstemp(hf);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd),
+		 "cyclictest -m -p 80 -a %d -t 1 -i %" PRId64 " -l %u -q -h 100000 --histfile=%s >/dev/null 2>&1", cpu,
+		 tf_ns / 1000, frames, hf);
+	int rc = system(cmd);
+	FILE *f = fopen(hf, "r");
+	if (rc != 0 || !f) {
+		if (f)
+			fclose(f);
+		unlink(hf);
+		return -1;
+	}
+	uint64_t *bins = calloc(100001, sizeof(uint64_t));
+	uint64_t total = 0, overflow = 0;
+	int64_t max_us = 0;
+	char line[256];
+	while (fgets(line, sizeof(line), f)) {
+		long us;
+		unsigned long long cnt;
+		if (line[0] == '#') {
+			long long m;
+			if (sscanf(line, "# Max Latencies: %lld", &m) == 1)
+				max_us = m;
+			if (sscanf(line, "# Histogram Overflows: %llu", &cnt) == 1)
+				overflow = cnt;
+			continue;
+		}
+		if (sscanf(line, "%ld %llu", &us, &cnt) == 2 && us >= 0 && us <= 100000) {
+			bins[us] += cnt;
+			total += cnt;
+		}
+	}
+	fclose(f);
+	unlink(hf);
+	total += overflow;
+	int64_t q[3] = {-1, -1, -1};
+	double want[3] = {0.5, 0.99, 0.999};
+	uint64_t seen = 0;
+	for (long us = 0; us <= 100000; us++) {
+		seen += bins[us];
+		for (int i = 0; i < 3; i++)
+			if (q[i] < 0 && (double)seen >= want[i] * (double)total)
+				q[i] = us * 1000;
+	}
+	free(bins);
+	out->p50 = q[0];
+	out->p99 = q[1];
+	out->p999 = q[2];
+	out->max = max_us * 1000;
+	out->n = total;
+	out->duty = -1;
+	return 0;
+}
+
+static void row(const char *name, const struct figs *f)
+{
+	printf("  %-22s %8" PRIu64 " %10" PRId64 " %10" PRId64 " %10" PRId64 " %10" PRId64, name, f->n, f->p50, f->p99,
+	       f->p999, f->max);
+	if (f->duty >= 0)
+		printf(" %7.1f%%", 100 * f->duty);
+	printf("\n");
+}
+
+static void bench_start(struct timebase *tb)
+{
+	int64_t tfs[] = {100000, 1000000};
+	for (int i = 0; i < 2; i++) {
+		int64_t tf = tfs[i];
+		uint32_t frames = (uint32_t)((quick ? 1 : 4) * 1000000000LL / tf / (tf < 1000000 ? 2 : 1));
+		if (tf >= 1000000)
+			frames /= 1;
+		struct figs eng, ns, cyc;
+		rt_self();
+		run_engine(tb, tf, frames, &eng);
+		run_nanosleep(tb, tf, frames, &ns);
+		rt_off();
+		int have_cyc = run_cyclictest(tf, frames, &cyc) == 0;
+		printf("\n== frame-start error at TF %" PRId64 " us, CPU %d, SCHED_FIFO 80 (ns; cyclictest in 1 us bins)\n",
+		       tf / 1000, cpu);
+		printf("  %-22s %8s %10s %10s %10s %10s %8s\n", "", "frames", "p50", "p99", "p99.9", "max", "CPU");
+		row("tdpd engine", &eng);
+		row("clock_nanosleep", &ns);
+		if (have_cyc)
+			row("cyclictest", &cyc);
+		else
+			printf("  cyclictest             (could not run: is rt-tests installed, and are we root?)\n");
+		printf("  engine p50 / clock read cost:      %.2fx   (target <= 2x)\n",
+		       g_read_ns > 0 ? (double)eng.p50 / g_read_ns : 0);
+		printf("  engine p50 below clock_nanosleep:  %.2f%%  (target >= 98%%)\n",
+		       ns.p50 > 0 ? 100.0 * (1.0 - (double)eng.p50 / (double)ns.p50) : 0);
+		if (tf == 1000000)
+			printf("  engine CPU at TF 1 ms:             %.1f%%   (target < 15%%)\n", 100 * eng.duty);
+	}
+}
+
+/* ---- data path --------------------------------------------------------------- */
+
+static const char dp_table[] =
+	"tdp-schedule 1\ntf 1ms\nk 1\nport out rate 100Gbit/s\n"
+	"flow a port out size 100 dscp 46 udp-dport 5000\n"
+	"flow b port out size 100 dscp 46 udp-dport 5001\n"
+	"flow c port out size 100 dscp 46 udp-dport 5002\n"
+	"flow d port out size 100 dscp 46 udp-dport 5003\n"
+	"frames 0: a 4096, b 4096, c 4096, d 4096\n";
+
+static void fill_ring(struct rte_ring *r, uint32_t n, uint32_t nflows)
+{
+	uint8_t mac_in[6] = {2, 0, 0, 0, 1, 1};
+	for (uint32_t i = 0; i < n; i++) {
+		struct pg g;
+		pg_defaults(&g);
+		memcpy(g.dmac, mac_in, 6);
+		g.dscp = 46;
+		g.dport = (uint16_t)(5000 + i % nflows);
+		struct rte_mbuf *m = rte_pktmbuf_alloc(env_pool());
+		pg_build(&g, (uint8_t *)rte_pktmbuf_append(m, (uint16_t)g.size));
+		if (rte_ring_sp_enqueue(r, m) != 0)
+			rte_pktmbuf_free(m);
+	}
+}
+
+static void bench_datapath(void)
+{
+	const uint32_t batch = 4000, rounds = quick ? 50 : 250;
+	struct sched_table *t = table_from(dp_table);
+	struct rte_ring *rx0, *tx0, *rx1, *tx1;
+	int pin = env_ring_port("dp_in", &rx0, &tx0), pout = env_ring_port("dp_out", &rx1, &tx1);
+	struct timebase *tb = tb_sim_new(tdp_time(1000 * TDP_NS_PER_S), 1);
+	struct eng_port_cfg pc = {.dpdk_port = (uint16_t)pout, .overhead = 24};
+	struct eng_config c = {.t = t, .tb = tb, .late = LATE_DROP, .flow_depth = 4096, .be_depth = 64, .ports = &pc,
+			       .pw = {.spin_below_ns = 0, .min_sleep_ns = 1000, .window = 4, .decay_pct = 90}};
+	char err[160];
+	struct engine *e = engine_create(&c, err, sizeof(err));
+	struct cls *cls = cls_build(t);
+	struct router *rt = router_create(2, err, sizeof(err));
+	uint8_t a[16], mac[6] = {2, 0, 0, 0, 2, 2};
+	int fam;
+	unsigned len;
+	route_parse_prefix("10.0.2.1/24", &fam, a, &len);
+	router_add_address(rt, 1, fam, a, len, err, sizeof(err));
+	route_parse_addr("10.0.2.2", &fam, a);
+	router_add_neighbour(rt, 1, fam, a, mac, err, sizeof(err));
+	router_build(rt, err, sizeof(err));
+	struct rx_port ports[2] = {{.dpdk_port = (uint16_t)pin, .table_port = -1},
+				   {.dpdk_port = (uint16_t)pout, .table_port = 0}};
+	ports[1].mac[0] = 0xaa;
+	struct rte_ring *fq[4], *beq[2] = {NULL, engine_be_ring(e, 0)};
+	for (int f = 0; f < 4; f++)
+		fq[f] = engine_flow_ring(e, (uint32_t)f);
+	uint64_t enq[4] = {0}, ovf[4] = {0};
+	uint32_t t2p[1] = {1};
+	struct rx rxc = {.ports = ports, .nports = 1, .cls = cls, .rt = rt, .t = t, .flow_q = fq, .be_q = beq,
+			 .flow_enq = enq, .flow_overflow = ovf, .table_to_port = t2p};
+	rt_self();
+	/* classify + enqueue */
+	int64_t rx_ns = 0, tx_ns = 0, plain_ns = 0;
+	uint64_t rx_pk = 0, tx_pk = 0, plain_pk = 0;
+	engine_start(e);
+	for (uint32_t r = 0; r < rounds; r++) {
+		fill_ring(rx0, batch, 4);
+		int64_t t0 = mono();
+		uint32_t got;
+		while ((got = rx_poll(&rxc)) != 0)
+			rx_pk += got;
+		rx_ns += mono() - t0;
+		/* dequeue + push: one frame takes up to 4 x 4096 */
+		t0 = mono();
+		engine_step(e);
+		tx_ns += mono() - t0;
+		tx_pk += rte_ring_count(tx1);
+		env_drain(tx1);
+		/* the plain loop, l2fwd-style: rx_burst, rewrite both MACs, tx_burst */
+		fill_ring(rx0, batch, 4);
+		t0 = mono();
+		struct rte_mbuf *b[32];
+		uint16_t n;
+		while ((n = rte_eth_rx_burst((uint16_t)pin, 0, b, 32)) != 0) {
+			for (uint16_t i = 0; i < n; i++) {
+				uint8_t *d = rte_pktmbuf_mtod(b[i], uint8_t *);
+				memcpy(d, mac, 6);
+				memcpy(d + 6, ports[1].mac, 6);
+			}
+			uint16_t s = rte_eth_tx_burst((uint16_t)pout, 0, b, n);
+			for (uint16_t i = s; i < n; i++)
+				rte_pktmbuf_free(b[i]);
+			plain_pk += n;
+		}
+		plain_ns += mono() - t0;
+		env_drain(tx1);
+	}
+	rt_off();
+	double rx_mpps = (double)rx_pk / (double)rx_ns * 1e3, tx_mpps = (double)tx_pk / (double)tx_ns * 1e3,
+	       plain = (double)plain_pk / (double)plain_ns * 1e3;
+	printf("\n== data path, in-memory ports (net_ring), one core, 4 flows, 100-byte packets\n");
+	printf("  plain loop (l2fwd: MAC rewrite)     %7.2f Mpps\n", plain);
+	printf("  RX: parse, classify, route, enqueue %7.2f Mpps   (%.2fx the plain loop; target >= 0.8x)\n", rx_mpps,
+	       rx_mpps / plain);
+	printf("  engine: dequeue + push (one frame)  %7.2f Mpps   (%.2fx the plain loop; target >= 0.8x)\n", tx_mpps,
+	       tx_mpps / plain);
+	printf("  (%" PRIu64 " packets classified, %" PRIu64 " pushed)\n", rx_pk, tx_pk);
+	engine_destroy(e);
+	cls_free(cls);
+	router_free(rt);
+	tb->ops->destroy(tb);
+	sched_free(t);
+}
+
+/* ---- per-frame cost against k and flows ------------------------------------- */
+
+static void bench_frame(void)
+{
+	uint32_t ks[] = {10, 1000, 100000, 1000000};
+	uint32_t fs[] = {10, 1000, 10000};
+	static char port_name[] = "p";
+	printf("\n== per-frame engine cost (stage + push + fill, empty queues; sim clock), ns per frame\n");
+	printf("  %10s", "k \\ flows");
+	for (int j = 0; j < 3; j++)
+		printf(" %10u", fs[j]);
+	printf("   (every frame reserves one flow; entries per row stay 1)\n");
+	static int no;
+	for (int i = 0; i < 4; i++) {
+		printf("  %10u", ks[i]);
+		for (int j = 0; j < 3; j++) {
+			uint32_t k = ks[i], nf = fs[j];
+			size_t cap = 200 + (size_t)nf * 96;
+			char *txt = malloc(cap);
+			/* TF = 1 s / k: the cycle is one second */
+			size_t n = (size_t)snprintf(txt, cap, "tdp-schedule 1\ntf %uns\nk %u\nport %s rate 100Gbit/s\n",
+						    1000000000u / k, k, port_name);
+			for (uint32_t f = 0; f < nf; f++)
+				n += (size_t)snprintf(txt + n, cap - n, "flow f%u port p size 60 udp-dport %u\n", f, f + 1);
+			/* flow f owns frames f, f+nf, ... (or shares when nf > k) */
+			for (uint32_t f = 0; f < nf; f++) {
+				uint32_t first = f % k;
+				if (nf <= k)
+					n += (size_t)snprintf(txt + n, cap - n, "frames %u-%u/%u: f%u 1\n", first, k - 1, nf, f);
+				else if (f < k)
+					n += (size_t)snprintf(txt + n, cap - n, "frames %u: f%u 1\n", first, f);
+			}
+			struct sched_table *t = table_from(txt);
+			free(txt);
+			char name[32];
+			snprintf(name, sizeof(name), "fr%d", no++);
+			struct rte_ring *rx, *tx;
+			int port = env_ring_port(name, &rx, &tx);
+			struct timebase *tb = tb_sim_new(tdp_time(1000 * TDP_NS_PER_S), 1);
+			struct eng_port_cfg pc = {.dpdk_port = (uint16_t)port, .overhead = 24};
+			struct eng_config c = {.t = t, .tb = tb, .late = LATE_DROP, .flow_depth = 4, .be_depth = 4,
+					       .ports = &pc,
+					       /* the sim clock sleeps to the boundary: only the work is timed */
+					       .pw = {.spin_below_ns = 0, .min_sleep_ns = 0, .window = 4, .decay_pct = 90}};
+			char err[128];
+			struct engine *e = engine_create(&c, err, sizeof(err));
+			engine_start(e);
+			uint32_t steps = quick ? 50000 : 200000;
+			for (uint32_t s = 0; s < 1000; s++)
+				engine_step(e);
+			int64_t t0 = mono();
+			for (uint32_t s = 0; s < steps; s++)
+				engine_step(e);
+			double per = (double)(mono() - t0) / steps;
+			printf(" %10.1f", per);
+			fflush(stdout);
+			engine_destroy(e);
+			rte_eth_dev_stop((uint16_t)port);
+			tb->ops->destroy(tb);
+			sched_free(t);
+		}
+		printf("\n");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	bool want[4] = {false, false, false, false}, any = false;
+	const char *names[4] = {"clock", "start", "datapath", "frame"};
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
+			cpu = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--quick"))
+			quick = true;
+		else
+			for (int j = 0; j < 4; j++)
+				if (!strcmp(argv[i], names[j]))
+					want[j] = any = true;
+	}
+	if (!any)
+		for (int j = 0; j < 4; j++)
+			want[j] = true;
+	if (env_eal_init() != 0) {
+		fprintf(stderr, "bench: EAL init failed\n");
+		return 1;
+	}
+	mlockall(MCL_CURRENT | MCL_FUTURE);
+	struct timebase *tb;
+	char err[128];
+	struct tb_params p = {.system_clock = TB_CLOCK_AUTO, .utc_tai_offset_s = 37, .fast_clock = TB_FAST_AUTO};
+	if (timebase_find("system")->create(&tb, &p, err, sizeof(err)) != 0) {
+		fprintf(stderr, "bench: %s\n", err);
+		return 1;
+	}
+	char desc[256];
+	tb->ops->describe(tb, desc, sizeof(desc));
+	printf("tdpd engine benchmarks; timebase: %s\n", desc);
+	bench_clock(tb);   /* the ratios below need the read cost */
+	if (want[1])
+		bench_start(tb);
+	if (want[2])
+		bench_datapath();
+	if (want[3])
+		bench_frame();
+	tb->ops->destroy(tb);
+	return 0;
+}
