@@ -13,8 +13,9 @@
  * A frame is late on a port when its burst, pushed now, would not end before
  * that frame's guard band; the late policy then drops the burst or carries it
  * to the flow's next reserved frame. A wake-up in a later frame makes every
- * frame in between late as well. Reserved packets are never sent in a frame
- * other than one the table reserves for their flow.
+ * frame in between late as well (skipped; per-flow accounting walks at most
+ * one cycle of them, the engine's skipped_frames counts all). Reserved packets
+ * are never sent in a frame other than one the table reserves for their flow.
  *
  * engine_step() runs one frame and is what the tests drive against the sim
  * timebase; engine_run() loops it until engine_stop(). Nothing on this path

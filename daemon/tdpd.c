@@ -65,7 +65,6 @@ struct tdpd {
 	bool eal_up;
 	int eal_argc;
 	char **eal_argv;
-	unsigned warnings;
 };
 
 static int64_t mono_ns(void)
@@ -320,7 +319,8 @@ static int load_table(struct tdpd *d)
 static int engine_lcore(void *arg)
 {
 	struct tdpd *d = arg;
-	d->warnings += rt_thread_setup("frame engine", -1, (int)d->conf.engine_priority);
+	/* warnings are logged where they happen; nothing is shared with main here */
+	rt_thread_setup("frame engine", -1, (int)d->conf.engine_priority);
 	engine_run(d->e);
 	return 0;
 }
@@ -473,7 +473,7 @@ static void run(struct tdpd *d)
 	struct conf *c = &d->conf;
 	struct summary_src ss = {.t = d->t, .e = d->e, .rx = &d->rx, .port_names = d->port_names,
 				 .nports = c->nports, .timebase = d->tb->ops->name};
-	d->warnings += rt_thread_setup("rx", -1, (int)c->rx_priority);
+	rt_thread_setup("rx", -1, (int)c->rx_priority);
 	int64_t t0 = mono_ns();
 	int64_t next_stats = c->stats_interval_ns ? t0 + c->stats_interval_ns : INT64_MAX;
 	int64_t deadline = c->duration_ns ? t0 + c->duration_ns : INT64_MAX;
