@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +14,7 @@ const char *const conf_timebase_names[] = {"system", NULL};
 static const char *const clock_names[] = {"auto", "tai", "realtime", NULL};
 static const char *const fast_names[] = {"auto", "tsc", "os", NULL};
 static const char *const huge_names[] = {"auto", "yes", "no", NULL};
-static const char *const level_names[] = {"error", "warning", "notice", "info", "debug", NULL};
+const char *const conf_level_names[] = {"error", "warning", "notice", "info", "debug", NULL};
 
 #define G(field) offsetof(struct conf, field)
 #define P(field) offsetof(struct conf_port, field)
@@ -71,7 +72,7 @@ const struct conf_opt conf_opts[] = {
 	 "log a one-line summary this often; 0 never", false},
 	{"duration", CS_GLOBAL, CT_DUR, "0", 0, 31536000000000000LL, NULL, G(duration_ns), "TIME",
 	 "stop by itself after this long; 0 runs until SIGINT or SIGTERM", false},
-	{"log-level", CS_GLOBAL, CT_ENUM, "info", 0, 0, level_names, G(log_level), "LEVEL",
+	{"log-level", CS_GLOBAL, CT_ENUM, "info", 0, 0, conf_level_names, G(log_level), "LEVEL",
 	 "error, warning, notice, info or debug", false},
 	{"summary-json", CS_GLOBAL, CT_STR, "", 0, 0, NULL, G(summary_json), "FILE",
 	 "at exit, also write every counter and the frame-start error histogram as JSON to FILE", false},
@@ -110,7 +111,6 @@ const struct conf_opt *conf_find(const char *name, unsigned sect)
 static void error_at(FILE *err, const char *file, uint32_t line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-#include <stdarg.h>
 static void error_at(FILE *err, const char *file, uint32_t line, const char *fmt, ...)
 {
 	va_list ap;

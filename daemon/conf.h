@@ -95,6 +95,7 @@ const struct conf_opt *conf_find(const char *name, unsigned sect);
 
 extern const char *const conf_late_names[];     /* "drop", "carry" */
 extern const char *const conf_timebase_names[];
+extern const char *const conf_level_names[];     /* as tdp_log_parse takes them */
 
 /* Defaults from the table. */
 void conf_init(struct conf *c);

@@ -56,7 +56,6 @@ struct engine {
 
 	int64_t next;             /* frame to push next */
 	tdp_time_t fill_end;      /* best effort may be on the wire until here */
-	bool started;
 
 	struct eng_flow *flows;
 	uint32_t nflows;
@@ -504,14 +503,10 @@ void engine_start(struct engine *e)
 	e->next = frame_index(&e->g, now) + 1;
 	e->fill_end = tdp_time_add(frame_start(&e->g, e->next), -e->guard_ns);
 	e->next_refresh = tdp_time_add(now, e->refresh_ns);
-	e->st.first_start_ns = frame_start(&e->g, e->next).ns;
-	e->started = true;
 }
 
 int64_t engine_step(struct engine *e)
 {
-	if (!e->started)
-		engine_start(e);
 	int64_t j = e->next;
 	tdp_time_t start = frame_start(&e->g, j);
 	tdp_time_t t = wait_and_stage(e, j, start);

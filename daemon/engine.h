@@ -86,7 +86,7 @@ struct eng_stats {
 	uint64_t late_frames;     /* frames late on at least one port */
 	uint64_t skipped_frames;  /* frames whose start passed while the engine was away */
 	uint64_t sleep_ns;        /* time spent asleep */
-	int64_t first_start_ns, last_push_ns;
+	int64_t last_push_ns;     /* CTR time of the latest push */
 };
 
 struct engine;
@@ -99,11 +99,12 @@ void engine_destroy(struct engine *e);
 struct rte_ring *engine_flow_ring(struct engine *e, uint32_t flow);
 struct rte_ring *engine_be_ring(struct engine *e, uint32_t port);
 
-/* Sets the first frame to push: the one after the frame containing now. */
+/* Sets the first frame to push: the one after the frame containing now.
+ * engine_run does it; callers of engine_step call it first. */
 void engine_start(struct engine *e);
 /* Runs one frame. Returns the index of the frame it pushed (or handled late). */
 int64_t engine_step(struct engine *e);
-/* Loops engine_step until engine_stop. */
+/* engine_start, then engine_step until engine_stop. */
 void engine_run(struct engine *e);
 void engine_stop(struct engine *e);
 

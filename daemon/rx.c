@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <string.h>
-#include <time.h>
 
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -121,19 +120,4 @@ uint32_t rx_poll(struct rx *rx)
 		total += n;
 	}
 	return total;
-}
-
-void rx_run(struct rx *rx)
-{
-	unsigned idle = 0;
-	while (!atomic_load_explicit(&rx->stop, memory_order_relaxed)) {
-		if (rx_poll(rx)) {
-			idle = 0;
-			continue;
-		}
-		if (rx->idle_sleep_ns > 0 && ++idle >= 64) {
-			struct timespec ts = {0, rx->idle_sleep_ns};
-			nanosleep(&ts, NULL);
-		}
-	}
 }

@@ -10,7 +10,6 @@
 #ifndef TDP_RX_H
 #define TDP_RX_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -54,18 +53,15 @@ struct rx {
 	uint64_t *flow_enq;         /* per flow, RX-written */
 	uint64_t *flow_overflow;    /* per flow */
 	uint32_t *table_to_port;    /* table port -> configured port */
-	int64_t idle_sleep_ns;
 	struct rx_stats st;
-	atomic_int stop;
 };
 
 const char *rx_drop_name(enum rx_drop d);
 
 /* Handles one received packet (takes ownership). */
 void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m);
-/* One burst from every port; returns packets received. */
+/* One burst from every port; returns packets received. The daemon's main
+ * loop calls it (with its idle back-off, stats and stop checks). */
 uint32_t rx_poll(struct rx *rx);
-/* Polls until rx->stop; sleeps idle_sleep_ns after 64 empty rounds. */
-void rx_run(struct rx *rx);
 
 #endif

@@ -13,8 +13,6 @@ struct summary_src {
 	const struct sched_table *t;
 	const struct engine *e;
 	const struct rx *rx;
-	const char *const *port_names;   /* configured ports */
-	uint32_t nports;
 	double elapsed_s;
 	const char *timebase;
 };

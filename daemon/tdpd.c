@@ -57,7 +57,6 @@ struct tdpd {
 	struct rte_ring **flow_q;
 	uint64_t *flow_enq, *flow_overflow;
 	uint32_t table_to_port[SCHED_MAX_PORTS];
-	const char *port_names[CONF_MAX_PORTS];
 	struct timebase *tb;
 	struct engine *e;
 	struct rx rx;
@@ -173,11 +172,6 @@ static int parse_args(struct tdpd *d, int argc, char **argv, bool *check, bool *
 			}
 			*colon = 0;
 			*veq = 0;
-			if (!conf_port_find(&d->conf, buf)) {
-				fprintf(stderr, "command line: error: no [port %s] section in the configuration\n", buf);
-				errors++;
-				continue;
-			}
 			if (conf_set(&d->conf, buf, colon + 1, veq + 1, "command line", 0, stderr) != 0)
 				errors++;
 			continue;
@@ -309,7 +303,6 @@ static int load_table(struct tdpd *d)
 	}
 	for (uint32_t p = 0; p < d->conf.nports; p++) {
 		d->rxp[p].table_port = sched_port_find(d->t, d->conf.ports[p].name);
-		d->port_names[p] = d->conf.ports[p].name;
 	}
 	return errors;
 }
@@ -338,10 +331,9 @@ static int bring_up(struct tdpd *d)
 	if (engine_cpu == c->housekeeping_cpu)
 		log_warn("the frame engine shares CPU %d with RX and housekeeping; give it a CPU of its own "
 			 "(engine-cpu) for precise frame starts", engine_cpu);
-	static const int lv[] = {LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG};
 	struct pmd_eal pe = {.main_cpu = (int)c->housekeeping_cpu, .engine_cpu = engine_cpu,
 			     .huge = (int)c->huge_pages, .mbufs = (uint32_t)c->mbufs, .devices = devs,
-			     .ndevices = c->nports, .log_level = lv[c->log_level], .argc = d->eal_argc,
+			     .ndevices = c->nports, .log_level = tdp_log_level, .argc = d->eal_argc,
 			     .argv = d->eal_argv};
 	bool no_huge;
 	if (pmd_eal_init(&pe, &no_huge, err, sizeof(err)) != 0) {
@@ -444,8 +436,7 @@ static int bring_up(struct tdpd *d)
 		d->be_q[p] = d->rxp[p].table_port >= 0 ? engine_be_ring(d->e, (uint32_t)d->rxp[p].table_port) : NULL;
 	d->rx = (struct rx){.ports = d->rxp, .nports = c->nports, .cls = d->cls, .rt = d->rt, .t = d->t,
 			    .flow_q = d->flow_q, .be_q = d->be_q, .flow_enq = d->flow_enq,
-			    .flow_overflow = d->flow_overflow, .table_to_port = d->table_to_port,
-			    .idle_sleep_ns = c->rx_idle_sleep_ns};
+			    .flow_overflow = d->flow_overflow, .table_to_port = d->table_to_port};
 	return 0;
 }
 
@@ -471,13 +462,11 @@ static void tear_down(struct tdpd *d)
 static void run(struct tdpd *d)
 {
 	struct conf *c = &d->conf;
-	struct summary_src ss = {.t = d->t, .e = d->e, .rx = &d->rx, .port_names = d->port_names,
-				 .nports = c->nports, .timebase = d->tb->ops->name};
+	struct summary_src ss = {.t = d->t, .e = d->e, .rx = &d->rx, .timebase = d->tb->ops->name};
 	rt_thread_setup("rx", -1, (int)c->rx_priority);
 	int64_t t0 = mono_ns();
 	int64_t next_stats = c->stats_interval_ns ? t0 + c->stats_interval_ns : INT64_MAX;
 	int64_t deadline = c->duration_ns ? t0 + c->duration_ns : INT64_MAX;
-	engine_start(d->e);
 	if (rte_eal_remote_launch(engine_lcore, d, 1) != 0) {
 		log_err("cannot start the frame engine on its lcore");
 		return;
@@ -544,8 +533,7 @@ int main(int argc, char **argv)
 		conf_free(&d.conf);
 		return 0;
 	}
-	static const int lv[] = {LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG};
-	tdp_log_level = lv[d.conf.log_level];
+	tdp_log_level = tdp_log_parse(conf_level_names[d.conf.log_level]);
 	int errors = conf_check(&d.conf, stderr);
 	/* CPUs this box has: an out-of-range CPU is a configuration error, not a DPDK one */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
