@@ -40,6 +40,7 @@ static int parse_ip4(const uint8_t *p, uint32_t len, uint32_t off, struct pkt_in
 	else if (h[9] == IPPROTO_UDP_ && tot >= ihl + 8) {
 		pi->flags |= PKT_F_UDP;
 		pi->udp_dport = rd16(h + ihl + 2);
+		pi->l4_off = (uint16_t)(off + ihl);
 	}
 	return PKT_OK;
 }
@@ -73,6 +74,7 @@ static int parse_ip6(const uint8_t *p, uint32_t len, uint32_t off, struct pkt_in
 	if (nh == IPPROTO_UDP_ && at + 8 <= tot) {
 		pi->flags |= PKT_F_UDP;
 		pi->udp_dport = rd16(h + at + 2);
+		pi->l4_off = (uint16_t)(off + at);
 	}
 	return PKT_OK;
 }

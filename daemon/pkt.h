@@ -42,6 +42,7 @@ struct pkt_info {
 	uint8_t dscp;
 	uint8_t ttl;            /* TTL or hop limit */
 	uint16_t udp_dport;
+	uint16_t l4_off;        /* offset of the UDP header when PKT_F_UDP */
 	uint8_t dst[16];        /* IPv4 in the first 4 bytes */
 };
 

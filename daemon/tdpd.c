@@ -23,6 +23,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "coalesce.h"
 #include "conf.h"
 #include "engine.h"
 #include "log.h"
@@ -51,6 +52,7 @@ struct tdpd {
 	struct cls *cls;
 	struct rte_mempool *mp;
 	struct pmd_port ports[CONF_MAX_PORTS];
+	struct coalesce_saved coal[CONF_MAX_PORTS];
 	uint32_t nports_open;
 	struct rx_port rxp[CONF_MAX_PORTS];
 	struct rte_ring *be_q[CONF_MAX_PORTS];
@@ -363,12 +365,13 @@ static int bring_up(struct tdpd *d)
 			 cp->device, d->ports[p].id, m[0], m[1], m[2], m[3], m[4], m[5],
 			 d->ports[p].link_mbps ? "" : "unknown ", d->ports[p].link_mbps);
 		if (d->ports[p].ifname[0]) {
-			int rc = pmd_coalesce_off(d->ports[p].ifname);
-			if (rc == 0)
-				log_info("port %s: interrupt coalescing off on %s", cp->name, d->ports[p].ifname);
-			else if (rc != -EOPNOTSUPP)
-				log_warn("port %s: cannot turn interrupt coalescing off on %s: %s", cp->name,
-					 d->ports[p].ifname, strerror(-rc));
+			int rc = coalesce_off(d->ports[p].ifname, &d->coal[p]);
+			char what[160];
+			coalesce_describe(&d->coal[p], rc, what, sizeof(what));
+			if (rc == 0 || rc == -EOPNOTSUPP)
+				log_info("port %s: interrupt coalescing %s", cp->name, what);
+			else
+				log_warn("port %s: %s", cp->name, what);
 		}
 	}
 	char tberr[256];
@@ -442,8 +445,10 @@ static int bring_up(struct tdpd *d)
 
 static void tear_down(struct tdpd *d)
 {
-	for (uint32_t p = 0; p < d->nports_open; p++)
+	for (uint32_t p = 0; p < d->nports_open; p++) {
 		pmd_port_close(&d->ports[p]);
+		coalesce_restore(&d->coal[p]);
+	}
 	engine_destroy(d->e);
 	if (d->tb)
 		d->tb->ops->destroy(d->tb);

@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <ctype.h>
 #include <errno.h>
-#include <linux/ethtool.h>
-#include <linux/sockios.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -194,38 +191,6 @@ void pmd_port_close(struct pmd_port *pp)
 	rte_eth_dev_stop(pp->id);
 	rte_eth_dev_close(pp->id);
 	pp->started = false;
-}
-
-int pmd_coalesce_off(const char *ifname)
-{
-	if (!ifname || !*ifname)
-		return -EINVAL;
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	struct ethtool_coalesce ec;
-	memset(&ec, 0, sizeof(ec));
-	struct ifreq ifr;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	ifr.ifr_data = (void *)&ec;
-	ec.cmd = ETHTOOL_GCOALESCE;
-	int rc = 0;
-	if (ioctl(fd, SIOCETHTOOL, &ifr) != 0) {
-		rc = -errno;
-	} else {
-		ec.cmd = ETHTOOL_SCOALESCE;
-		ec.rx_coalesce_usecs = 0;
-		ec.rx_max_coalesced_frames = 1;
-		ec.tx_coalesce_usecs = 0;
-		ec.tx_max_coalesced_frames = 1;
-		ec.use_adaptive_rx_coalesce = 0;
-		ec.use_adaptive_tx_coalesce = 0;
-		if (ioctl(fd, SIOCETHTOOL, &ifr) != 0)
-			rc = -errno;
-	}
-	close(fd);
-	return rc;
 }
 
 void pmd_eal_cleanup(void)

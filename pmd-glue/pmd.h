@@ -48,9 +48,6 @@ int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t rxd, uint16_
 /* Reads the link speed again (after link-up). */
 void pmd_port_link(struct pmd_port *pp);
 void pmd_port_close(struct pmd_port *pp);
-/* Interrupt coalescing off on a kernel netdev (ethtool -C rx-usecs 0 ...).
- * Returns 0, or -errno (EOPNOTSUPP for devices without coalescing). */
-int pmd_coalesce_off(const char *ifname);
 void pmd_eal_cleanup(void);
 
 #endif
