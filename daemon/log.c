@@ -7,6 +7,7 @@
 #include "log.h"
 
 int tdp_log_level = LOG_INFO;
+const char *tdp_log_ident = "tdpd";
 
 static const char *const names[] = {
 	[LOG_EMERG] = "emerg", [LOG_ALERT] = "alert", [LOG_CRIT] = "crit", [LOG_ERR] = "error",
@@ -22,7 +23,7 @@ void tdp_log_msg(int level, const char *fmt, ...)
 	va_end(ap);
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	fprintf(stderr, "tdpd[%lld.%03ld]: %s: %s\n", (long long)ts.tv_sec, ts.tv_nsec / 1000000,
+	fprintf(stderr, "%s[%lld.%03ld]: %s: %s\n", tdp_log_ident, (long long)ts.tv_sec, ts.tv_nsec / 1000000,
 		level >= 0 && level <= LOG_DEBUG ? names[level] : "?", buf);
 }
 

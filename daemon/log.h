@@ -7,6 +7,8 @@
 #include <syslog.h>
 
 extern int tdp_log_level;
+/* the program's name in front of each line (default "tdpd") */
+extern const char *tdp_log_ident;
 
 void tdp_log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "error", "warning", "notice", "info", "debug" -> LOG_*; -1 when unknown. */

@@ -1,0 +1,575 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe_stats.h"
+
+const double probe_pct[PROBE_NPCT] = {0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999, 0.999999};
+const char *const probe_pct_name[PROBE_NPCT] = {"p50", "p90", "p99", "p99.9", "p99.99", "p99.999", "p99.9999"};
+
+/* ---- linear histogram ----------------------------------------------------- */
+
+int lhist_init(struct lhist *h, int64_t bin_ns, int64_t range_ns)
+{
+	memset(h, 0, sizeof(*h));
+	if (bin_ns <= 0 || range_ns < bin_ns || range_ns / bin_ns > 100000000)
+		return -EINVAL;
+	h->bin_ns = bin_ns;
+	h->nbins = (uint32_t)((range_ns + bin_ns - 1) / bin_ns);
+	h->bin = calloc(h->nbins, sizeof(*h->bin));
+	if (!h->bin)
+		return -ENOMEM;
+	h->min = INT64_MAX;
+	h->max = INT64_MIN;
+	return 0;
+}
+
+void lhist_free(struct lhist *h)
+{
+	free(h->bin);
+	h->bin = NULL;
+}
+
+void lhist_add(struct lhist *h, int64_t v)
+{
+	h->count++;
+	h->sum += (double)v;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	if (v < 0) {
+		h->under++;
+		return;
+	}
+	uint64_t b = (uint64_t)(v / h->bin_ns);
+	if (b >= h->nbins)
+		h->over++;
+	else
+		h->bin[b]++;
+}
+
+int64_t lhist_quantile(const struct lhist *h, double q)
+{
+	if (!h->count)
+		return 0;
+	double r = ceil(q * (double)h->count);
+	uint64_t rank = r < 1 ? 1 : (r > (double)h->count ? h->count : (uint64_t)r);
+	if (rank <= h->under)
+		return h->min;
+	uint64_t acc = h->under;
+	for (uint32_t b = 0; b < h->nbins; b++) {
+		acc += h->bin[b];
+		if (acc >= rank) {
+			int64_t v = (int64_t)(b + 1) * h->bin_ns;
+			if (v > h->max)
+				v = h->max;
+			if (v < h->min)
+				v = h->min;
+			return v;
+		}
+	}
+	return h->max;
+}
+
+double lhist_mean(const struct lhist *h)
+{
+	return h->count ? h->sum / (double)h->count : 0.0;
+}
+
+const char *probe_ts_name(enum probe_ts t)
+{
+	static const char *const n[PROBE_TS_N] = {"hardware", "software", "user", "capture"};
+	return t < PROBE_TS_N ? n[t] : "?";
+}
+
+/* ---- receiver ------------------------------------------------------------- */
+
+int probe_rx_init(struct probe_rx *rx, const struct probe_rx_cfg *c)
+{
+	memset(rx, 0, sizeof(*rx));
+	rx->cfg = *c;
+	if (c->bin_ns <= 0 || c->range_ns < c->bin_ns || c->range_ns / c->bin_ns > 100000000 || c->series_ns <= 0)
+		return -EINVAL;
+	rx->first_t2 = INT64_MIN;
+	return 0;
+}
+
+static void flow_free(struct probe_flow *f)
+{
+	free(f->seen);
+	free(f->series);
+	lhist_free(&f->lat);
+	lhist_free(&f->transit);
+	lhist_free(&f->ipt);
+}
+
+void probe_rx_free(struct probe_rx *rx)
+{
+	for (uint32_t i = 0; i < rx->nflows; i++)
+		flow_free(&rx->flows[i]);
+	free(rx->flows);
+	free(rx->rec);
+	memset(rx, 0, sizeof(*rx));
+}
+
+static struct probe_flow *flow_get(struct probe_rx *rx, const struct probe_hdr *h)
+{
+	for (uint32_t i = 0; i < rx->nflows; i++)
+		if (rx->flows[i].id == h->flow)
+			return &rx->flows[i];
+	if (rx->nflows >= PROBE_MAX_FLOWS)
+		return NULL;
+	if (rx->nflows == rx->cap) {
+		uint32_t cap = rx->cap ? rx->cap * 2 : 4;
+		struct probe_flow *n = realloc(rx->flows, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		rx->flows = n;
+		rx->cap = cap;
+	}
+	struct probe_flow *f = &rx->flows[rx->nflows];
+	memset(f, 0, sizeof(*f));
+	f->id = h->flow;
+	f->tf_ns = h->tf_ns;
+	f->epoch_ns = h->epoch_ns;
+	f->first_t2 = INT64_MIN;
+	f->series_ns = rx->cfg.series_ns;
+	f->seen = calloc(PROBE_SEQ_WINDOW / 64, sizeof(uint64_t));
+	f->series = calloc(PROBE_SERIES_MAX, sizeof(*f->series));
+	if (!f->seen || !f->series || lhist_init(&f->lat, rx->cfg.bin_ns, rx->cfg.range_ns) ||
+	    lhist_init(&f->transit, rx->cfg.bin_ns, rx->cfg.range_ns) ||
+	    lhist_init(&f->ipt, rx->cfg.bin_ns, rx->cfg.range_ns)) {
+		flow_free(f);
+		return NULL;
+	}
+	rx->nflows++;
+	return f;
+}
+
+static inline bool seen_test_set(uint64_t *bits, uint64_t s)
+{
+	uint64_t i = s % PROBE_SEQ_WINDOW;
+	uint64_t m = 1ull << (i & 63);
+	bool was = bits[i >> 6] & m;
+	bits[i >> 6] |= m;
+	return was;
+}
+
+static inline void seen_clear(uint64_t *bits, uint64_t s)
+{
+	uint64_t i = s % PROBE_SEQ_WINDOW;
+	bits[i >> 6] &= ~(1ull << (i & 63));
+}
+
+/* The 64-bit sequence number nearest to the highest seen with these low 32 bits. */
+static uint64_t seq_extend(const struct probe_flow *f, uint32_t s)
+{
+	if (!f->next)
+		return s;
+	uint64_t ref = f->next - 1;
+	int64_t d = (int32_t)(s - (uint32_t)ref);
+	if (d < 0 && (uint64_t)-d > ref)
+		return s;
+	return ref + (uint64_t)d;
+}
+
+/* Returns 0 for a new sequence number, 1 for a duplicate. */
+static int seq_account(struct probe_flow *f, uint64_t s)
+{
+	if (s >= f->next) {
+		uint64_t from = f->next;
+		if (s - from >= PROBE_SEQ_WINDOW)
+			memset(f->seen, 0, PROBE_SEQ_WINDOW / 8);
+		else
+			for (uint64_t x = from; x < s; x++)
+				seen_clear(f->seen, x);
+		seen_clear(f->seen, s);
+		seen_test_set(f->seen, s);
+		f->next = s + 1;
+		f->received++;
+		return 0;
+	}
+	if (f->next - s > PROBE_SEQ_WINDOW) {
+		/* older than the window: cannot tell a duplicate; count it as reordered */
+		f->stale++;
+		f->reordered++;
+		f->received++;
+		return 0;
+	}
+	if (seen_test_set(f->seen, s)) {
+		f->dup++;
+		return 1;
+	}
+	f->reordered++;
+	f->received++;
+	return 0;
+}
+
+static void series_add(struct probe_flow *f, int64_t t, int64_t lat, int64_t ipt, bool have_ipt)
+{
+	uint64_t b = (uint64_t)(t / f->series_ns);
+	while (b >= PROBE_SERIES_MAX) {
+		/* halve the resolution: merge neighbouring buckets */
+		for (uint32_t i = 0; i < PROBE_SERIES_MAX / 2; i++) {
+			struct probe_bucket *a = &f->series[2 * i], *c = &f->series[2 * i + 1];
+			struct probe_bucket m = *a;
+			if (c->n) {
+				if (!m.n) {
+					m = *c;
+				} else {
+					m.ipt_min = m.ipt_min < c->ipt_min ? m.ipt_min : c->ipt_min;
+					m.ipt_max = m.ipt_max > c->ipt_max ? m.ipt_max : c->ipt_max;
+					m.lat_min = m.lat_min < c->lat_min ? m.lat_min : c->lat_min;
+					m.lat_max = m.lat_max > c->lat_max ? m.lat_max : c->lat_max;
+					m.ipt_sum += c->ipt_sum;
+					m.lat_sum += c->lat_sum;
+					m.n += c->n;
+					m.nipt += c->nipt;
+				}
+			}
+			m.t0 = (int64_t)i * 2 * f->series_ns;
+			f->series[i] = m;
+		}
+		memset(&f->series[PROBE_SERIES_MAX / 2], 0, PROBE_SERIES_MAX / 2 * sizeof(*f->series));
+		f->series_ns *= 2;
+		f->nseries = (f->nseries + 1) / 2;
+		b = (uint64_t)(t / f->series_ns);
+	}
+	struct probe_bucket *k = &f->series[b];
+	if (!k->n) {
+		k->t0 = (int64_t)b * f->series_ns;
+		k->lat_min = k->lat_max = lat;
+		k->ipt_min = INT64_MAX;
+		k->ipt_max = INT64_MIN;
+	}
+	k->n++;
+	k->lat_sum += (double)lat;
+	if (lat < k->lat_min)
+		k->lat_min = lat;
+	if (lat > k->lat_max)
+		k->lat_max = lat;
+	if (have_ipt) {
+		k->nipt++;
+		k->ipt_sum += (double)ipt;
+		if (ipt < k->ipt_min)
+			k->ipt_min = ipt;
+		if (ipt > k->ipt_max)
+			k->ipt_max = ipt;
+	}
+	if (b + 1 > f->nseries)
+		f->nseries = (uint32_t)b + 1;
+}
+
+static void record(struct probe_rx *rx, const struct probe_rec *r)
+{
+	if (rx->nrec == rx->reccap) {
+		uint64_t cap = rx->reccap ? rx->reccap * 2 : 4096;
+		struct probe_rec *n = realloc(rx->rec, cap * sizeof(*n));
+		if (!n) {
+			rx->rec_lost++;
+			return;
+		}
+		rx->rec = n;
+		rx->reccap = cap;
+	}
+	rx->rec[rx->nrec++] = *r;
+}
+
+enum probe_verdict probe_rx_packet(struct probe_rx *rx, const uint8_t *frame, uint32_t len, int64_t t2,
+				   enum probe_ts ts)
+{
+	struct probe_hdr h;
+	rx->frames++;
+	enum probe_verdict v = probe_decode(frame, len, rx->cfg.port, &h);
+	switch (v) {
+	case PROBE_FOREIGN: rx->foreign++; return v;
+	case PROBE_SHORT: rx->shortp++; return v;
+	case PROBE_MALFORMED: rx->malformed++; return v;
+	case PROBE_OK: break;
+	}
+	if (ts < PROBE_TS_N)
+		rx->ts[ts]++;
+	if (rx->first_t2 == INT64_MIN)
+		rx->first_t2 = t2;
+	rx->last_t2 = t2;
+	if (h.kind == PROBE_K_BE) {
+		rx->be++;
+		rx->be_bytes += len;
+		return v;
+	}
+	struct probe_flow *f = flow_get(rx, &h);
+	if (!f) {
+		rx->flows_over++;
+		return v;
+	}
+	if (h.kind == PROBE_K_END) {
+		rx->ends++;
+		if (!f->end || h.seq > f->sent)
+			f->sent = h.seq;
+		f->end = true;
+		return v;
+	}
+	rx->probes++;
+	if (h.tf_ns != f->tf_ns || h.epoch_ns != f->epoch_ns) {
+		f->geometry_changes++;
+		f->tf_ns = h.tf_ns;
+		f->epoch_ns = h.epoch_ns;
+	}
+	uint64_t seq = seq_extend(f, h.seq);
+	if (seq_account(f, seq))
+		return v;   /* a duplicate is counted, not measured twice */
+	int64_t start = probe_frame_start(&h);
+	int64_t lat = t2 - start;
+	int64_t t1 = start + h.t1_off;
+	lhist_add(&f->lat, lat);
+	lhist_add(&f->transit, t2 - t1);
+	int64_t lo = (int64_t)rx->cfg.delay_frames * h.tf_ns;
+	if (lat < lo || lat >= lo + (int64_t)h.tf_ns) {
+		f->oof++;
+		if (lat < lo)
+			f->early++;
+	}
+	bool have_ipt = f->first_t2 != INT64_MIN;
+	int64_t ipt = have_ipt ? t2 - f->last_t2 : 0;
+	if (have_ipt)
+		lhist_add(&f->ipt, ipt);
+	else
+		f->first_t2 = t2;
+	f->last_t2 = t2;
+	int64_t rel = t2 - f->first_t2;
+	series_add(f, rel < 0 ? 0 : rel, lat, ipt, have_ipt);
+	if (rx->cfg.keep_records) {
+		struct probe_rec r = {h.flow, h.hops, seq, h.frame, t1, t2, lat, t2 - t1, ipt};
+		record(rx, &r);
+	}
+	return v;
+}
+
+uint64_t probe_flow_lost(const struct probe_flow *f)
+{
+	uint64_t expect = f->end && f->sent >= f->next ? f->sent : f->next;
+	return expect > f->received ? expect - f->received : 0;
+}
+
+bool probe_rx_all_ended(const struct probe_rx *rx)
+{
+	if (!rx->nflows)
+		return false;
+	for (uint32_t i = 0; i < rx->nflows; i++)
+		if (!rx->flows[i].end)
+			return false;
+	return true;
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+static const struct probe_flow *busiest(const struct probe_rx *rx)
+{
+	const struct probe_flow *b = NULL;
+	for (uint32_t i = 0; i < rx->nflows; i++)
+		if (!b || rx->flows[i].received > b->received)
+			b = &rx->flows[i];
+	return b;
+}
+
+void probe_rx_line(const struct probe_rx *rx, char *buf, size_t len, double secs)
+{
+	uint64_t got = 0, lost = 0, dup = 0, reord = 0, oof = 0;
+	for (uint32_t i = 0; i < rx->nflows; i++) {
+		const struct probe_flow *f = &rx->flows[i];
+		got += f->received;
+		lost += probe_flow_lost(f);
+		dup += f->dup;
+		reord += f->reordered;
+		oof += f->oof;
+	}
+	int n = snprintf(buf, len, "%.0fs: %" PRIu64 " probes, %" PRIu64 " lost, %" PRIu64 " dup, %" PRIu64
+			 " reordered, %" PRIu64 " out of frame", secs, got, lost, dup, reord, oof);
+	const struct probe_flow *f = busiest(rx);
+	if (f && f->lat.count && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " | L p50 %.1f p99 %.1f max %.1f us",
+			      lhist_quantile(&f->lat, 0.5) / 1e3, lhist_quantile(&f->lat, 0.99) / 1e3,
+			      f->lat.max / 1e3);
+	if (n > 0 && (size_t)n < len && (rx->foreign || rx->shortp || rx->malformed || rx->be))
+		snprintf(buf + n, len - (size_t)n, " | other %" PRIu64 " (be %" PRIu64 ")",
+			 rx->foreign + rx->shortp + rx->malformed, rx->be);
+}
+
+static void text_row(FILE *f, const char *name, const struct lhist *h)
+{
+	fprintf(f, "  %-10s", name);
+	if (!h->count) {
+		fprintf(f, " (none)\n");
+		return;
+	}
+	fprintf(f, " %9.3f %9.3f", h->min / 1e3, lhist_mean(h) / 1e3);
+	for (int i = 0; i < PROBE_NPCT; i++)
+		fprintf(f, " %9.3f", lhist_quantile(h, probe_pct[i]) / 1e3);
+	fprintf(f, " %9.3f", h->max / 1e3);
+	if (h->over || h->under)
+		fprintf(f, "  (%" PRIu64 " over range, %" PRIu64 " below 0)", h->over, h->under);
+	fputc('\n', f);
+}
+
+void probe_rx_text(FILE *f, const struct probe_rx *rx)
+{
+	for (uint32_t i = 0; i < rx->nflows; i++) {
+		const struct probe_flow *fl = &rx->flows[i];
+		fprintf(f, "flow %" PRIu32 " (TF %.3f us): ", fl->id, fl->tf_ns / 1e3);
+		if (fl->end)
+			fprintf(f, "sent %" PRIu64 ", ", fl->sent);
+		else
+			fprintf(f, "sent ? (no end packet), ");
+		fprintf(f, "received %" PRIu64 ", lost %" PRIu64 ", duplicated %" PRIu64 ", reordered %" PRIu64
+			", out of frame %" PRIu64 " (early %" PRIu64 ")\n",
+			fl->received, probe_flow_lost(fl), fl->dup, fl->reordered, fl->oof, fl->early);
+		fprintf(f, "  %-10s %9s %9s", "us", "min", "avg");
+		for (int k = 0; k < PROBE_NPCT; k++)
+			fprintf(f, " %9s", probe_pct_name[k]);
+		fprintf(f, " %9s\n", "max");
+		text_row(f, "L", &fl->lat);
+		text_row(f, "t2-t1", &fl->transit);
+		text_row(f, "inter-pkt", &fl->ipt);
+		if (fl->geometry_changes)
+			fprintf(f, "  TF or epoch changed %" PRIu64 " times during the run\n", fl->geometry_changes);
+	}
+	if (!rx->nflows)
+		fprintf(f, "no probes received\n");
+	fprintf(f, "other frames: foreign %" PRIu64 ", short %" PRIu64 ", malformed %" PRIu64
+		", best effort %" PRIu64 " (%" PRIu64 " bytes)\n",
+		rx->foreign, rx->shortp, rx->malformed, rx->be, rx->be_bytes);
+	if (rx->flows_over)
+		fprintf(f, "%" PRIu64 " probes of flows beyond the first %d were not measured\n", rx->flows_over,
+			PROBE_MAX_FLOWS);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_hist(FILE *f, const struct lhist *h)
+{
+	fprintf(f, "{\"count\": %" PRIu64, h->count);
+	if (h->count) {
+		fprintf(f, ", \"min\": %" PRId64 ", \"avg\": %.1f", h->min, lhist_mean(h));
+		for (int i = 0; i < PROBE_NPCT; i++)
+			fprintf(f, ", \"%s\": %" PRId64, probe_pct_name[i], lhist_quantile(h, probe_pct[i]));
+		fprintf(f, ", \"max\": %" PRId64, h->max);
+	}
+	fprintf(f, ", \"underflow\": %" PRIu64 ", \"overflow\": %" PRIu64 ", \"bin_ns\": %" PRId64 ", \"bins\": [",
+		h->under, h->over, h->bin_ns);
+	bool first = true;
+	for (uint32_t b = 0; b < h->nbins; b++) {
+		if (!h->bin[b])
+			continue;
+		fprintf(f, "%s[%" PRId64 ", %" PRIu64 "]", first ? "" : ", ", (int64_t)b * h->bin_ns, h->bin[b]);
+		first = false;
+	}
+	fprintf(f, "]}");
+}
+
+static void json_series(FILE *f, const struct probe_flow *fl)
+{
+	fprintf(f, "{\"bucket_ns\": %" PRId64, fl->series_ns);
+	static const char *const key[] = {"t_ns", "n", "ipt_min", "ipt_avg", "ipt_max", "lat_min", "lat_avg", "lat_max"};
+	for (int k = 0; k < 8; k++) {
+		fprintf(f, ", \"%s\": [", key[k]);
+		bool first = true;
+		for (uint32_t i = 0; i < fl->nseries; i++) {
+			const struct probe_bucket *b = &fl->series[i];
+			if (!b->n)
+				continue;
+			bool ipt = b->nipt > 0;
+			fputs(first ? "" : ", ", f);
+			first = false;
+			switch (k) {
+			case 0: fprintf(f, "%" PRId64, b->t0); break;
+			case 1: fprintf(f, "%" PRIu64, b->n); break;
+			case 2: ipt ? fprintf(f, "%" PRId64, b->ipt_min) : fprintf(f, "null"); break;
+			case 3: ipt ? fprintf(f, "%.1f", b->ipt_sum / (double)b->nipt) : fprintf(f, "null"); break;
+			case 4: ipt ? fprintf(f, "%" PRId64, b->ipt_max) : fprintf(f, "null"); break;
+			case 5: fprintf(f, "%" PRId64, b->lat_min); break;
+			case 6: fprintf(f, "%.1f", b->lat_sum / (double)b->n); break;
+			case 7: fprintf(f, "%" PRId64, b->lat_max); break;
+			}
+		}
+		fputc(']', f);
+	}
+	fputc('}', f);
+}
+
+void probe_rx_json(FILE *f, const struct probe_rx *rx, const struct probe_meta *m)
+{
+	fprintf(f, "{\"tdp_probe\": 1");
+	const char *keys[] = {"label", "source", "where", "timestamps", "coalescing", "rt"};
+	const char *vals[] = {m->label, m->source, m->where, m->timestamps, m->coalescing, m->rt};
+	for (int i = 0; i < 6; i++) {
+		if (!vals[i])
+			continue;
+		fprintf(f, ", \"%s\": ", keys[i]);
+		json_str(f, vals[i]);
+	}
+	fprintf(f, ", \"bin_ns\": %" PRId64 ", \"range_ns\": %" PRId64 ", \"delay_frames\": %" PRIu32,
+		rx->cfg.bin_ns, rx->cfg.range_ns, rx->cfg.delay_frames);
+	fprintf(f, ", \"first_t2_ns\": %" PRId64 ", \"duration_ns\": %" PRId64,
+		rx->first_t2 == INT64_MIN ? 0 : rx->first_t2, rx->first_t2 == INT64_MIN ? 0 : rx->last_t2 - rx->first_t2);
+	fprintf(f, ", \"frames\": {\"total\": %" PRIu64 ", \"probes\": %" PRIu64 ", \"end\": %" PRIu64
+		", \"best_effort\": %" PRIu64 ", \"best_effort_bytes\": %" PRIu64 ", \"foreign\": %" PRIu64
+		", \"short\": %" PRIu64 ", \"malformed\": %" PRIu64 ", \"unmeasured_flows\": %" PRIu64 "}",
+		rx->frames, rx->probes, rx->ends, rx->be, rx->be_bytes, rx->foreign, rx->shortp, rx->malformed,
+		rx->flows_over);
+	fprintf(f, ", \"timestamped\": {");
+	for (int t = 0; t < PROBE_TS_N; t++)
+		fprintf(f, "%s\"%s\": %" PRIu64, t ? ", " : "", probe_ts_name((enum probe_ts)t), rx->ts[t]);
+	fprintf(f, "}, \"flows\": [");
+	for (uint32_t i = 0; i < rx->nflows; i++) {
+		const struct probe_flow *fl = &rx->flows[i];
+		fprintf(f, "%s{\"flow\": %" PRIu32 ", \"tf_ns\": %" PRIu32 ", \"epoch_ns\": %" PRIu32, i ? ", " : "",
+			fl->id, fl->tf_ns, fl->epoch_ns);
+		if (fl->end)
+			fprintf(f, ", \"sent\": %" PRIu64, fl->sent);
+		else
+			fprintf(f, ", \"sent\": null");
+		fprintf(f, ", \"received\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"duplicated\": %" PRIu64
+			", \"reordered\": %" PRIu64 ", \"stale\": %" PRIu64 ", \"out_of_frame\": %" PRIu64
+			", \"early\": %" PRIu64 ", \"geometry_changes\": %" PRIu64,
+			fl->received, probe_flow_lost(fl), fl->dup, fl->reordered, fl->stale, fl->oof, fl->early,
+			fl->geometry_changes);
+		fprintf(f, ", \"latency\": ");
+		json_hist(f, &fl->lat);
+		fprintf(f, ", \"transit\": ");
+		json_hist(f, &fl->transit);
+		fprintf(f, ", \"inter_packet\": ");
+		json_hist(f, &fl->ipt);
+		fprintf(f, ", \"series\": ");
+		json_series(f, fl);
+		fputc('}', f);
+	}
+	fprintf(f, "]}\n");
+}
+
+int probe_rx_csv(FILE *f, const struct probe_rx *rx)
+{
+	fprintf(f, "flow,seq,frame,t1_ns,t2_ns,latency_ns,transit_ns,inter_packet_ns,hops\n");
+	for (uint64_t i = 0; i < rx->nrec; i++) {
+		const struct probe_rec *r = &rx->rec[i];
+		fprintf(f, "%" PRIu32 ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+			",%u\n", r->flow, r->seq, r->frame, r->t1, r->t2, r->lat, r->transit, r->ipt, r->hops);
+	}
+	return ferror(f) ? -EIO : 0;
+}
