@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tdp-probe send: one probe flow at the frame starts of a table (or of --tf),
+ * timed on a pinned SCHED_FIFO thread with one of three timers:
+ *   predictive  sleep until just before the boundary (the frame engine's
+ *               predictive wait), then poll the clock to it;
+ *   nanosleep   clock_nanosleep to the boundary and send when it returns
+ *               (the user-space baseline of the papers);
+ *   spin        poll the clock all the time.
+ * A frame the sender wakes up in too late is still sent with the index it was
+ * scheduled in, so the receiver sees how late; frames that passed meanwhile
+ * are skipped and counted.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "frame.h"
+#include "hist.h"
+#include "log.h"
+#include "probe_net.h"
+#include "pw.h"
+#include "rt.h"
+#include "tdp_probe.h"
+#include "tdp_sched.h"
+#include "timebase.h"
+
+enum timer { T_PREDICTIVE, T_NANOSLEEP, T_SPIN };
+static const char *const timer_names[] = {"predictive", "nanosleep", "spin"};
+
+struct send_opts {
+	const char *ifname, *dpdk, *table, *flow, *frames, *json, *dst_mac;
+	uint64_t tf_ns, k, per_frame, count, duration_ns, start_in_ns, size, flow_id, dscp, ttl, vlan, pcp;
+	uint64_t sport, dport;
+	bool have_size, have_flow_id, have_dscp, have_dport, have_dst, have_src, have_vlan, have_pcp;
+	uint8_t family, src[16], dst[16], src_family;
+	enum timer timer;
+	int cpu, prio;
+};
+
+struct plan {
+	struct frame_geom g;
+	uint16_t *n;              /* probes per frame of the cycle */
+	const struct sched_flow *f;
+	struct sched_table *t;
+};
+
+static void send_usage(FILE *o)
+{
+	fprintf(o,
+		"usage: tdp-probe send (-i IF | --dpdk DEV) (--table FILE --flow NAME | --tf TIME [--k K] [--frames SET])\n"
+		"                      [--count N | --duration TIME] [options]\n"
+		"Sends one probe flow at frame starts. Each probe carries its flow id, sequence number,\n"
+		"the absolute frame index it was scheduled in and the CTR time t1 of its send.\n\n"
+		"  -i, --interface IF     send on this interface over AF_PACKET\n"
+		"      --dpdk DEV         send over a DPDK port (vdev such as net_af_packet0,iface=veth0, or PCI)\n"
+		"      --table FILE       the reservation table; with --flow, send where the flow is reserved\n"
+		"      --flow NAME        the table's flow (also gives DSCP, UDP port, VLAN, destination, size)\n"
+		"      --tf TIME          without a table: the frame length (k*TF must divide one second)\n"
+		"      --k K              frames per cycle (default 1)\n"
+		"      --frames SET       frames of the cycle to send in, table syntax such as 0-8/2 (default all)\n"
+		"      --per-frame N      probes per frame without a table (default 1)\n"
+		"      --count N          stop after N probes\n"
+		"      --duration TIME    stop after this long (default: 10s unless --count is given)\n"
+		"      --timer KIND       predictive (default), nanosleep or spin\n"
+		"      --size BYTES       frame size without FCS (default 78: 102 bytes on the wire)\n"
+		"      --flow-id N        id written into the probes (default: the table's flow number, else 1)\n"
+		"      --src IP, --dst IP addresses (default 192.0.2.1 -> 192.0.2.2, or the flow's /32 or /128)\n"
+		"      --dst-mac MAC      next hop's MAC (default ff:ff:ff:ff:ff:ff)\n"
+		"      --sport N, --dport N  UDP ports (default 7350 both, or the flow's udp-dport)\n"
+		"      --dscp N, --ttl N, --vlan ID, --pcp N\n"
+		"      --cpu N            pin the sending thread (default: the last CPU)\n"
+		"      --prio N           SCHED_FIFO priority (default 80; 0 keeps SCHED_OTHER)\n"
+		"      --start-in TIME    first frame at least this far ahead, at a cycle start (default 200ms)\n"
+		"      --json FILE        the sender's summary as JSON ('-' for stdout)\n"
+		"  -v, --verbose / -q, --quiet\n");
+}
+
+static int flow_defaults(struct send_opts *o, const struct sched_flow *f)
+{
+	const struct sched_match *m = &f->match;
+	if (!o->have_dscp && (m->fields & SCHED_M_DSCP))
+		o->dscp = m->dscp;
+	if (!o->have_dport && (m->fields & SCHED_M_UDP_DPORT))
+		o->dport = m->udp_dport;
+	if (!o->have_vlan && (m->fields & SCHED_M_VLAN))
+		o->vlan = m->vlan, o->have_vlan = true;
+	if (!o->have_pcp && (m->fields & SCHED_M_PCP))
+		o->pcp = m->pcp;
+	if (!o->have_dst && (m->fields & SCHED_M_DST)) {
+		if (m->dst_len != (m->dst_family == 4 ? 32 : 128)) {
+			fprintf(stderr, "tdp-probe: flow %s matches the prefix of a network; give the receiver's address "
+				"with --dst\n", f->name);
+			return -1;
+		}
+		o->family = m->dst_family;
+		memcpy(o->dst, m->dst, 16);
+		o->have_dst = true;
+	}
+	if (m->fields & SCHED_M_MPLS) {
+		fprintf(stderr, "tdp-probe: flow %s matches an MPLS label; probes are IP/UDP without labels\n", f->name);
+		return -1;
+	}
+	if (!o->have_size) {
+		o->size = f->size < PROBE_DEFAULT_SIZE ? f->size : PROBE_DEFAULT_SIZE;
+	} else if (o->size > f->size) {
+		fprintf(stderr, "tdp-probe: --size %" PRIu64 " is larger than flow %s's size %" PRIu32
+			"; tdpd would not forward it as reserved\n", o->size, f->name, f->size);
+		return -1;
+	}
+	return 0;
+}
+
+/* Builds the per-frame probe counts from the table, or from --tf/--k/--frames
+ * through the table parser so that the frame-set syntax is the same. */
+static int plan_build(struct send_opts *o, struct plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	struct sched_diags d;
+	if (o->table) {
+		sched_diags_init(&d, o->table);
+		p->t = sched_load(o->table, &d);
+	} else {
+		char buf[512];
+		int n = snprintf(buf, sizeof(buf),
+				 "tdp-schedule 1\ntf %" PRIu64 "ns\nk %" PRIu64 "\nport p rate 100Gbit/s max-frame 9018\n"
+				 "flow probe port p size 9000 udp-dport 1\nframes %s: probe %" PRIu64 "\n",
+				 o->tf_ns, o->k, o->frames ? o->frames : "*", o->per_frame);
+		if (n < 0 || (size_t)n >= sizeof(buf)) {
+			fprintf(stderr, "tdp-probe: --frames is too long\n");
+			return -1;
+		}
+		sched_diags_init(&d, "--tf/--k/--frames");
+		p->t = sched_parse(buf, (size_t)n, &d);
+		o->flow = "probe";
+	}
+	if (!p->t) {
+		sched_diags_print(&d, stderr);
+		sched_diags_free(&d);
+		return -1;
+	}
+	sched_diags_free(&d);
+	uint32_t fi = UINT32_MAX;
+	for (uint32_t i = 0; i < p->t->nflows; i++)
+		if (!strcmp(p->t->flows[i].name, o->flow))
+			fi = i;
+	if (fi == UINT32_MAX) {
+		fprintf(stderr, "tdp-probe: %s has no flow '%s'\n", o->table, o->flow);
+		return -1;
+	}
+	p->f = &p->t->flows[fi];
+	if (o->table) {
+		if (flow_defaults(o, p->f))
+			return -1;
+		if (!o->have_flow_id)
+			o->flow_id = fi;
+	}
+	p->g = (struct frame_geom){.tf_ns = (int64_t)p->t->tf_ns, .epoch_ns = (int64_t)p->t->epoch_ns, .k = p->t->k};
+	if (p->t->tf_ns > UINT32_MAX) {
+		fprintf(stderr, "tdp-probe: TF above 4.29 s does not fit the probe header\n");
+		return -1;
+	}
+	p->n = calloc(p->t->k, sizeof(*p->n));
+	if (!p->n)
+		return -1;
+	uint64_t total = 0;
+	for (uint32_t tfc = 0; tfc < p->t->k; tfc++) {
+		uint32_t ne;
+		const struct sched_entry *e = sched_row(p->t, tfc, &ne);
+		for (uint32_t j = 0; j < ne; j++)
+			if (e[j].flow == fi)
+				p->n[tfc] = e[j].n;
+		total += p->n[tfc];
+	}
+	if (!total) {
+		fprintf(stderr, "tdp-probe: flow %s has no reserved frame in %s\n", o->flow, o->table);
+		return -1;
+	}
+	return 0;
+}
+
+static void plan_free(struct plan *p)
+{
+	free(p->n);
+	sched_free(p->t);
+}
+
+struct send_stats {
+	uint64_t frames, sent, errors, skipped, late, short_sends;
+	struct hist err;          /* t1 - start(i) of each frame's first probe */
+};
+
+static tdp_time_t wait_for(enum timer tm, struct timebase *tb, struct pw *pw, tdp_time_t boundary)
+{
+	tdp_time_t now = tb_fast_now(tb);
+	if (tm == T_NANOSLEEP) {
+		if (tdp_time_before(now, boundary))
+			tb_sleep_until(tb, boundary);
+		return tb_fast_now(tb);
+	}
+	if (tm == T_PREDICTIVE) {
+		tdp_time_t to;
+		if (pw_plan(pw, now, boundary, &to)) {
+			tb_sleep_until(tb, to);
+			tdp_time_t woke = tb_fast_now(tb);
+			if (pw_woke(pw, to, woke, boundary))
+				pw_book_cost(pw, tdp_time_diff(tb_fast_now(tb), woke));
+			now = tb_fast_now(tb);
+		}
+	}
+	while (tdp_time_before(now, boundary))
+		now = tb_fast_now(tb);
+	return now;
+}
+
+static int send_end(struct probe_txq *q, struct probe_tmpl *end, uint32_t sent, int64_t frame)
+{
+	if (q->prepare(q, 0, end))
+		return -1;
+	probe_stamp(end, q->slot(q, 0), sent, frame, 0);
+	return q->send(q, 1) == 1 ? 0 : -1;
+}
+
+static void send_json(FILE *f, const struct send_opts *o, const struct plan *p, const struct send_stats *s,
+		      const char *where, double cpu_pct, const struct pw *pw)
+{
+	fprintf(f, "{\"tdp_probe_send\": 1, \"where\": \"%s\", \"timer\": \"%s\", \"flow\": %" PRIu64
+		", \"tf_ns\": %" PRId64 ", \"k\": %" PRIu32 ", \"size\": %" PRIu64 ", \"frames\": %" PRIu64
+		", \"sent\": %" PRIu64 ", \"errors\": %" PRIu64 ", \"skipped_frames\": %" PRIu64
+		", \"late_frames\": %" PRIu64 ", \"cpu_percent\": %.1f, \"sleeps\": %" PRIu64 ", \"spins\": %" PRIu64,
+		where, timer_names[o->timer], o->flow_id, p->g.tf_ns, p->g.k, o->size, s->frames, s->sent, s->errors,
+		s->skipped, s->late, cpu_pct, pw->st.sleeps, pw->st.spins);
+	fprintf(f, ", \"start_error_ns\": {\"count\": %" PRIu64, s->err.count);
+	if (s->err.count)
+		fprintf(f, ", \"min\": %" PRId64 ", \"p50\": %" PRId64 ", \"p99\": %" PRId64 ", \"p99.9\": %" PRId64
+			", \"max\": %" PRId64, s->err.min, hist_quantile(&s->err, 0.5), hist_quantile(&s->err, 0.99),
+			hist_quantile(&s->err, 0.999), s->err.max);
+	fprintf(f, "}}\n");
+}
+
+int probe_cmd_send(int argc, char **argv)
+{
+	struct send_opts o = {.k = 1, .per_frame = 1, .start_in_ns = 200000000, .size = PROBE_DEFAULT_SIZE,
+			      .flow_id = 1, .ttl = 64, .sport = PROBE_DEFAULT_PORT, .dport = PROBE_DEFAULT_PORT,
+			      .timer = T_PREDICTIVE, .cpu = -2, .prio = 80};
+	enum { O_DPDK = 256, O_TABLE, O_FLOW, O_TF, O_K, O_FRAMES, O_PER, O_COUNT, O_DUR, O_TIMER, O_SIZE, O_FID,
+	       O_SRC, O_DST, O_DMAC, O_SPORT, O_DPORT, O_DSCP, O_TTL, O_VLAN, O_PCP, O_CPU, O_PRIO, O_START, O_JSON };
+	static const struct option lo[] = {
+		{"interface", 1, 0, 'i'}, {"dpdk", 1, 0, O_DPDK}, {"table", 1, 0, O_TABLE}, {"flow", 1, 0, O_FLOW},
+		{"tf", 1, 0, O_TF}, {"k", 1, 0, O_K}, {"frames", 1, 0, O_FRAMES}, {"per-frame", 1, 0, O_PER},
+		{"count", 1, 0, O_COUNT}, {"duration", 1, 0, O_DUR}, {"timer", 1, 0, O_TIMER}, {"size", 1, 0, O_SIZE},
+		{"flow-id", 1, 0, O_FID}, {"src", 1, 0, O_SRC}, {"dst", 1, 0, O_DST}, {"dst-mac", 1, 0, O_DMAC},
+		{"sport", 1, 0, O_SPORT}, {"dport", 1, 0, O_DPORT}, {"dscp", 1, 0, O_DSCP}, {"ttl", 1, 0, O_TTL},
+		{"vlan", 1, 0, O_VLAN}, {"pcp", 1, 0, O_PCP}, {"cpu", 1, 0, O_CPU}, {"prio", 1, 0, O_PRIO},
+		{"start-in", 1, 0, O_START}, {"json", 1, 0, O_JSON}, {"verbose", 0, 0, 'v'}, {"quiet", 0, 0, 'q'},
+		{"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+	int c, bad = 0;
+	uint64_t v;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:vqh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'i': o.ifname = optarg; break;
+		case O_DPDK: o.dpdk = optarg; break;
+		case O_TABLE: o.table = optarg; break;
+		case O_FLOW: o.flow = optarg; break;
+		case O_TF: bad |= probe_opt_time("--tf", optarg, &o.tf_ns); break;
+		case O_K: bad |= probe_opt_uint("--k", optarg, 1, SCHED_MAX_K, &o.k); break;
+		case O_FRAMES: o.frames = optarg; break;
+		case O_PER: bad |= probe_opt_uint("--per-frame", optarg, 1, PROBE_TX_SLOTS, &o.per_frame); break;
+		case O_COUNT: bad |= probe_opt_uint("--count", optarg, 1, UINT32_MAX, &o.count); break;
+		case O_DUR: bad |= probe_opt_time("--duration", optarg, &o.duration_ns); break;
+		case O_TIMER:
+			if (!strcmp(optarg, "predictive")) o.timer = T_PREDICTIVE;
+			else if (!strcmp(optarg, "nanosleep")) o.timer = T_NANOSLEEP;
+			else if (!strcmp(optarg, "spin")) o.timer = T_SPIN;
+			else {
+				fprintf(stderr, "tdp-probe: --timer: '%s' is not predictive, nanosleep or spin\n", optarg);
+				bad = 1;
+			}
+			break;
+		case O_SIZE: bad |= probe_opt_uint("--size", optarg, 1, PROBE_MAX_SIZE, &o.size); o.have_size = true; break;
+		case O_FID: bad |= probe_opt_uint("--flow-id", optarg, 0, UINT32_MAX, &o.flow_id); o.have_flow_id = true; break;
+		case O_SRC: bad |= probe_opt_ip("--src", optarg, &o.src_family, o.src); o.have_src = true; break;
+		case O_DST: bad |= probe_opt_ip("--dst", optarg, &o.family, o.dst); o.have_dst = true; break;
+		case O_DMAC: o.dst_mac = optarg; break;
+		case O_SPORT: bad |= probe_opt_uint("--sport", optarg, 1, 65535, &o.sport); break;
+		case O_DPORT: bad |= probe_opt_uint("--dport", optarg, 1, 65535, &o.dport); o.have_dport = true; break;
+		case O_DSCP: bad |= probe_opt_uint("--dscp", optarg, 0, 63, &o.dscp); o.have_dscp = true; break;
+		case O_TTL: bad |= probe_opt_uint("--ttl", optarg, 1, 255, &o.ttl); break;
+		case O_VLAN: bad |= probe_opt_uint("--vlan", optarg, 0, 4095, &o.vlan); o.have_vlan = true; break;
+		case O_PCP: bad |= probe_opt_uint("--pcp", optarg, 0, 7, &o.pcp); o.have_pcp = true; break;
+		case O_CPU: bad |= probe_opt_uint("--cpu", optarg, 0, 4095, &v); o.cpu = (int)v; break;
+		case O_PRIO: bad |= probe_opt_uint("--prio", optarg, 0, 99, &v); o.prio = (int)v; break;
+		case O_START: bad |= probe_opt_time("--start-in", optarg, &o.start_in_ns); break;
+		case O_JSON: o.json = optarg; break;
+		case 'v': tdp_log_level = LOG_DEBUG; break;
+		case 'q': tdp_log_level = LOG_WARNING; break;
+		case 'h': send_usage(stdout); return 0;
+		default: bad = 1;
+		}
+	}
+	if (!bad && optind < argc) {
+		fprintf(stderr, "tdp-probe: send: unexpected argument '%s'\n", argv[optind]);
+		bad = 1;
+	}
+	if (!bad && !o.ifname == !o.dpdk) {
+		fprintf(stderr, "tdp-probe: send: give one of -i IF or --dpdk DEV\n");
+		bad = 1;
+	}
+	if (!bad && !o.table == !o.tf_ns) {
+		fprintf(stderr, "tdp-probe: send: give --table with --flow, or --tf\n");
+		bad = 1;
+	}
+	if (!bad && o.table && !o.flow) {
+		fprintf(stderr, "tdp-probe: send: --table needs --flow NAME\n");
+		bad = 1;
+	}
+	if (!bad && o.table && (o.frames || o.k != 1 || o.per_frame != 1)) {
+		fprintf(stderr, "tdp-probe: send: --k, --frames and --per-frame are for use without a table\n");
+		bad = 1;
+	}
+	if (bad) {
+		fprintf(stderr, "Try 'tdp-probe send --help'.\n");
+		return 2;
+	}
+	if (!o.count && !o.duration_ns)
+		o.duration_ns = 10 * TDP_NS_PER_S;
+
+	struct plan p;
+	if (plan_build(&o, &p)) {
+		plan_free(&p);
+		return 2;
+	}
+	int rc = 1;
+	char err[256];
+	struct timebase *tb = NULL;
+	struct probe_txq *q = NULL;
+	struct rt_process rp = {.dma_fd = -1};
+	struct send_stats s;
+	memset(&s, 0, sizeof(s));
+	hist_init(&s.err);
+
+	if (o.cpu == -2) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		o.cpu = n > 0 ? (int)n - 1 : -1;
+	}
+	q = o.dpdk ? probe_txq_dpdk(o.dpdk, o.cpu, err, sizeof(err)) : probe_txq_packet(o.ifname, err, sizeof(err));
+	if (!q) {
+		fprintf(stderr, "tdp-probe: %s\n", err);
+		goto out;
+	}
+	struct probe_addr a = {.family = o.have_dst ? o.family : 4, .sport = (uint16_t)o.sport,
+			       .dport = (uint16_t)o.dport, .dscp = (uint8_t)o.dscp, .ttl = (uint8_t)o.ttl,
+			       .vlan = o.have_vlan ? (int)o.vlan : -1, .pcp = (uint8_t)o.pcp};
+	memcpy(a.src_mac, q->mac, 6);
+	memset(a.dst_mac, 0xff, 6);
+	if (o.dst_mac && probe_parse_mac(o.dst_mac, a.dst_mac)) {
+		fprintf(stderr, "tdp-probe: --dst-mac: '%s' is not a MAC address such as 02:00:00:00:01:01\n", o.dst_mac);
+		rc = 2;
+		goto out;
+	}
+	if (!o.have_dst) {
+		static const uint8_t d4[4] = {192, 0, 2, 2};
+		memcpy(a.dst, d4, 4);
+	} else {
+		memcpy(a.dst, o.dst, 16);
+	}
+	if (o.have_src) {
+		if (o.src_family != a.family) {
+			fprintf(stderr, "tdp-probe: --src and --dst are of different address families\n");
+			rc = 2;
+			goto out;
+		}
+		memcpy(a.src, o.src, 16);
+	} else if (a.family == 4) {
+		static const uint8_t s4[4] = {192, 0, 2, 1};
+		memcpy(a.src, s4, 4);
+	} else {
+		a.src[0] = 0xfe, a.src[1] = 0x80, a.src[15] = 1;
+	}
+	unsigned minsz = probe_min_size(a.family, a.vlan >= 0);
+	if (o.size < minsz) {
+		fprintf(stderr, "tdp-probe: --size %" PRIu64 " is below the %u bytes a probe needs here\n", o.size, minsz);
+		rc = 2;
+		goto out;
+	}
+	struct probe_hdr h = {.kind = PROBE_K_PROBE, .flow = (uint32_t)o.flow_id, .tf_ns = (uint32_t)p.g.tf_ns,
+			      .epoch_ns = (uint32_t)p.g.epoch_ns};
+	static struct probe_tmpl tmpl, endt;
+	if (probe_build(&tmpl, &a, (unsigned)o.size, &h)) {
+		fprintf(stderr, "tdp-probe: cannot build a probe with these settings\n");
+		rc = 2;
+		goto out;
+	}
+	h.kind = PROBE_K_END;
+	probe_build(&endt, &a, minsz, &h);
+
+	const struct timebase_ops *tbo = timebase_find("system");
+	struct tb_params tp = {.system_clock = TB_CLOCK_AUTO, .utc_tai_offset_s = 37, .fast_clock = TB_FAST_AUTO};
+	if (tbo->create(&tb, &tp, err, sizeof(err))) {
+		fprintf(stderr, "tdp-probe: clock: %s\n", err);
+		goto out;
+	}
+	char desc[256];
+	tbo->describe(tb, desc, sizeof(desc));
+	log_info("clock: %s", desc);
+	struct pw pw;
+	struct pw_config pc = {.tf_ns = p.g.tf_ns, .spin_below_ns = 20000, .min_sleep_ns = 10000, .margin_ns = 2000,
+			       .window = 32, .decay_pct = 95, .book_init_ns = 200};
+	pw_init(&pw, &pc);
+
+	rt_process_setup(&rp, true, true);
+	rt_thread_setup("sender", o.cpu, o.prio);
+	probe_on_signals();
+
+	/* first frame: a cycle start at least start-in ahead */
+	tdp_time_t now = tb_now(tb);
+	int64_t i0 = frame_index(&p.g, tdp_time_add(now, (int64_t)o.start_in_ns));
+	i0 = (i0 / p.g.k + 1) * p.g.k;
+	int64_t stop_frame = o.duration_ns ? i0 + (int64_t)(o.duration_ns / (uint64_t)p.g.tf_ns) : INT64_MAX;
+	log_notice("sending flow %" PRIu64 " (%s) on %s: TF %" PRId64 " ns, k %" PRIu32 ", %" PRIu64
+		   " bytes, timer %s, from frame %" PRId64 " (in %.3f s)", o.flow_id, o.flow, q->what, p.g.tf_ns,
+		   p.g.k, o.size, timer_names[o.timer], i0,
+		   (double)tdp_time_diff(frame_start(&p.g, i0), now) / 1e9);
+	struct rusage ru0, ru1;
+	getrusage(RUSAGE_THREAD, &ru0);
+	tdp_time_t t_begin = tb_now(tb);
+	int64_t i = i0, last = i0;
+	uint32_t seq = 0;
+	int64_t refresh_at = t_begin.ns + 100000000;
+	while (!probe_stop && i < stop_frame && (!o.count || seq < o.count)) {
+		uint32_t n = p.n[frame_tfc(&p.g, i)];
+		if (!n) {
+			i++;
+			continue;
+		}
+		if (o.count && seq + n > o.count)
+			n = (uint32_t)(o.count - seq);
+		for (uint32_t j = 0; j < n; j++)
+			q->prepare(q, j, &tmpl);
+		tdp_time_t start = frame_start(&p.g, i);
+		now = wait_for(o.timer, tb, &pw, start);
+		if (tdp_time_diff(now, start) >= INT32_MAX) {
+			/* too late for the header's t1 offset: the frame is skipped */
+			s.skipped++;
+		} else {
+			for (uint32_t j = 0; j < n; j++) {
+				tdp_time_t t1 = tb_fast_now(tb);
+				probe_stamp(&tmpl, q->slot(q, j), seq + j, i, (int32_t)tdp_time_diff(t1, start));
+				if (j == 0)
+					hist_add(&s.err, tdp_time_diff(t1, start));
+			}
+			int sent = q->send(q, n);
+			if (sent < 0) {
+				s.errors += n;
+				log_debug("send: %s", strerror(-sent));
+			} else {
+				s.sent += (uint64_t)sent;
+				s.errors += n - (uint32_t)sent;
+				seq += (uint32_t)sent;
+			}
+			s.frames++;
+			last = i;
+		}
+		if (pw.pending)
+			pw_flush(&pw);
+		now = tb_fast_now(tb);
+		if (now.ns >= refresh_at && tb->ops->refresh) {
+			tb->ops->refresh(tb);
+			refresh_at = now.ns + 100000000;
+		}
+		int64_t cur = frame_index(&p.g, now);
+		if (cur > i) {
+			/* woke in a later frame: those in between are gone */
+			s.late++;
+			s.skipped += (uint64_t)(cur - i);
+			i = cur + 1;
+		} else {
+			i++;
+		}
+	}
+	getrusage(RUSAGE_THREAD, &ru1);
+	tdp_time_t t_end = tb_now(tb);
+	/* the end packets say how many probes there were; three against loss */
+	for (int e = 0; e < 3; e++) {
+		wait_for(T_NANOSLEEP, tb, &pw, tdp_time_add(tb_fast_now(tb), 1000000));
+		if (send_end(q, &endt, seq, last))
+			log_warn("could not send the end packet");
+	}
+	double cpu_ns = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec + ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) * 1e9 +
+			(double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec + ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) * 1e3;
+	double wall = (double)tdp_time_diff(t_end, t_begin);
+	double cpu_pct = wall > 0 ? 100.0 * cpu_ns / wall : 0;
+	fprintf(stderr, "tdp-probe send: %" PRIu64 " probes in %" PRIu64 " frames, %" PRIu64 " send errors, %" PRIu64
+		" frames skipped, %" PRIu64 " woke in a later frame; timer %s, CPU %.1f%%\n", s.sent, s.frames,
+		s.errors, s.skipped, s.late, timer_names[o.timer], cpu_pct);
+	if (s.err.count)
+		fprintf(stderr, "  t1 - frame start: min %.3f p50 %.3f p99 %.3f p99.9 %.3f max %.3f us\n",
+			s.err.min / 1e3, hist_quantile(&s.err, 0.5) / 1e3, hist_quantile(&s.err, 0.99) / 1e3,
+			hist_quantile(&s.err, 0.999) / 1e3, s.err.max / 1e3);
+	if (o.json) {
+		FILE *jf = strcmp(o.json, "-") ? fopen(o.json, "w") : stdout;
+		if (!jf) {
+			fprintf(stderr, "tdp-probe: %s: %s\n", o.json, strerror(errno));
+			goto out;
+		}
+		send_json(jf, &o, &p, &s, q->what, cpu_pct, &pw);
+		if (jf != stdout)
+			fclose(jf);
+	}
+	rc = s.sent ? 0 : 1;
+out:
+	rt_process_release(&rp);
+	if (q)
+		q->close(q);
+	if (tb)
+		tb->ops->destroy(tb);
+	plan_free(&p);
+	return rc;
+}
