@@ -380,6 +380,24 @@ static void others_are_counted_and_ignored(void **state)
 	assert_int_equal(probe_rx_packet(&r.rx, big, be.len, 1, PROBE_TS_SW), PROBE_OK);
 	assert_int_equal(r.rx.be, 1);
 	assert_int_equal(r.rx.be_bytes, 1000);
+	/* a best-effort frame of the Ethernet minimum carries only magic, version and kind */
+	assert_int_equal(probe_min_be_size(4, false), 60);
+	assert_int_equal(probe_build(&be, &a, 59, &h), -1);
+	assert_int_equal(probe_build(&be, &a, 60, &h), 0);
+	assert_int_equal(probe_rx_packet(&r.rx, be.buf, be.len, 1, PROBE_TS_SW), PROBE_OK);
+	assert_int_equal(r.rx.be, 2);
+	/* on another port, as a flood sends it: still best effort; a probe there is foreign */
+	a.dport = PROBE_DEFAULT_PORT + 1;
+	assert_int_equal(probe_build(&be, &a, 60, &h), 0);
+	assert_int_equal(probe_rx_packet(&r.rx, be.buf, be.len, 1, PROBE_TS_SW), PROBE_OK);
+	assert_int_equal(r.rx.be, 3);
+	h.kind = PROBE_K_PROBE;
+	assert_int_equal(probe_build(&be, &a, 80, &h), 0);
+	assert_int_equal(probe_rx_packet(&r.rx, be.buf, be.len, 1, PROBE_TS_SW), PROBE_FOREIGN);
+	a.dport = PROBE_DEFAULT_PORT;
+	/* a probe that short is short, not best effort */
+	h.kind = PROBE_K_PROBE;
+	assert_int_equal(probe_build(&be, &a, 60, &h), -1);
 	assert_int_equal(r.rx.nflows, 0);
 	probe_rx_free(&r.rx);
 }

@@ -111,7 +111,7 @@ int probe_cmd_flood(int argc, char **argv)
 			}
 			free(dup);
 		}
-		unsigned minsz = probe_min_size(a.family, false);
+		unsigned minsz = probe_min_be_size(a.family, false);
 		for (unsigned i = 0; i < nsz && !bad; i++)
 			if (sz[i] < minsz || sz[i] > PROBE_MAX_SIZE) {
 				fprintf(stderr, "tdp-probe: --size %u is outside %u..%u\n", sz[i], minsz, PROBE_MAX_SIZE);
@@ -181,7 +181,9 @@ int probe_cmd_flood(int argc, char **argv)
 			rnd = rnd * 1103515245u + 12345u;
 			unsigned k = hi_sz ? (rnd >> 16) % nsz : (unsigned)(seq % nsz);
 			q->prepare(q, i, &t[k]);
-			probe_stamp(&t[k], q->slot(q, i), (uint32_t)seq++, 0, 0);
+			if (t[k].len >= (uint32_t)t[k].hdr_off + PROBE_HDR_LEN)
+				probe_stamp(&t[k], q->slot(q, i), (uint32_t)seq, 0, 0);
+			seq++;
 			wire += t[k].len + 24;
 		}
 		int r = q->send(q, n);

@@ -74,6 +74,12 @@ unsigned probe_min_size(int family, bool vlan)
 	return 14u + (vlan ? 4u : 0u) + (family == 6 ? 40u : 20u) + 8u + PROBE_HDR_LEN;
 }
 
+unsigned probe_min_be_size(int family, bool vlan)
+{
+	unsigned n = probe_min_size(family, vlan) - PROBE_HDR_LEN + 4;
+	return n < 60 ? 60 : n;
+}
+
 void probe_hdr_write(uint8_t *p, const struct probe_hdr *h)
 {
 	wr16(p, PROBE_MAGIC);
@@ -96,6 +102,12 @@ enum probe_verdict probe_hdr_read(const uint8_t *p, uint32_t len, struct probe_h
 		return PROBE_SHORT;
 	if (rd16(p) != PROBE_MAGIC)
 		return PROBE_FOREIGN;
+	if (len >= 4 && (p[3] & 3u) == PROBE_K_BE && len < PROBE_HDR_LEN) {
+		/* a short best-effort frame: magic, version and kind only */
+		h->version = p[2];
+		h->kind = PROBE_K_BE;
+		return h->version == PROBE_VERSION && !(p[3] & 0xfc) ? PROBE_OK : PROBE_MALFORMED;
+	}
 	if (len < PROBE_HDR_LEN)
 		return PROBE_SHORT;
 	h->version = p[2];
@@ -123,7 +135,8 @@ enum probe_verdict probe_hdr_read(const uint8_t *p, uint32_t len, struct probe_h
 int probe_build(struct probe_tmpl *t, const struct probe_addr *a, unsigned size, const struct probe_hdr *h)
 {
 	bool vlan = a->vlan >= 0;
-	if ((a->family != 4 && a->family != 6) || size < probe_min_size(a->family, vlan) || size > PROBE_MAX_SIZE ||
+	unsigned min = h->kind == PROBE_K_BE ? probe_min_be_size(a->family, vlan) : probe_min_size(a->family, vlan);
+	if ((a->family != 4 && a->family != 6) || size < min || size > PROBE_MAX_SIZE ||
 	    a->vlan > 4095 || a->pcp > 7 || a->dscp > 63 || h->tf_ns == 0 || h->kind > 2)
 		return -1;
 	uint8_t *b = t->buf;
@@ -173,12 +186,21 @@ int probe_build(struct probe_tmpl *t, const struct probe_addr *a, unsigned size,
 	hh.seq = 0;
 	hh.frame = 0;
 	hh.t1_off = 0;
-	uint32_t room = (udp_len - 8 - PROBE_HDR_LEN) / 4;
-	hh.room = (uint8_t)(room > PROBE_MAX_HOPS ? PROBE_MAX_HOPS : room);
-	probe_hdr_write(udp + 8, &hh);
+	if (udp_len - 8 >= PROBE_HDR_LEN) {
+		uint32_t room = (udp_len - 8 - PROBE_HDR_LEN) / 4;
+		hh.room = (uint8_t)(room > PROBE_MAX_HOPS ? PROBE_MAX_HOPS : room);
+		probe_hdr_write(udp + 8, &hh);
+	} else {
+		uint8_t tmp[PROBE_HDR_LEN];
+		hh.room = 0;
+		probe_hdr_write(tmp, &hh);
+		memcpy(udp + 8, tmp, udp_len - 8);
+	}
 	t->len = size;
 	t->csum_base = sum16(udp, udp_len, pseudo_sum(ip, a->family, udp_len));
-	wr16(udp + 6, 0xffff);   /* a valid placeholder until the first stamp */
+	/* valid as built; probe_stamp fixes it for the fields it writes */
+	uint16_t c = (uint16_t)~fold(t->csum_base);
+	wr16(udp + 6, c ? c : 0xffff);
 	return 0;
 }
 
@@ -209,10 +231,14 @@ enum probe_verdict probe_decode(const uint8_t *frame, uint32_t len, uint16_t por
 		return PROBE_SHORT;
 	if (rc != PKT_OK)
 		return PROBE_MALFORMED;
-	if (!(pi.flags & PKT_F_UDP) || (port && pi.udp_dport != port))
+	if (!(pi.flags & PKT_F_UDP))
 		return PROBE_FOREIGN;
 	const uint8_t *udp = frame + pi.l4_off;
 	uint32_t avail = (uint32_t)pi.l3_off + pi.l3_len - pi.l4_off;
+	/* best effort is recognised on any port: a flood goes where the probes do not */
+	if (port && pi.udp_dport != port &&
+	    !(avail >= 12 && rd16(udp + 8) == PROBE_MAGIC && (udp[11] & 3u) == PROBE_K_BE))
+		return PROBE_FOREIGN;
 	uint32_t udp_len = rd16(udp + 4);
 	if (udp_len < 8 || udp_len > avail)
 		return avail >= 10 && rd16(udp + 8) == PROBE_MAGIC ? PROBE_MALFORMED : PROBE_FOREIGN;

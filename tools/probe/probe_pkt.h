@@ -15,6 +15,9 @@
  *           offset from the start of its frame
  *  32  i32  per-hop stamps, same encoding, as many as the frame has room for
  *
+ * A best-effort frame needs only the first 4 bytes (magic, version, kind), so
+ * a flood can use frames down to the Ethernet minimum of 60 bytes.
+ *
  * start(i) = epoch + i * TF, so the receiver computes L = t2 - start(i) from the
  * absolute index and never modulo TF. An end packet carries in its sequence
  * field the number of probes the sender sent on that flow.
@@ -84,6 +87,8 @@ struct probe_tmpl {
 
 /* Smallest frame for the family (headers + probe header, no FCS). */
 unsigned probe_min_size(int family, bool vlan);
+/* Smallest best-effort frame: headers + 4 bytes, at least 60. */
+unsigned probe_min_be_size(int family, bool vlan);
 
 /*
  * Builds the frame of `size` bytes (no FCS) with the header's constant fields
@@ -92,7 +97,8 @@ unsigned probe_min_size(int family, bool vlan);
  */
 int probe_build(struct probe_tmpl *t, const struct probe_addr *a, unsigned size, const struct probe_hdr *h);
 
-/* Writes seq, frame and t1 and fixes the checksum: the per-packet path. */
+/* Writes seq, frame and t1 and fixes the checksum: the per-packet path.
+ * Not for best-effort frames shorter than a probe. */
 void probe_stamp(struct probe_tmpl *t, uint8_t *frame, uint32_t seq, int64_t frame_idx, int32_t t1_off);
 
 /* Header codec, exposed for tests and the pcap reader. */
@@ -101,7 +107,7 @@ enum probe_verdict probe_hdr_read(const uint8_t *p, uint32_t len, struct probe_h
 
 /*
  * Decodes a received frame: probes are UDP to `port` (0: any port) with our
- * magic. On PROBE_OK *h is filled. The checksum is checked when not zero.
+ * magic; best-effort frames are recognised on any port. On PROBE_OK *h is filled. The checksum is checked when not zero.
  */
 enum probe_verdict probe_decode(const uint8_t *frame, uint32_t len, uint16_t port, struct probe_hdr *h);
 

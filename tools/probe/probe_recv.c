@@ -44,7 +44,7 @@ static void recv_usage(FILE *o)
 		"      --csv FILE         one line per probe\n"
 		"      --label TEXT       name of this run in reports\n"
 		"      --keep-coalescing  leave the interface's interrupt coalescing alone\n"
-		"      --cpu N            pin the receiving thread (default: the last CPU)\n"
+		"      --cpu N            pin the receiving thread (default: the CPU before the last)\n"
 		"      --prio N           SCHED_FIFO priority (default 70; 0 keeps SCHED_OTHER)\n"
 		"      --ready FILE       create FILE once receiving\n"
 		"      --no-live          no one-line summary every second\n"
@@ -197,8 +197,9 @@ int probe_cmd_recv(int argc, char **argv)
 	}
 	int64_t rt_off = probe_realtime_offset(tb);
 	if (cpu == -2) {
+		/* the sender takes the last CPU by default; keep out of its way on a shared box */
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		cpu = n > 0 ? (int)n - 1 : -1;
+		cpu = n > 1 ? (int)n - 2 : 0;
 	}
 	rt_process_setup(&rp, true, true);
 	unsigned w = rt_thread_setup("receiver", cpu, prio);

@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# tdp-probe without a network: every bad input is a clear message and exit 2
+# (usage) or 1 (a resource that is not there); analyze and report on captures
+# written here by an independent encoder of the probe format, so the C decoder
+# is checked against it; the report's PNG, SVG and HTML are opened and checked.
+# usage: probe_cli.sh TDP_PROBE SRCDIR  (TAP)
+set -uo pipefail
+PROBE=$1
+SRC=$2
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' <<<"$2"; }
+# t NAME WANT_RC WANT_TEXT CMD...: exit code and a piece of the output
+t() {
+	local name=$1 rc=$2 want=$3
+	shift 3
+	out=$("$@" 2>&1)
+	local got=$?
+	if [ "$got" = "$rc" ] && grep -qF -- "$want" <<<"$out"; then ok "$name"; else notok "$name" "rc $got: $out"; fi
+}
+j() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=(d.get("flows") or [{}])[0]; print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
+echo "1..27"
+
+t "no command: usage, exit 2" 2 "usage: tdp-probe COMMAND" "$PROBE"
+t "--help" 0 "report" "$PROBE" --help
+t "--version" 0 "tdp-probe " "$PROBE" --version
+t "unknown command" 2 "unknown command 'sned'" "$PROBE" sned
+t "send --help names the timers" 0 "predictive (default), nanosleep or spin" "$PROBE" send --help
+t "send without a port" 2 "give one of -i IF or --dpdk DEV" "$PROBE" send --tf 1ms
+t "send without a table or --tf" 2 "give --table with --flow, or --tf" "$PROBE" send -i lo
+t "send: an unknown timer" 2 "'sleepy' is not predictive, nanosleep or spin" "$PROBE" send -i lo --tf 1ms --timer sleepy
+t "send: a bad time" 2 "--tf: '1 parsec' is not a time" "$PROBE" send -i lo --tf "1 parsec"
+t "send: k*TF must divide a second, said by the table parser" 2 "--tf/--k/--frames:" \
+	"$PROBE" send -i lo --tf 3us --k 7
+t "send: a bad frame set, said at its column" 2 "--tf/--k/--frames:6:" "$PROBE" send -i lo --tf 1ms --k 10 --frames 0-20
+t "send: a flow the table does not have" 2 "has no flow 'nope'" \
+	"$PROBE" send -i lo --table "$SRC/schedules/examples/demo.tdp" --flow nope
+t "send: a probe larger than its flow" 2 "larger than flow probe's size 78" \
+	"$PROBE" send -i lo --table "$SRC/schedules/examples/demo.tdp" --flow probe --size 100
+t "send: a size below the probe header" 2 "below the 74 bytes" "$PROBE" send -i lo --tf 1ms --size 70
+t "send: a bad MAC" 2 "is not a MAC address" "$PROBE" send -i lo --tf 1ms --dst-mac 02:00:zz:00:00:01
+t "send: a missing table" 2 "no-such.tdp" "$PROBE" send -i lo --table "$W/no-such.tdp" --flow x
+t "send: an interface that does not exist" 1 "interface nosuch0" "$PROBE" send -i nosuch0 --tf 1ms --count 1
+t "recv: no interface" 2 "give the interface with -i IF" "$PROBE" recv
+t "recv: an unknown timestamp kind" 2 "'atomic' is not auto, hardware, software or user" \
+	"$PROBE" recv -i lo --timestamps atomic
+t "recv: a histogram that would not fit" 2 "--range must hold" "$PROBE" recv -i lo --bin 1ns --range 1s
+t "flood: a size below the Ethernet minimum" 2 "--size 40 is outside 60..9018" "$PROBE" flood -i lo --size 40
+t "analyze: a missing file" 1 "no-such.pcap" "$PROBE" analyze "$W/no-such.pcap"
+echo "not a capture" >"$W/text.pcap"
+t "analyze: not a capture" 1 "text.pcap" "$PROBE" analyze "$W/text.pcap"
+
+# two runs as captures, written by this encoder: L = 10 us + jitter and 40 us + jitter
+python3 - "$W" <<'PY'
+import struct, sys, random
+w = sys.argv[1]
+def csum(b):
+    if len(b) % 2: b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16: s = (s & 0xffff) + (s >> 16)
+    return s
+def probe(flow, seq, tf, epoch, frame, t1off, kind=0):
+    hdr = struct.pack("!HBBIIIIqi", 0x7470, 1, kind, flow, seq, tf, epoch, frame, t1off) + bytes(4)
+    udp_len = 8 + len(hdr)
+    src, dst = bytes([10, 0, 1, 2]), bytes([10, 0, 2, 2])
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 46 << 2, 20 + udp_len, 0, 0x4000, 63, 17, 0, src, dst)
+    ip = ip[:10] + struct.pack("!H", ~csum(ip) & 0xffff) + ip[12:]
+    udp = struct.pack("!HHHH", 7350, 7350, udp_len, 0) + hdr
+    c = ~csum(src + dst + struct.pack("!BBH", 0, 17, udp_len) + udp) & 0xffff
+    udp = udp[:6] + struct.pack("!H", c or 0xffff) + udp[8:]
+    return b"\x02\0\0\0\x02\x02\x02\0\0\0\x02\x01\x08\x00" + ip + udp
+def run(path, base_us, lose):
+    rnd = random.Random(base_us)
+    tf, epoch, i0 = 100000, 0, 17953103224821
+    recs = []
+    for seq in range(5000):
+        if seq in lose: continue
+        start = epoch + (i0 + seq) * tf
+        t2 = start + base_us * 1000 + int(rnd.expovariate(1 / 2000))
+        recs.append((t2 - 37 * 10**9, probe(3, seq, tf, epoch, i0 + seq, 40)))
+    recs.append((recs[-1][0] + 10**6, probe(3, 5000, tf, epoch, i0 + 5000, 0, kind=1)))
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))
+        for t, fr in recs:
+            f.write(struct.pack("<IIII", t // 10**9, t % 10**9, len(fr), len(fr)) + fr)
+run(w + "/fast.pcap", 10, {7, 4000})
+run(w + "/slow.pcap", 40, set())
+PY
+"$PROBE" analyze "$W/fast.pcap" --label predictive --json "$W/fast.json" >"$W/fast.out" 2>&1
+"$PROBE" analyze "$W/slow.pcap" --label nanosleep --json "$W/slow.json" >"$W/slow.out" 2>&1
+r=$(j "$W/fast.json" '(f["flow"], f["sent"], f["received"], f["lost"], f["latency"]["min"] >= 10000, f["latency"]["p50"] < 14000)')
+if [ "$r" = "(3, 5000, 4998, 2, True, True)" ]; then ok "analyze decodes the independent encoder's probes: counts and L"
+else notok "analyze decodes the independent encoder's probes: counts and L" "$r $(cat "$W/fast.out")"; fi
+"$PROBE" report "$W/fast.json" "$W/slow.json" -o "$W/r.png" >"$W/table.txt" 2>"$W/report.err" &&
+	"$PROBE" report "$W/fast.json" "$W/slow.json" -o "$W/r.svg" >/dev/null 2>&1 &&
+	"$PROBE" report "$W/fast.json" "$W/slow.json" -o "$W/r.html" --title "two runs" >/dev/null 2>&1
+rc=$?
+# the PNG: a real image, both runs' colours in each of the four panels
+# Debian's Python, where python3-pil is installed
+r=$(/usr/bin/python3 - "$W/r.png" <<'PY'
+import sys
+from PIL import Image
+im = Image.open(sys.argv[1]).convert("RGB")
+w, h = im.size
+cols = {(0x1f, 0x77, 0xb4): "run1", (0xd6, 0x27, 0x28): "run2"}
+def near(p, c): return all(abs(a - b) < 30 for a, b in zip(p, c))
+px = im.load()
+panels = [(0, 0, w // 2, int(h * 0.4)), (w // 2, 0, w, int(h * 0.4)),
+          (0, int(h * 0.4), w // 2, int(h * 0.8)), (w // 2, int(h * 0.4), w, int(h * 0.8))]
+found = []
+for x0, y0, x1, y1 in panels:
+    seen = set()
+    for y in range(y0, y1, 2):
+        for x in range(x0, x1, 2):
+            for c, name in cols.items():
+                if near(px[x, y], c): seen.add(name)
+    found.append(len(seen))
+print(w > 800 and h > 600, found)
+PY
+)
+if [ $rc -eq 0 ] && [ "$r" = "True [2, 2, 2, 2]" ]; then ok "report: a PNG with both runs in all four panels"
+else notok "report: a PNG with both runs in all four panels" "rc $rc, $r $(cat "$W/report.err")"; fi
+if grep -q "predictive" "$W/r.svg" && grep -q "nanosleep" "$W/r.svg" && grep -q "CDF tail" "$W/r.svg"; then
+	ok "report: the SVG names both runs and the CDF tail"
+else notok "report: the SVG names both runs and the CDF tail"; fi
+p50=$(j "$W/fast.json" 'format(f["latency"]["p50"] / 1e3, ".3f")')
+if grep -q "<svg" "$W/r.html" && grep -q "<td>$p50</td>" "$W/r.html" && grep -q "<td>4998</td>" "$W/r.html" &&
+	grep -q "predictive.*$p50" "$W/table.txt"; then ok "report: the HTML page has the figure and the table's figures"
+else notok "report: the HTML page has the figure and the table's figures" "p50 $p50; $(cat "$W/table.txt")"; fi
+echo '{"something": "else"}' >"$W/other.json"
+t "report: JSON that is not tdp-probe's" 1 "not the JSON of tdp-probe recv or analyze" "$PROBE" report "$W/other.json"
