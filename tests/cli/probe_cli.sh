@@ -22,7 +22,7 @@ t() {
 	if [ "$got" = "$rc" ] && grep -qF -- "$want" <<<"$out"; then ok "$name"; else notok "$name" "rc $got: $out"; fi
 }
 j() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=(d.get("flows") or [{}])[0]; print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
-echo "1..27"
+echo "1..28"
 
 t "no command: usage, exit 2" 2 "usage: tdp-probe COMMAND" "$PROBE"
 t "--help" 0 "report" "$PROBE" --help
@@ -132,3 +132,12 @@ if grep -q "<svg" "$W/r.html" && grep -q "<td>$p50</td>" "$W/r.html" && grep -q 
 else notok "report: the HTML page has the figure and the table's figures" "p50 $p50; $(cat "$W/table.txt")"; fi
 echo '{"something": "else"}' >"$W/other.json"
 t "report: JSON that is not tdp-probe's" 1 "not the JSON of tdp-probe recv or analyze" "$PROBE" report "$W/other.json"
+# the man page describes every option the commands take
+missing=
+for c in send recv flood analyze; do
+	for o in $("$PROBE" $c --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" "$SRC/man/tdp-probe.8" || missing="$missing $c:$o"
+	done
+done
+if [ -z "$missing" ]; then ok "tdp-probe(8) describes every option of every command"
+else notok "tdp-probe(8) describes every option of every command" "missing:$missing"; fi
