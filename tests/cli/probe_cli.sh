@@ -22,7 +22,7 @@ t() {
 	if [ "$got" = "$rc" ] && grep -qF -- "$want" <<<"$out"; then ok "$name"; else notok "$name" "rc $got: $out"; fi
 }
 j() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=(d.get("flows") or [{}])[0]; print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
-echo "1..28"
+echo "1..29"
 
 t "no command: usage, exit 2" 2 "usage: tdp-probe COMMAND" "$PROBE"
 t "--help" 0 "report" "$PROBE" --help

@@ -53,7 +53,7 @@ recv() {
 	RPID=$!
 	wait_file "$W/$name.ready"
 }
-echo "1..17"
+echo "1..18"
 
 # ---- direct ------------------------------------------------------------------
 ip netns add ${P}a
