@@ -10,9 +10,7 @@ PROBE=$1
 SRC=$2
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' <<<"$2"; }
+. "$SRC/tests/tap.sh"
 # t NAME WANT_RC WANT_TEXT CMD...: exit code and a piece of the output
 t() {
 	local name=$1 rc=$2 want=$3
@@ -22,7 +20,7 @@ t() {
 	if [ "$got" = "$rc" ] && grep -qF -- "$want" <<<"$out"; then ok "$name"; else notok "$name" "rc $got: $out"; fi
 }
 j() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=(d.get("flows") or [{}])[0]; print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
-echo "1..29"
+echo "1..31"
 
 t "no command: usage, exit 2" 2 "usage: tdp-probe COMMAND" "$PROBE"
 t "--help" 0 "report" "$PROBE" --help
@@ -48,6 +46,10 @@ t "recv: no interface" 2 "give the interface with -i IF" "$PROBE" recv
 t "recv: an unknown timestamp kind" 2 "'atomic' is not auto, hardware, software or user" \
 	"$PROBE" recv -i lo --timestamps atomic
 t "recv: a histogram that would not fit" 2 "--range must hold" "$PROBE" recv -i lo --bin 1ns --range 1s
+t "analyze: a histogram that would not fit" 2 "--range must hold" "$PROBE" analyze --bin 1ns --range 1s "$W/x.pcap"
+printf 'tdp-schedule 1\ntf 1ms\nk 1\nport p rate 1Gbit/s\nflow f port p size 78 dscp 46\nframes 0: f 65\n' >"$W/many.tdp"
+t "send: more packets in a frame than it can send at once" 2 "flow f has 65 packets in frame 0 of the cycle; tdp-probe sends at most 64" \
+	"$PROBE" send -i lo --table "$W/many.tdp" --flow f
 t "flood: a size below the Ethernet minimum" 2 "--size 40 is outside 60..9018" "$PROBE" flood -i lo --size 40
 t "analyze: a missing file" 1 "no-such.pcap" "$PROBE" analyze "$W/no-such.pcap"
 echo "not a capture" >"$W/text.pcap"

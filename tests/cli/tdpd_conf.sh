@@ -10,9 +10,7 @@ TDPD=$1
 SRC=$2
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' <<<"$2"; }
+. "$SRC/tests/tap.sh"
 
 cp "$SRC/schedules/examples/demo.tdp" "$W/demo.tdp"
 good() {

@@ -35,10 +35,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' <<<"$2"; }
-check() { if eval "$2"; then ok "$1"; else notok "$1" "${3:-}"; fi; }
+. "$SRC/tests/tap.sh"
 # j FILE EXPR: a value from a JSON file, d is the document, f its first flow
 j() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=(d.get("flows") or [{}])[0]; print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null; }
 # wait_file FILE: up to 10 s

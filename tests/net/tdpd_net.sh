@@ -28,10 +28,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' <<<"$2"; }
-check() { if eval "$2"; then ok "$1"; else notok "$1" "${3:-}"; fi; }
+. "$SRC/tests/tap.sh"
 echo "1..12"
 
 net_up "tdpt$$"

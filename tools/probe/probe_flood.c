@@ -180,12 +180,19 @@ int probe_cmd_flood(int argc, char **argv)
 		for (unsigned i = 0; i < n; i++) {
 			rnd = rnd * 1103515245u + 12345u;
 			unsigned k = hi_sz ? (rnd >> 16) % nsz : (unsigned)(seq % nsz);
-			q->prepare(q, i, &t[k]);
+			if (q->prepare(q, i, &t[k])) {
+				/* no buffer (a DPDK pool ran dry): send what is ready */
+				errors += n - i;
+				n = i;
+				break;
+			}
 			if (t[k].len >= (uint32_t)t[k].hdr_off + PROBE_HDR_LEN)
 				probe_stamp(&t[k], q->slot(q, i), (uint32_t)seq, 0, 0);
 			seq++;
 			wire += t[k].len + 24;
 		}
+		if (!n)
+			continue;
 		int r = q->send(q, n);
 		if (r < 0) {
 			errors += n;

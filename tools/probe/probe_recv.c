@@ -146,20 +146,16 @@ int probe_cmd_recv(int argc, char **argv)
 		fprintf(stderr, "tdp-probe: recv: give the interface with -i IF\n");
 		bad = 1;
 	}
-	if (!bad && (range < bin || range / bin > 10000000)) {
-		fprintf(stderr, "tdp-probe: --range must hold between 1 and 10^7 bins of --bin\n");
-		bad = 1;
-	}
-	if (bad) {
-		fprintf(stderr, "Try 'tdp-probe recv --help'.\n");
-		return 2;
-	}
 	struct probe_rx_cfg rc_cfg = {.port = (uint16_t)port, .bin_ns = (int64_t)bin, .range_ns = (int64_t)range,
 				      .series_ns = (int64_t)series, .delay_frames = (uint32_t)delay,
 				      .keep_records = csv != NULL};
 	static struct probe_rx rx;
-	if (probe_rx_init(&rx, &rc_cfg)) {
-		fprintf(stderr, "tdp-probe: histogram settings out of range\n");
+	if (!bad && probe_rx_init(&rx, &rc_cfg)) {
+		fprintf(stderr, "tdp-probe: --range must hold between 1 and %d bins of --bin\n", LHIST_MAX_BINS);
+		bad = 1;
+	}
+	if (bad) {
+		fprintf(stderr, "Try 'tdp-probe recv --help'.\n");
 		return 2;
 	}
 	int rc = 1, fd = -1;
@@ -209,8 +205,8 @@ int probe_cmd_recv(int argc, char **argv)
 	probe_on_signals();
 	if (ready) {
 		FILE *rf = fopen(ready, "w");
-		if (rf)
-			fclose(rf);
+		if (!rf || fclose(rf))
+			log_warn("--ready %s: %s; whoever waits for it will not start", ready, strerror(errno));
 	}
 	log_notice("receiving on %s, UDP port %" PRIu64 ", bins of %" PRIu64 " ns up to %" PRIu64 " ns", pi.name, port,
 		   bin, range);
@@ -238,13 +234,8 @@ int probe_cmd_recv(int argc, char **argv)
 		}
 		if (count && rx.probes >= count)
 			break;
-		if (!ignore_end) {
-			uint32_t ended = 0;
-			for (uint32_t f = 0; f < rx.nflows; f++)
-				ended += rx.flows[f].end;
-			if (ended >= ends)
-				break;
-		}
+		if (!ignore_end && probe_rx_ended(&rx) >= ends)
+			break;
 		if (dur && tdp_time_diff(now, t0) >= (int64_t)dur)
 			break;
 		if (!tdp_time_before(now, next_live)) {

@@ -47,7 +47,6 @@ struct send_opts {
 struct plan {
 	struct frame_geom g;
 	uint16_t *n;              /* probes per frame of the cycle */
-	const struct sched_flow *f;
 	struct sched_table *t;
 };
 
@@ -154,18 +153,14 @@ static int plan_build(struct send_opts *o, struct plan *p)
 		fprintf(stderr, "tdp-probe: %s has no flow '%s'\n", o->table, o->flow);
 		return -1;
 	}
-	p->f = &p->t->flows[fi];
 	if (o->table) {
-		if (flow_defaults(o, p->f))
+		if (flow_defaults(o, &p->t->flows[fi]))
 			return -1;
 		if (!o->have_flow_id)
 			o->flow_id = fi;
 	}
+	/* k*TF divides a second, so TF and the epoch fit the header's 32 bits */
 	p->g = (struct frame_geom){.tf_ns = (int64_t)p->t->tf_ns, .epoch_ns = (int64_t)p->t->epoch_ns, .k = p->t->k};
-	if (p->t->tf_ns > UINT32_MAX) {
-		fprintf(stderr, "tdp-probe: TF above 4.29 s does not fit the probe header\n");
-		return -1;
-	}
 	p->n = calloc(p->t->k, sizeof(*p->n));
 	if (!p->n)
 		return -1;
@@ -176,6 +171,11 @@ static int plan_build(struct send_opts *o, struct plan *p)
 		for (uint32_t j = 0; j < ne; j++)
 			if (e[j].flow == fi)
 				p->n[tfc] = e[j].n;
+		if (p->n[tfc] > PROBE_TX_SLOTS) {
+			fprintf(stderr, "tdp-probe: flow %s has %u packets in frame %" PRIu32 " of the cycle; "
+				"tdp-probe sends at most %d per frame\n", o->flow, p->n[tfc], tfc, PROBE_TX_SLOTS);
+			return -1;
+		}
 		total += p->n[tfc];
 	}
 	if (!total) {
@@ -192,7 +192,7 @@ static void plan_free(struct plan *p)
 }
 
 struct send_stats {
-	uint64_t frames, sent, errors, skipped, late, short_sends;
+	uint64_t frames, sent, errors, skipped, late;
 	struct hist err;          /* t1 - start(i) of each frame's first probe */
 };
 
@@ -230,11 +230,13 @@ static int send_end(struct probe_txq *q, struct probe_tmpl *end, uint32_t sent, 
 static void send_json(FILE *f, const struct send_opts *o, const struct plan *p, const struct send_stats *s,
 		      const char *where, double cpu_pct, const struct pw *pw)
 {
-	fprintf(f, "{\"tdp_probe_send\": 1, \"where\": \"%s\", \"timer\": \"%s\", \"flow\": %" PRIu64
+	fprintf(f, "{\"tdp_probe_send\": 1, \"where\": ");
+	sched_json_str(f, where);
+	fprintf(f, ", \"timer\": \"%s\", \"flow\": %" PRIu64
 		", \"tf_ns\": %" PRId64 ", \"k\": %" PRIu32 ", \"size\": %" PRIu64 ", \"frames\": %" PRIu64
 		", \"sent\": %" PRIu64 ", \"errors\": %" PRIu64 ", \"skipped_frames\": %" PRIu64
 		", \"late_frames\": %" PRIu64 ", \"cpu_percent\": %.1f, \"sleeps\": %" PRIu64 ", \"spins\": %" PRIu64,
-		where, timer_names[o->timer], o->flow_id, p->g.tf_ns, p->g.k, o->size, s->frames, s->sent, s->errors,
+		timer_names[o->timer], o->flow_id, p->g.tf_ns, p->g.k, o->size, s->frames, s->sent, s->errors,
 		s->skipped, s->late, cpu_pct, pw->st.sleeps, pw->st.spins);
 	fprintf(f, ", \"start_error_ns\": {\"count\": %" PRIu64, s->err.count);
 	if (s->err.count)
@@ -442,8 +444,18 @@ int probe_cmd_send(int argc, char **argv)
 		}
 		if (o.count && seq + n > o.count)
 			n = (uint32_t)(o.count - seq);
-		for (uint32_t j = 0; j < n; j++)
-			q->prepare(q, j, &tmpl);
+		uint32_t ready = 0;
+		while (ready < n && q->prepare(q, ready, &tmpl) == 0)
+			ready++;
+		if (ready < n) {
+			/* no buffer for the rest (a DPDK pool ran dry): they count as send errors */
+			s.errors += n - ready;
+			n = ready;
+			if (!n) {
+				i++;
+				continue;
+			}
+		}
 		tdp_time_t start = frame_start(&p.g, i);
 		now = wait_for(o.timer, tb, &pw, start);
 		if (tdp_time_diff(now, start) >= INT32_MAX) {

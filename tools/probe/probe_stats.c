@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "probe_stats.h"
+#include "tdp_sched.h"
 
 const double probe_pct[PROBE_NPCT] = {0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999, 0.999999};
 const char *const probe_pct_name[PROBE_NPCT] = {"p50", "p90", "p99", "p99.9", "p99.99", "p99.999", "p99.9999"};
@@ -15,7 +16,7 @@ const char *const probe_pct_name[PROBE_NPCT] = {"p50", "p90", "p99", "p99.9", "p
 int lhist_init(struct lhist *h, int64_t bin_ns, int64_t range_ns)
 {
 	memset(h, 0, sizeof(*h));
-	if (bin_ns <= 0 || range_ns < bin_ns || range_ns / bin_ns > 100000000)
+	if (bin_ns <= 0 || range_ns < bin_ns || range_ns / bin_ns > LHIST_MAX_BINS)
 		return -EINVAL;
 	h->bin_ns = bin_ns;
 	h->nbins = (uint32_t)((range_ns + bin_ns - 1) / bin_ns);
@@ -92,7 +93,7 @@ int probe_rx_init(struct probe_rx *rx, const struct probe_rx_cfg *c)
 {
 	memset(rx, 0, sizeof(*rx));
 	rx->cfg = *c;
-	if (c->bin_ns <= 0 || c->range_ns < c->bin_ns || c->range_ns / c->bin_ns > 100000000 || c->series_ns <= 0)
+	if (c->bin_ns <= 0 || c->range_ns < c->bin_ns || c->range_ns / c->bin_ns > LHIST_MAX_BINS || c->series_ns <= 0)
 		return -EINVAL;
 	rx->first_t2 = INT64_MIN;
 	return 0;
@@ -355,14 +356,12 @@ uint64_t probe_flow_lost(const struct probe_flow *f)
 	return expect > f->received ? expect - f->received : 0;
 }
 
-bool probe_rx_all_ended(const struct probe_rx *rx)
+uint32_t probe_rx_ended(const struct probe_rx *rx)
 {
-	if (!rx->nflows)
-		return false;
+	uint32_t n = 0;
 	for (uint32_t i = 0; i < rx->nflows; i++)
-		if (!rx->flows[i].end)
-			return false;
-	return true;
+		n += rx->flows[i].end;
+	return n;
 }
 
 /* ---- output --------------------------------------------------------------- */
@@ -447,21 +446,6 @@ void probe_rx_text(FILE *f, const struct probe_rx *rx)
 			PROBE_MAX_FLOWS);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static void json_hist(FILE *f, const struct lhist *h)
 {
 	fprintf(f, "{\"count\": %" PRIu64, h->count);
@@ -522,7 +506,7 @@ void probe_rx_json(FILE *f, const struct probe_rx *rx, const struct probe_meta *
 		if (!vals[i])
 			continue;
 		fprintf(f, ", \"%s\": ", keys[i]);
-		json_str(f, vals[i]);
+		sched_json_str(f, vals[i]);
 	}
 	fprintf(f, ", \"bin_ns\": %" PRId64 ", \"range_ns\": %" PRId64 ", \"delay_frames\": %" PRIu32,
 		rx->cfg.bin_ns, rx->cfg.range_ns, rx->cfg.delay_frames);

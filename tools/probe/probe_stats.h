@@ -27,6 +27,10 @@ struct lhist {
 	double sum;
 };
 
+/* At most this many bins: 80 MB per histogram. */
+#define LHIST_MAX_BINS 10000000
+
+/* 0, or -EINVAL unless 0 < bin_ns <= range_ns and the range holds at most LHIST_MAX_BINS bins. */
 int lhist_init(struct lhist *h, int64_t bin_ns, int64_t range_ns);
 void lhist_free(struct lhist *h);
 void lhist_add(struct lhist *h, int64_t v);
@@ -100,6 +104,7 @@ struct probe_rx {
 
 #define PROBE_MAX_FLOWS 256
 
+/* 0, or -EINVAL when the histogram or series settings are out of range (as lhist_init). */
 int probe_rx_init(struct probe_rx *rx, const struct probe_rx_cfg *c);
 void probe_rx_free(struct probe_rx *rx);
 /* Accounts one received frame with arrival time t2 (CTR ns). Returns its verdict. */
@@ -109,8 +114,8 @@ enum probe_verdict probe_rx_packet(struct probe_rx *rx, const uint8_t *frame, ui
 /* Lost probes of a flow: what the sender says it sent (or the highest
  * sequence number + 1 without its end packet) minus the distinct received. */
 uint64_t probe_flow_lost(const struct probe_flow *f);
-/* True once every flow has seen its end packet (and there was at least one). */
-bool probe_rx_all_ended(const struct probe_rx *rx);
+/* Flows whose end packet has arrived. */
+uint32_t probe_rx_ended(const struct probe_rx *rx);
 
 /* Strings for the JSON header, all optional. */
 struct probe_meta {

@@ -172,8 +172,11 @@ int probe_cmd_analyze(int argc, char **argv)
 		fprintf(stderr, "tdp-probe: analyze: give one capture file\n");
 		bad = 1;
 	}
-	if (!bad && (range < bin || range / bin > 10000000)) {
-		fprintf(stderr, "tdp-probe: --range must hold between 1 and 10^7 bins of --bin\n");
+	struct probe_rx_cfg cfg = {.port = (uint16_t)port, .bin_ns = (int64_t)bin, .range_ns = (int64_t)range,
+				   .series_ns = (int64_t)series, .delay_frames = (uint32_t)delay, .keep_records = csv != NULL};
+	static struct probe_rx rx;
+	if (!bad && probe_rx_init(&rx, &cfg)) {
+		fprintf(stderr, "tdp-probe: --range must hold between 1 and %d bins of --bin\n", LHIST_MAX_BINS);
 		bad = 1;
 	}
 	if (bad) {
@@ -207,10 +210,6 @@ int probe_cmd_analyze(int argc, char **argv)
 	if (native_precision(path, fmt, sizeof(fmt)))
 		fprintf(stderr, "tdp-probe: warning: %s has microsecond timestamps; latencies are known to 1 us only\n",
 			path);
-	struct probe_rx_cfg cfg = {.port = (uint16_t)port, .bin_ns = (int64_t)bin, .range_ns = (int64_t)range,
-				   .series_ns = (int64_t)series, .delay_frames = (uint32_t)delay, .keep_records = csv != NULL};
-	static struct probe_rx rx;
-	probe_rx_init(&rx, &cfg);
 	struct probe_pcap_info info;
 	int rc = 0;
 	if (probe_pcap_read(p, &rx, add, &info, ebuf, sizeof(ebuf))) {
