@@ -3,7 +3,9 @@
  * The sim source: a clock that moves only when it is read or slept on, for
  * deterministic tests. Every read costs poll_ns of simulated time; a sleep
  * ends at the asked time plus a constant oversleep, plus a one-off stall when
- * a test injects one (a descheduled engine, a late wake-up).
+ * a test injects one (a descheduled engine, a late wake-up). A drift makes
+ * every sleep run ppb parts per billion long, as an oscillator off frequency
+ * would; the sync state is whatever the test sets.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +21,10 @@ struct tb_sim {
 	int64_t oversleep_ns;
 	int64_t stall_ns;
 	uint64_t sleeps;
+	int64_t drift_ppb;
+	enum tb_state state;
+	const char *reason;
+	uint64_t transitions;
 };
 
 extern const struct timebase_ops tb_sim_ops;
@@ -35,8 +41,10 @@ static tdp_time_t sim_now(struct timebase *tb)
 static int sim_sleep_until(struct timebase *tb, tdp_time_t t)
 {
 	struct tb_sim *s = SIM(tb);
-	if (t.ns > s->now)
-		s->now = t.ns;
+	if (t.ns > s->now) {
+		int64_t d = t.ns - s->now;
+		s->now = t.ns + tdp_ppb_of(d, s->drift_ppb);
+	}
 	s->now += s->oversleep_ns + s->stall_ns;
 	s->stall_ns = 0;
 	s->sleeps++;
@@ -45,10 +53,12 @@ static int sim_sleep_until(struct timebase *tb, tdp_time_t t)
 
 static void sim_sync(struct timebase *tb, struct tb_sync *out)
 {
+	struct tb_sim *s = SIM(tb);
 	memset(out, 0, sizeof(*out));
-	out->state = TB_LOCKED;
-	out->last_good = tdp_time(SIM(tb)->now);
-	out->reason = "simulated clock";
+	out->state = s->state;
+	out->last_good = tdp_time(s->now);
+	out->reason = s->reason;
+	out->transitions = s->transitions;
 }
 
 static void sim_describe(struct timebase *tb, char *buf, size_t len)
@@ -93,6 +103,9 @@ struct timebase *tb_sim_new(tdp_time_t start, int64_t poll_ns)
 	s->base.ops = &tb_sim_ops;
 	s->now = start.ns;
 	s->poll_ns = poll_ns;
+	s->state = TB_LOCKED;
+	s->reason = "simulated clock";
+	tb_set_state(&s->base, TB_LOCKED);
 	return &s->base;
 }
 
@@ -119,4 +132,19 @@ uint64_t tb_sim_sleeps(struct timebase *tb)
 tdp_time_t tb_sim_time(struct timebase *tb)
 {
 	return tdp_time(SIM(tb)->now);
+}
+
+void tb_sim_set_drift(struct timebase *tb, int64_t ppb)
+{
+	SIM(tb)->drift_ppb = ppb;
+}
+
+void tb_sim_set_state(struct timebase *tb, enum tb_state st, const char *reason)
+{
+	struct tb_sim *s = SIM(tb);
+	if (s->state != st)
+		s->transitions++;
+	s->state = st;
+	s->reason = reason;
+	tb_set_state(tb, st);
 }

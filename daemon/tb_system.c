@@ -2,18 +2,24 @@
 /*
  * The system source: CLOCK_TAI when the kernel knows the UTC-TAI offset
  * (ptp4l/phc2sys or chrony set it), else CLOCK_REALTIME plus a configured
- * offset. Either way the clock is assumed to be disciplined by something else
- * (phc2sys, chrony); this source reports it locked and says so at start-up.
+ * offset. Either way the clock is disciplined by something else (phc2sys,
+ * chrony, ntpd). With system-sync adjtimex (the default) the sync state follows
+ * the kernel's own view: STA_UNSYNC set means nothing disciplines the clock
+ * (unlocked), clear means locked with the kernel's estimated error as the
+ * uncertainty; it is read at start and at every refresh. With assume-locked
+ * the clock is taken as locked.
  * Polling goes through the TSC mapped onto the clock when the TSC is
  * invariant and the kernel's clocksource, else through clock_gettime.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/timex.h>
 #include <time.h>
 
+#include "log.h"
 #include "timebase.h"
 #include "tscclock.h"
 
@@ -26,6 +32,9 @@ struct tb_system {
 	const char *tsc_why;
 	struct tscclock tsc;
 	tdp_time_t last_anchor;
+	int sync_mode;
+	pthread_mutex_t lock;     /* guards sy: refresh (engine) against sync (control) */
+	struct sync sy;
 };
 
 extern const struct timebase_ops tb_system_ops;
@@ -62,21 +71,48 @@ static int sys_sleep_until(struct timebase *tb, tdp_time_t t)
 	return -clock_nanosleep(s->clk, TIMER_ABSTIME, &ts, NULL);
 }
 
+/* The kernel's view of the clock's discipline. */
+static void sys_poll_sync(struct tb_system *s)
+{
+	tdp_time_t now = tdp_time(read_clock(s));
+	enum tb_state st = TB_LOCKED;
+	const char *why = "assumed locked (system-sync assume-locked)";
+	int64_t err_ns = 0;
+	if (s->sync_mode == TB_SYSSYNC_ADJTIMEX) {
+		struct timex tx = {0};
+		if (adjtimex(&tx) < 0) {
+			st = TB_UNLOCKED;
+			why = "adjtimex failed";
+		} else if (tx.status & STA_UNSYNC) {
+			st = TB_UNLOCKED;
+			why = "the kernel reports the clock unsynchronised (STA_UNSYNC): nothing disciplines it";
+		} else {
+			err_ns = (int64_t)tx.esterror * 1000;
+			why = "the kernel reports the clock synchronised (STA_UNSYNC clear)";
+		}
+	}
+	pthread_mutex_lock(&s->lock);
+	bool changed = sync_force(&s->sy, now, st, 0, err_ns, why);
+	pthread_mutex_unlock(&s->lock);
+	tb_set_state(&s->base, st);
+	if (changed)
+		log_notice("sync: system clock %s: %s", tb_state_name(st), why);
+}
+
 static void sys_refresh(struct timebase *tb)
 {
 	struct tb_system *s = SYS(tb);
 	if (s->use_tsc)
 		tscclock_anchor(&s->tsc, read_clock, s);
+	sys_poll_sync(s);
 }
 
 static void sys_sync(struct timebase *tb, struct tb_sync *out)
 {
 	struct tb_system *s = SYS(tb);
-	memset(out, 0, sizeof(*out));
-	out->state = TB_LOCKED;
-	out->last_good = sys_now(tb);
-	out->reason = s->clk == CLOCK_TAI ? "system clock (CLOCK_TAI), disciplined outside tdpd"
-					  : "system clock (CLOCK_REALTIME + UTC-TAI offset), disciplined outside tdpd";
+	pthread_mutex_lock(&s->lock);
+	sync_get(&s->sy, sys_now(tb), out);
+	pthread_mutex_unlock(&s->lock);
 }
 
 static void sys_describe(struct timebase *tb, char *buf, size_t len)
@@ -88,6 +124,8 @@ static void sys_describe(struct timebase *tb, char *buf, size_t len)
 		snprintf(buf, len, "CLOCK_REALTIME + %lld s as TAI%s", (long long)(s->add_ns / TDP_NS_PER_S),
 			 s->kernel_tai ? "" : " (the kernel's UTC-TAI offset is not set)");
 	size_t n = strlen(buf);
+	snprintf(buf + n, len - n, "; sync from %s", s->sync_mode == TB_SYSSYNC_ADJTIMEX ? "adjtimex" : "nothing (assume-locked)");
+	n = strlen(buf);
 	if (s->use_tsc)
 		snprintf(buf + n, len - n, "; polling the TSC at %.6f GHz mapped onto it", (double)s->tsc.hz / 1e9);
 	else
@@ -96,6 +134,7 @@ static void sys_describe(struct timebase *tb, char *buf, size_t len)
 
 static void sys_destroy(struct timebase *tb)
 {
+	pthread_mutex_destroy(&SYS(tb)->lock);
 	free(tb);
 }
 
@@ -133,6 +172,13 @@ static int sys_create(struct timebase **out, const struct tb_params *p, char *er
 	} else {
 		s->tsc_why = "fast-clock os";
 	}
+	pthread_mutex_init(&s->lock, NULL);
+	s->sync_mode = p->system_sync;
+	struct sync_cfg sc = p->sync;
+	if (sc.lock_ns <= 0)
+		tb_sync_defaults(&sc);
+	sync_init(&s->sy, &sc, tdp_time(read_clock(s)), "not read yet");
+	sys_poll_sync(s);
 	*out = &s->base;
 	return 0;
 }

@@ -42,4 +42,10 @@ static inline tdp_time_t tdp_time_max(tdp_time_t a, tdp_time_t b)
 	return a.ns < b.ns ? b : a;
 }
 
+/* d * ppb / 10^9 without overflow for |ppb| < 9 * 10^9 */
+static inline int64_t tdp_ppb_of(int64_t d_ns, int64_t ppb)
+{
+	return d_ns / TDP_NS_PER_S * ppb + d_ns % TDP_NS_PER_S * ppb / TDP_NS_PER_S;
+}
+
 #endif

@@ -20,11 +20,9 @@ const struct timebase_ops *timebase_find(const char *name)
 	return NULL;
 }
 
-const char *tb_state_name(enum tb_state s)
+void tb_sync_defaults(struct sync_cfg *c)
 {
-	switch (s) {
-	case TB_LOCKED: return "locked";
-	case TB_HOLDOVER: return "holdover";
-	default: return "unlocked";
-	}
+	*c = (struct sync_cfg){.lock_ns = SYNC_DEF_LOCK_NS, .lock_samples = SYNC_DEF_LOCK_SAMPLES,
+			       .sample_timeout_ns = SYNC_DEF_TIMEOUT_NS, .holdover_ns = SYNC_DEF_HOLDOVER_NS,
+			       .drift_ppb = SYNC_DEF_DRIFT_PPB, .step_ns = SYNC_DEF_STEP_NS};
 }

@@ -11,9 +11,16 @@
  *   - sleep_until(): an absolute sleep towards a CTR time (it may oversleep; the
  *                   engine's predictive wait takes care of that),
  *   - refresh():    housekeeping, e.g. re-anchoring the fast clock (may be NULL),
- *   - sync():       the sync state (locked / holdover / unlocked, offset, uncertainty),
- *   - tick_fd():    an fd readable at each frame tick, or -1 (may be NULL).
- * Sources: system (here), sim (tests); ptp, phc and bc635 slot in the same way.
+ *   - sync():       the sync state (locked / holdover / unlocked, offset, uncertainty,
+ *                   counters); the engine reads only the state, through
+ *                   tb_state(), one relaxed atomic load per frame,
+ *   - tick_fd():    an fd readable at each frame tick, or -1 (may be NULL),
+ *   - tick():       after tick_fd() became readable: the index of the frame whose
+ *                   start the tick marks, or -1 when there was no tick to take
+ *                   (may be NULL when there is no tick).
+ * Sources: system, ptp, phc, bc635, bc635-sim, sim (tests). Sources that do
+ * I/O of their own (ptp) run it on their own thread and log their transitions;
+ * the engine never waits on them.
  */
 #ifndef TDP_TIMEBASE_H
 #define TDP_TIMEBASE_H
@@ -21,27 +28,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdatomic.h>
+
+#include "sync.h"
 #include "tdp_time.h"
-
-enum tb_state { TB_UNLOCKED, TB_HOLDOVER, TB_LOCKED };
-
-struct tb_sync {
-	enum tb_state state;
-	int64_t offset_ns;        /* estimated offset of the CTR from the reference */
-	int64_t uncertainty_ns;
-	tdp_time_t last_good;     /* time of the last good sample */
-	const char *reason;       /* why the source is in this state */
-};
 
 /* Settings a source may use; each source reads only its own. */
 struct tb_params {
 	int system_clock;         /* TB_CLOCK_* */
 	int utc_tai_offset_s;     /* used with REALTIME when the kernel does not know it */
 	int fast_clock;           /* TB_FAST_* */
+	int system_sync;          /* TB_SYSSYNC_* */
+	struct sync_cfg sync;     /* thresholds and budgets of the sync state machine */
+	int64_t tf_ns, epoch_ns;  /* the frame geometry, for sources with a frame tick */
+	const char *ptp_socket;   /* ptp4l's management socket */
+	int ptp_domain;
+	int ptp_mode;             /* TB_PTP_* */
+	int64_t ptp_poll_ns;      /* how often to ask TIME_STATUS_NP */
+	const char *phc_device;   /* /dev/ptpN */
+	int phc_pin;              /* pin for the frame tick (PEROUT + EXTTS), -1: none */
+	const char *bc635_device; /* uio name, /dev/uioN or a PCI address (VFIO) */
+	int bc635_bars;           /* TB_BARS_* */
 };
 
 enum { TB_CLOCK_AUTO, TB_CLOCK_TAI, TB_CLOCK_REALTIME };
 enum { TB_FAST_AUTO, TB_FAST_TSC, TB_FAST_OS };
+enum { TB_SYSSYNC_ADJTIMEX, TB_SYSSYNC_ASSUME };
+enum { TB_PTP_DISCIPLINED, TB_PTP_OFFSET };
+enum { TB_BARS_AUTO, TB_BARS_0_1, TB_BARS_1_0, TB_BARS_0_0 };
 
 struct timebase;
 
@@ -57,13 +71,25 @@ struct timebase_ops {
 	void (*refresh)(struct timebase *tb);
 	void (*sync)(struct timebase *tb, struct tb_sync *s);
 	int (*tick_fd)(struct timebase *tb);
+	int64_t (*tick)(struct timebase *tb);
 	/* one line on what the source found and uses, for the start-up log */
 	void (*describe)(struct timebase *tb, char *buf, size_t len);
 };
 
 struct timebase {
 	const struct timebase_ops *ops;
+	atomic_int state;         /* enum tb_state, written by the source */
 };
+
+static inline enum tb_state tb_state(const struct timebase *tb)
+{
+	return (enum tb_state)atomic_load_explicit(&tb->state, memory_order_relaxed);
+}
+
+static inline void tb_set_state(struct timebase *tb, enum tb_state s)
+{
+	atomic_store_explicit(&tb->state, (int)s, memory_order_relaxed);
+}
 
 /* NULL-terminated; the first entry is the default. */
 extern const struct timebase_ops *const timebase_table[];
@@ -84,7 +110,8 @@ static inline int tb_sleep_until(struct timebase *tb, tdp_time_t t)
 	return tb->ops->sleep_until(tb, t);
 }
 
-const char *tb_state_name(enum tb_state s);
+/* The default sync settings (sync.h's SYNC_DEF_*). */
+void tb_sync_defaults(struct sync_cfg *c);
 
 /* ---- the sim source's own controls (tests) ----------------------------- */
 
@@ -99,5 +126,9 @@ void tb_sim_advance(struct timebase *tb, int64_t ns);
 uint64_t tb_sim_sleeps(struct timebase *tb);
 /* The sim time, without the cost of a read. */
 tdp_time_t tb_sim_time(struct timebase *tb);
+/* The sim clock runs fast by ppb parts per billion of the time slept (drift). */
+void tb_sim_set_drift(struct timebase *tb, int64_t ppb);
+/* Sets the sync state the source reports (and tb_state()). */
+void tb_sim_set_state(struct timebase *tb, enum tb_state s, const char *reason);
 
 #endif
