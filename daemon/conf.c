@@ -13,6 +13,8 @@ const char *const conf_late_names[] = {"drop", "carry", NULL};
 const char *const conf_timebase_names[] = {"system", NULL};
 static const char *const clock_names[] = {"auto", "tai", "realtime", NULL};
 static const char *const fast_names[] = {"auto", "tsc", "os", NULL};
+const char *const conf_action_names[] = {"serve", "alarm", "demote", NULL};
+static const char *const syssync_names[] = {"adjtimex", "assume-locked", NULL};
 static const char *const huge_names[] = {"auto", "yes", "no", NULL};
 const char *const conf_level_names[] = {"error", "warning", "notice", "info", "debug", NULL};
 
@@ -30,6 +32,24 @@ const struct conf_opt conf_opts[] = {
 	 "seconds added to CLOCK_REALTIME when the kernel does not know the UTC-TAI offset", false},
 	{"fast-clock", CS_GLOBAL, CT_ENUM, "auto", 0, 0, fast_names, G(fast_clock), "auto|tsc|os",
 	 "what the engine polls near a boundary: the TSC mapped onto the clock (when invariant) or clock_gettime", false},
+	{"system-sync", CS_GLOBAL, CT_ENUM, "adjtimex", 0, 0, syssync_names, G(system_sync), "adjtimex|assume-locked",
+	 "system timebase: take the sync state from the kernel (STA_UNSYNC, set until chronyd, ntpd or phc2sys discipline the clock), or assume it locked", false},
+	{"sync-lock-threshold", CS_GLOBAL, CT_DUR, "1us", 1, 1000000000, NULL, G(sync_lock_ns), "TIME",
+	 "a sample whose error is within this is good; sync-lock-samples good ones in a row lock, as many bad ones unlock", false},
+	{"sync-lock-samples", CS_GLOBAL, CT_INT, "4", 1, 1000, NULL, G(sync_lock_samples), "N",
+	 "good samples in a row to lock; bad samples in a row to unlock", false},
+	{"sync-sample-timeout", CS_GLOBAL, CT_DUR, "3s", 1000000, 3600000000000LL, NULL, G(sync_timeout_ns), "TIME",
+	 "locked with no sample for this long: holdover", false},
+	{"sync-holdover", CS_GLOBAL, CT_DUR, "60s", 0, 86400000000000LL, NULL, G(sync_holdover_ns), "TIME",
+	 "how long holdover lasts before the source counts as unlocked", false},
+	{"sync-drift", CS_GLOBAL, CT_INT, "1000", 0, 1000000, NULL, G(sync_drift_ppb), "PPB",
+	 "how fast the uncertainty grows in holdover, parts per billion of the time since the last good sample", false},
+	{"sync-step", CS_GLOBAL, CT_DUR, "10us", 1, 1000000000000LL, NULL, G(sync_step_ns), "TIME",
+	 "an offset that moves more than this between samples is a phase step (counted and logged)", false},
+	{"sync-holdover-action", CS_GLOBAL, CT_ENUM, "serve", 0, 0, conf_action_names, G(sync_holdover_action), "serve|alarm|demote",
+	 "in holdover: serve reserved flows as when locked; serve them and count alarm frames; or demote them to best effort", false},
+	{"sync-unlocked-action", CS_GLOBAL, CT_ENUM, "alarm", 0, 0, conf_action_names, G(sync_unlocked_action), "serve|alarm|demote",
+	 "unlocked: serve reserved flows; serve them and count alarm frames (the default: the frames stay as precise as the local clock); or demote them to best effort", false},
 	{"engine-cpu", CS_GLOBAL, CT_INT, "-1", -1, 1023, NULL, G(engine_cpu), "CPU",
 	 "the shielded CPU of the frame engine; -1 takes the last online CPU", false},
 	{"housekeeping-cpu", CS_GLOBAL, CT_INT, "0", 0, 1023, NULL, G(housekeeping_cpu), "CPU",
@@ -96,7 +116,7 @@ const struct conf_opt conf_opts[] = {
 
 static size_t opt_index(const struct conf_opt *o)
 {
-	_Static_assert(sizeof(((struct conf *)0)->set_line) / sizeof(uint32_t) >= 64, "set_line");
+	_Static_assert(sizeof(((struct conf *)0)->set_line) / sizeof(uint32_t) >= 96, "set_line");
 	return (size_t)(o - conf_opts);
 }
 

@@ -49,14 +49,16 @@ struct conf_port {
 	int64_t rx_desc, tx_desc;
 	char peer_mac[CONF_STR];
 	struct conf_list address, neighbour, route;
-	uint32_t set_line[64];         /* where each option was set, by index in conf_opts */
-	const char *set_file[64];
+	uint32_t set_line[96];         /* where each option was set, by index in conf_opts */
+	const char *set_file[96];
 };
 
 struct conf {
 	char schedule[CONF_STR];
 	int64_t timebase;
-	int64_t system_clock, utc_tai_offset, fast_clock;
+	int64_t system_clock, utc_tai_offset, fast_clock, system_sync;
+	int64_t sync_lock_ns, sync_lock_samples, sync_timeout_ns, sync_holdover_ns, sync_drift_ppb, sync_step_ns;
+	int64_t sync_holdover_action, sync_unlocked_action;
 	int64_t engine_cpu, housekeeping_cpu, engine_priority, rx_priority;
 	int64_t late_policy;
 	int64_t flow_queue_depth, be_queue_depth;
@@ -68,8 +70,8 @@ struct conf {
 	int64_t stats_interval_ns, duration_ns;
 	int64_t log_level;
 	char summary_json[CONF_STR];
-	uint32_t set_line[64];         /* where each global option was set */
-	const char *set_file[64];
+	uint32_t set_line[96];         /* where each global option was set */
+	const char *set_file[96];
 
 	struct conf_port ports[CONF_MAX_PORTS];
 	uint32_t nports;
@@ -95,6 +97,7 @@ const struct conf_opt *conf_find(const char *name, unsigned sect);
 
 extern const char *const conf_late_names[];     /* "drop", "carry" */
 extern const char *const conf_timebase_names[];
+extern const char *const conf_action_names[];   /* "serve", "alarm", "demote" */
 extern const char *const conf_level_names[];     /* as tdp_log_parse takes them */
 
 /* Defaults from the table. */

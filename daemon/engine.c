@@ -40,6 +40,8 @@ struct eng_port {
 	uint32_t nseg, seg_cap;
 	int64_t stage_wire_ns;
 	tdp_time_t cursor;        /* when the port will have sent what it was given */
+	uint32_t *flows;          /* the port's flows, for demotion */
+	uint32_t nflows, demote_rr;
 	struct port_stats st;
 } __rte_cache_aligned;
 
@@ -53,6 +55,10 @@ struct engine {
 	int64_t refresh_ns;
 	tdp_time_t next_refresh;
 	struct pw pw;
+
+	enum sync_action act[3];  /* by enum tb_state */
+	bool demote;              /* this frame: reserved flows go out as best effort */
+	int64_t seen;             /* frame index of the latest time read, to see steps back */
 
 	int64_t next;             /* frame to push next */
 	tdp_time_t fill_end;      /* best effort may be on the wire until here */
@@ -110,6 +116,9 @@ struct engine *engine_create(const struct eng_config *c, char *err, size_t errle
 	e->refresh_ns = c->refresh_ns;
 	e->nflows = t->nflows;
 	e->nports = t->nports;
+	e->act[TB_LOCKED] = SA_SERVE;
+	e->act[TB_HOLDOVER] = c->holdover_action;
+	e->act[TB_UNLOCKED] = c->unlocked_action;
 	hist_init(&e->err);
 	struct pw_config pc = c->pw;
 	pc.tf_ns = (int64_t)t->tf_ns;
@@ -189,7 +198,11 @@ struct engine *engine_create(const struct eng_config *c, char *err, size_t errle
 		pt->seg_cap = port_en[p];
 		pt->stage = calloc(pt->stage_cap + 1, sizeof(*pt->stage));
 		pt->seg = calloc(pt->seg_cap + 1, sizeof(*pt->seg));
-		oom = !pt->be || !pt->stage || !pt->seg;
+		pt->flows = calloc(e->nflows + 1, sizeof(*pt->flows));
+		oom = !pt->be || !pt->stage || !pt->seg || !pt->flows;
+		for (uint32_t f = 0; f < e->nflows && !oom; f++)
+			if (t->flows[f].port == p)
+				pt->flows[pt->nflows++] = f;
 	}
 	free(port_pk);
 	free(port_en);
@@ -230,6 +243,7 @@ void engine_destroy(struct engine *e)
 				rte_pktmbuf_free(e->ports[p].held);
 			free(e->ports[p].stage);
 			free(e->ports[p].seg);
+			free(e->ports[p].flows);
 		}
 	}
 	free(e->ring_mem);
@@ -271,6 +285,23 @@ static void tx(struct eng_port *p, struct rte_mbuf **pkts, uint16_t n, uint64_t 
 	}
 }
 
+static uint32_t take(struct eng_flow *fl, struct rte_mbuf **out, uint32_t want);
+
+/* A demoted flow's next packet: carried ones first, then its queue; round robin. */
+static struct rte_mbuf *demoted_next(struct engine *e, struct eng_port *p, uint32_t *flow)
+{
+	for (uint32_t x = 0; x < p->nflows; x++) {
+		uint32_t f = p->flows[(p->demote_rr + x) % p->nflows];
+		struct rte_mbuf *m;
+		if (take(&e->flows[f], &m, 1) == 1) {
+			p->demote_rr = (p->demote_rr + x + 1) % p->nflows;
+			*flow = f;
+			return m;
+		}
+	}
+	return NULL;
+}
+
 static void be_fill(struct engine *e, struct eng_port *p, tdp_time_t now)
 {
 	struct rte_mbuf *burst[BE_BURST];
@@ -280,9 +311,11 @@ static void be_fill(struct engine *e, struct eng_port *p, tdp_time_t now)
 	int64_t room = e->g.tf_ns - e->guard_ns;
 	for (;;) {
 		struct rte_mbuf *m = p->held;
+		uint32_t dflow = UINT32_MAX;
 		if (m)
 			p->held = NULL;
-		else if (rte_ring_sc_dequeue(p->be, (void **)&m) != 0)
+		else if (rte_ring_sc_dequeue(p->be, (void **)&m) != 0 &&
+			 (!e->demote || !(m = demoted_next(e, p, &dflow))))
 			break;
 		int64_t w = wire_ns(p, m);
 		if (w > room) {
@@ -292,8 +325,12 @@ static void be_fill(struct engine *e, struct eng_port *p, tdp_time_t now)
 		}
 		if (tdp_time_diff(e->fill_end, cur) < w) {
 			p->held = m;
+			if (dflow != UINT32_MAX)
+				ST_ADD(e->flows[dflow].st.demoted, 1);
 			break;
 		}
+		if (dflow != UINT32_MAX)
+			ST_ADD(e->flows[dflow].st.demoted, 1);
 		cur = tdp_time_add(cur, w);
 		bytes += m->pkt_len;
 		burst[nb++] = m;
@@ -316,7 +353,7 @@ static void be_fill(struct engine *e, struct eng_port *p, tdp_time_t now)
 static void be_fill_all(struct engine *e, tdp_time_t now)
 {
 	for (uint32_t p = 0; p < e->nports; p++)
-		if (e->ports[p].held || !rte_ring_empty(e->ports[p].be))
+		if (e->demote || e->ports[p].held || !rte_ring_empty(e->ports[p].be))
 			be_fill(e, &e->ports[p], now);
 }
 
@@ -456,8 +493,25 @@ static void push(struct engine *e, struct eng_port *p, tdp_time_t t)
 }
 
 /*
+ * Sees steps back of the reference in the times the engine reads: the frame
+ * index of a read below that of an earlier one means frame starts come round
+ * again. They are counted; next stays where it is, so no row goes out twice.
+ */
+static void note_time(struct engine *e, tdp_time_t now)
+{
+	int64_t i = frame_index(&e->g, now);
+	if (i < e->seen) {
+		ST_ADD(e->st.back_steps, 1);
+		ST_ADD(e->st.repeated_frames, (uint64_t)(e->seen - i));
+		__atomic_store_n(&e->st.last_jump_frames, i - e->seen, __ATOMIC_RELAXED);
+	}
+	e->seen = i;
+}
+
+/*
  * Wait for the boundary of frame j: sleep in be_poll slices while filling best
- * effort, stage j, then the predictive sleep and a poll to the boundary.
+ * effort, stage j, then the predictive sleep and a poll to the boundary. A
+ * step back while polling (more than a frame left) goes back to sleeping.
  * Returns the time read that passed the boundary: the push time.
  */
 static tdp_time_t wait_and_stage(struct engine *e, int64_t j, tdp_time_t boundary)
@@ -473,34 +527,45 @@ static tdp_time_t wait_and_stage(struct engine *e, int64_t j, tdp_time_t boundar
 			tdp_time_t to = tdp_time_add(now, e->be_poll_ns);
 			tb_sleep_until(tb, to);
 			tdp_time_t woke = tb_fast_now(tb);
-			ST_ADD(e->st.sleep_ns, (uint64_t)tdp_time_diff(woke, now));
+			if (tdp_time_before(now, woke))
+				ST_ADD(e->st.sleep_ns, (uint64_t)tdp_time_diff(woke, now));
 			pw_woke(&e->pw, to, woke, boundary);
+			note_time(e, woke);
 			now = woke;
 		}
 	}
-	stage(e, j);
+	if (!e->demote)
+		stage(e, j);
 	be_fill_all(e, now);
-	now = tb_fast_now(tb);
-	tdp_time_t to;
-	if (pw_plan(&e->pw, now, boundary, &to)) {
-		tb_sleep_until(tb, to);
-		tdp_time_t woke = tb_fast_now(tb);
-		ST_ADD(e->st.sleep_ns, (uint64_t)tdp_time_diff(woke, now));
-		if (pw_woke(&e->pw, to, woke, boundary))
-			pw_book_cost(&e->pw, tdp_time_diff(tb_fast_now(tb), woke));
+	for (;;) {
 		now = tb_fast_now(tb);
+		tdp_time_t to;
+		if (pw_plan(&e->pw, now, boundary, &to)) {
+			tb_sleep_until(tb, to);
+			tdp_time_t woke = tb_fast_now(tb);
+			if (tdp_time_before(now, woke))
+				ST_ADD(e->st.sleep_ns, (uint64_t)tdp_time_diff(woke, now));
+			if (pw_woke(&e->pw, to, woke, boundary))
+				pw_book_cost(&e->pw, tdp_time_diff(tb_fast_now(tb), woke));
+			note_time(e, woke);
+			now = tb_fast_now(tb);
+		}
+		while (tdp_time_before(now, boundary) && tdp_time_diff(boundary, now) <= e->g.tf_ns) {
+			rte_pause();
+			now = tb_fast_now(tb);
+		}
+		if (!tdp_time_before(now, boundary))
+			return now;
+		note_time(e, now);
+		be_fill_all(e, now);
 	}
-	while (tdp_time_before(now, boundary)) {
-		rte_pause();
-		now = tb_fast_now(tb);
-	}
-	return now;
 }
 
 void engine_start(struct engine *e)
 {
 	tdp_time_t now = tb_now(e->tb);
 	e->next = frame_index(&e->g, now) + 1;
+	e->seen = e->next - 1;
 	e->fill_end = tdp_time_add(frame_start(&e->g, e->next), -e->guard_ns);
 	e->next_refresh = tdp_time_add(now, e->refresh_ns);
 }
@@ -509,20 +574,37 @@ int64_t engine_step(struct engine *e)
 {
 	int64_t j = e->next;
 	tdp_time_t start = frame_start(&e->g, j);
+	enum tb_state ss = tb_state(e->tb);
+	enum sync_action act = e->act[ss];
+	e->demote = act == SA_DEMOTE;
+	note_time(e, tb_fast_now(e->tb));
 	tdp_time_t t = wait_and_stage(e, j, start);
 	int64_t cur = frame_index(&e->g, t);
+	e->seen = cur;
 	hist_add(&e->err, tdp_time_diff(t, start));
 	ST_ADD(e->st.frames, 1);
+	if (ss == TB_HOLDOVER)
+		ST_ADD(e->st.holdover_frames, 1);
+	else if (ss == TB_UNLOCKED)
+		ST_ADD(e->st.unlocked_frames, 1);
+	if (act == SA_ALARM)
+		ST_ADD(e->st.alarm_frames, 1);
+	else if (act == SA_DEMOTE)
+		ST_ADD(e->st.demoted_frames, 1);
 	if (cur > j) {
 		/* woke in a later frame: j and every frame up to the current one are late */
 		for (uint32_t p = 0; p < e->nports; p++)
 			late_port(e, &e->ports[p]);
 		int64_t skipped = cur - j;
 		int64_t walk = skipped < (int64_t)e->g.k ? skipped : (int64_t)e->g.k;
+		if (e->demote)
+			walk = 0; /* no reservation is being served: nothing to account */
 		for (int64_t x = 1; x <= walk; x++)
 			skip_frame(e, j + x);
 		ST_ADD(e->st.late_frames, 1);
 		ST_ADD(e->st.skipped_frames, (uint64_t)skipped);
+		ST_ADD(e->st.skip_events, 1);
+		__atomic_store_n(&e->st.last_jump_frames, skipped, __ATOMIC_RELAXED);
 		e->next = cur + 1;
 	} else {
 		tdp_time_t end = tdp_time_add(start, e->g.tf_ns - e->guard_ns);

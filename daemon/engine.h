@@ -17,6 +17,17 @@
  * one cycle of them, the engine's skipped_frames counts all). Reserved packets
  * are never sent in a frame other than one the table reserves for their flow.
  *
+ * The source's sync state picks what the engine does (sync-holdover-action,
+ * sync-unlocked-action): serve as if locked; serve and count the frames as
+ * alarm frames; or demote, where no row is staged and the reserved flows'
+ * packets go out as best effort, behind the port's own best effort.
+ *
+ * A phase step of the reference moves the frame counter with it. Forward:
+ * the frames passed over are skipped, as after a late wake-up. Backward: the
+ * starts of frames already pushed come round again; their rows are not sent a
+ * second time, the engine waits for the first frame it has not pushed and
+ * counts the frames in between as repeated.
+ *
  * engine_step() runs one frame and is what the tests drive against the sim
  * timebase; engine_run() loops it until engine_stop(). Nothing on this path
  * allocates, locks or makes a syscall apart from the clock read, the sleep and
@@ -39,6 +50,7 @@ struct rte_mbuf;
 struct rte_ring;
 
 enum late_policy { LATE_DROP, LATE_CARRY };
+enum sync_action { SA_SERVE, SA_ALARM, SA_DEMOTE };
 
 struct eng_port_cfg {
 	uint16_t dpdk_port;
@@ -56,6 +68,8 @@ struct eng_config {
 	uint32_t be_depth;               /* packets per best-effort queue */
 	int64_t be_poll_ns;              /* while waiting, fill best effort this often; 0 = no */
 	int64_t refresh_ns;              /* re-anchor the fast clock this often; 0 = never */
+	enum sync_action holdover_action;
+	enum sync_action unlocked_action;
 	const struct eng_port_cfg *ports; /* t->nports, indexed like t->ports */
 };
 
@@ -69,6 +83,7 @@ struct flow_stats {
 	uint64_t late_slots;      /* slots of skipped frames whose packets stayed queued (carry) */
 	uint64_t late_frames;     /* frames of this flow that were late */
 	uint64_t tx_drop;         /* refused by the driver */
+	uint64_t demoted;         /* sent as best effort while the sync state demoted the flow */
 };
 
 struct port_stats {
@@ -87,6 +102,14 @@ struct eng_stats {
 	uint64_t skipped_frames;  /* frames whose start passed while the engine was away */
 	uint64_t sleep_ns;        /* time spent asleep */
 	int64_t last_push_ns;     /* CTR time of the latest push */
+	uint64_t skip_events;     /* times the engine found frames skipped (stall or step forward) */
+	uint64_t back_steps;      /* times the reference stepped back across a frame start */
+	uint64_t repeated_frames; /* frame starts that came round again; their rows were not re-sent */
+	int64_t last_jump_frames; /* the latest skip (> 0) or step back (< 0), in frames */
+	uint64_t alarm_frames;    /* frames served while the source was not locked (action alarm) */
+	uint64_t demoted_frames;  /* frames with the reserved flows demoted to best effort */
+	uint64_t holdover_frames; /* frames processed in holdover */
+	uint64_t unlocked_frames; /* frames processed unlocked */
 };
 
 struct engine;

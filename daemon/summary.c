@@ -30,11 +30,11 @@ void summary_line(const struct summary_src *s, char *buf, size_t len)
 	for (uint32_t f = 0; f < s->t->nflows; f++)
 		ovf += __atomic_load_n(&s->rx->flow_overflow[f], __ATOMIC_RELAXED);
 	snprintf(buf, len,
-		 "frames %" PRIu64 " late %" PRIu64 " skipped %" PRIu64 " | start error p50 %" PRId64 " ns p99 %" PRId64
+		 "sync %s | frames %" PRIu64 " late %" PRIu64 " skipped %" PRIu64 " | start error p50 %" PRId64 " ns p99 %" PRId64
 		 " ns max %" PRId64 " ns | rx %" PRIu64 " reserved %" PRIu64 " best-effort %" PRIu64 " dropped %" PRIu64
 		 " overflow %" PRIu64,
-		 es.frames, es.late_frames, es.skipped_frames, hist_quantile(h, 0.5), hist_quantile(h, 0.99),
-		 h->count ? h->max : 0, s->rx->st.pkts, s->rx->st.reserved, s->rx->st.best_effort, rx_drops(s->rx), ovf);
+		 tb_state_name(tb_state(s->tb)), es.frames, es.late_frames, es.skipped_frames, hist_quantile(h, 0.5),
+		 hist_quantile(h, 0.99), h->count ? h->max : 0, s->rx->st.pkts, s->rx->st.reserved, s->rx->st.best_effort, rx_drops(s->rx), ovf);
 }
 
 void summary_text(const struct summary_src *s, FILE *out)
@@ -52,18 +52,28 @@ void summary_text(const struct summary_src *s, FILE *out)
 		     " p99.9 %" PRId64 " max %" PRId64 " (over 1 s: %" PRIu64 ")\n",
 		h->count ? h->min : 0, hist_quantile(h, 0.5), hist_quantile(h, 0.99), hist_quantile(h, 0.999),
 		h->count ? h->max : 0, h->over);
+	struct tb_sync sy;
+	s->tb->ops->sync(s->tb, &sy);
+	fprintf(out, "sync    %s: %s; offset %" PRId64 " ns, uncertainty %" PRId64 " ns; %" PRIu64 " samples (%" PRIu64
+		     " bad), %" PRIu64 " faults, %" PRIu64 " transitions, %" PRIu64 " phase steps\n",
+		tb_state_name(sy.state), sy.reason, sy.offset_ns, sy.uncertainty_ns, sy.samples, sy.bad_samples,
+		sy.faults, sy.transitions, sy.steps);
+	fprintf(out, "        frames in holdover %" PRIu64 ", unlocked %" PRIu64 ", alarm %" PRIu64 ", demoted %" PRIu64
+		     "; skips %" PRIu64 ", steps back %" PRIu64 " (%" PRIu64 " frames repeated, none re-sent)\n",
+		es.holdover_frames, es.unlocked_frames, es.alarm_frames, es.demoted_frames, es.skip_events, es.back_steps,
+		es.repeated_frames);
 	fprintf(out, "wait    %" PRIu64 " sleeps, %" PRIu64 " spins, predicted oversleep %" PRId64
 		     " ns, bookkeeping %" PRId64 " ns (%" PRIu64 " deferred)\n",
 		pw->st.sleeps, pw->st.spins, pw->pred_ns, pw_book_ns(pw), pw->st.deferred);
-	fprintf(out, "\n%-16s %-8s %10s %10s %10s %8s %8s %8s %8s %8s\n", "flow", "port", "rx", "reserved", "sent",
-		"unused", "late-drop", "carried", "overflow", "tx-drop");
+	fprintf(out, "\n%-16s %-8s %10s %10s %10s %8s %8s %8s %8s %8s %8s\n", "flow", "port", "rx", "reserved", "sent",
+		"unused", "late-drop", "carried", "overflow", "tx-drop", "demoted");
 	for (uint32_t f = 0; f < t->nflows; f++) {
 		struct flow_stats fs;
 		engine_flow_stats(s->e, f, &fs);
 		fprintf(out, "%-16s %-8s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
-			     " %8" PRIu64 " %8" PRIu64 "\n",
+			     " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
 			t->flows[f].name, t->ports[t->flows[f].port].name, s->rx->flow_enq[f], fs.reserved, fs.sent,
-			fs.unused, fs.late_dropped, fs.late_carried, s->rx->flow_overflow[f], fs.tx_drop);
+			fs.unused, fs.late_dropped, fs.late_carried, s->rx->flow_overflow[f], fs.tx_drop, fs.demoted);
 	}
 	fprintf(out, "\n%-10s %10s %8s %12s %12s %12s %8s %8s\n", "port", "frames", "late", "reserved", "best-effort",
 		"be-bytes", "too-big", "tx-drop");
@@ -108,9 +118,22 @@ void summary_json(const struct summary_src *s, FILE *out)
 	fprintf(out, ",\"tf_ns\":%" PRIu64 ",\"k\":%u", t->tf_ns, t->k);
 	fprintf(out, ",\"engine\":{\"frames\":%" PRIu64 ",\"late_frames\":%" PRIu64 ",\"skipped_frames\":%" PRIu64
 		     ",\"sleep_ns\":%" PRIu64 ",\"duty\":%.4f,\"sleeps\":%" PRIu64 ",\"spins\":%" PRIu64
-		     ",\"deferred\":%" PRIu64 ",\"predicted_oversleep_ns\":%" PRId64 "}",
+		     ",\"deferred\":%" PRIu64 ",\"predicted_oversleep_ns\":%" PRId64 ",\"skip_events\":%" PRIu64
+		     ",\"back_steps\":%" PRIu64 ",\"repeated_frames\":%" PRIu64 ",\"last_jump_frames\":%" PRId64
+		     ",\"holdover_frames\":%" PRIu64 ",\"unlocked_frames\":%" PRIu64 ",\"alarm_frames\":%" PRIu64
+		     ",\"demoted_frames\":%" PRIu64 "}",
 		es.frames, es.late_frames, es.skipped_frames, es.sleep_ns, duty(&es, s->elapsed_s), pw->st.sleeps,
-		pw->st.spins, pw->st.deferred, pw->pred_ns);
+		pw->st.spins, pw->st.deferred, pw->pred_ns, es.skip_events, es.back_steps, es.repeated_frames,
+		es.last_jump_frames, es.holdover_frames, es.unlocked_frames, es.alarm_frames, es.demoted_frames);
+	struct tb_sync sy;
+	s->tb->ops->sync(s->tb, &sy);
+	fprintf(out, ",\"sync\":{\"state\":\"%s\",\"reason\":", tb_state_name(sy.state));
+	json_str(out, sy.reason ? sy.reason : "");
+	fprintf(out, ",\"offset_ns\":%" PRId64 ",\"uncertainty_ns\":%" PRId64 ",\"last_good_ns\":%" PRId64
+		     ",\"since_ns\":%" PRId64 ",\"samples\":%" PRIu64 ",\"bad_samples\":%" PRIu64 ",\"faults\":%" PRIu64
+		     ",\"transitions\":%" PRIu64 ",\"steps\":%" PRIu64 ",\"last_step_ns\":%" PRId64 "}",
+		sy.offset_ns, sy.uncertainty_ns, sy.last_good.ns, sy.since.ns, sy.samples, sy.bad_samples, sy.faults,
+		sy.transitions, sy.steps, sy.last_step_ns);
 	fprintf(out, ",\"start_error_ns\":{\"count\":%" PRIu64 ",\"min\":%" PRId64 ",\"p50\":%" PRId64 ",\"p99\":%" PRId64
 		     ",\"p999\":%" PRId64 ",\"max\":%" PRId64 ",\"mean\":%.1f,\"under\":%" PRIu64 ",\"over\":%" PRIu64
 		     ",\"bins\":[",
@@ -134,9 +157,10 @@ void summary_json(const struct summary_src *s, FILE *out)
 		json_str(out, t->ports[t->flows[f].port].name);
 		fprintf(out, ",\"rx\":%" PRIu64 ",\"overflow\":%" PRIu64 ",\"reserved\":%" PRIu64 ",\"sent\":%" PRIu64
 			     ",\"unused\":%" PRIu64 ",\"late_dropped\":%" PRIu64 ",\"late_carried\":%" PRIu64
-			     ",\"late_slots\":%" PRIu64 ",\"late_frames\":%" PRIu64 ",\"tx_drop\":%" PRIu64 "}",
+			     ",\"late_slots\":%" PRIu64 ",\"late_frames\":%" PRIu64 ",\"tx_drop\":%" PRIu64
+			     ",\"demoted\":%" PRIu64 "}",
 			s->rx->flow_enq[f], s->rx->flow_overflow[f], fs.reserved, fs.sent, fs.unused, fs.late_dropped,
-			fs.late_carried, fs.late_slots, fs.late_frames, fs.tx_drop);
+			fs.late_carried, fs.late_slots, fs.late_frames, fs.tx_drop, fs.demoted);
 	}
 	fprintf(out, "],\"ports\":[");
 	for (uint32_t p = 0; p < t->nports; p++) {

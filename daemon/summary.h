@@ -15,6 +15,7 @@ struct summary_src {
 	const struct rx *rx;
 	double elapsed_s;
 	const char *timebase;
+	struct timebase *tb;      /* for the sync state */
 };
 
 void summary_text(const struct summary_src *s, FILE *out);

@@ -376,8 +376,14 @@ static int bring_up(struct tdpd *d)
 	}
 	char tberr[256];
 	const struct timebase_ops *tbo = timebase_find(conf_timebase_names[c->timebase]);
-	struct tb_params tp = {.system_clock = (int)c->system_clock, .utc_tai_offset_s = (int)c->utc_tai_offset,
-			       .fast_clock = (int)c->fast_clock};
+	struct tb_params tp = {
+		.system_clock = (int)c->system_clock, .utc_tai_offset_s = (int)c->utc_tai_offset,
+		.fast_clock = (int)c->fast_clock, .system_sync = (int)c->system_sync,
+		.sync = {.lock_ns = c->sync_lock_ns, .lock_samples = (uint32_t)c->sync_lock_samples,
+			 .sample_timeout_ns = c->sync_timeout_ns, .holdover_ns = c->sync_holdover_ns,
+			 .drift_ppb = c->sync_drift_ppb, .step_ns = c->sync_step_ns},
+		.tf_ns = (int64_t)d->t->tf_ns, .epoch_ns = (int64_t)d->t->epoch_ns,
+	};
 	if (tbo->create(&d->tb, &tp, tberr, sizeof(tberr)) != 0) {
 		log_err("timebase %s: %s", tbo->name, tberr);
 		return -1;
@@ -385,6 +391,10 @@ static int bring_up(struct tdpd *d)
 	char desc[256];
 	d->tb->ops->describe(d->tb, desc, sizeof(desc));
 	log_info("timebase %s: %s", tbo->name, desc);
+	struct tb_sync sy;
+	d->tb->ops->sync(d->tb, &sy);
+	log_notice("sync: %s (%s); in holdover the engine will %s, unlocked it will %s", tb_state_name(sy.state),
+		   sy.reason, conf_action_names[c->sync_holdover_action], conf_action_names[c->sync_unlocked_action]);
 
 	struct eng_port_cfg epc[SCHED_MAX_PORTS];
 	for (uint32_t tp_ = 0; tp_ < d->t->nports; tp_++) {
@@ -412,6 +422,8 @@ static int bring_up(struct tdpd *d)
 		.t = d->t, .tb = d->tb, .late = c->late_policy ? LATE_CARRY : LATE_DROP,
 		.flow_depth = (uint32_t)c->flow_queue_depth, .be_depth = (uint32_t)c->be_queue_depth,
 		.be_poll_ns = c->be_poll_ns, .refresh_ns = c->clock_refresh_ns, .ports = epc,
+		.holdover_action = (enum sync_action)c->sync_holdover_action,
+		.unlocked_action = (enum sync_action)c->sync_unlocked_action,
 		.pw = {.spin_below_ns = c->spin_below_ns, .min_sleep_ns = c->min_sleep_ns,
 		       .margin_ns = c->wake_margin_ns, .window = (uint32_t)c->oversleep_window,
 		       .decay_pct = (uint32_t)c->oversleep_decay, .book_init_ns = 200},
@@ -464,10 +476,57 @@ static void tear_down(struct tdpd *d)
 	conf_free(&d->conf);
 }
 
+/* What the housekeeping thread watches to log: the sync state as the engine
+ * sees it, and the engine's frame jumps. */
+struct watch {
+	enum tb_state state;
+	uint64_t skip_events, back_steps, repeated;
+	uint64_t skipped;
+};
+
+static void watch(struct tdpd *d, struct watch *w)
+{
+	const struct conf *c = &d->conf;
+	enum tb_state st = tb_state(d->tb);
+	if (st != w->state) {
+		struct tb_sync sy;
+		d->tb->ops->sync(d->tb, &sy);
+		int64_t act = st == TB_HOLDOVER ? c->sync_holdover_action
+			      : st == TB_UNLOCKED ? c->sync_unlocked_action : 0;
+		const char *what = st == TB_LOCKED ? "serving reserved flows"
+				   : act == SA_DEMOTE ? "ALARM: reserved flows demoted to best effort"
+				   : act == SA_ALARM ? "ALARM: still serving reserved flows on an unsynchronised clock"
+						     : "still serving reserved flows";
+		tdp_log(st == TB_LOCKED ? LOG_NOTICE : act == SA_SERVE ? LOG_WARNING : LOG_ERR,
+			"sync: %s -> %s (%s), offset %" PRId64 " ns, uncertainty %" PRId64 " ns: %s",
+			tb_state_name(w->state), tb_state_name(st), sy.reason, sy.offset_ns, sy.uncertainty_ns, what);
+		w->state = st;
+	}
+	struct eng_stats es;
+	engine_stats(d->e, &es);
+	if (es.skip_events != w->skip_events) {
+		log_warn("frames: %" PRIu64 " frame%s skipped since the last report (latest jump %" PRId64
+			 " frames): a late wake-up or the reference stepped forward",
+			 es.skipped_frames - w->skipped, es.skipped_frames - w->skipped == 1 ? "" : "s",
+			 es.last_jump_frames);
+		w->skip_events = es.skip_events;
+		w->skipped = es.skipped_frames;
+	}
+	if (es.back_steps != w->back_steps) {
+		log_warn("frames: the reference stepped back; %" PRIu64 " frame start%s came round again and their rows "
+			 "were not sent twice (latest step %" PRId64 " frames)",
+			 es.repeated_frames - w->repeated, es.repeated_frames - w->repeated == 1 ? "" : "s",
+			 es.last_jump_frames);
+		w->back_steps = es.back_steps;
+		w->repeated = es.repeated_frames;
+	}
+}
+
 static void run(struct tdpd *d)
 {
 	struct conf *c = &d->conf;
-	struct summary_src ss = {.t = d->t, .e = d->e, .rx = &d->rx, .timebase = d->tb->ops->name};
+	struct summary_src ss = {.t = d->t, .e = d->e, .rx = &d->rx, .timebase = d->tb->ops->name, .tb = d->tb};
+	struct watch w = {.state = tb_state(d->tb)};
 	rt_thread_setup("rx", -1, (int)c->rx_priority);
 	int64_t t0 = mono_ns();
 	int64_t next_stats = c->stats_interval_ns ? t0 + c->stats_interval_ns : INT64_MAX;
@@ -496,6 +555,7 @@ static void run(struct tdpd *d)
 				log_info("%s", line);
 				next_stats = now + c->stats_interval_ns;
 			}
+			watch(d, &w);
 			if (now >= deadline)
 				break;
 		}
