@@ -10,10 +10,11 @@
 #include "tdp_sched.h"
 
 const char *const conf_late_names[] = {"drop", "carry", NULL};
-const char *const conf_timebase_names[] = {"system", NULL};
+const char *const conf_timebase_names[] = {"system", "ptp", NULL};
 static const char *const clock_names[] = {"auto", "tai", "realtime", NULL};
 static const char *const fast_names[] = {"auto", "tsc", "os", NULL};
 const char *const conf_action_names[] = {"serve", "alarm", "demote", NULL};
+static const char *const ptp_mode_names[] = {"disciplined", "offset", NULL};
 static const char *const syssync_names[] = {"adjtimex", "assume-locked", NULL};
 static const char *const huge_names[] = {"auto", "yes", "no", NULL};
 const char *const conf_level_names[] = {"error", "warning", "notice", "info", "debug", NULL};
@@ -25,7 +26,7 @@ const struct conf_opt conf_opts[] = {
 	{"schedule", CS_GLOBAL, CT_STR, NULL, 0, 0, NULL, G(schedule), "FILE",
 	 "the reservation table to forward by (tdp-schedule(5))", true},
 	{"timebase", CS_GLOBAL, CT_ENUM, "system", 0, 0, conf_timebase_names, G(timebase), "SOURCE",
-	 "where the common time reference comes from: system (the host clock, disciplined by phc2sys or chrony)", false},
+	 "where the common time reference comes from: system (the host clock, disciplined by phc2sys or chrony), ptp (ptp4l, through its management socket)", false},
 	{"system-clock", CS_GLOBAL, CT_ENUM, "auto", 0, 0, clock_names, G(system_clock), "auto|tai|realtime",
 	 "system timebase: CLOCK_TAI, or CLOCK_REALTIME plus utc-tai-offset; auto takes TAI when the kernel knows the offset", false},
 	{"utc-tai-offset", CS_GLOBAL, CT_INT, "37", 0, 1000, NULL, G(utc_tai_offset), "S",
@@ -34,6 +35,14 @@ const struct conf_opt conf_opts[] = {
 	 "what the engine polls near a boundary: the TSC mapped onto the clock (when invariant) or clock_gettime", false},
 	{"system-sync", CS_GLOBAL, CT_ENUM, "adjtimex", 0, 0, syssync_names, G(system_sync), "adjtimex|assume-locked",
 	 "system timebase: take the sync state from the kernel (STA_UNSYNC, set until chronyd, ntpd or phc2sys discipline the clock), or assume it locked", false},
+	{"ptp-socket", CS_GLOBAL, CT_STR, "/var/run/ptp4l", 0, 0, NULL, G(ptp_socket), "PATH",
+	 "ptp timebase: ptp4l's management socket (its uds_address; newer linuxptp use /var/run/ptp/ptp4l)", false},
+	{"ptp-domain", CS_GLOBAL, CT_INT, "0", 0, 255, NULL, G(ptp_domain), "N",
+	 "ptp timebase: the PTP domain of the management messages (ptp4l's domainNumber)", false},
+	{"ptp-mode", CS_GLOBAL, CT_ENUM, "disciplined", 0, 0, ptp_mode_names, G(ptp_mode), "disciplined|offset",
+	 "ptp timebase: ptp4l and phc2sys steer the system clock, or tdpd applies ptp4l's measured master offset itself (ptp4l with free_running 1)", false},
+	{"ptp-poll", CS_GLOBAL, CT_DUR, "250ms", 10000000, 60000000000LL, NULL, G(ptp_poll_ns), "TIME",
+	 "ptp timebase: ask ptp4l for TIME_STATUS_NP and PORT_DATA_SET this often", false},
 	{"sync-lock-threshold", CS_GLOBAL, CT_DUR, "1us", 1, 1000000000, NULL, G(sync_lock_ns), "TIME",
 	 "a sample whose error is within this is good; sync-lock-samples good ones in a row lock, as many bad ones unlock", false},
 	{"sync-lock-samples", CS_GLOBAL, CT_INT, "4", 1, 1000, NULL, G(sync_lock_samples), "N",

@@ -59,6 +59,8 @@ struct conf {
 	int64_t system_clock, utc_tai_offset, fast_clock, system_sync;
 	int64_t sync_lock_ns, sync_lock_samples, sync_timeout_ns, sync_holdover_ns, sync_drift_ppb, sync_step_ns;
 	int64_t sync_holdover_action, sync_unlocked_action;
+	char ptp_socket[CONF_STR];
+	int64_t ptp_domain, ptp_mode, ptp_poll_ns;
 	int64_t engine_cpu, housekeeping_cpu, engine_priority, rx_priority;
 	int64_t late_policy;
 	int64_t flow_queue_depth, be_queue_depth;

@@ -96,7 +96,7 @@ static void sys_poll_sync(struct tb_system *s)
 	pthread_mutex_unlock(&s->lock);
 	tb_set_state(&s->base, st);
 	if (changed)
-		log_notice("sync: system clock %s: %s", tb_state_name(st), why);
+		log_debug("system clock %s: %s", tb_state_name(st), why);
 }
 
 static void sys_refresh(struct timebase *tb)

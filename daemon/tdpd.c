@@ -383,6 +383,8 @@ static int bring_up(struct tdpd *d)
 			 .sample_timeout_ns = c->sync_timeout_ns, .holdover_ns = c->sync_holdover_ns,
 			 .drift_ppb = c->sync_drift_ppb, .step_ns = c->sync_step_ns},
 		.tf_ns = (int64_t)d->t->tf_ns, .epoch_ns = (int64_t)d->t->epoch_ns,
+		.ptp_socket = c->ptp_socket, .ptp_domain = (int)c->ptp_domain, .ptp_mode = (int)c->ptp_mode,
+		.ptp_poll_ns = c->ptp_poll_ns,
 	};
 	if (tbo->create(&d->tb, &tp, tberr, sizeof(tberr)) != 0) {
 		log_err("timebase %s: %s", tbo->name, tberr);

@@ -5,9 +5,11 @@
 
 extern const struct timebase_ops tb_system_ops;
 extern const struct timebase_ops tb_sim_ops;
+extern const struct timebase_ops tb_ptp_ops;
 
 const struct timebase_ops *const timebase_table[] = {
 	&tb_system_ops,
+	&tb_ptp_ops,
 	&tb_sim_ops,
 	NULL,
 };

@@ -113,6 +113,12 @@ static inline int tb_sleep_until(struct timebase *tb, tdp_time_t t)
 /* The default sync settings (sync.h's SYNC_DEF_*). */
 void tb_sync_defaults(struct sync_cfg *c);
 
+/* ---- the ptp source's own --------------------------------------------- */
+
+/* requests, replies, notifications, malformed, unexpected, mgmt_errors,
+ * send_errors, reconnects, subscriptions */
+void tb_ptp_counters(struct timebase *tb, uint64_t out[9]);
+
 /* ---- the sim source's own controls (tests) ----------------------------- */
 
 /* Every read advances the sim clock by poll_ns, so polling loops end. */

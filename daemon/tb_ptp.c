@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The ptp source: follows ptp4l through its management socket, with a client
+ * of tdpd's own (ptp_mgmt.c). A thread of the source's own, never the engine,
+ * talks to ptp4l: every ptp-poll it asks TIME_STATUS_NP and PORT_DATA_SET, and
+ * it keeps a SUBSCRIBE_EVENTS_NP for port-state and time-sync notifications,
+ * renewed at half its duration and again whenever ptp4l comes back.
+ *
+ * Two modes (ptp-mode):
+ *   disciplined  ptp4l and phc2sys steer the system clock; tdpd reads it as the
+ *                system source does and takes ptp4l's master offset as the
+ *                sample error. Locking needs a port in SLAVE.
+ *   offset       ptp4l runs with free_running 1 and steers nothing; tdpd
+ *                applies ptp4l's measured master offset to its own CTR:
+ *                CTR = system clock - offset(t), offset(t) a least-squares line
+ *                through the latest samples (so a drifting oscillator is
+ *                followed between samples). A sample is its residual against
+ *                that line. A port in UNCALIBRATED is enough: with free_running
+ *                ptp4l never leaves it.
+ * A new sample is a TIME_STATUS_NP whose ingress time moved. No grandmaster,
+ * a port in no state that syncs, ptp4l's socket gone, or no answer for three
+ * polls: a fault (holdover, then unlocked when the budget is spent). Replies
+ * that do not parse or that nobody asked for are counted and ignored. A
+ * residual beyond sync-step that persists for sync-lock-samples samples is a
+ * phase step: the line restarts from the new samples and the CTR steps with it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "ptp_mgmt.h"
+#include "timebase.h"
+
+#define FIT_N 16
+#define SUB_DURATION_S 60
+
+extern const struct timebase_ops tb_system_ops;
+extern const struct timebase_ops tb_ptp_ops;
+
+struct ptp_counters {
+	uint64_t requests, replies, notifications, malformed, unexpected, mgmt_errors, send_errors, reconnects,
+		subscriptions;
+};
+
+struct tb_ptp {
+	struct timebase base;
+	struct timebase *sys;
+	int mode;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	uint8_t domain;
+	int64_t poll_ns;
+	int fd;
+	pthread_t th;
+	bool th_up;
+	atomic_int stop;
+
+	/* the applied offset line, published to readers through a sequence count */
+	atomic_uint seq;
+	_Atomic int64_t a_ns, t0_ns;
+	_Atomic int64_t b_ppt;            /* slope, parts per trillion */
+
+	/* thread-owned */
+	struct { int64_t t, off; } fit[FIT_N];
+	unsigned nfit, fit_at;
+	struct { int64_t t, off; } pend[64];
+	unsigned npend;
+	int64_t last_ingress;
+	uint16_t seqno;
+	int unanswered;
+	bool was_gone, port_ok, port_known;
+	uint8_t port_state;
+	int64_t next_poll, next_sub;
+
+	pthread_mutex_t lock;             /* guards sy and cnt against sync() */
+	struct sync sy;
+	struct ptp_counters cnt;
+};
+
+#define PTP(tb) ((struct tb_ptp *)(tb))
+
+static int64_t offset_at(struct tb_ptp *p, int64_t t)
+{
+	unsigned s0, s1;
+	int64_t a, t0, b;
+	do {
+		s0 = atomic_load_explicit(&p->seq, memory_order_acquire);
+		a = atomic_load_explicit(&p->a_ns, memory_order_relaxed);
+		t0 = atomic_load_explicit(&p->t0_ns, memory_order_relaxed);
+		b = atomic_load_explicit(&p->b_ppt, memory_order_relaxed);
+		atomic_thread_fence(memory_order_acquire);
+		s1 = atomic_load_explicit(&p->seq, memory_order_relaxed);
+	} while (s0 != s1 || (s0 & 1));
+	int64_t dt = t - t0;
+	return a + dt / 1000000 * b / 1000000 + dt % 1000000 * b / 1000000000000LL;
+}
+
+static void publish(struct tb_ptp *p, int64_t a, int64_t t0, int64_t b_ppt)
+{
+	unsigned s = atomic_load_explicit(&p->seq, memory_order_relaxed);
+	atomic_store_explicit(&p->seq, s + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&p->a_ns, a, memory_order_relaxed);
+	atomic_store_explicit(&p->t0_ns, t0, memory_order_relaxed);
+	atomic_store_explicit(&p->b_ppt, b_ppt, memory_order_relaxed);
+	atomic_store_explicit(&p->seq, s + 2, memory_order_release);
+}
+
+static tdp_time_t ptp_now(struct timebase *tb)
+{
+	struct tb_ptp *p = PTP(tb);
+	tdp_time_t t = tb_now(p->sys);
+	return p->mode == TB_PTP_OFFSET ? tdp_time_add(t, -offset_at(p, t.ns)) : t;
+}
+
+static tdp_time_t ptp_fast_now(struct timebase *tb)
+{
+	struct tb_ptp *p = PTP(tb);
+	tdp_time_t t = tb_fast_now(p->sys);
+	return p->mode == TB_PTP_OFFSET ? tdp_time_add(t, -offset_at(p, t.ns)) : t;
+}
+
+static int ptp_sleep_until(struct timebase *tb, tdp_time_t t)
+{
+	struct tb_ptp *p = PTP(tb);
+	if (p->mode == TB_PTP_OFFSET)
+		t = tdp_time_add(t, offset_at(p, t.ns));
+	return tb_sleep_until(p->sys, t);
+}
+
+static void ptp_refresh(struct timebase *tb)
+{
+	struct tb_ptp *p = PTP(tb);
+	if (p->sys->ops->refresh)
+		p->sys->ops->refresh(p->sys);
+}
+
+/* ---- the line through the samples ------------------------------------- */
+
+static void fit_publish(struct tb_ptp *p)
+{
+	unsigned n = p->nfit < FIT_N ? p->nfit : FIT_N;
+	if (n == 0)
+		return;
+	int64_t t0 = p->fit[(p->fit_at + FIT_N - 1) % FIT_N].t;
+	double st = 0, so = 0, stt = 0, sto = 0;
+	for (unsigned i = 0; i < n; i++) {
+		double x = (double)(p->fit[i].t - t0), y = (double)p->fit[i].off;
+		st += x;
+		so += y;
+		stt += x * x;
+		sto += x * y;
+	}
+	double den = n * stt - st * st;
+	double b = (n >= 2 && den > 0) ? (n * sto - st * so) / den : 0.0;
+	double a = (so - b * st) / n;
+	/* a slope beyond 1000 ppm is no oscillator: take the mean */
+	if (b > 1e-3 || b < -1e-3) {
+		b = 0;
+		a = so / n;
+	}
+	publish(p, (int64_t)a, t0, (int64_t)(b * 1e12));
+}
+
+static void fit_add(struct tb_ptp *p, int64_t t, int64_t off)
+{
+	p->fit[p->fit_at].t = t;
+	p->fit[p->fit_at].off = off;
+	p->fit_at = (p->fit_at + 1) % FIT_N;
+	p->nfit++;
+	fit_publish(p);
+}
+
+static void fit_reset(struct tb_ptp *p)
+{
+	p->nfit = 0;
+	p->fit_at = 0;
+}
+
+/* ---- talking to ptp4l --------------------------------------------------- */
+
+static void send_msg(struct tb_ptp *p, const uint8_t *buf, int n)
+{
+	struct sockaddr_un to = {.sun_family = AF_UNIX};
+	memcpy(to.sun_path, p->path, sizeof(to.sun_path));
+	if (sendto(p->fd, buf, (size_t)n, 0, (struct sockaddr *)&to, sizeof(to)) == n) {
+		p->cnt.requests++;
+		if (p->was_gone) {
+			p->was_gone = false;
+			p->cnt.reconnects++;
+			log_notice("ptp: %s is back", p->path);
+			p->next_sub = 0; /* a restarted ptp4l knows no subscription */
+		}
+		return;
+	}
+	int e = errno;
+	p->cnt.send_errors++;
+	if (!p->was_gone) {
+		p->was_gone = true;
+		log_warn("ptp: cannot reach ptp4l at %s: %s", p->path, strerror(e));
+	}
+	char why[160];
+	snprintf(why, sizeof(why), "ptp4l socket %s: %s", p->path, strerror(e));
+	tdp_time_t now = tb_now(p->sys);
+	sync_fault(&p->sy, now, why);
+}
+
+static void ask(struct tb_ptp *p, int64_t now_ns)
+{
+	uint8_t buf[256];
+	int n;
+	if (now_ns >= p->next_sub) {
+		n = ptpm_build_subscribe(buf, sizeof(buf), p->domain, p->seqno++, (uint16_t)getpid(), SUB_DURATION_S,
+					 1u << PTPM_NOTIFY_PORT_STATE | 1u << PTPM_NOTIFY_TIME_SYNC);
+		send_msg(p, buf, n);
+		p->next_sub = now_ns + SUB_DURATION_S / 2 * TDP_NS_PER_S;
+	}
+	if (++p->unanswered > 3) {
+		char why[160];
+		snprintf(why, sizeof(why), "ptp4l at %s does not answer", p->path);
+		sync_fault(&p->sy, tdp_time(now_ns), why);
+	}
+	n = ptpm_build_get(buf, sizeof(buf), p->domain, p->seqno++, (uint16_t)getpid(), PTPM_ID_PORT_DATA_SET);
+	send_msg(p, buf, n);
+	n = ptpm_build_get(buf, sizeof(buf), p->domain, p->seqno++, (uint16_t)getpid(), PTPM_ID_TIME_STATUS_NP);
+	send_msg(p, buf, n);
+}
+
+static int64_t abs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
+static void on_time_status(struct tb_ptp *p, const struct ptpm_time_status *ts)
+{
+	tdp_time_t now = tb_now(p->sys);
+	if (!ts->gm_present) {
+		sync_fault(&p->sy, now, "ptp4l has no grandmaster (gmPresent false)");
+		return;
+	}
+	if (p->port_known && !p->port_ok) {
+		char why[96];
+		snprintf(why, sizeof(why), "ptp4l port in %s", ptpm_port_state_name(p->port_state));
+		sync_fault(&p->sy, now, why);
+		return;
+	}
+	if (ts->ingress_time_ns == p->last_ingress)
+		return; /* no new sync since the last answer */
+	p->last_ingress = ts->ingress_time_ns;
+	int64_t off = ts->master_offset_ns;
+	if (p->mode == TB_PTP_DISCIPLINED) {
+		sync_sample(&p->sy, now, off, off);
+		return;
+	}
+	/* offset mode: the local time of the sample is the system clock's */
+	int64_t t = now.ns + offset_at(p, now.ns);
+	int64_t resid = p->nfit ? off - offset_at(p, t) : 0;
+	if (abs64(resid) > p->sy.cfg.step_ns) {
+		if (p->npend < 64) {
+			p->pend[p->npend].t = t;
+			p->pend[p->npend].off = off;
+			p->npend++;
+		}
+		if (p->npend >= p->sy.cfg.lock_samples) {
+			/* it persists: the reference stepped. Restart the line from here. */
+			log_warn("ptp: phase step of %" PRId64 " ns in ptp4l's master offset", resid);
+			fit_reset(p);
+			for (unsigned i = 0; i < p->npend; i++)
+				fit_add(p, p->pend[i].t, p->pend[i].off);
+			p->npend = 0;
+			/* counted as a step by the jump in offset; the sample fits the new line */
+			sync_sample(&p->sy, now, off, 0);
+			return;
+		}
+		sync_sample(&p->sy, now, p->sy.offset_ns, resid);
+		return;
+	}
+	p->npend = 0;
+	fit_add(p, t, off);
+	sync_sample(&p->sy, now, off, resid);
+}
+
+static void on_port_ds(struct tb_ptp *p, const struct ptpm_port_ds *d)
+{
+	uint8_t s = d->port_state;
+	bool ok = s == PTPM_PS_SLAVE || (p->mode == TB_PTP_OFFSET && s == PTPM_PS_UNCALIBRATED);
+	if (!p->port_known || s != p->port_state)
+		log_info("ptp: ptp4l port %u is %s", d->port_number, ptpm_port_state_name(s));
+	p->port_known = true;
+	p->port_state = s;
+	p->port_ok = ok;
+	if (!ok) {
+		char why[96];
+		snprintf(why, sizeof(why), "ptp4l port %u in %s", d->port_number, ptpm_port_state_name(s));
+		sync_fault(&p->sy, tb_now(p->sys), why);
+	}
+}
+
+static void receive(struct tb_ptp *p)
+{
+	uint8_t buf[PTPM_MAX];
+	for (;;) {
+		ssize_t n = recv(p->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0)
+			return;
+		struct ptpm_msg m;
+		const char *why;
+		int rc = ptpm_parse(buf, (size_t)n, &m, &why);
+		if (rc == -EBADMSG) {
+			p->cnt.malformed++;
+			log_debug("ptp: malformed reply (%s)", why);
+			continue;
+		}
+		if (rc != 0 || m.action != PTPM_RESPONSE || m.domain != p->domain) {
+			p->cnt.unexpected++;
+			continue;
+		}
+		if (m.tlv_type == PTPM_TLV_ERROR_STATUS) {
+			p->cnt.mgmt_errors++;
+			log_debug("ptp: ptp4l answered management id 0x%04x with error 0x%04x", m.id, m.error_id);
+			continue;
+		}
+		/* a reply to one of our latest requests, or a notification */
+		uint16_t age = (uint16_t)(p->seqno - m.seq);
+		if (age <= 3) {
+			p->cnt.replies++;
+			p->unanswered = 0;
+		} else {
+			p->cnt.notifications++;
+		}
+		switch (m.id) {
+		case PTPM_ID_TIME_STATUS_NP:
+			on_time_status(p, &m.u.ts);
+			break;
+		case PTPM_ID_PORT_DATA_SET:
+			on_port_ds(p, &m.u.pds);
+			break;
+		case PTPM_ID_SUBSCRIBE_EVENTS_NP:
+			p->cnt.subscriptions++;
+			break;
+		}
+	}
+}
+
+static void *ptp_thread(void *arg)
+{
+	struct tb_ptp *p = arg;
+	while (!atomic_load(&p->stop)) {
+		int64_t now = tb_now(p->sys).ns;
+		pthread_mutex_lock(&p->lock);
+		if (now >= p->next_poll) {
+			ask(p, now);
+			p->next_poll = now + p->poll_ns;
+		}
+		sync_poll(&p->sy, tb_now(p->sys));
+		tb_set_state(&p->base, p->sy.state);
+		pthread_mutex_unlock(&p->lock);
+
+		int64_t wait_ms = (p->next_poll - now) / 1000000;
+		struct pollfd pfd = {.fd = p->fd, .events = POLLIN};
+		if (poll(&pfd, 1, (int)(wait_ms < 1 ? 1 : wait_ms > 100 ? 100 : wait_ms)) > 0) {
+			pthread_mutex_lock(&p->lock);
+			receive(p);
+			tb_set_state(&p->base, p->sy.state);
+			pthread_mutex_unlock(&p->lock);
+		}
+	}
+	return NULL;
+}
+
+/* ---- the contract --------------------------------------------------------- */
+
+static void ptp_sync(struct timebase *tb, struct tb_sync *out)
+{
+	struct tb_ptp *p = PTP(tb);
+	pthread_mutex_lock(&p->lock);
+	sync_get(&p->sy, tb_now(p->sys), out);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void ptp_describe(struct timebase *tb, char *buf, size_t len)
+{
+	struct tb_ptp *p = PTP(tb);
+	char sys[200];
+	p->sys->ops->describe(p->sys, sys, sizeof(sys));
+	snprintf(buf, len, "ptp4l at %s, domain %u, %s mode (%s), asking every %" PRId64 " ms; clock: %s", p->path,
+		 p->domain, p->mode == TB_PTP_OFFSET ? "offset" : "disciplined",
+		 p->mode == TB_PTP_OFFSET ? "tdpd applies ptp4l's master offset; ptp4l with free_running 1"
+					  : "ptp4l and phc2sys steer the clock",
+		 p->poll_ns / 1000000, sys);
+}
+
+static void ptp_destroy(struct timebase *tb)
+{
+	struct tb_ptp *p = PTP(tb);
+	if (p->th_up) {
+		atomic_store(&p->stop, 1);
+		pthread_join(p->th, NULL);
+	}
+	if (p->fd >= 0)
+		close(p->fd);
+	if (p->sys)
+		p->sys->ops->destroy(p->sys);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
+
+static int ptp_create(struct timebase **out, const struct tb_params *prm, char *err, size_t errlen)
+{
+	static atomic_int instance;
+	struct tb_ptp *p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	p->base.ops = &tb_ptp_ops;
+	p->fd = -1;
+	pthread_mutex_init(&p->lock, NULL);
+	const char *path = prm->ptp_socket && *prm->ptp_socket ? prm->ptp_socket : "/var/run/ptp4l";
+	if (strlen(path) >= sizeof(p->path)) {
+		snprintf(err, errlen, "ptp-socket %s: longer than a UNIX socket path may be", path);
+		ptp_destroy(&p->base);
+		return -ENAMETOOLONG;
+	}
+	snprintf(p->path, sizeof(p->path), "%s", path);
+	p->domain = (uint8_t)prm->ptp_domain;
+	p->mode = prm->ptp_mode;
+	p->poll_ns = prm->ptp_poll_ns > 0 ? prm->ptp_poll_ns : 250000000;
+	struct tb_params sp = *prm;
+	sp.system_sync = TB_SYSSYNC_ASSUME;
+	int rc = tb_system_ops.create(&p->sys, &sp, err, errlen);
+	if (rc != 0) {
+		ptp_destroy(&p->base);
+		return rc;
+	}
+	struct sync_cfg sc = prm->sync;
+	if (sc.lock_ns <= 0)
+		tb_sync_defaults(&sc);
+	if (sync_init(&p->sy, &sc, tb_now(p->sys), "no answer from ptp4l yet") != 0) {
+		snprintf(err, errlen, "sync settings out of range");
+		ptp_destroy(&p->base);
+		return -EINVAL;
+	}
+	tb_set_state(&p->base, TB_UNLOCKED);
+	/* our own address, in the abstract namespace: nothing to clean up */
+	p->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un me = {.sun_family = AF_UNIX};
+	int len = snprintf(me.sun_path + 1, sizeof(me.sun_path) - 1, "tdpd-ptp.%d.%d", (int)getpid(),
+			   atomic_fetch_add(&instance, 1));
+	if (p->fd < 0 ||
+	    bind(p->fd, (struct sockaddr *)&me, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len)) != 0) {
+		snprintf(err, errlen, "management socket: %s", strerror(errno));
+		ptp_destroy(&p->base);
+		return -errno;
+	}
+	if (pthread_create(&p->th, NULL, ptp_thread, p) != 0) {
+		snprintf(err, errlen, "cannot start the ptp thread");
+		ptp_destroy(&p->base);
+		return -EAGAIN;
+	}
+	p->th_up = true;
+	*out = &p->base;
+	return 0;
+}
+
+const struct timebase_ops tb_ptp_ops = {
+	.name = "ptp",
+	.doc = "follows ptp4l through its management socket (ptp-socket); ptp-mode disciplined or offset",
+	.create = ptp_create,
+	.destroy = ptp_destroy,
+	.now = ptp_now,
+	.fast_now = ptp_fast_now,
+	.sleep_until = ptp_sleep_until,
+	.refresh = ptp_refresh,
+	.sync = ptp_sync,
+	.describe = ptp_describe,
+};
+
+/* The client's counters, for tests and the summary. */
+void tb_ptp_counters(struct timebase *tb, uint64_t out[9])
+{
+	struct tb_ptp *p = PTP(tb);
+	pthread_mutex_lock(&p->lock);
+	memcpy(out, &p->cnt, sizeof(p->cnt));
+	pthread_mutex_unlock(&p->lock);
+}

@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The PTP management codec, and the ptp source against a scripted ptp4l: a
+ * thread of this test on a UNIX socket that answers GET TIME_STATUS_NP and
+ * PORT_DATA_SET with what the test sets, acknowledges SUBSCRIBE_EVENTS_NP,
+ * and can send garbage, fall silent or go away. The source's sync state,
+ * offset, steps and counters are checked as the script moves on; each wait is
+ * bounded and none asserts a time.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ptp_mgmt.h"
+#include "timebase.h"
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (56 - 8 * i));
+}
+
+/* A response as ptp4l writes it: the request turned round, with data. */
+static size_t response(uint8_t *buf, uint16_t seq, uint16_t id, int64_t off, int64_t ingress, int gm, uint8_t ps)
+{
+	uint8_t *d;
+	int n = ptpm_build_get(buf, PTPM_MAX, 0, seq, 1, id);
+	assert_true(n > 0);
+	buf[46] = PTPM_RESPONSE;
+	d = buf + 54;
+	if (id == PTPM_ID_TIME_STATUS_NP) {
+		put64(d, (uint64_t)off);
+		put64(d + 8, (uint64_t)ingress);
+		d[41] = (uint8_t)gm;
+		memset(d + 42, 0xab, 8);
+	} else if (id == PTPM_ID_PORT_DATA_SET) {
+		memset(d, 0xcd, 8);
+		put16(d + 8, 1);
+		d[10] = ps;
+		d[22] = (uint8_t)-3;
+		d[25] = 2;
+	}
+	return (size_t)n;
+}
+
+static void codec_round_trip(void **st)
+{
+	(void)st;
+	uint8_t b[PTPM_MAX];
+	struct ptpm_msg m;
+	const char *why;
+	int n = ptpm_build_get(b, sizeof(b), 7, 0x1234, 99, PTPM_ID_TIME_STATUS_NP);
+	/* what pmc sends for GET TIME_STATUS_NP: 104 bytes, TLV length 52 */
+	assert_int_equal(n, 104);
+	assert_int_equal(b[0], 0x0d);
+	assert_int_equal(b[2] << 8 | b[3], 104);
+	assert_int_equal(b[4], 7);
+	assert_int_equal(b[32], 4);
+	assert_int_equal(b[33], 0x7f);
+	assert_int_equal(b[50] << 8 | b[51], 52);
+	assert_int_equal(ptpm_parse(b, (size_t)n, &m, &why), 0);
+	assert_int_equal(m.action, PTPM_GET);
+	assert_int_equal(m.seq, 0x1234);
+	assert_int_equal(m.id, PTPM_ID_TIME_STATUS_NP);
+	assert_int_equal(m.domain, 7);
+	n = ptpm_build_subscribe(b, sizeof(b), 0, 1, 99, 60, 1u << PTPM_NOTIFY_PORT_STATE | 1u << PTPM_NOTIFY_TIME_SYNC);
+	assert_int_equal(n, 120);
+	assert_int_equal(ptpm_parse(b, (size_t)n, &m, &why), 0);
+	assert_int_equal(m.action, PTPM_SET);
+	assert_int_equal(m.u.sub.duration_s, 60);
+	assert_int_equal(m.u.sub.bitmask[0], 3);
+	size_t r = response(b, 5, PTPM_ID_TIME_STATUS_NP, -70, 1795312110942109760LL, 1, 0);
+	assert_int_equal(ptpm_parse(b, r, &m, &why), 0);
+	assert_int_equal(m.action, PTPM_RESPONSE);
+	assert_int_equal(m.u.ts.master_offset_ns, -70);
+	assert_int_equal(m.u.ts.ingress_time_ns, 1795312110942109760LL);
+	assert_int_equal(m.u.ts.gm_present, 1);
+	assert_int_equal(m.u.ts.gm_identity[7], 0xab);
+	r = response(b, 6, PTPM_ID_PORT_DATA_SET, 0, 0, 0, PTPM_PS_UNCALIBRATED);
+	assert_int_equal(ptpm_parse(b, r, &m, &why), 0);
+	assert_int_equal(m.u.pds.port_state, PTPM_PS_UNCALIBRATED);
+	assert_int_equal(m.u.pds.port_number, 1);
+	assert_int_equal(m.u.pds.log_sync_interval, -3);
+	assert_string_equal(ptpm_port_state_name(m.u.pds.port_state), "UNCALIBRATED");
+	assert_int_equal(ptpm_build_get(b, 50, 0, 0, 0, PTPM_ID_TIME_STATUS_NP), -ENOSPC);
+	assert_int_equal(ptpm_build_get(b, sizeof(b), 0, 0, 0, 0x2000), -EINVAL);
+}
+
+static void codec_rejects(void **st)
+{
+	(void)st;
+	uint8_t b[PTPM_MAX], c[PTPM_MAX];
+	struct ptpm_msg m;
+	const char *why;
+	size_t r = response(b, 5, PTPM_ID_TIME_STATUS_NP, 1, 2, 1, 0);
+	/* every truncation is refused with a reason */
+	for (size_t n = 0; n < r; n++) {
+		assert_int_equal(ptpm_parse(b, n, &m, &why), -EBADMSG);
+		assert_non_null(why);
+	}
+	struct {
+		size_t at;
+		uint8_t v;
+		const char *reason;
+	} bad[] = {
+		{0, 0x0b, "not a management message"},
+		{1, 0x01, "not PTP version 2"},
+		{2, 0xff, "messageLength does not match the datagram"},
+		{46, 0x07, "unknown actionField"},
+		{49, 0x09, "not a MANAGEMENT TLV"},
+		{50, 0x10, "TLV runs past the message"},
+		{51, 0x10, "TLV data shorter than its managementId needs"},
+		{54 + 41, 2, "gmPresent neither true nor false"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memcpy(c, b, r);
+		c[bad[i].at] = bad[i].v;
+		assert_int_equal(ptpm_parse(c, r, &m, &why), -EBADMSG);
+		assert_string_equal(why, bad[i].reason);
+	}
+	r = response(b, 5, PTPM_ID_PORT_DATA_SET, 0, 0, 0, 12);
+	assert_int_equal(ptpm_parse(b, r, &m, &why), -EBADMSG);
+	assert_string_equal(why, "unknown portState");
+	/* an id tdpd does not decode parses, without data */
+	r = response(b, 5, PTPM_ID_TIME_STATUS_NP, 0, 0, 1, 0);
+	put16(b + 52, 0x2001);
+	assert_int_equal(ptpm_parse(b, r, &m, &why), -ENOTSUP);
+	assert_int_equal(m.id, 0x2001);
+	/* MANAGEMENT_ERROR_STATUS */
+	put16(b + 48, PTPM_TLV_ERROR_STATUS);
+	put16(b + 50, 8);
+	put16(b + 52, 0x0002); /* NO_SUCH_ID */
+	put16(b + 54, 0xc000);
+	assert_int_equal(ptpm_parse(b, r, &m, &why), 0);
+	assert_int_equal(m.error_id, 2);
+	assert_int_equal(m.id, 0xc000);
+}
+
+/* ---- the scripted ptp4l ---------------------------------------------------- */
+
+static struct fake {
+	char path[108];
+	int fd;
+	pthread_t th;
+	atomic_int stop;
+	atomic_llong offset;        /* master offset answered */
+	atomic_int gm;              /* gmPresent */
+	atomic_int port_state;
+	atomic_int mode;            /* 0 answer, 1 garbage, 2 silent */
+	atomic_int subs, gets;
+	atomic_llong ingress;
+} fk;
+
+static void *fake_thread(void *arg)
+{
+	(void)arg;
+	uint8_t in[PTPM_MAX], out[PTPM_MAX];
+	while (!atomic_load(&fk.stop)) {
+		struct sockaddr_un from;
+		socklen_t fl = sizeof(from);
+		struct timeval tv = {0, 20000};
+		setsockopt(fk.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		ssize_t n = recvfrom(fk.fd, in, sizeof(in), 0, (struct sockaddr *)&from, &fl);
+		if (n <= 0)
+			continue;
+		struct ptpm_msg m;
+		if (ptpm_parse(in, (size_t)n, &m, NULL) != 0)
+			continue;
+		int mode = atomic_load(&fk.mode);
+		if (mode == 2)
+			continue;
+		size_t r;
+		if (m.id == PTPM_ID_SUBSCRIBE_EVENTS_NP) {
+			atomic_fetch_add(&fk.subs, 1);
+			memcpy(out, in, (size_t)n);
+			out[46] = PTPM_RESPONSE;
+			r = (size_t)n;
+		} else {
+			atomic_fetch_add(&fk.gets, 1);
+			r = response(out, m.seq, m.id, atomic_load(&fk.offset), atomic_fetch_add(&fk.ingress, 125000000),
+				     atomic_load(&fk.gm), (uint8_t)atomic_load(&fk.port_state));
+		}
+		if (mode == 1) {
+			out[1] = 9;                  /* wrong version */
+			sendto(fk.fd, out, r, 0, (struct sockaddr *)&from, fl);
+			sendto(fk.fd, out, 10, 0, (struct sockaddr *)&from, fl);
+			continue;
+		}
+		sendto(fk.fd, out, r, 0, (struct sockaddr *)&from, fl);
+	}
+	return NULL;
+}
+
+static void fake_up(void)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	memcpy(a.sun_path, fk.path, sizeof(a.sun_path));
+	unlink(fk.path);
+	fk.fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	assert_int_equal(bind(fk.fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	atomic_store(&fk.stop, 0);
+	assert_int_equal(pthread_create(&fk.th, NULL, fake_thread, NULL), 0);
+}
+
+static void fake_down(void)
+{
+	atomic_store(&fk.stop, 1);
+	pthread_join(fk.th, NULL);
+	close(fk.fd);
+	unlink(fk.path);
+}
+
+static void nap(int ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+/* Waits up to 10 s for the state. */
+static bool wait_state(struct timebase *tb, enum tb_state s)
+{
+	for (int i = 0; i < 1000; i++) {
+		if (tb_state(tb) == s)
+			return true;
+		nap(10);
+	}
+	return false;
+}
+
+static void source_follows_scripted_ptp4l(void **st)
+{
+	(void)st;
+	snprintf(fk.path, sizeof(fk.path), "/tmp/tdp-test-ptp4l.%d", (int)getpid());
+	atomic_store(&fk.offset, 5000000);   /* the local clock is 5 ms ahead of the master */
+	atomic_store(&fk.gm, 1);
+	atomic_store(&fk.port_state, PTPM_PS_UNCALIBRATED);
+	atomic_store(&fk.ingress, 1);
+	fake_up();
+	const struct timebase_ops *ops = timebase_find("ptp");
+	assert_non_null(ops);
+	struct tb_params p = {.fast_clock = TB_FAST_OS, .ptp_socket = fk.path, .ptp_mode = TB_PTP_OFFSET,
+			      .ptp_poll_ns = 10000000};
+	tb_sync_defaults(&p.sync);
+	p.sync.lock_ns = 100000;
+	p.sync.sample_timeout_ns = 200000000;
+	p.sync.holdover_ns = 300000000;
+	p.sync.step_ns = 1000000;
+	struct timebase *tb = NULL, *sys = NULL;
+	char err[256];
+	assert_int_equal(ops->create(&tb, &p, err, sizeof(err)), 0);
+	struct tb_params sp = p;
+	sp.system_sync = TB_SYSSYNC_ASSUME;
+	assert_int_equal(timebase_find("system")->create(&sys, &sp, err, sizeof(err)), 0);
+
+	/* locked on ptp4l's offset; the CTR is the system clock minus it */
+	assert_true(wait_state(tb, TB_LOCKED));
+	int64_t d = tdp_time_diff(tb_now(tb), tb_now(sys));
+	assert_true(d < -4900000 && d > -5100000);
+	struct tb_sync s;
+	tb->ops->sync(tb, &s);
+	assert_int_equal(s.offset_ns, 5000000);
+	assert_true(atomic_load(&fk.subs) >= 1);
+	/* sleeping to a CTR time wakes at that CTR time, not 5 ms off */
+	tdp_time_t to = tdp_time_add(tb_now(tb), 20000000);
+	tb_sleep_until(tb, to);
+	int64_t late = tdp_time_diff(tb_now(tb), to);
+	assert_true(late >= 0 && late < 4000000);
+
+	/* the grandmaster goes: holdover, then unlocked when the budget is spent */
+	atomic_store(&fk.gm, 0);
+	assert_true(wait_state(tb, TB_HOLDOVER));
+	tb->ops->sync(tb, &s);
+	assert_non_null(strstr(s.reason, "no grandmaster"));
+	assert_true(wait_state(tb, TB_UNLOCKED));
+	tb->ops->sync(tb, &s);
+	/* the reason is the latest: the budget was spent, or the grandmaster still missing */
+	assert_true(strstr(s.reason, "holdover budget") || strstr(s.reason, "no grandmaster"));
+	/* back, with the reference stepped by 3 ms: relocks, one step, the CTR moves */
+	atomic_store(&fk.offset, 8000000);
+	atomic_store(&fk.gm, 1);
+	assert_true(wait_state(tb, TB_LOCKED));
+	tb->ops->sync(tb, &s);
+	assert_int_equal(s.steps, 1);
+	assert_int_equal(s.last_step_ns, 3000000);
+	d = tdp_time_diff(tb_now(tb), tb_now(sys));
+	assert_true(d < -7900000 && d > -8100000);
+
+	/* garbage for a while: counted, then holdover for want of samples */
+	uint64_t c[9];
+	atomic_store(&fk.mode, 1);
+	if (!wait_state(tb, TB_HOLDOVER)) {
+		tb->ops->sync(tb, &s);
+		fail_msg("state %s: %s", tb_state_name(s.state), s.reason);
+	}
+	tb_ptp_counters(tb, c);
+	assert_true(c[3] >= 4);     /* malformed */
+	atomic_store(&fk.mode, 0);
+	assert_true(wait_state(tb, TB_LOCKED));
+
+	/* a port that stops syncing is a fault */
+	atomic_store(&fk.port_state, PTPM_PS_LISTENING);
+	if (!wait_state(tb, TB_HOLDOVER)) {
+		tb->ops->sync(tb, &s);
+		fail_msg("state %s: %s (%d gets)", tb_state_name(s.state), s.reason, atomic_load(&fk.gets));
+	}
+	tb->ops->sync(tb, &s);
+	assert_non_null(strstr(s.reason, "LISTENING"));
+	atomic_store(&fk.port_state, PTPM_PS_SLAVE);
+	assert_true(wait_state(tb, TB_LOCKED));
+
+	/* ptp4l goes away (its socket with it) and comes back: send errors,
+	 * holdover, unlocked; then a reconnect and a new subscription */
+	int subs = atomic_load(&fk.subs);
+	fake_down();
+	assert_true(wait_state(tb, TB_UNLOCKED));
+	tb_ptp_counters(tb, c);
+	assert_true(c[6] >= 1);     /* send errors */
+	tb->ops->sync(tb, &s);
+	assert_true(s.faults >= 1);
+	fake_up();
+	assert_true(wait_state(tb, TB_LOCKED));
+	tb_ptp_counters(tb, c);
+	assert_true(c[7] >= 1);     /* reconnects */
+	assert_true(atomic_load(&fk.subs) > subs);
+	tb->ops->destroy(tb);
+	sys->ops->destroy(sys);
+	fake_down();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(codec_round_trip),
+		cmocka_unit_test(codec_rejects),
+		cmocka_unit_test(source_follows_scripted_ptp4l),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
