@@ -484,6 +484,7 @@ struct watch {
 	enum tb_state state;
 	uint64_t skip_events, back_steps, repeated;
 	uint64_t skipped;
+	int64_t next_jump_log;    /* monotonic ns: skips and steps are logged at most once a second */
 };
 
 static void watch(struct tdpd *d, struct watch *w)
@@ -504,8 +505,13 @@ static void watch(struct tdpd *d, struct watch *w)
 			tb_state_name(w->state), tb_state_name(st), sy.reason, sy.offset_ns, sy.uncertainty_ns, what);
 		w->state = st;
 	}
+	int64_t now = mono_ns();
+	if (now < w->next_jump_log)
+		return;
 	struct eng_stats es;
 	engine_stats(d->e, &es);
+	if (es.skip_events != w->skip_events || es.back_steps != w->back_steps)
+		w->next_jump_log = now + TDP_NS_PER_S;
 	if (es.skip_events != w->skip_events) {
 		log_warn("frames: %" PRIu64 " frame%s skipped since the last report (latest jump %" PRId64
 			 " frames): a late wake-up or the reference stepped forward",

@@ -346,12 +346,61 @@ static void source_follows_scripted_ptp4l(void **st)
 	fake_down();
 }
 
+/* Disciplined mode: the clock is the system's; locking needs SLAVE and a
+ * small master offset, as phc2sys and ptp4l leave it when they have converged. */
+static void disciplined_mode(void **st)
+{
+	(void)st;
+	snprintf(fk.path, sizeof(fk.path), "/tmp/tdp-test-ptp4l-d.%d", (int)getpid());
+	atomic_store(&fk.offset, 5000000);
+	atomic_store(&fk.gm, 1);
+	atomic_store(&fk.port_state, PTPM_PS_UNCALIBRATED);
+	atomic_store(&fk.mode, 0);
+	atomic_store(&fk.gets, 0);
+	fake_up();
+	struct tb_params p = {.fast_clock = TB_FAST_OS, .ptp_socket = fk.path, .ptp_mode = TB_PTP_DISCIPLINED,
+			      .ptp_poll_ns = 10000000};
+	tb_sync_defaults(&p.sync);
+	p.sync.lock_ns = 100000;
+	struct timebase *tb = NULL, *sys = NULL;
+	char err[256];
+	assert_int_equal(timebase_find("ptp")->create(&tb, &p, err, sizeof(err)), 0);
+	struct tb_params sp = p;
+	sp.system_sync = TB_SYSSYNC_ASSUME;
+	assert_int_equal(timebase_find("system")->create(&sys, &sp, err, sizeof(err)), 0);
+	/* UNCALIBRATED is not enough here */
+	while (atomic_load(&fk.gets) < 40)
+		nap(10);
+	struct tb_sync s;
+	tb->ops->sync(tb, &s);
+	assert_int_equal(s.state, TB_UNLOCKED);
+	assert_non_null(strstr(s.reason, "UNCALIBRATED"));
+	/* SLAVE but 5 ms off: every sample bad */
+	atomic_store(&fk.port_state, PTPM_PS_SLAVE);
+	int g = atomic_load(&fk.gets);
+	while (atomic_load(&fk.gets) < g + 40)
+		nap(10);
+	tb->ops->sync(tb, &s);
+	assert_int_equal(s.state, TB_UNLOCKED);
+	assert_true(s.bad_samples >= 4);
+	/* converged */
+	atomic_store(&fk.offset, -40);
+	assert_true(wait_state(tb, TB_LOCKED));
+	/* the CTR is the system clock itself */
+	int64_t d = tdp_time_diff(tb_now(tb), tb_now(sys));
+	assert_true(d >= 0 && d < 1000000);
+	tb->ops->destroy(tb);
+	sys->ops->destroy(sys);
+	fake_down();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(codec_round_trip),
 		cmocka_unit_test(codec_rejects),
 		cmocka_unit_test(source_follows_scripted_ptp4l),
+		cmocka_unit_test(disciplined_mode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
