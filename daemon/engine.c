@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,9 +71,12 @@ struct engine {
 	void *ring_mem;
 	struct rte_mbuf **carry_mem;
 
+	int tick_fd;              /* the source's frame tick, or -1 */
+
 	atomic_int stop;
 	struct eng_stats st;
 	struct hist err;
+	struct hist tick_lat;
 };
 
 int64_t engine_wire_ns(uint64_t rate_bps, uint32_t overhead, uint32_t len)
@@ -120,6 +124,8 @@ struct engine *engine_create(const struct eng_config *c, char *err, size_t errle
 	e->act[TB_HOLDOVER] = c->holdover_action;
 	e->act[TB_UNLOCKED] = c->unlocked_action;
 	hist_init(&e->err);
+	hist_init(&e->tick_lat);
+	e->tick_fd = e->tb->ops->tick_fd && e->tb->ops->tick ? e->tb->ops->tick_fd(e->tb) : -1;
 	struct pw_config pc = c->pw;
 	pc.tf_ns = (int64_t)t->tf_ns;
 	if (pw_init(&e->pw, &pc) != 0) {
@@ -509,6 +515,39 @@ static void note_time(struct engine *e, tdp_time_t now)
 }
 
 /*
+ * The tick-driven path: waits for the tick that marks the start of frame j-1
+ * (older ones, doubled and spurious ones are read and passed over), at most
+ * until the precise wait for start(j) has to begin.
+ */
+static void await_tick(struct engine *e, int64_t j, tdp_time_t boundary)
+{
+	for (;;) {
+		tdp_time_t now = tb_fast_now(e->tb);
+		int64_t left = tdp_time_diff(boundary, now) - pw_lead_ns(&e->pw) - e->pw.cfg.min_sleep_ns;
+		if (left <= 0) {
+			ST_ADD(e->st.tick_timeouts, 1);
+			return;
+		}
+		struct timespec ts = {left / TDP_NS_PER_S, left % TDP_NS_PER_S};
+		struct pollfd pfd = {.fd = e->tick_fd, .events = POLLIN};
+		int r = ppoll(&pfd, 1, &ts, NULL);
+		if (r == 0) {
+			ST_ADD(e->st.tick_timeouts, 1);
+			return;
+		}
+		if (r < 0)
+			return; /* a signal: the stop flag is looked at after this frame */
+		int64_t f = e->tb->ops->tick(e->tb);
+		if (f < 0)
+			continue;
+		ST_ADD(e->st.ticks, 1);
+		hist_add(&e->tick_lat, tdp_time_diff(tb_fast_now(e->tb), frame_start(&e->g, f)));
+		if (f >= j - 1)
+			return;
+	}
+}
+
+/*
  * Wait for the boundary of frame j: sleep in be_poll slices while filling best
  * effort, stage j, then the predictive sleep and a poll to the boundary. A
  * step back while polling (more than a frame left) goes back to sleeping.
@@ -517,6 +556,8 @@ static void note_time(struct engine *e, tdp_time_t now)
 static tdp_time_t wait_and_stage(struct engine *e, int64_t j, tdp_time_t boundary)
 {
 	struct timebase *tb = e->tb;
+	if (e->tick_fd >= 0)
+		await_tick(e, j, boundary);
 	tdp_time_t now = tb_fast_now(tb);
 	if (e->be_poll_ns > 0) {
 		for (;;) {
@@ -680,6 +721,11 @@ void engine_stats(const struct engine *e, struct eng_stats *out)
 const struct hist *engine_error_hist(const struct engine *e)
 {
 	return &e->err;
+}
+
+const struct hist *engine_tick_hist(const struct engine *e)
+{
+	return &e->tick_lat;
 }
 
 const struct pw *engine_pw(const struct engine *e)

@@ -28,6 +28,12 @@
  * second time, the engine waits for the first frame it has not pushed and
  * counts the frames in between as repeated.
  *
+ * With a source that has a frame tick (the bc635 heartbeat), the engine waits
+ * for the tick that marks the start of frame j-1 before it stages j, then does
+ * the precise wait to start(j): the hardware advances the frame counter, the
+ * clock still times the push. A tick that does not come before the precise
+ * wait must begin is counted (tick_timeouts) and the clock carries on alone.
+ *
  * engine_step() runs one frame and is what the tests drive against the sim
  * timebase; engine_run() loops it until engine_stop(). Nothing on this path
  * allocates, locks or makes a syscall apart from the clock read, the sleep and
@@ -110,6 +116,8 @@ struct eng_stats {
 	uint64_t demoted_frames;  /* frames with the reserved flows demoted to best effort */
 	uint64_t holdover_frames; /* frames processed in holdover */
 	uint64_t unlocked_frames; /* frames processed unlocked */
+	uint64_t ticks;           /* frame ticks taken from the source */
+	uint64_t tick_timeouts;   /* frames whose tick did not come in time */
 };
 
 struct engine;
@@ -141,6 +149,8 @@ void engine_stats(const struct engine *e, struct eng_stats *out);
 /* The frame-start error histogram; read when the engine is stopped. */
 const struct hist *engine_error_hist(const struct engine *e);
 const struct pw *engine_pw(const struct engine *e);
+/* Tick latency: when the engine had the tick, from the start of its frame. */
+const struct hist *engine_tick_hist(const struct engine *e);
 
 /* Serialization time of a packet of len bytes (no FCS) at the port's rate. */
 int64_t engine_wire_ns(uint64_t rate_bps, uint32_t overhead, uint32_t len);

@@ -6,10 +6,14 @@
 extern const struct timebase_ops tb_system_ops;
 extern const struct timebase_ops tb_sim_ops;
 extern const struct timebase_ops tb_ptp_ops;
+extern const struct timebase_ops tb_bc635_ops;
+extern const struct timebase_ops tb_bc635_sim_ops;
 
 const struct timebase_ops *const timebase_table[] = {
 	&tb_system_ops,
 	&tb_ptp_ops,
+	&tb_bc635_ops,
+	&tb_bc635_sim_ops,
 	&tb_sim_ops,
 	NULL,
 };

@@ -119,6 +119,24 @@ void tb_sync_defaults(struct sync_cfg *c);
  * send_errors, reconnects, subscriptions */
 void tb_ptp_counters(struct timebase *tb, uint64_t out[9]);
 
+/* ---- the bc635 sources' own ------------------------------------------- */
+
+struct tb_tick_stats {
+	uint64_t ticks;           /* heartbeats taken */
+	uint64_t missed;          /* frames whose tick never came (gaps in the index) */
+	uint64_t doubled;         /* a frame's tick again: ignored */
+	uint64_t backwards;       /* a tick for an earlier frame than the last (the card stepped back) */
+	uint64_t off_grid;        /* an edge more than 1 us from a frame start */
+	uint64_t spurious;        /* an interrupt that was no heartbeat */
+};
+
+struct bc_bus;
+/* The bc635 source over any bus and host clock (tests: the simulator on the
+ * sim clock); owns neither. NULL with a message in err. */
+struct timebase *tb_bc635_new(struct bc_bus *bus, struct timebase *host, const struct tb_params *p, char *err,
+			      size_t errlen);
+void tb_bc635_tick_stats(struct timebase *tb, struct tb_tick_stats *out);
+
 /* ---- the sim source's own controls (tests) ----------------------------- */
 
 /* Every read advances the sim clock by poll_ns, so polling loops end. */

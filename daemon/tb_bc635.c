@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The bc635 sources: the GPS card (bc635) or its register-level simulator
+ * (bc635-sim, edges in real time on the host clock), through the driver in
+ * drivers/gps-bc635. The card's heartbeat is programmed to the frame rate,
+ * synchronised to 1PPS, so each edge is a frame start; its time is latched in
+ * EVENT0/1 and its interrupt is the tick. tick() turns an interrupt into the
+ * index of the frame that started: a gap of more than one is counted as
+ * missed ticks, the same index again as a doubled one (ignored).
+ *
+ * now() reads the card (TIMEREQ, TIME0/1: UTC plus the UTC-TAI offset); the
+ * engine's polling and sleeping go through the host clock (the system source)
+ * shifted by the card-host offset, measured at start and at every refresh.
+ * Sync: each tick and each refresh is a sample; the flywheel flag (GPS not
+ * tracked) is a fault, the time- and frequency-offset flags make a sample bad;
+ * ticks that stop make the samples stop, hence holdover, then unlocked.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timex.h>
+#include <time.h>
+
+#include "bc635.h"
+#include "bc635_pci.h"
+#include "bc635_regs.h"
+#include "bc635_sim.h"
+#include "frame.h"
+#include "log.h"
+#include "timebase.h"
+
+extern const struct timebase_ops tb_system_ops;
+extern const struct timebase_ops tb_bc635_ops;
+extern const struct timebase_ops tb_bc635_sim_ops;
+
+struct tb_bc {
+	struct timebase base;
+	struct timebase *host;
+	bool own_host;
+	struct bc_bus *bus;
+	bool own_bus;
+	struct bc635 card;
+	int64_t tai_off_ns;        /* TAI - UTC */
+	struct frame_geom g;
+	_Atomic int64_t host_off;  /* card CTR - host CTR */
+	int64_t last_frame;
+	bool have_last;
+	struct tb_tick_stats ts;   /* engine thread only; read through atomics */
+	pthread_mutex_t lock;      /* guards sy */
+	struct sync sy;
+	char what[600];
+};
+
+#define BC(tb) ((struct tb_bc *)(tb))
+#define ADD(f, v) __atomic_store_n(&(f), (f) + (v), __ATOMIC_RELAXED)
+
+static tdp_time_t card_now(struct tb_bc *b, uint32_t *flags)
+{
+	struct bc635_time t;
+	bc635_read_time(&b->card, &t);
+	if (flags)
+		*flags = t.flags;
+	return tdp_time(t.utc_ns + b->tai_off_ns);
+}
+
+static int64_t hoff(struct tb_bc *b)
+{
+	return __atomic_load_n(&b->host_off, __ATOMIC_RELAXED);
+}
+
+/* card - host, from a card read between two host reads */
+static int64_t measure(struct tb_bc *b, uint32_t *flags)
+{
+	tdp_time_t h0 = tb_now(b->host);
+	tdp_time_t c = card_now(b, flags);
+	tdp_time_t h1 = tb_now(b->host);
+	int64_t off = c.ns - (h0.ns + (h1.ns - h0.ns) / 2);
+	__atomic_store_n(&b->host_off, off, __ATOMIC_RELAXED);
+	return off;
+}
+
+/* one sample of the card's state; lock held */
+static void sample(struct tb_bc *b, tdp_time_t now, uint32_t flags, int64_t off)
+{
+	if (flags & BC_T0_FLYWHEEL)
+		sync_fault(&b->sy, now, "GPS receiver flywheeling: not tracking satellites");
+	else
+		sync_sample(&b->sy, now, off,
+			    (flags & (BC_T0_TIME_OFFSET | BC_T0_FREQ_OFFSET)) ? 2 * b->sy.cfg.lock_ns + 1 : 0);
+	tb_set_state(&b->base, b->sy.state);
+}
+
+static tdp_time_t bc_now(struct timebase *tb)
+{
+	return card_now(BC(tb), NULL);
+}
+
+static tdp_time_t bc_fast_now(struct timebase *tb)
+{
+	struct tb_bc *b = BC(tb);
+	return tdp_time_add(tb_fast_now(b->host), hoff(b));
+}
+
+static int bc_sleep_until(struct timebase *tb, tdp_time_t t)
+{
+	struct tb_bc *b = BC(tb);
+	return tb_sleep_until(b->host, tdp_time_add(t, -hoff(b)));
+}
+
+static void bc_refresh(struct timebase *tb)
+{
+	struct tb_bc *b = BC(tb);
+	if (b->host->ops->refresh)
+		b->host->ops->refresh(b->host);
+	uint32_t flags;
+	int64_t off = measure(b, &flags);
+	tdp_time_t now = tb_now(b->host);
+	pthread_mutex_lock(&b->lock);
+	/* a refresh shows the card's flags, but only ticks count as samples: ticks
+	 * that stop must end in holdover */
+	if (flags & BC_T0_FLYWHEEL)
+		sync_fault(&b->sy, now, "GPS receiver flywheeling: not tracking satellites");
+	(void)off;
+	sync_poll(&b->sy, now);
+	tb_set_state(&b->base, b->sy.state);
+	pthread_mutex_unlock(&b->lock);
+}
+
+static int bc_tick_fd(struct timebase *tb)
+{
+	struct tb_bc *b = BC(tb);
+	return b->bus->ops->irq_fd(b->bus);
+}
+
+static int64_t bc_tick(struct timebase *tb)
+{
+	struct tb_bc *b = BC(tb);
+	struct bc635_time e;
+	if (bc635_take_tick(&b->card, &e) != 1) {
+		ADD(b->ts.spurious, 1);
+		return -1;
+	}
+	tdp_time_t edge = tdp_time(e.utc_ns + b->tai_off_ns);
+	/* the edge is a frame start: take the nearest */
+	int64_t f = frame_index(&b->g, tdp_time_add(edge, b->g.tf_ns / 2));
+	if (b->have_last && f == b->last_frame) {
+		ADD(b->ts.doubled, 1);
+		return -1;
+	}
+	if (b->have_last && f > b->last_frame + 1)
+		ADD(b->ts.missed, (uint64_t)(f - b->last_frame - 1));
+	if (b->have_last && f < b->last_frame)
+		ADD(b->ts.backwards, 1);
+	int64_t from_start = tdp_time_diff(edge, frame_start(&b->g, f));
+	if (from_start > 1000 || from_start < -1000)
+		ADD(b->ts.off_grid, 1);
+	b->last_frame = f;
+	b->have_last = true;
+	ADD(b->ts.ticks, 1);
+	/* the edge against the host clock: a step of the card shows here first */
+	int64_t off = tdp_time_diff(edge, tdp_time_add(tb_fast_now(b->host), hoff(b)));
+	if (off < -b->sy.cfg.step_ns || off > b->g.tf_ns + b->sy.cfg.step_ns)
+		measure(b, NULL);
+	pthread_mutex_lock(&b->lock);
+	sample(b, tb_now(b->host), e.flags, hoff(b));
+	pthread_mutex_unlock(&b->lock);
+	return f;
+}
+
+static void bc_sync(struct timebase *tb, struct tb_sync *out)
+{
+	struct tb_bc *b = BC(tb);
+	pthread_mutex_lock(&b->lock);
+	sync_get(&b->sy, tb_now(b->host), out);
+	pthread_mutex_unlock(&b->lock);
+}
+
+static void bc_describe(struct timebase *tb, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", BC(tb)->what);
+}
+
+static void bc_destroy(struct timebase *tb)
+{
+	struct tb_bc *b = BC(tb);
+	if (b->bus && b->own_bus) {
+		b->bus->ops->wr32(b->bus, BC_MASK, 0);
+		b->bus->ops->close(b->bus);
+	}
+	if (b->host && b->own_host)
+		b->host->ops->destroy(b->host);
+	pthread_mutex_destroy(&b->lock);
+	free(b);
+}
+
+static struct tb_bc *bc_alloc(const struct timebase_ops *ops)
+{
+	struct tb_bc *b = calloc(1, sizeof(*b));
+	if (b) {
+		b->base.ops = ops;
+		pthread_mutex_init(&b->lock, NULL);
+	}
+	return b;
+}
+
+/* Common set-up once bus and host are in place. */
+static int bc_init(struct tb_bc *b, const struct tb_params *p, char *err, size_t errlen)
+{
+	if (p->tf_ns <= 0 || p->epoch_ns % p->tf_ns) {
+		snprintf(err, errlen, "the table's epoch (%" PRId64 " ns) is not a whole number of frames: "
+			 "the heartbeat, synchronised to 1PPS, cannot mark its frame starts", p->epoch_ns);
+		return -EINVAL;
+	}
+	b->g = (struct frame_geom){p->tf_ns, p->epoch_ns, 1};
+	b->tai_off_ns = (int64_t)p->utc_tai_offset_s * TDP_NS_PER_S;
+	int rc = bc635_open(&b->card, b->bus, err, errlen);
+	if (rc == 0)
+		rc = bc635_setup(&b->card, p->tf_ns, err, errlen);
+	if (rc)
+		return rc;
+	struct sync_cfg sc = p->sync;
+	if (sc.lock_ns <= 0)
+		tb_sync_defaults(&sc);
+	if (sync_init(&b->sy, &sc, tb_now(b->host), "no heartbeat yet")) {
+		snprintf(err, errlen, "sync settings out of range");
+		return -EINVAL;
+	}
+	tb_set_state(&b->base, TB_UNLOCKED);
+	uint32_t flags;
+	measure(b, &flags);
+	uint16_t n1 = 0, n2 = 0;
+	const char *why;
+	bc635_divider(p->tf_ns, &n1, &n2, &why);
+	char bus[300];
+	b->bus->ops->describe(b->bus, bus, sizeof(bus));
+	snprintf(b->what, sizeof(b->what), "%s; model %s, serial %s, firmware %s; heartbeat 1 MHz / (%u x %u) on 1PPS%s",
+		 bus, b->card.model, b->card.serial, b->card.firmware, n1, n2,
+		 (flags & BC_T0_FLYWHEEL) ? "; the receiver is flywheeling (no GPS yet)" : "");
+	return 0;
+}
+
+struct timebase *tb_bc635_new(struct bc_bus *bus, struct timebase *host, const struct tb_params *p, char *err,
+			      size_t errlen)
+{
+	struct tb_bc *b = bc_alloc(&tb_bc635_ops);
+	if (!b) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	b->bus = bus;
+	b->host = host;
+	if (bc_init(b, p, err, errlen)) {
+		bc_destroy(&b->base);
+		return NULL;
+	}
+	return &b->base;
+}
+
+static int host_up(struct tb_bc *b, struct tb_params *p, char *err, size_t errlen)
+{
+	struct timex tx = {0};
+	if (adjtimex(&tx) >= 0 && tx.tai > 0)
+		p->utc_tai_offset_s = tx.tai; /* as the system source does */
+	struct tb_params hp = *p;
+	hp.system_sync = TB_SYSSYNC_ASSUME;
+	int rc = tb_system_ops.create(&b->host, &hp, err, errlen);
+	b->own_host = rc == 0;
+	return rc;
+}
+
+static int bc_create(struct timebase **out, const struct tb_params *p0, char *err, size_t errlen)
+{
+	struct tb_params p = *p0;
+	struct tb_bc *b = bc_alloc(&tb_bc635_ops);
+	if (!b) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	int rc = host_up(b, &p, err, errlen);
+	if (rc == 0) {
+		b->bus = bc635_pci_open(p.bc635_device, (enum bc_bars)p.bc635_bars, err, errlen);
+		b->own_bus = b->bus != NULL;
+		rc = b->bus ? bc_init(b, &p, err, errlen) : -ENODEV;
+	}
+	if (rc) {
+		bc_destroy(&b->base);
+		return rc;
+	}
+	*out = &b->base;
+	return 0;
+}
+
+static int64_t realtime_ns(void *arg)
+{
+	(void)arg;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * TDP_NS_PER_S + ts.tv_nsec;
+}
+
+static int bc_sim_create(struct timebase **out, const struct tb_params *p0, char *err, size_t errlen)
+{
+	struct tb_params p = *p0;
+	struct tb_bc *b = bc_alloc(&tb_bc635_sim_ops);
+	if (!b) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	int rc = host_up(b, &p, err, errlen);
+	struct bc_sim *sim = NULL;
+	if (rc == 0) {
+		sim = bcsim_new(realtime_ns, NULL);
+		if (!sim || bcsim_start(sim) != 0) {
+			snprintf(err, errlen, "cannot start the bc635 simulator");
+			bcsim_free(sim);
+			rc = -ENOMEM;
+		}
+	}
+	if (rc == 0) {
+		b->bus = bcsim_bus(sim);
+		b->own_bus = true;
+		rc = bc_init(b, &p, err, errlen);
+	}
+	if (rc) {
+		bc_destroy(&b->base);
+		return rc;
+	}
+	*out = &b->base;
+	return 0;
+}
+
+void tb_bc635_tick_stats(struct timebase *tb, struct tb_tick_stats *out)
+{
+	struct tb_bc *b = BC(tb);
+	const uint64_t *s = (const uint64_t *)&b->ts;
+	uint64_t *d = (uint64_t *)out;
+	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
+		d[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+}
+
+const struct timebase_ops tb_bc635_ops = {
+	.name = "bc635",
+	.doc = "the bc635PCI-U GPS card (bc635-device): frame ticks from its heartbeat interrupt",
+	.create = bc_create,
+	.destroy = bc_destroy,
+	.now = bc_now,
+	.fast_now = bc_fast_now,
+	.sleep_until = bc_sleep_until,
+	.refresh = bc_refresh,
+	.sync = bc_sync,
+	.tick_fd = bc_tick_fd,
+	.tick = bc_tick,
+	.describe = bc_describe,
+};
+
+const struct timebase_ops tb_bc635_sim_ops = {
+	.name = "bc635-sim",
+	.doc = "the bc635 register-level simulator on the host clock: the whole GPS path without the card",
+	.create = bc_sim_create,
+	.destroy = bc_destroy,
+	.now = bc_now,
+	.fast_now = bc_fast_now,
+	.sleep_until = bc_sleep_until,
+	.refresh = bc_refresh,
+	.sync = bc_sync,
+	.tick_fd = bc_tick_fd,
+	.tick = bc_tick,
+	.describe = bc_describe,
+};

@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bc635_regs.h"
+#include "bc635_sim.h"
+
+#define IN_AREA 0x0100
+#define OUT_AREA 0x0200
+
+struct bc_sim {
+	struct bc_bus bus;
+	pthread_mutex_t lock;
+	int64_t (*utc_now)(void *);
+	void *arg;
+	int64_t step_ns;
+	uint32_t reg[0x40 / 4];
+	uint8_t dp[BC_DPRAM_SIZE];
+	bool locked;              /* EVENT0/1 held (LOCKEN) until UNLOCK */
+	uint8_t mode, format;
+	bool sync_pps;            /* edges synchronised to 1PPS (the only way tdpd programs it) */
+	int64_t period_ns, next_edge;
+	uint32_t flags;
+	unsigned lose, dbl;
+	bool irqs_off, mute;
+	int64_t dup_edge;         /* an edge to signal again after the next UNLOCK; -1 none */
+	int efd;
+	pthread_t th;
+	bool th_up;
+	atomic_int stop;
+	struct bc_sim_stats st;
+};
+
+#define SIM(b) ((struct bc_sim *)(b))
+
+static int64_t card_now(struct bc_sim *s)
+{
+	return s->utc_now(s->arg) + s->step_ns;
+}
+
+static void encode(int64_t ns, uint32_t flags, uint32_t *t0, uint32_t *t1)
+{
+	int64_t sec = ns / 1000000000, rem = ns % 1000000000;
+	*t1 = (uint32_t)sec;
+	*t0 = (uint32_t)(rem / 1000) | (uint32_t)((rem % 1000) / 100) << BC_T0_100NS_SHIFT | flags;
+}
+
+static void raise_irq(struct bc_sim *s)
+{
+	uint64_t one = 1;
+	s->st.irqs++;
+	if (write(s->efd, &one, sizeof(one)) != sizeof(one))
+		s->st.lost++;
+}
+
+static void latch_edge(struct bc_sim *s, int64_t t)
+{
+	uint32_t ctl = s->reg[BC_CONTROL / 4];
+	if ((ctl & BC_CTL_EVENTEN) && (ctl & BC_CTL_EVSOURCE) && !s->locked) {
+		encode(t, s->flags, &s->reg[BC_EVENT0 / 4], &s->reg[BC_EVENT1 / 4]);
+		s->locked = ctl & BC_CTL_LOCKEN;
+	}
+	s->reg[BC_INTSTAT / 4] |= BC_INT_PERIODIC;
+	if ((s->reg[BC_MASK / 4] & BC_INT_PERIODIC) && !s->irqs_off)
+		raise_irq(s);
+}
+
+/* one heartbeat edge at card time t */
+static void edge(struct bc_sim *s, int64_t t)
+{
+	s->st.edges++;
+	if (s->lose) {
+		s->lose--;
+		s->st.lost++;
+		return;
+	}
+	latch_edge(s, t);
+	if (s->dbl) {
+		s->dbl--;
+		s->st.doubled++;
+		s->dup_edge = t;
+	}
+}
+
+static int64_t first_edge_after(struct bc_sim *s, int64_t t)
+{
+	/* synchronised to 1PPS: edges at whole multiples of the period from each second */
+	int64_t p = s->period_ns;
+	return (t / p + 1) * p;
+}
+
+static void run_to_locked(struct bc_sim *s, int64_t utc)
+{
+	if (!s->period_ns)
+		return;
+	int64_t card = utc + s->step_ns;
+	if (s->next_edge == 0 || s->next_edge > card + s->period_ns || s->next_edge < card - 1000 * s->period_ns)
+		s->next_edge = first_edge_after(s, card - s->period_ns); /* (re)start, or the card's time jumped */
+	while (s->next_edge <= card) {
+		edge(s, s->next_edge);
+		s->next_edge += s->period_ns;
+	}
+}
+
+void bcsim_run_to(struct bc_sim *s, int64_t utc_ns)
+{
+	pthread_mutex_lock(&s->lock);
+	run_to_locked(s, utc_ns);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void command(struct bc_sim *s)
+{
+	const uint8_t *in = s->dp + IN_AREA;
+	uint8_t *out = s->dp + OUT_AREA;
+	s->st.commands++;
+	switch (in[0]) {
+	case BC_CMD_TIMING_MODE:
+		s->mode = in[1];
+		break;
+	case BC_CMD_TIME_FORMAT:
+		s->format = in[1];
+		break;
+	case BC_CMD_PERIODIC: {
+		unsigned n1 = in[2] | in[3] << 8, n2 = in[4] | in[5] << 8;
+		s->sync_pps = in[1];
+		s->period_ns = (n1 >= 2 && n2 >= 2) ? (int64_t)n1 * n2 * 1000 : 0;
+		s->next_edge = 0;
+		break;
+	}
+	case BC_CMD_REQUEST: {
+		const char *a = in[1] == BC_REQ_MODEL ? "BC635PCI-U (simulated)"
+				: in[1] == BC_REQ_SERIAL ? "SIM-0001"
+				: in[1] == BC_REQ_FIRMWARE ? "sim 1.0" : "";
+		out[0] = in[1];
+		snprintf((char *)out + 1, BC_DP_AREA_MAX - 1, "%s", a);
+		break;
+	}
+	}
+}
+
+static uint32_t sim_rd32(struct bc_bus *b, uint32_t off)
+{
+	struct bc_sim *s = SIM(b);
+	pthread_mutex_lock(&s->lock);
+	uint32_t v = off < sizeof(s->reg) && !(off & 3) ? s->reg[off / 4] : 0xffffffff;
+	pthread_mutex_unlock(&s->lock);
+	return v;
+}
+
+static void sim_wr32(struct bc_bus *b, uint32_t off, uint32_t v)
+{
+	struct bc_sim *s = SIM(b);
+	pthread_mutex_lock(&s->lock);
+	switch (off) {
+	case BC_TIMEREQ:
+		encode(card_now(s), s->flags, &s->reg[BC_TIME0 / 4], &s->reg[BC_TIME1 / 4]);
+		break;
+	case BC_EVENTREQ:
+		if (!s->locked) {
+			encode(card_now(s), s->flags, &s->reg[BC_EVENT0 / 4], &s->reg[BC_EVENT1 / 4]);
+			s->locked = s->reg[BC_CONTROL / 4] & BC_CTL_LOCKEN;
+		}
+		break;
+	case BC_UNLOCK:
+		s->locked = false;
+		if (s->dup_edge >= 0) {
+			int64_t t = s->dup_edge;
+			s->dup_edge = -1;
+			latch_edge(s, t);
+		}
+		break;
+	case BC_CONTROL:
+	case BC_MASK:
+		s->reg[off / 4] = v;
+		break;
+	case BC_INTSTAT:
+		s->reg[off / 4] &= ~v;
+		break;
+	case BC_ACK:
+		if (v & BC_ACK_CLEAR)
+			s->reg[BC_ACK / 4] &= ~(uint32_t)BC_ACK_DONE;
+		if ((v & BC_ACK_COMMAND) && !s->mute) {
+			command(s);
+			s->reg[BC_ACK / 4] |= BC_ACK_DONE;
+		}
+		break;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+static uint8_t sim_dp_rd8(struct bc_bus *b, uint32_t off)
+{
+	struct bc_sim *s = SIM(b);
+	pthread_mutex_lock(&s->lock);
+	uint8_t v = off < BC_DPRAM_SIZE ? s->dp[off] : 0xff;
+	pthread_mutex_unlock(&s->lock);
+	return v;
+}
+
+static void sim_dp_wr8(struct bc_bus *b, uint32_t off, uint8_t v)
+{
+	struct bc_sim *s = SIM(b);
+	pthread_mutex_lock(&s->lock);
+	if (off < BC_DPRAM_SIZE && off < BC_DP_OUTPUT_PTR)
+		s->dp[off] = v;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static int sim_irq_fd(struct bc_bus *b)
+{
+	return SIM(b)->efd;
+}
+
+static int sim_irq_take(struct bc_bus *b)
+{
+	struct bc_sim *s = SIM(b);
+	uint64_t n = 0;
+	if (read(s->efd, &n, sizeof(n)) != sizeof(n))
+		return 0;
+	return (int)n;
+}
+
+static void sim_describe(struct bc_bus *b, char *buf, size_t len)
+{
+	struct bc_sim *s = SIM(b);
+	snprintf(buf, len, "bc635 simulator (registers, DPRAM and heartbeat in memory, interrupts on an eventfd%s)",
+		 s->th_up ? ", edges in real time" : "");
+}
+
+static void sim_close(struct bc_bus *b)
+{
+	bcsim_free(SIM(b));
+}
+
+static const struct bc_bus_ops sim_ops = {
+	.rd32 = sim_rd32, .wr32 = sim_wr32, .dp_rd8 = sim_dp_rd8, .dp_wr8 = sim_dp_wr8,
+	.irq_fd = sim_irq_fd, .irq_take = sim_irq_take, .close = sim_close, .describe = sim_describe,
+};
+
+struct bc_sim *bcsim_new(int64_t (*utc_now)(void *arg), void *arg)
+{
+	struct bc_sim *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->bus.ops = &sim_ops;
+	s->utc_now = utc_now;
+	s->arg = arg;
+	s->dup_edge = -1;
+	s->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (s->efd < 0) {
+		free(s);
+		return NULL;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	s->dp[BC_DP_INPUT_PTR] = IN_AREA & 0xff;
+	s->dp[BC_DP_INPUT_PTR + 1] = IN_AREA >> 8;
+	s->dp[BC_DP_OUTPUT_PTR] = OUT_AREA & 0xff;
+	s->dp[BC_DP_OUTPUT_PTR + 1] = OUT_AREA >> 8;
+	return s;
+}
+
+struct bc_bus *bcsim_bus(struct bc_sim *s)
+{
+	return &s->bus;
+}
+
+static void *edge_thread(void *arg)
+{
+	struct bc_sim *s = arg;
+	while (!atomic_load(&s->stop)) {
+		pthread_mutex_lock(&s->lock);
+		int64_t now = s->utc_now(s->arg);
+		run_to_locked(s, now);
+		int64_t next = s->period_ns ? s->next_edge - s->step_ns : now + 10000000;
+		pthread_mutex_unlock(&s->lock);
+		if (next - now > 10000000)
+			next = now + 10000000; /* look at the stop flag and new settings now and then */
+		struct timespec ts = {next / 1000000000, next % 1000000000};
+		clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL);
+	}
+	return NULL;
+}
+
+int bcsim_start(struct bc_sim *s)
+{
+	if (pthread_create(&s->th, NULL, edge_thread, s) != 0)
+		return -EAGAIN;
+	s->th_up = true;
+	return 0;
+}
+
+void bcsim_free(struct bc_sim *s)
+{
+	if (!s)
+		return;
+	if (s->th_up) {
+		atomic_store(&s->stop, 1);
+		pthread_join(s->th, NULL);
+	}
+	close(s->efd);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+#define LOCKED(stmt)                            \
+	do {                                    \
+		pthread_mutex_lock(&s->lock);   \
+		stmt;                           \
+		pthread_mutex_unlock(&s->lock); \
+	} while (0)
+
+void bcsim_set_flags(struct bc_sim *s, uint32_t f)
+{
+	LOCKED(s->flags = f & (BC_T0_FLYWHEEL | BC_T0_TIME_OFFSET | BC_T0_FREQ_OFFSET));
+}
+
+void bcsim_step(struct bc_sim *s, int64_t ns)
+{
+	/* the heartbeat follows the card's new time: no edges for the time jumped over */
+	LOCKED(s->step_ns += ns; s->next_edge = 0);
+}
+
+void bcsim_lose(struct bc_sim *s, unsigned n)
+{
+	LOCKED(s->lose += n);
+}
+
+void bcsim_double(struct bc_sim *s, unsigned n)
+{
+	LOCKED(s->dbl += n);
+}
+
+void bcsim_irqs_off(struct bc_sim *s, bool off)
+{
+	LOCKED(s->irqs_off = off);
+}
+
+void bcsim_mute(struct bc_sim *s, bool mute)
+{
+	LOCKED(s->mute = mute);
+}
+
+void bcsim_stats(struct bc_sim *s, struct bc_sim_stats *out)
+{
+	LOCKED(*out = s->st);
+}
+
+int64_t bcsim_period_ns(struct bc_sim *s)
+{
+	int64_t p;
+	LOCKED(p = s->period_ns);
+	return p;
+}
+
+uint8_t bcsim_timing_mode(struct bc_sim *s)
+{
+	uint8_t m;
+	LOCKED(m = s->mode);
+	return m;
+}
+
+uint8_t bcsim_time_format(struct bc_sim *s)
+{
+	uint8_t m;
+	LOCKED(m = s->format);
+	return m;
+}

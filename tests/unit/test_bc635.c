@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The bc635 driver against its register-level simulator, and the bc635 source
+ * on a simulated clock: the DPRAM command protocol, the heartbeat divider for a
+ * range of TFs, heartbeat programming and the event latch, flywheeling, a lost
+ * interrupt seen as a gap in the frame index, a doubled one ignored,
+ * interrupts that stop, a card that does not answer, a step of the card's
+ * time, and the BAR layout from the BAR sizes.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bc635.h"
+#include "bc635_pci.h"
+#include "bc635_regs.h"
+#include "bc635_sim.h"
+#include "frame.h"
+#include "timebase.h"
+
+#define T0 (1700000000LL * TDP_NS_PER_S)
+
+static int64_t sim_clock(void *arg)
+{
+	return tb_sim_time(arg).ns;
+}
+
+static void divider(void **st)
+{
+	(void)st;
+	static const int64_t ok[] = {4000, 100000, 125000, 250000, 1000000, 10000000, 1000000000, 196608000};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		uint16_t n1 = 0, n2 = 0;
+		const char *why = NULL;
+		assert_int_equal(bc635_divider(ok[i], &n1, &n2, &why), 0);
+		assert_true(n1 >= 2 && n2 >= 2);
+		assert_int_equal((int64_t)n1 * n2 * 1000, ok[i]);
+	}
+	static const struct {
+		int64_t tf;
+		const char *why;
+	} bad[] = {
+		{1500, "multiple of 1 us"},
+		{3000, "at least 4 us"},
+		{131000, "not a product n1 x n2"},          /* 131 is prime */
+		{131074000, "not a product n1 x n2"},       /* 2 x 65537, and 65537 is prime */
+		{0, "multiple of 1 us"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint16_t n1, n2;
+		const char *why = NULL;
+		assert_int_equal(bc635_divider(bad[i].tf, &n1, &n2, &why), -EINVAL);
+		assert_non_null(strstr(why, bad[i].why));
+	}
+}
+
+static void command_protocol(void **st)
+{
+	(void)st;
+	struct timebase *clk = tb_sim_new(tdp_time(T0), 0);
+	struct bc_sim *sim = bcsim_new(sim_clock, clk);
+	struct bc635 c;
+	char err[256];
+	assert_int_equal(bc635_open(&c, bcsim_bus(sim), err, sizeof(err)), 0);
+	assert_string_equal(c.model, "BC635PCI-U (simulated)");
+	assert_string_equal(c.serial, "SIM-0001");
+	assert_string_equal(c.firmware, "sim 1.0");
+	assert_int_equal(bc635_setup(&c, 250000, err, sizeof(err)), 0);
+	assert_int_equal(bcsim_timing_mode(sim), BC_MODE_GPS);
+	assert_int_equal(bcsim_time_format(sim), BC_FORMAT_BINARY);
+	assert_int_equal(bcsim_period_ns(sim), 250000);
+	struct bc_bus *b = bcsim_bus(sim);
+	assert_int_equal(b->ops->rd32(b, BC_MASK), BC_INT_PERIODIC);
+	assert_int_equal(b->ops->rd32(b, BC_CONTROL), BC_CTL_LOCKEN | BC_CTL_EVSOURCE | BC_CTL_EVENTEN);
+	assert_int_equal(c.st.commands, 3 + 3);
+	/* a TF the divider cannot make is refused before anything is sent */
+	assert_int_equal(bc635_setup(&c, 131000, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "TF 131000 ns"));
+	assert_int_equal(c.st.commands, 6);
+	/* binary time: seconds, microseconds and the 100 ns digit */
+	tb_sim_advance(clk, 123456700);
+	struct bc635_time t;
+	bc635_read_time(&c, &t);
+	assert_int_equal(t.utc_ns, T0 + 123456700);
+	assert_int_equal(t.flags, 0);
+	/* the event latch and its lockout */
+	b->ops->wr32(b, BC_EVENTREQ, 1);
+	tb_sim_advance(clk, 1000);
+	b->ops->wr32(b, BC_EVENTREQ, 1);   /* locked: ignored */
+	bc635_decode(b->ops->rd32(b, BC_EVENT0), b->ops->rd32(b, BC_EVENT1), &t);
+	assert_int_equal(t.utc_ns, T0 + 123456700);
+	b->ops->wr32(b, BC_UNLOCK, 1);
+	b->ops->wr32(b, BC_EVENTREQ, 1);
+	bc635_decode(b->ops->rd32(b, BC_EVENT0), b->ops->rd32(b, BC_EVENT1), &t);
+	assert_int_equal(t.utc_ns, T0 + 123457700);
+	/* a card that never acknowledges: a timeout, counted, no hang */
+	bcsim_mute(sim, true);
+	uint8_t pkt[2] = {BC_CMD_TIME_FORMAT, 1};
+	assert_int_equal(bc635_command(&c, pkt, 2), -ETIMEDOUT);
+	assert_int_equal(c.st.command_timeouts, 1);
+	struct bc635 c2;
+	assert_int_equal(bc635_open(&c2, b, err, sizeof(err)), -ETIMEDOUT);
+	assert_non_null(strstr(err, "does not answer"));
+	bcsim_free(sim);
+	clk->ops->destroy(clk);
+}
+
+/* The source on a sim clock; edges are made as the clock moves. */
+struct rig {
+	struct timebase *clk, *tb;
+	struct bc_sim *sim;
+};
+
+static void rig_up(struct rig *r, int64_t tf_ns)
+{
+	r->clk = tb_sim_new(tdp_time(T0 + 10 * TDP_NS_PER_S + tf_ns / 2), 0);
+	r->sim = bcsim_new(sim_clock, r->clk);
+	struct tb_params p = {.tf_ns = tf_ns, .epoch_ns = 0};
+	tb_sync_defaults(&p.sync);
+	p.sync.sample_timeout_ns = 5 * tf_ns;
+	p.sync.holdover_ns = 10 * tf_ns;
+	char err[256];
+	r->tb = tb_bc635_new(bcsim_bus(r->sim), r->clk, &p, err, sizeof(err));
+	if (!r->tb)
+		fail_msg("tb_bc635_new: %s", err);
+}
+
+static void rig_down(struct rig *r)
+{
+	r->tb->ops->destroy(r->tb);
+	bcsim_free(r->sim);
+	r->clk->ops->destroy(r->clk);
+}
+
+/* Moves the clock one frame on and takes the ticks that came: -1 if none. */
+static int64_t next_frame(struct rig *r, int64_t tf_ns, int *nticks)
+{
+	tb_sim_advance(r->clk, tf_ns);
+	bcsim_run_to(r->sim, tb_sim_time(r->clk).ns);
+	int64_t last = -1;
+	*nticks = 0;
+	struct pollfd p = {.fd = r->tb->ops->tick_fd(r->tb), .events = POLLIN};
+	while (poll(&p, 1, 0) == 1) {
+		int64_t f = r->tb->ops->tick(r->tb);
+		if (f >= 0) {
+			last = f;
+			++*nticks;
+		}
+	}
+	return last;
+}
+
+static void heartbeat_ticks_for_tfs(void **st)
+{
+	(void)st;
+	static const int64_t tfs[] = {100000, 250000, 1000000, 10000000};
+	for (size_t i = 0; i < sizeof(tfs) / sizeof(tfs[0]); i++) {
+		struct rig r;
+		rig_up(&r, tfs[i]);
+		struct frame_geom g = {tfs[i], 0, 1};
+		int64_t expect = frame_index(&g, tb_sim_time(r.clk)) + 1;
+		for (int k = 0; k < 50; k++, expect++) {
+			int n;
+			int64_t f = next_frame(&r, tfs[i], &n);
+			assert_int_equal(n, 1);
+			assert_int_equal(f, expect);
+		}
+		struct tb_tick_stats ts;
+		tb_bc635_tick_stats(r.tb, &ts);
+		assert_int_equal(ts.ticks, 50);
+		assert_int_equal(ts.missed + ts.doubled + ts.off_grid + ts.spurious, 0);
+		assert_int_equal(tb_state(r.tb), TB_LOCKED);
+		rig_down(&r);
+	}
+}
+
+static void lost_doubled_and_stopped(void **st)
+{
+	(void)st;
+	const int64_t tf = 1000000;
+	struct rig r;
+	rig_up(&r, tf);
+	int n;
+	int64_t f0 = next_frame(&r, tf, &n);
+	/* a lost interrupt: the next tick is two frames on, and one is missed */
+	bcsim_lose(r.sim, 1);
+	assert_int_equal(next_frame(&r, tf, &n), -1);
+	assert_int_equal(next_frame(&r, tf, &n), f0 + 2);
+	struct tb_tick_stats ts;
+	tb_bc635_tick_stats(r.tb, &ts);
+	assert_int_equal(ts.missed, 1);
+	/* a doubled one: taken once, the second ignored */
+	bcsim_double(r.sim, 1);
+	assert_int_equal(next_frame(&r, tf, &n), f0 + 3);
+	assert_int_equal(n, 1);
+	tb_bc635_tick_stats(r.tb, &ts);
+	assert_int_equal(ts.doubled, 1);
+	assert_int_equal(next_frame(&r, tf, &n), f0 + 4);
+	assert_int_equal(tb_state(r.tb), TB_LOCKED);
+	/* interrupts stop: no ticks; refreshes see no samples: holdover, unlocked */
+	bcsim_irqs_off(r.sim, true);
+	for (int k = 0; k < 8; k++) {
+		assert_int_equal(next_frame(&r, tf, &n), -1);
+		r.tb->ops->refresh(r.tb);
+	}
+	assert_int_equal(tb_state(r.tb), TB_HOLDOVER);
+	for (int k = 0; k < 12; k++) {
+		next_frame(&r, tf, &n);
+		r.tb->ops->refresh(r.tb);
+	}
+	assert_int_equal(tb_state(r.tb), TB_UNLOCKED);
+	/* back: locked again after four good ticks */
+	bcsim_irqs_off(r.sim, false);
+	for (int k = 0; k < 4; k++)
+		next_frame(&r, tf, &n);
+	assert_int_equal(tb_state(r.tb), TB_LOCKED);
+	rig_down(&r);
+}
+
+static void flywheel_and_step(void **st)
+{
+	(void)st;
+	const int64_t tf = 1000000;
+	struct rig r;
+	rig_up(&r, tf);
+	int n;
+	for (int k = 0; k < 5; k++)
+		next_frame(&r, tf, &n);
+	assert_int_equal(tb_state(r.tb), TB_LOCKED);
+	/* the receiver loses the satellites: holdover at the next tick */
+	bcsim_set_flags(r.sim, BC_T0_FLYWHEEL);
+	next_frame(&r, tf, &n);
+	assert_int_equal(tb_state(r.tb), TB_HOLDOVER);
+	struct tb_sync s;
+	r.tb->ops->sync(r.tb, &s);
+	assert_non_null(strstr(s.reason, "flywheeling"));
+	/* the offset flags: bad samples, no relock */
+	bcsim_set_flags(r.sim, BC_T0_TIME_OFFSET);
+	for (int k = 0; k < 5; k++)
+		next_frame(&r, tf, &n);
+	assert_true(tb_state(r.tb) != TB_LOCKED);
+	bcsim_set_flags(r.sim, 0);
+	for (int k = 0; k < 4; k++)
+		next_frame(&r, tf, &n);
+	assert_int_equal(tb_state(r.tb), TB_LOCKED);
+	/* the card's time steps 5 ms forward: the ticks jump five frames, the
+	 * source's clock moves with the card, and the step is counted */
+	int64_t before = tdp_time_diff(r.tb->ops->fast_now(r.tb), tb_sim_time(r.clk));
+	int64_t f = next_frame(&r, tf, &n);
+	bcsim_step(r.sim, 5000000);
+	int64_t g = next_frame(&r, tf, &n);
+	assert_int_equal(g, f + 6);
+	int64_t after = tdp_time_diff(r.tb->ops->fast_now(r.tb), tb_sim_time(r.clk));
+	assert_true(after - before > 4900000 && after - before < 5100000);
+	r.tb->ops->sync(r.tb, &s);
+	assert_int_equal(s.steps, 1);
+	struct tb_tick_stats ts;
+	tb_bc635_tick_stats(r.tb, &ts);
+	assert_int_equal(ts.missed, 5);
+	rig_down(&r);
+}
+
+static void bars_from_sizes(void **st)
+{
+	(void)st;
+	int rb, db;
+	const char *how;
+	uint64_t a[6] = {128, 4096}, b[6] = {4096, 256}, c[6] = {4096, 4096}, d[6] = {128, 128}, e[6] = {4096};
+	assert_int_equal(bc635_pick_bars(a, BC_BARS_AUTO, &rb, &db, &how), 0);
+	assert_true(rb == 0 && db == 1);
+	assert_int_equal(bc635_pick_bars(b, BC_BARS_AUTO, &rb, &db, &how), 0);
+	assert_true(rb == 1 && db == 0);
+	assert_int_equal(bc635_pick_bars(c, BC_BARS_AUTO, &rb, &db, &how), 0);
+	assert_true(rb == 0 && db == 1);
+	assert_non_null(strstr(how, "assumed"));
+	assert_int_equal(bc635_pick_bars(d, BC_BARS_AUTO, &rb, &db, &how), -ENODEV);
+	assert_int_equal(bc635_pick_bars(e, BC_BARS_AUTO, &rb, &db, &how), -ENODEV);
+	/* the override wins, and is checked */
+	assert_int_equal(bc635_pick_bars(c, BC_BARS_1_0, &rb, &db, &how), 0);
+	assert_true(rb == 1 && db == 0);
+	assert_int_equal(bc635_pick_bars(a, BC_BARS_1_0, &rb, &db, &how), -ENODEV);
+	/* and a card that is not there says so */
+	char err[256];
+	assert_null(bc635_pci_open("uio97", BC_BARS_AUTO, err, sizeof(err)));
+	assert_non_null(strstr(err, "no PCI device"));
+	assert_null(bc635_pci_open("0000:7f:1f.7", BC_BARS_AUTO, err, sizeof(err)));
+	assert_null(bc635_pci_open("eth0", BC_BARS_AUTO, err, sizeof(err)));
+	assert_non_null(strstr(err, "give uioN"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(divider),
+		cmocka_unit_test(command_protocol),
+		cmocka_unit_test(heartbeat_ticks_for_tfs),
+		cmocka_unit_test(lost_doubled_and_stopped),
+		cmocka_unit_test(flywheel_and_step),
+		cmocka_unit_test(bars_from_sizes),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
