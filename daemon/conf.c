@@ -10,11 +10,12 @@
 #include "tdp_sched.h"
 
 const char *const conf_late_names[] = {"drop", "carry", NULL};
-const char *const conf_timebase_names[] = {"system", "ptp", NULL};
+const char *const conf_timebase_names[] = {"system", "ptp", "bc635", "bc635-sim", NULL};
 static const char *const clock_names[] = {"auto", "tai", "realtime", NULL};
 static const char *const fast_names[] = {"auto", "tsc", "os", NULL};
 const char *const conf_action_names[] = {"serve", "alarm", "demote", NULL};
 static const char *const ptp_mode_names[] = {"disciplined", "offset", NULL};
+static const char *const bars_names[] = {"auto", "0,1", "1,0", NULL};
 static const char *const syssync_names[] = {"adjtimex", "assume-locked", NULL};
 static const char *const huge_names[] = {"auto", "yes", "no", NULL};
 const char *const conf_level_names[] = {"error", "warning", "notice", "info", "debug", NULL};
@@ -26,7 +27,7 @@ const struct conf_opt conf_opts[] = {
 	{"schedule", CS_GLOBAL, CT_STR, NULL, 0, 0, NULL, G(schedule), "FILE",
 	 "the reservation table to forward by (tdp-schedule(5))", true},
 	{"timebase", CS_GLOBAL, CT_ENUM, "system", 0, 0, conf_timebase_names, G(timebase), "SOURCE",
-	 "where the common time reference comes from: system (the host clock, disciplined by phc2sys or chrony), ptp (ptp4l, through its management socket)", false},
+	 "where the common time reference comes from: system (the host clock, disciplined by phc2sys or chrony), ptp (ptp4l, through its management socket), bc635 (the GPS card: frame ticks from its heartbeat), bc635-sim (its simulator on the host clock)", false},
 	{"system-clock", CS_GLOBAL, CT_ENUM, "auto", 0, 0, clock_names, G(system_clock), "auto|tai|realtime",
 	 "system timebase: CLOCK_TAI, or CLOCK_REALTIME plus utc-tai-offset; auto takes TAI when the kernel knows the offset", false},
 	{"utc-tai-offset", CS_GLOBAL, CT_INT, "37", 0, 1000, NULL, G(utc_tai_offset), "S",
@@ -43,6 +44,10 @@ const struct conf_opt conf_opts[] = {
 	 "ptp timebase: ptp4l and phc2sys steer the system clock, or tdpd applies ptp4l's measured master offset itself (ptp4l with free_running 1)", false},
 	{"ptp-poll", CS_GLOBAL, CT_DUR, "250ms", 10000000, 60000000000LL, NULL, G(ptp_poll_ns), "TIME",
 	 "ptp timebase: ask ptp4l for TIME_STATUS_NP and PORT_DATA_SET this often", false},
+	{"bc635-device", CS_GLOBAL, CT_STR, "uio0", 0, 0, NULL, G(bc635_device), "DEV",
+	 "bc635 timebase: the card through UIO (uioN or /dev/uioN, uio_pci_generic bound) or VFIO (its PCI address, vfio-pci bound)", false},
+	{"bc635-bars", CS_GLOBAL, CT_ENUM, "auto", 0, 0, bars_names, G(bc635_bars), "auto|0,1|1,0",
+	 "bc635 timebase: which BARs hold the registers and the DPRAM; auto decides from their sizes", false},
 	{"sync-lock-threshold", CS_GLOBAL, CT_DUR, "1us", 1, 1000000000, NULL, G(sync_lock_ns), "TIME",
 	 "a sample whose error is within this is good; sync-lock-samples good ones in a row lock, as many bad ones unlock", false},
 	{"sync-lock-samples", CS_GLOBAL, CT_INT, "4", 1, 1000, NULL, G(sync_lock_samples), "N",

@@ -61,6 +61,8 @@ struct conf {
 	int64_t sync_holdover_action, sync_unlocked_action;
 	char ptp_socket[CONF_STR];
 	int64_t ptp_domain, ptp_mode, ptp_poll_ns;
+	char bc635_device[CONF_STR];
+	int64_t bc635_bars;
 	int64_t engine_cpu, housekeeping_cpu, engine_priority, rx_priority;
 	int64_t late_policy;
 	int64_t flow_queue_depth, be_queue_depth;

@@ -62,6 +62,16 @@ void summary_text(const struct summary_src *s, FILE *out)
 		     "; skips %" PRIu64 ", steps back %" PRIu64 " (%" PRIu64 " frames repeated, none re-sent)\n",
 		es.holdover_frames, es.unlocked_frames, es.alarm_frames, es.demoted_frames, es.skip_events, es.back_steps,
 		es.repeated_frames);
+	if (s->tb->ops->tick_stats) {
+		const struct hist *th = engine_tick_hist(s->e);
+		struct tb_tick_stats ts;
+		s->tb->ops->tick_stats(s->tb, &ts);
+		fprintf(out, "ticks   %" PRIu64 " taken, %" PRIu64 " timed out, %" PRIu64 " missed, %" PRIu64 " doubled, %" PRIu64
+			     " spurious; tick latency from the frame start p50 %" PRId64 " ns p99 %" PRId64 " ns max %" PRId64
+			     " ns\n",
+			es.ticks, es.tick_timeouts, ts.missed, ts.doubled, ts.spurious, hist_quantile(th, 0.5),
+			hist_quantile(th, 0.99), th->count ? th->max : 0);
+	}
 	fprintf(out, "wait    %" PRIu64 " sleeps, %" PRIu64 " spins, predicted oversleep %" PRId64
 		     " ns, bookkeeping %" PRId64 " ns (%" PRIu64 " deferred)\n",
 		pw->st.sleeps, pw->st.spins, pw->pred_ns, pw_book_ns(pw), pw->st.deferred);
@@ -121,10 +131,21 @@ void summary_json(const struct summary_src *s, FILE *out)
 		     ",\"deferred\":%" PRIu64 ",\"predicted_oversleep_ns\":%" PRId64 ",\"skip_events\":%" PRIu64
 		     ",\"back_steps\":%" PRIu64 ",\"repeated_frames\":%" PRIu64 ",\"last_jump_frames\":%" PRId64
 		     ",\"holdover_frames\":%" PRIu64 ",\"unlocked_frames\":%" PRIu64 ",\"alarm_frames\":%" PRIu64
-		     ",\"demoted_frames\":%" PRIu64 "}",
+		     ",\"demoted_frames\":%" PRIu64 ",\"ticks\":%" PRIu64 ",\"tick_timeouts\":%" PRIu64 "}",
 		es.frames, es.late_frames, es.skipped_frames, es.sleep_ns, duty(&es, s->elapsed_s), pw->st.sleeps,
 		pw->st.spins, pw->st.deferred, pw->pred_ns, es.skip_events, es.back_steps, es.repeated_frames,
-		es.last_jump_frames, es.holdover_frames, es.unlocked_frames, es.alarm_frames, es.demoted_frames);
+		es.last_jump_frames, es.holdover_frames, es.unlocked_frames, es.alarm_frames, es.demoted_frames, es.ticks,
+		es.tick_timeouts);
+	if (s->tb->ops->tick_stats) {
+		const struct hist *th = engine_tick_hist(s->e);
+		struct tb_tick_stats ts;
+		s->tb->ops->tick_stats(s->tb, &ts);
+		fprintf(out, ",\"tick\":{\"missed\":%" PRIu64 ",\"doubled\":%" PRIu64 ",\"backwards\":%" PRIu64
+			     ",\"off_grid\":%" PRIu64 ",\"spurious\":%" PRIu64 ",\"latency_ns\":{\"count\":%" PRIu64
+			     ",\"p50\":%" PRId64 ",\"p99\":%" PRId64 ",\"max\":%" PRId64 "}}",
+			ts.missed, ts.doubled, ts.backwards, ts.off_grid, ts.spurious, th->count, hist_quantile(th, 0.5),
+			hist_quantile(th, 0.99), th->count ? th->max : 0);
+	}
 	struct tb_sync sy;
 	s->tb->ops->sync(s->tb, &sy);
 	fprintf(out, ",\"sync\":{\"state\":\"%s\",\"reason\":", tb_state_name(sy.state));

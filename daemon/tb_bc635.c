@@ -332,7 +332,7 @@ static int bc_sim_create(struct timebase **out, const struct tb_params *p0, char
 	return 0;
 }
 
-void tb_bc635_tick_stats(struct timebase *tb, struct tb_tick_stats *out)
+static void bc_tick_stats(struct timebase *tb, struct tb_tick_stats *out)
 {
 	struct tb_bc *b = BC(tb);
 	const uint64_t *s = (const uint64_t *)&b->ts;
@@ -353,6 +353,7 @@ const struct timebase_ops tb_bc635_ops = {
 	.sync = bc_sync,
 	.tick_fd = bc_tick_fd,
 	.tick = bc_tick,
+	.tick_stats = bc_tick_stats,
 	.describe = bc_describe,
 };
 
@@ -368,5 +369,6 @@ const struct timebase_ops tb_bc635_sim_ops = {
 	.sync = bc_sync,
 	.tick_fd = bc_tick_fd,
 	.tick = bc_tick,
+	.tick_stats = bc_tick_stats,
 	.describe = bc_describe,
 };

@@ -384,7 +384,7 @@ static int bring_up(struct tdpd *d)
 			 .drift_ppb = c->sync_drift_ppb, .step_ns = c->sync_step_ns},
 		.tf_ns = (int64_t)d->t->tf_ns, .epoch_ns = (int64_t)d->t->epoch_ns,
 		.ptp_socket = c->ptp_socket, .ptp_domain = (int)c->ptp_domain, .ptp_mode = (int)c->ptp_mode,
-		.ptp_poll_ns = c->ptp_poll_ns,
+		.ptp_poll_ns = c->ptp_poll_ns, .bc635_device = c->bc635_device, .bc635_bars = (int)c->bc635_bars,
 	};
 	if (tbo->create(&d->tb, &tp, tberr, sizeof(tberr)) != 0) {
 		log_err("timebase %s: %s", tbo->name, tberr);

@@ -57,6 +57,15 @@ enum { TB_SYSSYNC_ADJTIMEX, TB_SYSSYNC_ASSUME };
 enum { TB_PTP_DISCIPLINED, TB_PTP_OFFSET };
 enum { TB_BARS_AUTO, TB_BARS_0_1, TB_BARS_1_0, TB_BARS_0_0 };
 
+struct tb_tick_stats {
+	uint64_t ticks;           /* heartbeats taken */
+	uint64_t missed;          /* frames whose tick never came (gaps in the index) */
+	uint64_t doubled;         /* a frame's tick again: ignored */
+	uint64_t backwards;       /* a tick for an earlier frame than the last (the card stepped back) */
+	uint64_t off_grid;        /* an edge more than 1 us from a frame start */
+	uint64_t spurious;        /* an interrupt that was no heartbeat */
+};
+
 struct timebase;
 
 struct timebase_ops {
@@ -72,6 +81,7 @@ struct timebase_ops {
 	void (*sync)(struct timebase *tb, struct tb_sync *s);
 	int (*tick_fd)(struct timebase *tb);
 	int64_t (*tick)(struct timebase *tb);
+	void (*tick_stats)(struct timebase *tb, struct tb_tick_stats *out);
 	/* one line on what the source found and uses, for the start-up log */
 	void (*describe)(struct timebase *tb, char *buf, size_t len);
 };
@@ -121,21 +131,11 @@ void tb_ptp_counters(struct timebase *tb, uint64_t out[9]);
 
 /* ---- the bc635 sources' own ------------------------------------------- */
 
-struct tb_tick_stats {
-	uint64_t ticks;           /* heartbeats taken */
-	uint64_t missed;          /* frames whose tick never came (gaps in the index) */
-	uint64_t doubled;         /* a frame's tick again: ignored */
-	uint64_t backwards;       /* a tick for an earlier frame than the last (the card stepped back) */
-	uint64_t off_grid;        /* an edge more than 1 us from a frame start */
-	uint64_t spurious;        /* an interrupt that was no heartbeat */
-};
-
 struct bc_bus;
 /* The bc635 source over any bus and host clock (tests: the simulator on the
  * sim clock); owns neither. NULL with a message in err. */
 struct timebase *tb_bc635_new(struct bc_bus *bus, struct timebase *host, const struct tb_params *p, char *err,
 			      size_t errlen);
-void tb_bc635_tick_stats(struct timebase *tb, struct tb_tick_stats *out);
 
 /* ---- the sim source's own controls (tests) ----------------------------- */
 

@@ -60,12 +60,12 @@ static void raise_irq(struct bc_sim *s)
 		s->st.lost++;
 }
 
-static void latch_edge(struct bc_sim *s, int64_t t)
+static void latch_edge(struct bc_sim *s, int64_t t, bool lock)
 {
 	uint32_t ctl = s->reg[BC_CONTROL / 4];
 	if ((ctl & BC_CTL_EVENTEN) && (ctl & BC_CTL_EVSOURCE) && !s->locked) {
 		encode(t, s->flags, &s->reg[BC_EVENT0 / 4], &s->reg[BC_EVENT1 / 4]);
-		s->locked = ctl & BC_CTL_LOCKEN;
+		s->locked = lock && (ctl & BC_CTL_LOCKEN);
 	}
 	s->reg[BC_INTSTAT / 4] |= BC_INT_PERIODIC;
 	if ((s->reg[BC_MASK / 4] & BC_INT_PERIODIC) && !s->irqs_off)
@@ -81,7 +81,7 @@ static void edge(struct bc_sim *s, int64_t t)
 		s->st.lost++;
 		return;
 	}
-	latch_edge(s, t);
+	latch_edge(s, t, true);
 	if (s->dbl) {
 		s->dbl--;
 		s->st.doubled++;
@@ -174,7 +174,8 @@ static void sim_wr32(struct bc_bus *b, uint32_t off, uint32_t v)
 		if (s->dup_edge >= 0) {
 			int64_t t = s->dup_edge;
 			s->dup_edge = -1;
-			latch_edge(s, t);
+			/* the same edge presented again; a real edge after it still latches */
+			latch_edge(s, t, false);
 		}
 		break;
 	case BC_CONTROL:

@@ -19,6 +19,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "bc635_sim.h"
 #include "dpdk_env.h"
 #include "engine.h"
 #include "frame.h"
@@ -87,6 +88,18 @@ struct rig {
 static int rig_no;
 /* what the engine does in holdover and unlocked; set before rig_up */
 static enum sync_action rig_hold = SA_SERVE, rig_unl = SA_SERVE;
+/* when set, the engine runs on the bc635 source over the simulator, on the
+ * sim clock; edges are made before each frame */
+static bool rig_bc635;
+static struct bc_sim *rig_sim;
+static struct timebase *rig_bctb;
+
+static int64_t sim_clock(void *arg)
+{
+	return tb_sim_time(arg).ns;
+}
+
+static int64_t step(struct rig *r);
 
 static void rig_up(struct rig *r, const char *table, enum late_policy late, int64_t start_ns,
 		   int64_t be_poll_ns, uint32_t depth)
@@ -108,8 +121,19 @@ static void rig_up(struct rig *r, const char *table, enum late_policy late, int6
 					      .rate_bps = 0, .overhead = r->t->ports[p].overhead};
 	}
 	rig_no++;
+	struct timebase *etb = r->tb;
+	if (rig_bc635) {
+		rig_sim = bcsim_new(sim_clock, r->tb);
+		struct tb_params tp = {.tf_ns = (int64_t)r->t->tf_ns, .epoch_ns = (int64_t)r->t->epoch_ns};
+		tb_sync_defaults(&tp.sync);
+		char e2[256];
+		rig_bctb = tb_bc635_new(bcsim_bus(rig_sim), r->tb, &tp, e2, sizeof(e2));
+		if (!rig_bctb)
+			fail_msg("tb_bc635_new: %s", e2);
+		etb = rig_bctb;
+	}
 	struct eng_config c = {
-		.t = r->t, .tb = r->tb, .late = late, .flow_depth = depth, .be_depth = 256,
+		.t = r->t, .tb = etb, .late = late, .flow_depth = depth, .be_depth = 256,
 		.be_poll_ns = be_poll_ns, .refresh_ns = 0, .ports = pc,
 		.holdover_action = rig_hold, .unlocked_action = rig_unl,
 		.pw = {.spin_below_ns = 0, .min_sleep_ns = 1000, .margin_ns = 500, .window = 16,
@@ -125,6 +149,12 @@ static void rig_up(struct rig *r, const char *table, enum late_policy late, int6
 static void rig_down(struct rig *r)
 {
 	engine_destroy(r->e);
+	if (rig_bctb) {
+		rig_bctb->ops->destroy(rig_bctb);
+		bcsim_free(rig_sim);
+		rig_bctb = NULL;
+		rig_sim = NULL;
+	}
 	for (uint32_t p = 0; p < r->t->nports; p++) {
 		rte_eth_dev_stop((uint16_t)r->port[p]);
 		env_drain(r->tx[p]);
@@ -486,6 +516,14 @@ static void best_effort_too_big_and_held(void **state)
 }
 
 
+/* One frame; on the bc635 path the card's edges up to now happen first. */
+static int64_t step(struct rig *r)
+{
+	if (rig_sim)
+		bcsim_run_to(rig_sim, tb_sim_time(r->tb).ns);
+	return engine_step(r->e);
+}
+
 /* Steps one frame at a time for n frames with every queue topped up; checks
  * that each reserved packet leaves in a frame its flow owns, in order, and that
  * no frame index is pushed twice. Returns the last frame pushed. */
@@ -495,7 +533,7 @@ static int64_t run_checked(struct rig *r, int n, int64_t last, uint32_t *next_se
 	for (int i = 0; i < n; i++) {
 		top_up(r, 4, 4, (const uint32_t[]){300}, 1);
 		size_t from = txlog.n;
-		int64_t j = engine_step(r->e);
+		int64_t j = step(r);
 		drain_all(r);
 		check_wire(r, from, txlog.n);
 		assert_true(j > last);
@@ -675,6 +713,48 @@ static void sync_actions(void **state)
 	rig_hold = rig_unl = SA_SERVE;
 }
 
+/* The tick-driven engine: the bc635 heartbeat (simulated, on the sim clock)
+ * gives each frame's tick; every frame is still exact. A lost interrupt is a
+ * tick timeout for one frame and a missed tick for the source, a doubled one
+ * is ignored; neither moves a packet out of its frame. */
+static void tick_driven_frames(void **state)
+{
+	struct rig r;
+	rig_bc635 = true;
+	rig_up(&r, table_late, LATE_DROP, 1000 * TDP_NS_PER_S + 500000, 0, 16);
+	uint32_t seq[2] = {0, 0};
+	int64_t last = run_checked(&r, 200, INT64_MIN, seq);
+	struct eng_stats es;
+	engine_stats(r.e, &es);
+	assert_int_equal(es.ticks, 200);
+	assert_int_equal(es.tick_timeouts, 0);
+	assert_int_equal(es.late_frames + es.skipped_frames, 0);
+	assert_int_equal(tb_state(rig_bctb), TB_LOCKED);
+	/* each tick is taken after the start of its frame, never before */
+	const struct hist *th = engine_tick_hist(r.e);
+	assert_int_equal(th->count, 200);
+	assert_true(th->min >= 0);
+	bcsim_lose(rig_sim, 1);
+	last = run_checked(&r, 10, last, seq);
+	bcsim_double(rig_sim, 1);
+	run_checked(&r, 10, last, seq);
+	engine_stats(r.e, &es);
+	assert_int_equal(es.tick_timeouts, 1);
+	assert_int_equal(es.ticks, 219);
+	assert_int_equal(es.late_frames + es.skipped_frames, 0);
+	struct tb_tick_stats ts;
+	rig_bctb->ops->tick_stats(rig_bctb, &ts);
+	assert_int_equal(ts.missed, 1);
+	/* the doubled interrupt may merge with the next edge's (one eventfd read) */
+	assert_true(ts.doubled <= 1);
+	struct flow_stats fs;
+	engine_flow_stats(r.e, 0, &fs);
+	assert_int_equal(fs.sent, seq[0]);
+	assert_int_equal(fs.sent, 66); /* a: 3 per 10 frames over 220 frames */
+	rig_down(&r);
+	rig_bc635 = false;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -688,6 +768,7 @@ int main(void)
 		cmocka_unit_test(step_back_repeats_no_row),
 		cmocka_unit_test(drift_keeps_frames),
 		cmocka_unit_test(sync_actions),
+		cmocka_unit_test(tick_driven_frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

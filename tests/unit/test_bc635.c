@@ -173,7 +173,7 @@ static void heartbeat_ticks_for_tfs(void **st)
 			assert_int_equal(f, expect);
 		}
 		struct tb_tick_stats ts;
-		tb_bc635_tick_stats(r.tb, &ts);
+		r.tb->ops->tick_stats(r.tb, &ts);
 		assert_int_equal(ts.ticks, 50);
 		assert_int_equal(ts.missed + ts.doubled + ts.off_grid + ts.spurious, 0);
 		assert_int_equal(tb_state(r.tb), TB_LOCKED);
@@ -194,13 +194,13 @@ static void lost_doubled_and_stopped(void **st)
 	assert_int_equal(next_frame(&r, tf, &n), -1);
 	assert_int_equal(next_frame(&r, tf, &n), f0 + 2);
 	struct tb_tick_stats ts;
-	tb_bc635_tick_stats(r.tb, &ts);
+	r.tb->ops->tick_stats(r.tb, &ts);
 	assert_int_equal(ts.missed, 1);
 	/* a doubled one: taken once, the second ignored */
 	bcsim_double(r.sim, 1);
 	assert_int_equal(next_frame(&r, tf, &n), f0 + 3);
 	assert_int_equal(n, 1);
-	tb_bc635_tick_stats(r.tb, &ts);
+	r.tb->ops->tick_stats(r.tb, &ts);
 	assert_int_equal(ts.doubled, 1);
 	assert_int_equal(next_frame(&r, tf, &n), f0 + 4);
 	assert_int_equal(tb_state(r.tb), TB_LOCKED);
@@ -262,7 +262,7 @@ static void flywheel_and_step(void **st)
 	r.tb->ops->sync(r.tb, &s);
 	assert_int_equal(s.steps, 1);
 	struct tb_tick_stats ts;
-	tb_bc635_tick_stats(r.tb, &ts);
+	r.tb->ops->tick_stats(r.tb, &ts);
 	assert_int_equal(ts.missed, 5);
 	rig_down(&r);
 }
