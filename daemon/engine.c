@@ -541,7 +541,8 @@ static void await_tick(struct engine *e, int64_t j, tdp_time_t boundary)
 		if (f < 0)
 			continue;
 		ST_ADD(e->st.ticks, 1);
-		hist_add(&e->tick_lat, tdp_time_diff(tb_fast_now(e->tb), frame_start(&e->g, f)));
+		if (f == j - 1) /* an older one waited while the engine was elsewhere: not a latency */
+			hist_add(&e->tick_lat, tdp_time_diff(tb_fast_now(e->tb), frame_start(&e->g, f)));
 		if (f >= j - 1)
 			return;
 	}

@@ -154,6 +154,8 @@ static void figs_of(const struct hist *h, struct figs *f)
 	f->n = h->count;
 }
 
+static struct figs g_tick; /* tick latency of the latest run_engine, when the source ticks */
+
 static void run_engine(struct timebase *tb, int64_t tf_ns, uint32_t frames, struct figs *out)
 {
 	char txt[512];
@@ -184,6 +186,10 @@ static void run_engine(struct timebase *tb, int64_t tf_ns, uint32_t frames, stru
 	int64_t c1 = thread_cpu(), w1 = mono();
 	figs_of(engine_error_hist(e), out);
 	out->duty = (double)(c1 - c0) / (double)(w1 - w0);
+	figs_of(engine_tick_hist(e), &g_tick);
+	struct eng_stats es;
+	engine_stats(e, &es);
+	g_tick.duty = frames ? (double)es.ticks / frames : 0; /* share of frames that had their tick */
 	engine_destroy(e);
 	rte_eth_dev_stop((uint16_t)port);
 	sched_free(t);
@@ -488,22 +494,60 @@ static void bench_frame(void)
 	}
 }
 
+/* The tick-driven path (the bc635 simulator's heartbeat interrupt on an
+ * eventfd, edges from a thread sleeping to each) against the timer path, same
+ * engine, same histograms. */
+static void bench_tick(struct timebase *sys)
+{
+	int64_t tfs[] = {1000000, 100000};
+	for (int i = 0; i < 2; i++) {
+		int64_t tf = tfs[i];
+		uint32_t frames = (uint32_t)((quick ? 1 : 4) * 1000000000LL / tf / (tf < 1000000 ? 2 : 1));
+		struct tb_params p = {.system_clock = TB_CLOCK_AUTO, .utc_tai_offset_s = 37, .fast_clock = TB_FAST_AUTO,
+				      .tf_ns = tf};
+		tb_sync_defaults(&p.sync);
+		struct timebase *bc;
+		char err[256];
+		if (timebase_find("bc635-sim")->create(&bc, &p, err, sizeof(err)) != 0) {
+			printf("\n== tick path: bc635-sim: %s\n", err);
+			return;
+		}
+		struct figs timer, tick, lat;
+		rt_self();
+		run_engine(sys, tf, frames, &timer);
+		run_engine(bc, tf, frames, &tick);
+		lat = g_tick;
+		rt_off();
+		printf("\n== tick path (bc635 simulator heartbeat) vs timer path at TF %" PRId64 " us, CPU %d (ns)\n",
+		       tf / 1000, cpu);
+		printf("  %-22s %8s %10s %10s %10s %10s %8s\n", "frame-start error", "frames", "p50", "p99", "p99.9", "max",
+		       "CPU");
+		row("timer path (system)", &timer);
+		row("tick path (bc635-sim)", &tick);
+		printf("  tick latency (tick taken - its frame start): p50 %" PRId64 " p99 %" PRId64 " p99.9 %" PRId64
+		       " max %" PRId64 "; %.1f%% of frames had their tick\n",
+		       lat.p50, lat.p99, lat.p999, lat.max, 100 * lat.duty);
+		printf("  tick path p50 / timer path p50:    %.2fx\n", timer.p50 > 0 ? (double)tick.p50 / timer.p50 : 0);
+		bc->ops->destroy(bc);
+	}
+}
+
 int main(int argc, char **argv)
 {
-	bool want[4] = {false, false, false, false}, any = false;
-	const char *names[4] = {"clock", "start", "datapath", "frame"};
+	bool want[5] = {false, false, false, false, false}, any = false;
+	const char *names[5] = {"clock", "start", "datapath", "frame", "tick"};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
 			cpu = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--quick"))
 			quick = true;
 		else
-			for (int j = 0; j < 4; j++)
+			for (int j = 0; j < 5; j++)
 				if (!strcmp(argv[i], names[j]))
 					want[j] = any = true;
 	}
 	if (!any)
-		for (int j = 0; j < 4; j++)
+		for (int j = 0; j < 5; j++)
 			want[j] = true;
 	if (env_eal_init() != 0) {
 		fprintf(stderr, "bench: EAL init failed\n");
@@ -523,6 +567,8 @@ int main(int argc, char **argv)
 	bench_clock(tb);   /* the ratios below need the read cost */
 	if (want[1])
 		bench_start(tb);
+	if (want[4])
+		bench_tick(tb);
 	if (want[2])
 		bench_datapath();
 	if (want[3])
