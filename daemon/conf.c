@@ -10,7 +10,7 @@
 #include "tdp_sched.h"
 
 const char *const conf_late_names[] = {"drop", "carry", NULL};
-const char *const conf_timebase_names[] = {"system", "ptp", "bc635", "bc635-sim", NULL};
+const char *const conf_timebase_names[] = {"system", "ptp", "phc", "bc635", "bc635-sim", NULL};
 static const char *const clock_names[] = {"auto", "tai", "realtime", NULL};
 static const char *const fast_names[] = {"auto", "tsc", "os", NULL};
 const char *const conf_action_names[] = {"serve", "alarm", "demote", NULL};
@@ -27,7 +27,7 @@ const struct conf_opt conf_opts[] = {
 	{"schedule", CS_GLOBAL, CT_STR, NULL, 0, 0, NULL, G(schedule), "FILE",
 	 "the reservation table to forward by (tdp-schedule(5))", true},
 	{"timebase", CS_GLOBAL, CT_ENUM, "system", 0, 0, conf_timebase_names, G(timebase), "SOURCE",
-	 "where the common time reference comes from: system (the host clock, disciplined by phc2sys or chrony), ptp (ptp4l, through its management socket), bc635 (the GPS card: frame ticks from its heartbeat), bc635-sim (its simulator on the host clock)", false},
+	 "where the common time reference comes from: system (the host clock, disciplined by phc2sys or chrony), ptp (ptp4l, through its management socket), phc (a PTP hardware clock read directly), bc635 (the GPS card: frame ticks from its heartbeat), bc635-sim (its simulator on the host clock)", false},
 	{"system-clock", CS_GLOBAL, CT_ENUM, "auto", 0, 0, clock_names, G(system_clock), "auto|tai|realtime",
 	 "system timebase: CLOCK_TAI, or CLOCK_REALTIME plus utc-tai-offset; auto takes TAI when the kernel knows the offset", false},
 	{"utc-tai-offset", CS_GLOBAL, CT_INT, "37", 0, 1000, NULL, G(utc_tai_offset), "S",
@@ -44,6 +44,10 @@ const struct conf_opt conf_opts[] = {
 	 "ptp timebase: ptp4l and phc2sys steer the system clock, or tdpd applies ptp4l's measured master offset itself (ptp4l with free_running 1)", false},
 	{"ptp-poll", CS_GLOBAL, CT_DUR, "250ms", 10000000, 60000000000LL, NULL, G(ptp_poll_ns), "TIME",
 	 "ptp timebase: ask ptp4l for TIME_STATUS_NP and PORT_DATA_SET this often", false},
+	{"phc-device", CS_GLOBAL, CT_STR, "/dev/ptp0", 0, 0, NULL, G(phc_device), "PATH",
+	 "phc timebase: the PTP hardware clock (ethtool -T IFACE names a NIC's)", false},
+	{"phc-tick", CS_GLOBAL, CT_STR, "none", 0, 0, NULL, G(phc_tick), "none|OUT,IN",
+	 "phc timebase: the frame tick from the clock's periodic output on pin OUT wired to its timestamp input on pin IN; none uses the clock alone", false},
 	{"bc635-device", CS_GLOBAL, CT_STR, "uio0", 0, 0, NULL, G(bc635_device), "DEV",
 	 "bc635 timebase: the card through UIO (uioN or /dev/uioN, uio_pci_generic bound) or VFIO (its PCI address, vfio-pci bound)", false},
 	{"bc635-bars", CS_GLOBAL, CT_ENUM, "auto", 0, 0, bars_names, G(bc635_bars), "auto|0,1|1,0",
@@ -498,9 +502,30 @@ static bool same_device(const char *a, const char *b)
 	return na == nb && strncmp(ia, ib, na) == 0;
 }
 
+int conf_phc_pins(const char *v, int *out, int *in)
+{
+	char extra;
+	*out = *in = -1;
+	if (!strcmp(v, "none"))
+		return 0;
+	if (sscanf(v, "%d,%d%c", out, in, &extra) != 2 || *out < 0 || *in < 0 || *out > 255 || *in > 255 ||
+	    *out == *in) {
+		*out = *in = -1;
+		return -1;
+	}
+	return 0;
+}
+
 int conf_check(const struct conf *c, FILE *err)
 {
 	int errors = 0;
+	int po, pi;
+	if (conf_phc_pins(c->phc_tick, &po, &pi)) {
+		size_t oi = (size_t)(conf_find("phc-tick", CS_GLOBAL) - conf_opts);
+		error_at(err, c->set_file[oi] ? c->set_file[oi] : "command line", c->set_line[oi],
+			 "phc-tick '%s': give none, or two different pin numbers OUT,IN", c->phc_tick);
+		errors++;
+	}
 	for (const struct conf_opt *o = conf_opts; o->name; o++) {
 		if (!o->required)
 			continue;

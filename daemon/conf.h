@@ -61,6 +61,7 @@ struct conf {
 	int64_t sync_holdover_action, sync_unlocked_action;
 	char ptp_socket[CONF_STR];
 	int64_t ptp_domain, ptp_mode, ptp_poll_ns;
+	char phc_device[CONF_STR], phc_tick[CONF_STR];
 	char bc635_device[CONF_STR];
 	int64_t bc635_bars;
 	int64_t engine_cpu, housekeeping_cpu, engine_priority, rx_priority;
@@ -112,6 +113,8 @@ int conf_read_file(struct conf *c, const char *path, FILE *err);
 /* Sets one option; port NULL for [global]. Returns 0 or -1 after printing. */
 int conf_set(struct conf *c, const char *port, const char *name, const char *value, const char *file,
 	     uint32_t line, FILE *err);
+/* phc-tick: "none" gives -1,-1. 0, or -1 when malformed. */
+int conf_phc_pins(const char *v, int *out, int *in);
 /* Checks what only the whole can tell (required options, ports). Returns errors. */
 int conf_check(const struct conf *c, FILE *err);
 struct conf_port *conf_port_find(struct conf *c, const char *name);

@@ -46,8 +46,7 @@ struct tb_bc {
 	int64_t tai_off_ns;        /* TAI - UTC */
 	struct frame_geom g;
 	_Atomic int64_t host_off;  /* card CTR - host CTR */
-	int64_t last_frame;
-	bool have_last;
+	struct tb_tick_track tt;
 	struct tb_tick_stats ts;   /* engine thread only; read through atomics */
 	pthread_mutex_t lock;      /* guards sy */
 	struct sync sy;
@@ -144,22 +143,9 @@ static int64_t bc_tick(struct timebase *tb)
 		return -1;
 	}
 	tdp_time_t edge = tdp_time(e.utc_ns + b->tai_off_ns);
-	/* the edge is a frame start: take the nearest */
-	int64_t f = frame_index(&b->g, tdp_time_add(edge, b->g.tf_ns / 2));
-	if (b->have_last && f == b->last_frame) {
-		ADD(b->ts.doubled, 1);
+	int64_t f = tb_tick_account(&b->tt, &b->g, edge, &b->ts);
+	if (f < 0)
 		return -1;
-	}
-	if (b->have_last && f > b->last_frame + 1)
-		ADD(b->ts.missed, (uint64_t)(f - b->last_frame - 1));
-	if (b->have_last && f < b->last_frame)
-		ADD(b->ts.backwards, 1);
-	int64_t from_start = tdp_time_diff(edge, frame_start(&b->g, f));
-	if (from_start > 1000 || from_start < -1000)
-		ADD(b->ts.off_grid, 1);
-	b->last_frame = f;
-	b->have_last = true;
-	ADD(b->ts.ticks, 1);
 	/* the edge against the host clock: a step of the card shows here first */
 	int64_t off = tdp_time_diff(edge, tdp_time_add(tb_fast_now(b->host), hoff(b)));
 	if (off < -b->sy.cfg.step_ns || off > b->g.tf_ns + b->sy.cfg.step_ns)

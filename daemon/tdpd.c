@@ -385,7 +385,9 @@ static int bring_up(struct tdpd *d)
 		.tf_ns = (int64_t)d->t->tf_ns, .epoch_ns = (int64_t)d->t->epoch_ns,
 		.ptp_socket = c->ptp_socket, .ptp_domain = (int)c->ptp_domain, .ptp_mode = (int)c->ptp_mode,
 		.ptp_poll_ns = c->ptp_poll_ns, .bc635_device = c->bc635_device, .bc635_bars = (int)c->bc635_bars,
+		.phc_device = c->phc_device,
 	};
+	conf_phc_pins(c->phc_tick, &tp.phc_out_pin, &tp.phc_in_pin);
 	if (tbo->create(&d->tb, &tp, tberr, sizeof(tberr)) != 0) {
 		log_err("timebase %s: %s", tbo->name, tberr);
 		return -1;

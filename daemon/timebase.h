@@ -46,7 +46,7 @@ struct tb_params {
 	int ptp_mode;             /* TB_PTP_* */
 	int64_t ptp_poll_ns;      /* how often to ask TIME_STATUS_NP */
 	const char *phc_device;   /* /dev/ptpN */
-	int phc_pin;              /* pin for the frame tick (PEROUT + EXTTS), -1: none */
+	int phc_out_pin, phc_in_pin; /* the frame tick: PEROUT pin wired to EXTTS pin; -1: no tick */
 	const char *bc635_device; /* uio name, /dev/uioN or a PCI address (VFIO) */
 	int bc635_bars;           /* TB_BARS_* */
 };
@@ -65,6 +65,17 @@ struct tb_tick_stats {
 	uint64_t off_grid;        /* an edge more than 1 us from a frame start */
 	uint64_t spurious;        /* an interrupt that was no heartbeat */
 };
+
+/* Frame-index bookkeeping of a source with a tick (pure). */
+struct tb_tick_track {
+	int64_t last;
+	int have_last;
+};
+struct frame_geom;
+/* The edge at a frame start to the frame's index, counting gaps (missed),
+ * repeats (doubled: -1 is returned), steps back and edges off the grid. */
+int64_t tb_tick_account(struct tb_tick_track *tt, const struct frame_geom *g, tdp_time_t edge,
+			struct tb_tick_stats *st);
 
 struct timebase;
 
@@ -136,6 +147,13 @@ struct bc_bus;
  * sim clock); owns neither. NULL with a message in err. */
 struct timebase *tb_bc635_new(struct bc_bus *bus, struct timebase *host, const struct tb_params *p, char *err,
 			      size_t errlen);
+
+/* ---- the phc source's own ---------------------------------------------- */
+
+struct phc_io;
+/* The phc source over any ioctl layer and host clock (tests); owns neither. */
+struct timebase *tb_phc_new(const struct phc_io *io, struct timebase *host, const struct tb_params *p, char *err,
+			    size_t errlen);
 
 /* ---- the sim source's own controls (tests) ----------------------------- */
 

@@ -48,7 +48,7 @@ $out"
 	fi
 }
 
-echo "1..28"
+echo "1..33"
 good >"$W/good.conf"
 out=$("$TDPD" -f "$W/good.conf" --check 2>&1) && grep -q "valid: 2 ports, 2 flows" <<<"$out" &&
 	ok "a good configuration passes --check" || notok "a good configuration passes --check" "$out"
@@ -58,6 +58,11 @@ expect_err "unknown option, with file and line" "$G
 frobnicate 3" "bad.conf:16: error: unknown option 'frobnicate'"
 expect_err "out of range" "${G/late-policy carry/engine-priority 100}" "bad.conf:3: error: engine-priority '100': 100 is out of range 0..99"
 expect_err "bad choice lists the choices" "${G/late-policy carry/late-policy resend}" "expected one of drop, carry"
+expect_err "an unknown timebase lists the sources" "${G/late-policy carry/timebase gps}" "expected one of system, ptp, phc, bc635, bc635-sim"
+expect_err "a sync action that does not exist" "${G/late-policy carry/sync-unlocked-action panic}" "expected one of serve, alarm, demote"
+expect_err "ptp-mode names its two modes" "${G/late-policy carry/ptp-mode slave}" "expected one of disciplined, offset"
+expect_err "phc-tick needs two different pins" "${G/late-policy carry/phc-tick 1,1}" "bad.conf:3: error: phc-tick '1,1': give none, or two different pin numbers OUT,IN"
+expect_err "bc635-bars names its layouts" "${G/late-policy carry/bc635-bars 2,3}" "expected one of auto, 0,1, 1,0"
 expect_err "bad duration" "${G/late-policy carry/spin-below 20 parsecs}" "bad.conf:3: error: spin-below '20 parsecs'"
 expect_err "a value given twice" "${G/late-policy carry/late-policy carry
 late-policy drop}" "bad.conf:4: error: 'late-policy' given twice (first at line 3)"

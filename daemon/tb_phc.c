@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The phc source: a PTP hardware clock (phc-device), taken as TAI as ptp4l
+ * keeps it. now() reads the PHC; polling and sleeping go through the host
+ * clock shifted by PHC - host, measured with the best offset ioctl the clock
+ * answers at start and at every refresh. Each measurement is a sync sample
+ * whose error is how far the offset moved from the last one; a measurement
+ * that fails is a fault. With phc-tick OUT,IN the PHC's periodic output on pin
+ * OUT, wired to its timestamp input on pin IN, gives the frame tick: each
+ * EXTTS event is a frame start. The start-up log says what the clock has.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frame.h"
+#include "log.h"
+#include "phc.h"
+#include "timebase.h"
+
+extern const struct timebase_ops tb_system_ops;
+extern const struct timebase_ops tb_phc_ops;
+
+struct tb_phc {
+	struct timebase base;
+	struct timebase *host;
+	bool own_host;
+	struct phc phc;
+	struct frame_geom g;
+	_Atomic int64_t host_off;   /* PHC - host CTR */
+	bool have_off;
+	struct tb_tick_track tt;
+	struct tb_tick_stats ts;
+	pthread_mutex_t lock;
+	struct sync sy;
+	char what[400];
+};
+
+#define PH(tb) ((struct tb_phc *)(tb))
+
+static int64_t hoff(struct tb_phc *p)
+{
+	return __atomic_load_n(&p->host_off, __ATOMIC_RELAXED);
+}
+
+/* PHC - host; 0 or -errno */
+static int measure(struct tb_phc *p, int64_t *out)
+{
+	int64_t off_rt, delay;
+	int rc = phc_offset(&p->phc, &off_rt, &delay);
+	if (rc)
+		return rc;
+	struct timespec rt;
+	tdp_time_t h = tb_now(p->host);
+	p->phc.io->realtime(p->phc.io->ctx, &rt);
+	int64_t rt_minus_host = (int64_t)rt.tv_sec * TDP_NS_PER_S + rt.tv_nsec - h.ns;
+	*out = off_rt + rt_minus_host;
+	return 0;
+}
+
+static void sample(struct tb_phc *p)
+{
+	int64_t off;
+	int rc = measure(p, &off);
+	tdp_time_t now = tb_now(p->host);
+	pthread_mutex_lock(&p->lock);
+	if (rc) {
+		char why[160];
+		snprintf(why, sizeof(why), "%s: %s failed: %s", p->phc.path, phc_method_name(p->phc.method), strerror(-rc));
+		sync_fault(&p->sy, now, why);
+	} else {
+		int64_t moved = p->have_off ? off - hoff(p) : 0;
+		__atomic_store_n(&p->host_off, off, __ATOMIC_RELAXED);
+		p->have_off = true;
+		sync_sample(&p->sy, now, off, moved);
+	}
+	sync_poll(&p->sy, now);
+	tb_set_state(&p->base, p->sy.state);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static tdp_time_t phc_now(struct timebase *tb)
+{
+	struct tb_phc *p = PH(tb);
+	struct timespec ts;
+	if (p->phc.io->gettime(p->phc.io->ctx, p->phc.fd, &ts) == 0)
+		return tdp_time((int64_t)ts.tv_sec * TDP_NS_PER_S + ts.tv_nsec);
+	return tdp_time_add(tb_now(p->host), hoff(p));
+}
+
+static tdp_time_t phc_fast_now(struct timebase *tb)
+{
+	struct tb_phc *p = PH(tb);
+	return tdp_time_add(tb_fast_now(p->host), hoff(p));
+}
+
+static int phc_sleep_until(struct timebase *tb, tdp_time_t t)
+{
+	struct tb_phc *p = PH(tb);
+	return tb_sleep_until(p->host, tdp_time_add(t, -hoff(p)));
+}
+
+static void phc_refresh(struct timebase *tb)
+{
+	struct tb_phc *p = PH(tb);
+	if (p->host->ops->refresh)
+		p->host->ops->refresh(p->host);
+	sample(p);
+}
+
+static void phc_sync(struct timebase *tb, struct tb_sync *out)
+{
+	struct tb_phc *p = PH(tb);
+	pthread_mutex_lock(&p->lock);
+	sync_get(&p->sy, tb_now(p->host), out);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static int phc_tick_fd(struct timebase *tb)
+{
+	struct tb_phc *p = PH(tb);
+	return p->phc.perout_pin >= 0 ? p->phc.fd : -1;
+}
+
+static int64_t phc_tick(struct timebase *tb)
+{
+	struct tb_phc *p = PH(tb);
+	int64_t t[8];
+	int n = phc_tick_read(&p->phc, t, 8);
+	if (n <= 0) {
+		__atomic_store_n(&p->ts.spurious, p->ts.spurious + 1, __ATOMIC_RELAXED);
+		return -1;
+	}
+	int64_t f = -1;
+	for (int i = 0; i < n; i++) {
+		int64_t g = tb_tick_account(&p->tt, &p->g, tdp_time(t[i]), &p->ts);
+		if (g >= 0)
+			f = g;
+	}
+	return f;
+}
+
+static void phc_tick_stats(struct timebase *tb, struct tb_tick_stats *out)
+{
+	struct tb_phc *p = PH(tb);
+	const uint64_t *s = (const uint64_t *)&p->ts;
+	uint64_t *d = (uint64_t *)out;
+	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
+		d[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+}
+
+static void phc_describe(struct timebase *tb, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", PH(tb)->what);
+}
+
+static void phc_destroy(struct timebase *tb)
+{
+	struct tb_phc *p = PH(tb);
+	phc_close(&p->phc);
+	if (p->host && p->own_host)
+		p->host->ops->destroy(p->host);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
+
+struct timebase *tb_phc_new(const struct phc_io *io, struct timebase *host, const struct tb_params *prm, char *err,
+			    size_t errlen)
+{
+	struct tb_phc *p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	p->base.ops = &tb_phc_ops;
+	p->host = host;
+	p->phc.fd = -1;
+	pthread_mutex_init(&p->lock, NULL);
+	const char *dev = prm->phc_device && *prm->phc_device ? prm->phc_device : "/dev/ptp0";
+	bool tick = prm->phc_out_pin >= 0;
+	if (tick && (prm->tf_ns <= 0 || prm->epoch_ns % prm->tf_ns)) {
+		snprintf(err, errlen, "the table's epoch (%" PRId64 " ns) is not a whole number of frames: a tick "
+			 "started on a whole second cannot mark its frame starts", prm->epoch_ns);
+		goto fail;
+	}
+	p->g = (struct frame_geom){prm->tf_ns > 0 ? prm->tf_ns : 1000000, prm->epoch_ns, 1};
+	if (phc_open(&p->phc, io, dev, err, errlen))
+		goto fail;
+	struct sync_cfg sc = prm->sync;
+	if (sc.lock_ns <= 0)
+		tb_sync_defaults(&sc);
+	if (sync_init(&p->sy, &sc, tb_now(host), "not measured yet")) {
+		snprintf(err, errlen, "sync settings out of range");
+		goto fail;
+	}
+	tb_set_state(&p->base, TB_UNLOCKED);
+	int64_t off;
+	int rc = measure(p, &off);
+	if (rc) {
+		snprintf(err, errlen, "%s: cannot measure its offset: %s", dev, strerror(-rc));
+		goto fail;
+	}
+	__atomic_store_n(&p->host_off, off, __ATOMIC_RELAXED);
+	p->have_off = true;
+	if (tick && phc_tick_start(&p->phc, prm->phc_out_pin, prm->phc_in_pin, prm->tf_ns, err, errlen))
+		goto fail;
+	const struct phc_caps *c = &p->phc.caps;
+	int n = snprintf(p->what, sizeof(p->what),
+			 "PHC %s: max adjustment %d ppb, %d timestamp inputs, %d periodic outputs, %d pins, PPS %s, "
+			 "cross timestamps %s; offset by %s",
+			 dev, c->max_adj_ppb, c->n_ext_ts, c->n_per_out, c->n_pins, c->pps ? "yes" : "no",
+			 c->cross_timestamping ? "yes" : "no", phc_method_name(p->phc.method));
+	if (n > 0 && (size_t)n < sizeof(p->what)) {
+		if (tick)
+			snprintf(p->what + n, sizeof(p->what) - (size_t)n,
+				 "; frame tick from periodic output pin %d wired to timestamp input pin %d", prm->phc_out_pin,
+				 prm->phc_in_pin);
+		else
+			snprintf(p->what + n, sizeof(p->what) - (size_t)n, "; no frame tick (phc-tick none): the clock alone");
+	}
+	return &p->base;
+fail:
+	phc_destroy(&p->base);
+	return NULL;
+}
+
+static int phc_create(struct timebase **out, const struct tb_params *prm, char *err, size_t errlen)
+{
+	struct tb_params hp = *prm;
+	hp.system_sync = TB_SYSSYNC_ASSUME;
+	struct timebase *host;
+	int rc = tb_system_ops.create(&host, &hp, err, errlen);
+	if (rc)
+		return rc;
+	*out = tb_phc_new(&phc_io_real, host, prm, err, errlen);
+	if (!*out) {
+		host->ops->destroy(host);
+		return -ENODEV;
+	}
+	PH(*out)->own_host = true;
+	return 0;
+}
+
+const struct timebase_ops tb_phc_ops = {
+	.name = "phc",
+	.doc = "a PTP hardware clock (phc-device) read directly, with a frame tick from its pins (phc-tick)",
+	.create = phc_create,
+	.destroy = phc_destroy,
+	.now = phc_now,
+	.fast_now = phc_fast_now,
+	.sleep_until = phc_sleep_until,
+	.refresh = phc_refresh,
+	.sync = phc_sync,
+	.tick_fd = phc_tick_fd,
+	.tick = phc_tick,
+	.tick_stats = phc_tick_stats,
+	.describe = phc_describe,
+};
