@@ -7,10 +7,13 @@
 # reserved flows and a best-effort flood through it. At the end: tdpd's own
 # counters and frame-start error, and what the receiver got. Everything is
 # torn down at the end, on failure and on Ctrl-C. Files go to build/demo/.
-# usage: tools/demo.sh BUILDDIR [SECONDS]
+# usage: tools/demo.sh BUILDDIR [SECONDS [TIMEBASE]]   (TIMEBASE: system, or bc635-sim for the
+# whole GPS path on the simulated card)
 set -euo pipefail
 B=$(cd "$1" && pwd)
 SECS=${2:-5}
+TB=${3:-system}
+case $TB in system | bc635-sim) ;; *) echo "demo: TIMEBASE is system or bc635-sim, not $TB" >&2; exit 2 ;; esac
 cd "$(dirname "$0")/.."
 SRC=$(pwd)
 OUT=$SRC/build/demo
@@ -41,7 +44,7 @@ say "2. three namespaces: sender 10.0.1.2 -- [rin  tdpd  rout] -- receiver 10.0.
 net_down 2>/dev/null || true
 net_up tdpdemo
 router_conf "$OUT/tdpd.conf" "$TABLE" "stats-interval 1s" "summary-json $OUT/summary.json" \
-	"engine-priority 80" "late-policy drop"
+	"engine-priority 80" "late-policy drop" "timebase $TB"
 sed -n '1,20p' "$OUT/tdpd.conf"
 
 say "3. tdpd in the router namespace (af_packet vdevs on rin and rout)"
