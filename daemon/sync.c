@@ -120,8 +120,6 @@ bool sync_force(struct sync *s, tdp_time_t now, enum tb_state st, int64_t offset
 	s->last_sample = now;
 	if (st == TB_LOCKED)
 		s->last_good = now;
-	if (s->state == st)
-		return false;
 	snprintf(s->reason, sizeof(s->reason), "%s", reason);
 	return go(s, now, st);
 }

@@ -80,7 +80,7 @@ bool sync_fault(struct sync *s, tdp_time_t now, const char *reason);
 /* Timeouts. Returns true when the state changed. */
 bool sync_poll(struct sync *s, tdp_time_t now);
 /* A source that cannot measure (the system clock as the kernel reports it)
- * sets its state directly. Returns true when it changed. */
+ * sets its state directly, and its reason. Returns true when the state changed. */
 bool sync_force(struct sync *s, tdp_time_t now, enum tb_state st, int64_t offset_ns, int64_t err_ns,
 		const char *reason);
 void sync_get(const struct sync *s, tdp_time_t now, struct tb_sync *out);

@@ -177,8 +177,9 @@ static void force_and_bad_settings(void **st)
 	struct sync_cfg c = cfg();
 	sync_init(&s, &c, T(0), NULL);
 	assert_true(sync_force(&s, T(1), TB_LOCKED, 0, 2000, "kernel says synchronised"));
-	assert_false(sync_force(&s, T(2), TB_LOCKED, 0, 2000, "again"));
-	assert_string_equal(s.reason, "kernel says synchronised");
+	assert_false(sync_force(&s, T(2), TB_LOCKED, 0, 2000, "still synchronised"));
+	/* the reason is the latest, even without a change of state */
+	assert_string_equal(s.reason, "still synchronised");
 	assert_true(sync_force(&s, T(3), TB_UNLOCKED, 0, 0, "STA_UNSYNC"));
 	struct sync_cfg bad[6];
 	for (int i = 0; i < 6; i++)

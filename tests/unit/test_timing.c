@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
+#include <sys/timex.h>
+#include <stdbool.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "frame.h"
@@ -221,6 +224,33 @@ static void system_timebase_reads_tai(void **state)
 	ops->destroy(tb);
 }
 
+/* The system source's sync state is the kernel's: STA_UNSYNC set, unlocked;
+ * clear, locked. assume-locked takes it as locked whatever the kernel says. */
+static void system_timebase_sync_from_kernel(void **state)
+{
+	(void)state;
+	struct timex tx = {0};
+	assert_true(adjtimex(&tx) >= 0);
+	bool unsync = tx.status & STA_UNSYNC;
+	const struct timebase_ops *ops = timebase_find("system");
+	struct tb_params p = {.fast_clock = TB_FAST_OS, .utc_tai_offset_s = 37, .system_sync = TB_SYSSYNC_ADJTIMEX};
+	struct timebase *tb;
+	char err[128];
+	assert_int_equal(ops->create(&tb, &p, err, sizeof(err)), 0);
+	struct tb_sync s;
+	tb->ops->sync(tb, &s);
+	assert_int_equal(s.state, unsync ? TB_UNLOCKED : TB_LOCKED);
+	assert_int_equal(tb_state(tb), s.state);
+	assert_non_null(strstr(s.reason, unsync ? "unsynchronised (STA_UNSYNC)" : "synchronised (STA_UNSYNC clear)"));
+	tb->ops->destroy(tb);
+	p.system_sync = TB_SYSSYNC_ASSUME;
+	assert_int_equal(ops->create(&tb, &p, err, sizeof(err)), 0);
+	tb->ops->sync(tb, &s);
+	assert_int_equal(s.state, TB_LOCKED);
+	assert_non_null(strstr(s.reason, "assume-locked"));
+	tb->ops->destroy(tb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +264,7 @@ int main(void)
 		cmocka_unit_test(tsc_fit_maps_ticks),
 		cmocka_unit_test(sim_timebase_moves_only_when_used),
 		cmocka_unit_test(system_timebase_reads_tai),
+		cmocka_unit_test(system_timebase_sync_from_kernel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
