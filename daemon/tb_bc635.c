@@ -122,14 +122,14 @@ static void bc_refresh(struct timebase *tb)
 	if (b->host->ops->refresh)
 		b->host->ops->refresh(b->host);
 	uint32_t flags;
-	int64_t off = measure(b, &flags);
+	measure(b, &flags);
 	tdp_time_t now = tb_now(b->host);
-	pthread_mutex_lock(&b->lock);
+	if (pthread_mutex_trylock(&b->lock) != 0)
+		return; /* the control side is reading the state; the next refresh polls */
 	/* a refresh shows the card's flags, but only ticks count as samples: ticks
 	 * that stop must end in holdover */
 	if (flags & BC_T0_FLYWHEEL)
 		sync_fault(&b->sy, now, "GPS receiver flywheeling: not tracking satellites");
-	(void)off;
 	sync_poll(&b->sy, now);
 	tb_set_state(&b->base, b->sy.state);
 	pthread_mutex_unlock(&b->lock);
@@ -158,9 +158,12 @@ static int64_t bc_tick(struct timebase *tb)
 	int64_t lat = tdp_time_diff(tdp_time_add(tb_fast_now(b->host), hoff(b)), edge);
 	if (lat < -b->sy.cfg.step_ns || lat > b->g.tf_ns + b->sy.cfg.step_ns)
 		measure(b, NULL);
-	pthread_mutex_lock(&b->lock);
-	sample(b, tb_now(b->host), e.flags, hoff(b));
-	pthread_mutex_unlock(&b->lock);
+	/* the engine's thread: never wait for the control side reading the state;
+	 * a sample skipped now is taken at the next tick */
+	if (pthread_mutex_trylock(&b->lock) == 0) {
+		sample(b, tb_now(b->host), e.flags, hoff(b));
+		pthread_mutex_unlock(&b->lock);
+	}
 	return f;
 }
 

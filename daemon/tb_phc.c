@@ -66,7 +66,9 @@ static void sample(struct tb_phc *p)
 	int64_t off;
 	int rc = measure(p, &off);
 	tdp_time_t now = tb_now(p->host);
-	pthread_mutex_lock(&p->lock);
+	/* refresh runs on the engine's thread: never wait for a reader of the state */
+	if (pthread_mutex_trylock(&p->lock) != 0)
+		return;
 	if (rc) {
 		char why[160];
 		snprintf(why, sizeof(why), "%s: %s failed: %s", p->phc.path, phc_method_name(p->phc.method), strerror(-rc));

@@ -91,7 +91,9 @@ static void sys_poll_sync(struct tb_system *s)
 			why = "the kernel reports the clock synchronised (STA_UNSYNC clear)";
 		}
 	}
-	pthread_mutex_lock(&s->lock);
+	/* refresh runs on the engine's thread: never wait for a reader of the state */
+	if (pthread_mutex_trylock(&s->lock) != 0)
+		return;
 	bool changed = sync_force(&s->sy, now, st, 0, err_ns, why);
 	pthread_mutex_unlock(&s->lock);
 	tb_set_state(&s->base, st);
