@@ -54,8 +54,6 @@ struct tb_bc {
 };
 
 #define BC(tb) ((struct tb_bc *)(tb))
-#define ADD(f, v) __atomic_store_n(&(f), (f) + (v), __ATOMIC_RELAXED)
-
 static tdp_time_t card_now(struct tb_bc *b, uint32_t *flags)
 {
 	struct bc635_time t;
@@ -146,7 +144,7 @@ static int64_t bc_tick(struct timebase *tb)
 	struct tb_bc *b = BC(tb);
 	struct bc635_time e;
 	if (bc635_take_tick(&b->card, &e) != 1) {
-		ADD(b->ts.spurious, 1);
+		tb_tick_spurious(&b->ts);
 		return -1;
 	}
 	tdp_time_t edge = tdp_time(e.utc_ns + b->tai_off_ns);
@@ -331,11 +329,7 @@ static int bc_sim_create(struct timebase **out, const struct tb_params *p0, char
 
 static void bc_tick_stats(struct timebase *tb, struct tb_tick_stats *out)
 {
-	struct tb_bc *b = BC(tb);
-	const uint64_t *s = (const uint64_t *)&b->ts;
-	uint64_t *d = (uint64_t *)out;
-	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
-		d[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+	tb_tick_stats_copy(&BC(tb)->ts, out);
 }
 
 const struct timebase_ops tb_bc635_ops = {

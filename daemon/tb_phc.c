@@ -133,7 +133,7 @@ static int64_t phc_tick(struct timebase *tb)
 	int64_t t[8];
 	int n = phc_tick_read(&p->phc, t, 8);
 	if (n <= 0) {
-		__atomic_store_n(&p->ts.spurious, p->ts.spurious + 1, __ATOMIC_RELAXED);
+		tb_tick_spurious(&p->ts);
 		return -1;
 	}
 	int64_t f = -1;
@@ -147,11 +147,7 @@ static int64_t phc_tick(struct timebase *tb)
 
 static void phc_tick_stats(struct timebase *tb, struct tb_tick_stats *out)
 {
-	struct tb_phc *p = PH(tb);
-	const uint64_t *s = (const uint64_t *)&p->ts;
-	uint64_t *d = (uint64_t *)out;
-	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
-		d[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+	tb_tick_stats_copy(&PH(tb)->ts, out);
 }
 
 static void phc_describe(struct timebase *tb, char *buf, size_t len)

@@ -42,7 +42,6 @@
 #include "timebase.h"
 
 #define FIT_N 16
-#define SUB_DURATION_S 60
 
 extern const struct timebase_ops tb_system_ops;
 extern const struct timebase_ops tb_ptp_ops;
@@ -59,6 +58,7 @@ struct tb_ptp {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	uint8_t domain;
 	int64_t poll_ns;
+	int sub_s;                        /* subscription duration */
 	int fd;
 	pthread_t th;
 	bool th_up;
@@ -219,10 +219,11 @@ static void ask(struct tb_ptp *p, int64_t now_ns)
 	uint8_t buf[256];
 	int n;
 	if (now_ns >= p->next_sub) {
-		n = ptpm_build_subscribe(buf, sizeof(buf), p->domain, p->seqno++, (uint16_t)getpid(), SUB_DURATION_S,
+		n = ptpm_build_subscribe(buf, sizeof(buf), p->domain, p->seqno++, (uint16_t)getpid(), (uint16_t)p->sub_s,
 					 1u << PTPM_NOTIFY_PORT_STATE | 1u << PTPM_NOTIFY_TIME_SYNC);
 		send_msg(p, buf, n);
-		p->next_sub = now_ns + SUB_DURATION_S / 2 * TDP_NS_PER_S;
+		/* renewed at half its duration, well before ptp4l lets it expire */
+		p->next_sub = now_ns + (int64_t)p->sub_s * TDP_NS_PER_S / 2;
 	}
 	if (++p->unanswered > 3) {
 		char why[160];
@@ -435,6 +436,7 @@ static int ptp_create(struct timebase **out, const struct tb_params *prm, char *
 	p->domain = (uint8_t)prm->ptp_domain;
 	p->mode = prm->ptp_mode;
 	p->poll_ns = prm->ptp_poll_ns > 0 ? prm->ptp_poll_ns : 250000000;
+	p->sub_s = prm->ptp_subscribe_s > 0 && prm->ptp_subscribe_s <= 3600 ? prm->ptp_subscribe_s : 60;
 	struct tb_params sp = *prm;
 	sp.system_sync = TB_SYSSYNC_ASSUME;
 	int rc = tb_system_ops.create(&p->sys, &sp, err, errlen);

@@ -58,3 +58,16 @@ int64_t tb_tick_account(struct tb_tick_track *tt, const struct frame_geom *g, td
 	TT_ADD(st->ticks, 1);
 	return f;
 }
+
+void tb_tick_spurious(struct tb_tick_stats *st)
+{
+	TT_ADD(st->spurious, 1);
+}
+
+void tb_tick_stats_copy(const struct tb_tick_stats *st, struct tb_tick_stats *out)
+{
+	const uint64_t *s = (const uint64_t *)st;
+	uint64_t *d = (uint64_t *)out;
+	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
+		d[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+}

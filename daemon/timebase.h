@@ -45,6 +45,7 @@ struct tb_params {
 	int ptp_domain;
 	int ptp_mode;             /* TB_PTP_* */
 	int64_t ptp_poll_ns;      /* how often to ask TIME_STATUS_NP */
+	int ptp_subscribe_s;      /* SUBSCRIBE_EVENTS_NP duration, renewed at half; 0: 60 s */
 	const char *phc_device;   /* /dev/ptpN */
 	int phc_out_pin, phc_in_pin; /* the frame tick: PEROUT pin wired to EXTTS pin; -1: no tick */
 	const char *bc635_device; /* uio name, /dev/uioN or a PCI address (VFIO) */
@@ -76,6 +77,10 @@ struct frame_geom;
  * repeats (doubled: -1 is returned), steps back and edges off the grid. */
 int64_t tb_tick_account(struct tb_tick_track *tt, const struct frame_geom *g, tdp_time_t edge,
 			struct tb_tick_stats *st);
+/* A spurious interrupt (no tick behind it). */
+void tb_tick_spurious(struct tb_tick_stats *st);
+/* A snapshot for another thread (relaxed atomic reads). */
+void tb_tick_stats_copy(const struct tb_tick_stats *st, struct tb_tick_stats *out);
 
 struct timebase;
 

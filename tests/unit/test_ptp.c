@@ -359,7 +359,8 @@ static void disciplined_mode(void **st)
 	atomic_store(&fk.gets, 0);
 	fake_up();
 	struct tb_params p = {.fast_clock = TB_FAST_OS, .ptp_socket = fk.path, .ptp_mode = TB_PTP_DISCIPLINED,
-			      .ptp_poll_ns = 10000000};
+			      .ptp_poll_ns = 10000000, .ptp_subscribe_s = 1};
+	atomic_store(&fk.subs, 0);
 	tb_sync_defaults(&p.sync);
 	p.sync.lock_ns = 100000;
 	struct timebase *tb = NULL, *sys = NULL;
@@ -389,6 +390,13 @@ static void disciplined_mode(void **st)
 	/* the CTR is the system clock itself */
 	int64_t d = tdp_time_diff(tb_now(tb), tb_now(sys));
 	assert_true(d >= 0 && d < 1000000);
+	/* a 1 s subscription is renewed every half second, before it expires */
+	for (int i = 0; i < 1000 && atomic_load(&fk.subs) < 3; i++)
+		nap(10);
+	assert_true(atomic_load(&fk.subs) >= 3);
+	uint64_t c[9];
+	tb_ptp_counters(tb, c);
+	assert_true(c[8] >= 3);     /* ptp4l's answers to them */
 	tb->ops->destroy(tb);
 	sys->ops->destroy(sys);
 	fake_down();
