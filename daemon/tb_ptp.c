@@ -46,11 +46,6 @@
 extern const struct timebase_ops tb_system_ops;
 extern const struct timebase_ops tb_ptp_ops;
 
-struct ptp_counters {
-	uint64_t requests, replies, notifications, malformed, unexpected, mgmt_errors, send_errors, reconnects,
-		subscriptions;
-};
-
 struct tb_ptp {
 	struct timebase base;
 	struct timebase *sys;
@@ -83,7 +78,7 @@ struct tb_ptp {
 
 	pthread_mutex_t lock;             /* guards sy and cnt against sync() */
 	struct sync sy;
-	struct ptp_counters cnt;
+	struct tb_ptp_counters cnt;
 };
 
 #define PTP(tb) ((struct tb_ptp *)(tb))
@@ -262,8 +257,8 @@ static void on_time_status(struct tb_ptp *p, const struct ptpm_time_status *ts)
 		sync_sample(&p->sy, now, off, off);
 		return;
 	}
-	/* offset mode: the local time of the sample is the system clock's */
-	int64_t t = now.ns + offset_at(p, now.ns);
+	/* offset mode: the line is over the system clock's time, as ptp_now reads it */
+	int64_t t = now.ns;
 	int64_t resid = p->nfit ? off - offset_at(p, t) : 0;
 	if (abs64(resid) > p->sy.cfg.step_ns) {
 		if (p->npend < 64) {
@@ -488,10 +483,10 @@ const struct timebase_ops tb_ptp_ops = {
 };
 
 /* The client's counters, for tests and the summary. */
-void tb_ptp_counters(struct timebase *tb, uint64_t out[9])
+void tb_ptp_counters(struct timebase *tb, struct tb_ptp_counters *out)
 {
 	struct tb_ptp *p = PTP(tb);
 	pthread_mutex_lock(&p->lock);
-	memcpy(out, &p->cnt, sizeof(p->cnt));
+	*out = p->cnt;
 	pthread_mutex_unlock(&p->lock);
 }

@@ -141,9 +141,16 @@ void tb_sync_defaults(struct sync_cfg *c);
 
 /* ---- the ptp source's own --------------------------------------------- */
 
-/* requests, replies, notifications, malformed, unexpected, mgmt_errors,
- * send_errors, reconnects, subscriptions */
-void tb_ptp_counters(struct timebase *tb, uint64_t out[9]);
+struct tb_ptp_counters {
+	uint64_t requests, replies, notifications;
+	uint64_t malformed;       /* replies that do not parse */
+	uint64_t unexpected;      /* parse, but nobody asked (action, domain, id) */
+	uint64_t mgmt_errors;     /* MANAGEMENT_ERROR_STATUS answers */
+	uint64_t send_errors;     /* ptp4l's socket not reachable */
+	uint64_t reconnects;
+	uint64_t subscriptions;   /* SUBSCRIBE_EVENTS_NP acknowledged */
+};
+void tb_ptp_counters(struct timebase *tb, struct tb_ptp_counters *out);
 
 /* ---- the bc635 sources' own ------------------------------------------- */
 
