@@ -75,6 +75,8 @@ struct conf {
 	int64_t stats_interval_ns, duration_ns;
 	int64_t log_level;
 	char summary_json[CONF_STR];
+	char control_socket[CONF_STR], monitor_socket[CONF_STR], control_group[CONF_STR];
+	int64_t log_syslog;
 	uint32_t set_line[96];         /* where each global option was set */
 	const char *set_file[96];
 

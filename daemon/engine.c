@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,31 +24,74 @@ struct seg {
 	uint16_t n;               /* packets staged */
 };
 
+/* A flow's state lives as long as the flow: a table swap that keeps a flow
+ * (same name, same port) keeps its queue, its carried packets and its counters. */
 struct eng_flow {
 	struct rte_ring *q;
 	uint32_t port;
 	uint32_t carry_cap, ncarry;
 	struct rte_mbuf **carry;  /* FIFO of packets carried from late frames */
 	struct flow_stats st;
+	char name[SCHED_NAME_MAX];
+	struct flow_rx rx __rte_cache_aligned;  /* written by RX */
 } __rte_cache_aligned;
+
+/* Per port and per table: the staging arrays, sized for the table's rows, and
+ * the port's flows (for demotion). */
+struct eng_tport {
+	struct rte_mbuf **stage;
+	uint32_t stage_cap;
+	struct seg *seg;
+	uint32_t seg_cap;
+	uint32_t *flows;
+	uint32_t nflows;
+};
+
+/*
+ * A runtime table: built off the data path by the control side, handed over
+ * with one atomic pointer, adopted by the engine at a frame boundary.
+ */
+struct eng_table {
+	const struct sched_table *t;
+	bool own_t;               /* freed with the table */
+	struct eng_flow **flows;  /* t->nflows, by the table's flow index */
+	uint32_t nflows;
+	struct eng_tport *ports;  /* t->nports */
+	uint32_t nports;
+	/* carry arrays that grow at adoption: new[f] (NULL: keep), freed old ones */
+	struct rte_mbuf ***grow;
+	uint32_t *grow_cap;
+	struct rte_mbuf ***old_carry;
+	/* flows of the table replaced that this one does not keep */
+	struct eng_flow **removed;
+	uint32_t nremoved;
+	struct eng_table *prev;   /* the table replaced, until it is retired */
+	int64_t at;               /* frame requested */
+	int64_t adopted;          /* frame it took effect at; INT64_MIN before */
+	uint32_t flow_depth;
+};
 
 struct eng_port {
 	struct eng_port_cfg c;
 	struct rte_ring *be;
 	struct rte_mbuf *held;    /* best effort that did not fit; goes first next time */
-	struct rte_mbuf **stage;
-	uint32_t nstage, stage_cap;
+	struct rte_mbuf **stage;  /* from the table in force */
+	uint32_t nstage;
 	struct seg *seg;
-	uint32_t nseg, seg_cap;
+	uint32_t nseg;
 	int64_t stage_wire_ns;
 	tdp_time_t cursor;        /* when the port will have sent what it was given */
-	uint32_t *flows;          /* the port's flows, for demotion */
+	uint32_t *flows;          /* the port's flows, for demotion (table in force) */
 	uint32_t nflows, demote_rr;
 	struct port_stats st;
 } __rte_cache_aligned;
 
 struct engine {
 	const struct sched_table *t;
+	struct eng_table *tab;    /* in force; the engine's own copy of pub */
+	_Atomic(struct eng_table *) offer;  /* handed over, waiting for its frame */
+	_Atomic(struct eng_table *) pub;    /* in force, for readers */
+	uint32_t flow_depth;
 	struct timebase *tb;
 	struct frame_geom g;
 	int64_t guard_ns;
@@ -64,12 +108,11 @@ struct engine {
 	int64_t next;             /* frame to push next */
 	tdp_time_t fill_end;      /* best effort may be on the wire until here */
 
-	struct eng_flow *flows;
+	struct eng_flow **flows;  /* tab->flows */
 	uint32_t nflows;
 	struct eng_port *ports;
 	uint32_t nports;
-	void *ring_mem;
-	struct rte_mbuf **carry_mem;
+	void *ring_mem;           /* best-effort queues */
 
 	int tick_fd;              /* the source's frame tick, or -1 */
 
@@ -102,6 +145,222 @@ static struct rte_ring *ring_at(uint8_t **mem, uint32_t depth)
 	return r;
 }
 
+static void flow_free(struct eng_flow *fl, uint64_t *dropped)
+{
+	if (!fl)
+		return;
+	void *m;
+	uint64_t n = 0;
+	while (fl->q && rte_ring_sc_dequeue(fl->q, &m) == 0) {
+		rte_pktmbuf_free(m);
+		n++;
+	}
+	for (uint32_t i = 0; i < fl->ncarry; i++)
+		rte_pktmbuf_free(fl->carry[i]);
+	n += fl->ncarry;
+	if (dropped)
+		*dropped += n;
+	free(fl->q);
+	free(fl->carry);
+	free(fl);
+}
+
+static struct eng_flow *flow_new(const char *name, uint32_t port, uint32_t carry_cap, uint32_t depth)
+{
+	struct eng_flow *fl = NULL;
+	if (posix_memalign((void **)&fl, RTE_CACHE_LINE_SIZE, sizeof(*fl)) != 0)
+		return NULL;
+	memset(fl, 0, sizeof(*fl));
+	snprintf(fl->name, sizeof(fl->name), "%s", name);
+	fl->port = port;
+	fl->carry_cap = carry_cap;
+	fl->carry = calloc(carry_cap + 1, sizeof(*fl->carry));
+	size_t sz = RTE_ALIGN_CEIL((size_t)rte_ring_get_memsize(rte_align32pow2(depth + 1)), RTE_CACHE_LINE_SIZE);
+	void *mem = NULL;
+	if (!fl->carry || posix_memalign(&mem, RTE_CACHE_LINE_SIZE, sz) != 0) {
+		free(fl->carry);
+		free(fl);
+		return NULL;
+	}
+	uint8_t *at = mem;
+	fl->q = ring_at(&at, depth);
+	if (!fl->q) {
+		free(mem);
+		free(fl->carry);
+		free(fl);
+		return NULL;
+	}
+	fl->rx.q = fl->q;
+	return fl;
+}
+
+/* Frees what the table owns. Its flows are shared with the tables before and
+ * after it, so the callers free those they know to be the last holder of. */
+static void table_free(struct eng_table *nt)
+{
+	if (!nt)
+		return;
+	if (nt->ports)
+		for (uint32_t p = 0; p < nt->nports; p++) {
+			free(nt->ports[p].stage);
+			free(nt->ports[p].seg);
+			free(nt->ports[p].flows);
+		}
+	if (nt->grow)
+		for (uint32_t f = 0; f < nt->nflows; f++) {
+			if (nt->adopted == INT64_MIN)
+				free(nt->grow[f]);
+			free(nt->old_carry ? nt->old_carry[f] : NULL);
+		}
+	free(nt->flows);
+	free(nt->ports);
+	free(nt->grow);
+	free(nt->grow_cap);
+	free(nt->old_carry);
+	free(nt->removed);
+	if (nt->own_t)
+		sched_free((struct sched_table *)nt->t);
+	free(nt);
+}
+
+/*
+ * Builds the runtime form of t for engine e: a flow that the table in force
+ * (cur, NULL at creation) has with the same name on the same port keeps its
+ * state; the others get a queue of their own. The ports must be the engine's,
+ * in the same order, with the same TF and epoch: a different frame grid needs
+ * a restart.
+ */
+static struct eng_table *table_build(const struct engine *e, const struct sched_table *t,
+				     const struct eng_table *cur, char *err, size_t errlen)
+{
+	struct eng_table *nt = calloc(1, sizeof(*nt));
+	if (!nt) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	nt->t = t;
+	nt->adopted = INT64_MIN;
+	nt->at = INT64_MIN;
+	nt->nflows = t->nflows;
+	nt->nports = t->nports;
+	nt->flow_depth = e->flow_depth;
+	nt->flows = calloc(t->nflows + 1, sizeof(*nt->flows));
+	nt->ports = calloc(t->nports + 1, sizeof(*nt->ports));
+	nt->grow = calloc(t->nflows + 1, sizeof(*nt->grow));
+	nt->grow_cap = calloc(t->nflows + 1, sizeof(*nt->grow_cap));
+	nt->old_carry = calloc(t->nflows + 1, sizeof(*nt->old_carry));
+	uint32_t *cap = calloc(t->nflows + 1, sizeof(uint32_t));
+	bool *kept = cur ? calloc(cur->nflows + 1, sizeof(bool)) : NULL;
+	if (!nt->flows || !nt->ports || !nt->grow || !nt->grow_cap || !nt->old_carry || !cap || (cur && !kept)) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	/* largest per-frame demand per flow and per port, over the distinct rows */
+	for (uint32_t r = 0; r < t->nrows; r++) {
+		uint32_t pk[SCHED_MAX_PORTS] = {0}, en[SCHED_MAX_PORTS] = {0};
+		for (uint32_t x = t->row_off[r]; x < t->row_off[r + 1]; x++) {
+			const struct sched_entry *en_ = &t->ent[x];
+			uint32_t p = t->flows[en_->flow].port;
+			pk[p] += en_->n;
+			en[p]++;
+			if (en_->n > cap[en_->flow])
+				cap[en_->flow] = en_->n;
+		}
+		for (uint32_t p = 0; p < t->nports; p++) {
+			if (pk[p] > nt->ports[p].stage_cap)
+				nt->ports[p].stage_cap = pk[p];
+			if (en[p] > nt->ports[p].seg_cap)
+				nt->ports[p].seg_cap = en[p];
+		}
+	}
+	for (uint32_t p = 0; p < t->nports; p++) {
+		struct eng_tport *tp = &nt->ports[p];
+		tp->stage = calloc(tp->stage_cap + 1, sizeof(*tp->stage));
+		tp->seg = calloc(tp->seg_cap + 1, sizeof(*tp->seg));
+		tp->flows = calloc(t->nflows + 1, sizeof(*tp->flows));
+		if (!tp->stage || !tp->seg || !tp->flows) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+		for (uint32_t f = 0; f < t->nflows; f++)
+			if (t->flows[f].port == p)
+				tp->flows[tp->nflows++] = f;
+	}
+	for (uint32_t f = 0; f < t->nflows; f++) {
+		const struct sched_flow *sf = &t->flows[f];
+		struct eng_flow *old = NULL;
+		for (uint32_t g = 0; cur && g < cur->nflows; g++)
+			if (cur->flows[g]->port == sf->port && !strcmp(cur->flows[g]->name, sf->name)) {
+				old = cur->flows[g];
+				kept[g] = true;
+				break;
+			}
+		if (old) {
+			nt->flows[f] = old;
+			if (cap[f] > old->carry_cap) {
+				nt->grow_cap[f] = cap[f];
+				nt->grow[f] = calloc(cap[f] + 1, sizeof(**nt->grow));
+				if (!nt->grow[f]) {
+					snprintf(err, errlen, "out of memory");
+					goto fail;
+				}
+			}
+			continue;
+		}
+		nt->flows[f] = flow_new(sf->name, sf->port, cap[f], e->flow_depth);
+		if (!nt->flows[f]) {
+			snprintf(err, errlen, "out of memory for the queue of flow %s", sf->name);
+			goto fail;
+		}
+	}
+	if (cur) {
+		nt->removed = calloc(cur->nflows + 1, sizeof(*nt->removed));
+		if (!nt->removed) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+		for (uint32_t g = 0; g < cur->nflows; g++)
+			if (!kept[g])
+				nt->removed[nt->nremoved++] = cur->flows[g];
+	}
+	free(cap);
+	free(kept);
+	return nt;
+fail:
+	free(cap);
+	free(kept);
+	/* free the flows made here, not those kept from cur */
+	for (uint32_t f = 0; f < nt->nflows; f++) {
+		bool shared = false;
+		for (uint32_t g = 0; cur && g < cur->nflows && nt->flows[f]; g++)
+			shared |= cur->flows[g] == nt->flows[f];
+		if (!shared)
+			flow_free(nt->flows[f], NULL);
+		nt->flows[f] = NULL;
+	}
+	table_free(nt);
+	return NULL;
+}
+
+/* The engine's state follows the table: flow array, staging arrays, k, guard. */
+static void table_enter(struct engine *e, struct eng_table *nt)
+{
+	e->tab = nt;
+	e->t = nt->t;
+	e->flows = nt->flows;
+	e->nflows = nt->nflows;
+	e->g.k = nt->t->k;
+	e->guard_ns = (int64_t)nt->t->guard_ns;
+	for (uint32_t p = 0; p < e->nports; p++) {
+		struct eng_port *pt = &e->ports[p];
+		pt->stage = nt->ports[p].stage;
+		pt->seg = nt->ports[p].seg;
+		pt->flows = nt->ports[p].flows;
+		pt->nflows = nt->ports[p].nflows;
+		pt->demote_rr = 0;
+	}
+}
+
 struct engine *engine_create(const struct eng_config *c, char *err, size_t errlen)
 {
 	const struct sched_table *t = c->t;
@@ -118,7 +377,7 @@ struct engine *engine_create(const struct eng_config *c, char *err, size_t errle
 	e->late = c->late;
 	e->be_poll_ns = c->be_poll_ns;
 	e->refresh_ns = c->refresh_ns;
-	e->nflows = t->nflows;
+	e->flow_depth = c->flow_depth;
 	e->nports = t->nports;
 	e->act[TB_LOCKED] = SA_SERVE;
 	e->act[TB_HOLDOVER] = c->holdover_action;
@@ -136,86 +395,33 @@ struct engine *engine_create(const struct eng_config *c, char *err, size_t errle
 		snprintf(err, errlen, "queue depths must be at least 1");
 		goto fail;
 	}
-	if (posix_memalign((void **)&e->flows, RTE_CACHE_LINE_SIZE, (e->nflows + 1) * sizeof(*e->flows)) ||
-	    posix_memalign((void **)&e->ports, RTE_CACHE_LINE_SIZE, (e->nports + 1) * sizeof(*e->ports))) {
+	if (posix_memalign((void **)&e->ports, RTE_CACHE_LINE_SIZE, (e->nports + 1) * sizeof(*e->ports))) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	memset(e->flows, 0, (e->nflows + 1) * sizeof(*e->flows));
 	memset(e->ports, 0, (e->nports + 1) * sizeof(*e->ports));
-
-	/* largest per-frame demand per flow and per port, over the distinct rows */
-	uint32_t *port_pk = calloc(e->nports, sizeof(uint32_t));
-	uint32_t *port_en = calloc(e->nports, sizeof(uint32_t));
-	if (!port_pk || !port_en) {
-		free(port_pk);
-		free(port_en);
-		snprintf(err, errlen, "out of memory");
-		goto fail;
-	}
-	for (uint32_t r = 0; r < t->nrows; r++) {
-		uint32_t pk[SCHED_MAX_PORTS] = {0}, en[SCHED_MAX_PORTS] = {0};
-		for (uint32_t x = t->row_off[r]; x < t->row_off[r + 1]; x++) {
-			const struct sched_entry *en_ = &t->ent[x];
-			uint32_t p = t->flows[en_->flow].port;
-			pk[p] += en_->n;
-			en[p]++;
-			if (en_->n > e->flows[en_->flow].carry_cap)
-				e->flows[en_->flow].carry_cap = en_->n;
-		}
-		for (uint32_t p = 0; p < e->nports; p++) {
-			if (pk[p] > port_pk[p])
-				port_pk[p] = pk[p];
-			if (en[p] > port_en[p])
-				port_en[p] = en[p];
-		}
-	}
-
-	size_t ring_bytes = 0, carry_total = 0;
-	size_t fr = RTE_ALIGN_CEIL((size_t)rte_ring_get_memsize(rte_align32pow2(c->flow_depth + 1)), RTE_CACHE_LINE_SIZE);
 	size_t br = RTE_ALIGN_CEIL((size_t)rte_ring_get_memsize(rte_align32pow2(c->be_depth + 1)), RTE_CACHE_LINE_SIZE);
-	ring_bytes = fr * e->nflows + br * e->nports;
-	for (uint32_t f = 0; f < e->nflows; f++)
-		carry_total += e->flows[f].carry_cap;
-	if (posix_memalign(&e->ring_mem, RTE_CACHE_LINE_SIZE, ring_bytes + 64)) {
-		free(port_pk);
-		free(port_en);
-		snprintf(err, errlen, "out of memory for %zu bytes of queues", ring_bytes);
+	if (posix_memalign(&e->ring_mem, RTE_CACHE_LINE_SIZE, br * e->nports + 64)) {
+		snprintf(err, errlen, "out of memory for %zu bytes of queues", br * e->nports);
 		goto fail;
 	}
 	uint8_t *mem = e->ring_mem;
-	struct rte_mbuf **carry = e->carry_mem = calloc(carry_total + 1, sizeof(*carry));
-	bool oom = !carry;
-	for (uint32_t f = 0; f < e->nflows && !oom; f++) {
-		struct eng_flow *fl = &e->flows[f];
-		fl->port = t->flows[f].port;
-		fl->q = ring_at(&mem, c->flow_depth);
-		fl->carry = carry;
-		carry += fl->carry_cap;
-		oom = !fl->q;
-	}
-	for (uint32_t p = 0; p < e->nports && !oom; p++) {
+	for (uint32_t p = 0; p < e->nports; p++) {
 		struct eng_port *pt = &e->ports[p];
 		pt->c = c->ports[p];
 		if (pt->c.rate_bps == 0)
 			pt->c.rate_bps = t->ports[p].rate_bps;
 		pt->be = ring_at(&mem, c->be_depth);
-		pt->stage_cap = port_pk[p];
-		pt->seg_cap = port_en[p];
-		pt->stage = calloc(pt->stage_cap + 1, sizeof(*pt->stage));
-		pt->seg = calloc(pt->seg_cap + 1, sizeof(*pt->seg));
-		pt->flows = calloc(e->nflows + 1, sizeof(*pt->flows));
-		oom = !pt->be || !pt->stage || !pt->seg || !pt->flows;
-		for (uint32_t f = 0; f < e->nflows && !oom; f++)
-			if (t->flows[f].port == p)
-				pt->flows[pt->nflows++] = f;
+		if (!pt->be) {
+			snprintf(err, errlen, "cannot make the best-effort queue of port %s", t->ports[p].name);
+			goto fail;
+		}
 	}
-	free(port_pk);
-	free(port_en);
-	if (oom) {
-		snprintf(err, errlen, "out of memory");
+	struct eng_table *nt = table_build(e, t, NULL, err, errlen);
+	if (!nt)
 		goto fail;
-	}
+	table_enter(e, nt);
+	atomic_store(&e->pub, nt);
 	return e;
 fail:
 	engine_destroy(e);
@@ -233,12 +439,27 @@ void engine_destroy(struct engine *e)
 {
 	if (!e)
 		return;
-	if (e->flows) {
-		for (uint32_t f = 0; f < e->nflows; f++) {
-			free_ring(e->flows[f].q);
-			for (uint32_t i = 0; i < e->flows[f].ncarry; i++)
-				rte_pktmbuf_free(e->flows[f].carry[i]);
+	struct eng_table *off = atomic_exchange(&e->offer, NULL);
+	if (off) {
+		/* never adopted: its own new flows go, the kept ones belong to tab */
+		for (uint32_t f = 0; f < off->nflows; f++) {
+			bool shared = false;
+			for (uint32_t g = 0; e->tab && g < e->tab->nflows; g++)
+				shared |= e->tab->flows[g] == off->flows[f];
+			if (!shared)
+				flow_free(off->flows[f], NULL);
+			off->flows[f] = NULL;
 		}
+		table_free(off);
+	}
+	if (e->tab) {
+		struct eng_table *cur = e->tab;
+		if (cur->prev)
+			engine_table_retire(e, cur);
+		for (uint32_t f = 0; f < cur->nflows; f++)
+			flow_free(cur->flows[f], NULL);
+		cur->nflows = 0;
+		table_free(cur);
 	}
 	if (e->ports) {
 		for (uint32_t p = 0; p < e->nports; p++) {
@@ -247,21 +468,164 @@ void engine_destroy(struct engine *e)
 				rte_pktmbuf_free(e->ports[p].stage[i]);
 			if (e->ports[p].held)
 				rte_pktmbuf_free(e->ports[p].held);
-			free(e->ports[p].stage);
-			free(e->ports[p].seg);
-			free(e->ports[p].flows);
 		}
 	}
 	free(e->ring_mem);
-	free(e->carry_mem);
-	free(e->flows);
 	free(e->ports);
 	free(e);
 }
 
+/* ---- table swap (control side) ------------------------------------------ */
+
+struct eng_table *engine_table_build(struct engine *e, const struct sched_table *t, char *err, size_t errlen)
+{
+	const struct eng_table *cur = atomic_load_explicit(&e->pub, memory_order_acquire);
+	const struct sched_table *ct = cur->t;
+	if (atomic_load(&e->offer)) {
+		snprintf(err, errlen, "a table is already waiting to be adopted");
+		return NULL;
+	}
+	if (cur->prev) {
+		snprintf(err, errlen, "the previous swap is still being finished");
+		return NULL;
+	}
+	if (t->tf_ns != ct->tf_ns || t->epoch_ns != ct->epoch_ns) {
+		snprintf(err, errlen, "TF or epoch differs from the table in force (TF %" PRIu64 " ns, epoch %" PRIu64
+			 " ns): a new frame grid needs a restart", ct->tf_ns, ct->epoch_ns);
+		return NULL;
+	}
+	if (t->nports != ct->nports) {
+		snprintf(err, errlen, "the table has %u ports, the one in force %u: ports change only with a restart",
+			 t->nports, ct->nports);
+		return NULL;
+	}
+	for (uint32_t p = 0; p < t->nports; p++)
+		if (strcmp(t->ports[p].name, ct->ports[p].name) || t->ports[p].rate_bps != ct->ports[p].rate_bps ||
+		    t->ports[p].overhead != ct->ports[p].overhead) {
+			snprintf(err, errlen, "port %u is %s at %" PRIu64 " bit/s (overhead %u); the table in force has %s at %"
+				 PRIu64 " bit/s (overhead %u): ports change only with a restart", p + 1, t->ports[p].name,
+				 t->ports[p].rate_bps, t->ports[p].overhead, ct->ports[p].name, ct->ports[p].rate_bps,
+				 ct->ports[p].overhead);
+			return NULL;
+		}
+	struct eng_table *nt = table_build(e, t, cur, err, errlen);
+	if (nt)
+		nt->own_t = true;
+	return nt;
+}
+
+void engine_table_discard(struct engine *e, struct eng_table *nt)
+{
+	if (!nt)
+		return;
+	const struct eng_table *cur = atomic_load_explicit(&e->pub, memory_order_acquire);
+	for (uint32_t f = 0; f < nt->nflows; f++) {
+		bool shared = false;
+		for (uint32_t g = 0; g < cur->nflows; g++)
+			shared |= cur->flows[g] == nt->flows[f];
+		if (!shared)
+			flow_free(nt->flows[f], NULL);
+		nt->flows[f] = NULL;
+	}
+	table_free(nt);
+}
+
+int64_t engine_table_boundary(const struct engine *e, const struct eng_table *nt, int64_t from)
+{
+	const struct eng_table *cur = atomic_load_explicit(&e->pub, memory_order_acquire);
+	uint64_t a = cur->t->k, b = nt->t->k, x = a, y = b;
+	while (y) {
+		uint64_t r = x % y;
+		x = y;
+		y = r;
+	}
+	int64_t l = (int64_t)(a / x * b); /* both k*TF divide a second: so does the lcm */
+	return frame_floordiv(from + l - 1, l) * l;
+}
+
+int engine_table_offer(struct engine *e, struct eng_table *nt, int64_t frame, char *err, size_t errlen)
+{
+	int64_t next = engine_next_frame(e);
+	if (frame < next + 2) {
+		snprintf(err, errlen, "frame %" PRId64 " is too close: the engine is staging frame %" PRId64
+			 " (a table is adopted at least 2 frames ahead)", frame, next);
+		return -EAGAIN;
+	}
+	nt->at = frame;
+	nt->prev = atomic_load_explicit(&e->pub, memory_order_acquire);
+	struct eng_table *none = NULL;
+	if (!atomic_compare_exchange_strong(&e->offer, &none, nt)) {
+		nt->prev = NULL;
+		snprintf(err, errlen, "a table is already waiting to be adopted");
+		return -EBUSY;
+	}
+	return 0;
+}
+
+struct eng_table *engine_table_pending(const struct engine *e)
+{
+	return atomic_load_explicit(&((struct engine *)e)->offer, memory_order_acquire);
+}
+
+struct eng_table *engine_table_current(const struct engine *e)
+{
+	return atomic_load_explicit(&((struct engine *)e)->pub, memory_order_acquire);
+}
+
+const struct sched_table *engine_table_sched(const struct eng_table *nt)
+{
+	return nt->t;
+}
+
+int64_t engine_table_requested(const struct eng_table *nt)
+{
+	return nt->at;
+}
+
+int64_t engine_table_adopted(const struct eng_table *nt)
+{
+	return __atomic_load_n(&nt->adopted, __ATOMIC_ACQUIRE);
+}
+
+bool engine_table_retirable(const struct eng_table *nt)
+{
+	return nt->prev != NULL;
+}
+
+uint64_t engine_table_retire(struct engine *e, struct eng_table *cur)
+{
+	(void)e;
+	uint64_t dropped = 0;
+	struct eng_table *old = cur->prev;
+	if (!old)
+		return 0;
+	for (uint32_t i = 0; i < cur->nremoved; i++)
+		flow_free(cur->removed[i], &dropped);
+	cur->nremoved = 0;
+	for (uint32_t f = 0; f < cur->nflows; f++) {
+		free(cur->old_carry[f]);
+		cur->old_carry[f] = NULL;
+	}
+	old->nflows = 0; /* its flows are cur's or freed above */
+	table_free(old);
+	cur->prev = NULL;
+	return dropped;
+}
+
+struct flow_rx *engine_table_flow_rx(struct eng_table *nt, uint32_t flow)
+{
+	return flow < nt->nflows ? &nt->flows[flow]->rx : NULL;
+}
+
 struct rte_ring *engine_flow_ring(struct engine *e, uint32_t flow)
 {
-	return flow < e->nflows ? e->flows[flow].q : NULL;
+	struct eng_table *cur = engine_table_current(e);
+	return flow < cur->nflows ? cur->flows[flow]->q : NULL;
+}
+
+struct flow_rx *engine_flow_rx(struct engine *e, uint32_t flow)
+{
+	return engine_table_flow_rx(engine_table_current(e), flow);
 }
 
 struct rte_ring *engine_be_ring(struct engine *e, uint32_t port)
@@ -271,7 +635,7 @@ struct rte_ring *engine_be_ring(struct engine *e, uint32_t port)
 
 int64_t engine_next_frame(const struct engine *e)
 {
-	return e->next;
+	return __atomic_load_n(&e->next, __ATOMIC_RELAXED);
 }
 
 const struct frame_geom *engine_geom(const struct engine *e)
@@ -299,7 +663,7 @@ static struct rte_mbuf *demoted_next(struct engine *e, struct eng_port *p, uint3
 	for (uint32_t x = 0; x < p->nflows; x++) {
 		uint32_t f = p->flows[(p->demote_rr + x) % p->nflows];
 		struct rte_mbuf *m;
-		if (take(&e->flows[f], &m, 1) == 1) {
+		if (take(e->flows[f], &m, 1) == 1) {
 			p->demote_rr = (p->demote_rr + x + 1) % p->nflows;
 			*flow = f;
 			return m;
@@ -332,11 +696,11 @@ static void be_fill(struct engine *e, struct eng_port *p, tdp_time_t now)
 		if (tdp_time_diff(e->fill_end, cur) < w) {
 			p->held = m;
 			if (dflow != UINT32_MAX)
-				ST_ADD(e->flows[dflow].st.demoted, 1);
+				ST_ADD(e->flows[dflow]->st.demoted, 1);
 			break;
 		}
 		if (dflow != UINT32_MAX)
-			ST_ADD(e->flows[dflow].st.demoted, 1);
+			ST_ADD(e->flows[dflow]->st.demoted, 1);
 		cur = tdp_time_add(cur, w);
 		bytes += m->pkt_len;
 		burst[nb++] = m;
@@ -387,7 +751,7 @@ static void stage(struct engine *e, int64_t j)
 		e->ports[p].stage_wire_ns = 0;
 	}
 	for (uint32_t x = 0; x < n; x++) {
-		struct eng_flow *fl = &e->flows[row[x].flow];
+		struct eng_flow *fl = e->flows[row[x].flow];
 		struct eng_port *p = &e->ports[fl->port];
 		struct rte_mbuf **at = p->stage + p->nstage;
 		uint32_t got = take(fl, at, row[x].n);
@@ -405,7 +769,7 @@ static void late_port(struct engine *e, struct eng_port *p)
 {
 	uint32_t at = 0;
 	for (uint32_t s = 0; s < p->nseg; s++) {
-		struct eng_flow *fl = &e->flows[p->seg[s].flow];
+		struct eng_flow *fl = e->flows[p->seg[s].flow];
 		uint32_t cnt = p->seg[s].n;
 		ST_ADD(fl->st.late_frames, 1);
 		if (e->late == LATE_CARRY && fl->ncarry + cnt <= fl->carry_cap) {
@@ -434,7 +798,7 @@ static void skip_frame(struct engine *e, int64_t j)
 	uint32_t last_port = UINT32_MAX;
 	struct rte_mbuf *tmp[64];
 	for (uint32_t x = 0; x < n; x++) {
-		struct eng_flow *fl = &e->flows[row[x].flow];
+		struct eng_flow *fl = e->flows[row[x].flow];
 		if (fl->port != last_port) {
 			ST_ADD(e->ports[fl->port].st.late_frames, 1);
 			last_port = fl->port;
@@ -473,7 +837,7 @@ static void push(struct engine *e, struct eng_port *p, tdp_time_t t)
 		/* attribute what the driver refused to its flows */
 		uint32_t at = 0;
 		for (uint32_t s = 0; s < p->nseg; s++) {
-			struct eng_flow *fl = &e->flows[p->seg[s].flow];
+			struct eng_flow *fl = e->flows[p->seg[s].flow];
 			uint32_t cnt = p->seg[s].n, ok = 0;
 			for (uint32_t i = 0; i < cnt; i++) {
 				if (at + i < sent)
@@ -496,6 +860,43 @@ static void push(struct engine *e, struct eng_port *p, tdp_time_t t)
 		ST_ADD(p->st.frames, 1);
 	p->nstage = 0;
 	p->nseg = 0;
+}
+
+/*
+ * Adopts a table handed over once frame j is at or past its frame: one
+ * acquire load per frame when there is none. Nothing is staged at this point
+ * (the previous frame was pushed or dropped), so the staging arrays can be
+ * swapped; carried packets move to larger arrays when the new table needs
+ * them. Called in frame order, also for frames walked as skipped, so every
+ * frame is served by exactly one table.
+ */
+static void adopt(struct engine *e, struct eng_table *nt, int64_t j)
+{
+	for (uint32_t f = 0; f < nt->nflows; f++) {
+		struct rte_mbuf **g = nt->grow[f];
+		if (!g)
+			continue;
+		struct eng_flow *fl = nt->flows[f];
+		memcpy(g, fl->carry, fl->ncarry * sizeof(*g));
+		nt->old_carry[f] = fl->carry;
+		fl->carry = g;
+		fl->carry_cap = nt->grow_cap[f];
+	}
+	table_enter(e, nt);
+	ST_ADD(e->st.swaps, 1);
+	if (j != nt->at)
+		ST_ADD(e->st.late_swaps, 1);
+	__atomic_store_n(&e->st.last_swap_frame, j, __ATOMIC_RELAXED);
+	__atomic_store_n(&nt->adopted, j, __ATOMIC_RELEASE);
+	atomic_store_explicit(&e->offer, NULL, memory_order_relaxed);
+	atomic_store_explicit(&e->pub, nt, memory_order_release);
+}
+
+static inline void maybe_adopt(struct engine *e, int64_t j)
+{
+	struct eng_table *nt = atomic_load_explicit(&e->offer, memory_order_acquire);
+	if (__builtin_expect(nt != NULL, 0) && j >= nt->at)
+		adopt(e, nt, j);
 }
 
 /*
@@ -606,7 +1007,9 @@ static tdp_time_t wait_and_stage(struct engine *e, int64_t j, tdp_time_t boundar
 void engine_start(struct engine *e)
 {
 	tdp_time_t now = tb_now(e->tb);
-	e->next = frame_index(&e->g, now) + 1;
+	__atomic_store_n(&e->next, frame_index(&e->g, now) + 1, __ATOMIC_RELAXED);
+	if (e->tab->adopted == INT64_MIN)
+		__atomic_store_n(&e->tab->adopted, e->next, __ATOMIC_RELEASE);
 	e->seen = e->next - 1;
 	e->fill_end = tdp_time_add(frame_start(&e->g, e->next), -e->guard_ns);
 	e->next_refresh = tdp_time_add(now, e->refresh_ns);
@@ -615,6 +1018,7 @@ void engine_start(struct engine *e)
 int64_t engine_step(struct engine *e)
 {
 	int64_t j = e->next;
+	maybe_adopt(e, j);
 	tdp_time_t start = frame_start(&e->g, j);
 	enum tb_state ss = tb_state(e->tb);
 	enum sync_action act = e->act[ss];
@@ -641,13 +1045,19 @@ int64_t engine_step(struct engine *e)
 		int64_t walk = skipped < (int64_t)e->g.k ? skipped : (int64_t)e->g.k;
 		if (e->demote)
 			walk = 0; /* no reservation is being served: nothing to account */
-		for (int64_t x = 1; x <= walk; x++)
+		for (int64_t x = 1; x <= walk; x++) {
+			maybe_adopt(e, j + x);
 			skip_frame(e, j + x);
+		}
+		/* a table due in the frames not walked took effect at its own frame */
+		struct eng_table *nt = atomic_load_explicit(&e->offer, memory_order_acquire);
+		if (nt && nt->at <= cur)
+			adopt(e, nt, nt->at);
 		ST_ADD(e->st.late_frames, 1);
 		ST_ADD(e->st.skipped_frames, (uint64_t)skipped);
 		ST_ADD(e->st.skip_events, 1);
 		__atomic_store_n(&e->st.last_jump_frames, skipped, __ATOMIC_RELAXED);
-		e->next = cur + 1;
+		__atomic_store_n(&e->next, cur + 1, __ATOMIC_RELAXED);
 	} else {
 		tdp_time_t end = tdp_time_add(start, e->g.tf_ns - e->guard_ns);
 		bool late = false;
@@ -662,7 +1072,7 @@ int64_t engine_step(struct engine *e)
 		}
 		if (late)
 			ST_ADD(e->st.late_frames, 1);
-		e->next = j + 1;
+		__atomic_store_n(&e->next, j + 1, __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&e->st.last_push_ns, t.ns, __ATOMIC_RELAXED);
 
@@ -704,9 +1114,14 @@ void engine_stop(struct engine *e)
 			d_[i_] = __atomic_load_n(&s_[i_], __ATOMIC_RELAXED);         \
 	} while (0)
 
+void engine_table_flow_stats(const struct eng_table *nt, uint32_t flow, struct flow_stats *out)
+{
+	COPY_STATS(out, &nt->flows[flow]->st, struct flow_stats);
+}
+
 void engine_flow_stats(const struct engine *e, uint32_t flow, struct flow_stats *out)
 {
-	COPY_STATS(out, &e->flows[flow].st, struct flow_stats);
+	engine_table_flow_stats(engine_table_current(e), flow, out);
 }
 
 void engine_port_stats(const struct engine *e, uint32_t port, struct port_stats *out)

@@ -118,17 +118,61 @@ struct eng_stats {
 	uint64_t unlocked_frames; /* frames processed unlocked */
 	uint64_t ticks;           /* frame ticks taken from the source */
 	uint64_t tick_timeouts;   /* frames whose tick did not come in time */
+	uint64_t swaps;           /* tables adopted */
+	uint64_t late_swaps;      /* of which after the frame asked for (handed over too late) */
+	int64_t last_swap_frame;  /* frame the latest table took effect at */
+};
+
+/* What RX needs of a flow: its queue, and the counters RX writes. */
+struct flow_rx {
+	struct rte_ring *q;
+	uint64_t enq;             /* queued by RX */
+	uint64_t overflow;        /* dropped by RX: the queue was full */
 };
 
 struct engine;
+struct eng_table;
 
 /* Allocates queues and state (needs the EAL). NULL with a message in err. */
 struct engine *engine_create(const struct eng_config *c, char *err, size_t errlen);
 void engine_destroy(struct engine *e);
 
-/* The queues the RX side fills: one per flow, one best-effort per port. */
+/* The queues the RX side fills: one per flow of the table in force, one
+ * best-effort per port. */
 struct rte_ring *engine_flow_ring(struct engine *e, uint32_t flow);
+struct flow_rx *engine_flow_rx(struct engine *e, uint32_t flow);
 struct rte_ring *engine_be_ring(struct engine *e, uint32_t port);
+
+/*
+ * Table swap, from one control thread (never the engine's):
+ *   nt = engine_table_build(e, t)   off the data path: flows the table in force
+ *                                   has (same name, same port) keep their queue,
+ *                                   carried packets and counters; new ones get
+ *                                   queues. Same ports, TF and epoch, or an error.
+ *   engine_table_offer(e, nt, J)    one atomic pointer; the engine adopts nt
+ *                                   when it reaches frame J (>= next + 2), in
+ *                                   frame order: frames < J are served by the
+ *                                   old table, frames >= J by nt.
+ *   engine_table_adopted(nt)        the frame it took effect at, once it has.
+ *   engine_table_retire(e, nt)      after adoption and once RX has let go of the
+ *                                   old table: frees it and the flows nt dropped
+ *                                   (their queued packets; returns how many).
+ * engine_table_boundary(e, nt, F) is the first frame >= F that starts a cycle
+ * of both tables. engine_table_build takes ownership of t when it succeeds.
+ */
+struct eng_table *engine_table_build(struct engine *e, const struct sched_table *t, char *err, size_t errlen);
+void engine_table_discard(struct engine *e, struct eng_table *nt);
+int64_t engine_table_boundary(const struct engine *e, const struct eng_table *nt, int64_t from);
+int engine_table_offer(struct engine *e, struct eng_table *nt, int64_t frame, char *err, size_t errlen);
+struct eng_table *engine_table_pending(const struct engine *e);
+struct eng_table *engine_table_current(const struct engine *e);
+const struct sched_table *engine_table_sched(const struct eng_table *nt);
+int64_t engine_table_requested(const struct eng_table *nt);
+int64_t engine_table_adopted(const struct eng_table *nt); /* INT64_MIN before */
+bool engine_table_retirable(const struct eng_table *nt);
+uint64_t engine_table_retire(struct engine *e, struct eng_table *nt);
+struct flow_rx *engine_table_flow_rx(struct eng_table *nt, uint32_t flow);
+void engine_table_flow_stats(const struct eng_table *nt, uint32_t flow, struct flow_stats *out);
 
 /* Sets the first frame to push: the one after the frame containing now.
  * engine_run does it; callers of engine_step call it first. */
@@ -142,7 +186,8 @@ void engine_stop(struct engine *e);
 int64_t engine_next_frame(const struct engine *e);
 const struct frame_geom *engine_geom(const struct engine *e);
 
-/* Consistent-enough snapshots for the control side (relaxed atomic reads). */
+/* Consistent-enough snapshots for the control side (relaxed atomic reads);
+ * flows are those of the table in force. */
 void engine_flow_stats(const struct engine *e, uint32_t flow, struct flow_stats *out);
 void engine_port_stats(const struct engine *e, uint32_t port, struct port_stats *out);
 void engine_stats(const struct engine *e, struct eng_stats *out);

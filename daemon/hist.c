@@ -34,20 +34,41 @@ int64_t hist_bin_hi(unsigned b)
 	return hist_bin_lo(b + 1);    /* the last bin ends at HIST_MAX_NS */
 }
 
+/* one writer; readers on other threads take hist_snapshot: relaxed stores
+ * are plain moves on the platforms DPDK runs on */
+#define PUT(f, v) __atomic_store_n(&(f), (v), __ATOMIC_RELAXED)
+
 void hist_add(struct hist *h, int64_t v)
 {
-	h->count++;
-	h->sum += (double)v;
+	PUT(h->count, h->count + 1);
+	double sum = h->sum + (double)v;
+	__atomic_store(&h->sum, &sum, __ATOMIC_RELAXED);
 	if (v < h->min)
-		h->min = v;
+		PUT(h->min, v);
 	if (v > h->max)
-		h->max = v;
+		PUT(h->max, v);
 	if (v < 0)
-		h->under++;
+		PUT(h->under, h->under + 1);
 	else if (v >= HIST_MAX_NS)
-		h->over++;
-	else
-		h->bin[hist_bin_of(v)]++;
+		PUT(h->over, h->over + 1);
+	else {
+		unsigned b = hist_bin_of(v);
+		PUT(h->bin[b], h->bin[b] + 1);
+	}
+}
+
+#define GET(f) __atomic_load_n(&(f), __ATOMIC_RELAXED)
+
+void hist_snapshot(struct hist *dst, const struct hist *src)
+{
+	dst->count = GET(src->count);
+	dst->under = GET(src->under);
+	dst->over = GET(src->over);
+	dst->min = GET(src->min);
+	dst->max = GET(src->max);
+	__atomic_load(&src->sum, &dst->sum, __ATOMIC_RELAXED);
+	for (unsigned b = 0; b < HIST_NBINS; b++)
+		dst->bin[b] = GET(src->bin[b]);
 }
 
 void hist_merge(struct hist *a, const struct hist *b)

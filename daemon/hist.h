@@ -28,6 +28,9 @@ struct hist {
 
 void hist_init(struct hist *h);
 void hist_add(struct hist *h, int64_t v);
+/* A copy of a histogram another thread is adding to (not atomic as a whole:
+ * the count may be ahead of the bins by the values being added). */
+void hist_snapshot(struct hist *dst, const struct hist *src);
 /* Adds b into a. */
 void hist_merge(struct hist *a, const struct hist *b);
 /* Value at quantile q in [0,1] (upper edge of its bin, clamped to max). Under-

@@ -48,7 +48,8 @@ void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 		drop(rx, m, rc == PKT_RUNT ? RXD_RUNT : RXD_MALFORMED);
 		return;
 	}
-	int f = cls_lookup(rx->cls, &pi);
+	const struct rx_table *tab = rx->tab;
+	int f = cls_lookup(tab->cls, &pi);
 	uint32_t out;
 	uint8_t mac[6];
 	if (pi.family && !(pi.flags & PKT_F_MPLS)) {
@@ -63,14 +64,14 @@ void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 			drop(rx, m, RXD_NO_ROUTE);
 			return;
 		}
-		out = rx->table_to_port[rx->t->flows[f].port];
+		out = rx->table_to_port[tab->t->flows[f].port];
 		if (!rx->ports[out].has_peer) {
 			drop(rx, m, RXD_NO_NEIGH);
 			return;
 		}
 		memcpy(mac, rx->ports[out].peer_mac, 6);
 	}
-	if (f >= 0 && out != rx->table_to_port[rx->t->flows[f].port]) {
+	if (f >= 0 && out != rx->table_to_port[tab->t->flows[f].port]) {
 		drop(rx, m, RXD_WRONG_PORT);
 		return;
 	}
@@ -79,12 +80,13 @@ void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 		return;
 	}
 	if (f >= 0) {
-		if (rte_ring_sp_enqueue(rx->flow_q[f], m) != 0) {
-			ST_ADD(rx->flow_overflow[f], 1);
+		struct flow_rx *fr = tab->flows[f];
+		if (rte_ring_sp_enqueue(fr->q, m) != 0) {
+			ST_ADD(fr->overflow, 1);
 			rte_pktmbuf_free(m);
 			return;
 		}
-		ST_ADD(rx->flow_enq[f], 1);
+		ST_ADD(fr->enq, 1);
 		ST_ADD(rx->st.reserved, 1);
 		return;
 	}
@@ -104,6 +106,11 @@ uint32_t rx_poll(struct rx *rx)
 {
 	struct rte_mbuf *pkts[RX_BURST];
 	uint32_t total = 0;
+	const struct rx_table *nt = atomic_load_explicit(&rx->offer, memory_order_acquire);
+	if (__builtin_expect(nt != NULL, 0)) {
+		rx->tab = nt;
+		atomic_store_explicit(&rx->offer, NULL, memory_order_release);
+	}
 	for (uint32_t p = 0; p < rx->nports; p++) {
 		uint16_t n = rte_eth_rx_burst(rx->ports[p].dpdk_port, 0, pkts, RX_BURST);
 		/* the whole burst's headers first, so their misses overlap; then each

@@ -10,9 +10,11 @@
 #ifndef TDP_RX_H
 #define TDP_RX_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine.h"
 #include "pkt.h"
 #include "route.h"
 #include "tdp_sched.h"
@@ -42,16 +44,22 @@ struct rx_stats {
 	uint64_t drop[RXD_MAX];
 };
 
+/* What RX classifies against: a table, its classifier and its flows' queues. */
+struct rx_table {
+	const struct cls *cls;
+	const struct sched_table *t;
+	struct flow_rx **flows;     /* per flow of t */
+};
+
 struct rx {
 	struct rx_port *ports;
 	uint32_t nports;
-	const struct cls *cls;
 	const struct router *rt;
-	const struct sched_table *t;
-	struct rte_ring **flow_q;   /* per flow */
+	const struct rx_table *tab;
+	/* a new table from the control side: taken at the next poll, which then
+	 * stores NULL here to say the old one is no longer in use */
+	_Atomic(const struct rx_table *) offer;
 	struct rte_ring **be_q;     /* per configured port; NULL: send at once */
-	uint64_t *flow_enq;         /* per flow, RX-written */
-	uint64_t *flow_overflow;    /* per flow */
 	uint32_t *table_to_port;    /* table port -> configured port */
 	struct rx_stats st;
 };
@@ -60,8 +68,9 @@ const char *rx_drop_name(enum rx_drop d);
 
 /* Handles one received packet (takes ownership). */
 void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m);
-/* One burst from every port; returns packets received. The daemon's main
- * loop calls it (with its idle back-off, stats and stop checks). */
+/* Takes a table offered by the control side, then one burst from every port;
+ * returns packets received. The daemon's main loop calls it (with its idle
+ * back-off, stats and stop checks). */
 uint32_t rx_poll(struct rx *rx);
 
 #endif

@@ -3,6 +3,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "summary.h"
 
 static double duty(const struct eng_stats *es, double elapsed_s)
@@ -27,8 +29,9 @@ void summary_line(const struct summary_src *s, char *buf, size_t len)
 	engine_stats(s->e, &es);
 	const struct hist *h = engine_error_hist(s->e);
 	uint64_t ovf = 0;
-	for (uint32_t f = 0; f < s->t->nflows; f++)
-		ovf += __atomic_load_n(&s->rx->flow_overflow[f], __ATOMIC_RELAXED);
+	struct eng_table *et = engine_table_current(s->e);
+	for (uint32_t f = 0; f < engine_table_sched(et)->nflows; f++)
+		ovf += __atomic_load_n(&engine_table_flow_rx(et, f)->overflow, __ATOMIC_RELAXED);
 	snprintf(buf, len,
 		 "sync %s | frames %" PRIu64 " late %" PRIu64 " skipped %" PRIu64 " | start error p50 %" PRId64 " ns p99 %" PRId64
 		 " ns max %" PRId64 " ns | rx %" PRIu64 " reserved %" PRIu64 " best-effort %" PRIu64 " dropped %" PRIu64
@@ -37,9 +40,15 @@ void summary_line(const struct summary_src *s, char *buf, size_t len)
 		 hist_quantile(h, 0.99), h->count ? h->max : 0, s->rx->st.pkts, s->rx->st.reserved, s->rx->st.best_effort, rx_drops(s->rx), ovf);
 }
 
+const struct sched_table *summary_table(const struct summary_src *s)
+{
+	return engine_table_sched(engine_table_current(s->e));
+}
+
 void summary_text(const struct summary_src *s, FILE *out)
 {
-	const struct sched_table *t = s->t;
+	struct eng_table *et = engine_table_current(s->e);
+	const struct sched_table *t = engine_table_sched(et);
 	struct eng_stats es;
 	engine_stats(s->e, &es);
 	const struct hist *h = engine_error_hist(s->e);
@@ -79,11 +88,12 @@ void summary_text(const struct summary_src *s, FILE *out)
 		"unused", "late-drop", "carried", "overflow", "tx-drop", "demoted");
 	for (uint32_t f = 0; f < t->nflows; f++) {
 		struct flow_stats fs;
-		engine_flow_stats(s->e, f, &fs);
+		engine_table_flow_stats(et, f, &fs);
+		const struct flow_rx *fr = engine_table_flow_rx(et, f);
 		fprintf(out, "%-16s %-8s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
 			     " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
-			t->flows[f].name, t->ports[t->flows[f].port].name, s->rx->flow_enq[f], fs.reserved, fs.sent,
-			fs.unused, fs.late_dropped, fs.late_carried, s->rx->flow_overflow[f], fs.tx_drop, fs.demoted);
+			t->flows[f].name, t->ports[t->flows[f].port].name, fr->enq, fs.reserved, fs.sent,
+			fs.unused, fs.late_dropped, fs.late_carried, fr->overflow, fs.tx_drop, fs.demoted);
 	}
 	fprintf(out, "\n%-10s %10s %8s %12s %12s %12s %8s %8s\n", "port", "frames", "late", "reserved", "best-effort",
 		"be-bytes", "too-big", "tx-drop");
@@ -102,106 +112,142 @@ void summary_text(const struct summary_src *s, FILE *out)
 	fputc('\n', out);
 }
 
-static void json_str(FILE *out, const char *s)
+static json_t *hist_json(const struct hist *live, bool bins)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", *s);
-		else
-			fputc(*s, out);
+	static _Thread_local struct hist snap;
+	const struct hist *h = &snap;
+	hist_snapshot(&snap, live);
+	json_t *o = json_pack("{sI sI sI sI sI sI sf sI sI}", "count", (json_int_t)h->count, "min",
+			      (json_int_t)(h->count ? h->min : 0), "p50", (json_int_t)hist_quantile(h, 0.5), "p99",
+			      (json_int_t)hist_quantile(h, 0.99), "p999", (json_int_t)hist_quantile(h, 0.999), "max",
+			      (json_int_t)(h->count ? h->max : 0), "mean", hist_mean(h), "under", (json_int_t)h->under,
+			      "over", (json_int_t)h->over);
+	if (o && bins) {
+		json_t *b = json_array();
+		for (unsigned i = 0; b && i < HIST_NBINS; i++)
+			if (h->bin[i])
+				json_array_append_new(b, json_pack("[I I I]", (json_int_t)hist_bin_lo(i),
+								   (json_int_t)hist_bin_hi(i), (json_int_t)h->bin[i]));
+		json_object_set_new(o, "bins", b);
 	}
-	fputc('"', out);
+	return o;
 }
 
-void summary_json(const struct summary_src *s, FILE *out)
+#define J(v) ((json_int_t)(v))
+
+json_t *summary_sync_json(struct timebase *tb)
 {
-	const struct sched_table *t = s->t;
+	struct tb_sync sy;
+	tb->ops->sync(tb, &sy);
+	return json_pack("{ss ss sI sI sI sI sI sI sI sI sI sI}", "state", tb_state_name(sy.state), "reason",
+			 sy.reason ? sy.reason : "", "offset_ns", J(sy.offset_ns), "uncertainty_ns", J(sy.uncertainty_ns),
+			 "last_good_ns", J(sy.last_good.ns), "since_ns", J(sy.since.ns), "samples", J(sy.samples),
+			 "bad_samples", J(sy.bad_samples), "faults", J(sy.faults), "transitions", J(sy.transitions),
+			 "steps", J(sy.steps), "last_step_ns", J(sy.last_step_ns));
+}
+
+json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uint32_t f)
+{
+	struct flow_stats fs;
+	engine_table_flow_stats(et, f, &fs);
+	const struct flow_rx *fr = engine_table_flow_rx(et, f);
+	json_t *o = json_pack("{ss ss sI sI sI sI sI sI sI sI sI sI sI}", "name", t->flows[f].name, "port",
+			      t->ports[t->flows[f].port].name, "rx", J(__atomic_load_n(&fr->enq, __ATOMIC_RELAXED)),
+			      "overflow", J(__atomic_load_n(&fr->overflow, __ATOMIC_RELAXED)), "reserved", J(fs.reserved),
+			      "sent", J(fs.sent), "unused", J(fs.unused), "late_dropped", J(fs.late_dropped),
+			      "late_carried", J(fs.late_carried), "late_slots", J(fs.late_slots), "late_frames",
+			      J(fs.late_frames), "tx_drop", J(fs.tx_drop), "demoted", J(fs.demoted));
+	return o;
+}
+
+json_t *summary_port_json(const struct summary_src *s, uint32_t p)
+{
+	struct port_stats ps;
+	engine_port_stats(s->e, p, &ps);
+	const struct sched_table *t = summary_table(s);
+	return json_pack("{ss sI sI sI sI sI sI sI sI sI}", "name", t->ports[p].name, "frames", J(ps.frames),
+			 "late_frames", J(ps.late_frames), "reserved_pkts", J(ps.rsv_pkts), "reserved_bytes",
+			 J(ps.rsv_bytes), "be_pkts", J(ps.be_pkts), "be_bytes", J(ps.be_bytes), "be_too_big",
+			 J(ps.be_too_big), "tx_drop", J(ps.tx_drop), "be_tx_drop", J(ps.be_tx_drop));
+}
+
+json_t *summary_engine_json(const struct summary_src *s)
+{
 	struct eng_stats es;
 	engine_stats(s->e, &es);
-	const struct hist *h = engine_error_hist(s->e);
 	const struct pw *pw = engine_pw(s->e);
-	fprintf(out, "{\"version\":1,\"elapsed_s\":%.6f,\"timebase\":", s->elapsed_s);
-	json_str(out, s->timebase);
-	fprintf(out, ",\"tf_ns\":%" PRIu64 ",\"k\":%u", t->tf_ns, t->k);
-	fprintf(out, ",\"engine\":{\"frames\":%" PRIu64 ",\"late_frames\":%" PRIu64 ",\"skipped_frames\":%" PRIu64
-		     ",\"sleep_ns\":%" PRIu64 ",\"duty\":%.4f,\"sleeps\":%" PRIu64 ",\"spins\":%" PRIu64
-		     ",\"deferred\":%" PRIu64 ",\"predicted_oversleep_ns\":%" PRId64 ",\"skip_events\":%" PRIu64
-		     ",\"back_steps\":%" PRIu64 ",\"repeated_frames\":%" PRIu64 ",\"last_jump_frames\":%" PRId64
-		     ",\"holdover_frames\":%" PRIu64 ",\"unlocked_frames\":%" PRIu64 ",\"alarm_frames\":%" PRIu64
-		     ",\"demoted_frames\":%" PRIu64 ",\"ticks\":%" PRIu64 ",\"tick_timeouts\":%" PRIu64 "}",
-		es.frames, es.late_frames, es.skipped_frames, es.sleep_ns, duty(&es, s->elapsed_s), pw->st.sleeps,
-		pw->st.spins, pw->st.deferred, pw->pred_ns, es.skip_events, es.back_steps, es.repeated_frames,
-		es.last_jump_frames, es.holdover_frames, es.unlocked_frames, es.alarm_frames, es.demoted_frames, es.ticks,
-		es.tick_timeouts);
-	if (s->tb->ops->tick_stats) {
-		const struct hist *th = engine_tick_hist(s->e);
-		struct tb_tick_stats ts;
-		s->tb->ops->tick_stats(s->tb, &ts);
-		fprintf(out, ",\"tick\":{\"missed\":%" PRIu64 ",\"doubled\":%" PRIu64 ",\"backwards\":%" PRIu64
-			     ",\"off_grid\":%" PRIu64 ",\"spurious\":%" PRIu64 ",\"latency_ns\":{\"count\":%" PRIu64
-			     ",\"p50\":%" PRId64 ",\"p99\":%" PRId64 ",\"max\":%" PRId64 "}}",
-			ts.missed, ts.doubled, ts.backwards, ts.off_grid, ts.spurious, th->count, hist_quantile(th, 0.5),
-			hist_quantile(th, 0.99), th->count ? th->max : 0);
-	}
-	struct tb_sync sy;
-	s->tb->ops->sync(s->tb, &sy);
-	fprintf(out, ",\"sync\":{\"state\":\"%s\",\"reason\":", tb_state_name(sy.state));
-	json_str(out, sy.reason ? sy.reason : "");
-	fprintf(out, ",\"offset_ns\":%" PRId64 ",\"uncertainty_ns\":%" PRId64 ",\"last_good_ns\":%" PRId64
-		     ",\"since_ns\":%" PRId64 ",\"samples\":%" PRIu64 ",\"bad_samples\":%" PRIu64 ",\"faults\":%" PRIu64
-		     ",\"transitions\":%" PRIu64 ",\"steps\":%" PRIu64 ",\"last_step_ns\":%" PRId64 "}",
-		sy.offset_ns, sy.uncertainty_ns, sy.last_good.ns, sy.since.ns, sy.samples, sy.bad_samples, sy.faults,
-		sy.transitions, sy.steps, sy.last_step_ns);
-	fprintf(out, ",\"start_error_ns\":{\"count\":%" PRIu64 ",\"min\":%" PRId64 ",\"p50\":%" PRId64 ",\"p99\":%" PRId64
-		     ",\"p999\":%" PRId64 ",\"max\":%" PRId64 ",\"mean\":%.1f,\"under\":%" PRIu64 ",\"over\":%" PRIu64
-		     ",\"bins\":[",
-		h->count, h->count ? h->min : 0, hist_quantile(h, 0.5), hist_quantile(h, 0.99), hist_quantile(h, 0.999),
-		h->count ? h->max : 0, hist_mean(h), h->under, h->over);
-	bool first = true;
-	for (unsigned b = 0; b < HIST_NBINS; b++) {
-		if (!h->bin[b])
-			continue;
-		fprintf(out, "%s[%" PRId64 ",%" PRId64 ",%" PRIu64 "]", first ? "" : ",", hist_bin_lo(b), hist_bin_hi(b),
-			h->bin[b]);
-		first = false;
-	}
-	fprintf(out, "]},\"flows\":[");
-	for (uint32_t f = 0; f < t->nflows; f++) {
-		struct flow_stats fs;
-		engine_flow_stats(s->e, f, &fs);
-		fprintf(out, "%s{\"name\":", f ? "," : "");
-		json_str(out, t->flows[f].name);
-		fprintf(out, ",\"port\":");
-		json_str(out, t->ports[t->flows[f].port].name);
-		fprintf(out, ",\"rx\":%" PRIu64 ",\"overflow\":%" PRIu64 ",\"reserved\":%" PRIu64 ",\"sent\":%" PRIu64
-			     ",\"unused\":%" PRIu64 ",\"late_dropped\":%" PRIu64 ",\"late_carried\":%" PRIu64
-			     ",\"late_slots\":%" PRIu64 ",\"late_frames\":%" PRIu64 ",\"tx_drop\":%" PRIu64
-			     ",\"demoted\":%" PRIu64 "}",
-			s->rx->flow_enq[f], s->rx->flow_overflow[f], fs.reserved, fs.sent, fs.unused, fs.late_dropped,
-			fs.late_carried, fs.late_slots, fs.late_frames, fs.tx_drop, fs.demoted);
-	}
-	fprintf(out, "],\"ports\":[");
-	for (uint32_t p = 0; p < t->nports; p++) {
-		struct port_stats ps;
-		engine_port_stats(s->e, p, &ps);
-		fprintf(out, "%s{\"name\":", p ? "," : "");
-		json_str(out, t->ports[p].name);
-		fprintf(out, ",\"frames\":%" PRIu64 ",\"late_frames\":%" PRIu64 ",\"reserved_pkts\":%" PRIu64
-			     ",\"reserved_bytes\":%" PRIu64 ",\"be_pkts\":%" PRIu64 ",\"be_bytes\":%" PRIu64
-			     ",\"be_too_big\":%" PRIu64 ",\"tx_drop\":%" PRIu64 ",\"be_tx_drop\":%" PRIu64 "}",
-			ps.frames, ps.late_frames, ps.rsv_pkts, ps.rsv_bytes, ps.be_pkts, ps.be_bytes, ps.be_too_big,
-			ps.tx_drop, ps.be_tx_drop);
-	}
-	fprintf(out, "],\"rx\":{\"pkts\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"reserved\":%" PRIu64 ",\"best_effort\":%" PRIu64
-		     ",\"drop\":{",
-		s->rx->st.pkts, s->rx->st.bytes, s->rx->st.reserved, s->rx->st.best_effort);
-	for (int i = 0; i < RXD_MAX; i++) {
-		fprintf(out, "%s", i ? "," : "");
-		json_str(out, rx_drop_name((enum rx_drop)i));
-		fprintf(out, ":%" PRIu64, s->rx->st.drop[i]);
-	}
-	fprintf(out, "}}}\n");
+	json_t *o = json_pack("{sI sI sI sI sf sI sI sI sI sI sI sI sI}", "frames", J(es.frames), "late_frames",
+			      J(es.late_frames), "skipped_frames", J(es.skipped_frames), "sleep_ns", J(es.sleep_ns),
+			      "duty", duty(&es, s->elapsed_s), "sleeps", J(pw->st.sleeps), "spins", J(pw->st.spins),
+			      "deferred", J(pw->st.deferred), "predicted_oversleep_ns", J(pw->pred_ns), "skip_events",
+			      J(es.skip_events), "back_steps", J(es.back_steps), "repeated_frames",
+			      J(es.repeated_frames), "last_jump_frames", J(es.last_jump_frames));
+	json_t *more = json_pack("{sI sI sI sI sI sI sI sI sI sI sI}", "holdover_frames", J(es.holdover_frames),
+				 "unlocked_frames", J(es.unlocked_frames), "alarm_frames", J(es.alarm_frames),
+				 "demoted_frames", J(es.demoted_frames), "ticks", J(es.ticks), "tick_timeouts",
+				 J(es.tick_timeouts), "swaps", J(es.swaps), "late_swaps", J(es.late_swaps),
+				 "last_swap_frame", J(es.last_swap_frame), "next_frame",
+				 J(engine_next_frame(s->e)), "last_push_ns", J(es.last_push_ns));
+	json_object_update(o, more);
+	json_decref(more);
+	return o;
+}
+
+json_t *summary_rx_json(const struct rx *rx)
+{
+	json_t *drop = json_object();
+	for (int i = 0; i < RXD_MAX; i++)
+		json_object_set_new(drop, rx_drop_name((enum rx_drop)i),
+				    json_integer(J(__atomic_load_n(&rx->st.drop[i], __ATOMIC_RELAXED))));
+	return json_pack("{sI sI sI sI so}", "pkts", J(__atomic_load_n(&rx->st.pkts, __ATOMIC_RELAXED)), "bytes",
+			 J(__atomic_load_n(&rx->st.bytes, __ATOMIC_RELAXED)), "reserved",
+			 J(__atomic_load_n(&rx->st.reserved, __ATOMIC_RELAXED)), "best_effort",
+			 J(__atomic_load_n(&rx->st.best_effort, __ATOMIC_RELAXED)), "drop", drop);
+}
+
+json_t *summary_tick_json(const struct summary_src *s)
+{
+	if (!s->tb->ops->tick_stats)
+		return NULL;
+	const struct hist *th = engine_tick_hist(s->e);
+	struct tb_tick_stats ts;
+	s->tb->ops->tick_stats(s->tb, &ts);
+	return json_pack("{sI sI sI sI sI so}", "missed", J(ts.missed), "doubled", J(ts.doubled), "backwards",
+			 J(ts.backwards), "off_grid", J(ts.off_grid), "spurious", J(ts.spurious), "latency_ns",
+			 hist_json(th, false));
+}
+
+json_t *summary_to_json(const struct summary_src *s)
+{
+	struct eng_table *et = engine_table_current(s->e);
+	const struct sched_table *t = engine_table_sched(et);
+	json_t *o = json_pack("{si sf ss sI sI}", "version", 1, "elapsed_s", s->elapsed_s, "timebase", s->timebase,
+			      "tf_ns", J(t->tf_ns), "k", J(t->k));
+	json_object_set_new(o, "engine", summary_engine_json(s));
+	json_t *tick = summary_tick_json(s);
+	if (tick)
+		json_object_set_new(o, "tick", tick);
+	json_object_set_new(o, "sync", summary_sync_json(s->tb));
+	json_object_set_new(o, "start_error_ns", hist_json(engine_error_hist(s->e), true));
+	json_t *fl = json_array();
+	for (uint32_t f = 0; f < t->nflows; f++)
+		json_array_append_new(fl, summary_flow_json(t, et, f));
+	json_object_set_new(o, "flows", fl);
+	json_t *pt = json_array();
+	for (uint32_t p = 0; p < t->nports; p++)
+		json_array_append_new(pt, summary_port_json(s, p));
+	json_object_set_new(o, "ports", pt);
+	json_object_set_new(o, "rx", summary_rx_json(s->rx));
+	return o;
+}
+
+int summary_json(const struct summary_src *s, FILE *out)
+{
+	json_t *o = summary_to_json(s);
+	if (!o)
+		return -1;
+	int rc = json_dumpf(o, out, JSON_COMPACT);
+	fputc('\n', out);
+	json_decref(o);
+	return rc;
 }

@@ -9,9 +9,10 @@
 #include "engine.h"
 #include "rx.h"
 
+#include <jansson.h>
+
 struct summary_src {
-	const struct sched_table *t;
-	const struct engine *e;
+	struct engine *e;         /* its table in force is the one reported */
 	const struct rx *rx;
 	double elapsed_s;
 	const char *timebase;
@@ -19,7 +20,18 @@ struct summary_src {
 };
 
 void summary_text(const struct summary_src *s, FILE *out);
-void summary_json(const struct summary_src *s, FILE *out);
+/* One JSON document: the file summary-json writes at exit and what the
+ * control socket's stats command answers. */
+int summary_json(const struct summary_src *s, FILE *out);
+json_t *summary_to_json(const struct summary_src *s);
+/* its parts, for the control socket's narrower commands */
+const struct sched_table *summary_table(const struct summary_src *s);
+json_t *summary_engine_json(const struct summary_src *s);
+json_t *summary_sync_json(struct timebase *tb);
+json_t *summary_tick_json(const struct summary_src *s);
+json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uint32_t f);
+json_t *summary_port_json(const struct summary_src *s, uint32_t p);
+json_t *summary_rx_json(const struct rx *rx);
 /* One line: frames, late, p50/p99/max frame-start error, RX, drops. */
 void summary_line(const struct summary_src *s, char *buf, size_t len);
 

@@ -25,8 +25,10 @@
 
 #include "coalesce.h"
 #include "conf.h"
+#include "control.h"
 #include "engine.h"
 #include "log.h"
+#include "notify.h"
 #include "pmd.h"
 #include "route.h"
 #include "rt.h"
@@ -47,18 +49,20 @@ static void on_signal(int sig)
 struct tdpd {
 	struct conf conf;
 	char schedule_path[PATH_MAX];
-	struct sched_table *t;
+	struct sched_table *t;    /* the table at start; the engine's in force may differ */
 	struct router *rt;
-	struct cls *cls;
 	struct rte_mempool *mp;
 	struct pmd_port ports[CONF_MAX_PORTS];
 	struct coalesce_saved coal[CONF_MAX_PORTS];
 	uint32_t nports_open;
 	struct rx_port rxp[CONF_MAX_PORTS];
 	struct rte_ring *be_q[CONF_MAX_PORTS];
-	struct rte_ring **flow_q;
-	uint64_t *flow_enq, *flow_overflow;
 	uint32_t table_to_port[SCHED_MAX_PORTS];
+	struct control ctl;
+	struct ctl_port_info pinfo[CONF_MAX_PORTS];
+	struct notify nt;
+	bool reported;            /* READY=1 sent */
+	int64_t next_status_ns;
 	struct timebase *tb;
 	struct engine *e;
 	struct rx rx;
@@ -364,14 +368,26 @@ static int bring_up(struct tdpd *d)
 		log_info("port %s: %s, DPDK port %u, MAC %02x:%02x:%02x:%02x:%02x:%02x, link %s%u Mbit/s", cp->name,
 			 cp->device, d->ports[p].id, m[0], m[1], m[2], m[3], m[4], m[5],
 			 d->ports[p].link_mbps ? "" : "unknown ", d->ports[p].link_mbps);
+		struct ctl_port_info *pi = &d->pinfo[p];
+		pi->name = cp->name;
+		pi->table_port = d->rxp[p].table_port;
+		pi->device = cp->device;
+		pi->dpdk_port = d->ports[p].id;
+		memcpy(pi->mac, m, 6);
+		pi->link_mbps = d->ports[p].link_mbps;
+		snprintf(pi->ifname, sizeof(pi->ifname), "%s", d->ports[p].ifname);
 		if (d->ports[p].ifname[0]) {
 			int rc = coalesce_off(d->ports[p].ifname, &d->coal[p]);
-			char what[160];
-			coalesce_describe(&d->coal[p], rc, what, sizeof(what));
+			coalesce_describe(&d->coal[p], rc, pi->coalesce, sizeof(pi->coalesce));
 			if (rc == 0 || rc == -EOPNOTSUPP)
-				log_info("port %s: interrupt coalescing %s", cp->name, what);
+				log_info("port %s: interrupt coalescing %s", cp->name, pi->coalesce);
 			else
-				log_warn("port %s: %s", cp->name, what);
+				log_warn("port %s: %s", cp->name, pi->coalesce);
+		} else {
+			/* a PCI device bound to a DPDK driver: no netdev, no interrupts */
+			snprintf(pi->coalesce, sizeof(pi->coalesce),
+				 "not applicable: the PMD polls the device, its RX/TX interrupts are not used");
+			log_info("port %s: DPDK-owned, %s", cp->name, pi->coalesce);
 		}
 	}
 	char tberr[256];
@@ -419,6 +435,8 @@ static int bring_up(struct tdpd *d)
 				 " bit/s: admission control assumed more than the link gives", c->ports[p].name, rate,
 				 from, table_rate);
 		log_info("port %s: engine paces best effort at %" PRIu64 " bit/s (%s)", c->ports[p].name, rate, from);
+		d->pinfo[p].rate_bps = rate;
+		d->pinfo[p].rate_from = from;
 		epc[tp_] = (struct eng_port_cfg){.dpdk_port = d->ports[p].id, .txq = 0, .rate_bps = rate,
 						 .overhead = d->t->ports[tp_].overhead};
 	}
@@ -441,38 +459,38 @@ static int bring_up(struct tdpd *d)
 		log_err("routes: %s", err);
 		return -1;
 	}
-	d->cls = cls_build(d->t);
-	d->flow_q = calloc(d->t->nflows + 1, sizeof(*d->flow_q));
-	d->flow_enq = calloc(d->t->nflows + 1, sizeof(uint64_t));
-	d->flow_overflow = calloc(d->t->nflows + 1, sizeof(uint64_t));
-	if (!d->cls || !d->flow_q || !d->flow_enq || !d->flow_overflow) {
+	d->ctl.cur = dtable_new(engine_table_current(d->e), d->schedule_path);
+	if (!d->ctl.cur) {
 		log_err("out of memory");
 		return -1;
 	}
-	for (uint32_t f = 0; f < d->t->nflows; f++)
-		d->flow_q[f] = engine_flow_ring(d->e, f);
 	for (uint32_t p = 0; p < c->nports; p++)
 		d->be_q[p] = d->rxp[p].table_port >= 0 ? engine_be_ring(d->e, (uint32_t)d->rxp[p].table_port) : NULL;
-	d->rx = (struct rx){.ports = d->rxp, .nports = c->nports, .cls = d->cls, .rt = d->rt, .t = d->t,
-			    .flow_q = d->flow_q, .be_q = d->be_q, .flow_enq = d->flow_enq,
-			    .flow_overflow = d->flow_overflow, .table_to_port = d->table_to_port};
+	d->rx = (struct rx){.ports = d->rxp, .nports = c->nports, .rt = d->rt, .tab = &d->ctl.cur->rxt,
+			    .be_q = d->be_q, .table_to_port = d->table_to_port};
+	d->ctl.conf = c;
+	d->ctl.e = d->e;
+	d->ctl.rx = &d->rx;
+	d->ctl.tb = d->tb;
+	d->ctl.timebase_name = d->tb->ops->name;
+	d->ctl.ports = d->pinfo;
+	d->ctl.nports = c->nports;
 	return 0;
 }
 
 static void tear_down(struct tdpd *d)
 {
+	control_stop(&d->ctl);
 	for (uint32_t p = 0; p < d->nports_open; p++) {
 		pmd_port_close(&d->ports[p]);
 		coalesce_restore(&d->coal[p]);
 	}
 	engine_destroy(d->e);
+	control_free_tables(&d->ctl);
 	if (d->tb)
 		d->tb->ops->destroy(d->tb);
 	router_free(d->rt);
-	cls_free(d->cls);
-	free(d->flow_q);
-	free(d->flow_enq);
-	free(d->flow_overflow);
+	notify_close(&d->nt);
 	if (d->eal_up)
 		pmd_eal_cleanup();
 	sched_free(d->t);
@@ -532,10 +550,45 @@ static void watch(struct tdpd *d, struct watch *w)
 	}
 }
 
+/* On the control thread, every loop: READY=1 once the time source has
+ * reported, STATUS= every few seconds, the watchdog while frames advance. */
+static void ctl_tick(void *arg)
+{
+	struct tdpd *d = arg;
+	struct eng_stats es;
+	engine_stats(d->e, &es);
+	int64_t now = mono_ns();
+	struct tb_sync sy;
+	if (!d->reported) {
+		d->tb->ops->sync(d->tb, &sy);
+		if (sy.samples + sy.faults + sy.transitions == 0 || es.frames == 0)
+			return;
+		d->reported = true;
+		char msg[640];
+		snprintf(msg, sizeof(msg), "READY=1\nSTATUS=forwarding; sync %s (%s)", tb_state_name(sy.state), sy.reason);
+		notify_send(&d->nt, msg);
+		log_info("ready: ports up, the frame engine running, sync %s", tb_state_name(sy.state));
+		d->next_status_ns = now + 5 * TDP_NS_PER_S;
+	}
+	int w = notify_watchdog(&d->nt, now, es.frames);
+	if (w < 0 && d->nt.withheld == 1)
+		log_err("the frame engine has not advanced since the last watchdog feed (frame %" PRIu64
+			"): the watchdog is no longer fed", es.frames);
+	if (now >= d->next_status_ns && d->nt.fd >= 0) {
+		d->tb->ops->sync(d->tb, &sy);
+		char msg[640];
+		snprintf(msg, sizeof(msg), "STATUS=sync %s; frames %" PRIu64 ", late %" PRIu64 ", skipped %" PRIu64
+			 "; table %s", tb_state_name(sy.state), es.frames, es.late_frames, es.skipped_frames,
+			 d->ctl.cur ? d->ctl.cur->name : "?");
+		notify_send(&d->nt, msg);
+		d->next_status_ns = now + 5 * TDP_NS_PER_S;
+	}
+}
+
 static void run(struct tdpd *d)
 {
 	struct conf *c = &d->conf;
-	struct summary_src ss = {.t = d->t, .e = d->e, .rx = &d->rx, .timebase = d->tb->ops->name, .tb = d->tb};
+	struct summary_src ss = {.e = d->e, .rx = &d->rx, .timebase = d->tb->ops->name, .tb = d->tb};
 	struct watch w = {.state = tb_state(d->tb)};
 	rt_thread_setup("rx", -1, (int)c->rx_priority);
 	int64_t t0 = mono_ns();
@@ -545,6 +598,12 @@ static void run(struct tdpd *d)
 		log_err("cannot start the frame engine on its lcore");
 		return;
 	}
+	d->ctl.started_mono_ns = t0;
+	d->ctl.tick = ctl_tick;
+	d->ctl.tick_arg = d;
+	char err[256];
+	if (control_start(&d->ctl, err, sizeof(err)) != 0)
+		log_err("%s: running without control sockets", err);
 	log_notice("forwarding: %u flows on %u ports, TF %" PRIu64 " ns, k %u, late policy %s", d->t->nflows,
 		   d->t->nports, d->t->tf_ns, d->t->k, conf_late_names[c->late_policy]);
 	unsigned idle = 0, tick = 0;
@@ -572,6 +631,8 @@ static void run(struct tdpd *d)
 	}
 	if (got_signal)
 		log_notice("%s: stopping", strsignal(got_signal));
+	notify_send(&d->nt, "STOPPING=1");
+	control_stop(&d->ctl);
 	engine_stop(d->e);
 	rte_eal_mp_wait_lcore();
 	ss.elapsed_s = (double)(mono_ns() - t0) / 1e9;
@@ -598,6 +659,9 @@ int main(int argc, char **argv)
 	static struct tdpd d;
 	bool check = false, dump = false;
 	conf_init(&d.conf);
+	d.ctl.lfd[0] = d.ctl.lfd[1] = d.ctl.waiter = -1;
+	d.nt.fd = -1;
+	tdp_log_init();
 	int rc = parse_args(&d, argc, argv, &check, &dump);
 	if (rc != 0) {
 		conf_free(&d.conf);
@@ -645,6 +709,17 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	char err[256];
+	if (notify_init(&d.nt, err, sizeof(err)) != 0)
+		log_warn("%s: not telling systemd", err);
+	if (d.conf.log_syslog)
+		tdp_log_open_syslog();
+	d.ctl.conf = &d.conf;
+	if (control_open(&d.ctl, err, sizeof(err)) != 0) {
+		log_err("%s", err);
+		tear_down(&d);
+		return 1;
+	}
 	rt_process_setup(&d.rtp, d.conf.mlock, d.conf.dma_latency);
 	if (bring_up(&d) != 0) {
 		tear_down(&d);

@@ -1,38 +1,109 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* tdpctl: the operator's tool. Today: offline work on reservation tables. */
+/* tdpctl: the operator's tool: talks to a running tdpd, works on reservation
+ * tables offline, prepares and audits the host. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "ctl_proto.h"
 #include "tdpctl.h"
 
 static void usage(FILE *out)
 {
-	fputs("usage: tdpctl [--version] [--help] COMMAND [ARGS]\n"
+	fputs("usage: tdpctl [--socket PATH] [--json] [--timeout MS] COMMAND [ARGS]\n"
 	      "\n"
-	      "commands:\n"
-	      "  schedule   check, show, edit and compare time-cycle reservation tables\n"
-	      "             (offline; 'tdpctl schedule --help' for its verbs)\n"
+	      "talking to a running tdpd:\n"
+	      "  status                   table, frames, start error, sync, RX in a few lines\n"
+	      "  ports                    per port: device, MAC, pacing rate, coalescing, counters\n"
+	      "  flows                    per flow of the table in force: every counter\n"
+	      "  sync                     the time source and its sync state\n"
+	      "  stats [--prometheus]     every counter and the frame-start error histogram;\n"
+	      "                           --prometheus writes the text format for a textfile collector\n"
+	      "  log-level [LEVEL]        show or set the daemon's log level (error..debug)\n"
+	      "  schedule active [--source]\n"
+	      "                           the table in force, the one waiting, the latest swap\n"
+	      "  schedule load FILE [--at TAI-SECONDS|+SECONDS | --next-cycle] [--no-wait]\n"
+	      "                           validate FILE and have the engine adopt it at the first\n"
+	      "                           cycle boundary at or after that time (default: the next);\n"
+	      "                           says the frame it took effect at\n"
+	      "  raw JSON                 send one protocol request as it is, print the reply\n"
 	      "\n"
-	      "See tdpctl(8) and tdp-schedule(5).\n", out);
+	      "offline:\n"
+	      "  schedule VERB            check, show, edit and compare reservation tables\n"
+	      "                           ('tdpctl schedule --help' for its verbs)\n"
+	      "\n"
+	      "--socket  reads go to " CTL_MONITOR_DEFAULT ", changes to " CTL_SOCKET_DEFAULT "\n"
+	      "--json    the daemon's answer as JSON\n"
+	      "--timeout give up after MS milliseconds without an answer (default 5000;\n"
+	      "          schedule load waits for its frame unless --no-wait)\n"
+	      "\n"
+	      "Exit status: 0 fine; 1 invalid table or refused request; 2 usage or I/O;\n"
+	      "3 the daemon cannot be reached. See tdpctl(8), tdp-schedule(5).\n", out);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
+	struct tdpctl_global g = {.socket = NULL, .json = false, .timeout_ms = 5000};
+	bool timeout_set = false;
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!strcmp(argv[i], "--version")) {
+			printf("tdpctl %s (schedule format %d, control protocol %d)\n", TDP_VERSION, 1, CTL_VERSION);
+			return 0;
+		}
+		if (!strcmp(argv[i], "--json")) {
+			g.json = true;
+		} else if (!strcmp(argv[i], "--socket") && i + 1 < argc) {
+			g.socket = argv[++i];
+		} else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+			if (*end || v < 1 || v > 86400000) {
+				fprintf(stderr, "tdpctl: --timeout takes milliseconds, 1..86400000\n");
+				return TDPCTL_EXIT_USAGE;
+			}
+			g.timeout_ms = (int)v;
+			timeout_set = true;
+		} else {
+			fprintf(stderr, "tdpctl: unknown option '%s'\n", argv[i]);
+			usage(stderr);
+			return TDPCTL_EXIT_USAGE;
+		}
+	}
+	if (i >= argc) {
 		usage(stderr);
 		return TDPCTL_EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	const char *cmd = argv[i];
+	int n = argc - i;
+	char **v = argv + i;
+	if (!strcmp(cmd, "help")) {
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("tdpctl %s (schedule format %d)\n", TDP_VERSION, 1);
-		return 0;
+	if (!strcmp(cmd, "schedule") && n >= 2 && (!strcmp(v[1], "active") || !strcmp(v[1], "load"))) {
+		if (!strcmp(v[1], "load") && !timeout_set)
+			g.timeout_ms = -1; /* the reply comes when the table is in force */
+		return tdpctl_live(&g, n, v);
 	}
-	if (!strcmp(argv[1], "schedule"))
-		return tdpctl_schedule(argc - 1, argv + 1);
-	fprintf(stderr, "tdpctl: unknown command '%s'\n", argv[1]);
+	if (!strcmp(cmd, "schedule"))
+		return tdpctl_schedule(n, v);
+	if (!strcmp(cmd, "raw")) {
+		if (n != 2) {
+			fprintf(stderr, "usage: tdpctl raw JSON\n");
+			return TDPCTL_EXIT_USAGE;
+		}
+		return tdpctl_raw(&g, v[1]);
+	}
+	static const char *const live[] = {"status", "ports", "flows", "sync", "stats", "log-level", NULL};
+	for (int k = 0; live[k]; k++)
+		if (!strcmp(cmd, live[k]))
+			return tdpctl_live(&g, n, v);
+	fprintf(stderr, "tdpctl: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return TDPCTL_EXIT_USAGE;
 }

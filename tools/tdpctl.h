@@ -2,15 +2,28 @@
 #ifndef TDP_TDPCTL_H
 #define TDP_TDPCTL_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "tdp_sched.h"
 
-/* Exit codes: 0 fine; 1 the table is invalid (or, for diff, different); 2 usage or I/O. */
+/* Exit codes: 0 fine; 1 the table is invalid (or, for diff, different; or the
+ * daemon refused the request); 2 usage or I/O; 3 the daemon cannot be reached. */
 #define TDPCTL_EXIT_BAD 1
 #define TDPCTL_EXIT_USAGE 2
 
 int tdpctl_schedule(int argc, char **argv);
+
+/* Options before the command, for the commands that talk to tdpd. */
+struct tdpctl_global {
+	const char *socket;   /* NULL: the monitor socket for reads, the control socket for changes */
+	bool json;
+	int timeout_ms;       /* < 0: wait as long as it takes (schedule load waits for its frame) */
+};
+/* status, ports, flows, sync, stats, log-level, schedule active|load */
+int tdpctl_live(const struct tdpctl_global *g, int argc, char **argv);
+/* Sends one request line as it is and prints the reply (for scripts and tests). */
+int tdpctl_raw(const struct tdpctl_global *g, const char *line);
 
 struct sched_svg_opts {
 	const char *title;

@@ -368,13 +368,13 @@ static void bench_datapath(void)
 	struct rx_port ports[2] = {{.dpdk_port = (uint16_t)pin, .table_port = -1},
 				   {.dpdk_port = (uint16_t)pout, .table_port = 0}};
 	ports[1].mac[0] = 0xaa;
-	struct rte_ring *fq[4], *beq[2] = {NULL, engine_be_ring(e, 0)};
+	struct rte_ring *beq[2] = {NULL, engine_be_ring(e, 0)};
+	struct flow_rx *frx[4];
 	for (int f = 0; f < 4; f++)
-		fq[f] = engine_flow_ring(e, (uint32_t)f);
-	uint64_t enq[4] = {0}, ovf[4] = {0};
+		frx[f] = engine_flow_rx(e, (uint32_t)f);
+	struct rx_table rxt = {.cls = cls, .t = t, .flows = frx};
 	uint32_t t2p[1] = {1};
-	struct rx rxc = {.ports = ports, .nports = 1, .cls = cls, .rt = rt, .t = t, .flow_q = fq, .be_q = beq,
-			 .flow_enq = enq, .flow_overflow = ovf, .table_to_port = t2p};
+	struct rx rxc = {.ports = ports, .nports = 1, .rt = rt, .tab = &rxt, .be_q = beq, .table_to_port = t2p};
 	rt_self();
 	/* classify + enqueue */
 	int64_t rx_ns = 0, tx_ns = 0, plain_ns = 0;

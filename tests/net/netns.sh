@@ -54,14 +54,16 @@ net_down() {
 }
 
 # router_conf FILE TABLE [[global] lines...]: the router's tdpd.conf. The
-# defaults suit a shared two-core machine; a given line replaces its default.
+# defaults suit a shared two-core machine, and put the control sockets next
+# to FILE; a given line replaces its default.
 router_conf() {
 	local file=$1 table=$2 d l
 	shift 2
 	{
 		echo "[global]"
 		echo "schedule $table"
-		for d in "engine-priority 0" "rx-idle-sleep 20us" "mlock no"; do
+		for d in "engine-priority 0" "rx-idle-sleep 20us" "mlock no" \
+			"control-socket $(dirname "$file")/tdpd.sock" "monitor-socket $(dirname "$file")/tdpd-ro.sock"; do
 			for l in "$@"; do [ "${l%% *}" = "${d%% *}" ] && continue 2; done
 			echo "$d"
 		done

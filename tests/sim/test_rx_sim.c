@@ -46,7 +46,8 @@ struct rig {
 	struct rx_port ports[2];
 	struct rte_ring *fq[2], *beq[2], *ringrx[2], *ringtx[2];
 	uint32_t t2p[1];
-	uint64_t enq[2], ovf[2];
+	struct flow_rx *frx[2];
+	struct rx_table rxt;
 };
 
 static void addr(const char *s, uint8_t a[16])
@@ -110,8 +111,10 @@ static void rig_up(struct rig *r)
 	r->beq[0] = NULL;
 	r->beq[1] = engine_be_ring(r->e, 0);
 	r->t2p[0] = 1;
-	r->rx = (struct rx){.ports = r->ports, .nports = 2, .cls = r->cls, .rt = r->rt, .t = r->t,
-			    .flow_q = r->fq, .be_q = r->beq, .flow_enq = r->enq, .flow_overflow = r->ovf,
+	r->frx[0] = engine_flow_rx(r->e, 0);
+	r->frx[1] = engine_flow_rx(r->e, 1);
+	r->rxt = (struct rx_table){.cls = r->cls, .t = r->t, .flows = r->frx};
+	r->rx = (struct rx){.ports = r->ports, .nports = 2, .rt = r->rt, .tab = &r->rxt, .be_q = r->beq,
 			    .table_to_port = r->t2p};
 }
 
@@ -249,8 +252,8 @@ static void queues_are_bounded(void **state)
 	g.dport = 5000;
 	for (int i = 0; i < 7; i++)
 		rx_packet(&r.rx, 0, frame(&g));
-	assert_int_equal(r.enq[0], 4);              /* depth 4 */
-	assert_int_equal(r.ovf[0], 3);
+	assert_int_equal(r.frx[0]->enq, 4);              /* depth 4 */
+	assert_int_equal(r.frx[0]->overflow, 3);
 	g = from_sender("10.0.2.2");
 	for (int i = 0; i < 11; i++)
 		rx_packet(&r.rx, 0, frame(&g));

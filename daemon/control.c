@@ -1,0 +1,732 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "control.h"
+#include "ctl_proto.h"
+#include "frame.h"
+#include "log.h"
+
+#define CTL_IO_MS 1000            /* a client has this long to send its request */
+#define CTL_TABLE_READ_MS 5000    /* and the table it passes */
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- tables ------------------------------------------------------------ */
+
+struct dtable *dtable_new(struct eng_table *et, const char *name)
+{
+	struct dtable *dt = calloc(1, sizeof(*dt));
+	if (!dt)
+		return NULL;
+	const struct sched_table *t = engine_table_sched(et);
+	dt->et = et;
+	dt->cls = cls_build(t);
+	dt->rxt.flows = calloc(t->nflows + 1, sizeof(*dt->rxt.flows));
+	if (!dt->cls || !dt->rxt.flows) {
+		cls_free(dt->cls);
+		free(dt->rxt.flows);
+		free(dt);
+		return NULL;
+	}
+	for (uint32_t f = 0; f < t->nflows; f++)
+		dt->rxt.flows[f] = engine_table_flow_rx(et, f);
+	dt->rxt.cls = dt->cls;
+	dt->rxt.t = t;
+	snprintf(dt->name, sizeof(dt->name), "%s", name);
+	dt->loaded_unix_s = (int64_t)time(NULL);
+	return dt;
+}
+
+void dtable_free(struct dtable *dt)
+{
+	if (!dt)
+		return;
+	cls_free(dt->cls);
+	free(dt->rxt.flows);
+	free(dt);
+}
+
+/* ---- replies ----------------------------------------------------------- */
+
+static char *dump_line(json_t *o)
+{
+	char *s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (!s)
+		return NULL;
+	size_t n = strlen(s);
+	char *r = realloc(s, n + 2);
+	if (!r) {
+		free(s);
+		return NULL;
+	}
+	r[n] = '\n';
+	r[n + 1] = 0;
+	return r;
+}
+
+static char *reply_ok(json_t *result)
+{
+	return dump_line(json_pack("{si sb so}", "version", CTL_VERSION, "ok", 1, "result",
+				   result ? result : json_object()));
+}
+
+static json_t *err_obj(const char *code, const char *fmt, va_list ap)
+{
+	char msg[512];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	return json_pack("{si sb ss ss}", "version", CTL_VERSION, "ok", 0, "code", code, "error", msg);
+}
+
+__attribute__((format(printf, 2, 3))) static char *reply_err(const char *code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	json_t *o = err_obj(code, fmt, ap);
+	va_end(ap);
+	return dump_line(o);
+}
+
+/* ---- the commands ------------------------------------------------------ */
+
+static struct summary_src src(struct control *c)
+{
+	return (struct summary_src){.e = c->e, .rx = c->rx, .timebase = c->timebase_name, .tb = c->tb,
+				    .elapsed_s = (double)(mono_ns() - c->started_mono_ns) / 1e9};
+}
+
+static json_t *table_json(const struct dtable *dt, bool with_flows)
+{
+	const struct sched_table *t = engine_table_sched(dt->et);
+	json_t *o = json_pack("{ss sI sI sI sI si si sI sI}", "name", dt->name, "tf_ns", (json_int_t)t->tf_ns, "k",
+			      (json_int_t)t->k, "epoch_ns", (json_int_t)t->epoch_ns, "guard_ns",
+			      (json_int_t)t->guard_ns, "flows", (int)t->nflows, "ports", (int)t->nports,
+			      "loaded_unix_s", (json_int_t)dt->loaded_unix_s, "adopted_frame",
+			      (json_int_t)engine_table_adopted(dt->et));
+	if (with_flows) {
+		json_t *names = json_array();
+		for (uint32_t f = 0; f < t->nflows; f++)
+			json_array_append_new(names, json_pack("{ss ss}", "name", t->flows[f].name, "port",
+							       t->ports[t->flows[f].port].name));
+		json_object_set_new(o, "flow_list", names);
+	}
+	return o;
+}
+
+static json_t *pending_json(struct control *c)
+{
+	if (!c->pending)
+		return json_null();
+	json_t *o = table_json(c->pending, false);
+	json_object_set_new(o, "frame", json_integer(engine_table_requested(c->pending->et)));
+	const struct frame_geom *g = engine_geom(c->e);
+	json_object_set_new(o, "start_tai_ns",
+			    json_integer(frame_start(g, engine_table_requested(c->pending->et)).ns));
+	return o;
+}
+
+static json_t *cmd_status(struct control *c)
+{
+	struct summary_src s = src(c);
+	struct eng_stats es;
+	engine_stats(c->e, &es);
+	const struct hist *h = engine_error_hist(c->e);
+	static _Thread_local struct hist hs;
+	hist_snapshot(&hs, h);
+	struct tb_sync sy;
+	c->tb->ops->sync(c->tb, &sy);
+	json_t *rx = summary_rx_json(c->rx);
+	json_int_t drops = 0;
+	const char *k;
+	json_t *v;
+	json_object_foreach(json_object_get(rx, "drop"), k, v)
+		drops += json_integer_value(v);
+	json_t *o = json_pack(
+		"{ss si sf ss sI s{ss ss sI sI} s{sI sI sI sI sI sI} s{sI sI sI sI} s{sI sI sI} ss}", "version",
+		TDP_VERSION, "pid", (int)getpid(), "uptime_s", s.elapsed_s, "timebase", c->timebase_name, "tai_ns",
+		(json_int_t)tb_now(c->tb).ns, "sync", "state", tb_state_name(sy.state), "reason",
+		sy.reason ? sy.reason : "", "offset_ns", (json_int_t)sy.offset_ns, "uncertainty_ns",
+		(json_int_t)sy.uncertainty_ns, "frames", "processed", (json_int_t)es.frames, "late",
+		(json_int_t)es.late_frames, "skipped", (json_int_t)es.skipped_frames, "next", (json_int_t)engine_next_frame(c->e),
+		"alarm", (json_int_t)es.alarm_frames, "demoted", (json_int_t)es.demoted_frames, "start_error_ns",
+		"p50", (json_int_t)hist_quantile(&hs, 0.5), "p99", (json_int_t)hist_quantile(&hs, 0.99), "p999",
+		(json_int_t)hist_quantile(&hs, 0.999), "max", (json_int_t)(hs.count ? hs.max : 0), "rx", "pkts",
+		json_integer_value(json_object_get(rx, "pkts")), "reserved",
+		json_integer_value(json_object_get(rx, "reserved")), "dropped", drops, "log_level",
+		conf_level_names[tdp_log_level - LOG_ERR]);
+	json_decref(rx);
+	json_object_set_new(o, "table", table_json(c->cur, false));
+	json_object_set_new(o, "pending", pending_json(c));
+	json_object_set_new(o, "swaps", json_integer((json_int_t)es.swaps));
+	return o;
+}
+
+static json_t *cmd_ports(struct control *c)
+{
+	struct summary_src s = src(c);
+	json_t *a = json_array();
+	for (uint32_t p = 0; p < c->nports; p++) {
+		const struct ctl_port_info *pi = &c->ports[p];
+		char mac[18];
+		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", pi->mac[0], pi->mac[1], pi->mac[2],
+			 pi->mac[3], pi->mac[4], pi->mac[5]);
+		json_t *o = pi->table_port >= 0 ? summary_port_json(&s, (uint32_t)pi->table_port) : json_object();
+		json_object_update_new(o, json_pack("{ss ss si ss si sI ss ss ss sb}", "name", pi->name, "device",
+						    pi->device, "dpdk_port", (int)pi->dpdk_port, "mac", mac, "link_mbps",
+						    (int)pi->link_mbps, "rate_bps", (json_int_t)pi->rate_bps, "rate_from",
+						    pi->rate_from ? pi->rate_from : "", "netdev", pi->ifname, "coalescing",
+						    pi->coalesce, "scheduled", pi->table_port >= 0));
+		json_array_append_new(a, o);
+	}
+	return json_pack("{so}", "ports", a);
+}
+
+static json_t *cmd_flows(struct control *c)
+{
+	struct eng_table *et = c->cur->et;
+	const struct sched_table *t = engine_table_sched(et);
+	json_t *a = json_array();
+	for (uint32_t f = 0; f < t->nflows; f++)
+		json_array_append_new(a, summary_flow_json(t, et, f));
+	return json_pack("{ss so}", "table", c->cur->name, "flows", a);
+}
+
+static json_t *cmd_sync(struct control *c)
+{
+	struct summary_src s = src(c);
+	char desc[256];
+	c->tb->ops->describe(c->tb, desc, sizeof(desc));
+	struct eng_stats es;
+	engine_stats(c->e, &es);
+	json_t *o = summary_sync_json(c->tb);
+	json_object_update_new(o, json_pack("{ss ss sI sI sI sI sI sI sI}", "timebase", c->timebase_name,
+					    "description", desc, "tai_ns", (json_int_t)tb_now(c->tb).ns,
+					    "holdover_frames", (json_int_t)es.holdover_frames, "unlocked_frames",
+					    (json_int_t)es.unlocked_frames, "alarm_frames", (json_int_t)es.alarm_frames,
+					    "demoted_frames", (json_int_t)es.demoted_frames, "back_steps",
+					    (json_int_t)es.back_steps, "skip_events", (json_int_t)es.skip_events));
+	json_object_set_new(o, "holdover_action", json_string(conf_action_names[c->conf->sync_holdover_action]));
+	json_object_set_new(o, "unlocked_action", json_string(conf_action_names[c->conf->sync_unlocked_action]));
+	json_t *tick = summary_tick_json(&s);
+	if (tick) {
+		json_object_set_new(tick, "ticks", json_integer((json_int_t)es.ticks));
+		json_object_set_new(tick, "timeouts", json_integer((json_int_t)es.tick_timeouts));
+		json_object_set_new(o, "tick", tick);
+	}
+	return o;
+}
+
+static json_t *cmd_stats(struct control *c)
+{
+	struct summary_src s = src(c);
+	json_t *o = summary_to_json(&s);
+	json_object_set_new(o, "table", json_string(c->cur->name));
+	json_object_set_new(o, "control", json_pack("{sI sI sI}", "loads", (json_int_t)c->loads, "rejected",
+						    (json_int_t)c->rejected, "swap_dropped",
+						    (json_int_t)c->swap_dropped));
+	return o;
+}
+
+static char *cmd_log_level(struct control *c, json_t *args, bool privileged)
+{
+	json_t *lv = json_object_get(args, "level");
+	if (lv) {
+		if (!privileged)
+			return reply_err("read-only", "setting the log level is a change: use the control socket %s",
+					 c->conf->control_socket);
+		int l = json_is_string(lv) ? tdp_log_parse(json_string_value(lv)) : -1;
+		if (l < 0)
+			return reply_err("bad-args", "log level must be error, warning, notice, info or debug");
+		int was = tdp_log_level;
+		tdp_log_level = l;
+		log_notice("log level %s -> %s (control socket)", conf_level_names[was - LOG_ERR],
+			   conf_level_names[l - LOG_ERR]);
+	}
+	return reply_ok(json_pack("{ss}", "level", conf_level_names[tdp_log_level - LOG_ERR]));
+}
+
+static json_t *cmd_schedule_active(struct control *c, json_t *args)
+{
+	struct eng_stats es;
+	engine_stats(c->e, &es);
+	json_t *o = json_pack("{so so sI sI sI sI}", "table", table_json(c->cur, true), "pending", pending_json(c),
+			      "swaps", (json_int_t)es.swaps, "late_swaps", (json_int_t)es.late_swaps, "loads",
+			      (json_int_t)c->loads, "rejected", (json_int_t)c->rejected);
+	if (c->last_swap_name[0])
+		json_object_set_new(o, "last_swap",
+				    json_pack("{ss sI sI}", "name", c->last_swap_name, "frame",
+					      (json_int_t)c->last_swap_frame, "requested",
+					      (json_int_t)c->last_swap_requested));
+	if (json_is_true(json_object_get(args, "source"))) {
+		const struct sched_table *t = engine_table_sched(c->cur->et);
+		json_object_set_new(o, "source", json_stringn(t->src ? t->src : "", t->src ? t->src_len : 0));
+	}
+	return o;
+}
+
+/* Reads what a client passed; bounded in size and time. */
+static char *read_passed(int fd, size_t *len, char *err, size_t errlen)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	int64_t deadline = mono_ns() + (int64_t)CTL_TABLE_READ_MS * 1000000;
+	while (buf) {
+		if (n + 1 >= cap) {
+			if (cap >= CTL_MAX_TABLE_BYTES) {
+				snprintf(err, errlen, "the table is larger than %u MiB", CTL_MAX_TABLE_BYTES >> 20);
+				free(buf);
+				return NULL;
+			}
+			char *nb = realloc(buf, cap * 2);
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		int64_t left = (deadline - mono_ns()) / 1000000;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		if (left <= 0 || poll(&p, 1, (int)left) == 0) {
+			snprintf(err, errlen, "the table did not arrive within %d ms", CTL_TABLE_READ_MS);
+			free(buf);
+			return NULL;
+		}
+		ssize_t r = read(fd, buf + n, cap - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			snprintf(err, errlen, "reading the table: %s", strerror(errno));
+			free(buf);
+			return NULL;
+		}
+		if (r == 0) {
+			buf[n] = 0;
+			*len = n;
+			return buf;
+		}
+		n += (size_t)r;
+	}
+	snprintf(err, errlen, "out of memory for the table");
+	return NULL;
+}
+
+static json_t *diags_json(const struct sched_diags *dg, const char *name)
+{
+	json_t *a = json_array();
+	static const char *const sev[] = {"error", "warning", "note"};
+	for (size_t i = 0; i < dg->n; i++)
+		json_array_append_new(a, json_pack("{ss si si ss ss}", "file", name, "line", (int)dg->v[i].line, "col",
+						   (int)dg->v[i].col, "severity", sev[dg->v[i].sev], "message",
+						   dg->v[i].msg));
+	return a;
+}
+
+static json_t *swap_result(struct control *c, struct dtable *nt)
+{
+	const struct frame_geom *g = engine_geom(c->e);
+	int64_t at = engine_table_adopted(nt->et), req = engine_table_requested(nt->et);
+	return json_pack("{ss sI sI sI sb sI}", "table", nt->name, "frame", (json_int_t)at, "requested_frame",
+			 (json_int_t)req, "start_tai_ns", (json_int_t)frame_start(g, at).ns, "late", at != req,
+			 "dropped_queued", (json_int_t)c->swap_dropped);
+}
+
+static char *cmd_schedule_load(struct control *c, json_t *args, int fd, bool privileged, bool *defer)
+{
+	if (!privileged)
+		return reply_err("read-only", "loading a table is a change: use the control socket %s",
+				 c->conf->control_socket);
+	if (fd < 0)
+		return reply_err("bad-args", "schedule-load needs the table's file descriptor passed with the request");
+	if (c->pending)
+		return reply_err("busy", "table %s is waiting to be adopted at frame %" PRId64 "; load again after it",
+				 c->pending->name, engine_table_requested(c->pending->et));
+	const char *name = json_string_value(json_object_get(args, "name"));
+	if (!name || !*name)
+		name = "(passed table)";
+	json_t *at_j = json_object_get(args, "at_tai_ns"), *in_j = json_object_get(args, "in_ns");
+	if ((at_j && !json_is_integer(at_j)) || (in_j && !json_is_integer(in_j)) || (at_j && in_j))
+		return reply_err("bad-args", "at_tai_ns or in_ns, as an integer number of nanoseconds, not both");
+	c->loads++;
+	char err[512];
+	size_t len = 0;
+	char *buf = read_passed(fd, &len, err, sizeof(err));
+	if (!buf) {
+		c->rejected++;
+		return reply_err("bad-args", "%s: %s", name, err);
+	}
+	struct sched_diags dg;
+	sched_diags_init(&dg, name);
+	struct sched_table *t = sched_parse(buf, len, &dg);
+	free(buf);
+	if (t)
+		sched_admit(t, &dg);
+	if (!t || dg.nerr) {
+		c->rejected++;
+		json_t *o = json_pack("{si sb ss ss so si}", "version", CTL_VERSION, "ok", 0, "code", "invalid-table",
+				      "error", "", "diagnostics", diags_json(&dg, name), "errors", (int)dg.nerr);
+		char msg[640];
+		snprintf(msg, sizeof(msg), "%s: %zu error%s; the table in force (%s) stays", name, dg.nerr,
+			 dg.nerr == 1 ? "" : "s", c->cur->name);
+		json_object_set_new(o, "error", json_string(msg));
+		log_warn("schedule load: %s", msg);
+		sched_diags_free(&dg);
+		sched_free(t);
+		return dump_line(o);
+	}
+	sched_diags_free(&dg);
+	struct eng_table *et = engine_table_build(c->e, t, err, sizeof(err));
+	if (!et) {
+		c->rejected++;
+		log_warn("schedule load: %s: %s; the table in force stays", name, err);
+		sched_free(t);
+		return reply_err("invalid-table", "%s: %s; the table in force (%s) stays", name, err, c->cur->name);
+	}
+	struct dtable *nt = dtable_new(et, name);
+	if (!nt) {
+		engine_table_discard(c->e, et);
+		return reply_err("internal", "out of memory");
+	}
+	const struct frame_geom *g = engine_geom(c->e);
+	int64_t next = engine_next_frame(c->e), from = next + 2;
+	if (at_j || in_j) {
+		tdp_time_t when = {.ns = at_j ? json_integer_value(at_j) : tb_now(c->tb).ns + json_integer_value(in_j)};
+		int64_t j = frame_index(g, when);
+		if (frame_start(g, j).ns < when.ns)
+			j++;
+		if (j < from) {
+			c->rejected++;
+			engine_table_discard(c->e, et);
+			dtable_free(nt);
+			return reply_err("too-late", "TAI %" PRId64 " ns is frame %" PRId64 ", but the engine is at frame %"
+					 PRId64 " (TAI %" PRId64 " ns): a table is adopted at least 2 frames ahead",
+					 when.ns, j, next, tb_now(c->tb).ns);
+		}
+		from = j;
+	}
+	int64_t J = engine_table_boundary(c->e, et, from);
+	if (engine_table_offer(c->e, et, J, err, sizeof(err)) != 0) {
+		c->rejected++;
+		engine_table_discard(c->e, et);
+		dtable_free(nt);
+		return reply_err("too-late", "%s", err);
+	}
+	c->pending = nt;
+	c->rx_offered = false;
+	log_notice("schedule load: %s (k %u, %u flows) accepted; adopted at frame %" PRId64 " (TAI %" PRId64 " ns)",
+		   name, t->k, t->nflows, J, frame_start(g, J).ns);
+	json_t *w = json_object_get(args, "wait");
+	if (!w || json_is_true(w)) {
+		*defer = true;
+		return NULL;
+	}
+	return reply_ok(json_pack("{ss sI sI sb}", "table", name, "requested_frame", (json_int_t)J, "start_tai_ns",
+				  (json_int_t)frame_start(g, J).ns, "waiting", 1));
+}
+
+char *control_handle(struct control *c, const char *req, size_t len, int fd, bool privileged, bool *defer)
+{
+	*defer = false;
+	json_error_t je;
+	json_t *r = json_loadb(req, len, JSON_REJECT_DUPLICATES, &je);
+	if (!r || !json_is_object(r)) {
+		json_decref(r);
+		return reply_err("malformed", "the request is not a JSON object: %s", r ? "" : je.text);
+	}
+	char *out = NULL;
+	json_t *ver = json_object_get(r, "version"), *cmd = json_object_get(r, "cmd");
+	json_t *args = json_object_get(r, "args");
+	if (!json_is_integer(ver) || json_integer_value(ver) != CTL_VERSION) {
+		out = reply_err("version", "this tdpd speaks protocol version %d; the request has %s", CTL_VERSION,
+				json_is_integer(ver) ? "another" : "none");
+		goto done;
+	}
+	if (!json_is_string(cmd)) {
+		out = reply_err("malformed", "the request has no \"cmd\" string");
+		goto done;
+	}
+	if (args && !json_is_object(args)) {
+		out = reply_err("bad-args", "\"args\" must be an object");
+		goto done;
+	}
+	const char *name = json_string_value(cmd);
+	const struct ctl_cmd *cc = ctl_cmd_find(name);
+	if (!cc) {
+		out = reply_err("unknown-command", "unknown command '%.64s' (tdpctl --help lists them)", name);
+		goto done;
+	}
+	if (!strcmp(name, "status"))
+		out = reply_ok(cmd_status(c));
+	else if (!strcmp(name, "ports"))
+		out = reply_ok(cmd_ports(c));
+	else if (!strcmp(name, "flows"))
+		out = reply_ok(cmd_flows(c));
+	else if (!strcmp(name, "sync"))
+		out = reply_ok(cmd_sync(c));
+	else if (!strcmp(name, "stats"))
+		out = reply_ok(cmd_stats(c));
+	else if (!strcmp(name, "log-level"))
+		out = cmd_log_level(c, args, privileged);
+	else if (!strcmp(name, "schedule-active"))
+		out = reply_ok(cmd_schedule_active(c, args));
+	else if (!strcmp(name, "schedule-load"))
+		out = cmd_schedule_load(c, args, fd, privileged, defer);
+done:
+	json_decref(r);
+	if (!out && !*defer)
+		out = reply_err("internal", "out of memory");
+	return out;
+}
+
+/* ---- swaps ------------------------------------------------------------- */
+
+/* Writes the reply and closes; what the client still sends (the rest of an
+ * oversize request) is read and dropped first, briefly, so that closing does
+ * not reset the connection before the client has read the reply. */
+static void answer(int *fd, char *line)
+{
+	if (*fd >= 0 && line) {
+		ctl_write_all(*fd, line, strlen(line), CTL_IO_MS);
+		shutdown(*fd, SHUT_WR);
+		char junk[4096];
+		int64_t end = mono_ns() + 200 * 1000000LL;
+		for (size_t total = 0; total < (1u << 20);) {
+			int left = (int)((end - mono_ns()) / 1000000);
+			struct pollfd p = {.fd = *fd, .events = POLLIN};
+			if (left <= 0 || poll(&p, 1, left) <= 0)
+				break;
+			ssize_t n = recv(*fd, junk, sizeof(junk), MSG_DONTWAIT);
+			if (n <= 0)
+				break;
+			total += (size_t)n;
+		}
+	}
+	free(line);
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void control_advance(struct control *c)
+{
+	struct dtable *nt = c->pending;
+	if (!nt || engine_table_adopted(nt->et) == INT64_MIN)
+		return;
+	if (!c->rx_offered) {
+		atomic_store_explicit(&c->rx->offer, &nt->rxt, memory_order_release);
+		c->rx_offered = true;
+	}
+	if (atomic_load_explicit(&c->rx->offer, memory_order_acquire) != NULL)
+		return; /* RX has not taken it yet */
+	struct dtable *old = c->cur;
+	uint64_t dropped = engine_table_retire(c->e, nt->et);
+	c->swap_dropped += dropped;
+	dtable_free(old);
+	c->cur = nt;
+	c->pending = NULL;
+	c->last_swap_frame = engine_table_adopted(nt->et);
+	c->last_swap_requested = engine_table_requested(nt->et);
+	snprintf(c->last_swap_name, sizeof(c->last_swap_name), "%s", nt->name);
+	const struct sched_table *t = engine_table_sched(nt->et);
+	if (c->last_swap_frame != c->last_swap_requested)
+		log_warn("schedule: %s took effect at frame %" PRId64 ", not %" PRId64 " as planned (the engine was late)",
+			 nt->name, c->last_swap_frame, c->last_swap_requested);
+	log_notice("schedule: %s in force from frame %" PRId64 ": k %u, %u flows%s%" PRIu64 "%s", nt->name,
+		   c->last_swap_frame, t->k, t->nflows, dropped ? "; " : "", dropped,
+		   dropped ? " packets queued for removed flows dropped" : "");
+	json_t *res = swap_result(c, nt);
+	json_object_set_new(res, "dropped_queued", json_integer((json_int_t)dropped));
+	answer(&c->waiter, reply_ok(res));
+}
+
+/* ---- the thread -------------------------------------------------------- */
+
+static bool peer_allowed(int fd, long gid, char *who, size_t wlen)
+{
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) != 0) {
+		snprintf(who, wlen, "unknown peer");
+		return false;
+	}
+	snprintf(who, wlen, "pid %d uid %u", (int)cr.pid, (unsigned)cr.uid);
+	if (cr.uid == 0 || cr.uid == geteuid())
+		return true;
+	if (gid < 0)
+		return false;
+	if ((long)cr.gid == gid)
+		return true;
+	/* supplementary groups: the peer's, from /proc */
+	char path[64], line[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)cr.pid);
+	FILE *f = fopen(path, "r");
+	bool ok = false;
+	while (f && !ok && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Groups:", 7)) {
+			char *p = line + 7, *end;
+			for (long g = strtol(p, &end, 10); end != p; p = end, g = strtol(p, &end, 10))
+				ok |= g == gid;
+		}
+	if (f)
+		fclose(f);
+	return ok;
+}
+
+static void serve(struct control *c, int lfd, bool control_sock)
+{
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	char req[CTL_MAX_REQUEST + 2];
+	int pfd = -1;
+	int rc = ctl_read_request(fd, req, sizeof(req), &pfd, CTL_IO_MS);
+	char *out = NULL;
+	bool defer = false;
+	if (rc == -E2BIG)
+		out = reply_err("too-long", "requests are at most %d bytes", CTL_MAX_REQUEST);
+	else if (rc == -ETIMEDOUT)
+		out = reply_err("malformed", "no whole request (a JSON line) within %d ms", CTL_IO_MS);
+	else if (rc == 0) {
+		char who[64];
+		bool allowed = !control_sock || peer_allowed(fd, c->gid, who, sizeof(who));
+		if (!allowed) {
+			out = reply_err("permission", "%s may not use the control socket: it takes root or group %s",
+					who, c->conf->control_group);
+			log_warn("control socket: %s refused (not root nor in group %s)", who, c->conf->control_group);
+		} else {
+			out = control_handle(c, req, strlen(req), pfd, control_sock, &defer);
+		}
+	}
+	if (pfd >= 0)
+		close(pfd);
+	if (defer) {
+		c->waiter = fd;
+		control_advance(c);
+		return;
+	}
+	answer(&fd, out);
+}
+
+static void *ctl_thread(void *arg)
+{
+	struct control *c = arg;
+	while (!atomic_load(&c->stop)) {
+		struct pollfd p[2];
+		int n = 0, which[2];
+		for (int i = 0; i < 2; i++)
+			if (c->lfd[i] >= 0) {
+				p[n] = (struct pollfd){.fd = c->lfd[i], .events = POLLIN};
+				which[n++] = i;
+			}
+		int r = poll(p, (nfds_t)n, c->pending ? 2 : 50);
+		for (int i = 0; r > 0 && i < n; i++)
+			if (p[i].revents & POLLIN)
+				serve(c, p[i].fd, which[i] == 0);
+		control_advance(c);
+		if (c->tick)
+			c->tick(c->tick_arg);
+	}
+	return NULL;
+}
+
+static int open_one(struct control *c, int i, const char *path, unsigned mode, char *err, size_t errlen)
+{
+	c->lfd[i] = -1;
+	if (!path[0] || !strcmp(path, "none"))
+		return 0;
+	/* the directory the socket lives in, as /run/tdpd */
+	char dir[CONF_STR];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = 0;
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+			snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+			return -1;
+		}
+	}
+	int fd = ctl_listen(path, mode, i == 0 ? c->gid : -1, err, errlen);
+	if (fd < 0)
+		return -1;
+	c->lfd[i] = fd;
+	return 0;
+}
+
+int control_open(struct control *c, char *err, size_t errlen)
+{
+	c->lfd[0] = c->lfd[1] = -1;
+	c->waiter = -1;
+	c->gid = -1;
+	struct group gr, *res = NULL;
+	char buf[4096];
+	if (getgrnam_r(c->conf->control_group, &gr, buf, sizeof(buf), &res) == 0 && res)
+		c->gid = (long)gr.gr_gid;
+	else
+		log_notice("control-group %s does not exist: only root may use the control socket (groupadd --system %s "
+			   "lets others in)", c->conf->control_group, c->conf->control_group);
+	if (open_one(c, 0, c->conf->control_socket, 0660, err, errlen) != 0 ||
+	    open_one(c, 1, c->conf->monitor_socket, 0666, err, errlen) != 0) {
+		control_stop(c);
+		return -1;
+	}
+	if (c->lfd[0] >= 0)
+		log_info("control socket %s (root%s%s), monitor socket %s", c->conf->control_socket,
+			 c->gid >= 0 ? " and group " : "", c->gid >= 0 ? c->conf->control_group : "",
+			 c->lfd[1] >= 0 ? c->conf->monitor_socket : "none");
+	return 0;
+}
+
+int control_start(struct control *c, char *err, size_t errlen)
+{
+	int rc = pthread_create(&c->th, NULL, ctl_thread, c);
+	if (rc) {
+		snprintf(err, errlen, "control thread: %s", strerror(rc));
+		return -1;
+	}
+	pthread_setname_np(c->th, "tdpd-ctl");
+	c->running = true;
+	return 0;
+}
+
+void control_stop(struct control *c)
+{
+	if (c->running) {
+		atomic_store(&c->stop, 1);
+		pthread_join(c->th, NULL);
+		c->running = false;
+	}
+	if (c->waiter >= 0)
+		answer(&c->waiter, reply_err("busy", "tdpd is stopping; the table waiting for frame %" PRId64 " was not adopted",
+					     c->pending ? engine_table_requested(c->pending->et) : 0));
+	const char *paths[2] = {c->conf->control_socket, c->conf->monitor_socket};
+	for (int i = 0; i < 2; i++)
+		if (c->lfd[i] >= 0) {
+			close(c->lfd[i]);
+			unlink(paths[i]);
+			c->lfd[i] = -1;
+		}
+}
+
+void control_free_tables(struct control *c)
+{
+	/* the engine frees the runtime tables (engine_destroy); these are the RX halves */
+	dtable_free(c->pending);
+	dtable_free(c->cur);
+	c->pending = c->cur = NULL;
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The control thread: serves the control and monitor sockets (ctl_proto.h)
+ * and carries table swaps through. It never writes data-plane state: a new
+ * table goes to the engine with engine_table_offer and to RX with one atomic
+ * pointer (rx.offer), and the old one is freed only after both have let go.
+ *
+ *   load -> parse, admit, build (off the data path) -> offer at frame J
+ *        -> the engine adopts at J -> RX takes the new classifier
+ *        -> the old table is retired -> the waiting client gets the reply.
+ */
+#ifndef TDP_CONTROL_H
+#define TDP_CONTROL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conf.h"
+#include "engine.h"
+#include "pkt.h"
+#include "rx.h"
+#include "summary.h"
+
+/* A table as the daemon holds it: the engine's runtime form, RX's classifier. */
+struct dtable {
+	struct eng_table *et;
+	struct cls *cls;
+	struct rx_table rxt;
+	char name[256];           /* where it came from, for people */
+	int64_t loaded_unix_s;
+};
+
+/* Builds the RX side of et (which holds t). NULL when out of memory. */
+struct dtable *dtable_new(struct eng_table *et, const char *name);
+void dtable_free(struct dtable *dt);
+
+struct ctl_port_info {
+	const char *name, *device, *rate_from;  /* rate_from NULL: not in the table */
+	int table_port;           /* index in the table (the engine's port), or -1 */
+	uint16_t dpdk_port;
+	uint8_t mac[6];
+	uint32_t link_mbps;
+	uint64_t rate_bps;
+	char ifname[32];          /* kernel netdev behind the port, "" for DPDK-owned */
+	char coalesce[160];       /* what was done about interrupt coalescing */
+};
+
+/* Called by the control thread about once per loop (watchdog, notify). */
+typedef void (*ctl_tick_fn)(void *arg);
+
+struct control {
+	/* filled in by the daemon before control_open */
+	struct conf *conf;
+	struct engine *e;
+	struct rx *rx;
+	struct timebase *tb;
+	const char *timebase_name;
+	struct ctl_port_info *ports;
+	uint32_t nports;
+	struct dtable *cur;
+	int64_t started_mono_ns;
+	ctl_tick_fn tick;
+	void *tick_arg;
+
+	/* the control thread's own */
+	int lfd[2];               /* control, monitor; -1 when not used */
+	long gid;                 /* control-group, -1 when it does not exist */
+	pthread_t th;
+	bool running;
+	atomic_int stop;
+	struct dtable *pending;   /* offered, not yet retired */
+	int waiter;               /* the client waiting for the pending swap, or -1 */
+	bool rx_offered;
+	struct dtable *last_old;  /* for the reply: what was replaced */
+	uint64_t loads, rejected, swap_dropped;
+	int64_t last_swap_frame, last_swap_requested;
+	char last_swap_name[256];
+};
+
+/* Opens the sockets (errors are the daemon's to report; it does not start). */
+int control_open(struct control *c, char *err, size_t errlen);
+int control_start(struct control *c, char *err, size_t errlen);
+/* Stops the thread, closes and removes the sockets; answers a waiting client. */
+void control_stop(struct control *c);
+/* Frees the tables it holds (after the engine and RX have stopped). */
+void control_free_tables(struct control *c);
+
+/* One request, as the thread serves it: for the tests. Returns the reply
+ * (a JSON line) to free; *defer set when the reply waits for a swap. */
+char *control_handle(struct control *c, const char *req, size_t len, int fd, bool privileged, bool *defer);
+/* One step of a swap in progress (the thread calls it every loop). */
+void control_advance(struct control *c);
+
+#endif

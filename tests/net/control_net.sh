@@ -1,0 +1,194 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# tdpd's control and monitor sockets, with tdpctl, on a router in network
+# namespaces: every read command in both forms, the Prometheus text, the
+# refusals (a change on the monitor socket, a peer without permission, bad
+# requests of every kind) that change nothing, and table swaps while probes
+# go through: an invalid table rejected with its errors, two swaps adopted at
+# cycle boundaries, a time already past refused, and not a probe lost.
+# Bounded: every wait has a timeout; the namespaces go away however it ends.
+# usage: control_net.sh TDPCTL TDP-PROBE TDPD SRCDIR  (TAP)
+set -uo pipefail
+CTL=$1
+PROBE=$2
+TDPD=$3
+SRC=$4
+
+if [ "$(id -u)" -ne 0 ] || ! ip netns list >/dev/null 2>&1; then
+	echo "1..0 # SKIP needs root and network namespaces"
+	exit 0
+fi
+. "$SRC/tests/net/netns.sh"
+W=$(mktemp -d)
+chmod 0755 "$W" # the unprivileged peer must reach the sockets to be refused by them
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	net_down
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+. "$SRC/tests/tap.sh"
+echo "1..18"
+
+RO=$W/tdpd-ro.sock
+RW=$W/tdpd.sock
+j() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
+
+cat >"$W/a.tdp" <<'TDP'
+tdp-schedule 1
+tf 1ms
+k 10
+guard 20us
+port out rate 100Mbit/s max-frame 1514 overhead 24
+flow probe port out size 78 dscp 46 udp-dport 7350
+frames 0-9: probe 1
+TDP
+# k 20: two probe slots every other frame, and a flow of its own
+cat >"$W/b.tdp" <<'TDP'
+tdp-schedule 1
+tf 1ms
+k 20
+guard 20us
+port out rate 100Mbit/s max-frame 1514 overhead 24
+flow extra port out size 200 dscp 10 udp-dport 9
+flow probe port out size 78 dscp 46 udp-dport 7350
+frames 0-19/2: probe 2
+frames 5: extra 1
+TDP
+printf 'tdp-schedule 1\ntf 1ms\nk 10\nport out rate 100Mbit/s\nflow x port out size 9000 udp-dport 1\nframes 0: x 1\nframes 3: y 2\n' >"$W/bad.tdp"
+
+net_up "ctl$$"
+router_conf "$W/tdpd.conf" "$W/a.tdp" "late-policy carry" "summary-json $W/sum.json" "control-group tdpctltest$$"
+# a fake systemd: tdpd's notify datagrams, one per line ("|" for newlines)
+python3 - "$W/notify" "$W/notify.log" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1]); s.settimeout(60)
+with open(sys.argv[2], "w", buffering=1) as f:
+    while True:
+        try: m = s.recv(4096).decode()
+        except socket.timeout: break
+        f.write(m.replace("\n", "|") + "\n")
+        if m.startswith("STOPPING=1"): break
+PY
+PIDS+=($!)
+for _ in $(seq 50); do [ -S "$W/notify" ] && break; sleep 0.1; done
+NOTIFY_SOCKET=$W/notify WATCHDOG_USEC=400000 ip netns exec "$NS_RTR" "$TDPD" -f "$W/tdpd.conf" >"$W/tdpd.out" 2>"$W/tdpd.err" &
+TPID=$!
+PIDS+=($TPID)
+for _ in $(seq 100); do grep -q "forwarding:" "$W/tdpd.err" && [ -S "$RO" ] && break; sleep 0.1; done
+check "tdpd comes up with a control socket (0660) and a monitor socket (0666)" \
+	'[ "$(stat -c %a "$RW")" = 660 ] && [ "$(stat -c %a "$RO")" = 666 ]' "$(cat "$W/tdpd.err")"
+
+# ---- reading --------------------------------------------------------------------
+"$CTL" --socket "$RO" status >"$W/st" 2>&1
+check "status: table, frames, start error and sync in a few lines" \
+	'grep -q "^table .*a.tdp: TF 1.0 ms, k 10" "$W/st" && grep -q "^frames .* processed" "$W/st" && grep -q "^time .*sync unlocked" "$W/st"' \
+	"$(cat "$W/st")"
+for c in status ports flows sync stats; do "$CTL" --socket "$RO" --json $c >"$W/$c.json" 2>&1; done
+check "--json: status, ports, flows, sync and stats parse and agree with the table" \
+	'python3 - "$W" <<"PY"
+import json, sys
+d = {c: json.load(open(f"{sys.argv[1]}/{c}.json")) for c in ("status", "ports", "flows", "sync", "stats")}
+assert d["status"]["frames"]["processed"] > 0 and d["status"]["table"]["k"] == 10, d["status"]
+assert [p["name"] for p in d["ports"]["ports"]] == ["in", "out"], d["ports"]
+assert [p["scheduled"] for p in d["ports"]["ports"]] == [False, True], d["ports"]
+assert [f["name"] for f in d["flows"]["flows"]] == ["probe"], d["flows"]
+assert d["sync"]["timebase"] == "system" and d["sync"]["state"] == "unlocked", d["sync"]
+assert d["stats"]["start_error_ns"]["count"] > 0 and d["stats"]["engine"]["frames"] > 0, d["stats"]
+PY' "$(head -c 600 "$W/status.json")"
+"$CTL" --socket "$RO" stats --prometheus >"$W/prom" 2>&1
+check "stats --prometheus: the text format, with HELP/TYPE for every metric and the flow's labels" \
+	'python3 - "$W/prom" <<"PY"
+import re, sys
+typed = set(); seen = set()
+for line in open(sys.argv[1]):
+    line = line.rstrip("\n")
+    m = re.match(r"# TYPE (\w+) (counter|gauge|histogram)$", line)
+    if m: typed.add(m.group(1)); continue
+    if line.startswith("# HELP "): continue
+    m = re.match(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[a-z_]+=\"[^\"]*\"(,[a-z_]+=\"[^\"]*\")*\})? (-?[0-9.e+-]+|\+Inf)$", line)
+    assert m, line
+    base = re.sub(r"_(bucket|sum|count)$", "", m.group(1))
+    assert m.group(1) in typed or base in typed, line
+    seen.add(line.split("{")[0].split(" ")[0])
+assert "tdpd_frames_total" in seen and "tdpd_frame_start_error_seconds_bucket" in seen
+assert any(l.startswith("tdpd_flow_sent_total{flow=\"probe\",port=\"out\"}") for l in open(sys.argv[1]))
+PY' "$(head -20 "$W/prom")"
+
+# ---- refusals, none of which changes anything ----------------------------------------
+rc=0
+"$CTL" --socket "$RO" log-level debug >"$W/ll" 2>&1 || rc=$?
+check "a change on the monitor socket is refused (exit 1) and the level stays" \
+	'[ $rc -eq 1 ] && grep -q "read-only" "$W/ll" && [ "$("$CTL" --socket "$RO" log-level)" = info ]' "rc $rc: $(cat "$W/ll")"
+check "log-level debug on the control socket sets it" \
+	'"$CTL" --socket "$RW" log-level debug >/dev/null && [ "$("$CTL" --socket "$RO" log-level)" = debug ]'
+code() { "$CTL" --socket "$RW" raw "$1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["ok"], d["code"])'; }
+big=$(python3 -c 'print("{\"version\":1,\"cmd\":\"status\",\"pad\":\"" + "x" * 5000 + "\"}")')
+got="$(code 'not json') / $(code '{"version":1,"cmd":"reboot"}') / $(code '{"version":2,"cmd":"status"}') / $(code "$big") / $(code '{"version":1,"cmd":"status","args":[1]}') / $(code '{"version":1,"cmd":"schedule-load","args":{}}')"
+check "malformed, unknown, another version, oversize, bad args, a load with no table: each an error reply" \
+	'[ "$got" = "False malformed / False unknown-command / False version / False too-long / False bad-args / False bad-args" ]' "$got"
+check "and the daemon still answers" '"$CTL" --socket "$RO" status >/dev/null'
+NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+rc=0
+$NOBODY "$CTL" --socket "$RW" status >"$W/nb" 2>&1 || rc=$?
+check "a user outside root and the control group cannot connect to the control socket (exit 3)" \
+	'[ $rc -eq 3 ] && grep -q "permission denied" "$W/nb"' "rc $rc: $(cat "$W/nb")"
+chmod 0666 "$RW"
+rc=0
+$NOBODY "$CTL" --socket "$RW" log-level error >"$W/nb2" 2>&1 || rc=$?
+check "with the socket opened up by mistake, tdpd still refuses the peer by its credentials" \
+	'[ $rc -eq 1 ] && grep -q "(permission)" "$W/nb2" && [ "$("$CTL" --socket "$RO" log-level)" = debug ]' \
+	"rc $rc: $(cat "$W/nb2")"
+chmod 0660 "$RW"
+
+# ---- table swaps, with probes going through ------------------------------------------
+ip netns exec "$NS_RCV" timeout 60 "$PROBE" recv -i r0 --cpu 0 --no-live --duration 30s \
+	--json "$W/rcv.json" --ready "$W/rcv.ready" >"$W/rcv.out" 2>"$W/rcv.err" &
+RPID=$!
+PIDS+=($RPID)
+for _ in $(seq 100); do [ -f "$W/rcv.ready" ] && break; sleep 0.1; done
+ip netns exec "$NS_SND" "$PROBE" send -i s0 --table "$W/a.tdp" --flow probe --count 2500 --cpu 0 --prio 0 \
+	--timer nanosleep --dst 10.0.2.2 --src 10.0.1.2 --dst-mac "$MAC_RIN" >"$W/send.out" 2>"$W/send.err" &
+SPID=$!
+PIDS+=($SPID)
+sleep 0.3
+rc=0
+"$CTL" --socket "$RW" schedule load "$W/bad.tdp" >"$W/bad.out" 2>&1 || rc=$?
+check "an invalid table is rejected with its errors (file:line:col), the old one stays" \
+	'[ $rc -eq 1 ] && grep -q "bad.tdp:5:22: error: flow x: size 9000" "$W/bad.out" && grep -q "bad.tdp:7:11: error: no flow named" "$W/bad.out" && "$CTL" --socket "$RO" schedule active | grep -q "in force .*a.tdp"' \
+	"rc $rc: $(cat "$W/bad.out")"
+"$CTL" --socket "$RW" --json schedule load "$W/b.tdp" >"$W/swap1.json" 2>&1
+"$CTL" --socket "$RO" --json schedule active >"$W/active1.json" 2>&1
+check "a valid table is adopted at the next boundary of both cycles (k 10 and 20), and says where" \
+	'[ "$(j "$W/swap1.json" "(d[\"frame\"] % 20, d[\"frame\"] == d[\"requested_frame\"], d[\"late\"])")" = "(0, True, False)" ] && [ "$(j "$W/active1.json" "(d[\"table\"][\"adopted_frame\"] == json.load(open(sys.argv[1].replace(\"active1\", \"swap1\")))[\"frame\"], d[\"table\"][\"k\"], len(d[\"table\"][\"flow_list\"]))")" = "(True, 20, 2)" ]' \
+	"$(cat "$W/swap1.json" "$W/active1.json")"
+now=$("$CTL" --socket "$RO" --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["tai_ns"])')
+rc=0
+"$CTL" --socket "$RW" schedule load --at 1000 "$W/a.tdp" >"$W/past" 2>&1 || rc=$?
+check "a time already past is refused (too-late), nothing changes" \
+	'[ $rc -eq 1 ] && grep -q "too-late" "$W/past" && "$CTL" --socket "$RO" schedule active | grep -q "in force .*b.tdp"' \
+	"rc $rc: $(cat "$W/past")"
+"$CTL" --socket "$RW" --json schedule load --at +0.5 "$W/a.tdp" >"$W/swap2.json" 2>&1
+check "--at: adopted at the first common cycle start at or after that TAI time" \
+	'[ "$(j "$W/swap2.json" "(d[\"frame\"] % 20, d[\"start_tai_ns\"] >= $now + 500000000, d[\"start_tai_ns\"] < $now + 500000000 + 20000000 + 400000000)")" = "(0, True, True)" ]' \
+	"now $now: $(cat "$W/swap2.json")"
+wait $SPID
+wait $RPID # it stops at the sender's end packets
+check "every probe went through across both swaps: 2500 sent, 2500 received, none lost" \
+	'[ "$(j "$W/rcv.json" "(d[\"flows\"][0][\"received\"], d[\"flows\"][0][\"lost\"])")" = "(2500, 0)" ]' \
+	"$(cat "$W/rcv.out" "$W/send.err" | head -30)"
+
+kill -TERM $TPID
+rc=0
+wait $TPID || rc=$?
+check "SIGTERM: exit 0, both sockets removed" '[ $rc -eq 0 ] && [ ! -e "$RW" ] && [ ! -e "$RO" ]' \
+	"rc $rc: $(tail -5 "$W/tdpd.err")"
+sleep 0.3
+check "systemd: READY=1 once, after the ports and the time source; the watchdog fed while frames advance; STOPPING=1" \
+	'[ "$(grep -c "^READY=1|STATUS=forwarding; sync unlocked" "$W/notify.log")" = 1 ] && [ "$(grep -c "^WATCHDOG=1$" "$W/notify.log")" -ge 4 ] && [ "$(tail -1 "$W/notify.log")" = STOPPING=1 ] && [ "$(head -1 "$W/notify.log" | cut -c1-7)" = READY=1 ]' \
+	"$(cat "$W/notify.log")"
+check "the exit summary counts the two swaps and the last swap frame" \
+	'[ "$(j "$W/sum.json" "(d[\"engine\"][\"swaps\"], d[\"engine\"][\"late_swaps\"], d[\"engine\"][\"last_swap_frame\"] == json.load(open(sys.argv[1].replace(\"sum\", \"swap2\")))[\"frame\"])")" = "(2, 0, True)" ]' \
+	"$(head -c 400 "$W/sum.json")"

@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tdpctl's commands to a running tdpd, over its control protocol (ctl_proto.h):
+ * human tables by default, the daemon's JSON with --json, the Prometheus text
+ * format for stats --prometheus.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "ctl_proto.h"
+#include "tdpctl.h"
+
+#define EXIT_NO_DAEMON 3
+
+static int64_t I(json_t *o, const char *path)
+{
+	/* "a.b.c" */
+	char buf[128];
+	snprintf(buf, sizeof(buf), "%s", path);
+	json_t *v = o;
+	for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && v; k = strtok_r(NULL, ".", &save))
+		v = json_object_get(v, k);
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : json_is_real(v) ? (int64_t)json_real_value(v) : 0;
+}
+
+static const char *S(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+static void fmt_ns(int64_t ns, char *out, size_t len)
+{
+	int64_t a = ns < 0 ? -ns : ns;
+	if (a < 10000)
+		snprintf(out, len, "%" PRId64 " ns", ns);
+	else if (a < 1000000)
+		snprintf(out, len, "%.1f us", (double)ns / 1e3);
+	else if (a < 1000000000)
+		snprintf(out, len, "%.1f ms", (double)ns / 1e6);
+	else
+		snprintf(out, len, "%.1f s", (double)ns / 1e9);
+}
+
+/* Sends {cmd, args} and returns the parsed reply, or NULL (message printed). */
+static json_t *call(const struct tdpctl_global *g, const char *sock, const char *cmd, json_t *args, int fd, int *rc)
+{
+	json_t *req = json_pack("{si ss so}", "version", CTL_VERSION, "cmd", cmd, "args", args ? args : json_object());
+	char *line = json_dumps(req, JSON_COMPACT);
+	json_decref(req);
+	char *reply = NULL, err[512];
+	int r = ctl_request(sock, line, fd, g->timeout_ms, &reply, err, sizeof(err));
+	free(line);
+	if (r) {
+		fprintf(stderr, "tdpctl: %s\n", err);
+		*rc = EXIT_NO_DAEMON;
+		return NULL;
+	}
+	json_error_t je;
+	json_t *o = json_loads(reply, 0, &je);
+	if (!o) {
+		fprintf(stderr, "tdpctl: the daemon's reply is not JSON (%s): %.200s\n", je.text, reply);
+		free(reply);
+		*rc = TDPCTL_EXIT_BAD;
+		return NULL;
+	}
+	free(reply);
+	*rc = json_is_true(json_object_get(o, "ok")) ? 0 : TDPCTL_EXIT_BAD;
+	return o;
+}
+
+static void print_error(json_t *o)
+{
+	fprintf(stderr, "tdpctl: %s (%s)\n", S(o, "error"), S(o, "code"));
+	json_t *dg = json_object_get(o, "diagnostics");
+	size_t i;
+	json_t *d;
+	json_array_foreach(dg, i, d)
+		fprintf(stderr, "%s:%" PRId64 ":%" PRId64 ": %s: %s\n", S(d, "file"), I(d, "line"), I(d, "col"),
+			S(d, "severity"), S(d, "message"));
+}
+
+/* ---- human output ------------------------------------------------------- */
+
+static void show_status(json_t *r)
+{
+	char a[32], b[32], c[32], d[32];
+	json_t *t = json_object_get(r, "table"), *sy = json_object_get(r, "sync"), *p = json_object_get(r, "pending");
+	printf("tdpd %s, pid %" PRId64 ", up %.1f s, log level %s\n", S(r, "version"), I(r, "pid"),
+	       json_real_value(json_object_get(r, "uptime_s")), S(r, "log_level"));
+	fmt_ns(I(sy, "offset_ns"), a, sizeof(a));
+	fmt_ns(I(sy, "uncertainty_ns"), b, sizeof(b));
+	printf("time     %s, TAI %" PRId64 ".%09" PRId64 "; sync %s (%s), offset %s, uncertainty %s\n", S(r, "timebase"),
+	       I(r, "tai_ns") / 1000000000, I(r, "tai_ns") % 1000000000, S(sy, "state"), S(sy, "reason"), a, b);
+	fmt_ns(I(t, "tf_ns"), a, sizeof(a));
+	printf("table    %s: TF %s, k %" PRId64 ", %" PRId64 " flows on %" PRId64 " ports, in force since frame %" PRId64
+	       " (%" PRId64 " swaps)\n", S(t, "name"), a, I(t, "k"), I(t, "flows"), I(t, "ports"), I(t, "adopted_frame"),
+	       I(r, "swaps"));
+	if (json_is_object(p))
+		printf("pending  %s: adopted at frame %" PRId64 " (TAI %" PRId64 " ns)\n", S(p, "name"), I(p, "frame"),
+		       I(p, "start_tai_ns"));
+	printf("frames   %" PRId64 " processed, %" PRId64 " late, %" PRId64 " skipped, %" PRId64 " alarm, %" PRId64
+	       " demoted; next %" PRId64 "\n", I(r, "frames.processed"), I(r, "frames.late"), I(r, "frames.skipped"),
+	       I(r, "frames.alarm"), I(r, "frames.demoted"), I(r, "frames.next"));
+	fmt_ns(I(r, "start_error_ns.p50"), a, sizeof(a));
+	fmt_ns(I(r, "start_error_ns.p99"), b, sizeof(b));
+	fmt_ns(I(r, "start_error_ns.p999"), c, sizeof(c));
+	fmt_ns(I(r, "start_error_ns.max"), d, sizeof(d));
+	printf("start    error p50 %s, p99 %s, p99.9 %s, max %s\n", a, b, c, d);
+	printf("rx       %" PRId64 " packets, %" PRId64 " reserved, %" PRId64 " dropped\n", I(r, "rx.pkts"),
+	       I(r, "rx.reserved"), I(r, "rx.dropped"));
+}
+
+static void show_ports(json_t *r)
+{
+	printf("%-10s %-28s %5s %-17s %12s %10s %8s %10s %10s %8s\n", "port", "device", "dpdk", "mac", "rate bit/s",
+	       "frames", "late", "reserved", "best-eff", "tx-drop");
+	size_t i;
+	json_t *p;
+	json_array_foreach(json_object_get(r, "ports"), i, p)
+		printf("%-10s %-28.28s %5" PRId64 " %-17s %12" PRId64 " %10" PRId64 " %8" PRId64 " %10" PRId64 " %10" PRId64
+		       " %8" PRId64 "\n", S(p, "name"), S(p, "device"), I(p, "dpdk_port"), S(p, "mac"), I(p, "rate_bps"),
+		       I(p, "frames"), I(p, "late_frames"), I(p, "reserved_pkts"), I(p, "be_pkts"),
+		       I(p, "tx_drop") + I(p, "be_tx_drop"));
+	json_array_foreach(json_object_get(r, "ports"), i, p)
+		printf("%s: %s; netdev %s; interrupt coalescing %s\n", S(p, "name"),
+		       json_is_true(json_object_get(p, "scheduled")) ? "scheduled by the table" : "not in the table",
+		       *S(p, "netdev") ? S(p, "netdev") : "none (DPDK-owned)", S(p, "coalescing"));
+}
+
+static void show_flows(json_t *r)
+{
+	printf("table %s\n%-16s %-8s %10s %10s %10s %8s %9s %8s %8s %8s %8s\n", S(r, "table"), "flow", "port", "rx",
+	       "reserved", "sent", "unused", "late-drop", "carried", "overflow", "tx-drop", "demoted");
+	size_t i;
+	json_t *f;
+	json_array_foreach(json_object_get(r, "flows"), i, f)
+		printf("%-16s %-8s %10" PRId64 " %10" PRId64 " %10" PRId64 " %8" PRId64 " %9" PRId64 " %8" PRId64 " %8" PRId64
+		       " %8" PRId64 " %8" PRId64 "\n", S(f, "name"), S(f, "port"), I(f, "rx"), I(f, "reserved"),
+		       I(f, "sent"), I(f, "unused"), I(f, "late_dropped"), I(f, "late_carried"), I(f, "overflow"),
+		       I(f, "tx_drop"), I(f, "demoted"));
+}
+
+static void show_sync(json_t *r)
+{
+	char a[32], b[32], c[32];
+	fmt_ns(I(r, "offset_ns"), a, sizeof(a));
+	fmt_ns(I(r, "uncertainty_ns"), b, sizeof(b));
+	fmt_ns(I(r, "last_step_ns"), c, sizeof(c));
+	printf("source       %s: %s\n", S(r, "timebase"), S(r, "description"));
+	printf("state        %s (%s)\n", S(r, "state"), S(r, "reason"));
+	printf("offset       %s, uncertainty %s\n", a, b);
+	printf("samples      %" PRId64 " (%" PRId64 " bad), %" PRId64 " faults, %" PRId64 " transitions\n",
+	       I(r, "samples"), I(r, "bad_samples"), I(r, "faults"), I(r, "transitions"));
+	printf("steps        %" PRId64 " (latest %s); engine saw %" PRId64 " steps back, %" PRId64 " skips\n",
+	       I(r, "steps"), c, I(r, "back_steps"), I(r, "skip_events"));
+	printf("actions      holdover: %s, unlocked: %s\n", S(r, "holdover_action"), S(r, "unlocked_action"));
+	printf("frames       holdover %" PRId64 ", unlocked %" PRId64 ", alarm %" PRId64 ", demoted %" PRId64 "\n",
+	       I(r, "holdover_frames"), I(r, "unlocked_frames"), I(r, "alarm_frames"), I(r, "demoted_frames"));
+	json_t *t = json_object_get(r, "tick");
+	if (t)
+		printf("ticks        %" PRId64 " taken, %" PRId64 " timed out, %" PRId64 " missed, %" PRId64
+		       " doubled; latency p50 %" PRId64 " ns p99 %" PRId64 " ns\n", I(t, "ticks"), I(t, "timeouts"),
+		       I(t, "missed"), I(t, "doubled"), I(t, "latency_ns.p50"), I(t, "latency_ns.p99"));
+}
+
+static void show_stats(json_t *r)
+{
+	char a[32], b[32], c[32], d[32];
+	printf("table %s, TF %" PRId64 " ns, k %" PRId64 ", up %.1f s on the %s timebase\n", S(r, "table"),
+	       I(r, "tf_ns"), I(r, "k"), json_real_value(json_object_get(r, "elapsed_s")), S(r, "timebase"));
+	printf("frames   %" PRId64 " processed, %" PRId64 " late, %" PRId64 " skipped; engine busy %.1f%%; %" PRId64
+	       " swaps\n", I(r, "engine.frames"), I(r, "engine.late_frames"), I(r, "engine.skipped_frames"),
+	       100 * json_real_value(json_object_get(json_object_get(r, "engine"), "duty")), I(r, "engine.swaps"));
+	fmt_ns(I(r, "start_error_ns.p50"), a, sizeof(a));
+	fmt_ns(I(r, "start_error_ns.p99"), b, sizeof(b));
+	fmt_ns(I(r, "start_error_ns.p999"), c, sizeof(c));
+	fmt_ns(I(r, "start_error_ns.max"), d, sizeof(d));
+	printf("start    error p50 %s, p99 %s, p99.9 %s, max %s; over 1 s: %" PRId64 "\n", a, b, c, d,
+	       I(r, "start_error_ns.over"));
+	printf("sync     %s (%s); holdover %" PRId64 ", unlocked %" PRId64 ", alarm %" PRId64 ", demoted %" PRId64
+	       " frames\n", S(json_object_get(r, "sync"), "state"), S(json_object_get(r, "sync"), "reason"),
+	       I(r, "engine.holdover_frames"), I(r, "engine.unlocked_frames"), I(r, "engine.alarm_frames"),
+	       I(r, "engine.demoted_frames"));
+	printf("rx       %" PRId64 " packets, %" PRId64 " reserved, %" PRId64 " best effort; dropped:", I(r, "rx.pkts"),
+	       I(r, "rx.reserved"), I(r, "rx.best_effort"));
+	const char *k;
+	json_t *v;
+	json_object_foreach(json_object_get(json_object_get(r, "rx"), "drop"), k, v)
+		printf(" %s %" PRId64, k, (int64_t)json_integer_value(v));
+	printf("\n\n");
+	show_flows(r);
+	printf("\n");
+	show_ports(r);
+}
+
+/* ---- Prometheus ---------------------------------------------------------- */
+
+static void prom_label(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		if (*s == '\n') {
+			fputs("\\n", stdout);
+			continue;
+		}
+		putchar(*s);
+	}
+}
+
+static void prom_head(const char *name, const char *type, const char *help)
+{
+	printf("# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void prom_engine(json_t *r, const char *key, const char *name, const char *type, const char *help)
+{
+	prom_head(name, type, help);
+	printf("%s %" PRId64 "\n", name, I(json_object_get(r, "engine"), key));
+}
+
+static void show_prometheus(json_t *r)
+{
+	static const struct {
+		const char *key, *name, *type, *help;
+	} eng[] = {
+		{"frames", "tdpd_frames_total", "counter", "Frames the engine processed (pushed or late)."},
+		{"late_frames", "tdpd_late_frames_total", "counter", "Frames late on at least one port."},
+		{"skipped_frames", "tdpd_skipped_frames_total", "counter", "Frames whose start passed while the engine was away."},
+		{"skip_events", "tdpd_skip_events_total", "counter", "Times the engine found frames skipped."},
+		{"back_steps", "tdpd_back_steps_total", "counter", "Times the reference stepped back across a frame start."},
+		{"repeated_frames", "tdpd_repeated_frames_total", "counter", "Frame starts that came round again (not re-sent)."},
+		{"holdover_frames", "tdpd_holdover_frames_total", "counter", "Frames processed in holdover."},
+		{"unlocked_frames", "tdpd_unlocked_frames_total", "counter", "Frames processed unlocked."},
+		{"alarm_frames", "tdpd_alarm_frames_total", "counter", "Frames served while not locked (action alarm)."},
+		{"demoted_frames", "tdpd_demoted_frames_total", "counter", "Frames with the reserved flows demoted to best effort."},
+		{"ticks", "tdpd_ticks_total", "counter", "Frame ticks taken from the time source."},
+		{"tick_timeouts", "tdpd_tick_timeouts_total", "counter", "Frames whose tick did not come in time."},
+		{"swaps", "tdpd_table_swaps_total", "counter", "Reservation tables adopted."},
+		{"late_swaps", "tdpd_table_late_swaps_total", "counter", "Tables adopted after the frame asked for."},
+		{"sleep_ns", "tdpd_engine_sleep_nanoseconds_total", "counter", "Time the engine spent asleep."},
+		{"next_frame", "tdpd_next_frame", "gauge", "Absolute index of the frame the engine pushes next."},
+	};
+	for (size_t i = 0; i < sizeof(eng) / sizeof(eng[0]); i++)
+		prom_engine(r, eng[i].key, eng[i].name, eng[i].type, eng[i].help);
+	prom_head("tdpd_tf_seconds", "gauge", "Frame length of the table in force.");
+	printf("tdpd_tf_seconds %.9f\n", (double)I(r, "tf_ns") / 1e9);
+	prom_head("tdpd_cycle_frames", "gauge", "Frames per cycle (k) of the table in force.");
+	printf("tdpd_cycle_frames %" PRId64 "\n", I(r, "k"));
+
+	/* the frame-start error as a histogram with fixed bounds, from the daemon's bins */
+	static const double le_ns[] = {100, 250, 500, 1e3, 2.5e3, 5e3, 1e4, 2.5e4, 5e4, 1e5, 2.5e5, 5e5, 1e6, 1e7};
+	json_t *h = json_object_get(r, "start_error_ns");
+	prom_head("tdpd_frame_start_error_seconds", "histogram",
+		  "Push time minus the nominal frame start (negative values count in the lowest bucket).");
+	for (size_t i = 0; i < sizeof(le_ns) / sizeof(le_ns[0]); i++) {
+		int64_t c = I(h, "under");
+		size_t j;
+		json_t *b;
+		json_array_foreach(json_object_get(h, "bins"), j, b)
+			if (json_integer_value(json_array_get(b, 1)) <= le_ns[i])
+				c += json_integer_value(json_array_get(b, 2));
+		printf("tdpd_frame_start_error_seconds_bucket{le=\"%g\"} %" PRId64 "\n", le_ns[i] / 1e9, c);
+	}
+	printf("tdpd_frame_start_error_seconds_bucket{le=\"+Inf\"} %" PRId64 "\n", I(h, "count"));
+	double mean = json_real_value(json_object_get(h, "mean"));
+	printf("tdpd_frame_start_error_seconds_sum %.9f\n", mean * (double)I(h, "count") / 1e9);
+	printf("tdpd_frame_start_error_seconds_count %" PRId64 "\n", I(h, "count"));
+
+	json_t *sy = json_object_get(r, "sync");
+	prom_head("tdpd_sync_state", "gauge", "1 for the time source's sync state.");
+	static const char *const states[] = {"locked", "holdover", "unlocked"};
+	for (int i = 0; i < 3; i++)
+		printf("tdpd_sync_state{state=\"%s\"} %d\n", states[i], !strcmp(S(sy, "state"), states[i]));
+	prom_head("tdpd_sync_offset_seconds", "gauge", "Latest offset of the time source from its reference.");
+	printf("tdpd_sync_offset_seconds %.9f\n", (double)I(sy, "offset_ns") / 1e9);
+	prom_head("tdpd_sync_uncertainty_seconds", "gauge", "Bound on the time error (grows in holdover).");
+	printf("tdpd_sync_uncertainty_seconds %.9f\n", (double)I(sy, "uncertainty_ns") / 1e9);
+	static const char *const sc[][2] = {{"samples", "Samples taken."}, {"bad_samples", "Samples outside the lock threshold."},
+					   {"faults", "Reference faults."}, {"transitions", "Sync state changes."},
+					   {"steps", "Phase steps of the reference."}};
+	for (int i = 0; i < 5; i++) {
+		char n[64];
+		snprintf(n, sizeof(n), "tdpd_sync_%s_total", sc[i][0]);
+		prom_head(n, "counter", sc[i][1]);
+		printf("%s %" PRId64 "\n", n, I(sy, sc[i][0]));
+	}
+
+	static const char *const fc[][2] = {
+		{"rx", "Packets RX queued for the flow."}, {"overflow", "Packets dropped: the flow's queue was full."},
+		{"reserved", "Slots the table gave the flow."}, {"sent", "Packets sent in their reserved frame."},
+		{"unused", "Slots with no packet waiting."}, {"late_dropped", "Packets of late frames dropped."},
+		{"late_carried", "Packets of late frames carried to the next reserved frame."},
+		{"late_frames", "Frames of the flow that were late."}, {"tx_drop", "Packets the driver refused."},
+		{"demoted", "Packets sent as best effort while demoted."}};
+	json_t *flows = json_object_get(r, "flows");
+	for (size_t i = 0; i < sizeof(fc) / sizeof(fc[0]); i++) {
+		char n[64];
+		snprintf(n, sizeof(n), "tdpd_flow_%s_total", fc[i][0]);
+		prom_head(n, "counter", fc[i][1]);
+		size_t j;
+		json_t *f;
+		json_array_foreach(flows, j, f) {
+			printf("%s{flow=\"", n);
+			prom_label(S(f, "name"));
+			printf("\",port=\"");
+			prom_label(S(f, "port"));
+			printf("\"} %" PRId64 "\n", I(f, fc[i][0]));
+		}
+	}
+	static const char *const pc[][2] = {
+		{"frames", "Frames with a reservation pushed on time."}, {"late_frames", "Frames late on the port."},
+		{"reserved_pkts", "Reserved packets sent."}, {"reserved_bytes", "Reserved bytes sent."},
+		{"be_pkts", "Best-effort packets sent."}, {"be_bytes", "Best-effort bytes sent."},
+		{"be_too_big", "Best effort that can never fit in a frame."}, {"tx_drop", "Reserved packets the driver refused."},
+		{"be_tx_drop", "Best-effort packets the driver refused."}};
+	json_t *ports = json_object_get(r, "ports");
+	for (size_t i = 0; i < sizeof(pc) / sizeof(pc[0]); i++) {
+		char n[64];
+		snprintf(n, sizeof(n), "tdpd_port_%s_total", pc[i][0]);
+		prom_head(n, "counter", pc[i][1]);
+		size_t j;
+		json_t *p;
+		json_array_foreach(ports, j, p) {
+			printf("%s{port=\"", n);
+			prom_label(S(p, "name"));
+			printf("\"} %" PRId64 "\n", I(p, pc[i][0]));
+		}
+	}
+	json_t *rx = json_object_get(r, "rx");
+	prom_head("tdpd_rx_packets_total", "counter", "Packets received.");
+	printf("tdpd_rx_packets_total %" PRId64 "\n", I(rx, "pkts"));
+	prom_head("tdpd_rx_reserved_total", "counter", "Packets classified to a reserved flow.");
+	printf("tdpd_rx_reserved_total %" PRId64 "\n", I(rx, "reserved"));
+	prom_head("tdpd_rx_best_effort_total", "counter", "Packets forwarded as best effort.");
+	printf("tdpd_rx_best_effort_total %" PRId64 "\n", I(rx, "best_effort"));
+	prom_head("tdpd_rx_dropped_total", "counter", "Packets dropped on receive, by reason.");
+	const char *k;
+	json_t *v;
+	json_object_foreach(json_object_get(rx, "drop"), k, v)
+		printf("tdpd_rx_dropped_total{reason=\"%s\"} %" PRId64 "\n", k, (int64_t)json_integer_value(v));
+}
+
+static void show_active(json_t *r, bool source)
+{
+	if (source) {
+		fputs(S(r, "source"), stdout);
+		return;
+	}
+	char a[32];
+	json_t *t = json_object_get(r, "table"), *p = json_object_get(r, "pending"), *ls = json_object_get(r, "last_swap");
+	fmt_ns(I(t, "tf_ns"), a, sizeof(a));
+	printf("in force  %s: TF %s, k %" PRId64 ", guard %" PRId64 " ns, %" PRId64 " flows, since frame %" PRId64 "\n",
+	       S(t, "name"), a, I(t, "k"), I(t, "guard_ns"), I(t, "flows"), I(t, "adopted_frame"));
+	size_t i;
+	json_t *f;
+	printf("flows    ");
+	json_array_foreach(json_object_get(t, "flow_list"), i, f)
+		printf(" %s@%s", S(f, "name"), S(f, "port"));
+	printf("\n");
+	if (json_is_object(p))
+		printf("waiting   %s: k %" PRId64 ", %" PRId64 " flows, at frame %" PRId64 " (TAI %" PRId64 " ns)\n",
+		       S(p, "name"), I(p, "k"), I(p, "flows"), I(p, "frame"), I(p, "start_tai_ns"));
+	else
+		printf("waiting   none\n");
+	if (ls)
+		printf("last swap %s at frame %" PRId64 " (planned %" PRId64 ")\n", S(ls, "name"), I(ls, "frame"),
+		       I(ls, "requested"));
+	printf("loads     %" PRId64 " (%" PRId64 " rejected), swaps %" PRId64 " (%" PRId64 " late)\n", I(r, "loads"),
+	       I(r, "rejected"), I(r, "swaps"), I(r, "late_swaps"));
+}
+
+/* ---- commands ------------------------------------------------------------ */
+
+static const char *pick_socket(const struct tdpctl_global *g, bool change)
+{
+	if (g->socket)
+		return g->socket;
+	if (change)
+		return CTL_SOCKET_DEFAULT;
+	/* reads go to the monitor socket; the control socket serves them too */
+	return access(CTL_MONITOR_DEFAULT, F_OK) == 0 ? CTL_MONITOR_DEFAULT : CTL_SOCKET_DEFAULT;
+}
+
+/* TAI seconds[.fraction] or +seconds[.fraction] -> ns; 0 or -1. */
+static int parse_when(const char *s, bool *relative, int64_t *ns)
+{
+	*relative = *s == '+';
+	if (*relative)
+		s++;
+	char *end;
+	errno = 0;
+	long long sec = strtoll(s, &end, 10);
+	if (end == s || errno || sec < 0 || sec > 9000000000LL)
+		return -1;
+	int64_t frac = 0, scale = 100000000;
+	if (*end == '.') {
+		for (end++; *end >= '0' && *end <= '9'; end++) {
+			frac += (*end - '0') * scale;
+			scale /= 10;
+		}
+	}
+	if (*end)
+		return -1;
+	*ns = sec * 1000000000LL + frac;
+	return 0;
+}
+
+static int load(const struct tdpctl_global *g, int argc, char **argv)
+{
+	const char *file = NULL;
+	json_t *args = json_object();
+	bool at = false, next = false;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--at") && i + 1 < argc) {
+			bool rel;
+			int64_t ns;
+			if (parse_when(argv[++i], &rel, &ns) != 0) {
+				fprintf(stderr, "tdpctl: --at takes TAI seconds (e.g. 1795000000.5) or +SECONDS from now, "
+						"not '%s'\n", argv[i]);
+				json_decref(args);
+				return TDPCTL_EXIT_USAGE;
+			}
+			json_object_set_new(args, rel ? "in_ns" : "at_tai_ns", json_integer(ns));
+			at = true;
+		} else if (!strcmp(argv[i], "--next-cycle")) {
+			next = true;
+		} else if (!strcmp(argv[i], "--no-wait")) {
+			json_object_set_new(args, "wait", json_false());
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "tdpctl: schedule load: unknown option '%s'\n", argv[i]);
+			json_decref(args);
+			return TDPCTL_EXIT_USAGE;
+		} else if (!file) {
+			file = argv[i];
+		} else {
+			fprintf(stderr, "tdpctl: schedule load takes one file\n");
+			json_decref(args);
+			return TDPCTL_EXIT_USAGE;
+		}
+	}
+	if (!file || (at && next)) {
+		fprintf(stderr, "usage: tdpctl schedule load FILE [--at TAI-SECONDS|+SECONDS | --next-cycle] [--no-wait]\n");
+		json_decref(args);
+		return TDPCTL_EXIT_USAGE;
+	}
+	int fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0) {
+		fprintf(stderr, "tdpctl: %s: %s\n", file, strerror(errno));
+		json_decref(args);
+		return TDPCTL_EXIT_USAGE;
+	}
+	json_object_set_new(args, "name", json_string(file));
+	int rc;
+	json_t *o = call(g, pick_socket(g, true), "schedule-load", args, fd, &rc);
+	if (fd > 0)
+		close(fd);
+	if (!o)
+		return rc;
+	json_t *r = json_object_get(o, "result");
+	if (rc)
+		print_error(o);
+	else if (g->json)
+		json_dumpf(r, stdout, JSON_INDENT(2)), putchar('\n');
+	else if (json_is_true(json_object_get(r, "waiting")))
+		printf("%s: accepted; the engine adopts it at frame %" PRId64 " (TAI %" PRId64 " ns)\n", file,
+		       I(r, "requested_frame"), I(r, "start_tai_ns"));
+	else
+		printf("%s: in force from frame %" PRId64 " (TAI %" PRId64 " ns)%s; %" PRId64
+		       " packets queued for removed flows dropped\n", file, I(r, "frame"), I(r, "start_tai_ns"),
+		       json_is_true(json_object_get(r, "late")) ? ", later than planned" : "", I(r, "dropped_queued"));
+	json_decref(o);
+	return rc;
+}
+
+int tdpctl_live(const struct tdpctl_global *g, int argc, char **argv)
+{
+	const char *cmd = argv[0];
+	char wire[32];
+	bool change = false, prom = false, source = false;
+	json_t *args = json_object();
+	if (!strcmp(cmd, "schedule")) {
+		if (argc >= 2 && !strcmp(argv[1], "load")) {
+			json_decref(args);
+			return load(g, argc - 1, argv + 1);
+		}
+		snprintf(wire, sizeof(wire), "schedule-active");
+		for (int i = 2; i < argc; i++)
+			if (!strcmp(argv[i], "--source"))
+				source = true;
+			else {
+				fprintf(stderr, "tdpctl: schedule active: unknown argument '%s'\n", argv[i]);
+				json_decref(args);
+				return TDPCTL_EXIT_USAGE;
+			}
+		if (source)
+			json_object_set_new(args, "source", json_true());
+	} else {
+		snprintf(wire, sizeof(wire), "%s", cmd);
+		for (int i = 1; i < argc; i++) {
+			if (!strcmp(cmd, "stats") && !strcmp(argv[i], "--prometheus")) {
+				prom = true;
+			} else if (!strcmp(cmd, "log-level") && i == 1 && argv[i][0] != '-') {
+				json_object_set_new(args, "level", json_string(argv[i]));
+				change = true;
+			} else {
+				fprintf(stderr, "tdpctl: %s: unexpected argument '%s' (tdpctl --help)\n", cmd, argv[i]);
+				json_decref(args);
+				return TDPCTL_EXIT_USAGE;
+			}
+		}
+	}
+	int rc;
+	json_t *o = call(g, pick_socket(g, change), wire, args, -1, &rc);
+	if (!o)
+		return rc;
+	json_t *r = json_object_get(o, "result");
+	if (rc) {
+		print_error(o);
+	} else if (prom) {
+		show_prometheus(r);
+	} else if (g->json) {
+		json_dumpf(r, stdout, JSON_INDENT(2));
+		putchar('\n');
+	} else if (!strcmp(wire, "status")) {
+		show_status(r);
+	} else if (!strcmp(wire, "ports")) {
+		show_ports(r);
+	} else if (!strcmp(wire, "flows")) {
+		show_flows(r);
+	} else if (!strcmp(wire, "sync")) {
+		show_sync(r);
+	} else if (!strcmp(wire, "stats")) {
+		show_stats(r);
+	} else if (!strcmp(wire, "log-level")) {
+		printf("%s\n", S(r, "level"));
+	} else if (!strcmp(wire, "schedule-active")) {
+		show_active(r, source);
+	}
+	json_decref(o);
+	return rc;
+}
+
+int tdpctl_raw(const struct tdpctl_global *g, const char *line)
+{
+	char *reply = NULL, err[512];
+	int r = ctl_request(g->socket ? g->socket : CTL_SOCKET_DEFAULT, line, -1, g->timeout_ms, &reply, err,
+			    sizeof(err));
+	if (r) {
+		fprintf(stderr, "tdpctl: %s\n", err);
+		return EXIT_NO_DAEMON;
+	}
+	fputs(reply, stdout);
+	free(reply);
+	return 0;
+}
