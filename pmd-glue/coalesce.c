@@ -29,6 +29,18 @@ static bool is_off(const struct ethtool_coalesce *e)
 	       e->tx_max_coalesced_frames <= 1 && !e->use_adaptive_rx_coalesce && !e->use_adaptive_tx_coalesce;
 }
 
+int coalesce_get(const char *ifname, struct ethtool_coalesce *ec, bool *off)
+{
+	if (!ifname || !*ifname || strlen(ifname) >= IFNAMSIZ)
+		return -EINVAL;
+	memset(ec, 0, sizeof(*ec));
+	ec->cmd = ETHTOOL_GCOALESCE;
+	int rc = ethtool(ifname, ec);
+	if (rc == 0)
+		*off = is_off(ec);
+	return rc;
+}
+
 int coalesce_off(const char *ifname, struct coalesce_saved *s)
 {
 	memset(s, 0, sizeof(*s));

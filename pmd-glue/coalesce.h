@@ -24,6 +24,8 @@ struct coalesce_saved {
  * CAP_NET_ADMIN, -ENODEV for no such device.
  */
 int coalesce_off(const char *ifname, struct coalesce_saved *s);
+/* Reads the settings; *off when coalescing is already as coalesce_off leaves it. */
+int coalesce_get(const char *ifname, struct ethtool_coalesce *ec, bool *off);
 /* Puts the saved settings back; 0 or -errno. Does nothing unless changed. */
 int coalesce_restore(struct coalesce_saved *s);
 /* One line on the outcome of coalesce_off for logs and reports. */

@@ -31,6 +31,11 @@ static void usage(FILE *out)
 	      "offline:\n"
 	      "  schedule VERB            check, show, edit and compare reservation tables\n"
 	      "                           ('tdpctl schedule --help' for its verbs)\n"
+	      "  shield on [--cpu N]|off|status\n"
+	      "                           shield the frame engine's CPU at run time, and undo it\n"
+	      "  doctor [--cpu N] [--tf T] [--netdev IF]... [--json]\n"
+	      "                           audit this host for the engine's CPU, measure its\n"
+	      "                           wake-up latency, say which TF it can hold\n"
 	      "\n"
 	      "--socket  reads go to " CTL_MONITOR_DEFAULT ", changes to " CTL_SOCKET_DEFAULT "\n"
 	      "--json    the daemon's answer as JSON\n"
@@ -92,6 +97,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "schedule"))
 		return tdpctl_schedule(n, v);
+	if (!strcmp(cmd, "shield"))
+		return tdpctl_shield(n, v);
+	if (!strcmp(cmd, "doctor"))
+		return tdpctl_doctor(n, v);
 	if (!strcmp(cmd, "raw")) {
 		if (n != 2) {
 			fprintf(stderr, "usage: tdpctl raw JSON\n");

@@ -22,6 +22,9 @@ struct tdpctl_global {
 };
 /* status, ports, flows, sync, stats, log-level, schedule active|load */
 int tdpctl_live(const struct tdpctl_global *g, int argc, char **argv);
+/* The host: CPU shielding at run time, and the audit. */
+int tdpctl_shield(int argc, char **argv);
+int tdpctl_doctor(int argc, char **argv);
 /* Sends one request line as it is and prints the reply (for scripts and tests). */
 int tdpctl_raw(const struct tdpctl_global *g, const char *line);
 

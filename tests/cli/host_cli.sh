@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# tdpctl doctor and tdpctl shield against fake /proc and /sys trees: a box
+# tuned for the engine passes every check; a box with each problem gets each
+# finding; shield on writes what it should and off puts back exactly what was
+# there. The latency check runs for real, briefly, against a TF no box holds.
+# usage: host_cli.sh TDPCTL  (TAP)
+set -uo pipefail
+CTL=$1
+. "$(dirname "$0")/../tap.sh"
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+echo "1..13"
+
+put() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" >"$1"; } # as the kernel's files read back after a write
+
+# ---- a box tuned for CPU 3 --------------------------------------------------------
+G=$W/good
+put $G/sys/kernel/realtime 1
+put $G/proc/sys/kernel/version "#1 SMP PREEMPT_RT Debian 6.1.0-rt"
+put $G/sys/devices/system/cpu/online 0-3
+put $G/sys/devices/system/cpu/isolated 3
+put $G/sys/devices/system/cpu/nohz_full 3
+put $G/proc/cmdline "BOOT_IMAGE=/vmlinuz isolcpus=managed_irq,domain,3 nohz_full=3 rcu_nocbs=3"
+put $G/sys/fs/cgroup/tdpd-shield/cpuset.cpus.partition isolated
+put $G/sys/fs/cgroup/tdpd-shield/cpuset.cpus.effective 3
+put $G/proc/irq/5/smp_affinity_list 0-2
+put $G/proc/irq/9/effective_affinity_list 1
+put $G/proc/12/status "$(printf 'Name:\tkworker/3:1\nPPid:\t2\nCpus_allowed_list:\t3')"
+put $G/sys/devices/system/cpu/cpu3/topology/thread_siblings_list 3
+put $G/proc/sys/kernel/sched_rt_runtime_us -1
+put $G/sys/devices/system/cpu/cpu3/cpufreq/scaling_governor performance
+put $G/sys/devices/system/cpu/cpu3/cpuidle/state0/latency 0
+put $G/sys/devices/system/cpu/cpu3/cpuidle/state0/name POLL
+put $G/sys/devices/system/clocksource/clocksource0/current_clocksource tsc
+put $G/proc/cpuinfo "flags		: fpu tsc constant_tsc nonstop_tsc"
+put $G/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 512
+put $G/proc/300/comm ptp4l
+put $G/proc/301/comm phc2sys
+
+rc=0
+"$CTL" doctor --root "$G" --cpu 3 --latency 0 --json >"$W/good.json" 2>&1 || rc=$?
+st() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join(f["check"] + "=" + f["status"] for f in d["findings"]))' "$1" 2>&1; }
+check "a tuned box: every check passes, exit 0" \
+	'[ $rc -eq 0 ] && [ "$(st "$W/good.json")" = "preemption=pass isolcpus=pass nohz_full=pass rcu_nocbs=pass cpuset=pass irqs=pass kthreads=pass smt=pass rt-throttle=pass governor=pass c-states=pass clocksource=pass tsc=pass hugepages=pass ptp=pass" ]' \
+	"rc $rc: $(st "$W/good.json")"
+
+# ---- a box with every problem -------------------------------------------------------
+B=$W/bad
+put $B/proc/sys/kernel/version "#1 SMP Debian 6.1.0"
+put $B/sys/devices/system/cpu/online 0-7
+put $B/sys/devices/system/cpu/isolated ""
+put $B/proc/cmdline "BOOT_IMAGE=/vmlinuz quiet"
+put $B/sys/fs/cgroup/system.slice/cpuset.cpus.partition member
+put $B/proc/irq/5/smp_affinity_list 0-7
+put $B/proc/irq/6/smp_affinity_list 3
+put $B/proc/12/status "$(printf 'Name:\tkworker/u16:0\nPPid:\t2\nCpus_allowed_list:\t0-7')"
+put $B/proc/13/status "$(printf 'Name:\tbash\nPPid:\t1\nCpus_allowed_list:\t0-7')"
+put $B/sys/devices/system/cpu/cpu3/topology/thread_siblings_list 3,7
+put $B/sys/devices/system/cpu/cpu7/online 1
+put $B/proc/sys/kernel/sched_rt_runtime_us 950000
+put $B/sys/devices/system/cpu/cpu3/cpufreq/scaling_governor powersave
+put $B/sys/devices/system/cpu/cpu3/cpuidle/state2/latency 0
+put $B/sys/devices/system/cpu/cpu3/cpuidle/state0/latency 0
+put $B/sys/devices/system/cpu/cpu3/cpuidle/state1/latency 100
+put $B/sys/devices/system/cpu/cpu3/cpuidle/state1/name C6
+put $B/sys/devices/system/cpu/cpu3/cpuidle/state1/disable 0
+put $B/sys/devices/system/clocksource/clocksource0/current_clocksource hpet
+put $B/proc/cpuinfo "flags		: fpu tsc"
+put $B/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 0
+rc=0
+"$CTL" doctor --root "$B" --cpu 3 --latency 0 --json >"$W/bad.json" 2>&1 || rc=$?
+check "each problem is its finding; no preemption fails, so exit 1" \
+	'[ $rc -eq 1 ] && [ "$(st "$W/bad.json")" = "preemption=fail isolcpus=warn nohz_full=warn rcu_nocbs=warn cpuset=warn irqs=warn kthreads=warn smt=warn rt-throttle=warn governor=warn c-states=pass clocksource=warn tsc=warn hugepages=warn ptp=warn" ]' \
+	"rc $rc: $(st "$W/bad.json")"
+check "every finding that is not a pass says how to fix it" \
+	'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); bad=[f for f in d[\"findings\"] if f[\"status\"]!=\"pass\" and not f[\"fix\"]]; assert not bad, bad" "$W/bad.json"'
+"$CTL" doctor --root "$B" --cpu 3 --latency 0 >"$W/bad.txt" 2>&1
+check "in words: the IRQs on the CPU, the SMT sibling and the boot line to add" \
+	'grep -q "2 interrupts delivered to CPU 3 (5,6)" "$W/bad.txt" && grep -q "shares its core with CPU 7" "$W/bad.txt" && grep -q "fix: add isolcpus=managed_irq,domain,3 nohz_full=3 rcu_nocbs=3" "$W/bad.txt" && grep -q "C-states C6 have exit latencies" "$W/bad.txt"' \
+	"$(cat "$W/bad.txt")"
+rc=0
+"$CTL" doctor --root "$G" --cpu 0 --latency 100ms --tf 10us --guard 20us --json >"$W/lat.json" 2>&1 || rc=$?
+check "the latency check measures and fails a TF below the guard band plus the worst wake-up" \
+	'[ $rc -eq 1 ] && python3 -c "import json,sys; f=json.load(open(sys.argv[1]))[\"findings\"][-1]; assert f[\"check\"]==\"latency\" and f[\"status\"]==\"fail\" and f[\"latency_ns\"][\"samples\"] > 0 and f[\"holds_tf_ns\"] > 20000 and \"this box can hold TF\" in f[\"detail\"], f" "$W/lat.json"' \
+	"rc $rc: $(tail -c 600 "$W/lat.json")"
+
+# ---- shield -------------------------------------------------------------------------
+S=$W/shield
+put $S/sys/devices/system/cpu/online 0-3
+put $S/sys/fs/cgroup/cgroup.controllers "cpuset cpu io memory"
+put $S/sys/fs/cgroup/cgroup.subtree_control "cpu"
+put $S/proc/irq/5/smp_affinity_list 0-3
+put $S/proc/irq/7/smp_affinity_list 0-1
+put $S/proc/irq/default_smp_affinity f
+put $S/sys/devices/virtual/workqueue/cpumask f
+put $S/proc/sys/kernel/sched_rt_runtime_us 950000
+put $S/proc/cmdline "quiet"
+(cd $S && find . -type f | sort | xargs md5sum) >"$W/before"
+rc=0
+"$CTL" shield on --cpu 3 --root "$S" >"$W/on" 2>&1 || rc=$?
+v() { cat "$S$1"; }
+check "shield on: CPU 3 an isolated partition, IRQs, default affinity and workqueues off it, RT throttling off" \
+	'[ $rc -eq 0 ] && [ "$(v /sys/fs/cgroup/tdpd-shield/cpuset.cpus)" = 3 ] && [ "$(v /sys/fs/cgroup/tdpd-shield/cpuset.cpus.partition)" = isolated ] && [ "$(v /proc/irq/5/smp_affinity_list)" = 0-2 ] && [ "$(v /proc/irq/7/smp_affinity_list)" = 0-1 ] && [ "$(v /proc/irq/default_smp_affinity)" = 7 ] && [ "$(v /sys/devices/virtual/workqueue/cpumask)" = 7 ] && [ "$(v /proc/sys/kernel/sched_rt_runtime_us)" = -1 ]' \
+	"rc $rc: $(cat "$W/on")"
+check "and reports the boot line it cannot set" \
+	'grep -q "add \"isolcpus=managed_irq,domain,3 nohz_full=3 rcu_nocbs=3\"" "$W/on"' "$(cat "$W/on")"
+rc=0
+"$CTL" shield on --cpu 2 --root "$S" >"$W/on2" 2>&1 || rc=$?
+check "a second shield on is refused while one is in place" '[ $rc -eq 2 ] && grep -q "shield is on" "$W/on2"' "$(cat "$W/on2")"
+"$CTL" shield status --root "$S" >"$W/status" 2>&1
+check "shield status shows the partition and throttling" \
+	'grep -q "^shield   on" "$W/status" && grep -q "CPUs 3, partition isolated" "$W/status" && grep -q "throttling off" "$W/status"' \
+	"$(cat "$W/status")"
+rc=0
+"$CTL" shield off --root "$S" >"$W/off" 2>&1 || rc=$?
+(cd $S && find . -type f ! -path ./sys/fs/cgroup/cgroup.subtree_control | sort | xargs md5sum) >"$W/after"
+check "shield off puts back exactly what was there and removes the partition and its state" \
+	'[ $rc -eq 0 ] && diff <(grep -v subtree_control "$W/before") "$W/after" >/dev/null && [ ! -e $S/sys/fs/cgroup/tdpd-shield ] && [ ! -e $S/run/tdpd/shield.state ]' \
+	"rc $rc: $(cat "$W/off"; diff <(grep -v subtree_control "$W/before") "$W/after")"
+check "shield off with nothing to undo is fine" '"$CTL" shield off --root "$S" | grep -q "no shield to undo"'
+rc=0
+"$CTL" shield on --cpu 9 --root "$S" >"$W/bad9" 2>&1 || rc=$?
+check "a CPU that is not online is refused" '[ $rc -eq 2 ] && grep -q "CPU 9 is not online" "$W/bad9"' "$(cat "$W/bad9")"
+rc=0
+"$CTL" doctor --frobnicate >/dev/null 2>&1 || rc=$?
+check "--help works for both, a bad option is a usage error" \
+	'"$CTL" doctor --help | grep -q "usage: tdpctl doctor" && "$CTL" shield --help | grep -q "usage: tdpctl shield" && [ $rc -eq 2 ]'

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The host as the frame engine needs it: a shielded CPU (tdpctl shield) and
+ * an audit (tdpctl doctor). Every file is read and written under a root
+ * directory ("/" on a real box, a fake tree in the tests).
+ */
+#ifndef TDP_HOST_H
+#define TDP_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HOST_MAX_CPUS 1024
+
+struct host {
+	const char *root;         /* "" for / */
+};
+
+/* root + path into buf; the file's first line (no newline) into out. 0 or -errno. */
+int host_read(const struct host *h, const char *path, char *out, size_t len);
+int host_write(const struct host *h, const char *path, const char *val);
+bool host_exists(const struct host *h, const char *path);
+
+/* CPU lists as the kernel writes them ("0-3,6"); a set of HOST_MAX_CPUS bits. */
+int host_cpulist_parse(const char *s, uint8_t *set);
+void host_cpulist_format(const uint8_t *set, char *out, size_t len);
+/* Hex CPU masks as in /proc/irq/default_smp_affinity ("3", "00000000,00000003"). */
+int host_cpumask_parse(const char *s, uint8_t *set);
+void host_cpumask_format(const uint8_t *set, char *out, size_t len);
+
+#endif

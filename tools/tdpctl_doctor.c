@@ -1,0 +1,570 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tdpctl doctor: audits the host for the frame engine's CPU, each finding
+ * pass, warn or fail with what it means and the fix, then measures the CPU's
+ * wake-up latency (clock_nanosleep to an absolute time, SCHED_FIFO, as
+ * cyclictest does) and says which TF this box can hold.
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "coalesce.h"
+#include "host.h"
+#include "tdpctl.h"
+
+enum verdict { PASS, WARN, FAIL };
+static const char *const vname[] = {"pass", "warn", "fail"};
+
+struct doc {
+	struct host h;
+	int cpu;
+	int64_t tf_ns, guard_ns;
+	double lat_s;
+	const char *netdevs[16];
+	int nnetdevs;
+	bool json;
+	json_t *out;
+	int count[3];
+};
+
+__attribute__((format(printf, 5, 6))) static void finding(struct doc *d, const char *check, enum verdict v,
+							   const char *fix, const char *fmt, ...)
+{
+	char detail[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	d->count[v]++;
+	if (d->json) {
+		json_array_append_new(d->out, json_pack("{ss ss ss ss}", "check", check, "status", vname[v], "detail",
+							 detail, "fix", fix ? fix : ""));
+		return;
+	}
+	printf("%-4s  %-14s %s\n", vname[v], check, detail);
+	if (fix && v != PASS)
+		printf("      %-14s fix: %s\n", "", fix);
+}
+
+static bool in_list(const struct doc *d, const char *path)
+{
+	char buf[4096];
+	uint8_t set[HOST_MAX_CPUS];
+	return host_read(&d->h, path, buf, sizeof(buf)) == 0 && host_cpulist_parse(buf, set) == 0 && set[d->cpu];
+}
+
+static void check_kernel(struct doc *d)
+{
+	char rt[64] = "", ver[512] = "";
+	host_read(&d->h, "/sys/kernel/realtime", rt, sizeof(rt));
+	host_read(&d->h, "/proc/sys/kernel/version", ver, sizeof(ver));
+	if (!strcmp(rt, "1") || strstr(ver, "PREEMPT_RT"))
+		finding(d, "preemption", PASS, NULL, "PREEMPT_RT kernel (%s)", ver);
+	else if (strstr(ver, "PREEMPT"))
+		finding(d, "preemption", WARN, "install a PREEMPT_RT kernel (Debian: linux-image-rt-amd64)",
+			"preemptible but not PREEMPT_RT (%s): kernel sections can still delay the engine by hundreds of us",
+			ver);
+	else
+		finding(d, "preemption", FAIL, "install a PREEMPT_RT kernel (Debian: linux-image-rt-amd64)",
+			"no kernel preemption (%s): the engine waits for whatever the kernel is doing", ver);
+}
+
+static void check_isolation(struct doc *d)
+{
+	char fix[256];
+	snprintf(fix, sizeof(fix), "add isolcpus=managed_irq,domain,%d nohz_full=%d rcu_nocbs=%d to the kernel command line",
+		 d->cpu, d->cpu, d->cpu);
+	if (in_list(d, "/sys/devices/system/cpu/isolated"))
+		finding(d, "isolcpus", PASS, NULL, "CPU %d is isolated from the scheduler's load balancing", d->cpu);
+	else
+		finding(d, "isolcpus", WARN, fix, "CPU %d is not in isolcpus: ordinary tasks may be placed on it", d->cpu);
+	if (in_list(d, "/sys/devices/system/cpu/nohz_full"))
+		finding(d, "nohz_full", PASS, NULL, "CPU %d runs without the periodic tick while busy", d->cpu);
+	else
+		finding(d, "nohz_full", WARN, fix, "CPU %d is not nohz_full: the scheduler tick interrupts it every jiffy",
+			d->cpu);
+	char cmd[4096] = "";
+	host_read(&d->h, "/proc/cmdline", cmd, sizeof(cmd));
+	char *p = strstr(cmd, "rcu_nocbs=");
+	uint8_t set[HOST_MAX_CPUS];
+	char val[256] = "";
+	if (p)
+		sscanf(p + 10, "%255s", val);
+	if (p && host_cpulist_parse(val, set) == 0 && set[d->cpu])
+		finding(d, "rcu_nocbs", PASS, NULL, "RCU callbacks of CPU %d run elsewhere", d->cpu);
+	else
+		finding(d, "rcu_nocbs", WARN, fix, "CPU %d runs its own RCU callbacks", d->cpu);
+}
+
+static void check_partition(struct doc *d)
+{
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s/sys/fs/cgroup", d->h.root);
+	DIR *dd = opendir(dir);
+	bool found = false;
+	char name[400] = "";
+	while (dd && !found) {
+		struct dirent *e = readdir(dd);
+		if (!e)
+			break;
+		if (e->d_name[0] == '.')
+			continue;
+		char p[512], part[128];
+		snprintf(p, sizeof(p), "/sys/fs/cgroup/%s/cpuset.cpus.partition", e->d_name);
+		if (host_read(&d->h, p, part, sizeof(part)) != 0 || strstr(part, "invalid") ||
+		    (strncmp(part, "isolated", 8) && strncmp(part, "root", 4)))
+			continue;
+		snprintf(p, sizeof(p), "/sys/fs/cgroup/%s/cpuset.cpus.effective", e->d_name);
+		if (in_list(d, p)) {
+			found = true;
+			snprintf(name, sizeof(name), "%s (%s)", e->d_name, part);
+		}
+	}
+	if (dd)
+		closedir(dd);
+	if (found)
+		finding(d, "cpuset", PASS, NULL, "CPU %d is in the cpuset partition %s", d->cpu, name);
+	else
+		finding(d, "cpuset", WARN, "tdpctl shield on (or systemctl enable --now tdpd-shield)",
+			"CPU %d is in no isolated cgroup v2 cpuset partition", d->cpu);
+}
+
+static void check_irqs(struct doc *d)
+{
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s/proc/irq", d->h.root);
+	DIR *dd = opendir(dir);
+	int n = 0;
+	char list[512] = "";
+	while (dd) {
+		struct dirent *e = readdir(dd);
+		if (!e)
+			break;
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		char p[300];
+		snprintf(p, sizeof(p), "/proc/irq/%s/effective_affinity_list", e->d_name);
+		if (!host_exists(&d->h, p))
+			snprintf(p, sizeof(p), "/proc/irq/%s/smp_affinity_list", e->d_name);
+		if (in_list(d, p)) {
+			if (n < 12) {
+				strncat(list, n ? "," : "", sizeof(list) - strlen(list) - 1);
+				strncat(list, e->d_name, sizeof(list) - strlen(list) - 1);
+			}
+			n++;
+		}
+	}
+	if (dd)
+		closedir(dd);
+	if (!n)
+		finding(d, "irqs", PASS, NULL, "no device interrupt is delivered to CPU %d", d->cpu);
+	else
+		finding(d, "irqs", WARN, "tdpctl shield on (moves every IRQ that can move)",
+			"%d interrupt%s delivered to CPU %d (%s%s)", n, n == 1 ? "" : "s", d->cpu, list, n > 12 ? ",..." : "");
+
+	/* kernel threads that may run on the CPU but are not bound to it alone */
+	snprintf(dir, sizeof(dir), "%s/proc", d->h.root);
+	dd = opendir(dir);
+	int movable = 0;
+	char names[256] = "";
+	while (dd) {
+		struct dirent *e = readdir(dd);
+		if (!e)
+			break;
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		char p[300], line[512], nm[64] = "", allowed[256] = "";
+		long ppid = -1;
+		snprintf(p, sizeof(p), "%s/proc/%s/status", d->h.root, e->d_name);
+		FILE *f = fopen(p, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			sscanf(line, "Name: %63s", nm);
+			sscanf(line, "PPid: %ld", &ppid);
+			sscanf(line, "Cpus_allowed_list: %255s", allowed);
+		}
+		if (f)
+			fclose(f);
+		uint8_t set[HOST_MAX_CPUS];
+		if (ppid != 2 || host_cpulist_parse(allowed, set) != 0 || !set[d->cpu])
+			continue;
+		int ncpu = 0;
+		for (int c = 0; c < HOST_MAX_CPUS; c++)
+			ncpu += set[c];
+		if (ncpu > 1) {
+			if (movable < 4) {
+				strncat(names, movable ? "," : "", sizeof(names) - strlen(names) - 1);
+				strncat(names, nm, sizeof(names) - strlen(names) - 1);
+			}
+			movable++;
+		}
+	}
+	if (dd)
+		closedir(dd);
+	if (!movable)
+		finding(d, "kthreads", PASS, NULL, "no unbound kernel thread may run on CPU %d", d->cpu);
+	else
+		finding(d, "kthreads", WARN, "isolcpus=managed_irq,domain,N at boot; tdpctl shield on for workqueues",
+			"%d unbound kernel thread%s may run on CPU %d (%s%s)", movable, movable == 1 ? "" : "s", d->cpu, names,
+			movable > 4 ? ",..." : "");
+}
+
+static void check_cpu(struct doc *d)
+{
+	char p[256], buf[4096];
+	snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", d->cpu);
+	uint8_t set[HOST_MAX_CPUS];
+	if (host_read(&d->h, p, buf, sizeof(buf)) == 0 && host_cpulist_parse(buf, set) == 0) {
+		int other = -1;
+		for (int c = 0; c < HOST_MAX_CPUS; c++)
+			if (set[c] && c != d->cpu)
+				other = c;
+		char fix[128];
+		snprintf(fix, sizeof(fix), "echo 0 > /sys/devices/system/cpu/cpu%d/online (or nosmt at boot)", other);
+		char ofile[128];
+		snprintf(ofile, sizeof(ofile), "/sys/devices/system/cpu/cpu%d/online", other);
+		char onl[16] = "1";
+		host_read(&d->h, ofile, onl, sizeof(onl));
+		if (other < 0 || !strcmp(onl, "0"))
+			finding(d, "smt", PASS, NULL, "CPU %d has its core to itself", d->cpu);
+		else
+			finding(d, "smt", WARN, fix, "CPU %d shares its core with CPU %d (SMT): its load slows the engine",
+				d->cpu, other);
+	}
+	if (host_read(&d->h, "/proc/sys/kernel/sched_rt_runtime_us", buf, sizeof(buf)) == 0) {
+		if (!strcmp(buf, "-1"))
+			finding(d, "rt-throttle", PASS, NULL, "RT throttling is off");
+		else
+			finding(d, "rt-throttle", WARN, "tdpctl shield on (or sysctl kernel.sched_rt_runtime_us=-1)",
+				"RT throttling takes the CPU from SCHED_FIFO tasks after %s us per second", buf);
+	}
+	snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", d->cpu);
+	if (host_read(&d->h, p, buf, sizeof(buf)) != 0)
+		finding(d, "governor", PASS, NULL, "no cpufreq on CPU %d (fixed frequency or a VM)", d->cpu);
+	else if (!strcmp(buf, "performance"))
+		finding(d, "governor", PASS, NULL, "CPU %d runs the performance governor", d->cpu);
+	else
+		finding(d, "governor", WARN, "cpupower -c N frequency-set -g performance",
+			"CPU %d runs the %s governor: frequency changes stretch the engine's wake-up", d->cpu, buf);
+	/* C-states deeper than a few us that are not disabled */
+	int deep = 0;
+	char deepn[128] = "";
+	for (int s = 0; s < 16; s++) {
+		char lat[64], dis[16] = "0", nm[64] = "";
+		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/latency", d->cpu, s);
+		if (host_read(&d->h, p, lat, sizeof(lat)) != 0)
+			break;
+		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/disable", d->cpu, s);
+		host_read(&d->h, p, dis, sizeof(dis));
+		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/name", d->cpu, s);
+		host_read(&d->h, p, nm, sizeof(nm));
+		if (atol(lat) > 10 && strcmp(dis, "1")) {
+			strncat(deepn, deep ? "," : "", sizeof(deepn) - strlen(deepn) - 1);
+			strncat(deepn, nm, sizeof(deepn) - strlen(deepn) - 1);
+			deep++;
+		}
+	}
+	if (!deep)
+		finding(d, "c-states", PASS, NULL, "no C-state with an exit latency over 10 us is enabled on CPU %d", d->cpu);
+	else
+		finding(d, "c-states", PASS, NULL,
+			"C-states %s have exit latencies over 10 us; tdpd holds /dev/cpu_dma_latency at 0 while it runs "
+			"(dma-latency yes), which keeps the CPU out of them", deepn);
+}
+
+static void check_clock(struct doc *d)
+{
+	char cs[64] = "", line[4096];
+	host_read(&d->h, "/sys/devices/system/clocksource/clocksource0/current_clocksource", cs, sizeof(cs));
+	if (!strcmp(cs, "tsc"))
+		finding(d, "clocksource", PASS, NULL, "the kernel's clock runs on the TSC");
+	else
+		finding(d, "clocksource", WARN, "clocksource=tsc tsc=reliable at boot, if the TSC is invariant",
+			"the clocksource is %s: every clock read is slower than a TSC read", cs[0] ? cs : "unknown");
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/proc/cpuinfo", d->h.root);
+	FILE *f = fopen(p, "r");
+	bool constant = false, nonstop = false;
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "flags", 5)) {
+			constant = strstr(line, " constant_tsc") != NULL;
+			nonstop = strstr(line, " nonstop_tsc") != NULL;
+			break;
+		}
+	if (f)
+		fclose(f);
+	if (constant && nonstop)
+		finding(d, "tsc", PASS, NULL, "the TSC is invariant (constant_tsc, nonstop_tsc)");
+	else
+		finding(d, "tsc", WARN, "use the timebase's own clock (fast-clock no) on this box",
+			"the TSC is not invariant (%s%s): tdpd's fast clock must re-anchor often",
+			constant ? "" : "no constant_tsc ", nonstop ? "" : "no nonstop_tsc");
+	char fr[64];
+	if (host_read(&d->h, "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", fr, sizeof(fr)) == 0 &&
+	    atol(fr) > 0)
+		finding(d, "hugepages", PASS, NULL, "%s free 2 MiB hugepages", fr);
+	else
+		finding(d, "hugepages", WARN, "echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages",
+			"no free 2 MiB hugepages: DPDK runs with --no-huge (fine for vdevs, not for NICs)");
+}
+
+static void check_netdevs(struct doc *d)
+{
+	for (int i = 0; i < d->nnetdevs; i++) {
+		struct ethtool_coalesce ec;
+		bool off = false;
+		int rc = coalesce_get(d->netdevs[i], &ec, &off);
+		char fix[160];
+		snprintf(fix, sizeof(fix), "ethtool -C %s rx-usecs 0 rx-frames 1 tx-usecs 0 tx-frames 1 adaptive-rx off "
+			 "adaptive-tx off (tdpd does it for its ports)", d->netdevs[i]);
+		if (rc == -EOPNOTSUPP)
+			finding(d, "coalescing", PASS, NULL, "%s has no interrupt coalescing", d->netdevs[i]);
+		else if (rc)
+			finding(d, "coalescing", WARN, NULL, "%s: %s", d->netdevs[i], strerror(-rc));
+		else if (off)
+			finding(d, "coalescing", PASS, NULL, "%s: interrupt coalescing off", d->netdevs[i]);
+		else
+			finding(d, "coalescing", WARN, fix, "%s coalesces interrupts (rx %u us/%u frames, tx %u us, adaptive %s)",
+				d->netdevs[i], ec.rx_coalesce_usecs, ec.rx_max_coalesced_frames, ec.tx_coalesce_usecs,
+				ec.use_adaptive_rx_coalesce ? "on" : "off");
+	}
+}
+
+static void check_ptp(struct doc *d)
+{
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s/proc", d->h.root);
+	DIR *dd = opendir(dir);
+	int ptp4l = 0, phc2sys = 0;
+	while (dd) {
+		struct dirent *e = readdir(dd);
+		if (!e)
+			break;
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		char p[300], nm[64] = "";
+		snprintf(p, sizeof(p), "/proc/%s/comm", e->d_name);
+		host_read(&d->h, p, nm, sizeof(nm));
+		ptp4l += !strcmp(nm, "ptp4l");
+		phc2sys += !strcmp(nm, "phc2sys");
+	}
+	if (dd)
+		closedir(dd);
+	if (ptp4l)
+		finding(d, "ptp", PASS, NULL, "ptp4l running (%d), phc2sys %s", ptp4l, phc2sys ? "running" : "not running");
+	else
+		finding(d, "ptp", WARN, "systemctl enable --now ptp4l@IFACE phc2sys@IFACE (or tdpd@IFACE, which wants them)",
+			"ptp4l is not running: the ptp timebase has nothing to follow (fine with system or bc635)");
+}
+
+/* ---- wake-up latency ------------------------------------------------------ */
+
+struct lat {
+	int cpu;
+	double secs;
+	int64_t interval_ns;
+	int64_t max_ns, n;
+	int64_t *v;
+	bool fifo, pinned;
+};
+
+static int64_t ts_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+static void *lat_thread(void *arg)
+{
+	struct lat *l = arg;
+	cpu_set_t cs;
+	CPU_ZERO(&cs);
+	CPU_SET(l->cpu, &cs);
+	l->pinned = pthread_setaffinity_np(pthread_self(), sizeof(cs), &cs) == 0;
+	struct sched_param sp = {.sched_priority = 80};
+	l->fifo = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
+	int64_t total = (int64_t)(l->secs * 1e9 / (double)l->interval_ns);
+	struct timespec next, now;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (int64_t i = 0; i < total; i++) {
+		int64_t t = ts_ns(&next) + l->interval_ns;
+		next.tv_sec = t / 1000000000;
+		next.tv_nsec = t % 1000000000;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		int64_t late = ts_ns(&now) - t;
+		l->v[l->n++] = late;
+		if (late > l->max_ns)
+			l->max_ns = late;
+	}
+	return NULL;
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void check_latency(struct doc *d)
+{
+	if (d->lat_s <= 0)
+		return;
+	struct lat l = {.cpu = d->cpu, .secs = d->lat_s, .interval_ns = 200000};
+	l.v = calloc((size_t)(d->lat_s * 1e9 / 200000) + 2, sizeof(int64_t));
+	if (!l.v)
+		return;
+	if (!d->json)
+		fprintf(stderr, "measuring the wake-up latency of CPU %d for %.1f s...\n", d->cpu, d->lat_s);
+	mlockall(MCL_CURRENT | MCL_FUTURE);
+	pthread_t th;
+	if (pthread_create(&th, NULL, lat_thread, &l) != 0) {
+		free(l.v);
+		return;
+	}
+	pthread_join(th, NULL);
+	qsort(l.v, (size_t)l.n, sizeof(int64_t), cmp64);
+	int64_t p99 = l.n ? l.v[(size_t)((double)l.n * 0.99)] : 0, p999 = l.n ? l.v[(size_t)((double)l.n * 0.999)] : 0;
+	/* the engine wakes ahead of each boundary by the worst oversleep it has
+	 * seen; a frame must outlast that and the guard band. TFs divide a second. */
+	static const int64_t tfs[] = {10000, 20000, 25000, 50000, 100000, 125000, 200000, 250000, 500000, 1000000,
+				      2000000, 2500000, 5000000, 10000000, 20000000, 25000000, 50000000, 100000000};
+	int64_t need = l.max_ns + d->guard_ns, hold = 0;
+	for (size_t i = 0; i < sizeof(tfs) / sizeof(tfs[0]) && !hold; i++)
+		if (tfs[i] > need)
+			hold = tfs[i];
+	char what[512];
+	snprintf(what, sizeof(what),
+		 "%" PRId64 " wake-ups at 200 us on CPU %d (%s, %s): p50 %" PRId64 " ns, p99 %" PRId64 " ns, p99.9 %" PRId64
+		 " ns, max %" PRId64 " ns; with a %" PRId64 " ns guard band this box can hold TF = %" PRId64 " us",
+		 l.n, d->cpu, l.fifo ? "SCHED_FIFO 80" : "SCHED_OTHER: not root?", l.pinned ? "pinned" : "not pinned",
+		 l.n ? l.v[l.n / 2] : 0, p99, p999, l.max_ns, d->guard_ns, hold / 1000);
+	enum verdict v = !d->tf_ns ? (l.fifo ? PASS : WARN) : d->tf_ns >= hold ? PASS : FAIL;
+	char fix[160];
+	snprintf(fix, sizeof(fix), "use TF >= %" PRId64 " us, or shield the CPU and boot it isolated (see above)", hold / 1000);
+	if (d->tf_ns)
+		finding(d, "latency", v, fix, "%s; the table asks for TF = %" PRId64 " us", what, d->tf_ns / 1000);
+	else
+		finding(d, "latency", v, "run as root for SCHED_FIFO", "%s", what);
+	if (d->json) {
+		json_t *last = json_array_get(d->out, json_array_size(d->out) - 1);
+		json_object_set_new(last, "latency_ns", json_pack("{sI sI sI sI sI}", "samples", (json_int_t)l.n, "p50",
+								  (json_int_t)(l.n ? l.v[l.n / 2] : 0), "p99",
+								  (json_int_t)p99, "p999", (json_int_t)p999, "max",
+								  (json_int_t)l.max_ns));
+		json_object_set_new(last, "holds_tf_ns", json_integer(hold));
+	}
+	free(l.v);
+}
+
+static int64_t parse_dur(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || v < 0)
+		return -1;
+	if (!strcmp(end, "ns"))
+		return (int64_t)v;
+	if (!strcmp(end, "us"))
+		return (int64_t)(v * 1e3);
+	if (!strcmp(end, "ms"))
+		return (int64_t)(v * 1e6);
+	if (!strcmp(end, "s") || !*end)
+		return (int64_t)(v * 1e9);
+	return -1;
+}
+
+int tdpctl_doctor(int argc, char **argv)
+{
+	struct doc d = {.h = {.root = ""}, .cpu = -1, .guard_ns = 20000, .lat_s = 2};
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--json")) {
+			d.json = true;
+		} else if (!strcmp(a, "--root") && v) {
+			d.h.root = v;
+			i++;
+		} else if (!strcmp(a, "--cpu") && v) {
+			d.cpu = atoi(v);
+			i++;
+			if (d.cpu < 0 || d.cpu >= HOST_MAX_CPUS)
+				goto usage;
+		} else if ((!strcmp(a, "--tf") || !strcmp(a, "--guard")) && v) {
+			int64_t ns = parse_dur(v);
+			if (ns < 0)
+				goto usage;
+			*(a[2] == 't' ? &d.tf_ns : &d.guard_ns) = ns;
+			i++;
+		} else if (!strcmp(a, "--latency") && v) {
+			int64_t ns = parse_dur(v);
+			if (ns < 0 || ns > 600 * 1000000000LL)
+				goto usage;
+			d.lat_s = (double)ns / 1e9;
+			i++;
+		} else if (!strcmp(a, "--netdev") && v && d.nnetdevs < 16) {
+			d.netdevs[d.nnetdevs++] = v;
+			i++;
+		} else if (!strcmp(a, "--help")) {
+			argc = -1;
+			goto usage;
+		} else {
+			goto usage;
+		}
+	}
+	if (d.cpu < 0) {
+		char buf[4096];
+		uint8_t set[HOST_MAX_CPUS];
+		if (host_read(&d.h, "/sys/devices/system/cpu/online", buf, sizeof(buf)) == 0 &&
+		    host_cpulist_parse(buf, set) == 0)
+			for (int c = 0; c < HOST_MAX_CPUS; c++)
+				if (set[c])
+					d.cpu = c;
+		if (d.cpu < 0)
+			d.cpu = 0;
+	}
+	if (d.json)
+		d.out = json_array();
+	else
+		printf("auditing CPU %d for the frame engine\n", d.cpu);
+	check_kernel(&d);
+	check_isolation(&d);
+	check_partition(&d);
+	check_irqs(&d);
+	check_cpu(&d);
+	check_clock(&d);
+	check_netdevs(&d);
+	check_ptp(&d);
+	check_latency(&d);
+	if (d.json) {
+		json_t *o = json_pack("{si so s{si si si}}", "cpu", d.cpu, "findings", d.out, "summary", "pass", d.count[PASS],
+				      "warn", d.count[WARN], "fail", d.count[FAIL]);
+		json_dumpf(o, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(o);
+	} else {
+		printf("%d pass, %d warn, %d fail\n", d.count[PASS], d.count[WARN], d.count[FAIL]);
+	}
+	return d.count[FAIL] ? TDPCTL_EXIT_BAD : 0;
+usage:
+	fprintf(argc < 0 ? stdout : stderr,
+		"usage: tdpctl doctor [--cpu N] [--tf T] [--guard T] [--latency T] [--netdev IF]... [--json] [--root DIR]\n"
+		"  --cpu      the frame engine's CPU (default: the last online, tdpd's default)\n"
+		"  --tf       the table's frame length, to judge the measured latency against\n"
+		"  --guard    the table's guard band (default 20us)\n"
+		"  --latency  how long to measure the wake-up latency (default 2s; 0 skips it)\n"
+		"  --netdev   a kernel netdev behind a port: its interrupt coalescing\n"
+		"  --root     read /proc and /sys under DIR (a copy of another box's, or a test's)\n"
+		"Exit status: 0 no failure, 1 a check failed, 2 usage.\n");
+	return argc < 0 ? 0 : TDPCTL_EXIT_USAGE;
+}

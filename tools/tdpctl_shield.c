@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tdpctl shield on|off|status: the frame engine's CPU at run time.
+ *   on     cgroup v2: a cpuset partition "isolated" holding the CPU; every IRQ
+ *          that can move, the default IRQ affinity and the unbound workqueues
+ *          off it; RT throttling off. The previous values go to a state file
+ *          first, so off puts back exactly what was there.
+ *   off    puts back what the state file says, removes the partition.
+ *   status what is in place now.
+ * What only the kernel command line can do (isolcpus, nohz_full, rcu_nocbs)
+ * is reported with the line to add.
+ */
+#include <dirent.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "host.h"
+#include "tdpctl.h"
+
+#define CG "/sys/fs/cgroup"
+#define CG_SHIELD CG "/tdpd-shield"
+#define RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"
+#define WQ_MASK "/sys/devices/virtual/workqueue/cpumask"
+#define IRQ_DEFAULT "/proc/irq/default_smp_affinity"
+#define STATE_DEFAULT "/run/tdpd/shield.state"
+
+struct sh {
+	struct host h;
+	int cpu;
+	const char *state;
+	FILE *st;                 /* state file being written */
+	int moved, pinned, warnings;
+};
+
+static void say(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const char *level, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	printf("%-5s ", level);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* Saves path's current value in the state file, then writes val. */
+static int set_saved(struct sh *s, const char *path, const char *val)
+{
+	char old[4096];
+	int rc = host_read(&s->h, path, old, sizeof(old));
+	if (rc)
+		return rc;
+	if (!strcmp(old, val))
+		return 0;
+	rc = host_write(&s->h, path, val);
+	if (rc == 0)
+		fprintf(s->st, "%s\t%s\n", path, old);
+	return rc;
+}
+
+static int online(const struct host *h, uint8_t *set)
+{
+	char buf[4096];
+	int rc = host_read(h, "/sys/devices/system/cpu/online", buf, sizeof(buf));
+	return rc ? rc : host_cpulist_parse(buf, set);
+}
+
+static void boot_params(struct sh *s)
+{
+	char cmd[4096] = "";
+	host_read(&s->h, "/proc/cmdline", cmd, sizeof(cmd));
+	static const char *const params[] = {"isolcpus", "nohz_full", "rcu_nocbs"};
+	char missing[256] = "";
+	for (int i = 0; i < 3; i++) {
+		uint8_t set[HOST_MAX_CPUS];
+		bool has = false;
+		char *p = strstr(cmd, params[i]);
+		if (p && p[strlen(params[i])] == '=') {
+			char val[256];
+			sscanf(p + strlen(params[i]) + 1, "%255s", val);
+			/* isolcpus may start with flags: managed_irq,domain,2-3 */
+			char *v = val;
+			while (*v && !(*v >= '0' && *v <= '9'))
+				v = strchr(v, ',') ? strchr(v, ',') + 1 : v + strlen(v);
+			has = host_cpulist_parse(v, set) == 0 && set[s->cpu];
+		}
+		if (!has) {
+			char add[64];
+			snprintf(add, sizeof(add), "%s%s=%s%d", missing[0] ? " " : "", params[i],
+				 i == 0 ? "managed_irq,domain," : "", s->cpu);
+			strncat(missing, add, sizeof(missing) - strlen(missing) - 1);
+		}
+	}
+	if (missing[0]) {
+		say("note", "boot parameters only the kernel command line can set: add \"%s\" "
+			    "(e.g. GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub and reboot)", missing);
+	} else {
+		say("ok", "the kernel was booted with CPU %d isolated (isolcpus, nohz_full, rcu_nocbs)", s->cpu);
+	}
+}
+
+static int shield_on(struct sh *s)
+{
+	uint8_t on[HOST_MAX_CPUS], rest[HOST_MAX_CPUS];
+	if (online(&s->h, on) != 0) {
+		fprintf(stderr, "tdpctl: shield: cannot read the online CPUs\n");
+		return TDPCTL_EXIT_USAGE;
+	}
+	if (s->cpu < 0)
+		for (int c = 0; c < HOST_MAX_CPUS; c++)
+			if (on[c])
+				s->cpu = c;
+	if (s->cpu >= HOST_MAX_CPUS || !on[s->cpu]) {
+		fprintf(stderr, "tdpctl: shield: CPU %d is not online\n", s->cpu);
+		return TDPCTL_EXIT_USAGE;
+	}
+	memcpy(rest, on, sizeof(rest));
+	rest[s->cpu] = 0;
+	char restl[4096], restm[512];
+	host_cpulist_format(rest, restl, sizeof(restl));
+	host_cpumask_format(rest, restm, sizeof(restm));
+	if (!restl[0]) {
+		fprintf(stderr, "tdpctl: shield: CPU %d is the only one online; nothing could run elsewhere\n", s->cpu);
+		return TDPCTL_EXIT_USAGE;
+	}
+	char sp[4096];
+	snprintf(sp, sizeof(sp), "%s%s", s->h.root, s->state);
+	if (access(sp, F_OK) == 0) {
+		fprintf(stderr, "tdpctl: shield: %s exists: the shield is on (tdpctl shield off first)\n", sp);
+		return TDPCTL_EXIT_USAGE;
+	}
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", sp);
+	/* mkdir -p of the state file's directory */
+	for (char *q = dir + 1; *q; q++)
+		if (*q == '/') {
+			*q = 0;
+			mkdir(dir, 0755);
+			*q = '/';
+		}
+	s->st = fopen(sp, "w");
+	if (!s->st) {
+		fprintf(stderr, "tdpctl: shield: %s: %s\n", sp, strerror(errno));
+		return TDPCTL_EXIT_USAGE;
+	}
+	fprintf(s->st, "cpu\t%d\n", s->cpu);
+
+	/* cgroup v2 partition */
+	char buf[4096];
+	if (host_read(&s->h, CG "/cgroup.controllers", buf, sizeof(buf)) != 0 || !strstr(buf, "cpuset")) {
+		say("warn", "no cgroup v2 cpuset controller at %s: no isolated partition (boot with "
+			    "systemd.unified_cgroup_hierarchy=1)", CG);
+		s->warnings++;
+	} else {
+		char sub[4096] = "";
+		host_read(&s->h, CG "/cgroup.subtree_control", sub, sizeof(sub));
+		if (!strstr(sub, "cpuset")) {
+			host_write(&s->h, CG "/cgroup.subtree_control", "+cpuset");
+			fprintf(s->st, "enabled\t" CG "/cgroup.subtree_control\n");
+		}
+		char p[4096];
+		snprintf(p, sizeof(p), "%s" CG_SHIELD, s->h.root);
+		if (mkdir(p, 0755) == 0)
+			fprintf(s->st, "mkdir\t" CG_SHIELD "\n");
+		char cpu[16];
+		snprintf(cpu, sizeof(cpu), "%d", s->cpu);
+		int rc = host_write(&s->h, CG_SHIELD "/cpuset.cpus", cpu);
+		if (!rc)
+			rc = host_write(&s->h, CG_SHIELD "/cpuset.cpus.partition", "isolated");
+		char part[256] = "";
+		host_read(&s->h, CG_SHIELD "/cpuset.cpus.partition", part, sizeof(part));
+		if (rc || strncmp(part, "isolated", 8) || strstr(part, "invalid")) {
+			say("warn", "cpuset partition " CG_SHIELD ": %s (%s)", rc ? strerror(-rc) : "not isolated",
+			    part[0] ? part : "nothing read back");
+			s->warnings++;
+		} else {
+			say("ok", "CPU %d is an isolated cpuset partition (" CG_SHIELD "): no task is scheduled there "
+				  "unless it asks to be", s->cpu);
+		}
+	}
+
+	/* IRQs */
+	char idir[4096];
+	snprintf(idir, sizeof(idir), "%s/proc/irq", s->h.root);
+	DIR *d = opendir(idir);
+	while (d) {
+		struct dirent *e = readdir(d);
+		if (!e)
+			break;
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		char path[300], cur[4096];
+		snprintf(path, sizeof(path), "/proc/irq/%s/smp_affinity_list", e->d_name);
+		uint8_t set[HOST_MAX_CPUS];
+		if (host_read(&s->h, path, cur, sizeof(cur)) != 0 || host_cpulist_parse(cur, set) != 0 || !set[s->cpu])
+			continue;
+		if (set_saved(s, path, restl) == 0) {
+			s->moved++;
+		} else {
+			s->pinned++; /* per-CPU interrupts (timers, IPIs) cannot move */
+		}
+	}
+	if (d)
+		closedir(d);
+	if (host_exists(&s->h, IRQ_DEFAULT))
+		set_saved(s, IRQ_DEFAULT, restm);
+	say(s->pinned ? "warn" : "ok", "IRQs: %d moved off CPU %d to %s; %d could not move (per-CPU)", s->moved,
+	    s->cpu, restl, s->pinned);
+	if (s->pinned)
+		s->warnings++;
+
+	/* unbound workqueues */
+	if (host_exists(&s->h, WQ_MASK)) {
+		int rc = set_saved(s, WQ_MASK, restm);
+		say(rc ? "warn" : "ok", "unbound workqueues %s CPU %d%s%s", rc ? "still on" : "off", s->cpu,
+		    rc ? ": " : "", rc ? strerror(-rc) : "");
+		s->warnings += rc != 0;
+	}
+
+	/* RT throttling */
+	int rc = set_saved(s, RT_RUNTIME, "-1");
+	say(rc ? "warn" : "ok", "RT throttling %s%s%s", rc ? "still on" : "off (sched_rt_runtime_us -1)",
+	    rc ? ": " : "", rc ? strerror(-rc) : "");
+	s->warnings += rc != 0;
+
+	boot_params(s);
+	fclose(s->st);
+	printf("shield on CPU %d; undo with: tdpctl shield off (state in %s)\n", s->cpu, sp);
+	return 0;
+}
+
+static int shield_off(struct sh *s)
+{
+	char sp[4096];
+	snprintf(sp, sizeof(sp), "%s%s", s->h.root, s->state);
+	FILE *f = fopen(sp, "r");
+	if (!f) {
+		say("ok", "no shield to undo (%s: %s)", sp, strerror(errno));
+		return 0;
+	}
+	char line[8192];
+	int restored = 0, failed = 0;
+	bool rmdir_cg = false, disable = false;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *tab = strchr(line, '\t');
+		if (!tab)
+			continue;
+		*tab = 0;
+		const char *k = line, *v = tab + 1;
+		if (!strcmp(k, "cpu"))
+			continue;
+		if (!strcmp(k, "mkdir")) {
+			rmdir_cg = true;
+			continue;
+		}
+		if (!strcmp(k, "enabled")) {
+			disable = true;
+			continue;
+		}
+		if (host_write(&s->h, k, v) == 0)
+			restored++;
+		else
+			failed++;
+	}
+	fclose(f);
+	if (rmdir_cg) {
+		host_write(&s->h, CG_SHIELD "/cpuset.cpus.partition", "member");
+		char p[4096];
+		snprintf(p, sizeof(p), "%s" CG_SHIELD, s->h.root);
+		if (rmdir(p) != 0 && errno != ENOENT) {
+			/* a fake tree has files in it; the kernel's has none that count */
+			char q[4200];
+			static const char *const files[] = {"cpuset.cpus", "cpuset.cpus.partition"};
+			for (int i = 0; i < 2; i++) {
+				snprintf(q, sizeof(q), "%s/%s", p, files[i]);
+				unlink(q);
+			}
+			rmdir(p);
+		}
+	}
+	if (disable)
+		host_write(&s->h, CG "/cgroup.subtree_control", "-cpuset");
+	unlink(sp);
+	say(failed ? "warn" : "ok", "shield off: %d settings put back%s%s", restored, failed ? ", could not: " : "",
+	    failed ? "some (see above)" : "");
+	return failed ? TDPCTL_EXIT_BAD : 0;
+}
+
+static int shield_status(struct sh *s)
+{
+	char sp[4096], buf[4096];
+	snprintf(sp, sizeof(sp), "%s%s", s->h.root, s->state);
+	bool on = access(sp, F_OK) == 0;
+	printf("shield   %s\n", on ? "on (tdpctl shield off undoes it)" : "off");
+	if (host_read(&s->h, CG_SHIELD "/cpuset.cpus", buf, sizeof(buf)) == 0) {
+		char part[256] = "";
+		host_read(&s->h, CG_SHIELD "/cpuset.cpus.partition", part, sizeof(part));
+		printf("cpuset   " CG_SHIELD ": CPUs %s, partition %s\n", buf, part);
+	}
+	if (host_read(&s->h, RT_RUNTIME, buf, sizeof(buf)) == 0)
+		printf("rt       sched_rt_runtime_us %s%s\n", buf, !strcmp(buf, "-1") ? " (throttling off)" : "");
+	if (host_read(&s->h, WQ_MASK, buf, sizeof(buf)) == 0)
+		printf("wq       unbound workqueue cpumask %s\n", buf);
+	if (host_read(&s->h, IRQ_DEFAULT, buf, sizeof(buf)) == 0)
+		printf("irq      default affinity %s\n", buf);
+	return 0;
+}
+
+int tdpctl_shield(int argc, char **argv)
+{
+	struct sh s = {.h = {.root = ""}, .cpu = -1, .state = STATE_DEFAULT};
+	const char *verb = argc > 1 ? argv[1] : NULL;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--cpu") && i + 1 < argc) {
+			char *end;
+			long c = strtol(argv[++i], &end, 10);
+			if (*end || c < 0 || c >= HOST_MAX_CPUS) {
+				fprintf(stderr, "tdpctl: shield: --cpu takes a CPU number, not '%s'\n", argv[i]);
+				return TDPCTL_EXIT_USAGE;
+			}
+			s.cpu = (int)c;
+		} else if (!strcmp(argv[i], "--root") && i + 1 < argc) {
+			s.h.root = argv[++i];
+		} else if (!strcmp(argv[i], "--state") && i + 1 < argc) {
+			s.state = argv[++i];
+		} else {
+			fprintf(stderr, "tdpctl: shield: unknown argument '%s'\n", argv[i]);
+			verb = NULL;
+			break;
+		}
+	}
+	if (verb && !strcmp(verb, "on"))
+		return shield_on(&s);
+	if (verb && !strcmp(verb, "off"))
+		return shield_off(&s);
+	if (verb && !strcmp(verb, "status"))
+		return shield_status(&s);
+	fprintf(verb && !strcmp(verb, "--help") ? stdout : stderr,
+		"usage: tdpctl shield on [--cpu N] | off | status  [--root DIR] [--state FILE]\n"
+		"  on      isolate CPU N (default: the last online CPU, tdpd's default engine-cpu)\n"
+		"  off     put back what 'on' changed\n"
+		"  status  what is in place\n");
+	return verb && !strcmp(verb, "--help") ? 0 : TDPCTL_EXIT_USAGE;
+}
