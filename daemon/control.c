@@ -714,6 +714,8 @@ void control_stop(struct control *c)
 	if (c->waiter >= 0)
 		answer(&c->waiter, reply_err("busy", "tdpd is stopping; the table waiting for frame %" PRId64 " was not adopted",
 					     c->pending ? engine_table_requested(c->pending->et) : 0));
+	if (!c->conf)
+		return; /* never opened */
 	const char *paths[2] = {c->conf->control_socket, c->conf->monitor_socket};
 	for (int i = 0; i < 2; i++)
 		if (c->lfd[i] >= 0) {

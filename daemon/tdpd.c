@@ -375,7 +375,9 @@ static int bring_up(struct tdpd *d)
 		pi->dpdk_port = d->ports[p].id;
 		memcpy(pi->mac, m, 6);
 		pi->link_mbps = d->ports[p].link_mbps;
-		snprintf(pi->ifname, sizeof(pi->ifname), "%s", d->ports[p].ifname);
+		size_t il = strnlen(d->ports[p].ifname, sizeof(pi->ifname) - 1);
+		memcpy(pi->ifname, d->ports[p].ifname, il);
+		pi->ifname[il] = 0;
 		if (d->ports[p].ifname[0]) {
 			int rc = coalesce_off(d->ports[p].ifname, &d->coal[p]);
 			coalesce_describe(&d->coal[p], rc, pi->coalesce, sizeof(pi->coalesce));
