@@ -64,6 +64,11 @@ void dtable_free(struct dtable *dt)
 	free(dt);
 }
 
+static const char *level_name(int level)
+{
+	return conf_level_names[level - LOG_ERR];
+}
+
 /* ---- replies ----------------------------------------------------------- */
 
 static char *dump_line(json_t *o)
@@ -171,7 +176,7 @@ static json_t *cmd_status(struct control *c)
 		(json_int_t)hist_quantile(&hs, 0.999), "max", (json_int_t)(hs.count ? hs.max : 0), "rx", "pkts",
 		json_integer_value(json_object_get(rx, "pkts")), "reserved",
 		json_integer_value(json_object_get(rx, "reserved")), "dropped", drops, "log_level",
-		conf_level_names[tdp_log_level - LOG_ERR]);
+		level_name(tdp_log_level));
 	json_decref(rx);
 	json_object_set_new(o, "table", table_json(c->cur, false));
 	json_object_set_new(o, "pending", pending_json(c));
@@ -257,10 +262,10 @@ static char *cmd_log_level(struct control *c, json_t *args, bool privileged)
 			return reply_err("bad-args", "log level must be error, warning, notice, info or debug");
 		int was = tdp_log_level;
 		tdp_log_level = l;
-		log_notice("log level %s -> %s (control socket)", conf_level_names[was - LOG_ERR],
-			   conf_level_names[l - LOG_ERR]);
+		log_notice("log level %s -> %s (control socket)", level_name(was),
+			   level_name(l));
 	}
-	return reply_ok(json_pack("{ss}", "level", conf_level_names[tdp_log_level - LOG_ERR]));
+	return reply_ok(json_pack("{ss}", "level", level_name(tdp_log_level)));
 }
 
 static json_t *cmd_schedule_active(struct control *c, json_t *args)
@@ -357,9 +362,13 @@ static char *cmd_schedule_load(struct control *c, json_t *args, int fd, bool pri
 	if (c->pending)
 		return reply_err("busy", "table %s is waiting to be adopted at frame %" PRId64 "; load again after it",
 				 c->pending->name, engine_table_requested(c->pending->et));
-	const char *name = json_string_value(json_object_get(args, "name"));
-	if (!name || !*name)
-		name = "(passed table)";
+	/* the client's name for the table goes into logs and replies: one line */
+	const char *given = json_string_value(json_object_get(args, "name"));
+	char name[256];
+	snprintf(name, sizeof(name), "%s", given && *given ? given : "(passed table)");
+	for (char *q = name; *q; q++)
+		if ((unsigned char)*q < 0x20 || *q == 0x7f)
+			*q = '?';
 	json_t *at_j = json_object_get(args, "at_tai_ns"), *in_j = json_object_get(args, "in_ns");
 	if ((at_j && !json_is_integer(at_j)) || (in_j && !json_is_integer(in_j)) || (at_j && in_j))
 		return reply_err("bad-args", "at_tai_ns or in_ns, as an integer number of nanoseconds, not both");

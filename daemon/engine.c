@@ -62,13 +62,13 @@ struct eng_table {
 	struct rte_mbuf ***grow;
 	uint32_t *grow_cap;
 	struct rte_mbuf ***old_carry;
+	bool *kept;               /* flows[f] is the replaced table's, not new here */
 	/* flows of the table replaced that this one does not keep */
 	struct eng_flow **removed;
 	uint32_t nremoved;
 	struct eng_table *prev;   /* the table replaced, until it is retired */
 	int64_t at;               /* frame requested */
 	int64_t adopted;          /* frame it took effect at; INT64_MIN before */
-	uint32_t flow_depth;
 };
 
 struct eng_port {
@@ -218,9 +218,32 @@ static void table_free(struct eng_table *nt)
 	free(nt->grow_cap);
 	free(nt->old_carry);
 	free(nt->removed);
+	free(nt->kept);
 	if (nt->own_t)
 		sched_free((struct sched_table *)nt->t);
 	free(nt);
+}
+
+/* A table that will never be adopted: the flows made for it go with it, the
+ * ones it kept from the table in force stay where they are. */
+static void table_discard(struct eng_table *nt)
+{
+	for (uint32_t f = 0; nt->flows && f < nt->nflows; f++) {
+		if (!nt->kept || !nt->kept[f])
+			flow_free(nt->flows[f], NULL);
+		nt->flows[f] = NULL;
+	}
+	table_free(nt);
+}
+
+struct name_ix {
+	const char *name;
+	uint32_t ix;
+};
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct name_ix *)a)->name, ((const struct name_ix *)b)->name);
 }
 
 /*
@@ -243,15 +266,18 @@ static struct eng_table *table_build(const struct engine *e, const struct sched_
 	nt->at = INT64_MIN;
 	nt->nflows = t->nflows;
 	nt->nports = t->nports;
-	nt->flow_depth = e->flow_depth;
 	nt->flows = calloc(t->nflows + 1, sizeof(*nt->flows));
+	nt->kept = calloc(t->nflows + 1, sizeof(*nt->kept));
 	nt->ports = calloc(t->nports + 1, sizeof(*nt->ports));
 	nt->grow = calloc(t->nflows + 1, sizeof(*nt->grow));
 	nt->grow_cap = calloc(t->nflows + 1, sizeof(*nt->grow_cap));
 	nt->old_carry = calloc(t->nflows + 1, sizeof(*nt->old_carry));
 	uint32_t *cap = calloc(t->nflows + 1, sizeof(uint32_t));
 	bool *kept = cur ? calloc(cur->nflows + 1, sizeof(bool)) : NULL;
-	if (!nt->flows || !nt->ports || !nt->grow || !nt->grow_cap || !nt->old_carry || !cap || (cur && !kept)) {
+	/* the flows in force by name, so that matching 65535 flows stays n log n */
+	struct name_ix *byname = cur ? calloc(cur->nflows + 1, sizeof(*byname)) : NULL;
+	if (!nt->flows || !nt->kept || !nt->ports || !nt->grow || !nt->grow_cap || !nt->old_carry || !cap ||
+	    (cur && (!kept || !byname))) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -286,17 +312,22 @@ static struct eng_table *table_build(const struct engine *e, const struct sched_
 			if (t->flows[f].port == p)
 				tp->flows[tp->nflows++] = f;
 	}
+	for (uint32_t g = 0; cur && g < cur->nflows; g++)
+		byname[g] = (struct name_ix){cur->flows[g]->name, g};
+	if (cur)
+		qsort(byname, cur->nflows, sizeof(*byname), name_cmp);
 	for (uint32_t f = 0; f < t->nflows; f++) {
 		const struct sched_flow *sf = &t->flows[f];
 		struct eng_flow *old = NULL;
-		for (uint32_t g = 0; cur && g < cur->nflows; g++)
-			if (cur->flows[g]->port == sf->port && !strcmp(cur->flows[g]->name, sf->name)) {
-				old = cur->flows[g];
-				kept[g] = true;
-				break;
-			}
+		struct name_ix key = {sf->name, 0}, *hit = cur ? bsearch(&key, byname, cur->nflows, sizeof(*byname), name_cmp)
+								 : NULL;
+		if (hit && cur->flows[hit->ix]->port == sf->port) {
+			old = cur->flows[hit->ix];
+			kept[hit->ix] = true;
+		}
 		if (old) {
 			nt->flows[f] = old;
+			nt->kept[f] = true;
 			if (cap[f] > old->carry_cap) {
 				nt->grow_cap[f] = cap[f];
 				nt->grow[f] = calloc(cap[f] + 1, sizeof(**nt->grow));
@@ -325,20 +356,13 @@ static struct eng_table *table_build(const struct engine *e, const struct sched_
 	}
 	free(cap);
 	free(kept);
+	free(byname);
 	return nt;
 fail:
 	free(cap);
 	free(kept);
-	/* free the flows made here, not those kept from cur */
-	for (uint32_t f = 0; f < nt->nflows; f++) {
-		bool shared = false;
-		for (uint32_t g = 0; cur && g < cur->nflows && nt->flows[f]; g++)
-			shared |= cur->flows[g] == nt->flows[f];
-		if (!shared)
-			flow_free(nt->flows[f], NULL);
-		nt->flows[f] = NULL;
-	}
-	table_free(nt);
+	free(byname);
+	table_discard(nt);
 	return NULL;
 }
 
@@ -440,18 +464,8 @@ void engine_destroy(struct engine *e)
 	if (!e)
 		return;
 	struct eng_table *off = atomic_exchange(&e->offer, NULL);
-	if (off) {
-		/* never adopted: its own new flows go, the kept ones belong to tab */
-		for (uint32_t f = 0; f < off->nflows; f++) {
-			bool shared = false;
-			for (uint32_t g = 0; e->tab && g < e->tab->nflows; g++)
-				shared |= e->tab->flows[g] == off->flows[f];
-			if (!shared)
-				flow_free(off->flows[f], NULL);
-			off->flows[f] = NULL;
-		}
-		table_free(off);
-	}
+	if (off)
+		table_discard(off); /* never adopted */
 	if (e->tab) {
 		struct eng_table *cur = e->tab;
 		if (cur->prev)
@@ -518,16 +532,8 @@ void engine_table_discard(struct engine *e, struct eng_table *nt)
 {
 	if (!nt)
 		return;
-	const struct eng_table *cur = atomic_load_explicit(&e->pub, memory_order_acquire);
-	for (uint32_t f = 0; f < nt->nflows; f++) {
-		bool shared = false;
-		for (uint32_t g = 0; g < cur->nflows; g++)
-			shared |= cur->flows[g] == nt->flows[f];
-		if (!shared)
-			flow_free(nt->flows[f], NULL);
-		nt->flows[f] = NULL;
-	}
-	table_free(nt);
+	(void)e;
+	table_discard(nt);
 }
 
 int64_t engine_table_boundary(const struct engine *e, const struct eng_table *nt, int64_t from)

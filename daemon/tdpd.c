@@ -62,6 +62,7 @@ struct tdpd {
 	struct ctl_port_info pinfo[CONF_MAX_PORTS];
 	struct notify nt;
 	bool reported;            /* READY=1 sent */
+	bool stall_logged;        /* the watchdog is being withheld, and it was said */
 	int64_t next_status_ns;
 	struct timebase *tb;
 	struct engine *e;
@@ -573,9 +574,14 @@ static void ctl_tick(void *arg)
 		d->next_status_ns = now + 5 * TDP_NS_PER_S;
 	}
 	int w = notify_watchdog(&d->nt, now, es.frames);
-	if (w < 0 && d->nt.withheld == 1)
+	if (w < 0 && !d->stall_logged) {
 		log_err("the frame engine has not advanced since the last watchdog feed (frame %" PRIu64
 			"): the watchdog is no longer fed", es.frames);
+		d->stall_logged = true;
+	} else if (w > 0 && d->stall_logged) {
+		log_notice("the frame engine advances again: the watchdog is fed");
+		d->stall_logged = false;
+	}
 	if (now >= d->next_status_ns && d->nt.fd >= 0) {
 		d->tb->ops->sync(d->tb, &sy);
 		char msg[640];

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,28 @@ bool host_exists(const struct host *h, const char *path)
 	char p[4096];
 	full(h, path, p, sizeof(p));
 	return access(p, F_OK) == 0;
+}
+
+void host_each_number(const struct host *h, const char *dir, void (*fn)(const char *name, void *arg), void *arg)
+{
+	char p[4096];
+	full(h, dir, p, sizeof(p));
+	DIR *d = opendir(p);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));)
+		if (e->d_name[0] >= '0' && e->d_name[0] <= '9')
+			fn(e->d_name, arg);
+	closedir(d);
+}
+
+void host_list_add(char *buf, size_t len, int *n, int max, const char *item)
+{
+	if (*n < max) {
+		size_t at = strlen(buf);
+		snprintf(buf + at, len - at, "%s%s", at ? "," : "", item);
+	}
+	(*n)++;
 }
 
 int host_cpulist_parse(const char *s, uint8_t *set)

@@ -22,6 +22,17 @@ int host_read(const struct host *h, const char *path, char *out, size_t len);
 int host_write(const struct host *h, const char *path, const char *val);
 bool host_exists(const struct host *h, const char *path);
 
+/* Calls fn(name, arg) for each entry of root+dir named by a number (IRQs in
+ * /proc/irq, processes in /proc). */
+void host_each_number(const struct host *h, const char *dir, void (*fn)(const char *name, void *arg), void *arg);
+/* Counts an item in *n and appends it to the comma list in buf while there
+ * are fewer than max; host_list_more() gives ",..." once some were left out. */
+void host_list_add(char *buf, size_t len, int *n, int max, const char *item);
+static inline const char *host_list_more(int n, int max)
+{
+	return n > max ? ",..." : "";
+}
+
 /* CPU lists as the kernel writes them ("0-3,6"); a set of HOST_MAX_CPUS bits. */
 int host_cpulist_parse(const char *s, uint8_t *set);
 void host_cpulist_format(const uint8_t *set, char *out, size_t len);

@@ -228,6 +228,28 @@ static void prom_engine(json_t *r, const char *key, const char *name, const char
 	printf("%s %" PRId64 "\n", name, I(json_object_get(r, "engine"), key));
 }
 
+/* One counter per key of defs for each flow or port in items, labelled by its
+ * name (flows also by their port). */
+static void prom_per(json_t *items, const char *what, const char *const defs[][2], size_t ndefs)
+{
+	for (size_t i = 0; i < ndefs; i++) {
+		char n[64];
+		snprintf(n, sizeof(n), "tdpd_%s_%s_total", what, defs[i][0]);
+		prom_head(n, "counter", defs[i][1]);
+		size_t j;
+		json_t *o;
+		json_array_foreach(items, j, o) {
+			printf("%s{%s=\"", n, what);
+			prom_label(S(o, "name"));
+			if (!strcmp(what, "flow")) {
+				printf("\",port=\"");
+				prom_label(S(o, "port"));
+			}
+			printf("\"} %" PRId64 "\n", I(o, defs[i][0]));
+		}
+	}
+}
+
 static void show_prometheus(json_t *r)
 {
 	static const struct {
@@ -302,40 +324,14 @@ static void show_prometheus(json_t *r)
 		{"late_carried", "Packets of late frames carried to the next reserved frame."},
 		{"late_frames", "Frames of the flow that were late."}, {"tx_drop", "Packets the driver refused."},
 		{"demoted", "Packets sent as best effort while demoted."}};
-	json_t *flows = json_object_get(r, "flows");
-	for (size_t i = 0; i < sizeof(fc) / sizeof(fc[0]); i++) {
-		char n[64];
-		snprintf(n, sizeof(n), "tdpd_flow_%s_total", fc[i][0]);
-		prom_head(n, "counter", fc[i][1]);
-		size_t j;
-		json_t *f;
-		json_array_foreach(flows, j, f) {
-			printf("%s{flow=\"", n);
-			prom_label(S(f, "name"));
-			printf("\",port=\"");
-			prom_label(S(f, "port"));
-			printf("\"} %" PRId64 "\n", I(f, fc[i][0]));
-		}
-	}
+	prom_per(json_object_get(r, "flows"), "flow", fc, sizeof(fc) / sizeof(fc[0]));
 	static const char *const pc[][2] = {
 		{"frames", "Frames with a reservation pushed on time."}, {"late_frames", "Frames late on the port."},
 		{"reserved_pkts", "Reserved packets sent."}, {"reserved_bytes", "Reserved bytes sent."},
 		{"be_pkts", "Best-effort packets sent."}, {"be_bytes", "Best-effort bytes sent."},
 		{"be_too_big", "Best effort that can never fit in a frame."}, {"tx_drop", "Reserved packets the driver refused."},
 		{"be_tx_drop", "Best-effort packets the driver refused."}};
-	json_t *ports = json_object_get(r, "ports");
-	for (size_t i = 0; i < sizeof(pc) / sizeof(pc[0]); i++) {
-		char n[64];
-		snprintf(n, sizeof(n), "tdpd_port_%s_total", pc[i][0]);
-		prom_head(n, "counter", pc[i][1]);
-		size_t j;
-		json_t *p;
-		json_array_foreach(ports, j, p) {
-			printf("%s{port=\"", n);
-			prom_label(S(p, "name"));
-			printf("\"} %" PRId64 "\n", I(p, pc[i][0]));
-		}
-	}
+	prom_per(json_object_get(r, "ports"), "port", pc, sizeof(pc) / sizeof(pc[0]));
 	json_t *rx = json_object_get(r, "rx");
 	prom_head("tdpd_rx_packets_total", "counter", "Packets received.");
 	printf("tdpd_rx_packets_total %" PRId64 "\n", I(rx, "pkts"));

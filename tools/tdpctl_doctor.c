@@ -142,83 +142,67 @@ static void check_partition(struct doc *d)
 			"CPU %d is in no isolated cgroup v2 cpuset partition", d->cpu);
 }
 
+struct walk {
+	struct doc *d;
+	int n;
+	char list[256];
+	int ptp4l, phc2sys;
+};
+
+static void irq_on_cpu(const char *irq, void *arg)
+{
+	struct walk *w = arg;
+	char p[300];
+	snprintf(p, sizeof(p), "/proc/irq/%s/effective_affinity_list", irq);
+	if (!host_exists(&w->d->h, p))
+		snprintf(p, sizeof(p), "/proc/irq/%s/smp_affinity_list", irq);
+	if (in_list(w->d, p))
+		host_list_add(w->list, sizeof(w->list), &w->n, 12, irq);
+}
+
+/* kernel threads that may run on the CPU but are not bound to it alone */
+static void movable_kthread(const char *pid, void *arg)
+{
+	struct walk *w = arg;
+	char p[300], line[512], nm[64] = "", allowed[256] = "";
+	long ppid = -1;
+	snprintf(p, sizeof(p), "%s/proc/%s/status", w->d->h.root, pid);
+	FILE *f = fopen(p, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "Name: %63s", nm);
+		sscanf(line, "PPid: %ld", &ppid);
+		sscanf(line, "Cpus_allowed_list: %255s", allowed);
+	}
+	if (f)
+		fclose(f);
+	uint8_t set[HOST_MAX_CPUS];
+	if (ppid != 2 || host_cpulist_parse(allowed, set) != 0 || !set[w->d->cpu])
+		return;
+	int ncpu = 0;
+	for (int c = 0; c < HOST_MAX_CPUS; c++)
+		ncpu += set[c];
+	if (ncpu > 1)
+		host_list_add(w->list, sizeof(w->list), &w->n, 4, nm);
+}
+
 static void check_irqs(struct doc *d)
 {
-	char dir[4096];
-	snprintf(dir, sizeof(dir), "%s/proc/irq", d->h.root);
-	DIR *dd = opendir(dir);
-	int n = 0;
-	char list[512] = "";
-	while (dd) {
-		struct dirent *e = readdir(dd);
-		if (!e)
-			break;
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		char p[300];
-		snprintf(p, sizeof(p), "/proc/irq/%s/effective_affinity_list", e->d_name);
-		if (!host_exists(&d->h, p))
-			snprintf(p, sizeof(p), "/proc/irq/%s/smp_affinity_list", e->d_name);
-		if (in_list(d, p)) {
-			if (n < 12) {
-				strncat(list, n ? "," : "", sizeof(list) - strlen(list) - 1);
-				strncat(list, e->d_name, sizeof(list) - strlen(list) - 1);
-			}
-			n++;
-		}
-	}
-	if (dd)
-		closedir(dd);
-	if (!n)
+	struct walk w = {.d = d};
+	host_each_number(&d->h, "/proc/irq", irq_on_cpu, &w);
+	if (!w.n)
 		finding(d, "irqs", PASS, NULL, "no device interrupt is delivered to CPU %d", d->cpu);
 	else
 		finding(d, "irqs", WARN, "tdpctl shield on (moves every IRQ that can move)",
-			"%d interrupt%s delivered to CPU %d (%s%s)", n, n == 1 ? "" : "s", d->cpu, list, n > 12 ? ",..." : "");
-
-	/* kernel threads that may run on the CPU but are not bound to it alone */
-	snprintf(dir, sizeof(dir), "%s/proc", d->h.root);
-	dd = opendir(dir);
-	int movable = 0;
-	char names[256] = "";
-	while (dd) {
-		struct dirent *e = readdir(dd);
-		if (!e)
-			break;
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		char p[300], line[512], nm[64] = "", allowed[256] = "";
-		long ppid = -1;
-		snprintf(p, sizeof(p), "%s/proc/%s/status", d->h.root, e->d_name);
-		FILE *f = fopen(p, "r");
-		while (f && fgets(line, sizeof(line), f)) {
-			sscanf(line, "Name: %63s", nm);
-			sscanf(line, "PPid: %ld", &ppid);
-			sscanf(line, "Cpus_allowed_list: %255s", allowed);
-		}
-		if (f)
-			fclose(f);
-		uint8_t set[HOST_MAX_CPUS];
-		if (ppid != 2 || host_cpulist_parse(allowed, set) != 0 || !set[d->cpu])
-			continue;
-		int ncpu = 0;
-		for (int c = 0; c < HOST_MAX_CPUS; c++)
-			ncpu += set[c];
-		if (ncpu > 1) {
-			if (movable < 4) {
-				strncat(names, movable ? "," : "", sizeof(names) - strlen(names) - 1);
-				strncat(names, nm, sizeof(names) - strlen(names) - 1);
-			}
-			movable++;
-		}
-	}
-	if (dd)
-		closedir(dd);
-	if (!movable)
+			"%d interrupt%s delivered to CPU %d (%s%s)", w.n, w.n == 1 ? "" : "s", d->cpu, w.list,
+			host_list_more(w.n, 12));
+	struct walk k = {.d = d};
+	host_each_number(&d->h, "/proc", movable_kthread, &k);
+	if (!k.n)
 		finding(d, "kthreads", PASS, NULL, "no unbound kernel thread may run on CPU %d", d->cpu);
 	else
 		finding(d, "kthreads", WARN, "isolcpus=managed_irq,domain,N at boot; tdpctl shield on for workqueues",
-			"%d unbound kernel thread%s may run on CPU %d (%s%s)", movable, movable == 1 ? "" : "s", d->cpu, names,
-			movable > 4 ? ",..." : "");
+			"%d unbound kernel thread%s may run on CPU %d (%s%s)", k.n, k.n == 1 ? "" : "s", d->cpu, k.list,
+			host_list_more(k.n, 4));
 }
 
 static void check_cpu(struct doc *d)
@@ -270,11 +254,8 @@ static void check_cpu(struct doc *d)
 		host_read(&d->h, p, dis, sizeof(dis));
 		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/name", d->cpu, s);
 		host_read(&d->h, p, nm, sizeof(nm));
-		if (atol(lat) > 10 && strcmp(dis, "1")) {
-			strncat(deepn, deep ? "," : "", sizeof(deepn) - strlen(deepn) - 1);
-			strncat(deepn, nm, sizeof(deepn) - strlen(deepn) - 1);
-			deep++;
-		}
+		if (atol(lat) > 10 && strcmp(dis, "1"))
+			host_list_add(deepn, sizeof(deepn), &deep, 16, nm);
 	}
 	if (!deep)
 		finding(d, "c-states", PASS, NULL, "no C-state with an exit latency over 10 us is enabled on CPU %d", d->cpu);
@@ -342,28 +323,23 @@ static void check_netdevs(struct doc *d)
 	}
 }
 
+static void ptp_daemon(const char *pid, void *arg)
+{
+	struct walk *w = arg;
+	char p[300], nm[64] = "";
+	snprintf(p, sizeof(p), "/proc/%s/comm", pid);
+	host_read(&w->d->h, p, nm, sizeof(nm));
+	w->ptp4l += !strcmp(nm, "ptp4l");
+	w->phc2sys += !strcmp(nm, "phc2sys");
+}
+
 static void check_ptp(struct doc *d)
 {
-	char dir[4096];
-	snprintf(dir, sizeof(dir), "%s/proc", d->h.root);
-	DIR *dd = opendir(dir);
-	int ptp4l = 0, phc2sys = 0;
-	while (dd) {
-		struct dirent *e = readdir(dd);
-		if (!e)
-			break;
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		char p[300], nm[64] = "";
-		snprintf(p, sizeof(p), "/proc/%s/comm", e->d_name);
-		host_read(&d->h, p, nm, sizeof(nm));
-		ptp4l += !strcmp(nm, "ptp4l");
-		phc2sys += !strcmp(nm, "phc2sys");
-	}
-	if (dd)
-		closedir(dd);
-	if (ptp4l)
-		finding(d, "ptp", PASS, NULL, "ptp4l running (%d), phc2sys %s", ptp4l, phc2sys ? "running" : "not running");
+	struct walk w = {.d = d};
+	host_each_number(&d->h, "/proc", ptp_daemon, &w);
+	if (w.ptp4l)
+		finding(d, "ptp", PASS, NULL, "ptp4l running (%d), phc2sys %s", w.ptp4l,
+			w.phc2sys ? "running" : "not running");
 	else
 		finding(d, "ptp", WARN, "systemctl enable --now ptp4l@IFACE phc2sys@IFACE (or tdpd@IFACE, which wants them)",
 			"ptp4l is not running: the ptp timebase has nothing to follow (fine with system or bc635)");
@@ -496,10 +472,14 @@ int tdpctl_doctor(int argc, char **argv)
 			d.h.root = v;
 			i++;
 		} else if (!strcmp(a, "--cpu") && v) {
-			d.cpu = atoi(v);
+			char *end;
+			long c = strtol(v, &end, 10);
 			i++;
-			if (d.cpu < 0 || d.cpu >= HOST_MAX_CPUS)
-				goto usage;
+			if (*end || end == v || c < 0 || c >= HOST_MAX_CPUS) {
+				fprintf(stderr, "tdpctl: doctor: --cpu takes a CPU number, not '%s'\n", v);
+				return TDPCTL_EXIT_USAGE;
+			}
+			d.cpu = (int)c;
 		} else if ((!strcmp(a, "--tf") || !strcmp(a, "--guard")) && v) {
 			int64_t ns = parse_dur(v);
 			if (ns < 0)

@@ -10,7 +10,6 @@
  * What only the kernel command line can do (isolcpus, nohz_full, rcu_nocbs)
  * is reported with the line to add.
  */
-#include <dirent.h>
 #include <stdarg.h>
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +34,7 @@ struct sh {
 	const char *state;
 	FILE *st;                 /* state file being written */
 	int moved, pinned, warnings;
+	const char *rest;         /* the other online CPUs, as a list */
 };
 
 static void say(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -61,6 +61,21 @@ static int set_saved(struct sh *s, const char *path, const char *val)
 	if (rc == 0)
 		fprintf(s->st, "%s\t%s\n", path, old);
 	return rc;
+}
+
+/* Moves an IRQ that may be delivered to the CPU onto the others. */
+static void irq_off(const char *irq, void *arg)
+{
+	struct sh *s = arg;
+	char path[300], cur[4096];
+	snprintf(path, sizeof(path), "/proc/irq/%s/smp_affinity_list", irq);
+	uint8_t set[HOST_MAX_CPUS];
+	if (host_read(&s->h, path, cur, sizeof(cur)) != 0 || host_cpulist_parse(cur, set) != 0 || !set[s->cpu])
+		return;
+	if (set_saved(s, path, s->rest) == 0)
+		s->moved++;
+	else
+		s->pinned++; /* per-CPU interrupts (timers, IPIs) cannot move */
 }
 
 static int online(const struct host *h, uint8_t *set)
@@ -123,6 +138,7 @@ static int shield_on(struct sh *s)
 	rest[s->cpu] = 0;
 	char restl[4096], restm[512];
 	host_cpulist_format(rest, restl, sizeof(restl));
+	s->rest = restl;
 	host_cpumask_format(rest, restm, sizeof(restm));
 	if (!restl[0]) {
 		fprintf(stderr, "tdpctl: shield: CPU %d is the only one online; nothing could run elsewhere\n", s->cpu);
@@ -185,28 +201,7 @@ static int shield_on(struct sh *s)
 	}
 
 	/* IRQs */
-	char idir[4096];
-	snprintf(idir, sizeof(idir), "%s/proc/irq", s->h.root);
-	DIR *d = opendir(idir);
-	while (d) {
-		struct dirent *e = readdir(d);
-		if (!e)
-			break;
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		char path[300], cur[4096];
-		snprintf(path, sizeof(path), "/proc/irq/%s/smp_affinity_list", e->d_name);
-		uint8_t set[HOST_MAX_CPUS];
-		if (host_read(&s->h, path, cur, sizeof(cur)) != 0 || host_cpulist_parse(cur, set) != 0 || !set[s->cpu])
-			continue;
-		if (set_saved(s, path, restl) == 0) {
-			s->moved++;
-		} else {
-			s->pinned++; /* per-CPU interrupts (timers, IPIs) cannot move */
-		}
-	}
-	if (d)
-		closedir(d);
+	host_each_number(&s->h, "/proc/irq", irq_off, s);
 	if (host_exists(&s->h, IRQ_DEFAULT))
 		set_saved(s, IRQ_DEFAULT, restm);
 	say(s->pinned ? "warn" : "ok", "IRQs: %d moved off CPU %d to %s; %d could not move (per-CPU)", s->moved,

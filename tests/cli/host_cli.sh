@@ -10,7 +10,7 @@ CTL=$1
 . "$(dirname "$0")/../tap.sh"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-echo "1..13"
+echo "1..14"
 
 put() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" >"$1"; } # as the kernel's files read back after a write
 
@@ -126,3 +126,7 @@ rc=0
 "$CTL" doctor --frobnicate >/dev/null 2>&1 || rc=$?
 check "--help works for both, a bad option is a usage error" \
 	'"$CTL" doctor --help | grep -q "usage: tdpctl doctor" && "$CTL" shield --help | grep -q "usage: tdpctl shield" && [ $rc -eq 2 ]'
+rc=0
+"$CTL" doctor --cpu three --latency 0 >"$W/cpu" 2>&1 || rc=$?
+check "a CPU that is not a number is a usage error that says so" \
+	'[ $rc -eq 2 ] && grep -q "\-\-cpu takes a CPU number, not .three." "$W/cpu"' "rc $rc: $(cat "$W/cpu")"

@@ -30,7 +30,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 . "$SRC/tests/tap.sh"
-echo "1..18"
+echo "1..19"
 
 RO=$W/tdpd-ro.sock
 RW=$W/tdpd.sock
@@ -159,6 +159,12 @@ rc=0
 check "an invalid table is rejected with its errors (file:line:col), the old one stays" \
 	'[ $rc -eq 1 ] && grep -q "bad.tdp:5:22: error: flow x: size 9000" "$W/bad.out" && grep -q "bad.tdp:7:11: error: no flow named" "$W/bad.out" && "$CTL" --socket "$RO" schedule active | grep -q "in force .*a.tdp"' \
 	"rc $rc: $(cat "$W/bad.out")"
+cp "$W/bad.tdp" "$W/bad"$'\n'"name.tdp"
+rc=0
+"$CTL" --socket "$RW" schedule load "$W/bad"$'\n'"name.tdp" >"$W/nl.out" 2>&1 || rc=$?
+check "a table name with a control character reaches replies and logs as one line" \
+	'[ $rc -eq 1 ] && grep -q "bad?name.tdp: 2 errors" "$W/nl.out" && grep -q "bad?name.tdp: 2 errors" "$W/tdpd.err" && ! grep -q "^name.tdp" "$W/tdpd.err"' \
+	"rc $rc: $(cat "$W/nl.out")"
 "$CTL" --socket "$RW" --json schedule load "$W/b.tdp" >"$W/swap1.json" 2>&1
 "$CTL" --socket "$RO" --json schedule active >"$W/active1.json" 2>&1
 check "a valid table is adopted at the next boundary of both cycles (k 10 and 20), and says where" \
