@@ -56,12 +56,13 @@ static void port_text(const struct sched_port *p, char *s, size_t n)
 
 static void flow_text(const struct sched_table *t, const struct sched_flow *f, char *s, size_t n)
 {
-	char m[160];
+	char m[160], a[64] = "", d[32];
 	sched_fmt_match(&f->match, m, sizeof(m));
-	if (f->alpha)
-		snprintf(s, n, "port %s size %u alpha %u %s", t->ports[f->port].name, f->size, f->alpha, m);
-	else
-		snprintf(s, n, "port %s size %u %s", t->ports[f->port].name, f->size, m);
+	if (f->alpha) {
+		sched_fmt_time(f->delay_ns, d, sizeof(d));
+		snprintf(a, sizeof(a), " alpha %u%s%s", f->alpha, f->delay_ns ? " delay " : "", f->delay_ns ? d : "");
+	}
+	snprintf(s, n, "port %s size %u%s%s %s", t->ports[f->port].name, f->size, a, f->stamp ? " stamp" : "", m);
 }
 
 struct group {

@@ -28,7 +28,7 @@ struct parser {
 	size_t cap_col, cap_noff, cap_nlen;
 	/* where each flow's port name and size stand, for resolving and messages */
 	struct flow_src {
-		uint32_t port_off, port_col, size_col;
+		uint32_t port_off, port_col, size_col, delay_col;
 		uint8_t port_len;
 	} *fsrc;
 	size_t cap_fsrc;
@@ -272,7 +272,7 @@ static void flow_line(struct parser *p)
 	struct sched_table *t = p->t;
 	const char *why;
 	uint64_t v;
-	bool have_port = false, have_size = false, have_alpha = false;
+	bool have_port = false, have_size = false, have_alpha = false, have_delay = false;
 
 	if (p->ntok < 2) {
 		ERR(p, p->tok[0].col, "'flow' needs a name: flow NAME port P size N MATCH...");
@@ -290,16 +290,27 @@ static void flow_line(struct parser *p)
 	struct sched_flow f = { .line = p->line };
 	struct flow_src fs = { 0 };
 	memcpy(f.name, nm->s, nm->len);
+	uint32_t delay_col = 0;
 	for (uint32_t i = 2; i < p->ntok; i += 2) {
 		struct sched_tok *key = &p->tok[i], *val = i + 1 < p->ntok ? &p->tok[i + 1] : NULL;
+		if (sched_tok_is(key, "stamp")) { /* a flag: no value */
+			if (f.stamp) {
+				bad_tok(p, key, "attribute given twice");
+				return;
+			}
+			f.stamp = true;
+			i--;
+			continue;
+		}
 		const struct match_key *mk = NULL;
 		for (size_t j = 0; j < sizeof(match_keys) / sizeof(match_keys[0]); j++)
 			if (sched_tok_is(key, match_keys[j].word))
 				mk = &match_keys[j];
 		bool *seen = sched_tok_is(key, "port") ? &have_port : sched_tok_is(key, "size") ? &have_size
-			   : sched_tok_is(key, "alpha") ? &have_alpha : NULL;
+			   : sched_tok_is(key, "alpha") ? &have_alpha : sched_tok_is(key, "delay") ? &have_delay : NULL;
 		if (!mk && !seen) {
-			bad_tok(p, key, "unknown flow attribute (expected port, size, alpha, dscp, vlan, pcp, dst, udp-dport or mpls)");
+			bad_tok(p, key, "unknown flow attribute (expected port, size, alpha, delay, stamp, dscp, vlan, pcp, dst, "
+				"udp-dport or mpls)");
 			return;
 		}
 		if ((seen && *seen) || (mk && (f.match.fields & mk->field))) {
@@ -333,6 +344,13 @@ static void flow_line(struct parser *p)
 				return;
 			}
 			f.alpha = (uint32_t)v;
+		} else if (seen == &have_delay) {
+			if (sched_num_time(val->s, val->len, &f.delay_ns, &why)) {
+				bad_tok(p, val, why);
+				return;
+			}
+			delay_col = val->col;
+			fs.delay_col = val->col;
 		} else if (mk->field == SCHED_M_DST) {
 			if (sched_num_prefix(val->s, val->len, &f.match, &why)) {
 				bad_tok(p, val, why);
@@ -360,6 +378,10 @@ static void flow_line(struct parser *p)
 	}
 	if (!f.match.fields) {
 		ERR(p, nm->col, "flow %s needs a match (dscp, vlan, pcp, dst, udp-dport or mpls)", f.name);
+		return;
+	}
+	if (have_delay && !have_alpha) {
+		ERR(p, delay_col, "delay places the arrivals of a pipelined flow: it needs alpha");
 		return;
 	}
 	/* The port is resolved at the end: it may be declared further down. */
@@ -684,6 +706,10 @@ static void resolve(struct parser *p)
 				       f->name, (int)fs->port_len, pname);
 			continue;
 		}
+		if (f->delay_ns && t->tf_ns && f->delay_ns >= t->tf_ns)
+			sched_diag_add(d, SCHED_ERROR, f->line, fs->delay_col,
+				       "flow %s: delay must be shorter than TF (a later arrival belongs to a later frame; "
+				       "add whole frames to alpha instead)", f->name);
 		f->port = (uint16_t)pidx;
 		const struct sched_port *pt = &t->ports[pidx];
 		if (f->size > pt->max_frame)

@@ -25,6 +25,13 @@ static void render_flow(const struct sched_table *t, const struct sched_flow *f,
 	sched_buf_printf(b, "flow %s port %s size %u", f->name, t->ports[f->port].name, f->size);
 	if (f->alpha)
 		sched_buf_printf(b, " alpha %u", f->alpha);
+	if (f->delay_ns) {
+		char d[32];
+		sched_fmt_time(f->delay_ns, d, sizeof(d));
+		sched_buf_printf(b, " delay %s", d);
+	}
+	if (f->stamp)
+		sched_buf_printf(b, " stamp");
 	sched_buf_printf(b, " %s", m);
 }
 
@@ -354,7 +361,9 @@ int sched_write_json(const struct sched_table *t, FILE *out)
 		sched_json_str(out, t->ports[f->port].name);
 		fprintf(out, ",\"size\":%u,", f->size);
 		if (f->alpha)
-			fprintf(out, "\"alpha\":%u,", f->alpha);
+			fprintf(out, "\"alpha\":%u,\"delay_ns\":%llu,", f->alpha, (unsigned long long)f->delay_ns);
+		if (f->stamp)
+			fputs("\"stamp\":true,", out);
 		fputs("\"match\":", out);
 		json_match(out, &f->match);
 		fprintf(out, ",\"packets_per_cycle\":%llu,\"frames_per_cycle\":%u,\"bps\":%.0f,\"pps\":%.3f,"
@@ -415,7 +424,7 @@ bool sched_equal(const struct sched_table *a, const struct sched_table *b)
 	for (uint32_t i = 0; i < a->nflows; i++) {
 		const struct sched_flow *x = &a->flows[i], *y = &b->flows[i];
 		if (strcmp(x->name, y->name) || x->port != y->port || x->size != y->size ||
-		    x->alpha != y->alpha || !match_equal(&x->match, &y->match))
+		    x->alpha != y->alpha || x->delay_ns != y->delay_ns || x->stamp != y->stamp || !match_equal(&x->match, &y->match))
 			return false;
 	}
 	for (uint32_t f = 0; f < a->k; f++) {

@@ -86,7 +86,15 @@ struct sched_flow {
 	char name[SCHED_NAME_MAX];
 	uint16_t port;         /* index into ports */
 	uint32_t size;         /* largest packet, bytes, as sched_port.max_frame */
-	uint32_t alpha;        /* frames to the next hop; 0 = not given */
+	/*
+	 * Pipeline forwarding: a packet the upstream node sent in frame u is sent
+	 * here in frame u + alpha (0: not pipelined; the flow's queue is served in
+	 * order). It arrived no earlier than start(u) + delay_ns, so a packet that
+	 * arrives at t was sent upstream in frame floor((t - epoch - delay)/TF).
+	 */
+	uint32_t alpha;
+	uint64_t delay_ns;     /* < TF */
+	bool stamp;            /* write this node's hop stamp into probe packets */
 	struct sched_match match;
 	uint32_t line;
 };

@@ -213,6 +213,32 @@ static void err_match_values(void **state)
 	parse_err(HDR PORT "flow a port eth0 size 100 dst 10.0.0.0\n", 5, 31, "expected an address prefix");
 }
 
+/* Pipeline options: alpha relative to the upstream node, the arrival delay, the stamp flag. */
+static void pipeline_options(void **state)
+{
+	struct sched_table *t = parse_ok(HDR PORT
+		"flow a port eth0 size 100 alpha 3 delay 20us stamp udp-dport 1\n"
+		"flow b port eth0 size 100 stamp udp-dport 2 alpha 1\n"
+		"flow c port eth0 size 100 udp-dport 3\n");
+	assert_int_equal(t->flows[0].alpha, 3);
+	assert_int_equal(t->flows[0].delay_ns, 20000);
+	assert_true(t->flows[0].stamp);
+	assert_int_equal(t->flows[0].match.udp_dport, 1);
+	assert_int_equal(t->flows[1].alpha, 1);
+	assert_int_equal(t->flows[1].delay_ns, 0);
+	assert_true(t->flows[1].stamp);
+	assert_int_equal(t->flows[1].match.udp_dport, 2);
+	assert_false(t->flows[2].stamp);
+	assert_int_equal(t->flows[2].alpha, 0);
+	sched_free(t);
+	parse_err(HDR PORT "flow a port eth0 size 100 stamp stamp udp-dport 1\n", 5, 33, "attribute given twice");
+	parse_err(HDR PORT "flow a port eth0 size 100 delay 5us udp-dport 1\n", 5, 33, "it needs alpha");
+	parse_err(HDR PORT "flow a port eth0 size 100 alpha 1 delay 100us udp-dport 1\n", 5, 41,
+		  "delay must be shorter than TF");
+	parse_err(HDR PORT "flow a port eth0 size 100 alpha 1 delay 5 udp-dport 1\n", 5, 41, "unit");
+	parse_err(HDR PORT "flow a port eth0 size 100 alpha 0 udp-dport 1\n", 5, 33, "alpha must be");
+}
+
 static void err_overlap(void **state)
 {
 	/* same field, same value */
@@ -391,6 +417,7 @@ int main(void)
 		cmocka_unit_test(err_version),
 		cmocka_unit_test(err_names),
 		cmocka_unit_test(err_match_values),
+		cmocka_unit_test(pipeline_options),
 		cmocka_unit_test(err_overlap),
 		cmocka_unit_test(err_rows),
 		cmocka_unit_test(err_numbers_overflow),

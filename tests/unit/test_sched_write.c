@@ -90,7 +90,14 @@ static void roundtrip_random(void **state)
 		FILE *f = open_memstream(&s, &len);
 		fprintf(f, "tdp-schedule 1\ntf 1us\nk %u\nport a rate 100Gbit/s\nport b rate 40Gbit/s\n", k);
 		for (uint32_t i = 0; i < nf; i++)
-			fprintf(f, "flow f%u port %s size %u udp-dport %u\n", i, rnd(2) ? "a" : "b", 60 + rnd(200), i);
+		{
+			fprintf(f, "flow f%u port %s size %u", i, rnd(2) ? "a" : "b", 60 + rnd(200));
+			if (rnd(2))
+				fprintf(f, " alpha %u delay %uns", 1 + rnd(5), rnd(1000));
+			if (rnd(2))
+				fprintf(f, " stamp");
+			fprintf(f, " udp-dport %u\n", i);
+		}
 		for (uint32_t r = 0; r < nr; r++) {
 			uint32_t first = rnd(k), last = first + rnd(k - first), stride = 1 + rnd(7);
 			fprintf(f, "frames %u-%u/%u", first, last, stride);
