@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_pause.h>
 #include <rte_ring.h>
 
@@ -31,6 +33,7 @@ struct eng_flow {
 	uint32_t port;
 	uint32_t carry_cap, ncarry;
 	struct rte_mbuf **carry;  /* FIFO of packets carried from late frames */
+	struct rte_mbuf *early;   /* pipelined: the queue's head, due in a later frame */
 	struct flow_stats st;
 	char name[SCHED_NAME_MAX];
 	struct flow_rx rx __rte_cache_aligned;  /* written by RX */
@@ -122,6 +125,22 @@ struct engine {
 	struct hist tick_lat;
 };
 
+int engine_due_offset = -1;
+
+int engine_due_register(char *err, size_t errlen)
+{
+	static const struct rte_mbuf_dynfield due = {
+		.name = "tdpd_due_frame", .size = sizeof(int64_t), .align = __alignof__(int64_t),
+	};
+	int off = rte_mbuf_dynfield_register(&due);
+	if (off < 0) {
+		snprintf(err, errlen, "cannot register the mbuf field for due frames: %s", rte_strerror(rte_errno));
+		return -1;
+	}
+	engine_due_offset = off;
+	return 0;
+}
+
 int64_t engine_wire_ns(uint64_t rate_bps, uint32_t overhead, uint32_t len)
 {
 	uint64_t bytes = (len < SCHED_MIN_FRAME ? SCHED_MIN_FRAME : len) + (uint64_t)overhead;
@@ -158,6 +177,10 @@ static void flow_free(struct eng_flow *fl, uint64_t *dropped)
 	for (uint32_t i = 0; i < fl->ncarry; i++)
 		rte_pktmbuf_free(fl->carry[i]);
 	n += fl->ncarry;
+	if (fl->early) {
+		rte_pktmbuf_free(fl->early);
+		n++;
+	}
 	if (dropped)
 		*dropped += n;
 	free(fl->q);
@@ -394,6 +417,10 @@ struct engine *engine_create(const struct eng_config *c, char *err, size_t errle
 		return NULL;
 	}
 	memset(e, 0, sizeof(*e));
+	if (engine_due_register(err, errlen) != 0) {
+		free(e);
+		return NULL;
+	}
 	e->t = t;
 	e->tb = c->tb;
 	e->g = (struct frame_geom){(int64_t)t->tf_ns, (int64_t)t->epoch_ns, t->k};
@@ -733,8 +760,7 @@ static void be_fill_all(struct engine *e, tdp_time_t now)
 			be_fill(e, &e->ports[p], now);
 }
 
-/* Takes up to want packets of flow fl: carried ones first, then its queue. */
-static uint32_t take(struct eng_flow *fl, struct rte_mbuf **out, uint32_t want)
+static uint32_t take_carried(struct eng_flow *fl, struct rte_mbuf **out, uint32_t want)
 {
 	uint32_t c = fl->ncarry < want ? fl->ncarry : want;
 	if (c) {
@@ -742,9 +768,69 @@ static uint32_t take(struct eng_flow *fl, struct rte_mbuf **out, uint32_t want)
 		fl->ncarry -= c;
 		memmove(fl->carry, fl->carry + c, fl->ncarry * sizeof(*out));
 	}
+	return c;
+}
+
+/* Takes up to want packets of flow fl: carried ones first, then its queue. */
+static uint32_t take(struct eng_flow *fl, struct rte_mbuf **out, uint32_t want)
+{
+	uint32_t c = take_carried(fl, out, want);
+	if (c < want && fl->early) {
+		out[c++] = fl->early;
+		fl->early = NULL;
+	}
 	if (c < want)
 		c += rte_ring_sc_dequeue_burst(fl->q, (void **)out + c, want - c, NULL);
 	return c;
+}
+
+/* A pipelined flow's packet that missed its frame: carried behind the flow's
+ * carried packets when the policy says so and there is room, else dropped. */
+static void arrived_late(struct engine *e, struct eng_flow *fl, struct rte_mbuf *m)
+{
+	if (e->late == LATE_CARRY && fl->ncarry < fl->carry_cap) {
+		fl->carry[fl->ncarry++] = m;
+		ST_ADD(fl->st.arr_late_carried, 1);
+	} else {
+		rte_pktmbuf_free(m);
+		ST_ADD(fl->st.arr_late_dropped, 1);
+	}
+}
+
+/*
+ * Pipelined: up to want packets due in frame x, in order; packets due earlier
+ * are late on arrival, a packet due later stays at the head. Slots left free
+ * go to carried packets, which were due earlier still.
+ */
+static uint32_t take_due(struct engine *e, struct eng_flow *fl, int64_t x, struct rte_mbuf **out, uint32_t want,
+			 bool fill)
+{
+	uint32_t got = 0;
+	while (got < want) {
+		struct rte_mbuf *m = fl->early;
+		if (m)
+			fl->early = NULL;
+		else if (rte_ring_sc_dequeue(fl->q, (void **)&m) != 0)
+			break;
+		int64_t d = *engine_pkt_due(m);
+		if (d > x) {
+			fl->early = m;
+			break;
+		}
+		if (d == x)
+			out[got++] = m;
+		else
+			arrived_late(e, fl, m);
+	}
+	if (fill && got < want)
+		got += take_carried(fl, out + got, want - got);
+	return got;
+}
+
+static inline uint32_t take_for(struct engine *e, uint32_t flow, int64_t x, struct rte_mbuf **out, uint32_t want)
+{
+	struct eng_flow *fl = e->flows[flow];
+	return e->t->flows[flow].alpha ? take_due(e, fl, x, out, want, true) : take(fl, out, want);
 }
 
 static void stage(struct engine *e, int64_t j)
@@ -760,7 +846,7 @@ static void stage(struct engine *e, int64_t j)
 		struct eng_flow *fl = e->flows[row[x].flow];
 		struct eng_port *p = &e->ports[fl->port];
 		struct rte_mbuf **at = p->stage + p->nstage;
-		uint32_t got = take(fl, at, row[x].n);
+		uint32_t got = take_for(e, row[x].flow, j, at, row[x].n);
 		for (uint32_t i = 0; i < got; i++)
 			p->stage_wire_ns += wire_ns(p, at[i]);
 		p->nstage += got;
@@ -811,23 +897,34 @@ static void skip_frame(struct engine *e, int64_t j)
 		}
 		ST_ADD(fl->st.reserved, row[x].n);
 		ST_ADD(fl->st.late_frames, 1);
-		if (e->late == LATE_CARRY) {
+		bool piped = e->t->flows[row[x].flow].alpha != 0;
+		if (e->late == LATE_CARRY && !piped) {
 			/* the packets stay queued, in order, for the flow's next frame */
 			ST_ADD(fl->st.late_slots, row[x].n);
 			continue;
 		}
-		uint32_t left = row[x].n, got = 0;
+		/* drop the frame's packets; pipelined ones due here are carried under carry */
+		uint32_t left = row[x].n, got = 0, carried = 0;
 		while (left) {
 			uint32_t w = left < 64 ? left : 64;
-			uint32_t g = take(fl, tmp, w);
-			for (uint32_t i = 0; i < g; i++)
+			uint32_t g = piped ? take_due(e, fl, j, tmp, w, false) : take(fl, tmp, w);
+			uint32_t c = 0;
+			if (piped && e->late == LATE_CARRY) {
+				uint32_t room = fl->carry_cap - fl->ncarry;
+				c = g < room ? g : room;
+				memcpy(fl->carry + fl->ncarry, tmp, c * sizeof(*tmp));
+				fl->ncarry += c;
+			}
+			for (uint32_t i = c; i < g; i++)
 				rte_pktmbuf_free(tmp[i]);
 			got += g;
+			carried += c;
 			left -= w;
 			if (g < w)
 				break;
 		}
-		ST_ADD(fl->st.late_dropped, got);
+		ST_ADD(fl->st.late_carried, carried);
+		ST_ADD(fl->st.late_dropped, got - carried);
 		ST_ADD(fl->st.unused, row[x].n - got);
 	}
 }

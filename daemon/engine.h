@@ -90,6 +90,10 @@ struct flow_stats {
 	uint64_t late_frames;     /* frames of this flow that were late */
 	uint64_t tx_drop;         /* refused by the driver */
 	uint64_t demoted;         /* sent as best effort while the sync state demoted the flow */
+	/* pipelined flows (alpha): packets queued after their frame was staged */
+	uint64_t arr_late_dropped;  /* late on arrival, dropped (late policy drop, or no room to carry) */
+	uint64_t arr_late_carried;  /* late on arrival, carried to a slot the on-time packets left */
+	uint64_t stamped;         /* probe packets that got this node's hop stamp */
 };
 
 struct port_stats {
@@ -122,6 +126,22 @@ struct eng_stats {
 	uint64_t late_swaps;      /* of which after the frame asked for (handed over too late) */
 	int64_t last_swap_frame;  /* frame the latest table took effect at */
 };
+
+/*
+ * Pipelined flows (a table's flow with alpha): RX writes into each packet the
+ * frame it is due in, u + alpha, where u = frame of (arrival - delay) is the
+ * frame the upstream node sent it in. When the engine stages frame x for the
+ * flow it takes the packets due in x, in order; a packet due earlier is late
+ * on arrival (late policy: dropped, or carried to a slot the packets due in a
+ * later frame of the flow leave free), one due later waits. The due frame is
+ * an mbuf dynamic field, registered by engine_create().
+ */
+extern int engine_due_offset;
+int engine_due_register(char *err, size_t errlen);
+static inline int64_t *engine_pkt_due(struct rte_mbuf *m)
+{
+	return (int64_t *)((char *)m + engine_due_offset);
+}
 
 /* What RX needs of a flow: its queue, and the counters RX writes. */
 struct flow_rx {

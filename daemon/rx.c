@@ -81,6 +81,9 @@ void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 	}
 	if (f >= 0) {
 		struct flow_rx *fr = tab->flows[f];
+		const struct sched_flow *sf = &tab->t->flows[f];
+		if (sf->alpha)
+			*engine_pkt_due(m) = frame_index(&rx->g, tdp_time_add(rx->now, -(int64_t)sf->delay_ns)) + sf->alpha;
 		if (rte_ring_sp_enqueue(fr->q, m) != 0) {
 			ST_ADD(fr->overflow, 1);
 			rte_pktmbuf_free(m);
@@ -113,6 +116,8 @@ uint32_t rx_poll(struct rx *rx)
 	}
 	for (uint32_t p = 0; p < rx->nports; p++) {
 		uint16_t n = rte_eth_rx_burst(rx->ports[p].dpdk_port, 0, pkts, RX_BURST);
+		if (n && rx->clock)
+			rx->now = rx->clock(rx->clock_arg);
 		/* the whole burst's headers first, so their misses overlap; then each
 		 * packet's data a few packets ahead of its turn */
 		for (uint16_t i = 0; i < n; i++)

@@ -60,13 +60,19 @@ struct rx {
 	 * stores NULL here to say the old one is no longer in use */
 	_Atomic(const struct rx_table *) offer;
 	struct rte_ring **be_q;     /* per configured port; NULL: send at once */
+	/* arrival time of the burst in hand, for pipelined flows' due frames:
+	 * rx_poll reads clock(clock_arg) once per non-empty burst */
+	tdp_time_t now;
+	tdp_time_t (*clock)(void *arg);
+	void *clock_arg;
+	struct frame_geom g;
 	uint32_t *table_to_port;    /* table port -> configured port */
 	struct rx_stats st;
 };
 
 const char *rx_drop_name(enum rx_drop d);
 
-/* Handles one received packet (takes ownership). */
+/* Handles one received packet (takes ownership), arrived at rx->now. */
 void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m);
 /* Takes a table offered by the control side, then one burst from every port;
  * returns packets received. The daemon's main loop calls it (with its idle

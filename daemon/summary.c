@@ -84,16 +84,17 @@ void summary_text(const struct summary_src *s, FILE *out)
 	fprintf(out, "wait    %" PRIu64 " sleeps, %" PRIu64 " spins, predicted oversleep %" PRId64
 		     " ns, bookkeeping %" PRId64 " ns (%" PRIu64 " deferred)\n",
 		pw->st.sleeps, pw->st.spins, pw->pred_ns, pw_book_ns(pw), pw->st.deferred);
-	fprintf(out, "\n%-16s %-8s %10s %10s %10s %8s %8s %8s %8s %8s %8s\n", "flow", "port", "rx", "reserved", "sent",
-		"unused", "late-drop", "carried", "overflow", "tx-drop", "demoted");
+	fprintf(out, "\n%-16s %-8s %10s %10s %10s %8s %8s %8s %8s %8s %8s %8s %8s\n", "flow", "port", "rx", "reserved",
+		"sent", "unused", "late-drop", "carried", "arr-late", "overflow", "tx-drop", "demoted", "stamped");
 	for (uint32_t f = 0; f < t->nflows; f++) {
 		struct flow_stats fs;
 		engine_table_flow_stats(et, f, &fs);
 		const struct flow_rx *fr = engine_table_flow_rx(et, f);
 		fprintf(out, "%-16s %-8s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
-			     " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
+			     " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
 			t->flows[f].name, t->ports[t->flows[f].port].name, fr->enq, fs.reserved, fs.sent,
-			fs.unused, fs.late_dropped, fs.late_carried, fr->overflow, fs.tx_drop, fs.demoted);
+			fs.unused, fs.late_dropped, fs.late_carried, fs.arr_late_dropped + fs.arr_late_carried, fr->overflow,
+			fs.tx_drop, fs.demoted, fs.stamped);
 	}
 	fprintf(out, "\n%-10s %10s %8s %12s %12s %12s %8s %8s\n", "port", "frames", "late", "reserved", "best-effort",
 		"be-bytes", "too-big", "tx-drop");
@@ -151,12 +152,13 @@ json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uin
 	struct flow_stats fs;
 	engine_table_flow_stats(et, f, &fs);
 	const struct flow_rx *fr = engine_table_flow_rx(et, f);
-	json_t *o = json_pack("{ss ss sI sI sI sI sI sI sI sI sI sI sI}", "name", t->flows[f].name, "port",
+	json_t *o = json_pack("{ss ss sI sI sI sI sI sI sI sI sI sI sI sI sI sI}", "name", t->flows[f].name, "port",
 			      t->ports[t->flows[f].port].name, "rx", J(__atomic_load_n(&fr->enq, __ATOMIC_RELAXED)),
 			      "overflow", J(__atomic_load_n(&fr->overflow, __ATOMIC_RELAXED)), "reserved", J(fs.reserved),
 			      "sent", J(fs.sent), "unused", J(fs.unused), "late_dropped", J(fs.late_dropped),
 			      "late_carried", J(fs.late_carried), "late_slots", J(fs.late_slots), "late_frames",
-			      J(fs.late_frames), "tx_drop", J(fs.tx_drop), "demoted", J(fs.demoted));
+			      J(fs.late_frames), "tx_drop", J(fs.tx_drop), "demoted", J(fs.demoted), "arr_late_dropped",
+			      J(fs.arr_late_dropped), "arr_late_carried", J(fs.arr_late_carried), "stamped", J(fs.stamped));
 	return o;
 }
 

@@ -102,6 +102,13 @@ static tdp_time_t bc_now(struct timebase *tb)
 	return card_now(BC(tb), NULL);
 }
 
+/* the host clock and the measured offset: no device read from RX's thread */
+static tdp_time_t bc_rx_now(struct timebase *tb)
+{
+	struct tb_bc *b = BC(tb);
+	return tdp_time_add(tb_now(b->host), hoff(b));
+}
+
 static tdp_time_t bc_fast_now(struct timebase *tb)
 {
 	struct tb_bc *b = BC(tb);
@@ -338,6 +345,7 @@ const struct timebase_ops tb_bc635_ops = {
 	.create = bc_create,
 	.destroy = bc_destroy,
 	.now = bc_now,
+	.rx_now = bc_rx_now,
 	.fast_now = bc_fast_now,
 	.sleep_until = bc_sleep_until,
 	.refresh = bc_refresh,
@@ -354,6 +362,7 @@ const struct timebase_ops tb_bc635_sim_ops = {
 	.create = bc_sim_create,
 	.destroy = bc_destroy,
 	.now = bc_now,
+	.rx_now = bc_rx_now,
 	.fast_now = bc_fast_now,
 	.sleep_until = bc_sleep_until,
 	.refresh = bc_refresh,

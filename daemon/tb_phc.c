@@ -93,6 +93,13 @@ static tdp_time_t phc_now(struct timebase *tb)
 	return tdp_time_add(tb_now(p->host), hoff(p));
 }
 
+/* the host clock and the measured offset: no device read from RX's thread */
+static tdp_time_t phc_rx_now(struct timebase *tb)
+{
+	struct tb_phc *p = PH(tb);
+	return tdp_time_add(tb_now(p->host), hoff(p));
+}
+
 static tdp_time_t phc_fast_now(struct timebase *tb)
 {
 	struct tb_phc *p = PH(tb);
@@ -248,6 +255,7 @@ const struct timebase_ops tb_phc_ops = {
 	.create = phc_create,
 	.destroy = phc_destroy,
 	.now = phc_now,
+	.rx_now = phc_rx_now,
 	.fast_now = phc_fast_now,
 	.sleep_until = phc_sleep_until,
 	.refresh = phc_refresh,

@@ -325,6 +325,12 @@ static int engine_lcore(void *arg)
 	return 0;
 }
 
+/* RX's arrival times: a read that is safe beside the engine's */
+static tdp_time_t rx_clock(void *arg)
+{
+	return tb_rx_now(arg);
+}
+
 static int bring_up(struct tdpd *d)
 {
 	char err[256];
@@ -470,7 +476,8 @@ static int bring_up(struct tdpd *d)
 	for (uint32_t p = 0; p < c->nports; p++)
 		d->be_q[p] = d->rxp[p].table_port >= 0 ? engine_be_ring(d->e, (uint32_t)d->rxp[p].table_port) : NULL;
 	d->rx = (struct rx){.ports = d->rxp, .nports = c->nports, .rt = d->rt, .tab = &d->ctl.cur->rxt,
-			    .be_q = d->be_q, .table_to_port = d->table_to_port};
+			    .be_q = d->be_q, .table_to_port = d->table_to_port, .clock = rx_clock, .clock_arg = d->tb,
+			    .g = *engine_geom(d->e)};
 	d->ctl.conf = c;
 	d->ctl.e = d->e;
 	d->ctl.rx = &d->rx;

@@ -100,6 +100,9 @@ struct timebase_ops {
 	void (*tick_stats)(struct timebase *tb, struct tb_tick_stats *out);
 	/* one line on what the source found and uses, for the start-up log */
 	void (*describe)(struct timebase *tb, char *buf, size_t len);
+	/* a read of the CTR that another thread may make while the engine runs
+	 * (RX's arrival times; a microsecond is good enough); NULL: now() is safe */
+	tdp_time_t (*rx_now)(struct timebase *tb);
 };
 
 struct timebase {
@@ -124,6 +127,11 @@ const struct timebase_ops *timebase_find(const char *name);
 static inline tdp_time_t tb_now(struct timebase *tb)
 {
 	return tb->ops->now(tb);
+}
+
+static inline tdp_time_t tb_rx_now(struct timebase *tb)
+{
+	return tb->ops->rx_now ? tb->ops->rx_now(tb) : tb->ops->now(tb);
 }
 
 static inline tdp_time_t tb_fast_now(struct timebase *tb)

@@ -138,15 +138,17 @@ static void show_ports(json_t *r)
 
 static void show_flows(json_t *r)
 {
-	printf("table %s\n%-16s %-8s %10s %10s %10s %8s %9s %8s %8s %8s %8s\n", S(r, "table"), "flow", "port", "rx",
-	       "reserved", "sent", "unused", "late-drop", "carried", "overflow", "tx-drop", "demoted");
+	printf("table %s\n%-16s %-8s %10s %10s %10s %8s %9s %8s %8s %8s %8s %8s %8s\n", S(r, "table"), "flow", "port",
+	       "rx", "reserved", "sent", "unused", "late-drop", "carried", "arr-late", "overflow", "tx-drop", "demoted",
+	       "stamped");
 	size_t i;
 	json_t *f;
 	json_array_foreach(json_object_get(r, "flows"), i, f)
 		printf("%-16s %-8s %10" PRId64 " %10" PRId64 " %10" PRId64 " %8" PRId64 " %9" PRId64 " %8" PRId64 " %8" PRId64
-		       " %8" PRId64 " %8" PRId64 "\n", S(f, "name"), S(f, "port"), I(f, "rx"), I(f, "reserved"),
-		       I(f, "sent"), I(f, "unused"), I(f, "late_dropped"), I(f, "late_carried"), I(f, "overflow"),
-		       I(f, "tx_drop"), I(f, "demoted"));
+		       " %8" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64 "\n", S(f, "name"), S(f, "port"), I(f, "rx"),
+		       I(f, "reserved"), I(f, "sent"), I(f, "unused"), I(f, "late_dropped"), I(f, "late_carried"),
+		       I(f, "arr_late_dropped") + I(f, "arr_late_carried"), I(f, "overflow"), I(f, "tx_drop"),
+		       I(f, "demoted"), I(f, "stamped"));
 }
 
 static void show_sync(json_t *r)
@@ -323,7 +325,10 @@ static void show_prometheus(json_t *r)
 		{"unused", "Slots with no packet waiting."}, {"late_dropped", "Packets of late frames dropped."},
 		{"late_carried", "Packets of late frames carried to the next reserved frame."},
 		{"late_frames", "Frames of the flow that were late."}, {"tx_drop", "Packets the driver refused."},
-		{"demoted", "Packets sent as best effort while demoted."}};
+		{"demoted", "Packets sent as best effort while demoted."},
+		{"arr_late_dropped", "Pipelined packets that arrived after their frame was staged, dropped."},
+		{"arr_late_carried", "Pipelined packets that arrived after their frame was staged, carried."},
+		{"stamped", "Probe packets that got this node's hop stamp."}};
 	prom_per(json_object_get(r, "flows"), "flow", fc, sizeof(fc) / sizeof(fc[0]));
 	static const char *const pc[][2] = {
 		{"frames", "Frames with a reservation pushed on time."}, {"late_frames", "Frames late on the port."},

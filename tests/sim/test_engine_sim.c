@@ -1035,6 +1035,97 @@ static void swap_refused(void **state)
 	rig_down(&r);
 }
 
+/* ---- pipelined flows ------------------------------------------------------ */
+
+/* alpha 2: what the upstream node sends in frames 8, 1 and 2 of its cycle
+ * goes out here in frames 0, 3 and 4 (two packets each). */
+static const char table_pipe[] =
+	"tdp-schedule 1\ntf 100us\nk 10\n"
+	"port out rate 1Gbit/s\n"
+	"flow p port out size 200 alpha 2 delay 10us udp-dport 1\n"
+	"frames 0, 3, 4: p 2\n";
+
+/* Two packets the upstream sent in frame u, due in u + 2 as RX marks them;
+ * the sequence number says u. */
+static void pipe_send(struct rig *r, int64_t u)
+{
+	for (uint32_t i = 0; i < 2; i++) {
+		struct rte_mbuf *m = mk(0, (uint32_t)(u * 2 + i), 200);
+		*engine_pkt_due(m) = u + 2;
+		assert_int_equal(rte_ring_sp_enqueue(engine_flow_ring(r->e, 0), m), 0);
+	}
+}
+
+/*
+ * 40 cycles. Upstream frame u's packets are queued one frame before they are
+ * due, so those of u = 2 wait behind the frame-3 staging. In cycle 4 the
+ * upstream sends nothing in frame 1: frame 3 stays empty and u = 2's packets
+ * still wait for frame 4 (served in order, they would have gone in frame 3).
+ * In cycle 3 the packets of u = 8 come only after their frame (0 of cycle 4)
+ * was staged: late on arrival, dropped or carried per the policy; carried, they
+ * take the slots cycle 4's frame 3 leaves free, never an on-time packet's.
+ */
+static void pipelined(enum late_policy pol)
+{
+	struct rig r;
+	rig_up(&r, table_pipe, pol, 1000 * TDP_NS_PER_S + 500000, 0, 64);
+	const struct frame_geom *g = engine_geom(r.e);
+	int64_t c0 = engine_next_frame(r.e) / 10 + 1, late_u = (c0 + 3) * 10 + 8, lost_u = (c0 + 4) * 10 + 1;
+	size_t from = txlog.n;
+	while (engine_next_frame(r.e) < (c0 + 40) * 10) {
+		int64_t j = engine_next_frame(r.e), u = j - 1;
+		uint32_t t = frame_tfc(g, u);
+		if (u >= c0 * 10 && (t == 8 || t == 1 || t == 2) && u != late_u && u != lost_u)
+			pipe_send(&r, u);
+		engine_step(r.e);
+		if (j == late_u + 2)
+			pipe_send(&r, late_u); /* after frame late_u + 2 was staged */
+	}
+	check_wire(&r, from, txlog.n);
+	size_t seen = 0, late_seen = 0;
+	for (size_t i = from; i < txlog.n; i++) {
+		const struct txrec *x = &txlog.v[i];
+		int64_t u = x->seq / 2, f = frame_index(g, tdp_time(x->t));
+		if (u == late_u) {
+			assert_int_equal(f, lost_u + 2); /* the slots nobody else wanted */
+			late_seen++;
+			continue;
+		}
+		if (f != u + 2)
+			fail_msg("packet of upstream frame %lld left in frame %lld, not %lld", (long long)u, (long long)f,
+				 (long long)(u + 2));
+		seen++;
+	}
+	/* all but the late, the lost and the last u = 8 pair (due after the run) */
+	assert_int_equal(seen, 40 * 6 - 2 - 2 - 2);
+	struct flow_stats fs;
+	engine_flow_stats(r.e, 0, &fs);
+	if (pol == LATE_DROP) {
+		assert_int_equal(late_seen, 0);
+		assert_int_equal(fs.arr_late_dropped, 2);
+		assert_int_equal(fs.arr_late_carried, 0);
+		assert_int_equal(fs.unused, 2 + 2 + 2); /* + frame 0 of the first cycle: nothing came */
+	} else {
+		assert_int_equal(late_seen, 2);
+		assert_int_equal(fs.arr_late_carried, 2);
+		assert_int_equal(fs.arr_late_dropped, 0);
+		assert_int_equal(fs.unused, 2 + 2);
+	}
+	assert_int_equal(fs.late_frames, 0);
+	drain_all(&r);
+	rig_down(&r);
+}
+
+static void pipelined_dropping_late_arrivals(void **state)
+{
+	pipelined(LATE_DROP);
+}
+
+static void pipelined_carrying_late_arrivals(void **state)
+{
+	pipelined(LATE_CARRY);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1053,6 +1144,8 @@ int main(void)
 		cmocka_unit_test(swap_across_a_stall),
 		cmocka_unit_test(swap_to_a_million_frames),
 		cmocka_unit_test(swap_refused),
+		cmocka_unit_test(pipelined_dropping_late_arrivals),
+		cmocka_unit_test(pipelined_carrying_late_arrivals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

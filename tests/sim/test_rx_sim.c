@@ -56,13 +56,15 @@ static void addr(const char *s, uint8_t a[16])
 	assert_int_equal(route_parse_addr(s, &fam, a), 0);
 }
 
+static const char *rig_table = table;
+
 static void rig_up(struct rig *r)
 {
 	static int no;
 	char name[32], err[160];
 	memset(r, 0, sizeof(*r));
 	assert_int_equal(env_eal_init(), 0);
-	r->t = parse_ok(table);
+	r->t = parse_ok(rig_table);
 	r->tb = tb_sim_new(tdp_time(0), 20);
 	int pid[2];
 	for (int p = 0; p < 2; p++) {
@@ -115,7 +117,7 @@ static void rig_up(struct rig *r)
 	r->frx[1] = engine_flow_rx(r->e, 1);
 	r->rxt = (struct rx_table){.cls = r->cls, .t = r->t, .flows = r->frx};
 	r->rx = (struct rx){.ports = r->ports, .nports = 2, .rt = r->rt, .tab = &r->rxt, .be_q = r->beq,
-			    .table_to_port = r->t2p};
+			    .table_to_port = r->t2p, .g = *engine_geom(r->e)};
 }
 
 static void rig_down(struct rig *r)
@@ -278,6 +280,38 @@ static void rx_poll_reads_ports(void **state)
 	rig_down(&r);
 }
 
+/* A pipelined flow's packets carry the frame they are due in: the frame of
+ * (arrival - delay), which the upstream sent them in, plus alpha. */
+static void pipelined_due_frames(void **state)
+{
+	static const char piped[] =
+		"tdp-schedule 1\ntf 1ms\nk 10\nepoch 200us\n"
+		"port out rate 100Mbit/s\n"
+		"flow probe port out size 100 alpha 3 delay 300us dscp 46 udp-dport 5000\n"
+		"flow l2 port out size 100 dscp 20 mpls 77\n"
+		"frames 0: probe 1, l2 1\n";
+	struct rig r;
+	rig_table = piped;
+	rig_up(&r);
+	rig_table = table;
+	/* arrivals around the edge: frame u starts at u ms + 200 us, and the
+	 * upstream's frame-u packets arrive from start(u) + 300 us on */
+	const int64_t at[] = {6499999, 6500000, 7499999, 7500000};
+	const int64_t due[] = {5 + 3, 6 + 3, 6 + 3, 7 + 3};
+	for (int i = 0; i < 4; i++) {
+		struct pg g = from_sender("10.0.2.2");
+		g.dscp = 46;
+		g.dport = 5000;
+		r.rx.now = tdp_time(at[i]);
+		rx_packet(&r.rx, 0, frame(&g));
+		struct rte_mbuf *m = NULL;
+		assert_int_equal(rte_ring_sc_dequeue(r.fq[0], (void **)&m), 0);
+		assert_int_equal(*engine_pkt_due(m), due[i]);
+		rte_pktmbuf_free(m);
+	}
+	rig_down(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +319,7 @@ int main(void)
 		cmocka_unit_test(bad_packets_counted),
 		cmocka_unit_test(queues_are_bounded),
 		cmocka_unit_test(rx_poll_reads_ports),
+		cmocka_unit_test(pipelined_due_frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
