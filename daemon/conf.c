@@ -77,7 +77,11 @@ const struct conf_opt conf_opts[] = {
 	{"rx-priority", CS_GLOBAL, CT_INT, "0", 0, 99, NULL, G(rx_priority), "PRIO",
 	 "SCHED_FIFO priority of the RX thread; 0 runs it SCHED_OTHER", false},
 	{"late-policy", CS_GLOBAL, CT_ENUM, "drop", 0, 0, conf_late_names, G(late_policy), "drop|carry",
-	 "a frame the engine could not push in time: drop its reserved packets, or carry them to the flow's next reserved frame", false},
+	 "a frame the engine could not push in time: drop its reserved packets, or carry them to the flow's next reserved frame; "
+	 "also for packets of pipelined flows that arrive after their frame was staged (carried into slots the flow's "
+	 "on-time packets leave free)", false},
+	{"node-id", CS_GLOBAL, CT_INT, "0", 0, 65535, NULL, G(node_id), "N",
+	 "this router's id in the hop stamps it writes into probe packets of flows with the stamp option", false},
 	{"flow-queue-depth", CS_GLOBAL, CT_INT, "256", 1, 65536, NULL, G(flow_queue_depth), "N",
 	 "packets queued per reserved flow; more are dropped and counted as overflow", false},
 	{"be-queue-depth", CS_GLOBAL, CT_INT, "1024", 1, 65536, NULL, G(be_queue_depth), "N",

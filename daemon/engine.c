@@ -14,6 +14,7 @@
 #include <rte_ring.h>
 
 #include "engine.h"
+#include "stamp.h"
 
 #define BE_BURST 32
 
@@ -41,7 +42,13 @@ struct eng_flow {
 
 /* Per port and per table: the staging arrays, sized for the table's rows, and
  * the port's flows (for demotion). */
+struct eng_stamp {
+	struct stamp_slot s;
+	uint32_t flow;
+};
+
 struct eng_tport {
+	struct eng_stamp *stamps; /* stage_cap: the staged probes that get a stamp */
 	struct rte_mbuf **stage;
 	uint32_t stage_cap;
 	struct seg *seg;
@@ -82,6 +89,8 @@ struct eng_port {
 	uint32_t nstage;
 	struct seg *seg;
 	uint32_t nseg;
+	struct eng_stamp *stamps;
+	uint32_t nstamps;
 	int64_t stage_wire_ns;
 	tdp_time_t cursor;        /* when the port will have sent what it was given */
 	uint32_t *flows;          /* the port's flows, for demotion (table in force) */
@@ -95,6 +104,7 @@ struct engine {
 	_Atomic(struct eng_table *) offer;  /* handed over, waiting for its frame */
 	_Atomic(struct eng_table *) pub;    /* in force, for readers */
 	uint32_t flow_depth;
+	uint16_t node_id;         /* written into hop stamps */
 	struct timebase *tb;
 	struct frame_geom g;
 	int64_t guard_ns;
@@ -225,6 +235,7 @@ static void table_free(struct eng_table *nt)
 		return;
 	if (nt->ports)
 		for (uint32_t p = 0; p < nt->nports; p++) {
+			free(nt->ports[p].stamps);
 			free(nt->ports[p].stage);
 			free(nt->ports[p].seg);
 			free(nt->ports[p].flows);
@@ -325,9 +336,10 @@ static struct eng_table *table_build(const struct engine *e, const struct sched_
 	for (uint32_t p = 0; p < t->nports; p++) {
 		struct eng_tport *tp = &nt->ports[p];
 		tp->stage = calloc(tp->stage_cap + 1, sizeof(*tp->stage));
+		tp->stamps = calloc(tp->stage_cap + 1, sizeof(*tp->stamps));
 		tp->seg = calloc(tp->seg_cap + 1, sizeof(*tp->seg));
 		tp->flows = calloc(t->nflows + 1, sizeof(*tp->flows));
-		if (!tp->stage || !tp->seg || !tp->flows) {
+		if (!tp->stage || !tp->stamps || !tp->seg || !tp->flows) {
 			snprintf(err, errlen, "out of memory");
 			goto fail;
 		}
@@ -401,6 +413,7 @@ static void table_enter(struct engine *e, struct eng_table *nt)
 	for (uint32_t p = 0; p < e->nports; p++) {
 		struct eng_port *pt = &e->ports[p];
 		pt->stage = nt->ports[p].stage;
+		pt->stamps = nt->ports[p].stamps;
 		pt->seg = nt->ports[p].seg;
 		pt->flows = nt->ports[p].flows;
 		pt->nflows = nt->ports[p].nflows;
@@ -429,6 +442,7 @@ struct engine *engine_create(const struct eng_config *c, char *err, size_t errle
 	e->be_poll_ns = c->be_poll_ns;
 	e->refresh_ns = c->refresh_ns;
 	e->flow_depth = c->flow_depth;
+	e->node_id = c->node_id;
 	e->nports = t->nports;
 	e->act[TB_LOCKED] = SA_SERVE;
 	e->act[TB_HOLDOVER] = c->holdover_action;
@@ -833,6 +847,33 @@ static inline uint32_t take_for(struct engine *e, uint32_t flow, int64_t x, stru
 	return e->t->flows[flow].alpha ? take_due(e, fl, x, out, want, true) : take(fl, out, want);
 }
 
+/* The staged probes of a stamp flow: where their stamps go, written at the push. */
+static void stamp_find(struct engine *e, struct eng_port *p, uint32_t flow, int64_t j, struct rte_mbuf **m,
+		       uint32_t n)
+{
+	bool piped = e->t->flows[flow].alpha != 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct eng_stamp *st = &p->stamps[p->nstamps];
+		if (stamp_locate(rte_pktmbuf_mtod(m[i], uint8_t *), m[i]->data_len, &st->s) != STAMP_OK)
+			continue;
+		if (piped && *engine_pkt_due(m[i]) != j)
+			st->s.flags |= STAMP_F_LATE;
+		st->flow = flow;
+		p->nstamps++;
+	}
+}
+
+/* Just before the push: this node, the frame and the push time into each probe. */
+static void stamp_push(struct engine *e, struct eng_port *p, int64_t j, tdp_time_t t)
+{
+	int32_t off = (int32_t)tdp_time_diff(t, frame_start(&e->g, j));
+	for (uint32_t i = 0; i < p->nstamps; i++) {
+		stamp_write(&p->stamps[i].s, e->node_id, j, off);
+		ST_ADD(e->flows[p->stamps[i].flow]->st.stamped, 1);
+	}
+	p->nstamps = 0;
+}
+
 static void stage(struct engine *e, int64_t j)
 {
 	uint32_t n;
@@ -840,6 +881,7 @@ static void stage(struct engine *e, int64_t j)
 	for (uint32_t p = 0; p < e->nports; p++) {
 		e->ports[p].nstage = 0;
 		e->ports[p].nseg = 0;
+		e->ports[p].nstamps = 0;
 		e->ports[p].stage_wire_ns = 0;
 	}
 	for (uint32_t x = 0; x < n; x++) {
@@ -849,6 +891,8 @@ static void stage(struct engine *e, int64_t j)
 		uint32_t got = take_for(e, row[x].flow, j, at, row[x].n);
 		for (uint32_t i = 0; i < got; i++)
 			p->stage_wire_ns += wire_ns(p, at[i]);
+		if (e->t->flows[row[x].flow].stamp)
+			stamp_find(e, p, row[x].flow, j, at, got);
 		p->nstage += got;
 		p->seg[p->nseg++] = (struct seg){row[x].flow, (uint16_t)got};
 		ST_ADD(fl->st.reserved, row[x].n);
@@ -880,6 +924,7 @@ static void late_port(struct engine *e, struct eng_port *p)
 		ST_ADD(p->st.late_frames, 1);
 	p->nstage = 0;
 	p->nseg = 0;
+	p->nstamps = 0;
 }
 
 /* A frame whose start passed while the engine was away; nothing was staged. */
@@ -929,9 +974,11 @@ static void skip_frame(struct engine *e, int64_t j)
 	}
 }
 
-static void push(struct engine *e, struct eng_port *p, tdp_time_t t)
+static void push(struct engine *e, struct eng_port *p, int64_t j, tdp_time_t t)
 {
 	uint16_t n = (uint16_t)p->nstage;
+	if (p->nstamps)
+		stamp_push(e, p, j, t);
 	if (n) {
 		uint64_t bytes = 0;
 		for (uint16_t i = 0; i < n; i++)
@@ -1170,7 +1217,7 @@ int64_t engine_step(struct engine *e)
 				late_port(e, pt);
 				late = true;
 			} else {
-				push(e, pt, t);
+				push(e, pt, j, t);
 			}
 		}
 		if (late)

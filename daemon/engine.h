@@ -76,6 +76,7 @@ struct eng_config {
 	int64_t refresh_ns;              /* re-anchor the fast clock this often; 0 = never */
 	enum sync_action holdover_action;
 	enum sync_action unlocked_action;
+	uint16_t node_id;                /* this router's id in hop stamps */
 	const struct eng_port_cfg *ports; /* t->nports, indexed like t->ports */
 };
 

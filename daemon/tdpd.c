@@ -450,7 +450,7 @@ static int bring_up(struct tdpd *d)
 						 .overhead = d->t->ports[tp_].overhead};
 	}
 	struct eng_config ec = {
-		.t = d->t, .tb = d->tb, .late = c->late_policy ? LATE_CARRY : LATE_DROP,
+		.t = d->t, .tb = d->tb, .late = c->late_policy ? LATE_CARRY : LATE_DROP, .node_id = (uint16_t)c->node_id,
 		.flow_depth = (uint32_t)c->flow_queue_depth, .be_depth = (uint32_t)c->be_queue_depth,
 		.be_poll_ns = c->be_poll_ns, .refresh_ns = c->clock_refresh_ns, .ports = epc,
 		.holdover_action = (enum sync_action)c->sync_holdover_action,

@@ -3,13 +3,15 @@
  * libFuzzer target for what arrives on the wire: pkt_parse must never read
  * past the frame, classification must give a flow of the table or -1, and the
  * forwarding rewrite of an IPv4 packet must leave a valid header checksum
- * valid.
+ * valid. A hop stamp goes only where stamp_locate found room, inside the
+ * frame, and a second one only where it found room again.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pkt.h"
+#include "stamp.h"
 #include "tdp_sched.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -52,6 +54,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		static const uint8_t mac[6] = {2, 0, 0, 0, 0, 1};
 		if (pkt_forward(p, &pi, mac, mac) == 0 && csum_ok && pkt_ip4_csum(p + pi.l3_off, ihl) != 0)
 			abort();
+	}
+	struct stamp_slot s;
+	for (int k = 0; k < 20 && stamp_locate(p, (uint32_t)size, &s) == STAMP_OK; k++) {
+		if (k == STAMP_MAX)
+			abort(); /* never more stamps than the format has */
+		stamp_write(&s, 1, s.probe_frame + 1, 1000);
 	}
 	free(p);
 	return 0;

@@ -65,7 +65,7 @@ static void round_trip_ipv4_ipv6_vlan(void **state)
 	assert_int_equal(got.tf_ns, TF);
 	assert_int_equal(got.epoch_ns, EPOCH);
 	assert_int_equal(got.kind, PROBE_K_PROBE);
-	assert_int_equal(got.room, 1);   /* 78 bytes: one 4-byte hop stamp */
+	assert_int_equal(got.room, 0);   /* 78 bytes: 4 spare, no room for a 12-byte hop stamp */
 	assert_int_equal(probe_frame_start(&got), EPOCH + 17953103224821LL * TF);
 	/* any port */
 	assert_int_equal(probe_decode(f, n, 0, &got), PROBE_OK);
@@ -86,6 +86,10 @@ static void round_trip_ipv4_ipv6_vlan(void **state)
 	assert_int_equal(probe_decode(f, n, PROBE_DEFAULT_PORT, &got), PROBE_OK);
 	assert_int_equal(got.seq, 3);
 	assert_int_equal(got.frame, 42);
+	assert_int_equal(got.room, (200 - probe_min_size(6, true)) / PROBE_STAMP_LEN);
+	assert_int_equal(probe_build(&t, &a, probe_min_size(6, true) + 20 * PROBE_STAMP_LEN, &h), 0);
+	n = mk(f, &t, 3, 42, 99);
+	assert_int_equal(probe_decode(f, n, PROBE_DEFAULT_PORT, &got), PROBE_OK);
 	assert_int_equal(got.room, PROBE_MAX_HOPS);
 }
 
@@ -175,15 +179,20 @@ static void malformed_and_foreign(void **state)
 	h.room = 1;
 	h.hops = 2;
 	probe_hdr_write(p, &h);
-	assert_int_equal(probe_hdr_read(p, PROBE_HDR_LEN + 4, &got), PROBE_MALFORMED); /* hops > room */
+	assert_int_equal(probe_hdr_read(p, PROBE_HDR_LEN + PROBE_STAMP_LEN, &got), PROBE_MALFORMED); /* hops > room */
 	h.room = 2;
-	h.stamp[0] = 111;
-	h.stamp[1] = -222;
+	h.stamp[0] = (struct probe_stamp){.node = 7, .flags = PROBE_STAMP_LATE, .dframe = 3, .push_off = 111};
+	h.stamp[1] = (struct probe_stamp){.node = 65535, .dframe = -1, .push_off = -222};
 	probe_hdr_write(p, &h);
-	assert_int_equal(probe_hdr_read(p, PROBE_HDR_LEN + 8, &got), PROBE_OK);
+	assert_int_equal(probe_hdr_read(p, PROBE_HDR_LEN + 2 * PROBE_STAMP_LEN, &got), PROBE_OK);
 	assert_int_equal(got.hops, 2);
-	assert_int_equal(got.stamp[0], 111);
-	assert_int_equal(got.stamp[1], -222);
+	assert_int_equal(got.stamp[0].node, 7);
+	assert_int_equal(got.stamp[0].flags, PROBE_STAMP_LATE);
+	assert_int_equal(got.stamp[0].dframe, 3);
+	assert_int_equal(got.stamp[0].push_off, 111);
+	assert_int_equal(got.stamp[1].node, 65535);
+	assert_int_equal(got.stamp[1].dframe, -1);
+	assert_int_equal(got.stamp[1].push_off, -222);
 	/* a UDP length beyond the IP payload on our port, with our magic */
 	static struct probe_tmpl t;
 	struct probe_addr a;

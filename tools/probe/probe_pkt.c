@@ -91,8 +91,15 @@ void probe_hdr_write(uint8_t *p, const struct probe_hdr *h)
 	wr32(p + 16, h->epoch_ns);
 	wr64(p + 20, (uint64_t)h->frame);
 	wr32(p + 28, (uint32_t)h->t1_off);
-	for (unsigned i = 0; i < h->room; i++)
-		wr32(p + PROBE_HDR_LEN + 4 * i, (uint32_t)(i < h->hops ? h->stamp[i] : 0));
+	for (unsigned i = 0; i < h->room; i++) {
+		uint8_t *q = p + PROBE_HDR_LEN + PROBE_STAMP_LEN * i;
+		const struct probe_stamp z = {0}, *s = i < h->hops ? &h->stamp[i] : &z;
+		wr16(q, s->node);
+		q[2] = s->flags;
+		q[3] = 0;
+		wr32(q + 4, (uint32_t)s->dframe);
+		wr32(q + 8, (uint32_t)s->push_off);
+	}
 }
 
 enum probe_verdict probe_hdr_read(const uint8_t *p, uint32_t len, struct probe_hdr *h)
@@ -113,7 +120,7 @@ enum probe_verdict probe_hdr_read(const uint8_t *p, uint32_t len, struct probe_h
 	h->version = p[2];
 	h->kind = p[3] & 3u;
 	h->hops = p[3] >> 4;
-	uint32_t room = (len - PROBE_HDR_LEN) / 4;
+	uint32_t room = (len - PROBE_HDR_LEN) / PROBE_STAMP_LEN;
 	h->room = (uint8_t)(room > PROBE_MAX_HOPS ? PROBE_MAX_HOPS : room);
 	h->flow = rd32(p + 4);
 	h->seq = rd32(p + 8);
@@ -127,8 +134,10 @@ enum probe_verdict probe_hdr_read(const uint8_t *p, uint32_t len, struct probe_h
 	/* start(i) and t1 must be times after 1970 that fit */
 	if (h->frame < 0 || h->frame > (INT64_MAX - h->epoch_ns - INT32_MAX) / h->tf_ns)
 		return PROBE_MALFORMED;
-	for (unsigned i = 0; i < h->hops; i++)
-		h->stamp[i] = (int32_t)rd32(p + PROBE_HDR_LEN + 4 * i);
+	for (unsigned i = 0; i < h->hops; i++) {
+		const uint8_t *q = p + PROBE_HDR_LEN + PROBE_STAMP_LEN * i;
+		h->stamp[i] = (struct probe_stamp){rd16(q), q[2], (int32_t)rd32(q + 4), (int32_t)rd32(q + 8)};
+	}
 	return PROBE_OK;
 }
 
@@ -187,7 +196,7 @@ int probe_build(struct probe_tmpl *t, const struct probe_addr *a, unsigned size,
 	hh.frame = 0;
 	hh.t1_off = 0;
 	if (udp_len - 8 >= PROBE_HDR_LEN) {
-		uint32_t room = (udp_len - 8 - PROBE_HDR_LEN) / 4;
+		uint32_t room = (udp_len - 8 - PROBE_HDR_LEN) / PROBE_STAMP_LEN;
 		hh.room = (uint8_t)(room > PROBE_MAX_HOPS ? PROBE_MAX_HOPS : room);
 		probe_hdr_write(udp + 8, &hh);
 	} else {

@@ -13,7 +13,13 @@
  *  20  i64  absolute frame index i the packet was scheduled in
  *  28  i32  t1 - start(i): the CTR time written just before the send, as its
  *           offset from the start of its frame
- *  32  i32  per-hop stamps, same encoding, as many as the frame has room for
+ *  32       hop stamps, 12 bytes each, as many as the frame has room for (at
+ *           most 15; tdp-probe send --stamps N makes room for N). Routers of
+ *           flows with the table's `stamp` option write them just before
+ *           their push:
+ *             0 u16 node id, 2 u8 flags (bit 0: sent late, under the late
+ *             policy), 3 u8 0, 4 i32 frame sent in minus i, 8 i32 push time
+ *             minus the start of that frame (ns)
  *
  * A best-effort frame needs only the first 4 bytes (magic, version, kind), so
  * a flood can use frames down to the Ethernet minimum of 60 bytes.
@@ -35,6 +41,8 @@
 #define PROBE_VERSION 1
 #define PROBE_HDR_LEN 32
 #define PROBE_MAX_HOPS 15
+#define PROBE_STAMP_LEN 12
+#define PROBE_STAMP_LATE 0x01
 #define PROBE_DEFAULT_PORT 7350
 /* The paper's probe: a 78-byte frame, 102 bytes on the wire with preamble, FCS and gap. */
 #define PROBE_DEFAULT_SIZE 78
@@ -50,6 +58,13 @@ enum probe_verdict {
 	PROBE_MALFORMED,    /* ours, but a field, a length or the checksum is wrong */
 };
 
+struct probe_stamp {
+	uint16_t node;
+	uint8_t flags;
+	int32_t dframe;     /* frame the hop sent the packet in, minus the probe's frame */
+	int32_t push_off;   /* the hop's push time minus the start of that frame, ns */
+};
+
 struct probe_hdr {
 	uint8_t version;
 	uint8_t kind;
@@ -61,7 +76,7 @@ struct probe_hdr {
 	uint32_t epoch_ns;
 	int64_t frame;
 	int32_t t1_off;
-	int32_t stamp[PROBE_MAX_HOPS];
+	struct probe_stamp stamp[PROBE_MAX_HOPS];
 };
 
 /* Where the probe goes; addresses in network order, family 4 or 6. */
@@ -85,7 +100,8 @@ struct probe_tmpl {
 	uint32_t csum_base;   /* UDP checksum sum with seq, frame and t1 zero */
 };
 
-/* Smallest frame for the family (headers + probe header, no FCS). */
+/* Smallest frame for the family (headers + probe header, no FCS); add
+ * PROBE_STAMP_LEN per hop stamp to make room for. */
 unsigned probe_min_size(int family, bool vlan);
 /* Smallest best-effort frame: headers + 4 bytes, at least 60. */
 unsigned probe_min_be_size(int family, bool vlan);

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
+#include "pkt.h"
+#include "stamp.h"
+
+static inline uint16_t rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline void wr16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+int stamp_locate(uint8_t *frame, uint32_t len, struct stamp_slot *s)
+{
+	struct pkt_info pi;
+	if (pkt_parse(frame, len, &pi) != PKT_OK || !(pi.flags & PKT_F_UDP))
+		return STAMP_NOT_PROBE;
+	uint8_t *udp = frame + pi.l4_off;
+	uint32_t ulen = rd16(udp + 4);
+	/* the UDP length must lie inside the frame and hold a probe header */
+	if (ulen < 8 + STAMP_HDR_LEN || pi.l4_off + ulen > len)
+		return STAMP_NOT_PROBE;
+	uint8_t *h = udp + 8;
+	if (rd16(h) != STAMP_PROBE_MAGIC || h[2] != STAMP_PROBE_VERSION || (h[3] & 3u) != 0)
+		return STAMP_NOT_PROBE;
+	uint32_t room = (ulen - 8 - STAMP_HDR_LEN) / STAMP_LEN;
+	if (room > STAMP_MAX)
+		room = STAMP_MAX;
+	if ((uint32_t)(h[3] >> 4) >= room)
+		return STAMP_FULL;
+	s->hdr = h;
+	uint16_t c = rd16(udp + 6);
+	s->csum = c == 0 && pi.family == 4 ? NULL : udp + 6;
+	uint64_t fr = 0;
+	for (int i = 0; i < 8; i++)
+		fr = fr << 8 | h[20 + i];
+	s->probe_frame = (int64_t)fr;
+	s->flags = 0;
+	return STAMP_OK;
+}
+
+/* one's complement sum of the 16-bit words of an even-length run */
+static uint32_t sum16(const uint8_t *p, unsigned n)
+{
+	uint32_t s = 0;
+	for (unsigned i = 0; i < n; i += 2)
+		s += rd16(p + i);
+	return s;
+}
+
+void stamp_write(const struct stamp_slot *s, uint16_t node, int64_t frame, int32_t push_off)
+{
+	uint8_t *h = s->hdr;
+	unsigned k = h[3] >> 4;
+	uint8_t *at = h + STAMP_HDR_LEN + STAMP_LEN * k;
+	/* the words that change: the header's kind/count word and the slot */
+	uint32_t old = sum16(h + 2, 2) + sum16(at, STAMP_LEN);
+	uint32_t df = (uint32_t)(int32_t)(frame - s->probe_frame), po = (uint32_t)push_off;
+	wr16(at, node);
+	at[2] = s->flags;
+	at[3] = 0;
+	wr16(at + 4, (uint16_t)(df >> 16));
+	wr16(at + 6, (uint16_t)df);
+	wr16(at + 8, (uint16_t)(po >> 16));
+	wr16(at + 10, (uint16_t)po);
+	h[3] = (uint8_t)((h[3] & 0x0f) | (k + 1) << 4);
+	if (!s->csum)
+		return;
+	uint32_t nw = sum16(h + 2, 2) + sum16(at, STAMP_LEN);
+	/* RFC 1624: HC' = ~(~HC + ~m + m'), with the old words' sum folded first */
+	while (old >> 16)
+		old = (old & 0xffff) + (old >> 16);
+	uint32_t x = (uint16_t)~rd16(s->csum) + (uint16_t)~old + nw;
+	while (x >> 16)
+		x = (x & 0xffff) + (x >> 16);
+	uint16_t c = (uint16_t)~x;
+	wr16(s->csum, c ? c : 0xffff); /* UDP sends a computed 0 as all ones */
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Hop stamps as the daemon writes them (daemon/stamp.c) and as tdp-probe reads
+ * them (tools/probe/probe_pkt.c): two codecs of one wire format, so each stamp
+ * written must decode to what was written, with a UDP checksum that still
+ * holds, over IPv4 and over IPv6 with a VLAN tag.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "probe_pkt.h"
+#include "stamp.h"
+
+static void addr(struct probe_addr *a, int family)
+{
+	memset(a, 0, sizeof(*a));
+	a->src_mac[0] = 2, a->dst_mac[0] = 2, a->dst_mac[5] = 1;
+	a->family = (uint8_t)family;
+	a->src[0] = 10, a->src[3] = 2;
+	a->dst[0] = 10, a->dst[2] = 2, a->dst[3] = 2;
+	if (family == 6)
+		a->src[0] = a->dst[0] = 0x20, a->src[1] = a->dst[1] = 0x01;
+	a->sport = a->dport = PROBE_DEFAULT_PORT;
+	a->ttl = 64;
+	a->vlan = family == 6 ? 100 : -1;
+}
+
+static void stamps_round_trip(void **state)
+{
+	(void)state;
+	static struct probe_tmpl t;
+	for (int fam = 4; fam <= 6; fam += 2) {
+		struct probe_addr a;
+		addr(&a, fam);
+		struct probe_hdr h = {.version = PROBE_VERSION, .kind = PROBE_K_PROBE, .flow = 9, .tf_ns = 1000000};
+		unsigned size = probe_min_size(fam, fam == 6) + 4 * PROBE_STAMP_LEN + 5;
+		assert_int_equal(probe_build(&t, &a, size, &h), 0);
+		uint8_t f[512];
+		memcpy(f, t.buf, t.len);
+		int64_t i = 1790000000123LL;
+		probe_stamp(&t, f, 77, i, 4321);
+		struct probe_hdr got;
+		assert_int_equal(probe_decode(f, t.len, 0, &got), PROBE_OK);
+		assert_int_equal(got.room, 4);
+		/* four hops, with frames before and after i and push offsets of both signs */
+		const int32_t dframe[4] = {1, 3, 4, -2}, off[4] = {250000, -7, 0x7fffffff, 12};
+		for (int k = 0; k < 4; k++) {
+			struct stamp_slot s;
+			assert_int_equal(stamp_locate(f, t.len, &s), STAMP_OK);
+			assert_int_equal(s.probe_frame, i);
+			if (k == 2)
+				s.flags |= STAMP_F_LATE;
+			stamp_write(&s, (uint16_t)(100 + k), i + dframe[k], off[k]);
+			assert_int_equal(probe_decode(f, t.len, 0, &got), PROBE_OK); /* the checksum holds */
+			assert_int_equal(got.hops, k + 1);
+		}
+		struct stamp_slot s;
+		assert_int_equal(stamp_locate(f, t.len, &s), STAMP_FULL);
+		for (int k = 0; k < 4; k++) {
+			assert_int_equal(got.stamp[k].node, 100 + k);
+			assert_int_equal(got.stamp[k].dframe, dframe[k]);
+			assert_int_equal(got.stamp[k].push_off, off[k]);
+			assert_int_equal(got.stamp[k].flags, k == 2 ? PROBE_STAMP_LATE : 0);
+		}
+		assert_int_equal(got.seq, 77);
+		assert_int_equal(got.frame, i);
+		assert_int_equal(got.t1_off, 4321);
+		/* a flipped bit in a stamp is caught by the checksum */
+		f[t.len - 5 - 3] ^= 0x10;
+		assert_int_equal(probe_decode(f, t.len, 0, &got), PROBE_MALFORMED);
+	}
+}
+
+/* Only our probes get a stamp: best effort, other UDP, truncated frames do not. */
+static void only_probes(void **state)
+{
+	(void)state;
+	static struct probe_tmpl t;
+	struct probe_addr a;
+	addr(&a, 4);
+	struct probe_hdr h = {.version = PROBE_VERSION, .kind = PROBE_K_BE, .tf_ns = 1000000};
+	assert_int_equal(probe_build(&t, &a, 200, &h), 0);
+	struct stamp_slot s;
+	uint8_t f[512];
+	memcpy(f, t.buf, t.len);
+	assert_int_equal(stamp_locate(f, t.len, &s), STAMP_NOT_PROBE);
+	h.kind = PROBE_K_PROBE;
+	assert_int_equal(probe_build(&t, &a, 200, &h), 0);
+	memcpy(f, t.buf, t.len);
+	assert_int_equal(stamp_locate(f, t.len, &s), STAMP_OK);
+	for (uint32_t n = 0; n < 14 + 20 + 8 + STAMP_HDR_LEN; n++)
+		assert_int_equal(stamp_locate(f, n, &s), STAMP_NOT_PROBE);
+	f[14 + 20 + 8] ^= 1; /* the magic */
+	assert_int_equal(stamp_locate(f, t.len, &s), STAMP_NOT_PROBE);
+	/* a probe with no room */
+	h.kind = PROBE_K_PROBE;
+	assert_int_equal(probe_build(&t, &a, probe_min_size(4, false) + STAMP_LEN - 1, &h), 0);
+	memcpy(f, t.buf, t.len);
+	assert_int_equal(stamp_locate(f, t.len, &s), STAMP_FULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(stamps_round_trip),
+		cmocka_unit_test(only_probes),
+	};
+	return cmocka_run_group_tests_name("stamp", tests, NULL, NULL);
+}
