@@ -9,10 +9,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "probe_pkt.h"
+#include "probe_stats.h"
 #include "stamp.h"
 
 static void addr(struct probe_addr *a, int family)
@@ -103,11 +106,86 @@ static void only_probes(void **state)
 	assert_int_equal(stamp_locate(f, t.len, &s), STAMP_FULL);
 }
 
+/*
+ * The receiver's per-hop accounting against a plan of alpha 2, 1, 3 (TF 1 ms):
+ * 20 probes through three stamping hops, of which probe 5 left hop 2 one frame
+ * late (flagged) and probe 9 has only two stamps.
+ */
+static void receiver_checks_the_plan(void **state)
+{
+	(void)state;
+	static struct probe_tmpl t;
+	struct probe_addr a;
+	addr(&a, 4);
+	struct probe_hdr h = {.version = PROBE_VERSION, .kind = PROBE_K_PROBE, .flow = 3, .tf_ns = 1000000};
+	assert_int_equal(probe_build(&t, &a, probe_min_size(4, false) + 3 * PROBE_STAMP_LEN, &h), 0);
+	struct probe_rx_cfg c = {.bin_ns = 1000, .range_ns = 20000000, .series_ns = 1000000, .delay_frames = 6,
+				 .plan_hops = 3, .plan_alpha = {2, 1, 3}, .keep_records = true};
+	static struct probe_rx rx;
+	assert_int_equal(probe_rx_init(&rx, &c), 0);
+	const int64_t tf = 1000000, i0 = 1790000000000LL;
+	for (uint32_t seq = 0; seq < 20; seq++) {
+		uint8_t f[256];
+		memcpy(f, t.buf, t.len);
+		int64_t i = i0 + 10 * seq;
+		probe_stamp(&t, f, seq, i, 2000);
+		int64_t fr = i;
+		const int32_t alpha[3] = {2, seq == 5 ? 2 : 1, seq == 5 ? 2 : 3};
+		for (int k = 0; k < (seq == 9 ? 2 : 3); k++) {
+			struct stamp_slot sl;
+			assert_int_equal(stamp_locate(f, t.len, &sl), STAMP_OK);
+			if (seq == 5 && k == 1)
+				sl.flags |= STAMP_F_LATE;
+			fr += alpha[k];
+			stamp_write(&sl, (uint16_t)(11 + k), fr, 5000 * (k + 1));
+		}
+		/* arrives 40 us after the last push */
+		int64_t t2 = fr * tf + 5000 * (seq == 9 ? 2 : 3) + 40000;
+		assert_int_equal(probe_rx_packet(&rx, f, t.len, t2, PROBE_TS_SW), PROBE_OK);
+	}
+	const struct probe_flow *fl = &rx.flows[0];
+	assert_int_equal(fl->nhops, 3);
+	assert_int_equal(fl->off_plan, 1);
+	assert_int_equal(fl->hops_short, 1);
+	assert_int_equal(fl->hop[0].n, 20);
+	assert_int_equal(fl->hop[2].n, 19);
+	assert_int_equal(fl->hop[0].node, 11);
+	assert_int_equal(fl->hop[2].node, 13);
+	assert_int_equal(fl->hop[0].alpha[2 - PROBE_ALPHA_LO], 20);
+	assert_int_equal(fl->hop[1].alpha[1 - PROBE_ALPHA_LO], 19);
+	assert_int_equal(fl->hop[1].alpha[2 - PROBE_ALPHA_LO], 1);
+	assert_int_equal(fl->hop[1].off_plan, 1);
+	assert_int_equal(fl->hop[1].late, 1);
+	/* probe 5 caught up at hop 3 (alpha 2, planned 3): off plan there too, one probe in all */
+	assert_int_equal(fl->hop[2].off_plan, 1);
+	assert_int_equal(fl->noffplan, 1);
+	assert_int_equal(fl->offplan[0].seq, 5);
+	assert_int_equal(fl->offplan[0].hop, 2);
+	assert_int_equal(fl->offplan[0].measured, 2);
+	assert_int_equal(fl->offplan[0].planned, 1);
+	assert_true(fl->offplan[0].late);
+	/* legs: sender t1 (+2 us) to hop 1 (+5 us, 2 frames on) */
+	assert_int_equal(fl->hop[0].leg.min, 2 * tf + 5000 - 2000);
+	assert_int_equal(fl->hop[0].push.max, 5000);
+	assert_int_equal(fl->last_leg.min, 40000);
+	assert_int_equal(fl->last_leg.max, 40000);
+	/* the CSV carries the stamps */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&buf, &len);
+	assert_int_equal(probe_rx_csv(o, &rx), 0);
+	fclose(o);
+	assert_non_null(strstr(buf, ",3,11:2:5000;12:4:10000:late;13:6:15000\n"));
+	free(buf);
+	probe_rx_free(&rx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stamps_round_trip),
 		cmocka_unit_test(only_probes),
+		cmocka_unit_test(receiver_checks_the_plan),
 	};
 	return cmocka_run_group_tests_name("stamp", tests, NULL, NULL);
 }

@@ -34,6 +34,8 @@ static void recv_usage(FILE *o)
 		"      --bin TIME         histogram bin (default 1us)\n"
 		"      --range TIME       histogram range, counted as overflow above (default 100ms)\n"
 		"      --series TIME      time-series bucket (default 10ms; widened to keep 2048 buckets)\n"
+		"      --alpha LIST       the plan's alpha per hop (tdpctl plan prints it, e.g. 2,1,1): each\n"
+		"                         probe's hop stamps are checked against it, hop by hop\n"
 		"      --frame-delay N    frames a probe is expected to take (default 0); out of frame is\n"
 		"                         L outside [N*TF, (N+1)*TF)\n"
 		"      --count N          stop after N probes\n"
@@ -84,11 +86,11 @@ int probe_finish(const struct probe_rx *rx, const struct probe_meta *m, const ch
 
 int probe_cmd_recv(int argc, char **argv)
 {
-	enum { O_PORT = 256, O_TS, O_BIN, O_RANGE, O_SERIES, O_DELAY, O_COUNT, O_DUR, O_IGNORE, O_ENDS, O_JSON, O_CSV,
+	enum { O_PORT = 256, O_TS, O_BIN, O_RANGE, O_SERIES, O_DELAY, O_ALPHA, O_COUNT, O_DUR, O_IGNORE, O_ENDS, O_JSON, O_CSV,
 	       O_LABEL, O_KEEPC, O_CPU, O_PRIO, O_READY, O_NOLIVE };
 	static const struct option lo[] = {
 		{"interface", 1, 0, 'i'}, {"port", 1, 0, O_PORT}, {"timestamps", 1, 0, O_TS}, {"bin", 1, 0, O_BIN},
-		{"range", 1, 0, O_RANGE}, {"series", 1, 0, O_SERIES}, {"frame-delay", 1, 0, O_DELAY},
+		{"range", 1, 0, O_RANGE}, {"series", 1, 0, O_SERIES}, {"frame-delay", 1, 0, O_DELAY}, {"alpha", 1, 0, O_ALPHA},
 		{"count", 1, 0, O_COUNT}, {"duration", 1, 0, O_DUR}, {"ignore-end", 0, 0, O_IGNORE},
 		{"ends", 1, 0, O_ENDS}, {"json", 1, 0, O_JSON}, {"csv", 1, 0, O_CSV}, {"label", 1, 0, O_LABEL},
 		{"keep-coalescing", 0, 0, O_KEEPC}, {"cpu", 1, 0, O_CPU}, {"prio", 1, 0, O_PRIO},
@@ -97,6 +99,7 @@ int probe_cmd_recv(int argc, char **argv)
 	const char *ifname = NULL, *json = NULL, *csv = NULL, *label = NULL, *ready = NULL;
 	uint64_t port = PROBE_DEFAULT_PORT, bin = 1000, range = 100000000, series = 10000000, delay = 0, count = 0,
 		 dur = 0, ends = 1, v;
+	uint32_t plan[PROBE_MAX_HOPS] = {0}, nplan = 0;
 	enum probe_ts_want want = PROBE_WANT_AUTO;
 	bool ignore_end = false, keepc = false, live = true;
 	int cpu = -2, prio = 70, c, bad = 0;
@@ -120,6 +123,7 @@ int probe_cmd_recv(int argc, char **argv)
 		case O_RANGE: bad |= probe_opt_time("--range", optarg, &range); break;
 		case O_SERIES: bad |= probe_opt_time("--series", optarg, &series); break;
 		case O_DELAY: bad |= probe_opt_uint("--frame-delay", optarg, 0, 1000000, &delay); break;
+		case O_ALPHA: bad |= probe_opt_alpha("--alpha", optarg, plan, &nplan); break;
 		case O_COUNT: bad |= probe_opt_uint("--count", optarg, 1, UINT64_MAX, &count); break;
 		case O_DUR: bad |= probe_opt_time("--duration", optarg, &dur); break;
 		case O_IGNORE: ignore_end = true; break;
@@ -147,8 +151,9 @@ int probe_cmd_recv(int argc, char **argv)
 		bad = 1;
 	}
 	struct probe_rx_cfg rc_cfg = {.port = (uint16_t)port, .bin_ns = (int64_t)bin, .range_ns = (int64_t)range,
-				      .series_ns = (int64_t)series, .delay_frames = (uint32_t)delay,
+				      .series_ns = (int64_t)series, .delay_frames = (uint32_t)delay, .plan_hops = nplan,
 				      .keep_records = csv != NULL};
+	memcpy(rc_cfg.plan_alpha, plan, sizeof(plan));
 	static struct probe_rx rx;
 	if (!bad && probe_rx_init(&rx, &rc_cfg)) {
 		fprintf(stderr, "tdp-probe: --range must hold between 1 and %d bins of --bin\n", LHIST_MAX_BINS);

@@ -37,6 +37,8 @@ static const char *const timer_names[] = {"predictive", "nanosleep", "spin"};
 struct send_opts {
 	const char *ifname, *dpdk, *table, *flow, *frames, *json, *dst_mac;
 	uint64_t tf_ns, k, per_frame, count, duration_ns, start_in_ns, size, flow_id, dscp, ttl, vlan, pcp;
+	uint64_t stamps;          /* hop stamps to make room for */
+	uint32_t flow_size;       /* the table flow's size, 0 without one */
 	uint64_t sport, dport;
 	bool have_size, have_flow_id, have_dscp, have_dport, have_dst, have_src, have_vlan, have_pcp;
 	uint8_t family, src[16], dst[16], src_family;
@@ -69,6 +71,8 @@ static void send_usage(FILE *o)
 		"      --duration TIME    stop after this long (default: 10s unless --count is given)\n"
 		"      --timer KIND       predictive (default), nanosleep or spin\n"
 		"      --size BYTES       frame size without FCS (default 78: 102 bytes on the wire)\n"
+		"      --stamps N         make room for N hop stamps (12 bytes each, at most 15) that routers\n"
+		"                         write into probes of flows with the stamp option\n"
 		"      --flow-id N        id written into the probes (default: the table's flow number, else 1)\n"
 		"      --src IP, --dst IP addresses (default 192.0.2.1 -> 192.0.2.2, or the flow's /32 or /128)\n"
 		"      --dst-mac MAC      next hop's MAC (default ff:ff:ff:ff:ff:ff)\n"
@@ -106,6 +110,7 @@ static int flow_defaults(struct send_opts *o, const struct sched_flow *f)
 		fprintf(stderr, "tdp-probe: flow %s matches an MPLS label; probes are IP/UDP without labels\n", f->name);
 		return -1;
 	}
+	o->flow_size = f->size;
 	if (!o->have_size) {
 		o->size = f->size < PROBE_DEFAULT_SIZE ? f->size : PROBE_DEFAULT_SIZE;
 	} else if (o->size > f->size) {
@@ -252,11 +257,11 @@ int probe_cmd_send(int argc, char **argv)
 			      .flow_id = 1, .ttl = 64, .sport = PROBE_DEFAULT_PORT, .dport = PROBE_DEFAULT_PORT,
 			      .timer = T_PREDICTIVE, .cpu = -2, .prio = 80};
 	enum { O_DPDK = 256, O_TABLE, O_FLOW, O_TF, O_K, O_FRAMES, O_PER, O_COUNT, O_DUR, O_TIMER, O_SIZE, O_FID,
-	       O_SRC, O_DST, O_DMAC, O_SPORT, O_DPORT, O_DSCP, O_TTL, O_VLAN, O_PCP, O_CPU, O_PRIO, O_START, O_JSON };
+	       O_SRC, O_DST, O_DMAC, O_SPORT, O_DPORT, O_DSCP, O_TTL, O_VLAN, O_PCP, O_CPU, O_PRIO, O_START, O_JSON, O_STAMPS };
 	static const struct option lo[] = {
 		{"interface", 1, 0, 'i'}, {"dpdk", 1, 0, O_DPDK}, {"table", 1, 0, O_TABLE}, {"flow", 1, 0, O_FLOW},
 		{"tf", 1, 0, O_TF}, {"k", 1, 0, O_K}, {"frames", 1, 0, O_FRAMES}, {"per-frame", 1, 0, O_PER},
-		{"count", 1, 0, O_COUNT}, {"duration", 1, 0, O_DUR}, {"timer", 1, 0, O_TIMER}, {"size", 1, 0, O_SIZE},
+		{"count", 1, 0, O_COUNT}, {"duration", 1, 0, O_DUR}, {"timer", 1, 0, O_TIMER}, {"size", 1, 0, O_SIZE}, {"stamps", 1, 0, O_STAMPS},
 		{"flow-id", 1, 0, O_FID}, {"src", 1, 0, O_SRC}, {"dst", 1, 0, O_DST}, {"dst-mac", 1, 0, O_DMAC},
 		{"sport", 1, 0, O_SPORT}, {"dport", 1, 0, O_DPORT}, {"dscp", 1, 0, O_DSCP}, {"ttl", 1, 0, O_TTL},
 		{"vlan", 1, 0, O_VLAN}, {"pcp", 1, 0, O_PCP}, {"cpu", 1, 0, O_CPU}, {"prio", 1, 0, O_PRIO},
@@ -287,6 +292,7 @@ int probe_cmd_send(int argc, char **argv)
 			}
 			break;
 		case O_SIZE: bad |= probe_opt_uint("--size", optarg, 1, PROBE_MAX_SIZE, &o.size); o.have_size = true; break;
+		case O_STAMPS: bad |= probe_opt_uint("--stamps", optarg, 0, PROBE_MAX_HOPS, &o.stamps); break;
 		case O_FID: bad |= probe_opt_uint("--flow-id", optarg, 0, UINT32_MAX, &o.flow_id); o.have_flow_id = true; break;
 		case O_SRC: bad |= probe_opt_ip("--src", optarg, &o.src_family, o.src); o.have_src = true; break;
 		case O_DST: bad |= probe_opt_ip("--dst", optarg, &o.family, o.dst); o.have_dst = true; break;
@@ -387,6 +393,24 @@ int probe_cmd_send(int argc, char **argv)
 		a.src[0] = 0xfe, a.src[1] = 0x80, a.src[15] = 1;
 	}
 	unsigned minsz = probe_min_size(a.family, a.vlan >= 0);
+	if (o.stamps) {
+		uint64_t need = minsz + PROBE_STAMP_LEN * o.stamps;
+		if (o.have_size && o.size < need) {
+			fprintf(stderr, "tdp-probe: --size %" PRIu64 " leaves room for %" PRIu64 " hop stamps; --stamps %" PRIu64
+				" needs %" PRIu64 " bytes\n", o.size, o.size < minsz ? 0 : (o.size - minsz) / PROBE_STAMP_LEN,
+				o.stamps, need);
+			rc = 2;
+			goto out;
+		}
+		if (o.flow_size && need > o.flow_size) {
+			fprintf(stderr, "tdp-probe: --stamps %" PRIu64 " needs %" PRIu64 "-byte probes, larger than the flow's "
+				"size %" PRIu32 "; tdpd would not forward them as reserved\n", o.stamps, need, o.flow_size);
+			rc = 2;
+			goto out;
+		}
+		if (o.size < need)
+			o.size = need;
+	}
 	if (o.size < minsz) {
 		fprintf(stderr, "tdp-probe: --size %" PRIu64 " is below the %u bytes a probe needs here\n", o.size, minsz);
 		rc = 2;

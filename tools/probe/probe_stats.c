@@ -101,6 +101,14 @@ int probe_rx_init(struct probe_rx *rx, const struct probe_rx_cfg *c)
 
 static void flow_free(struct probe_flow *f)
 {
+	if (f->hop) {
+		for (uint32_t i = 0; i < PROBE_MAX_HOPS; i++) {
+			lhist_free(&f->hop[i].push);
+			lhist_free(&f->hop[i].leg);
+		}
+		lhist_free(&f->last_leg);
+		free(f->hop);
+	}
 	free(f->seen);
 	free(f->series);
 	lhist_free(&f->lat);
@@ -280,6 +288,81 @@ static void record(struct probe_rx *rx, const struct probe_rec *r)
 	rx->rec[rx->nrec++] = *r;
 }
 
+/* Histograms of the hops, made at a flow's first stamped probe: they cost
+ * memory only where routers stamp. */
+static int hops_make(const struct probe_rx *rx, struct probe_flow *f)
+{
+	f->hop = calloc(PROBE_MAX_HOPS, sizeof(*f->hop));
+	if (!f->hop)
+		return -1;
+	int rc = lhist_init(&f->last_leg, rx->cfg.bin_ns, rx->cfg.range_ns);
+	for (uint32_t i = 0; i < PROBE_MAX_HOPS && rc == 0; i++) {
+		rc = lhist_init(&f->hop[i].push, rx->cfg.bin_ns, rx->cfg.range_ns);
+		if (rc == 0)
+			rc = lhist_init(&f->hop[i].leg, rx->cfg.bin_ns, rx->cfg.range_ns);
+	}
+	if (rc) {
+		for (uint32_t i = 0; i < PROBE_MAX_HOPS; i++) {
+			lhist_free(&f->hop[i].push);
+			lhist_free(&f->hop[i].leg);
+		}
+		lhist_free(&f->last_leg);
+		free(f->hop);
+		f->hop = NULL;
+	}
+	return rc;
+}
+
+/*
+ * The hop stamps of one probe: per hop the measured alpha (its frame minus the
+ * previous node's; the sender's is the probe's frame i), its push offset and
+ * the leg from the previous node's push (t1 for the first hop). Against a
+ * plan, a hop whose alpha differs makes the probe off plan.
+ */
+static void hops_account(struct probe_rx *rx, struct probe_flow *f, const struct probe_hdr *h, uint64_t seq,
+			 int64_t t1, int64_t t2)
+{
+	const struct probe_rx_cfg *c = &rx->cfg;
+	if (c->plan_hops && h->hops < c->plan_hops)
+		f->hops_short++;
+	if (!h->hops || (!f->hop && hops_make(rx, f) != 0))
+		return;
+	if (h->hops > f->nhops)
+		f->nhops = h->hops;
+	int64_t start = probe_frame_start(h), prev_frame = 0, prev_push = t1;
+	bool off = false;
+	for (uint32_t k = 0; k < h->hops; k++) {
+		const struct probe_stamp *st = &h->stamp[k];
+		struct probe_hop *hp = &f->hop[k];
+		if (hp->n && hp->node != st->node)
+			hp->node_changes++;
+		hp->node = st->node;
+		hp->n++;
+		if (st->flags & PROBE_STAMP_LATE)
+			hp->late++;
+		int64_t a = (int64_t)st->dframe - prev_frame;
+		if (a >= PROBE_ALPHA_LO && a < PROBE_ALPHA_LO + PROBE_ALPHA_N)
+			hp->alpha[a - PROBE_ALPHA_LO]++;
+		else
+			hp->alpha_other++;
+		int64_t push = start + (int64_t)st->dframe * h->tf_ns + st->push_off;
+		lhist_add(&hp->push, st->push_off);
+		lhist_add(&hp->leg, push - prev_push);
+		if (k < c->plan_hops && a != (int64_t)c->plan_alpha[k]) {
+			hp->off_plan++;
+			if (!off && f->noffplan < PROBE_OFFPLAN_KEEP)
+				f->offplan[f->noffplan++] = (struct probe_offplan){seq, (uint8_t)(k + 1),
+					(uint8_t)(st->flags & PROBE_STAMP_LATE), (int32_t)c->plan_alpha[k], (int32_t)a};
+			off = true;
+		}
+		prev_frame = st->dframe;
+		prev_push = push;
+	}
+	lhist_add(&f->last_leg, t2 - prev_push);
+	if (off)
+		f->off_plan++;
+}
+
 enum probe_verdict probe_rx_packet(struct probe_rx *rx, const uint8_t *frame, uint32_t len, int64_t t2,
 				   enum probe_ts ts)
 {
@@ -343,8 +426,11 @@ enum probe_verdict probe_rx_packet(struct probe_rx *rx, const uint8_t *frame, ui
 	f->last_t2 = t2;
 	int64_t rel = t2 - f->first_t2;
 	series_add(f, rel < 0 ? 0 : rel, lat, ipt, have_ipt);
+	hops_account(rx, f, &h, seq, t1, t2);
 	if (rx->cfg.keep_records) {
-		struct probe_rec r = {h.flow, h.hops, seq, h.frame, t1, t2, lat, t2 - t1, ipt};
+		struct probe_rec r = {.flow = h.flow, .hops = h.hops, .seq = seq, .frame = h.frame, .t1 = t1, .t2 = t2,
+				      .lat = lat, .transit = t2 - t1, .ipt = ipt};
+		memcpy(r.stamp, h.stamp, sizeof(r.stamp));
 		record(rx, &r);
 	}
 	return v;
@@ -414,6 +500,57 @@ static void text_row(FILE *f, const char *name, const struct lhist *h)
 	fputc('\n', f);
 }
 
+static void alpha_text(FILE *f, const struct probe_hop *hp)
+{
+	const char *sep = "";
+	for (int a = 0; a < PROBE_ALPHA_N; a++)
+		if (hp->alpha[a]) {
+			fprintf(f, "%s%d x %" PRIu64, sep, a + PROBE_ALPHA_LO, hp->alpha[a]);
+			sep = ", ";
+		}
+	if (hp->alpha_other)
+		fprintf(f, "%sother x %" PRIu64, sep, hp->alpha_other);
+}
+
+/* Per hop: node, measured alpha against the plan, push offset and leg. */
+static void hops_text(FILE *f, const struct probe_rx *rx, const struct probe_flow *fl)
+{
+	const struct probe_rx_cfg *c = &rx->cfg;
+	if (!fl->hop) {
+		if (c->plan_hops)
+			fprintf(f, "  no hop stamps: the routers' table needs the stamp option on this flow, and the probes "
+				   "room (tdp-probe send --stamps %u)\n", c->plan_hops);
+		return;
+	}
+	for (uint32_t k = 0; k < fl->nhops; k++) {
+		const struct probe_hop *hp = &fl->hop[k];
+		fprintf(f, "  hop %u node %u: %" PRIu64 " stamped, alpha ", k + 1, hp->node, hp->n);
+		alpha_text(f, hp);
+		if (k < c->plan_hops)
+			fprintf(f, " (planned %u: %" PRIu64 " off plan)", c->plan_alpha[k], hp->off_plan);
+		if (hp->late)
+			fprintf(f, ", %" PRIu64 " sent late by the hop", hp->late);
+		if (hp->node_changes)
+			fprintf(f, ", node id changed %" PRIu64 " times", hp->node_changes);
+		fputc('\n', f);
+		char name[24];
+		snprintf(name, sizeof(name), "push@%u", k + 1);
+		text_row(f, name, &hp->push);
+		snprintf(name, sizeof(name), "leg->%u", k + 1);
+		text_row(f, name, &hp->leg);
+	}
+	text_row(f, "leg->rcv", &fl->last_leg);
+	if (c->plan_hops) {
+		fprintf(f, "  plan %u hops: %" PRIu64 " probes off plan, %" PRIu64 " with fewer stamps than hops\n",
+			c->plan_hops, fl->off_plan, fl->hops_short);
+		for (uint32_t i = 0; i < fl->noffplan; i++) {
+			const struct probe_offplan *o = &fl->offplan[i];
+			fprintf(f, "    seq %" PRIu64 ": hop %u alpha %d, planned %d%s\n", o->seq, o->hop, o->measured, o->planned,
+				o->late ? " (sent late by the hop)" : "");
+		}
+	}
+}
+
 void probe_rx_text(FILE *f, const struct probe_rx *rx)
 {
 	for (uint32_t i = 0; i < rx->nflows; i++) {
@@ -433,6 +570,7 @@ void probe_rx_text(FILE *f, const struct probe_rx *rx)
 		text_row(f, "L", &fl->lat);
 		text_row(f, "t2-t1", &fl->transit);
 		text_row(f, "inter-pkt", &fl->ipt);
+		hops_text(f, rx, fl);
 		if (fl->geometry_changes)
 			fprintf(f, "  TF or epoch changed %" PRIu64 " times during the run\n", fl->geometry_changes);
 	}
@@ -497,6 +635,50 @@ static void json_series(FILE *f, const struct probe_flow *fl)
 	fputc('}', f);
 }
 
+static void hops_json(FILE *f, const struct probe_rx *rx, const struct probe_flow *fl)
+{
+	const struct probe_rx_cfg *c = &rx->cfg;
+	fprintf(f, ", \"hops\": [");
+	for (uint32_t k = 0; fl->hop && k < fl->nhops; k++) {
+		const struct probe_hop *hp = &fl->hop[k];
+		fprintf(f, "%s{\"hop\": %u, \"node\": %u, \"stamped\": %" PRIu64 ", \"late\": %" PRIu64
+			", \"node_changes\": %" PRIu64 ", \"alpha\": {", k ? ", " : "", k + 1, hp->node, hp->n, hp->late,
+			hp->node_changes);
+		const char *sep = "";
+		for (int a = 0; a < PROBE_ALPHA_N; a++)
+			if (hp->alpha[a]) {
+				fprintf(f, "%s\"%d\": %" PRIu64, sep, a + PROBE_ALPHA_LO, hp->alpha[a]);
+				sep = ", ";
+			}
+		fprintf(f, "}, \"alpha_other\": %" PRIu64, hp->alpha_other);
+		if (k < c->plan_hops)
+			fprintf(f, ", \"planned_alpha\": %u, \"off_plan\": %" PRIu64, c->plan_alpha[k], hp->off_plan);
+		fprintf(f, ", \"push_offset\": ");
+		json_hist(f, &hp->push);
+		fprintf(f, ", \"leg\": ");
+		json_hist(f, &hp->leg);
+		fputc('}', f);
+	}
+	fputc(']', f);
+	if (fl->hop) {
+		fprintf(f, ", \"last_leg\": ");
+		json_hist(f, &fl->last_leg);
+	}
+	if (c->plan_hops) {
+		fprintf(f, ", \"plan\": {\"alpha\": [");
+		for (uint32_t k = 0; k < c->plan_hops; k++)
+			fprintf(f, "%s%u", k ? ", " : "", c->plan_alpha[k]);
+		fprintf(f, "], \"off_plan\": %" PRIu64 ", \"fewer_stamps\": %" PRIu64 ", \"examples\": [", fl->off_plan,
+			fl->hops_short);
+		for (uint32_t i = 0; i < fl->noffplan; i++) {
+			const struct probe_offplan *o = &fl->offplan[i];
+			fprintf(f, "%s{\"seq\": %" PRIu64 ", \"hop\": %u, \"alpha\": %d, \"planned\": %d, \"late\": %s}",
+				i ? ", " : "", o->seq, o->hop, o->measured, o->planned, o->late ? "true" : "false");
+		}
+		fprintf(f, "]}");
+	}
+}
+
 void probe_rx_json(FILE *f, const struct probe_rx *rx, const struct probe_meta *m)
 {
 	fprintf(f, "{\"tdp_probe\": 1");
@@ -542,6 +724,7 @@ void probe_rx_json(FILE *f, const struct probe_rx *rx, const struct probe_meta *
 		json_hist(f, &fl->ipt);
 		fprintf(f, ", \"series\": ");
 		json_series(f, fl);
+		hops_json(f, rx, fl);
 		fputc('}', f);
 	}
 	fprintf(f, "]}\n");
@@ -549,11 +732,16 @@ void probe_rx_json(FILE *f, const struct probe_rx *rx, const struct probe_meta *
 
 int probe_rx_csv(FILE *f, const struct probe_rx *rx)
 {
-	fprintf(f, "flow,seq,frame,t1_ns,t2_ns,latency_ns,transit_ns,inter_packet_ns,hops\n");
+	fprintf(f, "flow,seq,frame,t1_ns,t2_ns,latency_ns,transit_ns,inter_packet_ns,hops,stamps\n");
 	for (uint64_t i = 0; i < rx->nrec; i++) {
 		const struct probe_rec *r = &rx->rec[i];
 		fprintf(f, "%" PRIu32 ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-			",%u\n", r->flow, r->seq, r->frame, r->t1, r->t2, r->lat, r->transit, r->ipt, r->hops);
+			",%u,", r->flow, r->seq, r->frame, r->t1, r->t2, r->lat, r->transit, r->ipt, r->hops);
+		/* node:frames after i:push offset ns[:late] per hop, ';' between hops */
+		for (unsigned k = 0; k < r->hops && k < PROBE_MAX_HOPS; k++)
+			fprintf(f, "%s%u:%" PRId32 ":%" PRId32 "%s", k ? ";" : "", r->stamp[k].node, r->stamp[k].dframe,
+				r->stamp[k].push_off, r->stamp[k].flags & PROBE_STAMP_LATE ? ":late" : "");
+		fputc('\n', f);
 	}
 	return ferror(f) ? -EIO : 0;
 }

@@ -53,6 +53,10 @@ struct probe_rx_cfg {
 	int64_t range_ns;        /* histogram range, overflow above */
 	int64_t series_ns;       /* first bucket width of the time series */
 	uint32_t delay_frames;   /* expected frames between send and arrival */
+	/* the plan's alpha per hop (frames from the previous node's frame to
+	 * this hop's); plan_hops 0: no plan to check the hop stamps against */
+	uint32_t plan_alpha[PROBE_MAX_HOPS];
+	uint32_t plan_hops;
 	bool keep_records;       /* for CSV */
 };
 
@@ -66,6 +70,30 @@ struct probe_bucket {
 #define PROBE_SEQ_WINDOW 65536u
 #define PROBE_SERIES_MAX 2048u
 
+/* What the hop stamps say about one hop of a flow. Alphas from PROBE_ALPHA_LO
+ * on are counted one by one; the rest in alpha_other. */
+#define PROBE_ALPHA_LO (-4)
+#define PROBE_ALPHA_N 36
+struct probe_hop {
+	uint64_t n;              /* probes with this hop's stamp */
+	uint16_t node;           /* the latest stamp's node id */
+	uint64_t node_changes;
+	uint64_t late;           /* flagged: the hop sent it late, under its late policy */
+	uint64_t off_plan;       /* measured alpha other than planned */
+	uint64_t alpha[PROBE_ALPHA_N], alpha_other;
+	struct lhist push;       /* push time - start of its frame at this hop */
+	struct lhist leg;        /* previous node's push (the sender's t1) to this hop's push */
+};
+
+/* A probe that left a hop in another frame than the plan gives it. */
+struct probe_offplan {
+	uint64_t seq;
+	uint8_t hop;             /* 1-based */
+	uint8_t late;
+	int32_t planned, measured;
+};
+#define PROBE_OFFPLAN_KEEP 10
+
 struct probe_flow {
 	uint32_t id;
 	uint32_t tf_ns, epoch_ns;
@@ -78,6 +106,13 @@ struct probe_flow {
 	int64_t first_t2, last_t2;
 	uint64_t *seen;          /* PROBE_SEQ_WINDOW bits */
 	struct lhist lat, transit, ipt;
+	struct probe_hop *hop;   /* PROBE_MAX_HOPS, made at the first stamp */
+	uint32_t nhops;          /* most stamps seen on one probe */
+	uint64_t hops_short;     /* probes with fewer stamps than the plan has hops */
+	uint64_t off_plan;       /* probes off plan at one hop or more */
+	struct probe_offplan offplan[PROBE_OFFPLAN_KEEP];
+	uint32_t noffplan;
+	struct lhist last_leg;   /* the last hop's push to arrival */
 	struct probe_bucket *series;
 	uint32_t nseries;
 	int64_t series_ns;
@@ -86,6 +121,7 @@ struct probe_flow {
 struct probe_rec {
 	uint32_t flow;
 	uint8_t hops;
+	struct probe_stamp stamp[PROBE_MAX_HOPS];
 	uint64_t seq;
 	int64_t frame, t1, t2, lat, transit, ipt;
 };

@@ -66,6 +66,28 @@ int probe_opt_uint(const char *opt, const char *s, uint64_t min, uint64_t max, u
 	return 0;
 }
 
+int probe_opt_alpha(const char *opt, const char *s, uint32_t *alpha, uint32_t *n)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", s);
+	*n = 0;
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+		if (*n == PROBE_MAX_HOPS) {
+			fprintf(stderr, "tdp-probe: %s: more than %d hops\n", opt, PROBE_MAX_HOPS);
+			return -1;
+		}
+		if (probe_opt_uint(opt, tok, 1, 1000000, &v))
+			return -1;
+		alpha[(*n)++] = (uint32_t)v;
+	}
+	if (!*n || strlen(s) >= sizeof(buf) || s[strlen(s) - 1] == ',' || strstr(s, ",,")) {
+		fprintf(stderr, "tdp-probe: %s: '%s' is not a list of alphas such as 2,1,1\n", opt, s);
+		return -1;
+	}
+	return 0;
+}
+
 int probe_opt_rate(const char *opt, const char *s, uint64_t *bps)
 {
 	const char *why = NULL;
@@ -108,7 +130,7 @@ static void analyze_usage(FILE *o)
 		"e.g. from tcpdump -j adapter_unsynced --time-stamp-precision nano or a hardware tap.\n\n"
 		"  --clock utc|tai        the capture's clock (default utc, as tcpdump writes it)\n"
 		"  --utc-tai-offset S     seconds from UTC to TAI (default: this host's, 37 if it does not know)\n"
-		"  --port N, --bin TIME, --range TIME, --series TIME, --frame-delay N   as for recv\n"
+		"  --port N, --bin TIME, --range TIME, --series TIME, --frame-delay N, --alpha LIST   as for recv\n"
 		"  --json FILE, --csv FILE, --label TEXT\n");
 }
 
@@ -134,14 +156,15 @@ static int native_precision(const char *path, char *what, size_t len)
 
 int probe_cmd_analyze(int argc, char **argv)
 {
-	enum { O_CLOCK = 256, O_OFF, O_PORT, O_BIN, O_RANGE, O_SERIES, O_DELAY, O_JSON, O_CSV, O_LABEL };
+	enum { O_CLOCK = 256, O_OFF, O_PORT, O_BIN, O_RANGE, O_SERIES, O_DELAY, O_JSON, O_CSV, O_LABEL, O_ALPHA };
 	static const struct option lo[] = {
 		{"clock", 1, 0, O_CLOCK}, {"utc-tai-offset", 1, 0, O_OFF}, {"port", 1, 0, O_PORT}, {"bin", 1, 0, O_BIN},
-		{"range", 1, 0, O_RANGE}, {"series", 1, 0, O_SERIES}, {"frame-delay", 1, 0, O_DELAY},
+		{"range", 1, 0, O_RANGE}, {"series", 1, 0, O_SERIES}, {"frame-delay", 1, 0, O_DELAY}, {"alpha", 1, 0, O_ALPHA},
 		{"json", 1, 0, O_JSON}, {"csv", 1, 0, O_CSV}, {"label", 1, 0, O_LABEL}, {"help", 0, 0, 'h'},
 		{0, 0, 0, 0}};
 	const char *json = NULL, *csv = NULL, *label = NULL;
 	uint64_t port = PROBE_DEFAULT_PORT, bin = 1000, range = 100000000, series = 10000000, delay = 0, off = 0;
+	uint32_t plan[PROBE_MAX_HOPS] = {0}, nplan = 0;
 	bool tai = false, have_off = false;
 	int c, bad = 0;
 	optind = 1;
@@ -161,6 +184,7 @@ int probe_cmd_analyze(int argc, char **argv)
 		case O_RANGE: bad |= probe_opt_time("--range", optarg, &range); break;
 		case O_SERIES: bad |= probe_opt_time("--series", optarg, &series); break;
 		case O_DELAY: bad |= probe_opt_uint("--frame-delay", optarg, 0, 1000000, &delay); break;
+		case O_ALPHA: bad |= probe_opt_alpha("--alpha", optarg, plan, &nplan); break;
 		case O_JSON: json = optarg; break;
 		case O_CSV: csv = optarg; break;
 		case O_LABEL: label = optarg; break;
@@ -173,7 +197,9 @@ int probe_cmd_analyze(int argc, char **argv)
 		bad = 1;
 	}
 	struct probe_rx_cfg cfg = {.port = (uint16_t)port, .bin_ns = (int64_t)bin, .range_ns = (int64_t)range,
-				   .series_ns = (int64_t)series, .delay_frames = (uint32_t)delay, .keep_records = csv != NULL};
+				   .series_ns = (int64_t)series, .delay_frames = (uint32_t)delay, .keep_records = csv != NULL,
+				   .plan_hops = nplan};
+	memcpy(cfg.plan_alpha, plan, sizeof(plan));
 	static struct probe_rx rx;
 	if (!bad && probe_rx_init(&rx, &cfg)) {
 		fprintf(stderr, "tdp-probe: --range must hold between 1 and %d bins of --bin\n", LHIST_MAX_BINS);

@@ -21,6 +21,8 @@ int probe_cmd_analyze(int argc, char **argv);
 int probe_opt_time(const char *opt, const char *s, uint64_t *ns);
 int probe_opt_uint(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *v);
 int probe_opt_rate(const char *opt, const char *s, uint64_t *bps);
+/* "2,1,3": the plan's alpha per hop, 1..1000000 each, at most PROBE_MAX_HOPS. */
+int probe_opt_alpha(const char *opt, const char *s, uint32_t *alpha, uint32_t *n);
 /* "10.0.0.1" or "2001:db8::1" into a family and 16 bytes. */
 int probe_opt_ip(const char *opt, const char *s, uint8_t *family, uint8_t ip[16]);
 
