@@ -33,6 +33,9 @@ static void usage(FILE *out)
 	      "                           ('tdpctl schedule --help' for its verbs)\n"
 	      "  shield on [--cpu N]|off|status\n"
 	      "                           shield the frame engine's CPU at run time, and undo it\n"
+	      "  plan TOPOLOGY [-o DIR] [--json]\n"
+	      "                           plan pipeline forwarding over a chain of routers: alpha\n"
+	      "                           per hop, admission on every link, one table per router\n"
 	      "  doctor [--cpu N] [--tf T] [--netdev IF]... [--json]\n"
 	      "                           audit this host for the engine's CPU, measure its\n"
 	      "                           wake-up latency, say which TF it can hold\n"
@@ -101,6 +104,8 @@ int main(int argc, char **argv)
 		return tdpctl_shield(n, v);
 	if (!strcmp(cmd, "doctor"))
 		return tdpctl_doctor(n, v);
+	if (!strcmp(cmd, "plan"))
+		return tdpctl_plan(n, v);
 	if (!strcmp(cmd, "raw")) {
 		if (n != 2) {
 			fprintf(stderr, "usage: tdpctl raw JSON\n");

@@ -25,6 +25,7 @@ int tdpctl_live(const struct tdpctl_global *g, int argc, char **argv);
 /* The host: CPU shielding at run time, and the audit. */
 int tdpctl_shield(int argc, char **argv);
 int tdpctl_doctor(int argc, char **argv);
+int tdpctl_plan(int argc, char **argv);
 /* Sends one request line as it is and prints the reply (for scripts and tests). */
 int tdpctl_raw(const struct tdpctl_global *g, const char *line);
 
