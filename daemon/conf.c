@@ -92,6 +92,9 @@ const struct conf_opt conf_opts[] = {
 	 "the engine does not sleep for less than this", false},
 	{"wake-margin", CS_GLOBAL, CT_DUR, "2us", 0, 1000000000, NULL, G(wake_margin_ns), "TIME",
 	 "extra lead before a boundary on top of the predicted oversleep and bookkeeping", false},
+	{"max-lead", CS_GLOBAL, CT_DUR, "0", 0, 1000000000, NULL, G(max_lead_ns), "TIME",
+	 "cap the predictive wait's lead: the engine polls the clock at most this long before a boundary (0: no cap); "
+	 "for routers that share CPUs, at the price of late wake-ups when the machine is busy", false},
 	{"oversleep-window", CS_GLOBAL, CT_INT, "32", 1, 256, NULL, G(oversleep_window), "N",
 	 "sleeps over which the maximum oversleep is taken as the prediction", false},
 	{"oversleep-decay", CS_GLOBAL, CT_INT, "95", 1, 100, NULL, G(oversleep_decay), "PERCENT",

@@ -67,6 +67,7 @@ struct conf {
 	int64_t engine_cpu, housekeeping_cpu, engine_priority, rx_priority;
 	int64_t late_policy;
 	int64_t node_id;
+	int64_t max_lead_ns;
 	int64_t flow_queue_depth, be_queue_depth;
 	int64_t spin_below_ns, min_sleep_ns, wake_margin_ns, oversleep_window, oversleep_decay;
 	int64_t be_poll_ns, clock_refresh_ns;

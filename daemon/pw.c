@@ -21,7 +21,8 @@ int64_t pw_book_ns(const struct pw *p)
 
 int64_t pw_lead_ns(const struct pw *p)
 {
-	return p->pred_ns + pw_book_ns(p) + p->cfg.margin_ns;
+	int64_t lead = p->pred_ns + pw_book_ns(p) + p->cfg.margin_ns;
+	return p->cfg.max_lead_ns > 0 && lead > p->cfg.max_lead_ns ? p->cfg.max_lead_ns : lead;
 }
 
 static void recompute(struct pw *p)

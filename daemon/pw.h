@@ -37,6 +37,7 @@ struct pw_config {
 	uint32_t window;         /* samples in the max filter, 1..PW_WINDOW_MAX */
 	uint32_t decay_pct;      /* scale per frame without sleep, 1..100 */
 	int64_t book_init_ns;    /* starting bookkeeping estimate */
+	int64_t max_lead_ns;     /* the lead never exceeds this (0: no cap) */
 };
 
 struct pw_stats {
@@ -60,7 +61,7 @@ struct pw {
 /* Returns 0, or -1 when the configuration is out of range. */
 int pw_init(struct pw *p, const struct pw_config *c);
 
-/* The predicted lead: oversleep + bookkeeping + margin. */
+/* The predicted lead: oversleep + bookkeeping + margin, at most max_lead_ns. */
 int64_t pw_lead_ns(const struct pw *p);
 int64_t pw_book_ns(const struct pw *p);
 

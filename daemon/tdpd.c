@@ -457,7 +457,7 @@ static int bring_up(struct tdpd *d)
 		.unlocked_action = (enum sync_action)c->sync_unlocked_action,
 		.pw = {.spin_below_ns = c->spin_below_ns, .min_sleep_ns = c->min_sleep_ns,
 		       .margin_ns = c->wake_margin_ns, .window = (uint32_t)c->oversleep_window,
-		       .decay_pct = (uint32_t)c->oversleep_decay, .book_init_ns = 200},
+		       .decay_pct = (uint32_t)c->oversleep_decay, .book_init_ns = 200, .max_lead_ns = c->max_lead_ns},
 	};
 	d->e = engine_create(&ec, err, sizeof(err));
 	if (!d->e) {

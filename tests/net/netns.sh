@@ -80,3 +80,85 @@ router_conf() {
 		echo "neighbour 10.0.2.2 $MAC_R0"
 	} >"$file"
 }
+
+# ---- a chain: sender, N routers, receiver ------------------------------------
+#
+#   CH_SND s0 ── in r1 out ── in r2 out ── ... ── in rN out ── r0 CH_RCV
+#
+# Link j (0..N) is 10.7.j.0/24, its left end .1 (MAC 02:00:00:07:j:01), its
+# right end .2 (02:00:00:07:j:02). The sender is 10.7.0.1, the receiver
+# 10.7.N.2; router i owns in (link i-1) and out (link i) through DPDK.
+# chain_up PREFIX N; chain_down removes it (call it from a trap);
+# chain_conf FILE I TABLE [[global] lines...] writes router I's tdpd.conf.
+
+ch_mac() { printf '02:00:00:07:%02x:%02x' "$1" "$2"; }
+
+chain_up() {
+	CH_P=$1
+	CH_N=$2
+	CH_SND=${CH_P}snd
+	CH_RCV=${CH_P}rcv
+	CH_NS=("$CH_SND")
+	local i ns
+	for i in $(seq 1 "$CH_N"); do CH_NS+=("${CH_P}r$i"); done
+	CH_NS+=("$CH_RCV")
+	for ns in "${CH_NS[@]}"; do
+		ip netns add "$ns"
+		ip -n "$ns" link set lo up
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+	done
+	for i in $(seq 0 "$CH_N"); do
+		local l=${CH_NS[$i]} r=${CH_NS[$((i + 1))]} li=out ri=in
+		[ "$i" -eq 0 ] && li=s0
+		[ "$i" -eq "$CH_N" ] && ri=r0
+		ip -n "$l" link add "$li" address "$(ch_mac "$i" 1)" type veth peer name "$ri" address "$(ch_mac "$i" 2)" netns "$r"
+		ip -n "$l" link set "$li" up
+		ip -n "$r" link set "$ri" up
+		ip netns exec "$l" ethtool -K "$li" tx off rx off >/dev/null 2>&1 || true
+		ip netns exec "$r" ethtool -K "$ri" tx off rx off >/dev/null 2>&1 || true
+	done
+	ip -n "$CH_SND" addr add 10.7.0.1/24 dev s0
+	ip -n "$CH_SND" route add "10.7.$CH_N.0/24" via 10.7.0.2
+	ip -n "$CH_SND" neigh add 10.7.0.2 lladdr "$(ch_mac 0 2)" dev s0 nud permanent
+	ip -n "$CH_RCV" addr add "10.7.$CH_N.2/24" dev r0
+	ip -n "$CH_RCV" route add 10.7.0.0/24 via "10.7.$CH_N.1"
+	ip -n "$CH_RCV" neigh add "10.7.$CH_N.1" lladdr "$(ch_mac "$CH_N" 1)" dev r0 nud permanent
+}
+
+chain_down() {
+	local ns
+	for ns in "${CH_NS[@]}"; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
+		ip netns del "$ns" 2>/dev/null || true
+	done
+	CH_NS=()
+}
+
+chain_conf() {
+	local file=$1 i=$2 table=$3 d l
+	shift 3
+	local a=$((i - 1)) b=$i
+	{
+		echo "[global]"
+		echo "schedule $table"
+		echo "node-id $i"
+		for d in "engine-priority 0" "rx-idle-sleep 20us" "max-lead 50us" "mlock no" \
+			"control-socket $(dirname "$file")/tdpd.sock" "monitor-socket $(dirname "$file")/tdpd-ro.sock"; do
+			for l in "$@"; do [ "${l%% *}" = "${d%% *}" ] && continue 2; done
+			echo "$d"
+		done
+		for l in "$@"; do echo "$l"; done
+		echo
+		echo "[port in]"
+		echo "device net_af_packet0,iface=in"
+		echo "address 10.7.$a.2/24"
+		echo "neighbour 10.7.$a.1 $(ch_mac "$a" 1)"
+		[ "$a" -gt 0 ] && echo "route 10.7.0.0/24 via 10.7.$a.1"
+		echo
+		echo "[port out]"
+		echo "device net_af_packet1,iface=out"
+		echo "address 10.7.$b.1/24"
+		echo "neighbour 10.7.$b.2 $(ch_mac "$b" 2)"
+		[ "$b" -lt "$CH_N" ] && echo "route 10.7.$CH_N.0/24 via 10.7.$b.2"
+	} >"$file"
+}

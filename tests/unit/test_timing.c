@@ -115,6 +115,25 @@ static void pw_predicts_max_of_window(void **state)
 	assert_int_equal(p.st.early_wakes, 1);
 }
 
+/* max-lead caps the poll before a boundary however large the prediction */
+static void pw_lead_is_capped(void **state)
+{
+	struct pw p;
+	struct pw_config c = pwc();
+	c.max_lead_ns = 50000;
+	assert_int_equal(pw_init(&p, &c), 0);
+	pw_woke(&p, tdp_time(0), tdp_time(900000), tdp_time(10000000));
+	assert_int_equal(p.pred_ns, 900000);
+	assert_int_equal(pw_lead_ns(&p), 50000);
+	tdp_time_t to;
+	assert_true(pw_plan(&p, tdp_time(0), tdp_time(905000), &to));
+	assert_int_equal(to.ns, 905000 - 50000);
+	c.max_lead_ns = 0;
+	assert_int_equal(pw_init(&p, &c), 0);
+	pw_woke(&p, tdp_time(0), tdp_time(900000), tdp_time(10000000));
+	assert_int_equal(pw_lead_ns(&p), 900000 + 200 + 1000);
+}
+
 static void pw_decays_when_it_cannot_sleep(void **state)
 {
 	struct pw p;
@@ -259,6 +278,7 @@ int main(void)
 		cmocka_unit_test(hist_quantiles_and_overflow),
 		cmocka_unit_test(pw_predicts_max_of_window),
 		cmocka_unit_test(pw_decays_when_it_cannot_sleep),
+		cmocka_unit_test(pw_lead_is_capped),
 		cmocka_unit_test(pw_defers_bookkeeping_near_the_boundary),
 		cmocka_unit_test(pw_spins_below_threshold),
 		cmocka_unit_test(tsc_fit_maps_ticks),

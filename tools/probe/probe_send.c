@@ -523,10 +523,17 @@ int probe_cmd_send(int argc, char **argv)
 	}
 	getrusage(RUSAGE_THREAD, &ru1);
 	tdp_time_t t_end = tb_now(tb);
-	/* the end packets say how many probes there were; three against loss */
+	/* the end packets say how many probes there were; three against loss,
+	 * each at the start of a later frame the flow owns, with its index, so
+	 * that routers that serve a pipelined flow in exactly its frames forward
+	 * them like the probes */
+	int64_t ei = last;
 	for (int e = 0; e < 3; e++) {
-		wait_for(T_NANOSLEEP, tb, &pw, tdp_time_add(tb_fast_now(tb), 1000000));
-		if (send_end(q, &endt, seq, last))
+		for (uint32_t x = 0; x < p.g.k; x++)
+			if (p.n[frame_tfc(&p.g, ++ei)])
+				break;
+		wait_for(T_NANOSLEEP, tb, &pw, frame_start(&p.g, ei));
+		if (send_end(q, &endt, seq, ei))
 			log_warn("could not send the end packet");
 	}
 	double cpu_ns = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec + ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) * 1e9 +

@@ -1,0 +1,170 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Pipeline forwarding through a chain of N = 1, 2 and 4 tdpd routers in
+# network namespaces (DPDK af_packet ports), planned by tdpctl plan and
+# deployed with schedule load --at the same TAI second on every router.
+# Reserved probes (one per 10 ms cycle, hop-stamped by every router) cross the
+# chain beside best-effort probes and a best-effort flood on every link. With
+# late-policy drop, every probe that arrives must have left every hop in
+# exactly the frame the plan gives it (ingress frame plus the alphas so far),
+# and every probe lost must be one a router counted as late (its own late
+# frame, or late on arrival); how many the VM caused is printed. Bounded:
+# every wait has a timeout; the namespaces go away however the test ends.
+# usage: chain_net.sh TDPCTL TDP_PROBE TDPD SRCDIR [OUTDIR]  (TAP)
+#   OUTDIR keeps each run's receiver JSON (for the README's figures);
+#   CHAIN_RUNS="1:flood 2:flood 4:flood" and CHAIN_COUNT=400 choose the runs.
+set -uo pipefail
+TDPCTL=$1
+PROBE=$2
+TDPD=$3
+SRC=$4
+OUT=${5:-}
+RUNS=${CHAIN_RUNS:-"1:flood 2:flood 4:flood"}
+COUNT=${CHAIN_COUNT:-300}
+
+if [ "$(id -u)" -ne 0 ] || ! ip netns list >/dev/null 2>&1; then
+	echo "1..0 # SKIP needs root and network namespaces"
+	exit 0
+fi
+. "$SRC/tests/net/netns.sh"
+. "$SRC/tests/tap.sh"
+W=$(mktemp -d)
+CH_NS=()
+cleanup() {
+	chain_down
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+set -- $RUNS
+echo "1..$(($# * 5))"
+
+j() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null; }
+diag() { sed 's/^/# /' <<<"$1"; }
+wait_file() { for _ in $(seq 100); do [ -f "$1" ] && return 0; sleep 0.1; done; return 1; }
+
+run() {
+	local nr=$1 flood=$2 d i
+	d=$W/n$nr$flood
+	mkdir -p "$d"
+	chain_up "ch$$" "$nr"
+	{
+		echo "tdp-topology 1"
+		echo "tf 1ms"
+		echo "k 10"
+		echo "guard 100us"
+		echo "host snd"
+		for i in $(seq 1 "$nr"); do echo "router r$i node-id $i processing 300us"; done
+		echo "host rcv"
+		echo "link snd:s0 r1:in rate 1Gbit/s delay 1us"
+		for i in $(seq 1 $((nr - 1))); do echo "link r$i:out r$((i + 1)):in rate 1Gbit/s delay 1us"; done
+		echo "link r$nr:out rcv:r0 rate 1Gbit/s delay 1us"
+		echo "flow probe from snd to rcv packets 1 size 128 frames 0 stamp match dscp 46 udp-dport 7350"
+	} >"$d/topo"
+	"$TDPCTL" plan "$d/topo" -o "$d/plan" >"$d/plan.out" 2>&1
+	local alpha sum
+	alpha=$(sed -n 's/.*--alpha \([0-9,]*\).*/\1/p' "$d/plan.out")
+	sum=$(sed -n 's/.*--frame-delay \([0-9]*\).*/\1/p' "$d/plan.out")
+	# the routers start on the tables without flows, then take the plan at one TAI second
+	local pids=()
+	for i in $(seq 1 "$nr"); do
+		mkdir -p "$d/r$i"
+		grep -v '^flow \|^frames\? ' "$d/plan/r$i.tdp" >"$d/r$i/empty.tdp"
+		chain_conf "$d/r$i/tdpd.conf" "$i" "$d/r$i/empty.tdp" "late-policy drop" "summary-json $d/r$i/sum.json"
+		ip netns exec "${CH_P}r$i" "$TDPD" -f "$d/r$i/tdpd.conf" >"$d/r$i/out" 2>"$d/r$i/err" &
+		pids+=($!)
+	done
+	local up=0
+	for _ in $(seq 150); do
+		up=0
+		for i in $(seq 1 "$nr"); do grep -q "forwarding:" "$d/r$i/err" && up=$((up + 1)); done
+		[ $up -eq "$nr" ] && break
+		sleep 0.1
+	done
+	local tai at frames
+	tai=$("$TDPCTL" --socket "$d/r1/tdpd-ro.sock" --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["tai_ns"])')
+	at=$((tai / 1000000000 + 3))
+	for i in $(seq 1 "$nr"); do
+		timeout 20 "$TDPCTL" --socket "$d/r$i/tdpd.sock" --json schedule load "$d/plan/r$i.tdp" --at "$at" \
+			>"$d/r$i/load.json" 2>"$d/r$i/load.err" &
+	done
+	wait_loads=$(jobs -p | grep -v -F "$(printf '%s\n' "${pids[@]}")")
+	for p in $wait_loads; do wait "$p"; done
+	frames=$(for i in $(seq 1 "$nr"); do j "$d/r$i/load.json" 'd["result"]["frame"] if "result" in d else d.get("frame")'; done | sort -u)
+	check "N=$nr $flood: tdpctl plan (alpha $alpha), all $nr routers up and on the plan from frame $frames" \
+		'[ -n "$alpha" ] && [ $up -eq "$nr" ] && [ "$(echo "$frames" | wc -l)" = 1 ] && [ "$frames" = "$((at * 1000))" ]' \
+		"$(cat "$d/plan.out" "$d"/r*/load.* "$d"/r*/err | tail -40)"
+
+	local dst mac
+	dst=10.7.$nr.2
+	mac=$(ch_mac 0 2)
+	ip netns exec "$CH_RCV" timeout 60 "$PROBE" recv -i r0 --port 0 --cpu 0 --no-live --duration 45s --ends 2 \
+		--alpha "$alpha" --frame-delay "$sum" --label "$nr router$([ "$nr" = 1 ] || echo s)$([ "$flood" = flood ] && echo ", flood")" \
+		--json "$d/rcv.json" --ready "$d/ready" >"$d/rcv.out" 2>"$d/rcv.err" &
+	local rpid=$!
+	wait_file "$d/ready"
+	local fl=
+	if [ "$flood" = flood ]; then
+		ip netns exec "$CH_SND" timeout 40 "$PROBE" flood -i s0 --rate 30Mbit/s --size 64-1500 \
+			--duration "$((COUNT / 100 + 2))s" --dst "$dst" --src 10.7.0.1 --dst-mac "$mac" \
+			>"$d/flood.out" 2>"$d/flood.err" &
+		fl=$!
+	fi
+	# best-effort probes in frame 5 of each cycle, beside the reserved ones in frame 0
+	ip netns exec "$CH_SND" timeout 40 "$PROBE" send -i s0 --tf 1ms --k 10 --frames 5 --count "$COUNT" \
+		--dscp 0 --dport 7352 --flow-id 1 --cpu 0 --prio 0 --timer nanosleep --start-in 300ms \
+		--dst "$dst" --src 10.7.0.1 --dst-mac "$mac" >"$d/be.out" 2>"$d/be.err" &
+	local bp=$!
+	ip netns exec "$CH_SND" timeout 40 "$PROBE" send -i s0 --table "$d/plan/snd.tdp" --flow probe --stamps "$nr" \
+		--count "$COUNT" --cpu 1 --prio 0 --timer nanosleep --start-in 300ms \
+		--dst "$dst" --src 10.7.0.1 --dst-mac "$mac" >"$d/send.out" 2>"$d/send.err"
+	wait $bp
+	[ -n "$fl" ] && wait "$fl"
+	wait $rpid
+	for i in $(seq 1 "$nr"); do kill -TERM "${pids[$((i - 1))]}" 2>/dev/null; done
+	for p in "${pids[@]}"; do wait "$p"; done
+	[ -n "$OUT" ] && cp "$d/rcv.json" "$OUT/chain-n$nr-$flood.json"
+
+	local f0='[x for x in d["flows"] if x["flow"] == 0][0]'
+	check "N=$nr $flood: the receiver got the reserved and the best-effort probes' end packets" \
+		'[ "$(j "$d/rcv.json" "[x[\"sent\"] for x in sorted(d[\"flows\"], key=lambda x: x[\"flow\"])]")" = "[$COUNT, $COUNT]" ]' \
+		"$(cat "$d/rcv.out" "$d/send.err" "$d/be.err")"
+	check "N=$nr $flood: every reserved probe received carries $nr stamps, each hop's frame = ingress + planned alphas" \
+		'[ "$(j "$d/rcv.json" "(lambda f: (f[\"plan\"][\"off_plan\"], f[\"plan\"][\"fewer_stamps\"], len(f[\"hops\"]), f[\"received\"] > 0))($f0)")" = "(0, 0, $nr, True)" ]' \
+		"$(cat "$d/rcv.out")"
+	# what the routers counted as late: their own late frames and late arrivals, for the probe flow
+	local late
+	late=$(python3 - "$d" "$nr" <<'PY'
+import json, sys
+d, n = sys.argv[1], int(sys.argv[2])
+drops = frames = arr = 0
+for i in range(1, n + 1):
+    s = json.load(open(f"{d}/r{i}/sum.json"))
+    frames += s["engine"]["late_frames"]
+    for f in s["flows"]:
+        if f["name"] == "probe":
+            drops += f["late_dropped"] + f["arr_late_dropped"] + f["overflow"] + f["tx_drop"]
+            arr += f["arr_late_dropped"]
+print(drops, frames, arr)
+PY
+)
+	local lost
+	lost=$(j "$d/rcv.json" "$f0[\"lost\"]")
+	# the routers' count may also hold the sender's end packets (3), which are not probes
+	check "N=$nr $flood: every probe lost is one the routers dropped as late ($lost lost, ${late%% *} dropped)" \
+		'[ -n "$late" ] && [ -n "$lost" ] && [ "$lost" -le "${late%% *}" ] && [ "${late%% *}" -le $((lost + 3)) ] && [ "$lost" -le $((COUNT / 2)) ]' \
+		"$(cat "$d/rcv.out")"
+	local x=${late#* }
+	diag "N=$nr $flood: the VM made ${x%% *} late frames over $nr router(s); ${x#* } probes arrived late; $lost of $COUNT probes lost"
+	diag "$(for i in $(seq 1 "$nr"); do echo "r$i: $(grep -m1 '^frames ' "$d/r$i/out")"; done)"
+	diag "$(grep -E '^  (L|hop|leg|push)' "$d/rcv.out" | head -20)"
+	check "N=$nr $flood: best effort crossed the chain beside the reservations" \
+		'[ "$(j "$d/rcv.json" "[x for x in d[\"flows\"] if x[\"flow\"] == 1][0][\"received\"] > 0 and (\"$flood\" != \"flood\" or d[\"frames\"][\"best_effort\"] > 0)")" = True ]' \
+		"$(cat "$d/rcv.out" "$d/flood.err" 2>/dev/null)"
+	chain_down
+}
+
+for r in $RUNS; do
+	run "${r%%:*}" "${r#*:}"
+done
