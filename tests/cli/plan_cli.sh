@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# tdpctl plan: alpha per hop from the forwarding rule, tables that check,
+# delay and jitter bounds, whole frames of link delay moved into alpha,
+# admission on every link, and clear refusals (file:line, the full link and
+# its frames) with nothing written.
+# usage: plan_cli.sh TDPCTL  (TAP)
+set -uo pipefail
+CTL=$1
+. "$(dirname "$0")/../tap.sh"
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+echo "1..10"
+
+topo() { # topo FILE PROC2 [extra lines...]
+	local f=$1 p2=$2
+	shift 2
+	{
+		echo "tdp-topology 1"
+		echo "tf 1ms"
+		echo "k 10"
+		echo "guard 50us"
+		echo "host snd"
+		echo "router r1 node-id 1 processing 200us"
+		echo "router r2 node-id 2 processing $p2"
+		echo "host rcv"
+		echo "link snd:eth0 r1:in rate 1Gbit/s delay 5us"
+		echo "link r1:out r2:in rate 1Gbit/s delay 5us"
+		echo "link r2:out rcv:eth0 rate 1Gbit/s delay 5us"
+		for l in "$@"; do echo "$l"; done
+	} >"$f"
+}
+j() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+topo "$W/a.topo" 1.1ms "flow probe from snd to rcv packets 1 size 128 frames 0 stamp match dscp 46 udp-dport 7350"
+"$CTL" plan "$W/a.topo" -o "$W/a" >"$W/a.out" 2>&1
+rc=$?
+check "plan writes a table per router and one for the sending host, and each checks" \
+	'[ $rc -eq 0 ] && [ "$(ls "$W/a")" = "$(printf "r1.tdp\nr2.tdp\nsnd.tdp")" ] && "$CTL" schedule check "$W"/a/*.tdp >/dev/null' \
+	"$(cat "$W/a.out")"
+# r1: ceil((1000 - 50 + 5 + 200) / 1000) = 2; r2: ceil((1000 - 50 + 5 + 1100) / 1000) = 3
+check "alpha per router from TF, guard, link delay and processing: 2 then 3, frames 0 -> 2 -> 5" \
+	'grep -q "^flow probe port out size 128 alpha 2 delay 5us stamp dscp 46 udp-dport 7350$" "$W/a/r1.tdp" &&
+	 grep -q "^frames\? 2: probe 1$" "$W/a/r1.tdp" && grep -q " alpha 3 delay 5us stamp " "$W/a/r2.tdp" &&
+	 grep -q "^frames\? 5: probe 1$" "$W/a/r2.tdp" && grep -q "^frames\? 0: probe 1$" "$W/a/snd.tdp" &&
+	 grep -q -- "--alpha 2,3 --frame-delay 5" "$W/a.out"' "$(cat "$W/a.out" "$W"/a/*.tdp)"
+"$CTL" plan "$W/a.topo" --json >"$W/a.json"
+# 5 frames, 5 us of the last link, 152 bytes on the wire at 1 Gbit/s = 1216 ns; at most TF - guard later
+check "delay bounds 5 ms + 5 us + 1.216 us .. 6 ms - 50 us + 5 us; jitter under one TF" \
+	'[ "$(j "$W/a.json" "(d[\"flows\"][0][\"delay_min_ns\"], d[\"flows\"][0][\"delay_max_ns\"], d[\"flows\"][0][\"jitter_ns\"] < 1000000)")" = "(5006216, 5955000, True)" ]' \
+	"$(cat "$W/a.json")"
+
+topo "$W/b.topo" 200us "flow probe path snd r1 r2 rcv packets 1 size 128 match dscp 46"
+sed -i 's/^link r1:out r2:in rate 1Gbit\/s delay 5us/link r1:out r2:in rate 1Gbit\/s delay 2.5ms/' "$W/b.topo"
+"$CTL" plan "$W/b.topo" -o "$W/b" >"$W/b.out" 2>&1
+# r2: ceil((1000 - 50 + 2500 + 200) / 1000) = 4, of which 2 whole frames of link delay: alpha 2 delay 500us
+check "a link longer than TF: its whole frames go into the arrival arithmetic (alpha 4 = 2 + table alpha 2, delay 500us)" \
+	'grep -q " alpha 2 delay 500us " "$W/b/r2.tdp" && grep -Eq "^  2 +r2 +r1:out +4  6$" "$W/b.out"' "$(cat "$W/b.out" "$W"/b/r2.tdp)"
+
+topo "$W/m.topo" 200us "flow probe from snd to rcv packets 1 size 128 frames 3 match dscp 46"
+sed -i 's/^router r1 .*/& min-alpha 4/' "$W/m.topo"
+"$CTL" plan "$W/m.topo" -o "$W/m" >"$W/m.out" 2>&1
+check "min-alpha raises a router's alpha (r1 4, frames 3 -> 7 -> 9)" \
+	'grep -q " alpha 4 delay 5us " "$W/m/r1.tdp" && grep -q "^frames\? 7: probe 1$" "$W/m/r1.tdp" && grep -q "^frames\? 9: probe 1$" "$W/m/r2.tdp"' \
+	"$(cat "$W/m.out" "$W"/m/*.tdp)"
+
+topo "$W/c.topo" 200us "flow v1 from snd to rcv packets 60 size 1514 match dscp 34" \
+	"flow v2 from snd to rcv packets 30 size 1514 match dscp 36"
+"$CTL" plan "$W/c.topo" -o "$W/c" >"$W/c.out" 2>&1
+rc=$?
+# 94 us of 950 us per 1538-byte packet at 1 Gbit/s (12.304 us): 77 fit a frame, 90 share 10 frames
+check "two flows share the links without overbooking a frame (the tables pass admission)" \
+	'[ $rc -eq 0 ] && "$CTL" schedule check "$W"/c/*.tdp >/dev/null' "$(cat "$W/c.out")"
+
+topo "$W/d.topo" 200us "flow big from snd to rcv packets 800 size 1514 frames 0-4 match dscp 34"
+"$CTL" plan "$W/d.topo" -o "$W/d" >"$W/d.out" 2>&1
+rc=$?
+check "a request that does not fit: exit 1, the link and its full frames named, nothing written" \
+	'[ $rc -eq 1 ] && grep -q "d.topo:12: error: flow big: 385 of 800 packets per cycle fit" "$W/d.out" &&
+	 grep -q "link snd:eth0 -> r1:in (line 9) has no room for a 1514-byte packet in frames 0-4" "$W/d.out" && [ ! -e "$W/d" ]' \
+	"$(cat "$W/d.out")"
+
+topo "$W/e.topo" 200us "flow x from snd to rcv packets 1 size 100 match dscp 99" "bogus 1" \
+	"link r1:out nowhere:p rate 1Gbit/s"
+"$CTL" plan "$W/e.topo" >"$W/e.out" 2>&1
+rc=$?
+check "bad lines: each error with file:line, exit 1" \
+	'[ $rc -eq 1 ] && grep -q "e.topo:12: error: flow x: match .dscp 99.: dscp must be 0..63" "$W/e.out" &&
+	 grep -q "e.topo:13: error: unknown directive .bogus." "$W/e.out" &&
+	 grep -q "e.topo:14: error: no node named .nowhere." "$W/e.out"' "$(cat "$W/e.out")"
+
+topo "$W/f.topo" 200us "flow x from r1 to rcv packets 1 size 100 match dscp 9"
+"$CTL" plan "$W/f.topo" >"$W/f.out" 2>&1
+check "flows run from a host to a host" 'grep -q "flows run from a host to a host" "$W/f.out"' "$(cat "$W/f.out")"
+"$CTL" plan >/dev/null 2>&1
+rc=$?
+check "no topology: usage, exit 2" '[ $rc -eq 2 ]'
