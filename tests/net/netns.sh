@@ -53,21 +53,30 @@ net_down() {
 	done
 }
 
+# conf_globals DIR TABLE [LINE...]: a router's [global] section, with defaults
+# that suit a shared two-core machine and the control sockets in DIR; a given
+# LINE replaces the default of its option.
+conf_globals() {
+	local dir=$1 table=$2 d l
+	shift 2
+	echo "[global]"
+	echo "schedule $table"
+	for d in "engine-priority 0" "rx-idle-sleep 20us" "mlock no" \
+		"control-socket $dir/tdpd.sock" "monitor-socket $dir/tdpd-ro.sock"; do
+		for l in "$@"; do [ "${l%% *}" = "${d%% *}" ] && continue 2; done
+		echo "$d"
+	done
+	for l in "$@"; do echo "$l"; done
+}
+
 # router_conf FILE TABLE [[global] lines...]: the router's tdpd.conf. The
 # defaults suit a shared two-core machine, and put the control sockets next
 # to FILE; a given line replaces its default.
 router_conf() {
-	local file=$1 table=$2 d l
+	local file=$1 table=$2
 	shift 2
 	{
-		echo "[global]"
-		echo "schedule $table"
-		for d in "engine-priority 0" "rx-idle-sleep 20us" "mlock no" \
-			"control-socket $(dirname "$file")/tdpd.sock" "monitor-socket $(dirname "$file")/tdpd-ro.sock"; do
-			for l in "$@"; do [ "${l%% *}" = "${d%% *}" ] && continue 2; done
-			echo "$d"
-		done
-		for l in "$@"; do echo "$l"; done
+		conf_globals "$(dirname "$file")" "$table" "$@"
 		echo
 		echo "[port in]"
 		echo "device net_af_packet0,iface=rin"
@@ -135,19 +144,12 @@ chain_down() {
 }
 
 chain_conf() {
-	local file=$1 i=$2 table=$3 d l
+	local file=$1 i=$2 table=$3
 	shift 3
 	local a=$((i - 1)) b=$i
 	{
-		echo "[global]"
-		echo "schedule $table"
-		echo "node-id $i"
-		for d in "engine-priority 0" "rx-idle-sleep 20us" "max-lead 50us" "mlock no" \
-			"control-socket $(dirname "$file")/tdpd.sock" "monitor-socket $(dirname "$file")/tdpd-ro.sock"; do
-			for l in "$@"; do [ "${l%% *}" = "${d%% *}" ] && continue 2; done
-			echo "$d"
-		done
-		for l in "$@"; do echo "$l"; done
+		# several routers share the CPUs: the engine polls at most 50 us before a boundary
+		conf_globals "$(dirname "$file")" "$table" "node-id $i" "max-lead 50us" "$@"
 		echo
 		echo "[port in]"
 		echo "device net_af_packet0,iface=in"
