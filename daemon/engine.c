@@ -40,13 +40,14 @@ struct eng_flow {
 	struct flow_rx rx __rte_cache_aligned;  /* written by RX */
 } __rte_cache_aligned;
 
-/* Per port and per table: the staging arrays, sized for the table's rows, and
- * the port's flows (for demotion). */
+/* A staged probe's hop stamp, written just before the push. */
 struct eng_stamp {
 	struct stamp_slot s;
 	uint32_t flow;
 };
 
+/* Per port and per table: the staging arrays, sized for the table's rows, and
+ * the port's flows (for demotion). */
 struct eng_tport {
 	struct eng_stamp *stamps; /* stage_cap: the staged probes that get a stamp */
 	struct rte_mbuf **stage;

@@ -2,11 +2,13 @@
 /*
  * The frame engine. Per frame, on its own shielded lcore:
  *   1. stage frame j = next: row = table[j mod k]; for every entry (f, n) take
- *      up to n packets of f (first any carried over, then its queue) into the
- *      burst of f's port;
+ *      up to n packets of f (first any carried over, then its queue; for a
+ *      pipelined flow those due in j, then carried ones) into the burst of
+ *      f's port, and find where the hop stamps of stamped flows' probes go;
  *   2. wait precisely for start(j): predictive sleep, then poll the fast clock;
  *      while waiting, best effort still fills the current frame;
- *   3. push each port's burst with one rte_eth_tx_burst;
+ *   3. write the hop stamps (node, frame, push time); push each port's burst
+ *      with one rte_eth_tx_burst;
  *   4. record the frame-start error (push time - start(j));
  *   5. fill frame j with best effort while the next packet's serialization at
  *      the port's rate still ends before start(j) + TF - guard.
