@@ -22,20 +22,9 @@ OUT=${5:-}
 RUNS=${CHAIN_RUNS:-"1:flood 2:flood 4:flood"}
 COUNT=${CHAIN_COUNT:-300}
 
-if [ "$(id -u)" -ne 0 ] || ! ip netns list >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs root and network namespaces"
-	exit 0
-fi
 . "$SRC/tests/net/netns.sh"
 . "$SRC/tests/tap.sh"
-W=$(mktemp -d)
-CH_NS=()
-cleanup() {
-	chain_down
-	rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+net_test_begin
 
 set -- $RUNS
 echo "1..$(($# * 5))"
@@ -85,12 +74,13 @@ run() {
 	local tai at frames
 	tai=$("$TDPCTL" --socket "$d/r1/tdpd-ro.sock" --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["tai_ns"])')
 	at=$((tai / 1000000000 + 3))
+	local loads=()
 	for i in $(seq 1 "$nr"); do
 		timeout 20 "$TDPCTL" --socket "$d/r$i/tdpd.sock" --json schedule load "$d/plan/r$i.tdp" --at "$at" \
 			>"$d/r$i/load.json" 2>"$d/r$i/load.err" &
+		loads+=($!)
 	done
-	wait_loads=$(jobs -p | grep -v -F "$(printf '%s\n' "${pids[@]}")")
-	for p in $wait_loads; do wait "$p"; done
+	wait "${loads[@]}"
 	frames=$(for i in $(seq 1 "$nr"); do j "$d/r$i/load.json" 'd["result"]["frame"] if "result" in d else d.get("frame")'; done | sort -u)
 	check "N=$nr $flood: tdpctl plan (alpha $alpha), all $nr routers up and on the plan from frame $frames" \
 		'[ -n "$alpha" ] && [ $up -eq "$nr" ] && [ "$(echo "$frames" | wc -l)" = 1 ] && [ "$frames" = "$((at * 1000))" ]' \

@@ -14,21 +14,9 @@ PROBE=$2
 TDPD=$3
 SRC=$4
 
-if [ "$(id -u)" -ne 0 ] || ! ip netns list >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs root and network namespaces"
-	exit 0
-fi
 . "$SRC/tests/net/netns.sh"
-W=$(mktemp -d)
+net_test_begin
 chmod 0755 "$W" # the unprivileged peer must reach the sockets to be refused by them
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-	net_down
-	rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
 . "$SRC/tests/tap.sh"
 echo "1..19"
 

@@ -9,21 +9,9 @@ set -u
 PROBE=$1
 TDPD=$2
 SRC=$3
-if [ "$(id -u)" -ne 0 ] || ! ip netns list >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs root and network namespaces"
-	exit 0
-fi
 . "$SRC/tests/net/netns.sh"
 . "$SRC/tests/tap.sh"
-W=$(mktemp -d)
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-	net_down
-	rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+net_test_begin
 j() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=(d.get("flows") or [{}])[0]; print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null; }
 echo "1..5"
 

@@ -8,6 +8,35 @@
 # af_packet. The hosts reach each other through it with static neighbours.
 # net_up PREFIX creates it all; net_down removes it (call it from a trap).
 
+# net_test_begin [TOOL...]: the start of every network test. Skips (TAP) unless
+# we are root with network namespaces and have the tools; makes the scratch
+# directory W and, on any exit, kills PIDS, runs the script's net_cleanup when
+# it has one, removes what net_up and chain_up made, and W (kept with KEEP=1).
+net_test_begin() {
+	if [ "$(id -u)" -ne 0 ] || ! ip netns list >/dev/null 2>&1; then
+		echo "1..0 # SKIP needs root and network namespaces"
+		exit 0
+	fi
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null || { echo "1..0 # SKIP needs $t"; exit 0; }
+	done
+	W=$(mktemp -d)
+	PIDS=()
+	CH_NS=()
+	trap net_test_end EXIT
+	trap 'exit 1' INT TERM
+}
+
+net_test_end() {
+	local p
+	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	if declare -F net_cleanup >/dev/null; then net_cleanup; fi
+	net_down
+	chain_down
+	if [ -n "${KEEP:-}" ]; then echo "# kept $W" >&2; else rm -rf "$W"; fi
+}
+
 MAC_S0=02:00:00:00:01:02
 MAC_RIN=02:00:00:00:01:01
 MAC_ROUT=02:00:00:00:02:01

@@ -17,23 +17,13 @@ PROBE=$1
 TDPD=$2
 SRC=$3
 
-if [ "$(id -u)" -ne 0 ] || ! ip netns list >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs root and network namespaces"
-	exit 0
-fi
 . "$SRC/tests/net/netns.sh"
-W=$(mktemp -d)
+net_test_begin
 P=prb$$
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-	net_down
+net_cleanup() {
 	ip netns del ${P}a 2>/dev/null
 	ip netns del ${P}b 2>/dev/null
-	rm -rf "$W"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
 
 . "$SRC/tests/tap.sh"
 # j FILE EXPR: a value from a JSON file, d is the document, f its first flow

@@ -15,25 +15,9 @@ set -u
 PROBE=$1
 TDPD=$2
 SRC=$3
-if [ "$(id -u)" -ne 0 ] || ! ip netns list >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs root and network namespaces"
-	exit 0
-fi
-if ! command -v ptp4l >/dev/null; then
-	echo "1..0 # SKIP needs ptp4l (linuxptp)"
-	exit 0
-fi
 . "$SRC/tests/net/netns.sh"
 . "$SRC/tests/tap.sh"
-W=$(mktemp -d)
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-	net_down
-	if [ -n "${KEEP:-}" ]; then echo "# kept $W" >&2; else rm -rf "$W"; fi
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+net_test_begin ptp4l
 j() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=(d.get("flows") or [{}])[0]; print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null; }
 # wait_log PATTERN SECONDS: until tdpd's log has it
 wait_log() { wait_count "$1" 1 "$2"; }

@@ -13,20 +13,8 @@ TDPD=$1
 SRC=$2
 GEN=$SRC/tools/tdp-gen
 
-if [ "$(id -u)" -ne 0 ] || ! ip netns list >/dev/null 2>&1; then
-	echo "1..0 # SKIP needs root and network namespaces"
-	exit 0
-fi
 . "$SRC/tests/net/netns.sh"
-W=$(mktemp -d)
-PID=
-cleanup() {
-	[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
-	net_down
-	rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+net_test_begin
 
 . "$SRC/tests/tap.sh"
 echo "1..12"
@@ -35,6 +23,7 @@ net_up "tdpt$$"
 router_conf "$W/tdpd.conf" "$SRC/schedules/examples/demo.tdp" "late-policy carry" "summary-json $W/sum.json"
 ip netns exec "$NS_RTR" "$TDPD" -f "$W/tdpd.conf" >"$W/out" 2>"$W/err" &
 PID=$!
+PIDS+=($PID)
 for _ in $(seq 100); do grep -q "forwarding:" "$W/err" && break; sleep 0.1; done
 check "tdpd comes up on af_packet ports" 'grep -q "forwarding:" "$W/err"' "$(cat "$W/err")"
 
@@ -72,7 +61,6 @@ wait $RCV
 kill -TERM "$PID"
 rc=0
 wait "$PID" || rc=$?
-PID=
 check "SIGTERM stops tdpd with exit 0" '[ $rc -eq 0 ]' "exit $rc; $(tail -5 "$W/err")"
 check "it prints its counters on the way out" 'grep -q "frame-start error" "$W/out" && grep -q "^probe" "$W/out"' "$(cat "$W/out")"
 
