@@ -307,7 +307,7 @@ static void parse_line(struct plan *pl, uint32_t line, char **w, int n, bool *ha
 				f.packets = (uint32_t)v;
 				i++;
 			} else if (!strcmp(w[i], "size")) {
-				if (num_uint(pl, line, "size", val, 1, 65535, &v))
+				if (num_uint(pl, line, "size (bytes without FCS, jumbo frames included)", val, 1, 9018, &v))
 					return;
 				f.size = (uint32_t)v;
 				i++;
@@ -514,11 +514,6 @@ static int plan_flow(struct plan *pl, struct preq *f)
 			return -1;
 		}
 		f->link[h] = (uint32_t)l;
-		uint32_t sz = f->size;
-		if (sz > 9018) {
-			PERR(pl, f->line, "flow %s: size %u is larger than any port's frames", f->name, sz);
-			return -1;
-		}
 	}
 	/* the smallest alpha per router the rule allows */
 	for (uint32_t h = 1; h + 1 < f->npath; h++) {
@@ -636,9 +631,17 @@ static int write_table(const struct plan *pl, uint32_t x, const char *dir, const
 	for (uint32_t l = 0; l < pl->nlinks; l++)
 		for (int d = 0; d < 2; d++)
 			if (pl->links[l].e[d].node == x) {
-				char r[32];
+				char r[32], mf[32] = "";
 				sched_fmt_rate(pl->links[l].rate_bps, r, sizeof(r));
-				fprintf(o, "port %s rate %s   # to %s\n", pl->links[l].e[d].port, r,
+				/* room for the largest flow sent here, jumbo frames included */
+				uint32_t big = 1514;
+				for (uint32_t i = 0; i < pl->nflows; i++)
+					for (uint32_t h = 0; h + 1 < pl->flows[i].npath; h++)
+						if (pl->flows[i].link[h] == l && pl->flows[i].dir[h] == d && pl->flows[i].size > big)
+							big = pl->flows[i].size;
+				if (big > 1514)
+					snprintf(mf, sizeof(mf), " max-frame %u", big);
+				fprintf(o, "port %s rate %s%s   # to %s\n", pl->links[l].e[d].port, r, mf,
 					pl->nodes[pl->links[l].e[1 - d].node].name);
 			}
 	for (uint32_t i = 0; i < pl->nflows; i++) {
@@ -789,8 +792,11 @@ int tdpctl_plan(int argc, char **argv)
 			for (uint32_t i = 0; i < pl.nflows; i++)
 				for (uint32_t h = 0; h + 1 < pl.flows[i].npath; h++)
 					sends |= pl.flows[i].path[h] == x;
-			if (!pl.nodes[x].router && !sends)
-				continue;
+			bool linked = false;
+			for (uint32_t l = 0; l < pl.nlinks; l++)
+				linked |= pl.links[l].e[0].node == x || pl.links[l].e[1].node == x;
+			if (!linked || (!pl.nodes[x].router && !sends))
+				continue; /* a router with no link has no port to schedule */
 			if (write_table(&pl, x, out, topo, written[nwritten], sizeof(written[0]))) {
 				rc = TDPCTL_EXIT_BAD;
 				goto done;

@@ -10,7 +10,7 @@ CTL=$1
 . "$(dirname "$0")/../tap.sh"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-echo "1..10"
+echo "1..11"
 
 topo() { # topo FILE PROC2 [extra lines...]
 	local f=$1 p2=$2
@@ -88,6 +88,16 @@ check "bad lines: each error with file:line, exit 1" \
 	'[ $rc -eq 1 ] && grep -q "e.topo:12: error: flow x: match .dscp 99.: dscp must be 0..63" "$W/e.out" &&
 	 grep -q "e.topo:13: error: unknown directive .bogus." "$W/e.out" &&
 	 grep -q "e.topo:14: error: no node named .nowhere." "$W/e.out"' "$(cat "$W/e.out")"
+
+topo "$W/g.topo" 200us "flow jumbo from snd to rcv packets 2 size 9000 match dscp 40"
+"$CTL" plan "$W/g.topo" -o "$W/g" >"$W/g.out" 2>&1
+rc=$?
+topo "$W/h.topo" 200us "flow huge from snd to rcv packets 1 size 9019 match dscp 40"
+"$CTL" plan "$W/h.topo" >"$W/h.out" 2>&1
+check "jumbo flows: the ports they leave by get max-frame 9000 and the tables check; 9019 bytes is refused" \
+	'[ $rc -eq 0 ] && grep -q "^port out rate 1Gbit/s max-frame 9000 " "$W/g/r1.tdp" &&
+	 grep -q "^port in rate 1Gbit/s   # to snd" "$W/g/r1.tdp" && "$CTL" schedule check "$W"/g/*.tdp >/dev/null &&
+	 grep -q "h.topo:12: error: size .* must be a whole number in 1..9018" "$W/h.out"' "$(cat "$W/g.out" "$W/h.out" "$W"/g/r1.tdp)"
 
 topo "$W/f.topo" 200us "flow x from r1 to rcv packets 1 size 100 match dscp 9"
 "$CTL" plan "$W/f.topo" >"$W/f.out" 2>&1
