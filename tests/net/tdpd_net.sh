@@ -86,5 +86,6 @@ check "runt, malformed, TTL-expired and unroutable packets counted" \
 	'[ "$(q "$W/sum.json" "[d[\"rx\"][\"drop\"][k] for k in (\"runt\",\"malformed\",\"ttl-expired\",\"no-route\")]")" = "[1, 1, 1, 1]" ]' \
 	"$(q "$W/sum.json" "d['rx']")"
 late=$(q "$W/sum.json" "d['engine']['late_frames']")
-check "late frames reported (the VM caused $late)" '[ -n "$late" ] && [ "$late" -ge 0 ]'
+check "late frames reported, the same number in the text and the JSON summary (the VM caused $late)" \
+	'[ -n "$late" ] && grep -q "^frames  [0-9]* processed, $late late," "$W/out"' "$(grep "^frames" "$W/out")"
 exit 0
