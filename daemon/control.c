@@ -347,9 +347,12 @@ static json_t *swap_result(struct control *c, struct dtable *nt)
 {
 	const struct frame_geom *g = engine_geom(c->e);
 	int64_t at = engine_table_adopted(nt->et), req = engine_table_requested(nt->et);
-	return json_pack("{ss sI sI sI sb sI}", "table", nt->name, "frame", (json_int_t)at, "requested_frame",
-			 (json_int_t)req, "start_tai_ns", (json_int_t)frame_start(g, at).ns, "late", at != req,
-			 "dropped_queued", (json_int_t)c->swap_dropped);
+	json_t *o = json_pack("{ss sI sI sI sb sI}", "table", nt->name, "frame", (json_int_t)at, "requested_frame",
+			      (json_int_t)req, "start_tai_ns", (json_int_t)frame_start(g, at).ns, "late", at != req,
+			      "dropped_queued", (json_int_t)c->swap_dropped);
+	if (o && nt->asked_tai_ns)
+		json_object_set_new(o, "asked_tai_ns", json_integer(nt->asked_tai_ns));
+	return o;
 }
 
 static char *cmd_schedule_load(struct control *c, json_t *args, int fd, bool privileged, bool *defer)
@@ -428,6 +431,7 @@ static char *cmd_schedule_load(struct control *c, json_t *args, int fd, bool pri
 					 when.ns, j, next, tb_now(c->tb).ns);
 		}
 		from = j;
+		nt->asked_tai_ns = when.ns;
 	}
 	int64_t J = engine_table_boundary(c->e, et, from);
 	if (engine_table_offer(c->e, et, J, err, sizeof(err)) != 0) {
@@ -445,8 +449,11 @@ static char *cmd_schedule_load(struct control *c, json_t *args, int fd, bool pri
 		*defer = true;
 		return NULL;
 	}
-	return reply_ok(json_pack("{ss sI sI sb}", "table", name, "requested_frame", (json_int_t)J, "start_tai_ns",
-				  (json_int_t)frame_start(g, J).ns, "waiting", 1));
+	json_t *o = json_pack("{ss sI sI sb}", "table", name, "requested_frame", (json_int_t)J, "start_tai_ns",
+			      (json_int_t)frame_start(g, J).ns, "waiting", 1);
+	if (o && nt->asked_tai_ns)
+		json_object_set_new(o, "asked_tai_ns", json_integer(nt->asked_tai_ns));
+	return reply_ok(o);
 }
 
 char *control_handle(struct control *c, const char *req, size_t len, int fd, bool privileged, bool *defer)

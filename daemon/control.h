@@ -30,6 +30,7 @@ struct dtable {
 	struct rx_table rxt;
 	char name[256];           /* where it came from, for people */
 	int64_t loaded_unix_s;
+	int64_t asked_tai_ns;     /* the time a load --at resolved to; 0: the next cycle */
 };
 
 /* Builds the RX side of et (which holds t). NULL when out of memory. */
