@@ -9,7 +9,6 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
-#include <rte_mbuf_dyn.h>
 #include <rte_pause.h>
 #include <rte_ring.h>
 
@@ -136,22 +135,6 @@ struct engine {
 	struct hist tick_lat;
 };
 
-int engine_due_offset = -1;
-
-int engine_due_register(char *err, size_t errlen)
-{
-	static const struct rte_mbuf_dynfield due = {
-		.name = "tdpd_due_frame", .size = sizeof(int64_t), .align = __alignof__(int64_t),
-	};
-	int off = rte_mbuf_dynfield_register(&due);
-	if (off < 0) {
-		snprintf(err, errlen, "cannot register the mbuf field for due frames: %s", rte_strerror(rte_errno));
-		return -1;
-	}
-	engine_due_offset = off;
-	return 0;
-}
-
 int64_t engine_wire_ns(uint64_t rate_bps, uint32_t overhead, uint32_t len)
 {
 	uint64_t bytes = (len < SCHED_MIN_FRAME ? SCHED_MIN_FRAME : len) + (uint64_t)overhead;
@@ -196,7 +179,22 @@ static void flow_free(struct eng_flow *fl, uint64_t *dropped)
 		*dropped += n;
 	free(fl->q);
 	free(fl->carry);
+	free(fl->rx.arr);
 	free(fl);
+}
+
+/* A pipelined flow's arrival histogram, made once; a flow that stops being
+ * pipelined keeps it (and its counts) for a later swap back. */
+static int flow_arr_alloc(struct eng_flow *fl)
+{
+	if (fl->rx.arr)
+		return 0;
+	struct hist *h = malloc(sizeof(*h));
+	if (!h)
+		return -1;
+	hist_init(h);
+	fl->rx.arr = h;
+	return 0;
 }
 
 static struct eng_flow *flow_new(const char *name, uint32_t port, uint32_t carry_cap, uint32_t depth)
@@ -364,6 +362,12 @@ static struct eng_table *table_build(const struct engine *e, const struct sched_
 		if (old) {
 			nt->flows[f] = old;
 			nt->kept[f] = true;
+			/* RX reads it only under a table where the flow is pipelined,
+			 * which this one is not yet: the offer publishes it */
+			if (sf->alpha && flow_arr_alloc(old) != 0) {
+				snprintf(err, errlen, "out of memory");
+				goto fail;
+			}
 			if (cap[f] > old->carry_cap) {
 				nt->grow_cap[f] = cap[f];
 				nt->grow[f] = calloc(cap[f] + 1, sizeof(**nt->grow));
@@ -375,6 +379,10 @@ static struct eng_table *table_build(const struct engine *e, const struct sched_
 			continue;
 		}
 		nt->flows[f] = flow_new(sf->name, sf->port, cap[f], e->flow_depth);
+		if (nt->flows[f] && sf->alpha && flow_arr_alloc(nt->flows[f]) != 0) {
+			flow_free(nt->flows[f], NULL);
+			nt->flows[f] = NULL;
+		}
 		if (!nt->flows[f]) {
 			snprintf(err, errlen, "out of memory for the queue of flow %s", sf->name);
 			goto fail;
@@ -431,10 +439,6 @@ struct engine *engine_create(const struct eng_config *c, char *err, size_t errle
 		return NULL;
 	}
 	memset(e, 0, sizeof(*e));
-	if (engine_due_register(err, errlen) != 0) {
-		free(e);
-		return NULL;
-	}
 	e->t = t;
 	e->tb = c->tb;
 	e->g = (struct frame_geom){(int64_t)t->tf_ns, (int64_t)t->epoch_ns, t->k};
@@ -827,7 +831,7 @@ static uint32_t take_due(struct engine *e, struct eng_flow *fl, int64_t x, struc
 			fl->early = NULL;
 		else if (rte_ring_sc_dequeue(fl->q, (void **)&m) != 0)
 			break;
-		int64_t d = *engine_pkt_due(m);
+		int64_t d = engine_pkt_due(m);
 		if (d > x) {
 			fl->early = m;
 			break;
@@ -857,7 +861,7 @@ static void stamp_find(struct engine *e, struct eng_port *p, uint32_t flow, int6
 		struct eng_stamp *st = &p->stamps[p->nstamps];
 		if (stamp_locate(rte_pktmbuf_mtod(m[i], uint8_t *), m[i]->data_len, &st->s) != STAMP_OK)
 			continue;
-		if (piped && *engine_pkt_due(m[i]) != j)
+		if (piped && engine_pkt_due(m[i]) != j)
 			st->s.flags |= STAMP_F_LATE;
 		st->flow = flow;
 		p->nstamps++;

@@ -47,6 +47,9 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+
+#include <rte_mbuf_core.h>
 
 #include "frame.h"
 #include "hist.h"
@@ -54,7 +57,6 @@
 #include "tdp_sched.h"
 #include "timebase.h"
 
-struct rte_mbuf;
 struct rte_ring;
 
 enum late_policy { LATE_DROP, LATE_CARRY };
@@ -137,13 +139,22 @@ struct eng_stats {
  * flow it takes the packets due in x, in order; a packet due earlier is late
  * on arrival (late policy: dropped, or carried to a slot the packets due in a
  * later frame of the flow leave free), one due later waits. The due frame is
- * an mbuf dynamic field, registered by engine_create().
+ * kept in the mbuf's hash field: in the first cache line, which RX and the
+ * engine touch anyway (a dynamic field sits in the second, and writing it
+ * cost RX a cache miss per packet); tdpd uses no receive hash. The field is
+ * 4-byte aligned, hence the copies.
  */
-extern int engine_due_offset;
-int engine_due_register(char *err, size_t errlen);
-static inline int64_t *engine_pkt_due(struct rte_mbuf *m)
+static inline void engine_pkt_set_due(struct rte_mbuf *m, int64_t due)
 {
-	return (int64_t *)((char *)m + engine_due_offset);
+	_Static_assert(sizeof(m->hash) == sizeof(int64_t), "the mbuf hash field holds a due frame");
+	memcpy(&m->hash, &due, sizeof(due));
+}
+
+static inline int64_t engine_pkt_due(const struct rte_mbuf *m)
+{
+	int64_t due;
+	memcpy(&due, &m->hash, sizeof(due));
+	return due;
 }
 
 /* What RX needs of a flow: its queue, and the counters RX writes. */
@@ -151,6 +162,20 @@ struct flow_rx {
 	struct rte_ring *q;
 	uint64_t enq;             /* queued by RX */
 	uint64_t overflow;        /* dropped by RX: the queue was full */
+	/* pipelined flows (alpha): when each packet arrived, measured from the
+	 * start of the upstream frame it was mapped to (after the link delay):
+	 * the upstream's push offset plus the link's and this node's RX latency,
+	 * the margin a plan's processing time must cover. NULL until the flow is
+	 * pipelined. arr_guard counts arrivals in that frame's last guard band,
+	 * where no upstream push lands: a packet that late is near the next
+	 * frame, and one later still is mapped there (one frame late, or late on
+	 * arrival). */
+	struct hist *arr;
+	uint64_t arr_guard;
+	/* pipelined packets RX read the clock for so late (after a stall) that
+	 * they may belong to an earlier upstream frame than the one they were
+	 * mapped to: the packets a slip by whole frames can have hit */
+	uint64_t arr_uncertain;
 };
 
 struct engine;

@@ -82,8 +82,23 @@ void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 	if (f >= 0) {
 		struct flow_rx *fr = tab->flows[f];
 		const struct sched_flow *sf = &tab->t->flows[f];
-		if (sf->alpha)
-			*engine_pkt_due(m) = frame_index(&rx->g, tdp_time_add(rx->now, -(int64_t)sf->delay_ns)) + sf->alpha;
+		if (sf->alpha) {
+			/* the upstream frame it was sent in, then this node's alpha */
+			tdp_time_t a = tdp_time_add(rx->now, -(int64_t)sf->delay_ns);
+			int64_t up = frame_index(&rx->g, a);
+			engine_pkt_set_due(m, up + sf->alpha);
+			int64_t off = tdp_time_diff(a, frame_start(&rx->g, up));
+			if (fr->arr)
+				hist_add(fr->arr, off);
+			int64_t guard = (int64_t)tab->t->guard_ns;
+			if (off >= rx->g.tf_ns - guard)
+				ST_ADD(fr->arr_guard, 1);
+			/* read late: it may be a packet of an earlier upstream frame,
+			 * which would then be due one frame or more too late */
+			if (rx->since_ok &&
+			    frame_index(&rx->g, tdp_time_add(rx->since, guard - (int64_t)sf->delay_ns)) < up)
+				ST_ADD(fr->arr_uncertain, 1);
+		}
 		if (rte_ring_sp_enqueue(fr->q, m) != 0) {
 			ST_ADD(fr->overflow, 1);
 			rte_pktmbuf_free(m);
@@ -115,9 +130,19 @@ uint32_t rx_poll(struct rx *rx)
 		atomic_store_explicit(&rx->offer, NULL, memory_order_release);
 	}
 	for (uint32_t p = 0; p < rx->nports; p++) {
-		uint16_t n = rte_eth_rx_burst(rx->ports[p].dpdk_port, 0, pkts, RX_BURST);
-		if (n && rx->clock)
-			rx->now = rx->clock(rx->clock_arg);
+		struct rx_port *pt = &rx->ports[p];
+		tdp_time_t before = rx->clock ? rx->clock(rx->clock_arg) : rx->now;
+		uint16_t n = rte_eth_rx_burst(pt->dpdk_port, 0, pkts, RX_BURST);
+		if (n) {
+			if (rx->clock)
+				rx->now = rx->clock(rx->clock_arg);
+			rx->since = pt->drained;
+			rx->since_ok = pt->drained_ok && rx->clock;
+		}
+		if (n < RX_BURST) {
+			pt->drained = before;
+			pt->drained_ok = true;
+		}
 		/* the whole burst's headers first, so their misses overlap; then each
 		 * packet's data a few packets ahead of its turn */
 		for (uint16_t i = 0; i < n; i++)

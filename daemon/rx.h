@@ -30,6 +30,10 @@ struct rx_port {
 	uint8_t mac[6];           /* our source MAC on this port */
 	bool has_peer;
 	uint8_t peer_mac[6];      /* next hop for non-IP (e.g. MPLS) packets */
+	/* the clock read just before the latest burst that left the port's queue
+	 * empty (fewer than RX_BURST): whatever the next burst holds arrived after */
+	tdp_time_t drained;
+	bool drained_ok;
 };
 
 enum rx_drop {
@@ -63,6 +67,11 @@ struct rx {
 	/* arrival time of the burst in hand, for pipelined flows' due frames:
 	 * rx_poll reads clock(clock_arg) once per non-empty burst */
 	tdp_time_t now;
+	/* and the earliest it can have arrived (since_ok: known): a pipelined
+	 * packet that can have arrived before the guard band that ends the
+	 * upstream frame before the one now gives is counted as uncertain */
+	tdp_time_t since;
+	bool since_ok;
 	tdp_time_t (*clock)(void *arg);
 	void *clock_arg;
 	struct frame_geom g;
@@ -72,7 +81,8 @@ struct rx {
 
 const char *rx_drop_name(enum rx_drop d);
 
-/* Handles one received packet (takes ownership), arrived at rx->now. */
+/* Handles one received packet (takes ownership), arrived at rx->now (and
+ * after rx->since when since_ok). */
 void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m);
 /* Takes a table offered by the control side, then one burst from every port;
  * returns packets received. The daemon's main loop calls it (with its idle

@@ -45,6 +45,32 @@ const struct sched_table *summary_table(const struct summary_src *s)
 	return engine_table_sched(engine_table_current(s->e));
 }
 
+/* Pipelined flows: when their packets arrived in the upstream frame (after
+ * the link delay). The plan's processing time has to cover the max; the
+ * margin is what is left of the frame after it. */
+static void summary_arrivals(FILE *out, const struct sched_table *t, struct eng_table *et)
+{
+	static _Thread_local struct hist h;
+	bool head = false;
+	for (uint32_t f = 0; f < t->nflows; f++) {
+		const struct flow_rx *fr = engine_table_flow_rx(et, f);
+		if (!t->flows[f].alpha || !fr->arr)
+			continue;
+		if (!head) {
+			fprintf(out, "\narrivals of pipelined flows, from the start of the upstream frame less the link delay\n");
+			fprintf(out, "%-16s %5s %10s %10s %10s %10s %10s %8s %9s\n", "flow", "alpha", "delay ns", "packets",
+				"p50 ns", "p99 ns", "max ns", "in-guard", "uncertain");
+			head = true;
+		}
+		hist_snapshot(&h, fr->arr);
+		fprintf(out, "%-16s %5u %10" PRIu64 " %10" PRIu64 " %10" PRId64 " %10" PRId64 " %10" PRId64 " %8" PRIu64
+			     " %9" PRIu64 "\n",
+			t->flows[f].name, t->flows[f].alpha, t->flows[f].delay_ns, h.count, hist_quantile(&h, 0.5),
+			hist_quantile(&h, 0.99), h.count ? h.max : 0, __atomic_load_n(&fr->arr_guard, __ATOMIC_RELAXED),
+			__atomic_load_n(&fr->arr_uncertain, __ATOMIC_RELAXED));
+	}
+}
+
 void summary_text(const struct summary_src *s, FILE *out)
 {
 	struct eng_table *et = engine_table_current(s->e);
@@ -96,6 +122,7 @@ void summary_text(const struct summary_src *s, FILE *out)
 			fs.unused, fs.late_dropped, fs.late_carried, fs.arr_late_dropped + fs.arr_late_carried, fr->overflow,
 			fs.tx_drop, fs.demoted, fs.stamped);
 	}
+	summary_arrivals(out, t, et);
 	fprintf(out, "\n%-10s %10s %8s %12s %12s %12s %8s %8s\n", "port", "frames", "late", "reserved", "best-effort",
 		"be-bytes", "too-big", "tx-drop");
 	for (uint32_t p = 0; p < t->nports; p++) {
@@ -159,6 +186,13 @@ json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uin
 			      "late_carried", J(fs.late_carried), "late_slots", J(fs.late_slots), "late_frames",
 			      J(fs.late_frames), "tx_drop", J(fs.tx_drop), "demoted", J(fs.demoted), "arr_late_dropped",
 			      J(fs.arr_late_dropped), "arr_late_carried", J(fs.arr_late_carried), "stamped", J(fs.stamped));
+	if (o) {
+		json_object_set_new(o, "arr_guard", json_integer(J(__atomic_load_n(&fr->arr_guard, __ATOMIC_RELAXED))));
+		json_object_set_new(o, "arr_uncertain",
+				    json_integer(J(__atomic_load_n(&fr->arr_uncertain, __ATOMIC_RELAXED))));
+		if (t->flows[f].alpha && fr->arr)
+			json_object_set_new(o, "arrival_ns", hist_json(fr->arr, false));
+	}
 	return o;
 }
 

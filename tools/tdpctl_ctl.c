@@ -149,6 +149,19 @@ static void show_flows(json_t *r)
 		       I(f, "reserved"), I(f, "sent"), I(f, "unused"), I(f, "late_dropped"), I(f, "late_carried"),
 		       I(f, "arr_late_dropped") + I(f, "arr_late_carried"), I(f, "overflow"), I(f, "tx_drop"),
 		       I(f, "demoted"), I(f, "stamped"));
+	/* pipelined flows: where in the upstream frame their packets arrived */
+	json_array_foreach(json_object_get(r, "flows"), i, f) {
+		json_t *a = json_object_get(f, "arrival_ns");
+		if (!a)
+			continue;
+		char p50[32], p99[32], mx[32];
+		fmt_ns(I(a, "p50"), p50, sizeof(p50));
+		fmt_ns(I(a, "p99"), p99, sizeof(p99));
+		fmt_ns(I(a, "max"), mx, sizeof(mx));
+		printf("%s: %" PRId64 " arrivals after the upstream frame start: p50 %s, p99 %s, max %s; %" PRId64
+		       " in its guard band, %" PRId64 " uncertain\n",
+		       S(f, "name"), I(a, "count"), p50, p99, mx, I(f, "arr_guard"), I(f, "arr_uncertain"));
+	}
 }
 
 static void show_sync(json_t *r)
@@ -328,7 +341,9 @@ static void show_prometheus(json_t *r)
 		{"demoted", "Packets sent as best effort while demoted."},
 		{"arr_late_dropped", "Pipelined packets that arrived after their frame was staged, dropped."},
 		{"arr_late_carried", "Pipelined packets that arrived after their frame was staged, carried."},
-		{"stamped", "Probe packets that got this node's hop stamp."}};
+		{"stamped", "Probe packets that got this node's hop stamp."},
+		{"arr_guard", "Pipelined packets that arrived in the upstream frame's guard band (near the next frame)."},
+		{"arr_uncertain", "Pipelined packets read so late that they may belong to an earlier upstream frame."}};
 	prom_per(json_object_get(r, "flows"), "flow", fc, sizeof(fc) / sizeof(fc[0]));
 	static const char *const pc[][2] = {
 		{"frames", "Frames with a reservation pushed on time."}, {"late_frames", "Frames late on the port."},

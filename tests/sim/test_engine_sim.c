@@ -1051,7 +1051,7 @@ static void pipe_send(struct rig *r, int64_t u)
 {
 	for (uint32_t i = 0; i < 2; i++) {
 		struct rte_mbuf *m = mk(0, (uint32_t)(u * 2 + i), 200);
-		*engine_pkt_due(m) = u + 2;
+		engine_pkt_set_due(m, u + 2);
 		assert_int_equal(rte_ring_sp_enqueue(engine_flow_ring(r->e, 0), m), 0);
 	}
 }

@@ -264,6 +264,12 @@ static void queues_are_bounded(void **state)
 	assert_int_equal(rte_mempool_in_use_count(env_pool()), 0);
 }
 
+static tdp_time_t tick_clock(void *arg)
+{
+	int64_t *us = arg;
+	return tdp_time(++*us * 1000);
+}
+
 static void rx_poll_reads_ports(void **state)
 {
 	struct rig r;
@@ -273,10 +279,31 @@ static void rx_poll_reads_ports(void **state)
 		struct rte_mbuf *m = frame(&g);
 		assert_int_equal(rte_ring_sp_enqueue(r.ringrx[0], m), 0);
 	}
+	/* a clock that ticks 1 us a read: per port, one read before the burst,
+	 * one after a burst with packets */
+	int64_t ticks = 0;
+	r.rx.clock = tick_clock;
+	r.rx.clock_arg = &ticks;
 	assert_int_equal(rx_poll(&r.rx), 32);       /* one burst */
+	/* port 0 read at 1 us, burst full: nothing known of when the rest came */
+	assert_int_equal(r.rx.now.ns, 2000);
+	assert_false(r.ports[0].drained_ok);
+	assert_true(r.ports[1].drained_ok);         /* port 1 empty at 3 us */
+	assert_int_equal(r.ports[1].drained.ns, 3000);
 	assert_int_equal(rx_poll(&r.rx), 8);
+	/* the 8 came after the full burst: no drained time yet for them */
+	assert_false(r.rx.since_ok);
+	assert_true(r.ports[0].drained_ok);
+	assert_int_equal(r.ports[0].drained.ns, 4000);
 	assert_int_equal(r.rx.st.best_effort, 8);   /* the BE queue holds 8 */
 	assert_int_equal(r.rx.st.drop[RXD_BE_OVERFLOW], 32);
+	/* the next burst on port 0 arrived after 4 us */
+	struct rte_mbuf *m = frame(&g);
+	assert_int_equal(rte_ring_sp_enqueue(r.ringrx[0], m), 0);
+	assert_int_equal(rx_poll(&r.rx), 1);
+	assert_true(r.rx.since_ok);
+	assert_int_equal(r.rx.since.ns, 4000);
+	assert_int_equal(r.ports[0].drained.ns, 7000);
 	rig_down(&r);
 }
 
@@ -285,7 +312,7 @@ static void rx_poll_reads_ports(void **state)
 static void pipelined_due_frames(void **state)
 {
 	static const char piped[] =
-		"tdp-schedule 1\ntf 1ms\nk 10\nepoch 200us\n"
+		"tdp-schedule 1\ntf 1ms\nk 10\nepoch 200us\nguard 50us\n"
 		"port out rate 100Mbit/s\n"
 		"flow probe port out size 100 alpha 3 delay 300us dscp 46 udp-dport 5000\n"
 		"flow l2 port out size 100 dscp 20 mpls 77\n"
@@ -296,9 +323,9 @@ static void pipelined_due_frames(void **state)
 	rig_table = table;
 	/* arrivals around the edge: frame u starts at u ms + 200 us, and the
 	 * upstream's frame-u packets arrive from start(u) + 300 us on */
-	const int64_t at[] = {6499999, 6500000, 7499999, 7500000};
-	const int64_t due[] = {5 + 3, 6 + 3, 6 + 3, 7 + 3};
-	for (int i = 0; i < 4; i++) {
+	const int64_t at[] = {6499999, 6500000, 7499999, 7500000, 7449999, 7450000};
+	const int64_t due[] = {5 + 3, 6 + 3, 6 + 3, 7 + 3, 6 + 3, 6 + 3};
+	for (int i = 0; i < 6; i++) {
 		struct pg g = from_sender("10.0.2.2");
 		g.dscp = 46;
 		g.dport = 5000;
@@ -306,9 +333,68 @@ static void pipelined_due_frames(void **state)
 		rx_packet(&r.rx, 0, frame(&g));
 		struct rte_mbuf *m = NULL;
 		assert_int_equal(rte_ring_sc_dequeue(r.fq[0], (void **)&m), 0);
-		assert_int_equal(*engine_pkt_due(m), due[i]);
+		assert_int_equal(engine_pkt_due(m), due[i]);
 		rte_pktmbuf_free(m);
 	}
+	/* each arrival measured from its upstream frame's start: 999999, 0,
+	 * 999999, 0, 949999, 950000 ns; the guard band is [950 us, 1 ms) */
+	const struct flow_rx *fr = r.frx[0];
+	assert_non_null(fr->arr);
+	assert_int_equal(fr->arr->count, 6);
+	assert_int_equal(fr->arr->min, 0);
+	assert_int_equal(fr->arr->max, 999999);
+	assert_int_equal(fr->arr->bin[hist_bin_of(0)], 2);
+	assert_int_equal(fr->arr_guard, 3);
+	assert_int_equal(fr->arr_uncertain, 0);   /* no drained time known */
+	/* read at 7.5 ms (upstream frame 7 less 300 us): uncertain only when it
+	 * can have arrived before frame 6's guard band ended, at 7.45 ms */
+	const int64_t since[] = {7499990, 7450000, 7449999, 6000000};
+	const uint64_t unc[] = {0, 0, 1, 2};
+	for (int i = 0; i < 4; i++) {
+		struct pg g = from_sender("10.0.2.2");
+		g.dscp = 46;
+		g.dport = 5000;
+		r.rx.now = tdp_time(7500000);
+		r.rx.since = tdp_time(since[i]);
+		r.rx.since_ok = true;
+		rx_packet(&r.rx, 0, frame(&g));
+		struct rte_mbuf *m = NULL;
+		assert_int_equal(rte_ring_sc_dequeue(r.fq[0], (void **)&m), 0);
+		assert_int_equal(engine_pkt_due(m), 7 + 3);
+		rte_pktmbuf_free(m);
+		assert_int_equal(fr->arr_uncertain, unc[i]);
+	}
+	/* an in-order flow measures nothing */
+	assert_null(r.frx[1]->arr);
+	assert_int_equal(r.frx[1]->arr_guard, 0);
+	assert_int_equal(r.frx[1]->arr_uncertain, 0);
+	rig_down(&r);
+}
+
+/* A swap that makes a kept flow pipelined gives it its arrival histogram
+ * before the table is offered; one that makes it in order again keeps it. */
+static void swap_to_pipelined_measures_arrivals(void **state)
+{
+	static const char piped[] =
+		"tdp-schedule 1\ntf 1ms\nk 10\n"
+		"port out rate 100Mbit/s\n"
+		"flow probe port out size 100 alpha 2 dscp 46 udp-dport 5000\n"
+		"flow bulk port out size 1000 dscp 10\n"
+		"frames 0: probe 1, bulk 2\n";
+	char err[256];
+	struct rig r;
+	rig_up(&r);
+	assert_null(engine_flow_rx(r.e, 0)->arr);
+	struct eng_table *nt = engine_table_build(r.e, parse_ok(piped), err, sizeof(err));
+	if (!nt)
+		fail_msg("engine_table_build: %s", err);
+	struct flow_rx *fr = engine_table_flow_rx(nt, 0);
+	assert_ptr_equal(fr, engine_flow_rx(r.e, 0));   /* kept: the same flow */
+	assert_non_null(fr->arr);
+	assert_int_equal(fr->arr->count, 0);
+	assert_null(engine_table_flow_rx(nt, 1)->arr);
+	engine_table_discard(r.e, nt);
+	assert_non_null(engine_flow_rx(r.e, 0)->arr);   /* kept for a later swap */
 	rig_down(&r);
 }
 
@@ -320,6 +406,7 @@ int main(void)
 		cmocka_unit_test(queues_are_bounded),
 		cmocka_unit_test(rx_poll_reads_ports),
 		cmocka_unit_test(pipelined_due_frames),
+		cmocka_unit_test(swap_to_pipelined_measures_arrivals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
