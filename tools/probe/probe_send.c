@@ -38,6 +38,7 @@ struct send_opts {
 	const char *ifname, *dpdk, *table, *flow, *frames, *json, *dst_mac;
 	uint64_t tf_ns, k, per_frame, count, duration_ns, start_in_ns, size, flow_id, dscp, ttl, vlan, pcp;
 	uint64_t stamps;          /* hop stamps to make room for */
+	bool late_skip;           /* --late skip: no probe after its frame's send window */
 	uint32_t flow_size;       /* the table flow's size, 0 without one */
 	uint64_t sport, dport;
 	bool have_size, have_flow_id, have_dscp, have_dport, have_dst, have_src, have_vlan, have_pcp;
@@ -70,6 +71,10 @@ static void send_usage(FILE *o)
 		"      --count N          stop after N probes\n"
 		"      --duration TIME    stop after this long (default: 10s unless --count is given)\n"
 		"      --timer KIND       predictive (default), nanosleep or spin\n"
+		"      --late POLICY      a frame the sender wakes for too late: send (default) its probes with\n"
+		"                         their own index, so the lateness shows in L; skip them when the\n"
+		"                         frame's send window (up to the table's guard band) has passed, as a\n"
+		"                         TDP source would (a pipelined router would take them for a later frame)\n"
 		"      --size BYTES       frame size without FCS (default 78: 102 bytes on the wire)\n"
 		"      --stamps N         make room for N hop stamps (12 bytes each, at most 15) that routers\n"
 		"                         write into probes of flows with the stamp option\n"
@@ -257,11 +262,11 @@ int probe_cmd_send(int argc, char **argv)
 			      .flow_id = 1, .ttl = 64, .sport = PROBE_DEFAULT_PORT, .dport = PROBE_DEFAULT_PORT,
 			      .timer = T_PREDICTIVE, .cpu = -2, .prio = 80};
 	enum { O_DPDK = 256, O_TABLE, O_FLOW, O_TF, O_K, O_FRAMES, O_PER, O_COUNT, O_DUR, O_TIMER, O_SIZE, O_FID,
-	       O_SRC, O_DST, O_DMAC, O_SPORT, O_DPORT, O_DSCP, O_TTL, O_VLAN, O_PCP, O_CPU, O_PRIO, O_START, O_JSON, O_STAMPS };
+	       O_SRC, O_DST, O_DMAC, O_SPORT, O_DPORT, O_DSCP, O_TTL, O_VLAN, O_PCP, O_CPU, O_PRIO, O_START, O_JSON, O_STAMPS, O_LATE };
 	static const struct option lo[] = {
 		{"interface", 1, 0, 'i'}, {"dpdk", 1, 0, O_DPDK}, {"table", 1, 0, O_TABLE}, {"flow", 1, 0, O_FLOW},
 		{"tf", 1, 0, O_TF}, {"k", 1, 0, O_K}, {"frames", 1, 0, O_FRAMES}, {"per-frame", 1, 0, O_PER},
-		{"count", 1, 0, O_COUNT}, {"duration", 1, 0, O_DUR}, {"timer", 1, 0, O_TIMER}, {"size", 1, 0, O_SIZE}, {"stamps", 1, 0, O_STAMPS},
+		{"count", 1, 0, O_COUNT}, {"duration", 1, 0, O_DUR}, {"timer", 1, 0, O_TIMER}, {"size", 1, 0, O_SIZE}, {"stamps", 1, 0, O_STAMPS}, {"late", 1, 0, O_LATE},
 		{"flow-id", 1, 0, O_FID}, {"src", 1, 0, O_SRC}, {"dst", 1, 0, O_DST}, {"dst-mac", 1, 0, O_DMAC},
 		{"sport", 1, 0, O_SPORT}, {"dport", 1, 0, O_DPORT}, {"dscp", 1, 0, O_DSCP}, {"ttl", 1, 0, O_TTL},
 		{"vlan", 1, 0, O_VLAN}, {"pcp", 1, 0, O_PCP}, {"cpu", 1, 0, O_CPU}, {"prio", 1, 0, O_PRIO},
@@ -288,6 +293,14 @@ int probe_cmd_send(int argc, char **argv)
 			else if (!strcmp(optarg, "spin")) o.timer = T_SPIN;
 			else {
 				fprintf(stderr, "tdp-probe: --timer: '%s' is not predictive, nanosleep or spin\n", optarg);
+				bad = 1;
+			}
+			break;
+		case O_LATE:
+			if (!strcmp(optarg, "send") || !strcmp(optarg, "skip")) {
+				o.late_skip = optarg[1] == 'k';
+			} else {
+				fprintf(stderr, "tdp-probe: --late: '%s' is not send or skip\n", optarg);
 				bad = 1;
 			}
 			break;
@@ -447,6 +460,9 @@ int probe_cmd_send(int argc, char **argv)
 
 	/* first frame: a cycle start at least start-in ahead */
 	tdp_time_t now = tb_now(tb);
+	/* --late skip: a probe goes out before its frame's guard band starts,
+	 * or not at all; send: while the header's t1 offset can say how late */
+	const int64_t late_ns = o.late_skip ? p.g.tf_ns - (int64_t)p.t->guard_ns : INT32_MAX;
 	int64_t i0 = frame_index(&p.g, tdp_time_add(now, (int64_t)o.start_in_ns));
 	i0 = (i0 / p.g.k + 1) * p.g.k;
 	int64_t stop_frame = o.duration_ns ? i0 + (int64_t)(o.duration_ns / (uint64_t)p.g.tf_ns) : INT64_MAX;
@@ -482,12 +498,13 @@ int probe_cmd_send(int argc, char **argv)
 		}
 		tdp_time_t start = frame_start(&p.g, i);
 		now = wait_for(o.timer, tb, &pw, start);
-		if (tdp_time_diff(now, start) >= INT32_MAX) {
-			/* too late for the header's t1 offset: the frame is skipped */
+		if (tdp_time_diff(now, start) >= late_ns) {
+			/* past the send window: the frame is skipped */
 			s.skipped++;
 		} else {
 			for (uint32_t j = 0; j < n; j++) {
-				tdp_time_t t1 = tb_fast_now(tb);
+				/* the first probe's t1 is the time the window was checked at */
+				tdp_time_t t1 = j ? tb_fast_now(tb) : now;
 				probe_stamp(&tmpl, q->slot(q, j), seq + j, i, (int32_t)tdp_time_diff(t1, start));
 				if (j == 0)
 					hist_add(&s.err, tdp_time_diff(t1, start));
