@@ -360,70 +360,104 @@ static void fill_ring(struct rte_ring *r, uint32_t n, uint32_t nflows)
 	}
 }
 
+/* A router on two in-memory ports: the engine on the table, RX polling "in"
+ * and routing 10.0.2.2 out of port 1, the table's port. */
+struct dp_rig {
+	struct sched_table *t;
+	struct rte_ring *rx0, *tx0, *rx1, *tx1;
+	struct timebase *tb;
+	struct engine *e;
+	struct cls *cls;
+	struct router *rt;
+	uint8_t mac[6];
+	struct rx_port ports[2];
+	struct rte_ring *beq[2];
+	struct flow_rx *frx[4];
+	struct rx_table rxt;
+	uint32_t t2p[1];
+	struct rx rx;
+};
+
+static void dp_up(struct dp_rig *d, const char *table, const char *in, const char *out)
+{
+	memset(d, 0, sizeof(*d));
+	d->t = table_from(table);
+	int pin = env_ring_port(in, &d->rx0, &d->tx0), pout = env_ring_port(out, &d->rx1, &d->tx1);
+	d->tb = tb_sim_new(tdp_time(1000 * TDP_NS_PER_S), 1);
+	struct eng_port_cfg pc = {.dpdk_port = (uint16_t)pout, .overhead = 24};
+	struct eng_config c = {.t = d->t, .tb = d->tb, .late = LATE_DROP, .flow_depth = 4096, .be_depth = 64,
+			       .ports = &pc,
+			       .pw = {.spin_below_ns = 0, .min_sleep_ns = 1000, .window = 4, .decay_pct = 90}};
+	char err[160];
+	d->e = engine_create(&c, err, sizeof(err));
+	d->cls = cls_build(d->t);
+	d->rt = router_create(2, err, sizeof(err));
+	uint8_t a[16];
+	memcpy(d->mac, (uint8_t[6]){2, 0, 0, 0, 2, 2}, 6);
+	int fam;
+	unsigned len;
+	route_parse_prefix("10.0.2.1/24", &fam, a, &len);
+	router_add_address(d->rt, 1, fam, a, len, err, sizeof(err));
+	route_parse_addr("10.0.2.2", &fam, a);
+	router_add_neighbour(d->rt, 1, fam, a, d->mac, err, sizeof(err));
+	router_build(d->rt, err, sizeof(err));
+	d->ports[0] = (struct rx_port){.dpdk_port = (uint16_t)pin, .table_port = -1};
+	d->ports[1] = (struct rx_port){.dpdk_port = (uint16_t)pout, .table_port = 0};
+	d->ports[1].mac[0] = 0xaa;
+	d->beq[1] = engine_be_ring(d->e, 0);
+	for (int f = 0; f < 4; f++)
+		d->frx[f] = engine_flow_rx(d->e, (uint32_t)f);
+	d->rxt = (struct rx_table){.cls = d->cls, .t = d->t, .flows = d->frx};
+	d->t2p[0] = 1;
+	d->rx = (struct rx){.ports = d->ports, .nports = 1, .rt = d->rt, .tab = &d->rxt, .be_q = d->beq,
+			    .table_to_port = d->t2p, .g = *engine_geom(d->e)};
+}
+
+static void dp_down(struct dp_rig *d)
+{
+	engine_destroy(d->e);
+	cls_free(d->cls);
+	router_free(d->rt);
+	d->tb->ops->destroy(d->tb);
+	sched_free(d->t);
+}
+
 /*
  * RX alone, in order and pipelined: the pipelined pass reads the clock
  * before each burst and after each burst with packets (as tdpd's RX does),
  * maps each packet to its due frame and adds its arrival to the flow's
  * histogram. The difference per packet is what pipelining costs RX.
  */
-static double rx_pass(struct timebase *clk, bool piped, const char *name)
+static double rx_pass(struct timebase *clk, bool piped, const char *in, const char *out)
 {
 	const uint32_t batch = 4000, rounds = quick ? 50 : 250;
-	struct sched_table *t = table_from(piped ? dp_table_piped : dp_table);
-	struct rte_ring *rx0, *tx0, *rx1, *tx1;
-	int pin = env_ring_port(name, &rx0, &tx0), pout = env_ring_port(piped ? "rxp_out" : "rxo_out", &rx1, &tx1);
-	struct timebase *tb = tb_sim_new(tdp_time(1000 * TDP_NS_PER_S), 1);
-	struct eng_port_cfg pc = {.dpdk_port = (uint16_t)pout, .overhead = 24};
-	struct eng_config c = {.t = t, .tb = tb, .late = LATE_DROP, .flow_depth = 4096, .be_depth = 64, .ports = &pc,
-			       .pw = {.spin_below_ns = 0, .min_sleep_ns = 1000, .window = 4, .decay_pct = 90}};
-	char err[160];
-	struct engine *e = engine_create(&c, err, sizeof(err));
-	struct cls *cls = cls_build(t);
-	struct router *rt = router_create(2, err, sizeof(err));
-	uint8_t a[16], mac[6] = {2, 0, 0, 0, 2, 2};
-	int fam;
-	unsigned len;
-	route_parse_prefix("10.0.2.1/24", &fam, a, &len);
-	router_add_address(rt, 1, fam, a, len, err, sizeof(err));
-	route_parse_addr("10.0.2.2", &fam, a);
-	router_add_neighbour(rt, 1, fam, a, mac, err, sizeof(err));
-	router_build(rt, err, sizeof(err));
-	struct rx_port ports[2] = {{.dpdk_port = (uint16_t)pin, .table_port = -1},
-				   {.dpdk_port = (uint16_t)pout, .table_port = 0}};
-	ports[1].mac[0] = 0xaa;
-	struct rte_ring *beq[2] = {NULL, engine_be_ring(e, 0)};
-	struct flow_rx *frx[4];
-	for (int f = 0; f < 4; f++)
-		frx[f] = engine_flow_rx(e, (uint32_t)f);
-	struct rx_table rxt = {.cls = cls, .t = t, .flows = frx};
-	uint32_t t2p[1] = {1};
-	struct rx rxc = {.ports = ports, .nports = 1, .rt = rt, .tab = &rxt, .be_q = beq, .table_to_port = t2p,
-			 .g = *engine_geom(e), .clock = piped ? bench_rx_clock : NULL, .clock_arg = clk};
+	struct dp_rig d;
+	dp_up(&d, piped ? dp_table_piped : dp_table, in, out);
+	if (piped) {
+		d.rx.clock = bench_rx_clock;
+		d.rx.clock_arg = clk;
+	}
 	int64_t ns = 0;
 	uint64_t pk = 0;
 	rt_self();
 	for (uint32_t r = 0; r < rounds; r++) {
-		fill_ring(rx0, batch, 4);
+		fill_ring(d.rx0, batch, 4);
 		int64_t t0 = mono();
 		uint32_t got;
-		while ((got = rx_poll(&rxc)) != 0)
+		while ((got = rx_poll(&d.rx)) != 0)
 			pk += got;
 		ns += mono() - t0;
 		for (int f = 0; f < 4; f++)
-			env_drain(frx[f]->q);
+			env_drain(d.frx[f]->q);
 	}
 	rt_off();
-	engine_destroy(e);
-	cls_free(cls);
-	router_free(rt);
-	tb->ops->destroy(tb);
-	sched_free(t);
+	dp_down(&d);
 	return (double)ns / (double)pk;
 }
 
 static void bench_rx_piped(struct timebase *clk)
 {
-	double in_order = rx_pass(clk, false, "rxo_in"), piped = rx_pass(clk, true, "rxp_in");
+	double in_order = rx_pass(clk, false, "rxo_in", "rxo_out"), piped = rx_pass(clk, true, "rxp_in", "rxp_out");
 	printf("\n== RX of pipelined flows, in-memory ports, one core, 4 flows, 100-byte packets, bursts of 32\n");
 	printf("  in order                            %7.1f ns/packet\n", in_order);
 	printf("  pipelined: clock per burst, due frame, arrival histogram\n");
@@ -433,35 +467,14 @@ static void bench_rx_piped(struct timebase *clk)
 static void bench_datapath(void)
 {
 	const uint32_t batch = 4000, rounds = quick ? 50 : 250;
-	struct sched_table *t = table_from(dp_table);
-	struct rte_ring *rx0, *tx0, *rx1, *tx1;
-	int pin = env_ring_port("dp_in", &rx0, &tx0), pout = env_ring_port("dp_out", &rx1, &tx1);
-	struct timebase *tb = tb_sim_new(tdp_time(1000 * TDP_NS_PER_S), 1);
-	struct eng_port_cfg pc = {.dpdk_port = (uint16_t)pout, .overhead = 24};
-	struct eng_config c = {.t = t, .tb = tb, .late = LATE_DROP, .flow_depth = 4096, .be_depth = 64, .ports = &pc,
-			       .pw = {.spin_below_ns = 0, .min_sleep_ns = 1000, .window = 4, .decay_pct = 90}};
-	char err[160];
-	struct engine *e = engine_create(&c, err, sizeof(err));
-	struct cls *cls = cls_build(t);
-	struct router *rt = router_create(2, err, sizeof(err));
-	uint8_t a[16], mac[6] = {2, 0, 0, 0, 2, 2};
-	int fam;
-	unsigned len;
-	route_parse_prefix("10.0.2.1/24", &fam, a, &len);
-	router_add_address(rt, 1, fam, a, len, err, sizeof(err));
-	route_parse_addr("10.0.2.2", &fam, a);
-	router_add_neighbour(rt, 1, fam, a, mac, err, sizeof(err));
-	router_build(rt, err, sizeof(err));
-	struct rx_port ports[2] = {{.dpdk_port = (uint16_t)pin, .table_port = -1},
-				   {.dpdk_port = (uint16_t)pout, .table_port = 0}};
-	ports[1].mac[0] = 0xaa;
-	struct rte_ring *beq[2] = {NULL, engine_be_ring(e, 0)};
-	struct flow_rx *frx[4];
-	for (int f = 0; f < 4; f++)
-		frx[f] = engine_flow_rx(e, (uint32_t)f);
-	struct rx_table rxt = {.cls = cls, .t = t, .flows = frx};
-	uint32_t t2p[1] = {1};
-	struct rx rxc = {.ports = ports, .nports = 1, .rt = rt, .tab = &rxt, .be_q = beq, .table_to_port = t2p};
+	struct dp_rig d;
+	dp_up(&d, dp_table, "dp_in", "dp_out");
+	struct engine *e = d.e;
+	struct rte_ring *rx0 = d.rx0, *tx1 = d.tx1;
+	uint8_t *mac = d.mac;
+	struct rx_port *ports = d.ports;
+	int pin = d.ports[0].dpdk_port, pout = d.ports[1].dpdk_port;
+	struct rx rxc = d.rx;
 	rt_self();
 	/* classify + enqueue */
 	int64_t rx_ns = 0, tx_ns = 0, plain_ns = 0;
@@ -487,9 +500,9 @@ static void bench_datapath(void)
 		uint16_t n;
 		while ((n = rte_eth_rx_burst((uint16_t)pin, 0, b, 32)) != 0) {
 			for (uint16_t i = 0; i < n; i++) {
-				uint8_t *d = rte_pktmbuf_mtod(b[i], uint8_t *);
-				memcpy(d, mac, 6);
-				memcpy(d + 6, ports[1].mac, 6);
+				uint8_t *pd = rte_pktmbuf_mtod(b[i], uint8_t *);
+				memcpy(pd, mac, 6);
+				memcpy(pd + 6, ports[1].mac, 6);
 			}
 			uint16_t s = rte_eth_tx_burst((uint16_t)pout, 0, b, n);
 			for (uint16_t i = s; i < n; i++)
@@ -509,11 +522,7 @@ static void bench_datapath(void)
 	printf("  engine: dequeue + push (one frame)  %7.2f Mpps   (%.2fx the plain loop; target >= 0.8x)\n", tx_mpps,
 	       tx_mpps / plain);
 	printf("  (%" PRIu64 " packets classified, %" PRIu64 " pushed)\n", rx_pk, tx_pk);
-	engine_destroy(e);
-	cls_free(cls);
-	router_free(rt);
-	tb->ops->destroy(tb);
-	sched_free(t);
+	dp_down(&d);
 }
 
 /* ---- pipelined flows and hop stamps ------------------------------------------ */

@@ -307,6 +307,22 @@ static void rx_poll_reads_ports(void **state)
 	rig_down(&r);
 }
 
+/* A probe-flow packet (dscp 46, port 5000) through RX, read at now: the
+ * frame its queue entry is due in. */
+static int64_t due_of_probe(struct rig *r, int64_t now)
+{
+	struct pg g = from_sender("10.0.2.2");
+	g.dscp = 46;
+	g.dport = 5000;
+	r->rx.now = tdp_time(now);
+	rx_packet(&r->rx, 0, frame(&g));
+	struct rte_mbuf *m = NULL;
+	assert_int_equal(rte_ring_sc_dequeue(r->fq[0], (void **)&m), 0);
+	int64_t due = engine_pkt_due(m);
+	rte_pktmbuf_free(m);
+	return due;
+}
+
 /* A pipelined flow's packets carry the frame they are due in: the frame of
  * (arrival - delay), which the upstream sent them in, plus alpha. */
 static void pipelined_due_frames(void **state)
@@ -325,17 +341,8 @@ static void pipelined_due_frames(void **state)
 	 * upstream's frame-u packets arrive from start(u) + 300 us on */
 	const int64_t at[] = {6499999, 6500000, 7499999, 7500000, 7449999, 7450000};
 	const int64_t due[] = {5 + 3, 6 + 3, 6 + 3, 7 + 3, 6 + 3, 6 + 3};
-	for (int i = 0; i < 6; i++) {
-		struct pg g = from_sender("10.0.2.2");
-		g.dscp = 46;
-		g.dport = 5000;
-		r.rx.now = tdp_time(at[i]);
-		rx_packet(&r.rx, 0, frame(&g));
-		struct rte_mbuf *m = NULL;
-		assert_int_equal(rte_ring_sc_dequeue(r.fq[0], (void **)&m), 0);
-		assert_int_equal(engine_pkt_due(m), due[i]);
-		rte_pktmbuf_free(m);
-	}
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(due_of_probe(&r, at[i]), due[i]);
 	/* each arrival measured from its upstream frame's start: 999999, 0,
 	 * 999999, 0, 949999, 950000 ns; the guard band is [950 us, 1 ms) */
 	const struct flow_rx *fr = r.frx[0];
@@ -351,17 +358,9 @@ static void pipelined_due_frames(void **state)
 	const int64_t since[] = {7499990, 7450000, 7449999, 6000000};
 	const uint64_t unc[] = {0, 0, 1, 2};
 	for (int i = 0; i < 4; i++) {
-		struct pg g = from_sender("10.0.2.2");
-		g.dscp = 46;
-		g.dport = 5000;
-		r.rx.now = tdp_time(7500000);
 		r.rx.since = tdp_time(since[i]);
 		r.rx.since_ok = true;
-		rx_packet(&r.rx, 0, frame(&g));
-		struct rte_mbuf *m = NULL;
-		assert_int_equal(rte_ring_sc_dequeue(r.fq[0], (void **)&m), 0);
-		assert_int_equal(engine_pkt_due(m), 7 + 3);
-		rte_pktmbuf_free(m);
+		assert_int_equal(due_of_probe(&r, 7500000), 7 + 3);
 		assert_int_equal(fr->arr_uncertain, unc[i]);
 	}
 	/* an in-order flow measures nothing */
