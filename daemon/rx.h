@@ -65,7 +65,8 @@ struct rx {
 	_Atomic(const struct rx_table *) offer;
 	struct rte_ring **be_q;     /* per configured port; NULL: send at once */
 	/* arrival time of the burst in hand, for pipelined flows' due frames:
-	 * rx_poll reads clock(clock_arg) once per non-empty burst */
+	 * rx_poll reads clock(clock_arg) before each burst (for drained) and
+	 * once more after a burst with packets (for now) */
 	tdp_time_t now;
 	/* and the earliest it can have arrived (since_ok: known): a pipelined
 	 * packet that can have arrived before the guard band that ends the
