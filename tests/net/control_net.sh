@@ -24,15 +24,7 @@ RO=$W/tdpd-ro.sock
 RW=$W/tdpd.sock
 j() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
 
-cat >"$W/a.tdp" <<'TDP'
-tdp-schedule 1
-tf 1ms
-k 10
-guard 20us
-port out rate 100Mbit/s max-frame 1514 overhead 24
-flow probe port out size 78 dscp 46 udp-dport 7350
-frames 0-9: probe 1
-TDP
+probe_table "$W/a.tdp"
 # k 20: two probe slots every other frame, and a flow of its own
 cat >"$W/b.tdp" <<'TDP'
 tdp-schedule 1

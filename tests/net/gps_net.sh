@@ -16,15 +16,7 @@ j() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=(d.get("flo
 echo "1..5"
 
 net_up "gps$$"
-cat >"$W/probe.tdp" <<'TDP'
-tdp-schedule 1
-tf 1ms
-k 10
-guard 20us
-port out rate 100Mbit/s max-frame 1514 overhead 24
-flow probe port out size 78 dscp 46 udp-dport 7350
-frames 0-9: probe 1
-TDP
+probe_table "$W/probe.tdp"
 router_conf "$W/tdpd.conf" "$W/probe.tdp" "late-policy carry" "timebase bc635-sim" "summary-json $W/sum.json"
 ip netns exec "$NS_RTR" "$TDPD" -f "$W/tdpd.conf" >"$W/tdpd.out" 2>"$W/tdpd.err" &
 TPID=$!

@@ -98,6 +98,20 @@ conf_globals() {
 	for l in "$@"; do echo "$l"; done
 }
 
+# probe_table FILE: the network tests' table, one 78-byte probe (DSCP 46, UDP
+# 7350) in every frame of a 10 ms cycle of 1 ms frames, out of port "out".
+probe_table() {
+	cat >"$1" <<'TDP'
+tdp-schedule 1
+tf 1ms
+k 10
+guard 20us
+port out rate 100Mbit/s max-frame 1514 overhead 24
+flow probe port out size 78 dscp 46 udp-dport 7350
+frames 0-9: probe 1
+TDP
+}
+
 # router_conf FILE TABLE [[global] lines...]: the router's tdpd.conf. The
 # defaults suit a shared two-core machine, and put the control sockets next
 # to FILE; a given line replaces its default.

@@ -158,15 +158,7 @@ net_down
 
 # ---- through tdpd, with a best-effort flood ---------------------------------------
 net_up "prt$$"
-cat >"$W/probe.tdp" <<'TDP'
-tdp-schedule 1
-tf 1ms
-k 10
-guard 20us
-port out rate 100Mbit/s max-frame 1514 overhead 24
-flow probe port out size 78 dscp 46 udp-dport 7350
-frames 0-9: probe 1
-TDP
+probe_table "$W/probe.tdp"
 router_conf "$W/tdpd.conf" "$W/probe.tdp" "late-policy carry"
 ip netns exec "$NS_RTR" "$TDPD" -f "$W/tdpd.conf" >"$W/tdpd.out" 2>"$W/tdpd.err" &
 PIDS+=($!)

@@ -59,15 +59,7 @@ master
 ip netns exec "$NS_RTR" ptp4l -S -i ps -f "$W/s.cfg" -m >"$W/s.log" 2>&1 &
 PIDS+=($!)
 
-cat >"$W/probe.tdp" <<'TDP'
-tdp-schedule 1
-tf 1ms
-k 10
-guard 20us
-port out rate 100Mbit/s max-frame 1514 overhead 24
-flow probe port out size 78 dscp 46 udp-dport 7350
-frames 0-9: probe 1
-TDP
+probe_table "$W/probe.tdp"
 router_conf "$W/tdpd.conf" "$W/probe.tdp" "late-policy carry" "timebase ptp" "ptp-socket $W/s.sock" \
 	"ptp-mode offset" "ptp-poll 100ms" "sync-lock-threshold 500us" "sync-step 10ms" "sync-sample-timeout 1s" \
 	"sync-holdover 2s" "sync-holdover-action serve" "sync-unlocked-action alarm" "summary-json $W/sum.json"
