@@ -125,38 +125,33 @@ run() {
 	check "N=$nr $flood: the receiver got the reserved and the best-effort probes' end packets" \
 		'[ "$(j "$d/rcv.json" "[x[\"sent\"] for x in sorted(d[\"flows\"], key=lambda x: x[\"flow\"])]")" = "[$COUNT, $COUNT]" ]' \
 		"$(cat "$d/rcv.out" "$d/send.err" "$d/be.err")"
-	# what the routers counted: drops of the probe flow, late frames, late
-	# arrivals, and arrivals whose upstream frame was uncertain (read after
-	# a stall longer than the guard band, across a frame start)
-	local late unc
-	late=$(python3 - "$d" "$nr" <<'PY'
+	# what the routers counted: late frames, late arrivals, and arrivals whose
+	# upstream frame was uncertain (read after a stall longer than the guard
+	# band, across a frame start)
+	local frames_late arr_late unc got lost counted
+	read -r frames_late arr_late unc < <(python3 - "$d" "$nr" <<'PY'
 import json, sys
 d, n = sys.argv[1], int(sys.argv[2])
-drops = frames = arr = unc = 0
+frames = arr = unc = 0
 for i in range(1, n + 1):
     s = json.load(open(f"{d}/r{i}/sum.json"))
     frames += s["engine"]["late_frames"]
     for f in s["flows"]:
         if f["name"] == "probe":
-            drops += f["late_dropped"] + f["arr_late_dropped"] + f["overflow"] + f["tx_drop"]
             arr += f["arr_late_dropped"]
             unc += f["arr_uncertain"]
-print(drops, frames, arr, unc)
+print(frames, arr, unc)
 PY
 )
-	unc=${late##* }
-	late=${late% *}
-	check "N=$nr $flood: every reserved probe received carries $nr stamps, each hop's frame = ingress + planned alphas, but for arrivals a router counted as uncertain ($unc)" \
-		'[ "$(j "$d/rcv.json" "(lambda f: (f[\"plan\"][\"off_plan\"] <= ${unc:-0}, f[\"plan\"][\"fewer_stamps\"], len(f[\"hops\"]), f[\"received\"] > 0))($f0)")" = "(True, 0, $nr, True)" ] && [ -n "$unc" ]' \
+	check "N=$nr $flood: every reserved probe received carries $nr stamps, each hop's frame = ingress + planned alphas, but for arrivals a router counted as uncertain (${unc:-?})" \
+		'[ -n "$unc" ] && [ "$(j "$d/rcv.json" "(lambda f: (f[\"plan\"][\"off_plan\"] <= $unc, f[\"plan\"][\"fewer_stamps\"], len(f[\"hops\"]), f[\"received\"] > 0))($f0)")" = "(True, 0, $nr, True)" ]' \
 		"$(cat "$d/rcv.out")"
-	local lost
-	lost=$(j "$d/rcv.json" "$f0[\"lost\"]")
+	read -r got lost counted < <(python3 "$SRC/tests/net/losses.py" "$d/rcv.json" 0 probe "$d"/r*/sum.json)
 	# the routers' count may also hold the sender's end packets (3), which are not probes
-	check "N=$nr $flood: every probe lost is one the routers dropped as late ($lost lost, ${late%% *} dropped)" \
-		'[ -n "$late" ] && [ -n "$lost" ] && [ "$lost" -le "${late%% *}" ] && [ "${late%% *}" -le $((lost + 3)) ]' \
+	check "N=$nr $flood: every probe lost is one the routers dropped as late (${lost:-?} lost, ${counted:-?} dropped)" \
+		'[ -n "$lost" ] && [ -n "$counted" ] && [ "$lost" -le "$counted" ] && [ "$counted" -le $((lost + 3)) ]' \
 		"$(cat "$d/rcv.out")"
-	local x=${late#* }
-	diag "N=$nr $flood: the VM made ${x%% *} late frames over $nr router(s); ${x#* } probes arrived late; $lost of $COUNT probes lost"
+	diag "N=$nr $flood: the VM made $frames_late late frames over $nr router(s); $arr_late probes arrived late; $lost of $COUNT probes lost"
 	diag "$(for i in $(seq 1 "$nr"); do echo "r$i: $(grep -m1 '^frames ' "$d/r$i/out")"; done)"
 	diag "$(grep -E '^  (L|hop|leg|push)' "$d/rcv.out" | head -20)"
 	# every router measured when each probe-flow packet arrived in its upstream frame
