@@ -389,6 +389,8 @@ static char *cmd_schedule_load(struct control *c, json_t *args, int fd, bool pri
 	free(buf);
 	if (t)
 		sched_admit(t, &dg);
+	if (t && c->fit)
+		sched_fit(t, c->fit, &dg);
 	if (!t || dg.nerr) {
 		c->rejected++;
 		json_t *o = json_pack("{si sb ss ss so si}", "version", CTL_VERSION, "ok", 0, "code", "invalid-table",
@@ -402,6 +404,9 @@ static char *cmd_schedule_load(struct control *c, json_t *args, int fd, bool pri
 		sched_free(t);
 		return dump_line(o);
 	}
+	for (size_t i = 0; i < dg.n; i++)
+		if (dg.v[i].sev == SCHED_WARNING)
+			log_warn("schedule load: %s:%u: %s", name, dg.v[i].line, dg.v[i].msg);
 	sched_diags_free(&dg);
 	struct eng_table *et = engine_table_build(c->e, t, err, sizeof(err));
 	if (!et) {

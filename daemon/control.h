@@ -64,6 +64,7 @@ struct control {
 	int64_t started_mono_ns;
 	ctl_tick_fn tick;
 	void *tick_arg;
+	const struct sched_fit *fit; /* what a frame may hold on this box; NULL: not checked */
 
 	/* the control thread's own */
 	int lfd[2];               /* control, monitor; -1 when not used */

@@ -16,6 +16,8 @@
 #include "stamp.h"
 
 #define BE_BURST 32
+/* packets handed to the driver in one call; its count is 16 bits */
+#define ENG_TX_CHUNK 4096u
 
 /* single writer: a relaxed store is enough for readers on other lcores */
 #define ST_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
@@ -50,6 +52,7 @@ struct eng_stamp {
 struct eng_tport {
 	struct eng_stamp *stamps; /* stage_cap: the staged probes that get a stamp */
 	struct rte_mbuf **stage;
+	int64_t *wire_end;        /* stage_cap + 1 */
 	uint32_t stage_cap;
 	struct seg *seg;
 	uint32_t seg_cap;
@@ -86,6 +89,7 @@ struct eng_port {
 	struct rte_ring *be;
 	struct rte_mbuf *held;    /* best effort that did not fit; goes first next time */
 	struct rte_mbuf **stage;  /* from the table in force */
+	int64_t *wire_end;        /* wire_end[i]: wire time of stage[0..i) */
 	uint32_t nstage;
 	struct seg *seg;
 	uint32_t nseg;
@@ -236,6 +240,7 @@ static void table_free(struct eng_table *nt)
 		for (uint32_t p = 0; p < nt->nports; p++) {
 			free(nt->ports[p].stamps);
 			free(nt->ports[p].stage);
+			free(nt->ports[p].wire_end);
 			free(nt->ports[p].seg);
 			free(nt->ports[p].flows);
 		}
@@ -335,10 +340,11 @@ static struct eng_table *table_build(const struct engine *e, const struct sched_
 	for (uint32_t p = 0; p < t->nports; p++) {
 		struct eng_tport *tp = &nt->ports[p];
 		tp->stage = calloc(tp->stage_cap + 1, sizeof(*tp->stage));
+		tp->wire_end = calloc(tp->stage_cap + 1, sizeof(*tp->wire_end));
 		tp->stamps = calloc(tp->stage_cap + 1, sizeof(*tp->stamps));
 		tp->seg = calloc(tp->seg_cap + 1, sizeof(*tp->seg));
 		tp->flows = calloc(t->nflows + 1, sizeof(*tp->flows));
-		if (!tp->stage || !tp->stamps || !tp->seg || !tp->flows) {
+		if (!tp->stage || !tp->wire_end || !tp->stamps || !tp->seg || !tp->flows) {
 			snprintf(err, errlen, "out of memory");
 			goto fail;
 		}
@@ -422,6 +428,7 @@ static void table_enter(struct engine *e, struct eng_table *nt)
 	for (uint32_t p = 0; p < e->nports; p++) {
 		struct eng_port *pt = &e->ports[p];
 		pt->stage = nt->ports[p].stage;
+		pt->wire_end = nt->ports[p].wire_end;
 		pt->stamps = nt->ports[p].stamps;
 		pt->seg = nt->ports[p].seg;
 		pt->flows = nt->ports[p].flows;
@@ -813,6 +820,7 @@ static void arrived_late(struct engine *e, struct eng_flow *fl, struct rte_mbuf 
 	} else {
 		rte_pktmbuf_free(m);
 		ST_ADD(fl->st.arr_late_dropped, 1);
+		ST_ADD(e->ports[fl->port].st.arr_late_dropped, 1);
 	}
 }
 
@@ -894,8 +902,10 @@ static void stage(struct engine *e, int64_t j)
 		struct eng_port *p = &e->ports[fl->port];
 		struct rte_mbuf **at = p->stage + p->nstage;
 		uint32_t got = take_for(e, row[x].flow, j, at, row[x].n);
-		for (uint32_t i = 0; i < got; i++)
+		for (uint32_t i = 0; i < got; i++) {
 			p->stage_wire_ns += wire_ns(p, at[i]);
+			p->wire_end[p->nstage + i + 1] = p->stage_wire_ns;
+		}
 		if (e->t->flows[row[x].flow].stamp)
 			stamp_find(e, p, row[x].flow, j, at, got);
 		p->nstage += got;
@@ -903,6 +913,25 @@ static void stage(struct engine *e, int64_t j)
 		ST_ADD(fl->st.reserved, row[x].n);
 		ST_ADD(fl->st.unused, row[x].n - got);
 	}
+}
+
+/*
+ * Staged packets of flow fl that will not leave in their frame: carried to
+ * the flow's next reserved frame, ahead of what it already carries (they are
+ * older), when the policy says so and they fit; dropped otherwise. Returns
+ * true if carried.
+ */
+static bool missed(struct engine *e, struct eng_flow *fl, struct rte_mbuf **m, uint32_t cnt)
+{
+	if (e->late == LATE_CARRY && fl->ncarry + cnt <= fl->carry_cap) {
+		memmove(fl->carry + cnt, fl->carry, fl->ncarry * sizeof(*fl->carry));
+		memcpy(fl->carry, m, cnt * sizeof(*fl->carry));
+		fl->ncarry += cnt;
+		return true;
+	}
+	for (uint32_t i = 0; i < cnt; i++)
+		rte_pktmbuf_free(m[i]);
+	return false;
 }
 
 /* The staged burst of p missed its frame: drop it or carry it, per flow. */
@@ -913,15 +942,12 @@ static void late_port(struct engine *e, struct eng_port *p)
 		struct eng_flow *fl = e->flows[p->seg[s].flow];
 		uint32_t cnt = p->seg[s].n;
 		ST_ADD(fl->st.late_frames, 1);
-		if (e->late == LATE_CARRY && fl->ncarry + cnt <= fl->carry_cap) {
-			memmove(fl->carry + cnt, fl->carry, fl->ncarry * sizeof(*fl->carry));
-			memcpy(fl->carry, p->stage + at, cnt * sizeof(*fl->carry));
-			fl->ncarry += cnt;
+		if (missed(e, fl, p->stage + at, cnt)) {
 			ST_ADD(fl->st.late_carried, cnt);
+			ST_ADD(p->st.late_carried, cnt);
 		} else {
-			for (uint32_t i = 0; i < cnt; i++)
-				rte_pktmbuf_free(p->stage[at + i]);
 			ST_ADD(fl->st.late_dropped, cnt);
+			ST_ADD(p->st.late_dropped, cnt);
 		}
 		at += cnt;
 	}
@@ -975,44 +1001,103 @@ static void skip_frame(struct engine *e, int64_t j)
 		}
 		ST_ADD(fl->st.late_carried, carried);
 		ST_ADD(fl->st.late_dropped, got - carried);
+		ST_ADD(e->ports[fl->port].st.late_carried, carried);
+		ST_ADD(e->ports[fl->port].st.late_dropped, got - carried);
 		ST_ADD(fl->st.unused, row[x].n - got);
 	}
 }
 
-static void push(struct engine *e, struct eng_port *p, int64_t j, tdp_time_t t)
+/*
+ * Hands the driver what it has not yet taken of p's staged frame, from
+ * stage[done], until it has taken all or the next packet would no longer end
+ * before `end` (the frame's guard band): a TX ring smaller than the row, or a
+ * driver that takes a few per call, is refilled while the port sends. The wire
+ * model is the late check's: a packet starts when it is handed over or when
+ * the one before it ends; a call is taken to hand its packets over as late as
+ * the previous call took (measured from the time read before it, `before`),
+ * and a call is offered only the packets that would end in time. Returns how
+ * many the driver has taken; *cur becomes when the port will have sent them.
+ */
+static uint32_t tx_until(struct engine *e, struct eng_port *p, uint32_t done, tdp_time_t before, tdp_time_t end,
+			 tdp_time_t *cur)
 {
-	uint16_t n = (uint16_t)p->nstage;
+	uint32_t n = p->nstage;
+	const int64_t *we = p->wire_end;
+	while (done < n) {
+		tdp_time_t now = tb_fast_now(e->tb);
+		tdp_time_t at = tdp_time_max(*cur, tdp_time_add(now, tdp_time_diff(now, before)));
+		int64_t room = tdp_time_diff(end, at);
+		/* the packets from done on that end by `end`: wire_end is increasing */
+		uint32_t lo = done, hi = n - done < ENG_TX_CHUNK ? n : done + ENG_TX_CHUNK;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo + 1) / 2;
+			if (we[mid] - we[done] <= room)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		uint32_t want = lo - done;
+		if (!want)
+			break;
+		before = now;
+		uint16_t s = rte_eth_tx_burst(p->c.dpdk_port, p->c.txq, p->stage + done, (uint16_t)want);
+		ST_ADD(p->st.push_retries, 1);
+		if (s)
+			*cur = tdp_time_add(at, we[done + s] - we[done]);
+		done += s;
+		if (s < want)
+			rte_pause();
+	}
+	return done;
+}
+
+/*
+ * Pushes p's staged frame j at t: one call to the driver when it takes the
+ * whole burst (the common case), else tx_until. Packets the driver has not
+ * taken by the guard band follow the late policy and are counted, by flow and
+ * by port with the same numbers, as tx_drop or tx_carried.
+ */
+static void push(struct engine *e, struct eng_port *p, int64_t j, tdp_time_t t, tdp_time_t end)
+{
+	uint32_t n = p->nstage;
+	bool whole = true;
 	if (p->nstamps)
 		stamp_push(e, p, j, t);
 	if (n) {
+		uint32_t want = n < ENG_TX_CHUNK ? n : ENG_TX_CHUNK;
+		uint32_t done = rte_eth_tx_burst(p->c.dpdk_port, p->c.txq, p->stage, (uint16_t)want);
+		tdp_time_t cur = tdp_time_max(t, p->cursor);
+		cur = tdp_time_add(cur, p->wire_end[done]);
+		if (done < n)
+			done = tx_until(e, p, done, t, end, &cur);
 		uint64_t bytes = 0;
-		for (uint16_t i = 0; i < n; i++)
+		for (uint32_t i = 0; i < done; i++)
 			bytes += p->stage[i]->pkt_len;
-		uint16_t sent = rte_eth_tx_burst(p->c.dpdk_port, p->c.txq, p->stage, n);
-		/* attribute what the driver refused to its flows */
 		uint32_t at = 0;
 		for (uint32_t s = 0; s < p->nseg; s++) {
 			struct eng_flow *fl = e->flows[p->seg[s].flow];
-			uint32_t cnt = p->seg[s].n, ok = 0;
-			for (uint32_t i = 0; i < cnt; i++) {
-				if (at + i < sent)
-					ok++;
-				else
-					rte_pktmbuf_free(p->stage[at + i]);
-			}
+			uint32_t cnt = p->seg[s].n;
+			uint32_t ok = done > at ? (done - at < cnt ? done - at : cnt) : 0;
 			ST_ADD(fl->st.sent, ok);
-			if (ok < cnt)
-				ST_ADD(fl->st.tx_drop, cnt - ok);
+			if (ok < cnt) {
+				ST_ADD(fl->st.late_frames, 1);
+				if (missed(e, fl, p->stage + at + ok, cnt - ok)) {
+					ST_ADD(fl->st.tx_carried, cnt - ok);
+					ST_ADD(p->st.tx_carried, cnt - ok);
+				} else {
+					ST_ADD(fl->st.tx_drop, cnt - ok);
+					ST_ADD(p->st.tx_drop, cnt - ok);
+				}
+			}
 			at += cnt;
 		}
-		ST_ADD(p->st.rsv_pkts, sent);
+		ST_ADD(p->st.rsv_pkts, done);
 		ST_ADD(p->st.rsv_bytes, bytes);
-		if (sent < n)
-			ST_ADD(p->st.tx_drop, (uint64_t)(n - sent));
-		p->cursor = tdp_time_add(tdp_time_max(t, p->cursor), p->stage_wire_ns);
+		p->cursor = cur;
+		whole = done == n;
 	}
 	if (p->nseg)
-		ST_ADD(p->st.frames, 1);
+		ST_ADD(*(whole ? &p->st.frames : &p->st.late_frames), 1);
 	p->nstage = 0;
 	p->nseg = 0;
 }
@@ -1222,7 +1307,7 @@ int64_t engine_step(struct engine *e)
 				late_port(e, pt);
 				late = true;
 			} else {
-				push(e, pt, j, t);
+				push(e, pt, j, t, end);
 			}
 		}
 		if (late)

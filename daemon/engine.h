@@ -8,7 +8,10 @@
  *   2. wait precisely for start(j): predictive sleep, then poll the fast clock;
  *      while waiting, best effort still fills the current frame;
  *   3. write the hop stamps (node, frame, push time); push each port's burst
- *      with one rte_eth_tx_burst;
+ *      with rte_eth_tx_burst, again and again while the driver takes part of
+ *      it (a TX ring smaller than the row), until all is taken or the next
+ *      packet, handed over now, would no longer end before the guard band;
+ *      what the driver has not taken then follows the late policy;
  *   4. record the frame-start error (push time - start(j));
  *   5. fill frame j with best effort while the next packet's serialization at
  *      the port's rate still ends before start(j) + TF - guard.
@@ -93,7 +96,8 @@ struct flow_stats {
 	uint64_t late_carried;    /* packets of a late frame carried to the next reserved frame */
 	uint64_t late_slots;      /* slots of skipped frames whose packets stayed queued (carry) */
 	uint64_t late_frames;     /* frames of this flow that were late */
-	uint64_t tx_drop;         /* refused by the driver */
+	uint64_t tx_drop;         /* not taken by the driver before the guard band: dropped */
+	uint64_t tx_carried;      /* not taken by the driver before the guard band: carried */
 	uint64_t demoted;         /* sent as best effort while the sync state demoted the flow */
 	/* pipelined flows (alpha): packets queued after their frame was staged */
 	uint64_t arr_late_dropped;  /* late on arrival, dropped (late policy drop, or no room to carry) */
@@ -101,6 +105,8 @@ struct flow_stats {
 	uint64_t stamped;         /* probe packets that got this node's hop stamp */
 };
 
+/* The port's reserved packets not sent, by the same reasons as its flows'
+ * (each the sum over the port's flows); best effort apart. */
 struct port_stats {
 	uint64_t frames;          /* frames pushed on time */
 	uint64_t late_frames;
@@ -108,7 +114,12 @@ struct port_stats {
 	uint64_t be_pkts, be_bytes;
 	uint64_t be_too_big;      /* best effort that can never fit in a frame */
 	uint64_t be_tx_drop;
-	uint64_t tx_drop;
+	uint64_t tx_drop;         /* flows' tx_drop */
+	uint64_t tx_carried;      /* flows' tx_carried */
+	uint64_t late_dropped;    /* flows' late_dropped */
+	uint64_t late_carried;    /* flows' late_carried */
+	uint64_t arr_late_dropped; /* flows' arr_late_dropped */
+	uint64_t push_retries;    /* calls to the driver beyond the first, while it took part of a burst */
 };
 
 struct eng_stats {

@@ -112,6 +112,8 @@ void summary_text(const struct summary_src *s, FILE *out)
 		pw->st.sleeps, pw->st.spins, pw->pred_ns, pw_book_ns(pw), pw->st.deferred);
 	fprintf(out, "\n%-16s %-8s %10s %10s %10s %8s %8s %8s %8s %8s %8s %8s %8s\n", "flow", "port", "rx", "reserved",
 		"sent", "unused", "late-drop", "carried", "arr-late", "overflow", "tx-drop", "demoted", "stamped");
+	/* carried: packets of late frames and the ones the driver had not taken
+	 * by the guard band, moved to the flow's next reserved frame */
 	for (uint32_t f = 0; f < t->nflows; f++) {
 		struct flow_stats fs;
 		engine_table_flow_stats(et, f, &fs);
@@ -119,19 +121,20 @@ void summary_text(const struct summary_src *s, FILE *out)
 		fprintf(out, "%-16s %-8s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
 			     " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
 			t->flows[f].name, t->ports[t->flows[f].port].name, fr->enq, fs.reserved, fs.sent,
-			fs.unused, fs.late_dropped, fs.late_carried, fs.arr_late_dropped + fs.arr_late_carried, fr->overflow,
+			fs.unused, fs.late_dropped, fs.late_carried + fs.tx_carried, fs.arr_late_dropped + fs.arr_late_carried,
+			fr->overflow,
 			fs.tx_drop, fs.demoted, fs.stamped);
 	}
 	summary_arrivals(out, t, et);
-	fprintf(out, "\n%-10s %10s %8s %12s %12s %12s %8s %8s\n", "port", "frames", "late", "reserved", "best-effort",
-		"be-bytes", "too-big", "tx-drop");
+	fprintf(out, "\n%-10s %10s %8s %12s %12s %12s %8s %9s %8s %8s %8s\n", "port", "frames", "late", "reserved",
+		"best-effort", "be-bytes", "too-big", "late-drop", "carried", "tx-drop", "be-drop");
 	for (uint32_t p = 0; p < t->nports; p++) {
 		struct port_stats ps;
 		engine_port_stats(s->e, p, &ps);
 		fprintf(out, "%-10s %10" PRIu64 " %8" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %8" PRIu64
-			     " %8" PRIu64 "\n",
+			     " %9" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
 			t->ports[p].name, ps.frames, ps.late_frames, ps.rsv_pkts, ps.be_pkts, ps.be_bytes, ps.be_too_big,
-			ps.tx_drop + ps.be_tx_drop);
+			ps.late_dropped + ps.arr_late_dropped, ps.late_carried + ps.tx_carried, ps.tx_drop, ps.be_tx_drop);
 	}
 	fprintf(out, "\nrx      %" PRIu64 " packets, %" PRIu64 " reserved, %" PRIu64 " best effort; dropped:", s->rx->st.pkts,
 		s->rx->st.reserved, s->rx->st.best_effort);
@@ -179,12 +182,13 @@ json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uin
 	struct flow_stats fs;
 	engine_table_flow_stats(et, f, &fs);
 	const struct flow_rx *fr = engine_table_flow_rx(et, f);
-	json_t *o = json_pack("{ss ss sI sI sI sI sI sI sI sI sI sI sI sI sI sI}", "name", t->flows[f].name, "port",
+	json_t *o = json_pack("{ss ss sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI}", "name", t->flows[f].name, "port",
 			      t->ports[t->flows[f].port].name, "rx", J(__atomic_load_n(&fr->enq, __ATOMIC_RELAXED)),
 			      "overflow", J(__atomic_load_n(&fr->overflow, __ATOMIC_RELAXED)), "reserved", J(fs.reserved),
 			      "sent", J(fs.sent), "unused", J(fs.unused), "late_dropped", J(fs.late_dropped),
 			      "late_carried", J(fs.late_carried), "late_slots", J(fs.late_slots), "late_frames",
-			      J(fs.late_frames), "tx_drop", J(fs.tx_drop), "demoted", J(fs.demoted), "arr_late_dropped",
+			      J(fs.late_frames), "tx_drop", J(fs.tx_drop), "tx_carried", J(fs.tx_carried), "demoted",
+			      J(fs.demoted), "arr_late_dropped",
 			      J(fs.arr_late_dropped), "arr_late_carried", J(fs.arr_late_carried), "stamped", J(fs.stamped));
 	if (o) {
 		json_object_set_new(o, "arr_guard", json_integer(J(__atomic_load_n(&fr->arr_guard, __ATOMIC_RELAXED))));
@@ -201,10 +205,12 @@ json_t *summary_port_json(const struct summary_src *s, uint32_t p)
 	struct port_stats ps;
 	engine_port_stats(s->e, p, &ps);
 	const struct sched_table *t = summary_table(s);
-	return json_pack("{ss sI sI sI sI sI sI sI sI sI}", "name", t->ports[p].name, "frames", J(ps.frames),
-			 "late_frames", J(ps.late_frames), "reserved_pkts", J(ps.rsv_pkts), "reserved_bytes",
+	return json_pack("{ss sI sI sI sI sI sI sI sI sI sI sI sI sI sI}", "name", t->ports[p].name, "frames",
+			 J(ps.frames), "late_frames", J(ps.late_frames), "reserved_pkts", J(ps.rsv_pkts), "reserved_bytes",
 			 J(ps.rsv_bytes), "be_pkts", J(ps.be_pkts), "be_bytes", J(ps.be_bytes), "be_too_big",
-			 J(ps.be_too_big), "tx_drop", J(ps.tx_drop), "be_tx_drop", J(ps.be_tx_drop));
+			 J(ps.be_too_big), "tx_drop", J(ps.tx_drop), "tx_carried", J(ps.tx_carried), "late_dropped",
+			 J(ps.late_dropped), "late_carried", J(ps.late_carried), "arr_late_dropped", J(ps.arr_late_dropped),
+			 "push_retries", J(ps.push_retries), "be_tx_drop", J(ps.be_tx_drop));
 }
 
 json_t *summary_engine_json(const struct summary_src *s)

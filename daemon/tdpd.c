@@ -67,6 +67,8 @@ struct tdpd {
 	struct timebase *tb;
 	struct engine *e;
 	struct rx rx;
+	struct sched_fit fit;     /* what one frame may hold, for every table load */
+	uint32_t fit_txd[SCHED_MAX_PORTS];
 	struct rt_process rtp;
 	bool eal_up;
 	int eal_argc;
@@ -285,6 +287,29 @@ static int build_routes(struct tdpd *d)
 
 /* ---- the table against the configuration --------------------------------- */
 
+/*
+ * What one frame may hold on this box (sched_fit): the pool, less what the
+ * ports' RX and TX rings hold when full and what the two lcores' mempool
+ * caches may keep (1.5 x their size, DPDK's flush threshold); a flow's queue;
+ * each table port's TX ring. Before the ports are open the configured
+ * descriptor counts, after it the ones the PMD set up.
+ */
+static void fit_limits(struct tdpd *d, const struct sched_table *t)
+{
+	uint64_t held = 2 * (PMD_POOL_CACHE + PMD_POOL_CACHE / 2);
+	for (uint32_t p = 0; p < d->conf.nports; p++) {
+		bool open = p < d->nports_open;
+		held += open ? d->ports[p].rxd : (uint64_t)d->conf.ports[p].rx_desc;
+		held += open ? d->ports[p].txd : (uint64_t)d->conf.ports[p].tx_desc;
+	}
+	for (uint32_t tp = 0; tp < t->nports; tp++) {
+		uint32_t p = d->table_to_port[tp];
+		d->fit_txd[tp] = p < d->nports_open ? d->ports[p].txd : (uint32_t)d->conf.ports[p].tx_desc;
+	}
+	d->fit = (struct sched_fit){.mbufs = (uint64_t)d->conf.mbufs, .mbufs_held = held,
+				    .flow_depth = (uint32_t)d->conf.flow_queue_depth, .tx_desc = d->fit_txd};
+}
+
 static int load_table(struct tdpd *d)
 {
 	struct sched_diags dg;
@@ -310,6 +335,13 @@ static int load_table(struct tdpd *d)
 	}
 	for (uint32_t p = 0; p < d->conf.nports; p++) {
 		d->rxp[p].table_port = sched_port_find(d->t, d->conf.ports[p].name);
+	}
+	if (!errors) {
+		fit_limits(d, d->t);
+		sched_diags_init(&dg, d->schedule_path);
+		errors += (int)sched_fit(d->t, &d->fit, &dg);
+		sched_diags_print(&dg, stderr);
+		sched_diags_free(&dg);
 	}
 	return errors;
 }
@@ -478,6 +510,25 @@ static int bring_up(struct tdpd *d)
 	d->rx = (struct rx){.ports = d->rxp, .nports = c->nports, .rt = d->rt, .tab = &d->ctl.cur->rxt,
 			    .be_q = d->be_q, .table_to_port = d->table_to_port, .clock = rx_clock, .clock_arg = d->tb,
 			    .g = *engine_geom(d->e)};
+	/* table loads are checked against the rings the PMDs set up */
+	bool adjusted = false;
+	for (uint32_t p = 0; p < c->nports; p++)
+		if (d->ports[p].txd != c->ports[p].tx_desc || d->ports[p].rxd != c->ports[p].rx_desc) {
+			log_notice("port %s: the PMD set up %u RX and %u TX descriptors (rx-desc %" PRId64 ", tx-desc %"
+				   PRId64 ")", c->ports[p].name, d->ports[p].rxd, d->ports[p].txd, c->ports[p].rx_desc,
+				   c->ports[p].tx_desc);
+			adjusted = true;
+		}
+	fit_limits(d, d->t);
+	if (adjusted) {
+		struct sched_diags dg;
+		sched_diags_init(&dg, d->schedule_path);
+		sched_fit(d->t, &d->fit, &dg);
+		for (size_t i = 0; i < dg.n; i++)
+			log_warn("%s:%u: %s", d->schedule_path, dg.v[i].line, dg.v[i].msg);
+		sched_diags_free(&dg);
+	}
+	d->ctl.fit = &d->fit;
 	d->ctl.conf = c;
 	d->ctl.e = d->e;
 	d->ctl.rx = &d->rx;

@@ -101,7 +101,7 @@ int pmd_eal_init(const struct pmd_eal *p, bool *no_huge, char *err, size_t errle
 
 struct rte_mempool *pmd_pool(uint32_t mbufs, char *err, size_t errlen)
 {
-	struct rte_mempool *mp = rte_pktmbuf_pool_create("tdpd_mbufs", mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+	struct rte_mempool *mp = rte_pktmbuf_pool_create("tdpd_mbufs", mbufs, PMD_POOL_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 							 (int)rte_socket_id());
 	if (!mp)
 		snprintf(err, errlen, "cannot create a pool of %u mbufs: %s", mbufs, rte_strerror(rte_errno));
@@ -166,6 +166,8 @@ int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t rxd, uint16_
 		return -1;
 	}
 	pp->started = true;
+	pp->rxd = rxd;
+	pp->txd = txd;
 	rte_eth_promiscuous_enable(pp->id);
 	struct rte_ether_addr a;
 	if (rte_eth_macaddr_get(pp->id, &a) == 0)

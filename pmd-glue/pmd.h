@@ -16,6 +16,9 @@ struct rte_mempool;
 
 enum { PMD_HUGE_AUTO, PMD_HUGE_YES, PMD_HUGE_NO };
 
+/* mbufs each lcore's cache of the pool keeps */
+#define PMD_POOL_CACHE 256
+
 struct pmd_eal {
 	int main_cpu;             /* lcore 0, the calling thread */
 	int engine_cpu;           /* lcore 1 */
@@ -34,6 +37,7 @@ struct pmd_port {
 	char ifname[64];          /* kernel interface behind a vdev, if any */
 	uint8_t mac[6];
 	uint32_t link_mbps;       /* 0 when the PMD cannot tell */
+	uint16_t rxd, txd;        /* descriptors set up, after the PMD's limits */
 	bool started;
 };
 

@@ -4,6 +4,9 @@
  * serialization at the link rate, per-packet overhead included, must end by
  * TF minus the guard band. Works on the distinct rows, so the cost is
  * O(distinct entries + k), not O(k x entries).
+ *
+ * sched_fit: the same rows against what the box holds in one frame (packet
+ * buffers, flow queues, TX descriptors), which the wire does not bound.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +67,20 @@ static uint32_t blame_line(const struct sched_table *t, uint32_t f, uint32_t por
 	return line;
 }
 
+/* The frames whose row is r, into frames (k of room), written into b as a
+ * frame set (at most 64 of them); returns how many. */
+static size_t row_frames(const struct sched_table *t, uint32_t r, uint32_t *frames, struct sched_buf *b)
+{
+	size_t nf = 0;
+	for (uint32_t f = 0; f < t->k; f++)
+		if (t->frame_row[f] == r)
+			frames[nf++] = f;
+	sched_buf_frames(b, frames, nf > 64 ? 64 : nf);
+	if (nf > 64)
+		sched_buf_printf(b, ",...");
+	return nf;
+}
+
 size_t sched_admit(const struct sched_table *t, struct sched_diags *d)
 {
 	size_t errs = 0;
@@ -80,16 +97,11 @@ size_t sched_admit(const struct sched_table *t, struct sched_diags *d)
 			if (used <= cap)
 				continue;
 			const struct sched_port *pt = &t->ports[p];
-			size_t nf = 0;
+			size_t nf;
 			if (!frames && !(frames = malloc(sizeof(uint32_t) * t->k)))
 				goto oom;
-			for (uint32_t f = 0; f < t->k; f++)
-				if (t->frame_row[f] == r)
-					frames[nf++] = f;
 			struct sched_buf b = { 0 };
-			sched_buf_frames(&b, frames, nf > 64 ? 64 : nf);
-			if (nf > 64)
-				sched_buf_printf(&b, ",...");
+			nf = row_frames(t, r, frames, &b);
 			sched_buf_printf(&b, " (%zu frame%s): port %s overbooked by %.3fus: %.3fus of "
 					 "%.3fus reserved (TF - guard) by", nf, nf == 1 ? "" : "s", pt->name,
 					 bits_ns(used - cap, pt->rate_bps) / 1e3,
@@ -117,6 +129,75 @@ oom:
 	free(bits);
 	sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
 	return errs + 1;
+}
+
+size_t sched_fit(const struct sched_table *t, const struct sched_fit *lim, struct sched_diags *d)
+{
+	size_t errs = 0;
+	uint32_t *frames = malloc(sizeof(uint32_t) * t->k);
+	uint64_t *pk = calloc((size_t)t->nports + 1, sizeof(uint64_t));
+	if (!frames || !pk) {
+		free(frames);
+		free(pk);
+		sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
+		return 1;
+	}
+	uint64_t avail = lim->mbufs > lim->mbufs_held ? lim->mbufs - lim->mbufs_held : 0;
+	for (uint32_t r = 0; r < t->nrows; r++) {
+		uint64_t all = 0;
+		memset(pk, 0, sizeof(uint64_t) * t->nports);
+		for (uint32_t i = t->row_off[r]; i < t->row_off[r + 1]; i++) {
+			const struct sched_entry *e = &t->ent[i];
+			uint32_t p = t->flows[e->flow].port;
+			pk[p] += e->n;
+			all += e->n;
+			if (lim->flow_depth && e->n > lim->flow_depth) {
+				struct sched_buf b = { 0 };
+				size_t nf = row_frames(t, r, frames, &b);
+				sched_diag_add(d, SCHED_ERROR, blame_line(t, frames[0], p), 1,
+					       "frame%s %s: flow %s sends %u packets a frame, but a flow's queue holds %u "
+					       "(flow-queue-depth)", nf == 1 ? "" : "s", b.s ? b.s : "",
+					       t->flows[e->flow].name, e->n, lim->flow_depth);
+				free(b.s);
+				errs++;
+			}
+		}
+		if (lim->mbufs && all > avail) {
+			struct sched_buf b = { 0 };
+			size_t nf = row_frames(t, r, frames, &b);
+			uint32_t p0 = t->row_off[r] < t->row_off[r + 1] ? t->flows[t->ent[t->row_off[r]].flow].port : 0;
+			sched_diag_add(d, SCHED_ERROR, blame_line(t, frames[0], p0), 1,
+				       "frame%s %s: %llu packets a frame on all ports need as many packet buffers, but the "
+				       "pool has %llu and the ports' RX and TX rings and caches hold %llu of them (mbufs)",
+				       nf == 1 ? "" : "s", b.s ? b.s : "", (unsigned long long)all,
+				       (unsigned long long)lim->mbufs, (unsigned long long)lim->mbufs_held);
+			free(b.s);
+			errs++;
+		}
+		for (uint32_t p = 0; p < t->nports; p++) {
+			uint32_t txd = lim->tx_desc ? lim->tx_desc[p] : 0;
+			if (!txd || pk[p] <= txd)
+				continue;
+			struct sched_buf b = { 0 };
+			size_t nf = row_frames(t, r, frames, &b);
+			/* the ring refills as the port sends: about the wire time of what
+			 * does not fit at once, spent handing packets over */
+			uint64_t bits = 0;
+			for (uint32_t i = t->row_off[r]; i < t->row_off[r + 1]; i++)
+				if (t->flows[t->ent[i].flow].port == p)
+					bits += sched_wire_bits(t, t->ent[i].flow) * t->ent[i].n;
+			double refill_us = bits_ns(bits, t->ports[p].rate_bps) * (double)(pk[p] - txd) / (double)pk[p] / 1e3;
+			sched_diag_add(d, SCHED_WARNING, blame_line(t, frames[0], p), 1,
+				       "frame%s %s: port %s sends %llu packets a frame, its TX ring holds %u (tx-desc): "
+				       "the engine refills the ring as the port sends, for about %.1fus of the frame",
+				       nf == 1 ? "" : "s", b.s ? b.s : "", t->ports[p].name, (unsigned long long)pk[p], txd,
+				       refill_us);
+			free(b.s);
+		}
+	}
+	free(frames);
+	free(pk);
+	return errs;
 }
 
 void sched_summarize(const struct sched_table *t, struct sched_port_summary *ps,

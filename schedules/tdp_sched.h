@@ -203,6 +203,23 @@ uint64_t sched_port_capacity_bits(const struct sched_table *t, uint32_t port);
  * naming frames, port, flows and the excess. Returns the number of errors. */
 size_t sched_admit(const struct sched_table *t, struct sched_diags *d);
 
+/* What the box holds of one frame, beside what the wire carries: packet
+ * buffers in the pool (less those the ports' rings and the lcores' caches
+ * hold), packets a flow's queue holds, TX descriptors per port (in table
+ * order; NULL or 0: not known). A zero limit is not checked. */
+struct sched_fit {
+	uint64_t mbufs, mbufs_held;
+	uint32_t flow_depth;
+	const uint32_t *tx_desc;
+};
+
+/* Checks every distinct row against lim: an error for a row whose packets
+ * need more buffers than the pool can give at once, or a flow that sends more
+ * in a frame than its queue holds; a warning for a port that sends more in a
+ * frame than its TX ring holds (the engine refills it while the port sends).
+ * Returns the number of errors. */
+size_t sched_fit(const struct sched_table *t, const struct sched_fit *lim, struct sched_diags *d);
+
 struct sched_port_summary {
 	uint64_t capacity_bits;            /* per frame, before the guard band */
 	double util_min, util_avg, util_max; /* reserved wire time / (TF - guard) */

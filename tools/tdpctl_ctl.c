@@ -146,7 +146,8 @@ static void show_flows(json_t *r)
 	json_array_foreach(json_object_get(r, "flows"), i, f)
 		printf("%-16s %-8s %10" PRId64 " %10" PRId64 " %10" PRId64 " %8" PRId64 " %9" PRId64 " %8" PRId64 " %8" PRId64
 		       " %8" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64 "\n", S(f, "name"), S(f, "port"), I(f, "rx"),
-		       I(f, "reserved"), I(f, "sent"), I(f, "unused"), I(f, "late_dropped"), I(f, "late_carried"),
+		       I(f, "reserved"), I(f, "sent"), I(f, "unused"), I(f, "late_dropped"),
+		       I(f, "late_carried") + I(f, "tx_carried"),
 		       I(f, "arr_late_dropped") + I(f, "arr_late_carried"), I(f, "overflow"), I(f, "tx_drop"),
 		       I(f, "demoted"), I(f, "stamped"));
 	/* pipelined flows: where in the upstream frame their packets arrived */
@@ -337,7 +338,9 @@ static void show_prometheus(json_t *r)
 		{"reserved", "Slots the table gave the flow."}, {"sent", "Packets sent in their reserved frame."},
 		{"unused", "Slots with no packet waiting."}, {"late_dropped", "Packets of late frames dropped."},
 		{"late_carried", "Packets of late frames carried to the next reserved frame."},
-		{"late_frames", "Frames of the flow that were late."}, {"tx_drop", "Packets the driver refused."},
+		{"late_frames", "Frames of the flow that were late."},
+		{"tx_drop", "Packets the driver had not taken by the guard band, dropped."},
+		{"tx_carried", "Packets the driver had not taken by the guard band, carried to the next reserved frame."},
 		{"demoted", "Packets sent as best effort while demoted."},
 		{"arr_late_dropped", "Pipelined packets that arrived after their frame was staged, dropped."},
 		{"arr_late_carried", "Pipelined packets that arrived after their frame was staged, carried."},
@@ -349,7 +352,13 @@ static void show_prometheus(json_t *r)
 		{"frames", "Frames with a reservation pushed on time."}, {"late_frames", "Frames late on the port."},
 		{"reserved_pkts", "Reserved packets sent."}, {"reserved_bytes", "Reserved bytes sent."},
 		{"be_pkts", "Best-effort packets sent."}, {"be_bytes", "Best-effort bytes sent."},
-		{"be_too_big", "Best effort that can never fit in a frame."}, {"tx_drop", "Reserved packets the driver refused."},
+		{"be_too_big", "Best effort that can never fit in a frame."},
+		{"tx_drop", "Reserved packets the driver had not taken by the guard band, dropped."},
+		{"tx_carried", "Reserved packets the driver had not taken by the guard band, carried."},
+		{"late_dropped", "Reserved packets of late frames dropped."},
+		{"late_carried", "Reserved packets of late frames carried."},
+		{"arr_late_dropped", "Pipelined packets that arrived after their frame was staged, dropped."},
+		{"push_retries", "Calls to the driver beyond the first of a push, while it took part of the burst."},
 		{"be_tx_drop", "Best-effort packets the driver refused."}};
 	prom_per(json_object_get(r, "ports"), "port", pc, sizeof(pc) / sizeof(pc[0]));
 	json_t *rx = json_object_get(r, "rx");

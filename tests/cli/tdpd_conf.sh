@@ -48,7 +48,7 @@ $out"
 	fi
 }
 
-echo "1..33"
+echo "1..35"
 good >"$W/good.conf"
 out=$("$TDPD" -f "$W/good.conf" --check 2>&1) && grep -q "valid: 2 ports, 2 flows" <<<"$out" &&
 	ok "a good configuration passes --check" || notok "a good configuration passes --check" "$out"
@@ -95,6 +95,19 @@ rc=0; out=$("$TDPD" -f "$W/none.conf" --check 2>&1) || rc=$?
 out=$("$TDPD" -f "$W/good.conf" --late-policy drop --port out:rate=1Gbit/s --dump-config 2>&1)
 grep -q "^late-policy drop$" <<<"$out" && grep -q "^rate 1000000000bit/s$" <<<"$out" &&
 	ok "the command line overrides the file (--dump-config)" || notok "the command line overrides the file (--dump-config)" "$out"
+
+# a row the wire admits but the box cannot hold at once (the pool, the flow
+# queues), and a TX ring that must be refilled while the port sends
+printf 'tdp-schedule 1\ntf 10ms\nk 2\nport out rate 10Gbit/s\nflow a port out size 64 udp-dport 1\nflow b port out size 64 udp-dport 2\nframes 0: a 40000, b 40000\n' >"$W/big.tdp"
+rc=0; out=$("$TDPD" -f "$W/good.conf" --schedule "$W/big.tdp" --check 2>&1) || rc=$?
+[ $rc -eq 2 ] && grep -qF "big.tdp:7:1: error: frame 0: 80000 packets a frame on all ports need as many packet buffers, but the pool has 16383" <<<"$out" &&
+	grep -qF "big.tdp:7:1: error: frame 0: flow a sends 40000 packets a frame, but a flow's queue holds" <<<"$out" &&
+	ok "a row larger than the pool and the flow queues is refused at its line" ||
+	notok "a row larger than the pool and the flow queues is refused at its line" "exit $rc: $out"
+rc=0; out=$("$TDPD" -f "$W/good.conf" --schedule "$W/big.tdp" --mbufs 131071 --flow-queue-depth 65536 --check 2>&1) || rc=$?
+[ $rc -eq 0 ] && grep -qF "big.tdp:7:1: warning: frame 0: port out sends 80000 packets a frame, its TX ring holds 1024 (tx-desc)" <<<"$out" &&
+	ok "a row larger than the TX ring is a warning with the numbers" ||
+	notok "a row larger than the TX ring is a warning with the numbers" "exit $rc: $out"
 
 out=$("$TDPD" --help)
 missing=$("$TDPD" --list-options | while read -r sect name; do

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The frame engine against the sim timebase and in-memory DPDK ports
- * (net_ring). A TX callback logs every packet the engine hands the driver with
- * the sim time of the hand-over; the tests then check, exactly, in which frame
- * each packet left and how long it occupied the wire, with a link model of
- * their own. No wall-clock time is involved anywhere.
+ * The frame engine against the sim timebase and in-memory DPDK ports (the
+ * rig, rig.h): the tests check, exactly, in which frame each packet left and
+ * how long it occupied the wire. No wall-clock time is involved anywhere.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -24,214 +22,8 @@
 #include "dpdk_env.h"
 #include "engine.h"
 #include "frame.h"
+#include "rig.h"
 #include "testutil.h"
-
-#define TAG_OFF 14
-#define TAG_MAGIC 0x7d
-
-struct txrec {
-	int64_t t;
-	uint16_t port;
-	int32_t flow;        /* -1: best effort */
-	uint32_t seq;
-	uint32_t len;
-};
-
-static struct {
-	struct timebase *tb;
-	struct txrec *v;
-	size_t n, cap;
-} txlog;
-
-static uint16_t log_tx(uint16_t port, uint16_t q, struct rte_mbuf **pkts, uint16_t n, void *arg)
-{
-	(void)q;
-	(void)arg;
-	for (uint16_t i = 0; i < n; i++) {
-		if (txlog.n == txlog.cap) {
-			txlog.cap = txlog.cap ? 2 * txlog.cap : 4096;
-			txlog.v = realloc(txlog.v, txlog.cap * sizeof(*txlog.v));
-		}
-		const uint8_t *d = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
-		struct txrec *r = &txlog.v[txlog.n++];
-		r->t = tb_sim_time(txlog.tb).ns;
-		r->port = port;
-		r->flow = d[TAG_OFF] == TAG_MAGIC ? (int32_t)(d[TAG_OFF + 1] | d[TAG_OFF + 2] << 8) : -1;
-		memcpy(&r->seq, d + TAG_OFF + 3, 4);
-		r->len = pkts[i]->pkt_len;
-	}
-	return n;
-}
-
-static struct rte_mbuf *mk(int32_t flow, uint32_t seq, uint32_t len)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(env_pool());
-	assert_non_null(m);
-	uint8_t *d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
-	memset(d, 0, len);
-	d[TAG_OFF] = flow >= 0 ? TAG_MAGIC : 0;
-	d[TAG_OFF + 1] = (uint8_t)flow;
-	d[TAG_OFF + 2] = (uint8_t)(flow >> 8);
-	memcpy(d + TAG_OFF + 3, &seq, 4);
-	return m;
-}
-
-struct rig {
-	struct sched_table *t;
-	struct timebase *tb;
-	struct engine *e;
-	int port[4];
-	struct rte_ring *rx[4], *tx[4];
-	uint32_t seq[64];      /* next sequence number to enqueue, per flow */
-	uint32_t be_seq;
-};
-
-static int rig_no;
-/* what the engine does in holdover and unlocked; set before rig_up */
-static enum sync_action rig_hold = SA_SERVE, rig_unl = SA_SERVE;
-/* when set, the engine runs on the bc635 source over the simulator, on the
- * sim clock; edges are made before each frame */
-static bool rig_bc635;
-static struct bc_sim *rig_sim;
-static struct timebase *rig_bctb;
-
-static int64_t sim_clock(void *arg)
-{
-	return tb_sim_time(arg).ns;
-}
-
-static int64_t step(struct rig *r);
-
-static void rig_up(struct rig *r, const char *table, enum late_policy late, int64_t start_ns,
-		   int64_t be_poll_ns, uint32_t depth)
-{
-	memset(r, 0, sizeof(*r));
-	assert_int_equal(env_eal_init(), 0);
-	r->t = parse_ok(table);
-	r->tb = tb_sim_new(tdp_time(start_ns), 20);
-	txlog.tb = r->tb;
-	txlog.n = 0;
-	struct eng_port_cfg pc[4];
-	for (uint32_t p = 0; p < r->t->nports; p++) {
-		char name[32];
-		snprintf(name, sizeof(name), "sim%d_%u", rig_no, p);
-		r->port[p] = env_ring_port(name, &r->rx[p], &r->tx[p]);
-		assert_true(r->port[p] >= 0);
-		assert_non_null(rte_eth_add_tx_callback((uint16_t)r->port[p], 0, log_tx, NULL));
-		pc[p] = (struct eng_port_cfg){.dpdk_port = (uint16_t)r->port[p], .txq = 0,
-					      .rate_bps = 0, .overhead = r->t->ports[p].overhead};
-	}
-	rig_no++;
-	struct timebase *etb = r->tb;
-	if (rig_bc635) {
-		rig_sim = bcsim_new(sim_clock, r->tb);
-		struct tb_params tp = {.tf_ns = (int64_t)r->t->tf_ns, .epoch_ns = (int64_t)r->t->epoch_ns};
-		tb_sync_defaults(&tp.sync);
-		char e2[256];
-		rig_bctb = tb_bc635_new(bcsim_bus(rig_sim), r->tb, &tp, e2, sizeof(e2));
-		if (!rig_bctb)
-			fail_msg("tb_bc635_new: %s", e2);
-		etb = rig_bctb;
-	}
-	struct eng_config c = {
-		.t = r->t, .tb = etb, .late = late, .flow_depth = depth, .be_depth = 256,
-		.be_poll_ns = be_poll_ns, .refresh_ns = 0, .ports = pc,
-		.holdover_action = rig_hold, .unlocked_action = rig_unl,
-		.pw = {.spin_below_ns = 0, .min_sleep_ns = 1000, .margin_ns = 500, .window = 16,
-		       .decay_pct = 90, .book_init_ns = 100},
-	};
-	char err[128];
-	r->e = engine_create(&c, err, sizeof(err));
-	if (!r->e)
-		fail_msg("engine_create: %s", err);
-	engine_start(r->e);
-}
-
-static void rig_down(struct rig *r)
-{
-	engine_destroy(r->e);
-	if (rig_bctb) {
-		rig_bctb->ops->destroy(rig_bctb);
-		bcsim_free(rig_sim);
-		rig_bctb = NULL;
-		rig_sim = NULL;
-	}
-	for (uint32_t p = 0; p < r->t->nports; p++) {
-		rte_eth_dev_stop((uint16_t)r->port[p]);
-		env_drain(r->tx[p]);
-	}
-	r->tb->ops->destroy(r->tb);
-	sched_free(r->t);
-}
-
-/* Keeps every flow's queue at `want` packets and best effort at be_want. */
-static void top_up(struct rig *r, uint32_t want, uint32_t be_want, const uint32_t *be_sizes, size_t nbs)
-{
-	for (uint32_t f = 0; f < r->t->nflows; f++) {
-		struct rte_ring *q = engine_flow_ring(r->e, f);
-		while (rte_ring_count(q) < want)
-			assert_int_equal(rte_ring_sp_enqueue(q, mk((int32_t)f, r->seq[f]++, r->t->flows[f].size)), 0);
-	}
-	for (uint32_t p = 0; p < r->t->nports && nbs; p++) {
-		struct rte_ring *q = engine_be_ring(r->e, p);
-		while (rte_ring_count(q) < be_want) {
-			uint32_t len = be_sizes[r->be_seq % nbs];
-			assert_int_equal(rte_ring_sp_enqueue(q, mk(-1, r->be_seq++, len)), 0);
-		}
-	}
-}
-
-static void drain_all(struct rig *r)
-{
-	for (uint32_t p = 0; p < r->t->nports; p++)
-		env_drain(r->tx[p]);
-}
-
-static uint32_t row_n(const struct sched_table *t, uint32_t tfc, uint32_t flow)
-{
-	uint32_t n, sum = 0;
-	const struct sched_entry *e = sched_row(t, tfc, &n);
-	for (uint32_t i = 0; i < n; i++)
-		if (e[i].flow == flow)
-			sum += e[i].n;
-	return sum;
-}
-
-static int port_of(const struct rig *r, uint16_t dpdk)
-{
-	for (uint32_t p = 0; p < r->t->nports; p++)
-		if (r->port[p] == dpdk)
-			return (int)p;
-	return -1;
-}
-
-/*
- * Checks the log with a link model of its own: a packet starts on the wire
- * when it is handed over or when the one before it ends, whichever is later.
- * Reserved packets must start in their frame and end by its guard band; best
- * effort must end by the guard band of the frame it starts in. Returns, per
- * frame and flow, the count seen (for the caller's exact comparison).
- */
-static void check_wire(const struct rig *r, size_t from, size_t to)
-{
-	const struct frame_geom *g = engine_geom(r->e);
-	int64_t free_at[4] = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN};
-	for (size_t i = from; i < to; i++) {
-		const struct txrec *x = &txlog.v[i];
-		int p = port_of(r, x->port);
-		assert_true(p >= 0);
-		int64_t start = x->t > free_at[p] ? x->t : free_at[p];
-		int64_t end = start + engine_wire_ns(r->t->ports[p].rate_bps, r->t->ports[p].overhead, x->len);
-		int64_t f = frame_index(g, tdp_time(start));
-		int64_t limit = frame_start(g, f).ns + g->tf_ns - (int64_t)r->t->guard_ns;
-		if (end > limit)
-			fail_msg("packet %zu (flow %d) on the wire %lld..%lld crosses the guard band of frame %lld at %lld",
-				 i, x->flow, (long long)start, (long long)end, (long long)f, (long long)limit);
-		if (x->flow >= 0)
-			assert_int_equal(frame_index(g, tdp_time(x->t)), f);
-		free_at[p] = end;
-	}
-}
 
 static const char table_multi[] =
 	"tdp-schedule 1\ntf 100us\nk 100\nguard 2us\n"
@@ -518,13 +310,6 @@ static void best_effort_too_big_and_held(void **state)
 
 
 /* One frame; on the bc635 path the card's edges up to now happen first. */
-static int64_t step(struct rig *r)
-{
-	if (rig_sim)
-		bcsim_run_to(rig_sim, tb_sim_time(r->tb).ns);
-	return engine_step(r->e);
-}
-
 /* Steps one frame at a time for n frames with every queue topped up; checks
  * that each reserved packet leaves in a frame its flow owns, in order, and that
  * no frame index is pushed twice. Returns the last frame pushed. */

@@ -129,6 +129,57 @@ static void worst_wait_wraps_the_cycle(void **state)
 	sched_free(t);
 }
 
+/*
+ * The issue's table: TF 10 ms, 10 Gbit/s, two flows of 40,000 64-byte packets
+ * in one frame: 80,000 x 88 B = 5.632 ms of wire, admitted; but 80,000 packets
+ * at once need as many buffers, two flow queues of 40,000, and 78 fills of a
+ * 1,024-descriptor TX ring.
+ */
+#define BIG "tdp-schedule 1\ntf 10ms\nk 2\nport p rate 10Gbit/s\nport q rate 1Gbit/s\n" \
+	    "flow a port p size 64 udp-dport 1\nflow b port p size 64 udp-dport 2\n" \
+	    "flow c port q size 64 udp-dport 3\nframes 0: a 40000, b 40000\nframes 1: c 10\n"
+
+static size_t fit(const struct sched_table *t, const struct sched_fit *lim, struct sched_diags *dg)
+{
+	sched_diags_init(dg, "t");
+	return sched_fit(t, lim, dg);
+}
+
+static void a_frame_against_the_box(void **state)
+{
+	struct sched_table *t = parse_ok(BIG);
+	struct sched_diags dg;
+	const uint32_t txd[] = {1024, 1024};
+	/* a box that holds it: a warning for the TX ring only, on the row's line */
+	struct sched_fit ok = {.mbufs = 131071, .mbufs_held = 5000, .flow_depth = 65536, .tx_desc = txd};
+	assert_int_equal(fit(t, &ok, &dg), 0);
+	assert_int_equal(dg.nwarn, 1);
+	assert_int_equal(dg.v[0].line, 9);
+	assert_non_null(strstr(dg.v[0].msg, "frame 0: port p sends 80000 packets a frame, its TX ring holds 1024"));
+	sched_diags_free(&dg);
+	/* the default pool and queues: the row cannot be held at once */
+	struct sched_fit small = {.mbufs = 16383, .mbufs_held = 4864, .flow_depth = 4096, .tx_desc = txd};
+	assert_int_equal(fit(t, &small, &dg), 3);
+	bool pool = false, qa = false, qb = false;
+	for (size_t i = 0; i < dg.n; i++) {
+		if (dg.v[i].sev != SCHED_ERROR)
+			continue;
+		assert_int_equal(dg.v[i].line, 9);
+		pool |= strstr(dg.v[i].msg, "80000 packets a frame on all ports need as many packet buffers, but the "
+					    "pool has 16383 and the ports' RX and TX rings and caches hold 4864") != NULL;
+		qa |= strstr(dg.v[i].msg, "flow a sends 40000 packets a frame, but a flow's queue holds 4096") != NULL;
+		qb |= strstr(dg.v[i].msg, "flow b sends 40000") != NULL;
+	}
+	assert_true(pool && qa && qb);
+	sched_diags_free(&dg);
+	/* limits not known are not checked */
+	struct sched_fit none = {0};
+	assert_int_equal(fit(t, &none, &dg), 0);
+	assert_int_equal(dg.n, 0);
+	sched_diags_free(&dg);
+	sched_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -140,6 +191,7 @@ int main(void)
 		cmocka_unit_test(one_message_per_distinct_row),
 		cmocka_unit_test(summary_numbers),
 		cmocka_unit_test(worst_wait_wraps_the_cycle),
+		cmocka_unit_test(a_frame_against_the_box),
 	};
 	return cmocka_run_group_tests_name("sched_admit", tests, NULL, NULL);
 }

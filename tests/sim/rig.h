@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The frame engine's test rig: the engine against the sim timebase on
+ * in-memory DPDK ports (net_ring). A TX callback logs every packet the engine
+ * hands the driver with the sim time of the hand-over; a link model checks in
+ * which frame each packet left and how long it occupied the wire. The
+ * callback can also play a driver whose TX ring takes at most so many packets
+ * per call and costs sim time per call, as a NIC with few descriptors does.
+ */
+#ifndef TDP_TEST_RIG_H
+#define TDP_TEST_RIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+
+struct rte_mempool;
+
+struct txrec {
+	int64_t t;           /* sim time of the hand-over */
+	uint16_t port;
+	int32_t flow;        /* -1: best effort */
+	uint32_t seq;
+	uint32_t len;
+};
+
+struct txlog {
+	struct timebase *tb;
+	struct txrec *v;
+	size_t n, cap;
+	/* the driver the callback plays: at most take_max packets a call
+	 * (0: all), call_ns of sim time a call; it sends (empties the port's
+	 * ring) when the ring holds more than half its size */
+	uint16_t take_max;
+	int64_t call_ns;
+	uint64_t calls;
+};
+extern struct txlog txlog;
+
+struct rig {
+	struct sched_table *t;
+	struct timebase *tb;
+	struct engine *e;
+	int port[4];
+	struct rte_ring *rx[4], *tx[4];
+	uint32_t seq[64];      /* next sequence number to enqueue, per flow */
+	uint32_t be_seq;
+};
+
+/* what the engine does in holdover and unlocked; set before rig_up */
+extern enum sync_action rig_hold, rig_unl;
+/* when set, the engine runs on the bc635 source over the simulator, on the
+ * sim clock; edges are made before each frame */
+extern bool rig_bc635;
+extern struct bc_sim *rig_sim;
+extern struct timebase *rig_bctb;
+
+/* A tagged packet of len bytes from pool (NULL: the environment's pool). */
+struct rte_mbuf *mk_in(struct rte_mempool *pool, int32_t flow, uint32_t seq, uint32_t len);
+struct rte_mbuf *mk(int32_t flow, uint32_t seq, uint32_t len);
+
+void rig_up(struct rig *r, const char *table, enum late_policy late, int64_t start_ns, int64_t be_poll_ns,
+	    uint32_t depth);
+void rig_down(struct rig *r);
+/* Keeps every flow's queue at `want` packets and best effort at be_want. */
+void top_up(struct rig *r, uint32_t want, uint32_t be_want, const uint32_t *be_sizes, size_t nbs);
+void drain_all(struct rig *r);
+/* Packets flow has in row tfc. */
+uint32_t row_n(const struct sched_table *t, uint32_t tfc, uint32_t flow);
+int port_of(const struct rig *r, uint16_t dpdk);
+/* The link model over txlog.v[from, to): fails on a packet that crosses a
+ * guard band or a reserved one that starts outside its hand-over's frame. */
+void check_wire(const struct rig *r, size_t from, size_t to);
+/* One engine frame (the bc635 simulator run up to now first). */
+int64_t step(struct rig *r);
+
+#endif
