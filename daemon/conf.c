@@ -43,7 +43,7 @@ const struct conf_opt conf_opts[] = {
 	{"ptp-mode", CS_GLOBAL, CT_ENUM, "disciplined", 0, 0, ptp_mode_names, G(ptp_mode), "disciplined|offset",
 	 "ptp timebase: ptp4l and phc2sys steer the system clock, or tdpd applies ptp4l's measured master offset itself (ptp4l with free_running 1)", false},
 	{"ptp-poll", CS_GLOBAL, CT_DUR, "250ms", 10000000, 60000000000LL, NULL, G(ptp_poll_ns), "TIME",
-	 "ptp timebase: ask ptp4l for TIME_STATUS_NP and PORT_DATA_SET this often", false},
+	 "ptp timebase: ask ptp4l for TIME_STATUS_NP, PORT_DATA_SET and CURRENT_DATA_SET this often", false},
 	{"phc-device", CS_GLOBAL, CT_STR, "/dev/ptp0", 0, 0, NULL, G(phc_device), "PATH",
 	 "phc timebase: the PTP hardware clock (ethtool -T IFACE names a NIC's)", false},
 	{"phc-tick", CS_GLOBAL, CT_STR, "none", 0, 0, NULL, G(phc_tick), "none|OUT,IN",

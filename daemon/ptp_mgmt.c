@@ -30,6 +30,8 @@ static int data_len_of(uint16_t id)
 	switch (id) {
 	case PTPM_ID_TIME_STATUS_NP:
 		return PTPM_LEN_TIME_STATUS;
+	case PTPM_ID_CURRENT_DATA_SET:
+		return PTPM_LEN_CURRENT_DS;
 	case PTPM_ID_PORT_DATA_SET:
 		return PTPM_LEN_PORT_DS;
 	case PTPM_ID_SUBSCRIBE_EVENTS_NP:
@@ -156,6 +158,11 @@ int ptpm_parse(const uint8_t *buf, size_t n, struct ptpm_msg *m, const char **wh
 			BAD("gmPresent neither true nor false");
 		break;
 	}
+	case PTPM_ID_CURRENT_DATA_SET:
+		m->u.cds.steps_removed = get16(d);
+		m->u.cds.offset_scaled = (int64_t)get64(d + 2);
+		m->u.cds.mean_path_delay_scaled = (int64_t)get64(d + 10);
+		break;
 	case PTPM_ID_PORT_DATA_SET: {
 		struct ptpm_port_ds *p = &m->u.pds;
 		memcpy(p->clock_identity, d, 8);

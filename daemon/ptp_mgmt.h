@@ -26,6 +26,7 @@
 enum ptpm_action { PTPM_GET = 0, PTPM_SET = 1, PTPM_RESPONSE = 2, PTPM_COMMAND = 3, PTPM_ACK = 4 };
 
 enum ptpm_id {
+	PTPM_ID_CURRENT_DATA_SET = 0x2001,
 	PTPM_ID_PORT_DATA_SET = 0x2004,
 	PTPM_ID_TIME_STATUS_NP = 0xC000,
 	PTPM_ID_SUBSCRIBE_EVENTS_NP = 0xC003,
@@ -36,6 +37,7 @@ enum ptpm_id {
 
 /* data sizes of the TLVs used */
 #define PTPM_LEN_TIME_STATUS 50
+#define PTPM_LEN_CURRENT_DS 18
 #define PTPM_LEN_PORT_DS 26
 #define PTPM_LEN_SUBSCRIBE 66
 
@@ -56,6 +58,15 @@ struct ptpm_time_status {
 	uint16_t gm_time_base_indicator;
 	int32_t gm_present;
 	uint8_t gm_identity[8];
+};
+
+/* CURRENT_DATA_SET (IEEE 1588-2008 8.2.2, 15.5.3.4): stepsRemoved, then
+ * offsetFromMaster and meanPathDelay as TimeInterval (ns x 2^16). ptp4l keeps
+ * meanPathDelay 0 until it has measured one (a Delay_Resp or Pdelay_Resp). */
+struct ptpm_current_ds {
+	uint16_t steps_removed;
+	int64_t offset_scaled;
+	int64_t mean_path_delay_scaled;
 };
 
 struct ptpm_port_ds {
@@ -82,6 +93,7 @@ struct ptpm_msg {
 	uint16_t data_len;
 	union {
 		struct ptpm_time_status ts;
+		struct ptpm_current_ds cds;
 		struct ptpm_port_ds pds;
 		struct ptpm_subscribe sub;
 	} u;

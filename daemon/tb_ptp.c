@@ -17,7 +17,16 @@
  *                followed between samples). A sample is its residual against
  *                that line. A port in UNCALIBRATED is enough: with free_running
  *                ptp4l never leaves it.
- * A new sample is a TIME_STATUS_NP whose ingress time moved. No grandmaster,
+ * A new sample is a TIME_STATUS_NP whose ingress time moved, and it is evidence
+ * of lock only when ptp4l has measured a path delay (CURRENT_DATA_SET's
+ * meanPathDelay is not 0: ptp4l keeps 0 until a delay response came, and an
+ * offset computed without one is none, as on a UDPv4 port with no IPv4
+ * address, which cannot send Delay_Req while Sync still arrives) and, in
+ * offset mode, where no servo of ptp4l's vouches for it, when the offset is
+ * not the previous one again: a measured offset varies from sample to sample;
+ * sync-lock-samples identical ones in a row are a fault. Disciplined mode
+ * takes ptp4l's own servo state instead: its port reaches SLAVE only when its
+ * servo has locked. Each refusal is logged once, when its reason changes. No grandmaster,
  * a port in no state that syncs, ptp4l's socket gone, or no answer for three
  * polls: a fault (holdover, then unlocked when the budget is spent). Replies
  * that do not parse or that nobody asked for are counted and ignored. A
@@ -70,9 +79,13 @@ struct tb_ptp {
 	struct { int64_t t, off; } pend[64];
 	unsigned npend;
 	int64_t last_ingress;
+	int64_t path_delay_scaled;        /* ptp4l's meanPathDelay, ns x 2^16; 0: none measured */
+	int64_t last_off;                 /* the previous sample's offset, and how often */
+	uint32_t same_off;                /* it came again in a row */
+	char refused[160];                /* why the latest sample was not evidence */
 	uint16_t seqno;
 	int unanswered;
-	bool was_gone, port_ok, port_known;
+	bool was_gone, port_ok, port_known, samples_seen;
 	uint8_t port_state;
 	int64_t next_poll, next_sub;
 
@@ -227,6 +240,8 @@ static void ask(struct tb_ptp *p, int64_t now_ns)
 	}
 	n = ptpm_build_get(buf, sizeof(buf), p->domain, p->seqno++, (uint16_t)getpid(), PTPM_ID_PORT_DATA_SET);
 	send_msg(p, buf, n);
+	n = ptpm_build_get(buf, sizeof(buf), p->domain, p->seqno++, (uint16_t)getpid(), PTPM_ID_CURRENT_DATA_SET);
+	send_msg(p, buf, n);
 	n = ptpm_build_get(buf, sizeof(buf), p->domain, p->seqno++, (uint16_t)getpid(), PTPM_ID_TIME_STATUS_NP);
 	send_msg(p, buf, n);
 }
@@ -234,6 +249,16 @@ static void ask(struct tb_ptp *p, int64_t now_ns)
 static int64_t abs64(int64_t v)
 {
 	return v < 0 ? -v : v;
+}
+
+/* A sample that is not evidence of lock: a fault, logged when the reason changes. */
+static void refuse(struct tb_ptp *p, tdp_time_t now, const char *why)
+{
+	if (strcmp(p->refused, why) != 0) {
+		log_notice("ptp: not a sample of lock: %s", why);
+		snprintf(p->refused, sizeof(p->refused), "%s", why);
+	}
+	sync_fault(&p->sy, now, why);
 }
 
 static void on_time_status(struct tb_ptp *p, const struct ptpm_time_status *ts)
@@ -253,6 +278,26 @@ static void on_time_status(struct tb_ptp *p, const struct ptpm_time_status *ts)
 		return; /* no new sync since the last answer */
 	p->last_ingress = ts->ingress_time_ns;
 	int64_t off = ts->master_offset_ns;
+	if (p->path_delay_scaled == 0) {
+		refuse(p, now, "ptp4l has measured no path delay (meanPathDelay 0), so its offset is none; "
+			       "can the port send Delay_Req (an IPv4 address for UDPv4)?");
+		return;
+	}
+	if (p->mode == TB_PTP_OFFSET) {
+		if (p->samples_seen && off == p->last_off) {
+			if (++p->same_off + 1 >= p->sy.cfg.lock_samples) {
+				char why[160];
+				snprintf(why, sizeof(why), "ptp4l's master offset is %" PRId64 " ns sample after sample; "
+					 "a measured offset varies", off);
+				refuse(p, now, why);
+			}
+			return;
+		}
+		p->same_off = 0;
+		p->last_off = off;
+		p->samples_seen = true;
+	}
+	p->refused[0] = 0;
 	if (p->mode == TB_PTP_DISCIPLINED) {
 		sync_sample(&p->sy, now, off, off);
 		return;
@@ -339,6 +384,9 @@ static void receive(struct tb_ptp *p)
 			break;
 		case PTPM_ID_PORT_DATA_SET:
 			on_port_ds(p, &m.u.pds);
+			break;
+		case PTPM_ID_CURRENT_DATA_SET:
+			p->path_delay_scaled = m.u.cds.mean_path_delay_scaled;
 			break;
 		case PTPM_ID_SUBSCRIBE_EVENTS_NP:
 			p->cnt.subscriptions++;

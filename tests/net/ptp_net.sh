@@ -4,7 +4,10 @@
 # and a free_running slave in the router's, over a veth pair of their own, with
 # software timestamps (nothing steps the host clock). tdpd runs the ptp source
 # in offset mode and forwards probes all along:
-#   - it follows the slave's offset into locked;
+#   - the slave's port has no IPv4 address at first, so it hears Sync but
+#     cannot send Delay_Req: ptp4l reports offset 0 and meanPathDelay 0, and
+#     tdpd must not call that locked;
+#   - with the address, it follows the slave's offset into locked;
 #   - the master stopped: holdover, then unlocked when the budget is spent,
 #     with the alarms in the log and the frames counted per state;
 #   - the master back: locked again;
@@ -26,12 +29,11 @@ wait_count() {
 	for _ in $(seq $(($3 * 10))); do [ "$(grep -c -- "$1" "$W/tdpd.err")" -ge "$2" ] && return 0; sleep 0.1; done
 	return 1
 }
-echo "1..9"
+echo "1..10"
 
 net_up "ptp$$"
 ip -n "$NS_SND" link add pm type veth peer name ps netns "$NS_RTR"
 ip -n "$NS_SND" addr add 10.9.0.1/24 dev pm
-ip -n "$NS_RTR" addr add 10.9.0.2/24 dev ps
 ip -n "$NS_SND" link set pm up
 ip -n "$NS_RTR" link set ps up
 cat >"$W/m.cfg" <<EOF2
@@ -69,6 +71,10 @@ PIDS+=($TPID)
 wait_log "forwarding:" 10
 check "tdpd comes up on the ptp timebase" 'grep -q "timebase ptp: ptp4l at $W/s.sock" "$W/tdpd.err"' "$(cat "$W/tdpd.err")"
 
+check "no path delay measured (the slave has no IPv4 address): tdpd says so and does not lock" \
+	'wait_log "not a sample of lock: ptp4l has measured no path delay" 30 && sleep 3 && ! grep -q "sync: unlocked -> locked" "$W/tdpd.err"' \
+	"$(cat "$W/tdpd.err"; tail -5 "$W/s.log")"
+ip -n "$NS_RTR" addr add 10.9.0.2/24 dev ps
 check "tdpd follows the free_running slave into locked" 'wait_log "sync: unlocked -> locked" 40' \
 	"$(cat "$W/tdpd.err"; tail -5 "$W/s.log")"
 check "ptp4l's port is UNCALIBRATED, not SLAVE, and that is enough" \
