@@ -168,7 +168,7 @@ static json_t *cmd_status(struct control *c)
 		"{ss si sf ss sI s{ss ss sI sI} s{sI sI sI sI sI sI} s{sI sI sI sI} s{sI sI sI} ss}", "version",
 		TDP_VERSION, "pid", (int)getpid(), "uptime_s", s.elapsed_s, "timebase", c->timebase_name, "tai_ns",
 		(json_int_t)tb_now(c->tb).ns, "sync", "state", tb_state_name(sy.state), "reason",
-		sy.reason ? sy.reason : "", "offset_ns", (json_int_t)sy.offset_ns, "uncertainty_ns",
+		sy.reason, "offset_ns", (json_int_t)sy.offset_ns, "uncertainty_ns",
 		(json_int_t)sy.uncertainty_ns, "frames", "processed", (json_int_t)es.frames, "late",
 		(json_int_t)es.late_frames, "skipped", (json_int_t)es.skipped_frames, "next", (json_int_t)engine_next_frame(c->e),
 		"alarm", (json_int_t)es.alarm_frames, "demoted", (json_int_t)es.demoted_frames, "start_error_ns",

@@ -3,6 +3,9 @@
 
 #include "pw.h"
 
+/* one writer (the engine); other threads read through pw_snapshot */
+#define PW_INC(f) __atomic_store_n(&(f), (f) + 1, __ATOMIC_RELAXED)
+
 int pw_init(struct pw *p, const struct pw_config *c)
 {
 	if (c->tf_ns <= 0 || c->window < 1 || c->window > PW_WINDOW_MAX || c->decay_pct < 1 ||
@@ -31,7 +34,7 @@ static void recompute(struct pw *p)
 	for (uint32_t i = 0; i < p->n; i++)
 		if (p->win[i] > m)
 			m = p->win[i];
-	p->pred_ns = m;
+	__atomic_store_n(&p->pred_ns, m, __ATOMIC_RELAXED);
 }
 
 static void push(struct pw *p, int64_t over_ns)
@@ -58,12 +61,12 @@ bool pw_plan(struct pw *p, tdp_time_t now, tdp_time_t boundary, tdp_time_t *slee
 		tdp_time_t to = tdp_time_add(boundary, -pw_lead_ns(p));
 		if (tdp_time_diff(to, now) >= p->cfg.min_sleep_ns) {
 			*sleep_to = to;
-			p->st.sleeps++;
+			PW_INC(p->st.sleeps);
 			return true;
 		}
 		decay(p);
 	}
-	p->st.spins++;
+	PW_INC(p->st.spins);
 	return false;
 }
 
@@ -71,7 +74,7 @@ static void record(struct pw *p, tdp_time_t asked, tdp_time_t woke)
 {
 	int64_t over = tdp_time_diff(woke, asked);
 	if (over < 0) {
-		p->st.early_wakes++;
+		PW_INC(p->st.early_wakes);
 		over = 0;
 	}
 	push(p, over);
@@ -84,7 +87,7 @@ bool pw_woke(struct pw *p, tdp_time_t asked, tdp_time_t woke, tdp_time_t boundar
 		p->pending = true;
 		p->pend_asked = asked;
 		p->pend_woke = woke;
-		p->st.deferred++;
+		PW_INC(p->st.deferred);
 		return false;
 	}
 	record(p, asked, woke);
@@ -105,5 +108,15 @@ void pw_book_cost(struct pw *p, int64_t ns)
 	if (ns < 0)
 		ns = 0;
 	/* ema += (x - ema) / 8, kept in ns << 3 */
-	p->book_ema_ns += ns - (p->book_ema_ns >> 3);
+	__atomic_store_n(&p->book_ema_ns, p->book_ema_ns + ns - (p->book_ema_ns >> 3), __ATOMIC_RELAXED);
+}
+
+void pw_snapshot(const struct pw *p, struct pw_snap *out)
+{
+	out->st.sleeps = __atomic_load_n(&p->st.sleeps, __ATOMIC_RELAXED);
+	out->st.spins = __atomic_load_n(&p->st.spins, __ATOMIC_RELAXED);
+	out->st.deferred = __atomic_load_n(&p->st.deferred, __ATOMIC_RELAXED);
+	out->st.early_wakes = __atomic_load_n(&p->st.early_wakes, __ATOMIC_RELAXED);
+	out->pred_ns = __atomic_load_n(&p->pred_ns, __ATOMIC_RELAXED);
+	out->book_ns = __atomic_load_n(&p->book_ema_ns, __ATOMIC_RELAXED) >> 3;
 }

@@ -61,6 +61,14 @@ struct pw {
 /* Returns 0, or -1 when the configuration is out of range. */
 int pw_init(struct pw *p, const struct pw_config *c);
 
+/* What another thread may read of a running wait: its counters and
+ * predictions, through relaxed atomics (the engine is the only writer). */
+struct pw_snap {
+	struct pw_stats st;
+	int64_t pred_ns, book_ns;
+};
+void pw_snapshot(const struct pw *p, struct pw_snap *out);
+
 /* The predicted lead: oversleep + bookkeeping + margin, at most max_lead_ns. */
 int64_t pw_lead_ns(const struct pw *p);
 int64_t pw_book_ns(const struct pw *p);

@@ -19,7 +19,7 @@ static uint64_t rx_drops(const struct rx *rx)
 {
 	uint64_t d = 0;
 	for (int i = 0; i < RXD_MAX; i++)
-		d += rx->st.drop[i];
+		d += __atomic_load_n(&rx->st.drop[i], __ATOMIC_RELAXED);
 	return d;
 }
 
@@ -27,7 +27,9 @@ void summary_line(const struct summary_src *s, char *buf, size_t len)
 {
 	struct eng_stats es;
 	engine_stats(s->e, &es);
-	const struct hist *h = engine_error_hist(s->e);
+	static _Thread_local struct hist h_;
+	const struct hist *h = &h_;
+	hist_snapshot(&h_, engine_error_hist(s->e));
 	uint64_t ovf = 0;
 	struct eng_table *et = engine_table_current(s->e);
 	for (uint32_t f = 0; f < engine_table_sched(et)->nflows; f++)
@@ -37,7 +39,9 @@ void summary_line(const struct summary_src *s, char *buf, size_t len)
 		 " ns max %" PRId64 " ns | rx %" PRIu64 " reserved %" PRIu64 " best-effort %" PRIu64 " dropped %" PRIu64
 		 " overflow %" PRIu64,
 		 tb_state_name(tb_state(s->tb)), es.frames, es.late_frames, es.skipped_frames, hist_quantile(h, 0.5),
-		 hist_quantile(h, 0.99), h->count ? h->max : 0, s->rx->st.pkts, s->rx->st.reserved, s->rx->st.best_effort, rx_drops(s->rx), ovf);
+		 hist_quantile(h, 0.99), h->count ? h->max : 0, __atomic_load_n(&s->rx->st.pkts, __ATOMIC_RELAXED),
+		 __atomic_load_n(&s->rx->st.reserved, __ATOMIC_RELAXED),
+		 __atomic_load_n(&s->rx->st.best_effort, __ATOMIC_RELAXED), rx_drops(s->rx), ovf);
 }
 
 const struct sched_table *summary_table(const struct summary_src *s)
@@ -78,7 +82,8 @@ void summary_text(const struct summary_src *s, FILE *out)
 	struct eng_stats es;
 	engine_stats(s->e, &es);
 	const struct hist *h = engine_error_hist(s->e);
-	const struct pw *pw = engine_pw(s->e);
+	struct pw_snap pw;
+	pw_snapshot(engine_pw(s->e), &pw);
 	fprintf(out, "tdpd: ran %.3f s on the %s timebase, TF %" PRIu64 " ns, k %u\n", s->elapsed_s, s->timebase,
 		t->tf_ns, t->k);
 	fprintf(out, "frames  %" PRIu64 " processed, %" PRIu64 " late, %" PRIu64 " skipped; engine busy %.1f%% of its CPU\n",
@@ -109,7 +114,7 @@ void summary_text(const struct summary_src *s, FILE *out)
 	}
 	fprintf(out, "wait    %" PRIu64 " sleeps, %" PRIu64 " spins, predicted oversleep %" PRId64
 		     " ns, bookkeeping %" PRId64 " ns (%" PRIu64 " deferred)\n",
-		pw->st.sleeps, pw->st.spins, pw->pred_ns, pw_book_ns(pw), pw->st.deferred);
+		pw.st.sleeps, pw.st.spins, pw.pred_ns, pw.book_ns, pw.st.deferred);
 	fprintf(out, "\n%-16s %-8s %10s %10s %10s %8s %8s %8s %8s %8s %8s %8s %8s\n", "flow", "port", "rx", "reserved",
 		"sent", "unused", "late-drop", "carried", "arr-late", "overflow", "tx-drop", "demoted", "stamped");
 	/* carried: packets of late frames and the ones the driver had not taken
@@ -171,7 +176,7 @@ json_t *summary_sync_json(struct timebase *tb)
 	struct tb_sync sy;
 	tb->ops->sync(tb, &sy);
 	return json_pack("{ss ss sI sI sI sI sI sI sI sI sI sI}", "state", tb_state_name(sy.state), "reason",
-			 sy.reason ? sy.reason : "", "offset_ns", J(sy.offset_ns), "uncertainty_ns", J(sy.uncertainty_ns),
+			 sy.reason, "offset_ns", J(sy.offset_ns), "uncertainty_ns", J(sy.uncertainty_ns),
 			 "last_good_ns", J(sy.last_good.ns), "since_ns", J(sy.since.ns), "samples", J(sy.samples),
 			 "bad_samples", J(sy.bad_samples), "faults", J(sy.faults), "transitions", J(sy.transitions),
 			 "steps", J(sy.steps), "last_step_ns", J(sy.last_step_ns));
@@ -217,11 +222,12 @@ json_t *summary_engine_json(const struct summary_src *s)
 {
 	struct eng_stats es;
 	engine_stats(s->e, &es);
-	const struct pw *pw = engine_pw(s->e);
+	struct pw_snap pw;
+	pw_snapshot(engine_pw(s->e), &pw);
 	json_t *o = json_pack("{sI sI sI sI sf sI sI sI sI sI sI sI sI}", "frames", J(es.frames), "late_frames",
 			      J(es.late_frames), "skipped_frames", J(es.skipped_frames), "sleep_ns", J(es.sleep_ns),
-			      "duty", duty(&es, s->elapsed_s), "sleeps", J(pw->st.sleeps), "spins", J(pw->st.spins),
-			      "deferred", J(pw->st.deferred), "predicted_oversleep_ns", J(pw->pred_ns), "skip_events",
+			      "duty", duty(&es, s->elapsed_s), "sleeps", J(pw.st.sleeps), "spins", J(pw.st.spins),
+			      "deferred", J(pw.st.deferred), "predicted_oversleep_ns", J(pw.pred_ns), "skip_events",
 			      J(es.skip_events), "back_steps", J(es.back_steps), "repeated_frames",
 			      J(es.repeated_frames), "last_jump_frames", J(es.last_jump_frames));
 	json_t *more = json_pack("{sI sI sI sI sI sI sI sI sI sI sI}", "holdover_frames", J(es.holdover_frames),

@@ -137,7 +137,8 @@ void sync_get(const struct sync *s, tdp_time_t now, struct tb_sync *out)
 	}
 	out->last_good = s->last_good;
 	out->since = s->since;
-	out->reason = s->reason;
+	_Static_assert(sizeof(out->reason) == sizeof(s->reason), "the reason is copied whole");
+	memcpy(out->reason, s->reason, sizeof(out->reason));
 	out->samples = s->samples;
 	out->bad_samples = s->bad_samples;
 	out->faults = s->faults;

@@ -45,7 +45,8 @@ struct tb_sync {
 	int64_t uncertainty_ns;
 	tdp_time_t last_good;       /* time of the last good sample; 0 if none */
 	tdp_time_t since;           /* when the current state began */
-	const char *reason;         /* why the source is in this state */
+	char reason[128];           /* why the source is in this state (a copy: the
+				     * snapshot outlives the source's lock) */
 	uint64_t samples, bad_samples, faults, transitions, steps;
 	int64_t last_step_ns;       /* size of the latest phase step */
 };

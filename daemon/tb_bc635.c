@@ -8,9 +8,10 @@
  * index of the frame that started: a gap of more than one is counted as
  * missed ticks, the same index again as a doubled one (ignored).
  *
- * now() reads the card (TIMEREQ, TIME0/1: UTC plus the UTC-TAI offset); the
- * engine's polling and sleeping go through the host clock (the system source)
- * shifted by the card-host offset, measured at start and at every refresh.
+ * The card's time (TIMEREQ, TIME0/1: UTC plus the UTC-TAI offset) is read on
+ * the engine's thread only, to measure the card-host offset at start, at every
+ * refresh and when a tick says the card moved; now(), the engine's polling and
+ * its sleeping go through the host clock (the system source) shifted by it.
  * Sync: each tick and each refresh is a sample; the flywheel flag (GPS not
  * tracked) is a fault, the time- and frequency-offset flags make a sample bad;
  * ticks that stop make the samples stop, hence holdover, then unlocked.
@@ -97,13 +98,15 @@ static void sample(struct tb_bc *b, tdp_time_t now, uint32_t flags, int64_t off)
 	tb_set_state(&b->base, b->sy.state);
 }
 
+/*
+ * The host clock and the card-host offset measured at every tick and refresh:
+ * the card's time registers are read only by the engine's thread (tick,
+ * refresh) and at creation. A read is a sequence (TIMEREQ latch, TIME0,
+ * TIME1) that another thread's read between its steps would mix with its own
+ * latch, giving a time up to a second off; so now(), called by the control
+ * and RX threads, never touches the card.
+ */
 static tdp_time_t bc_now(struct timebase *tb)
-{
-	return card_now(BC(tb), NULL);
-}
-
-/* the host clock and the measured offset: no device read from RX's thread */
-static tdp_time_t bc_rx_now(struct timebase *tb)
 {
 	struct tb_bc *b = BC(tb);
 	return tdp_time_add(tb_now(b->host), hoff(b));
@@ -345,7 +348,7 @@ const struct timebase_ops tb_bc635_ops = {
 	.create = bc_create,
 	.destroy = bc_destroy,
 	.now = bc_now,
-	.rx_now = bc_rx_now,
+	.rx_now = bc_now,
 	.fast_now = bc_fast_now,
 	.sleep_until = bc_sleep_until,
 	.refresh = bc_refresh,
@@ -362,7 +365,7 @@ const struct timebase_ops tb_bc635_sim_ops = {
 	.create = bc_sim_create,
 	.destroy = bc_destroy,
 	.now = bc_now,
-	.rx_now = bc_rx_now,
+	.rx_now = bc_now,
 	.fast_now = bc_fast_now,
 	.sleep_until = bc_sleep_until,
 	.refresh = bc_refresh,

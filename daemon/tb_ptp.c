@@ -100,12 +100,14 @@ static int64_t offset_at(struct tb_ptp *p, int64_t t)
 {
 	unsigned s0, s1;
 	int64_t a, t0, b;
+	/* a sequence lock without fences: the fields are read with acquire, so a
+	 * field the writer stored after making the count odd makes the count read
+	 * after it odd or newer */
 	do {
 		s0 = atomic_load_explicit(&p->seq, memory_order_acquire);
-		a = atomic_load_explicit(&p->a_ns, memory_order_relaxed);
-		t0 = atomic_load_explicit(&p->t0_ns, memory_order_relaxed);
-		b = atomic_load_explicit(&p->b_ppt, memory_order_relaxed);
-		atomic_thread_fence(memory_order_acquire);
+		a = atomic_load_explicit(&p->a_ns, memory_order_acquire);
+		t0 = atomic_load_explicit(&p->t0_ns, memory_order_acquire);
+		b = atomic_load_explicit(&p->b_ppt, memory_order_acquire);
 		s1 = atomic_load_explicit(&p->seq, memory_order_relaxed);
 	} while (s0 != s1 || (s0 & 1));
 	int64_t dt = t - t0;
@@ -116,10 +118,9 @@ static void publish(struct tb_ptp *p, int64_t a, int64_t t0, int64_t b_ppt)
 {
 	unsigned s = atomic_load_explicit(&p->seq, memory_order_relaxed);
 	atomic_store_explicit(&p->seq, s + 1, memory_order_relaxed);
-	atomic_thread_fence(memory_order_release);
-	atomic_store_explicit(&p->a_ns, a, memory_order_relaxed);
-	atomic_store_explicit(&p->t0_ns, t0, memory_order_relaxed);
-	atomic_store_explicit(&p->b_ppt, b_ppt, memory_order_relaxed);
+	atomic_store_explicit(&p->a_ns, a, memory_order_release);
+	atomic_store_explicit(&p->t0_ns, t0, memory_order_release);
+	atomic_store_explicit(&p->b_ppt, b_ppt, memory_order_release);
 	atomic_store_explicit(&p->seq, s + 2, memory_order_release);
 }
 

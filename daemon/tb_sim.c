@@ -57,7 +57,7 @@ static void sim_sync(struct timebase *tb, struct tb_sync *out)
 	memset(out, 0, sizeof(*out));
 	out->state = s->state;
 	out->last_good = tdp_time(s->now);
-	out->reason = s->reason;
+	snprintf(out->reason, sizeof(out->reason), "%s", s->reason ? s->reason : "");
 	out->transitions = s->transitions;
 }
 

@@ -295,6 +295,73 @@ static void bars_from_sizes(void **st)
 	assert_non_null(strstr(err, "give uioN"));
 }
 
+/* A bus in front of the simulator's that, once armed, runs the engine's
+ * refresh (its card reads) between another caller's TIME0 and TIME1 reads:
+ * the interleaving two threads can produce, made deterministic. */
+static struct {
+	struct bc_bus bus;
+	struct bc_bus *in;
+	struct timebase *clk, *tb;
+	bool armed, inside;
+	int fired;
+} wb;
+
+static uint32_t wb_rd32(struct bc_bus *b, uint32_t off)
+{
+	(void)b;
+	uint32_t v = wb.in->ops->rd32(wb.in, off);
+	if (off == BC_TIME0 && wb.armed && !wb.inside) {
+		wb.armed = false;
+		wb.inside = true;
+		tb_sim_advance(wb.clk, 2000); /* past the second boundary */
+		wb.tb->ops->refresh(wb.tb);
+		wb.inside = false;
+		wb.fired++;
+	}
+	return v;
+}
+static void wb_wr32(struct bc_bus *b, uint32_t off, uint32_t v) { (void)b; wb.in->ops->wr32(wb.in, off, v); }
+static uint8_t wb_dp_rd8(struct bc_bus *b, uint32_t off) { (void)b; return wb.in->ops->dp_rd8(wb.in, off); }
+static void wb_dp_wr8(struct bc_bus *b, uint32_t off, uint8_t v) { (void)b; wb.in->ops->dp_wr8(wb.in, off, v); }
+static int wb_irq_fd(struct bc_bus *b) { (void)b; return wb.in->ops->irq_fd(wb.in); }
+static int wb_irq_take(struct bc_bus *b) { (void)b; return wb.in->ops->irq_take(wb.in); }
+static void wb_close(struct bc_bus *b) { (void)b; }
+static void wb_describe(struct bc_bus *b, char *buf, size_t len) { (void)b; snprintf(buf, len, "wrapped simulator"); }
+static const struct bc_bus_ops wb_ops = {wb_rd32, wb_wr32, wb_dp_rd8, wb_dp_wr8, wb_irq_fd, wb_irq_take, wb_close,
+					 wb_describe};
+
+/*
+ * now() called by the control thread while the engine's refresh reads the
+ * card, 1 us before a second: a read is TIMEREQ, TIME0 (microseconds), TIME1
+ * (seconds), so the other latch between TIME0 and TIME1 gives this second's
+ * microseconds with the next second: a time 1 s ahead. now() must not read
+ * the card off the engine's thread at all.
+ */
+static void now_beside_the_engine(void **st)
+{
+	(void)st;
+	wb.clk = tb_sim_new(tdp_time(T0 + 20 * TDP_NS_PER_S - 1000), 0);
+	struct bc_sim *sim = bcsim_new(sim_clock, wb.clk);
+	wb.in = bcsim_bus(sim);
+	wb.bus.ops = &wb_ops;
+	struct tb_params p = {.tf_ns = 1000000, .epoch_ns = 0};
+	tb_sync_defaults(&p.sync);
+	char err[256];
+	wb.tb = tb_bc635_new(&wb.bus, wb.clk, &p, err, sizeof(err));
+	if (!wb.tb)
+		fail_msg("tb_bc635_new: %s", err);
+	wb.armed = true;
+	wb.fired = 0;
+	tdp_time_t t = tb_now(wb.tb);
+	tdp_time_t host = tb_fast_now(wb.tb); /* the host clock and the measured offset */
+	int64_t d = tdp_time_diff(t, host);
+	if (d > 1000000 || d < -1000000)
+		fail_msg("now() is %lld ns from the card's time (the refresh ran inside it: %d)", (long long)d, wb.fired);
+	wb.tb->ops->destroy(wb.tb);
+	bcsim_free(sim);
+	wb.clk->ops->destroy(wb.clk);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +371,7 @@ int main(void)
 		cmocka_unit_test(lost_doubled_and_stopped),
 		cmocka_unit_test(flywheel_and_step),
 		cmocka_unit_test(bars_from_sizes),
+		cmocka_unit_test(now_beside_the_engine),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the control and main threads read while the engine runs on its own
+ * thread: the one-line summary (stats-interval), the engine's JSON (the stats
+ * command) and the flows' and ports' counters. Each such read must be a
+ * snapshot or an atomic by contract; ThreadSanitizer (./run tsan) runs this
+ * and fails it on any plain read of what the engine writes.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+
+#include "engine.h"
+#include "rig.h"
+#include "rx.h"
+#include "summary.h"
+
+static const char table[] =
+	"tdp-schedule 1\ntf 100us\nk 10\nguard 2us\n"
+	"port out rate 1Gbit/s\n"
+	"flow a port out size 200 udp-dport 1\n"
+	"frames 0-9: a 1\n";
+
+static void *run(void *arg)
+{
+	engine_run(arg);
+	return NULL;
+}
+
+static void summaries_beside_the_engine(void **state)
+{
+	(void)state;
+	struct rig r;
+	rig_up(&r, table, LATE_DROP, 1000 * TDP_NS_PER_S, 20000, 64);
+	struct rx rx;
+	memset(&rx, 0, sizeof(rx));
+	struct summary_src s = {.e = r.e, .rx = &rx, .elapsed_s = 1, .timebase = "sim", .tb = r.tb};
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, run, r.e), 0);
+	uint64_t last = 0;
+	for (int i = 0; i < 2000; i++) {
+		char line[512];
+		summary_line(&s, line, sizeof(line));
+		assert_non_null(strstr(line, "frames "));
+		json_t *o = summary_engine_json(&s);
+		assert_non_null(o);
+		json_decref(o);
+		struct flow_stats fs;
+		engine_flow_stats(r.e, 0, &fs);
+		struct port_stats ps;
+		engine_port_stats(r.e, 0, &ps);
+		struct eng_stats es;
+		engine_stats(r.e, &es);
+		assert_true(es.frames >= last);
+		last = es.frames;
+	}
+	engine_stop(r.e);
+	pthread_join(th, NULL);
+	struct eng_stats es;
+	engine_stats(r.e, &es);
+	assert_true(es.frames > 0);
+	drain_all(&r);
+	rig_down(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(summaries_beside_the_engine),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
