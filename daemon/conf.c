@@ -147,9 +147,13 @@ const struct conf_opt conf_opts[] = {
 	{NULL, 0, 0, NULL, 0, 0, NULL, 0, NULL, NULL, false},
 };
 
+/* every option of the table has its slot in set_line and set_file (the
+ * table ends with a NULL row) */
+_Static_assert(sizeof(conf_opts) / sizeof(conf_opts[0]) - 1 <= CONF_MAX_OPTS,
+	       "the option table has more options than CONF_MAX_OPTS slots");
+
 static size_t opt_index(const struct conf_opt *o)
 {
-	_Static_assert(sizeof(((struct conf *)0)->set_line) / sizeof(uint32_t) >= 96, "set_line");
 	return (size_t)(o - conf_opts);
 }
 

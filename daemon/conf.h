@@ -23,6 +23,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* options in the table (conf_opts), at most: where each was set is kept by index */
+#ifndef CONF_MAX_OPTS
+#define CONF_MAX_OPTS 96
+#endif
+
 #define CONF_MAX_PORTS 32
 #define CONF_STR 256
 
@@ -49,8 +54,8 @@ struct conf_port {
 	int64_t rx_desc, tx_desc;
 	char peer_mac[CONF_STR];
 	struct conf_list address, neighbour, route;
-	uint32_t set_line[96];         /* where each option was set, by index in conf_opts */
-	const char *set_file[96];
+	uint32_t set_line[CONF_MAX_OPTS];         /* where each option was set, by index in conf_opts */
+	const char *set_file[CONF_MAX_OPTS];
 };
 
 struct conf {
@@ -79,8 +84,8 @@ struct conf {
 	char summary_json[CONF_STR];
 	char control_socket[CONF_STR], monitor_socket[CONF_STR], control_group[CONF_STR];
 	int64_t log_syslog;
-	uint32_t set_line[96];         /* where each global option was set */
-	const char *set_file[96];
+	uint32_t set_line[CONF_MAX_OPTS];         /* where each global option was set */
+	const char *set_file[CONF_MAX_OPTS];
 
 	struct conf_port ports[CONF_MAX_PORTS];
 	uint32_t nports;

@@ -167,6 +167,32 @@ static void codec_rejects(void **st)
 	assert_int_equal(m.id, 0xc000);
 }
 
+/* Inputs the fuzzer found, kept in its corpus: each parses to a defined
+ * answer with the fuzz target's properties (a reason for a refusal, data
+ * within the datagram). */
+static void fuzz_regressions(void **st)
+{
+	(void)st;
+	static const char *const files[] = {"regress-e47be051-length-under-datagram"};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/ptp/%s", TDP_SRCDIR, files[i]);
+		FILE *f = fopen(path, "rb");
+		assert_non_null(f);
+		uint8_t b[PTPM_MAX];
+		size_t n = fread(b, 1, sizeof(b), f);
+		fclose(f);
+		assert_true(n > 0);
+		struct ptpm_msg m;
+		const char *why = NULL;
+		int rc = ptpm_parse(b, n, &m, &why);
+		if (rc == -EBADMSG)
+			assert_non_null(why);
+		else
+			assert_true((size_t)PTPM_BODY + 4 + m.data_len <= n);
+	}
+}
+
 /* ---- the scripted ptp4l ---------------------------------------------------- */
 
 static struct fake {
@@ -536,6 +562,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(codec_round_trip),
 		cmocka_unit_test(codec_rejects),
+		cmocka_unit_test(fuzz_regressions),
 		cmocka_unit_test(source_follows_scripted_ptp4l),
 		cmocka_unit_test(disciplined_mode),
 		cmocka_unit_test(no_lock_without_evidence),
