@@ -162,10 +162,45 @@ int phc_open(struct phc *p, const struct phc_io *io, const char *path, char *err
 	return -EOPNOTSUPP;
 }
 
+/*
+ * Stops what phc_tick_start started, so the NIC's pins do not go on toggling
+ * and timestamping after tdpd: a PEROUT request with a zero period disables
+ * the periodic output, an EXTTS request without PTP_ENABLE_FEATURE the input
+ * (Linux Documentation/driver-api/ptp.rst; testptp's -p 0), and the pins go
+ * back to PTP_PF_NONE. What fails is ignored: the clock is being closed.
+ */
+static void tick_stop(struct phc *p)
+{
+	const struct phc_io *io = p->io;
+	if (p->extts_pin >= 0) {
+		struct ptp_extts_request er;
+		memset(&er, 0, sizeof(er));
+		io->ioctl(io->ctx, p->fd, PTP_EXTTS_REQUEST, &er);
+	}
+	if (p->perout_pin >= 0) {
+		struct ptp_perout_request pr;
+		memset(&pr, 0, sizeof(pr));
+		io->ioctl(io->ctx, p->fd, PTP_PEROUT_REQUEST, &pr);
+	}
+	int pins[2] = {p->perout_pin, p->extts_pin};
+	for (int i = 0; i < 2; i++) {
+		if (pins[i] < 0)
+			continue;
+		struct ptp_pin_desc pd;
+		memset(&pd, 0, sizeof(pd));
+		pd.index = (unsigned)pins[i];
+		pd.func = PTP_PF_NONE;
+		io->ioctl(io->ctx, p->fd, PTP_PIN_SETFUNC, &pd);
+	}
+	p->perout_pin = p->extts_pin = -1;
+}
+
 void phc_close(struct phc *p)
 {
-	if (p->fd >= 0 && p->io)
+	if (p->fd >= 0 && p->io) {
+		tick_stop(p);
 		p->io->close(p->io->ctx, p->fd);
+	}
 	p->fd = -1;
 }
 
@@ -228,11 +263,12 @@ int phc_tick_start(struct phc *p, int out_pin, int in_pin, int64_t tf_ns, char *
 	memset(&er, 0, sizeof(er));
 	er.index = 0;
 	er.flags = PTP_ENABLE_FEATURE | PTP_RISING_EDGE;
+	p->perout_pin = out_pin; /* from here on, phc_close stops it */
 	if ((rc = io->ioctl(io->ctx, p->fd, PTP_EXTTS_REQUEST, &er))) {
 		snprintf(err, errlen, "%s: PTP_EXTTS_REQUEST: %s", p->path, strerror(-rc));
+		tick_stop(p);
 		return rc;
 	}
-	p->perout_pin = out_pin;
 	p->extts_pin = in_pin;
 	return 0;
 }

@@ -39,11 +39,20 @@
 
 #define EXIT_CONFIG 2
 
-static volatile sig_atomic_t got_signal;
+static volatile sig_atomic_t got_signal, got_hup;
 
 static void on_signal(int sig)
 {
 	got_signal = sig;
+}
+
+/* SIGHUP (a closed terminal, or a reload by habit) does not stop tdpd, nor
+ * reload its table: a table changes at a frame every router agrees on, with
+ * tdpctl schedule load --at. It is said in the log. */
+static void on_hup(int sig)
+{
+	(void)sig;
+	got_hup = 1;
 }
 
 struct tdpd {
@@ -674,6 +683,11 @@ static void run(struct tdpd *d)
 		   d->t->nports, d->t->tf_ns, d->t->k, conf_late_names[c->late_policy]);
 	unsigned idle = 0, tick = 0;
 	while (!got_signal) {
+		if (got_hup) {
+			got_hup = 0;
+			log_notice("SIGHUP: ignored; tdpd goes on (a table changes with tdpctl schedule load --at, at a "
+				   "frame every router agrees on)");
+		}
 		uint32_t n = rx_poll(&d->rx);
 		if (n)
 			idle = 0;
@@ -775,6 +789,8 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_hup;
+	sigaction(SIGHUP, &sa, NULL);
 	char err[256];
 	if (notify_init(&d.nt, err, sizeof(err)) != 0)
 		log_warn("%s: not telling systemd", err);

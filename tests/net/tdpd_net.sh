@@ -17,7 +17,7 @@ GEN=$SRC/tools/tdp-gen
 net_test_begin
 
 . "$SRC/tests/tap.sh"
-echo "1..12"
+echo "1..13"
 
 net_up "tdpt$$"
 router_conf "$W/tdpd.conf" "$SRC/schedules/examples/demo.tdp" "late-policy carry" "summary-json $W/sum.json"
@@ -56,8 +56,11 @@ ip netns exec "$NS_SND" "$GEN" send --dst 10.0.2.2 --port 5001 --dscp 34 --size 
 S2=$!
 ip netns exec "$NS_SND" "$GEN" send --dst 10.0.2.2 --port 6000 --size 600 --count 300 --pps 1000 >"$W/s3" 2>&1 &
 S3=$!
+kill -HUP "$PID"
 wait $S1 $S2 $S3
 wait $RCV
+check "SIGHUP does not stop tdpd, and the log says why" \
+	'kill -0 "$PID" && grep -q "SIGHUP: ignored; tdpd goes on" "$W/err"' "$(tail -5 "$W/err")"
 kill -TERM "$PID"
 rc=0
 wait "$PID" || rc=$?

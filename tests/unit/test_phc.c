@@ -285,8 +285,17 @@ static void source_and_tick(void **st)
 	struct tb_sync s;
 	tb->ops->sync(tb, &s);
 	assert_non_null(strstr(s.reason, "PTP_SYS_OFFSET_EXTENDED failed"));
+	fk.fail_all = 0;
 	tb->ops->destroy(tb);
 	assert_int_equal(fk.opened, 0);
+	/* closed: the periodic output and the input stopped, the pins freed */
+	assert_int_equal(fk.perout_req.period.sec, 0);
+	assert_int_equal(fk.perout_req.period.nsec, 0);
+	assert_int_equal(fk.extts_req.flags, 0);
+	assert_int_equal(fk.npin, 4);
+	assert_int_equal(fk.pin[2].func, PTP_PF_NONE);
+	assert_int_equal(fk.pin[3].func, PTP_PF_NONE);
+	assert_true((fk.pin[2].index == 1 && fk.pin[3].index == 2) || (fk.pin[2].index == 2 && fk.pin[3].index == 1));
 	/* a tick the pins cannot give is refused with what the clock has */
 	reset();
 	fk.extended = 1;
