@@ -620,11 +620,13 @@ static void watch(struct tdpd *d, struct watch *w)
 	}
 }
 
-/* On the control thread, every loop: READY=1 once the time source has
- * reported, STATUS= every few seconds, the watchdog while frames advance. */
-static void ctl_tick(void *arg)
+/* On the housekeeping (RX) thread, which never waits for a client: READY=1
+ * once the time source has reported, STATUS= every few seconds, the watchdog
+ * while the engine's frames advance. (Fed from the control thread, a client
+ * that holds it, up to the 5 s a table may take to arrive, got a healthy
+ * daemon killed by a WatchdogSec of 5 s.) */
+static void housekeeping_tick(struct tdpd *d)
 {
-	struct tdpd *d = arg;
 	struct eng_stats es;
 	engine_stats(d->e, &es);
 	int64_t now = mono_ns();
@@ -674,8 +676,6 @@ static void run(struct tdpd *d)
 		return;
 	}
 	d->ctl.started_mono_ns = t0;
-	d->ctl.tick = ctl_tick;
-	d->ctl.tick_arg = d;
 	char err[256];
 	if (control_start(&d->ctl, err, sizeof(err)) != 0)
 		log_err("%s: running without control sockets", err);
@@ -705,6 +705,7 @@ static void run(struct tdpd *d)
 				next_stats = now + c->stats_interval_ns;
 			}
 			watch(d, &w);
+			housekeeping_tick(d);
 			if (now >= deadline)
 				break;
 		}

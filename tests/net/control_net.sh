@@ -18,7 +18,7 @@ SRC=$4
 net_test_begin
 chmod 0755 "$W" # the unprivileged peer must reach the sockets to be refused by them
 . "$SRC/tests/tap.sh"
-echo "1..19"
+echo "1..20"
 
 RO=$W/tdpd-ro.sock
 RW=$W/tdpd.sock
@@ -122,6 +122,26 @@ check "with the socket opened up by mistake, tdpd still refuses the peer by its 
 	'[ $rc -eq 1 ] && grep -q "(permission)" "$W/nb2" && [ "$("$CTL" --socket "$RO" log-level)" = debug ]' \
 	"rc $rc: $(cat "$W/nb2")"
 chmod 0660 "$RW"
+
+# ---- a client that holds the control thread ------------------------------------------
+# a table passed as a pipe nobody writes: the control thread waits its 5 s for
+# it; the watchdog (WATCHDOG_USEC 400 ms: fed every 200 ms) is fed all along,
+# by the housekeeping thread, which waits for no client
+before=$(grep -c "^WATCHDOG=1$" "$W/notify.log")
+python3 - "$RW" >"$W/hold" 2>&1 <<'PY'
+import json, os, socket, sys
+r, w = os.pipe()
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.settimeout(30)
+req = json.dumps({"version": 1, "cmd": "schedule-load", "args": {"name": "never.tdp"}}) + "\n"
+socket.send_fds(s, [req.encode()], [r])
+print(s.recv(4096).decode().strip())
+PY
+after=$(grep -c "^WATCHDOG=1$" "$W/notify.log")
+check "a client holding the control thread 5 s does not starve the watchdog ($((after - before)) feeds meanwhile)" \
+	'grep -q "\"ok\": *false" "$W/hold" && [ $((after - before)) -ge 5 ] && kill -0 "$TPID"' \
+	"feeds $before -> $after; $(cat "$W/hold")"
 
 # ---- table swaps, with probes going through ------------------------------------------
 ip netns exec "$NS_RCV" timeout 60 "$PROBE" recv -i r0 --cpu 0 --no-live --duration 30s \
