@@ -23,6 +23,7 @@ const struct ctl_cmd ctl_cmds[] = {
 	{"log-level", true, "the log level; with a level, sets it"},
 	{"schedule-active", false, "the table in force, the one waiting, the latest swap"},
 	{"schedule-load", true, "validate a table and have the engine adopt it at a cycle boundary"},
+	{"schedule-cancel", true, "withdraw the table waiting to be adopted, before the engine takes it"},
 	{NULL, false, NULL},
 };
 

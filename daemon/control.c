@@ -21,6 +21,7 @@
 
 #define CTL_IO_MS 1000            /* a client has this long to send its request */
 #define CTL_TABLE_READ_MS 5000    /* and the table it passes */
+#define CTL_MAX_AHEAD_S 86400     /* a table is loaded for a time at most a day ahead */
 
 static int64_t mono_ns(void)
 {
@@ -355,6 +356,35 @@ static json_t *swap_result(struct control *c, struct dtable *nt)
 	return o;
 }
 
+static void answer(int *fd, char *line);
+
+/* Withdraws the table waiting to be adopted, if the engine has not taken it;
+ * the client waiting for it is told. */
+static char *cmd_schedule_cancel(struct control *c, bool privileged)
+{
+	if (!privileged)
+		return reply_err("read-only", "cancelling a table is a change: use the control socket %s",
+				 c->conf->control_socket);
+	struct dtable *nt = c->pending;
+	if (!nt)
+		return reply_err("nothing-pending", "no table is waiting to be adopted; %s is in force", c->cur->name);
+	int64_t frame = engine_table_requested(nt->et);
+	if (engine_table_adopted(nt->et) != INT64_MIN || engine_table_withdraw(c->e, nt->et) != 0)
+		return reply_err("too-late", "%s was already taken by the engine for frame %" PRId64
+				 "; load another table to replace it", nt->name, frame);
+	c->pending = NULL;
+	log_notice("schedule cancel: %s, waiting for frame %" PRId64 ", withdrawn; %s stays in force", nt->name, frame,
+		   c->cur->name);
+	if (c->waiter >= 0)
+		answer(&c->waiter, reply_err("cancelled", "%s was withdrawn before frame %" PRId64 " (schedule cancel)",
+					     nt->name, frame));
+	json_t *o = json_pack("{ss sI ss}", "cancelled", nt->name, "requested_frame", (json_int_t)frame, "in_force",
+			      c->cur->name);
+	nt->et = NULL;
+	dtable_free(nt);
+	return reply_ok(o);
+}
+
 static char *cmd_schedule_load(struct control *c, json_t *args, int fd, bool privileged, bool *defer)
 {
 	if (!privileged)
@@ -375,6 +405,14 @@ static char *cmd_schedule_load(struct control *c, json_t *args, int fd, bool pri
 	json_t *at_j = json_object_get(args, "at_tai_ns"), *in_j = json_object_get(args, "in_ns");
 	if ((at_j && !json_is_integer(at_j)) || (in_j && !json_is_integer(in_j)) || (at_j && in_j))
 		return reply_err("bad-args", "at_tai_ns or in_ns, as an integer number of nanoseconds, not both");
+	/* at most CTL_MAX_AHEAD_S ahead: a table waiting for years would make every
+	 * load busy (schedule-cancel withdraws one), and now + in must not overflow */
+	int64_t now_ns = tb_now(c->tb).ns, max_ahead = (int64_t)CTL_MAX_AHEAD_S * TDP_NS_PER_S;
+	int64_t ahead = at_j ? (json_integer_value(at_j) > now_ns ? json_integer_value(at_j) - now_ns : 0)
+		      : in_j ? json_integer_value(in_j) : 0;
+	if ((at_j && json_integer_value(at_j) < 0) || (in_j && json_integer_value(in_j) < 0) || ahead > max_ahead)
+		return reply_err("bad-args", "a table is loaded for a time from now to %d s ahead (TAI %" PRId64
+				 " ns now); a time further ahead or before the epoch is refused", CTL_MAX_AHEAD_S, now_ns);
 	c->loads++;
 	char err[512];
 	size_t len = 0;
@@ -423,7 +461,7 @@ static char *cmd_schedule_load(struct control *c, json_t *args, int fd, bool pri
 	const struct frame_geom *g = engine_geom(c->e);
 	int64_t next = engine_next_frame(c->e), from = next + 2;
 	if (at_j || in_j) {
-		tdp_time_t when = {.ns = at_j ? json_integer_value(at_j) : tb_now(c->tb).ns + json_integer_value(in_j)};
+		tdp_time_t when = {.ns = at_j ? json_integer_value(at_j) : now_ns + json_integer_value(in_j)};
 		int64_t j = frame_index(g, when);
 		if (frame_start(g, j).ns < when.ns)
 			j++;
@@ -508,6 +546,8 @@ char *control_handle(struct control *c, const char *req, size_t len, int fd, boo
 		out = reply_ok(cmd_schedule_active(c, args));
 	else if (!strcmp(name, "schedule-load"))
 		out = cmd_schedule_load(c, args, fd, privileged, defer);
+	else if (!strcmp(name, "schedule-cancel"))
+		out = cmd_schedule_cancel(c, privileged);
 done:
 	json_decref(r);
 	if (!out && !*defer)

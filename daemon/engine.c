@@ -621,6 +621,16 @@ int engine_table_offer(struct engine *e, struct eng_table *nt, int64_t frame, ch
 	return 0;
 }
 
+int engine_table_withdraw(struct engine *e, struct eng_table *nt)
+{
+	struct eng_table *want = nt;
+	if (!atomic_compare_exchange_strong(&e->offer, &want, NULL))
+		return -EALREADY;
+	nt->prev = NULL;
+	table_discard(nt);
+	return 0;
+}
+
 struct eng_table *engine_table_pending(const struct engine *e)
 {
 	return atomic_load_explicit(&((struct engine *)e)->offer, memory_order_acquire);
@@ -1128,14 +1138,25 @@ static void adopt(struct engine *e, struct eng_table *nt, int64_t j)
 		ST_ADD(e->st.late_swaps, 1);
 	__atomic_store_n(&e->st.last_swap_frame, j, __ATOMIC_RELAXED);
 	__atomic_store_n(&nt->adopted, j, __ATOMIC_RELEASE);
-	atomic_store_explicit(&e->offer, NULL, memory_order_relaxed);
 	atomic_store_explicit(&e->pub, nt, memory_order_release);
+}
+
+/* The engine takes a table offered for a frame <= j by emptying the offer
+ * with one compare-and-swap, so that engine_table_withdraw, which empties it
+ * the same way, either withdraws it before or finds it taken. */
+static inline struct eng_table *claim(struct engine *e, int64_t j)
+{
+	struct eng_table *nt = atomic_load_explicit(&e->offer, memory_order_acquire);
+	if (__builtin_expect(nt == NULL, 1) || j < nt->at)
+		return NULL;
+	return atomic_compare_exchange_strong_explicit(&e->offer, &nt, NULL, memory_order_acq_rel,
+						       memory_order_acquire) ? nt : NULL;
 }
 
 static inline void maybe_adopt(struct engine *e, int64_t j)
 {
-	struct eng_table *nt = atomic_load_explicit(&e->offer, memory_order_acquire);
-	if (__builtin_expect(nt != NULL, 0) && j >= nt->at)
+	struct eng_table *nt = claim(e, j);
+	if (__builtin_expect(nt != NULL, 0))
 		adopt(e, nt, j);
 }
 
@@ -1290,8 +1311,8 @@ int64_t engine_step(struct engine *e)
 			skip_frame(e, j + x);
 		}
 		/* a table due in the frames not walked took effect at its own frame */
-		struct eng_table *nt = atomic_load_explicit(&e->offer, memory_order_acquire);
-		if (nt && nt->at <= cur)
+		struct eng_table *nt = claim(e, cur);
+		if (nt)
 			adopt(e, nt, nt->at);
 		ST_ADD(e->st.late_frames, 1);
 		ST_ADD(e->st.skipped_frames, (uint64_t)skipped);

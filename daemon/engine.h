@@ -213,6 +213,9 @@ struct rte_ring *engine_be_ring(struct engine *e, uint32_t port);
  *                                   frame order: frames < J are served by the
  *                                   old table, frames >= J by nt.
  *   engine_table_adopted(nt)        the frame it took effect at, once it has.
+ *   engine_table_withdraw(e, nt)    before the engine has taken it: 0, and nt
+ *                                   is freed; -EALREADY once it has (then it
+ *                                   is adopted or about to be).
  *   engine_table_retire(e, nt)      after adoption and once RX has let go of the
  *                                   old table: frees it and the flows nt dropped
  *                                   (their queued packets; returns how many).
@@ -223,6 +226,7 @@ struct eng_table *engine_table_build(struct engine *e, const struct sched_table 
 void engine_table_discard(struct engine *e, struct eng_table *nt);
 int64_t engine_table_boundary(const struct engine *e, const struct eng_table *nt, int64_t from);
 int engine_table_offer(struct engine *e, struct eng_table *nt, int64_t frame, char *err, size_t errlen);
+int engine_table_withdraw(struct engine *e, struct eng_table *nt);
 struct eng_table *engine_table_pending(const struct engine *e);
 struct eng_table *engine_table_current(const struct engine *e);
 const struct sched_table *engine_table_sched(const struct eng_table *nt);

@@ -23,6 +23,7 @@ static void usage(FILE *out)
 	      "  schedule active [--source]\n"
 	      "                           the table in force, the one waiting, the latest swap\n"
 	      "  schedule load FILE [--at TAI-SECONDS|+SECONDS | --next-cycle] [--no-wait]\n"
+	      "  schedule cancel   withdraw the table waiting to be adopted\n"
 	      "                           validate FILE and have the engine adopt it at the first\n"
 	      "                           cycle boundary at or after that time (default: the next);\n"
 	      "                           says the frame it took effect at\n"
@@ -93,7 +94,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(cmd, "schedule") && n >= 2 && (!strcmp(v[1], "active") || !strcmp(v[1], "load"))) {
+	if (!strcmp(cmd, "schedule") && n >= 2 &&
+	    (!strcmp(v[1], "active") || !strcmp(v[1], "load") || !strcmp(v[1], "cancel"))) {
 		if (!strcmp(v[1], "load") && !timeout_set)
 			g.timeout_ms = -1; /* the reply comes when the table is in force */
 		return tdpctl_live(&g, n, v);

@@ -518,6 +518,27 @@ int tdpctl_live(const struct tdpctl_global *g, int argc, char **argv)
 			json_decref(args);
 			return load(g, argc - 1, argv + 1);
 		}
+		if (argc >= 2 && !strcmp(argv[1], "cancel")) {
+			if (argc > 2) {
+				fprintf(stderr, "tdpctl: schedule cancel takes no argument\n");
+				json_decref(args);
+				return TDPCTL_EXIT_USAGE;
+			}
+			int rc;
+			json_t *o = call(g, pick_socket(g, true), "schedule-cancel", args, -1, &rc);
+			if (!o)
+				return rc;
+			json_t *r = json_object_get(o, "result");
+			if (rc)
+				print_error(o);
+			else if (g->json)
+				json_dumpf(r, stdout, JSON_INDENT(2)), putchar('\n');
+			else
+				printf("%s: withdrawn before frame %" PRId64 "; %s stays in force\n", S(r, "cancelled"),
+				       I(r, "requested_frame"), S(r, "in_force"));
+			json_decref(o);
+			return rc;
+		}
 		snprintf(wire, sizeof(wire), "schedule-active");
 		for (int i = 2; i < argc; i++)
 			if (!strcmp(argv[i], "--source"))

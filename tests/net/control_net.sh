@@ -18,7 +18,7 @@ SRC=$4
 net_test_begin
 chmod 0755 "$W" # the unprivileged peer must reach the sockets to be refused by them
 . "$SRC/tests/tap.sh"
-echo "1..20"
+echo "1..22"
 
 RO=$W/tdpd-ro.sock
 RW=$W/tdpd.sock
@@ -142,6 +142,21 @@ after=$(grep -c "^WATCHDOG=1$" "$W/notify.log")
 check "a client holding the control thread 5 s does not starve the watchdog ($((after - before)) feeds meanwhile)" \
 	'grep -q "\"ok\": *false" "$W/hold" && [ $((after - before)) -ge 5 ] && kill -0 "$TPID"' \
 	"feeds $before -> $after; $(cat "$W/hold")"
+
+# ---- a table far ahead, and cancelling one that waits -------------------------------
+rc=0; "$CTL" --socket "$RW" schedule load --at +400000000 "$W/b.tdp" >"$W/far" 2>&1 || rc=$?
+got_big="$(code '{"version":1,"cmd":"schedule-load","args":{"in_ns":9223372036854775807}}')"
+check "a time years ahead is refused (nothing waits for it), and an in_ns at the 64-bit limit does not overflow" \
+	'[ $rc -eq 1 ] && grep -q "at most\|to 86400 s ahead" "$W/far" && [ "$got_big" = "False bad-args" ]' \
+	"rc $rc: $(cat "$W/far"); $got_big"
+"$CTL" --socket "$RW" schedule load --no-wait --at +3600 "$W/b.tdp" >"$W/wait1" 2>&1
+rc=0; "$CTL" --socket "$RW" schedule load --no-wait "$W/b.tdp" >"$W/busy" 2>&1 || rc=$?
+"$CTL" --socket "$RW" schedule cancel >"$W/cancel" 2>&1
+rc2=0; "$CTL" --socket "$RW" schedule cancel >"$W/cancel2" 2>&1 || rc2=$?
+rc3=0; "$CTL" --socket "$RO" schedule cancel >"$W/cancel3" 2>&1 || rc3=$?
+check "a table an hour ahead waits, makes loads busy, and schedule cancel withdraws it (once; not on the monitor socket)" \
+	'grep -q "accepted" "$W/wait1" && [ $rc -eq 1 ] && grep -q "busy\|waiting" "$W/busy" && grep -q "b.tdp: withdrawn before frame" "$W/cancel" && [ $rc2 -eq 1 ] && grep -q "no table is waiting" "$W/cancel2" && [ $rc3 -eq 1 ] && grep -q "read-only" "$W/cancel3" && grep -q "schedule cancel: .*b.tdp.*withdrawn" "$W/tdpd.err"' \
+	"$(cat "$W/wait1" "$W/busy" "$W/cancel" "$W/cancel2" "$W/cancel3")"
 
 # ---- table swaps, with probes going through ------------------------------------------
 ip netns exec "$NS_RCV" timeout 60 "$PROBE" recv -i r0 --cpu 0 --no-live --duration 30s \

@@ -817,6 +817,34 @@ static void swap_refused(void **state)
 	engine_stats(r.e, &es);
 	assert_int_equal(es.swaps, 0);
 	assert_ptr_equal(engine_table_sched(engine_table_current(r.e)), r.t);
+	/* offered, then withdrawn before its frame: never adopted, and the next
+	 * offer goes through; one the engine has taken cannot be withdrawn */
+	nt = engine_table_build(r.e, parse_copy(swap_t2), err, sizeof(err));
+	assert_non_null(nt);
+	int64_t at = engine_table_boundary(r.e, nt, engine_next_frame(r.e) + 2);
+	assert_int_equal(engine_table_offer(r.e, nt, at, err, sizeof(err)), 0);
+	assert_int_equal(engine_table_withdraw(r.e, nt), 0);
+	assert_null(engine_table_pending(r.e));
+	while (engine_next_frame(r.e) <= at + 10) {
+		top_up(&r, 4, 0, NULL, 0);
+		engine_step(r.e);
+		drain_all(&r);
+	}
+	engine_stats(r.e, &es);
+	assert_int_equal(es.swaps, 0);
+	assert_ptr_equal(engine_table_sched(engine_table_current(r.e)), r.t);
+	nt = engine_table_build(r.e, parse_copy(swap_t2), err, sizeof(err));
+	assert_non_null(nt);
+	at = engine_table_boundary(r.e, nt, engine_next_frame(r.e) + 2);
+	assert_int_equal(engine_table_offer(r.e, nt, at, err, sizeof(err)), 0);
+	while (engine_table_adopted(nt) == INT64_MIN) {
+		top_up(&r, 4, 0, NULL, 0);
+		engine_step(r.e);
+		drain_all(&r);
+	}
+	assert_int_equal(engine_table_withdraw(r.e, nt), -EALREADY);
+	assert_int_equal(engine_table_adopted(nt), at);
+	engine_table_retire(r.e, nt);
 	rig_down(&r);
 }
 
