@@ -854,7 +854,7 @@ static uint32_t take_due(struct engine *e, struct eng_flow *fl, int64_t x, struc
 			fl->early = m;
 			break;
 		}
-		if (d == x)
+		if (d == x || d == ENGINE_DUE_NONE) /* the latter queued before the flow was pipelined */
 			out[got++] = m;
 		else
 			arrived_late(e, fl, m);

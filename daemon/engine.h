@@ -155,6 +155,12 @@ struct eng_stats {
  * cost RX a cache miss per packet); tdpd uses no receive hash. The field is
  * 4-byte aligned, hence the copies.
  */
+/* RX's mark on a packet of an in-order flow: no due frame. A flow that a
+ * table swap makes pipelined still has such packets queued from before; the
+ * engine serves them in the flow's next frames, as the in-order flow would
+ * have, instead of taking them for late arrivals. */
+#define ENGINE_DUE_NONE INT64_MIN
+
 static inline void engine_pkt_set_due(struct rte_mbuf *m, int64_t due)
 {
 	_Static_assert(sizeof(m->hash) == sizeof(int64_t), "the mbuf hash field holds a due frame");

@@ -98,6 +98,8 @@ void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 			if (rx->since_ok &&
 			    frame_index(&rx->g, tdp_time_add(rx->since, guard - (int64_t)sf->delay_ns)) < up)
 				ST_ADD(fr->arr_uncertain, 1);
+		} else {
+			engine_pkt_set_due(m, ENGINE_DUE_NONE); /* if a swap makes the flow pipelined */
 		}
 		if (rte_ring_sp_enqueue(fr->q, m) != 0) {
 			ST_ADD(fr->overflow, 1);

@@ -929,6 +929,56 @@ static void pipelined(enum late_policy pol)
 	rig_down(&r);
 }
 
+/*
+ * A swap that makes a kept flow pipelined: the packets RX queued before it
+ * carry no due frame (ENGINE_DUE_NONE, as RX marks an in-order flow's) and go
+ * out in the flow's next frames under the new table, in order, none taken
+ * for a late arrival.
+ */
+static void swap_to_pipelined_keeps_queued(void **state)
+{
+	static const char table_inorder[] =
+		"tdp-schedule 1\ntf 100us\nk 10\n"
+		"port out rate 1Gbit/s\n"
+		"flow p port out size 200 udp-dport 1\n"
+		"frames 0, 3, 4: p 2\n";
+	struct rig r;
+	/* frame 5 of a cycle: no reservation before the next cycle */
+	rig_up(&r, table_inorder, LATE_DROP, 1000 * TDP_NS_PER_S + 550000, 0, 16);
+	engine_start(r.e);
+	struct rte_ring *q = engine_flow_ring(r.e, 0);
+	for (uint32_t i = 0; i < 6; i++) {
+		struct rte_mbuf *m = mk(0, r.seq[0]++, 200);
+		engine_pkt_set_due(m, ENGINE_DUE_NONE);
+		assert_int_equal(rte_ring_sp_enqueue(q, m), 0);
+	}
+	char err[256];
+	struct eng_table *nt = engine_table_build(r.e, parse_copy(table_pipe), err, sizeof(err));
+	assert_non_null(nt);
+	int64_t at = engine_table_boundary(r.e, nt, engine_next_frame(r.e) + 2);
+	assert_int_equal(engine_table_offer(r.e, nt, at, err, sizeof(err)), 0);
+	size_t from = txlog.n;
+	while (engine_next_frame(r.e) <= at + 4)
+		engine_step(r.e);
+	assert_int_equal(engine_table_adopted(nt), at);
+	const struct frame_geom *g = engine_geom(r.e);
+	uint32_t seq = 0;
+	for (size_t i = from; i < txlog.n; i++) {
+		assert_int_equal(txlog.v[i].flow, 0);
+		assert_int_equal(txlog.v[i].seq, seq);
+		int64_t f = frame_index(g, tdp_time(txlog.v[i].t));
+		assert_true(f == at || f == at + 3 || f == at + 4);
+		seq++;
+	}
+	assert_int_equal(seq, 6);
+	struct flow_stats fs;
+	engine_flow_stats(r.e, 0, &fs);
+	assert_int_equal(fs.arr_late_dropped + fs.arr_late_carried, 0);
+	engine_table_retire(r.e, nt);
+	drain_all(&r);
+	rig_down(&r);
+}
+
 static void pipelined_dropping_late_arrivals(void **state)
 {
 	pipelined(LATE_DROP);
@@ -959,6 +1009,7 @@ int main(void)
 		cmocka_unit_test(swap_refused),
 		cmocka_unit_test(pipelined_dropping_late_arrivals),
 		cmocka_unit_test(pipelined_carrying_late_arrivals),
+		cmocka_unit_test(swap_to_pipelined_keeps_queued),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
