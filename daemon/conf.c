@@ -112,7 +112,7 @@ const struct conf_opt conf_opts[] = {
 	{"dma-latency", CS_GLOBAL, CT_BOOL, "yes", 0, 1, NULL, G(dma_latency), "yes|no",
 	 "hold /dev/cpu_dma_latency at 0 while running", false},
 	{"huge-pages", CS_GLOBAL, CT_ENUM, "auto", 0, 0, huge_names, G(huge_pages), "auto|yes|no",
-	 "DPDK memory from hugepages; auto uses them when some are free, else runs with --no-huge", false},
+	 "DPDK memory from hugepages; auto uses them when enough are free for the pool and the route tables, else runs with --no-huge and says why; yes refuses to start without them and says how many to reserve", false},
 	{"stats-interval", CS_GLOBAL, CT_DUR, "0", 0, 3600000000000LL, NULL, G(stats_interval_ns), "TIME",
 	 "log a one-line summary this often; 0 never", false},
 	{"duration", CS_GLOBAL, CT_DUR, "0", 0, 31536000000000000LL, NULL, G(duration_ns), "TIME",

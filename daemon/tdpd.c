@@ -389,14 +389,19 @@ static int bring_up(struct tdpd *d)
 			     .huge = (int)c->huge_pages, .mbufs = (uint32_t)c->mbufs, .devices = devs,
 			     .ndevices = c->nports, .log_level = tdp_log_level, .argc = d->eal_argc,
 			     .argv = d->eal_argv};
+	char hmsg[400];
+	if (pmd_huge_decide(pe.huge, pe.mbufs, &pe.no_huge, hmsg, sizeof(hmsg)) != 0) {
+		log_err("%s", hmsg);
+		return -1;
+	}
 	bool no_huge;
 	if (pmd_eal_init(&pe, &no_huge, err, sizeof(err)) != 0) {
 		log_err("%s", err);
 		return -1;
 	}
 	d->eal_up = true;
-	if (no_huge)
-		log_notice("no free hugepages: DPDK runs with --no-huge (fine for vdevs; real NICs want hugepages)");
+	if (hmsg[0])
+		log_notice("%s", hmsg);
 	d->mp = pmd_pool((uint32_t)c->mbufs, err, sizeof(err));
 	if (!d->mp) {
 		log_err("%s", err);

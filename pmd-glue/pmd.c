@@ -25,19 +25,6 @@ bool pmd_is_pci(const char *device)
 	       sscanf(device, "%x:%x.%x%c", &a, &b, &c, &tail) == 3;
 }
 
-static bool hugepages_free(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[256];
-	long freep = 0;
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "HugePages_Free: %ld", &freep) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return freep > 0;
-}
-
 int pmd_eal_args(const struct pmd_eal *p, char **argv, int max, char *store, size_t storelen, bool *no_huge)
 {
 	int n = 0;
@@ -53,10 +40,9 @@ int pmd_eal_args(const struct pmd_eal *p, char **argv, int max, char *store, siz
 	ADD("tdpd");
 	ADD("--lcores=0@%d,1@%d", p->main_cpu, p->engine_cpu);
 	ADD("--main-lcore=0");
-	*no_huge = p->huge == PMD_HUGE_NO || (p->huge == PMD_HUGE_AUTO && !hugepages_free());
+	*no_huge = p->no_huge;
 	if (*no_huge) {
-		/* the pool, two route tables (64 MiB for IPv4) and slack */
-		uint64_t mb = (uint64_t)p->mbufs * (RTE_MBUF_DEFAULT_BUF_SIZE + 256) / (1024 * 1024) + 192;
+		uint64_t mb = pmd_mem_mb(p->mbufs);
 		ADD("--no-huge");
 		ADD("-m");
 		ADD("%llu", (unsigned long long)mb);
@@ -89,6 +75,7 @@ int pmd_eal_args(const struct pmd_eal *p, char **argv, int max, char *store, siz
 
 int pmd_eal_init(const struct pmd_eal *p, bool *no_huge, char *err, size_t errlen)
 {
+	_Static_assert(RTE_MBUF_DEFAULT_BUF_SIZE == 2176, "pmd_mem_mb counts buffers of this size");
 	char *argv[128];
 	static char store[8192];
 	int argc = pmd_eal_args(p, argv, 128, store, sizeof(store), no_huge);

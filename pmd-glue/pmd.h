@@ -12,9 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "huge.h"
+
 struct rte_mempool;
 
-enum { PMD_HUGE_AUTO, PMD_HUGE_YES, PMD_HUGE_NO };
 
 /* mbufs each lcore's cache of the pool keeps */
 #define PMD_POOL_CACHE 256
@@ -23,6 +24,7 @@ struct pmd_eal {
 	int main_cpu;             /* lcore 0, the calling thread */
 	int engine_cpu;           /* lcore 1 */
 	int huge;                 /* PMD_HUGE_* */
+	bool no_huge;             /* decided by pmd_huge_plan */
 	uint32_t mbufs;
 	const char *const *devices;
 	uint32_t ndevices;

@@ -74,6 +74,11 @@ struct probe_txq *probe_txq_dpdk(const char *dev, int cpu, char *err, size_t err
 	struct pmd_eal e = {.main_cpu = cpu < 0 ? 0 : cpu, .engine_cpu = cpu < 0 ? 0 : cpu, .huge = PMD_HUGE_AUTO,
 			    .mbufs = 1023, .devices = devs, .ndevices = 1, .log_level = LOG_WARNING};
 	bool no_huge;
+	char hmsg[400];
+	if (pmd_huge_decide(e.huge, e.mbufs, &e.no_huge, hmsg, sizeof(hmsg)) != 0) {
+		snprintf(err, errlen, "%s", hmsg);
+		return NULL;
+	}
 	if (pmd_eal_init(&e, &no_huge, err, errlen))
 		return NULL;
 	struct txq_dpdk *d = calloc(1, sizeof(*d));
