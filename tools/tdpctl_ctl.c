@@ -440,6 +440,41 @@ static int parse_when(const char *s, bool *relative, int64_t *ns)
 	return 0;
 }
 
+/* A change's reply: the error, or with --json the result, printed here (NULL
+ * back); else the result, for the caller to print as text. */
+static json_t *text_result(const struct tdpctl_global *g, json_t *o, int rc)
+{
+	json_t *r = json_object_get(o, "result");
+	if (rc) {
+		print_error(o);
+		return NULL;
+	}
+	if (g->json) {
+		json_dumpf(r, stdout, JSON_INDENT(2));
+		putchar('\n');
+		return NULL;
+	}
+	return r;
+}
+
+static int cancel(const struct tdpctl_global *g, int argc)
+{
+	if (argc > 1) {
+		fprintf(stderr, "tdpctl: schedule cancel takes no argument\n");
+		return TDPCTL_EXIT_USAGE;
+	}
+	int rc;
+	json_t *o = call(g, pick_socket(g, true), "schedule-cancel", json_object(), -1, &rc);
+	if (!o)
+		return rc;
+	json_t *r = text_result(g, o, rc);
+	if (r)
+		printf("%s: withdrawn before frame %" PRId64 "; %s stays in force\n", S(r, "cancelled"),
+		       I(r, "requested_frame"), S(r, "in_force"));
+	json_decref(o);
+	return rc;
+}
+
 static int load(const struct tdpctl_global *g, int argc, char **argv)
 {
 	const char *file = NULL;
@@ -491,15 +526,11 @@ static int load(const struct tdpctl_global *g, int argc, char **argv)
 		close(fd);
 	if (!o)
 		return rc;
-	json_t *r = json_object_get(o, "result");
-	if (rc)
-		print_error(o);
-	else if (g->json)
-		json_dumpf(r, stdout, JSON_INDENT(2)), putchar('\n');
-	else if (json_is_true(json_object_get(r, "waiting")))
+	json_t *r = text_result(g, o, rc);
+	if (r && json_is_true(json_object_get(r, "waiting")))
 		printf("%s: accepted; the engine adopts it at frame %" PRId64 " (TAI %" PRId64 " ns)\n", file,
 		       I(r, "requested_frame"), I(r, "start_tai_ns"));
-	else
+	else if (r)
 		printf("%s: in force from frame %" PRId64 " (TAI %" PRId64 " ns)%s; %" PRId64
 		       " packets queued for removed flows dropped\n", file, I(r, "frame"), I(r, "start_tai_ns"),
 		       json_is_true(json_object_get(r, "late")) ? ", later than planned" : "", I(r, "dropped_queued"));
@@ -519,25 +550,8 @@ int tdpctl_live(const struct tdpctl_global *g, int argc, char **argv)
 			return load(g, argc - 1, argv + 1);
 		}
 		if (argc >= 2 && !strcmp(argv[1], "cancel")) {
-			if (argc > 2) {
-				fprintf(stderr, "tdpctl: schedule cancel takes no argument\n");
-				json_decref(args);
-				return TDPCTL_EXIT_USAGE;
-			}
-			int rc;
-			json_t *o = call(g, pick_socket(g, true), "schedule-cancel", args, -1, &rc);
-			if (!o)
-				return rc;
-			json_t *r = json_object_get(o, "result");
-			if (rc)
-				print_error(o);
-			else if (g->json)
-				json_dumpf(r, stdout, JSON_INDENT(2)), putchar('\n');
-			else
-				printf("%s: withdrawn before frame %" PRId64 "; %s stays in force\n", S(r, "cancelled"),
-				       I(r, "requested_frame"), S(r, "in_force"));
-			json_decref(o);
-			return rc;
+			json_decref(args);
+			return cancel(g, argc - 1);
 		}
 		snprintf(wire, sizeof(wire), "schedule-active");
 		for (int i = 2; i < argc; i++)

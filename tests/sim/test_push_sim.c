@@ -129,6 +129,8 @@ static void whole_frame_through_a_small_ring(void **state)
 	assert_int_equal(seq[1], PER_FLOW);
 	check_wire(&r, from, txlog.n);
 	assert_true(txlog.calls >= 2 * PER_FLOW / 32);
+	print_message("push: %u packets of 64 B in one frame through a driver taking 32 a call: %zu sent in the "
+		      "frame, %llu calls\n", 2 * PER_FLOW, txlog.n - from, (unsigned long long)txlog.calls);
 	for (uint32_t f = 0; f < 2; f++) {
 		struct flow_stats fs;
 		engine_flow_stats(r.e, f, &fs);
@@ -169,6 +171,8 @@ static void unsent_follow_the_late_policy(enum late_policy pol)
 	size_t out = in_frame(&r, from, j, seq);
 	check_wire(&r, from, txlog.n);
 	assert_true(out > 0 && out < PER_FLOW); /* b had nothing sent */
+	print_message("push: a driver taking 32 a call at 30 us a call: %zu of %u sent before the guard band, the "
+		      "rest %s\n", out, 2 * PER_FLOW, pol == LATE_DROP ? "dropped (tx_drop)" : "carried (tx_carried)");
 	struct flow_stats a, b;
 	engine_flow_stats(r.e, 0, &a);
 	engine_flow_stats(r.e, 1, &b);
