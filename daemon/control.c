@@ -700,8 +700,6 @@ static void *ctl_thread(void *arg)
 			if (p[i].revents & POLLIN)
 				serve(c, p[i].fd, which[i] == 0);
 		control_advance(c);
-		if (c->tick)
-			c->tick(c->tick_arg);
 	}
 	return NULL;
 }

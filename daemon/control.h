@@ -48,9 +48,6 @@ struct ctl_port_info {
 	char coalesce[160];       /* what was done about interrupt coalescing */
 };
 
-/* Called by the control thread about once per loop (watchdog, notify). */
-typedef void (*ctl_tick_fn)(void *arg);
-
 struct control {
 	/* filled in by the daemon before control_open */
 	struct conf *conf;
@@ -62,8 +59,6 @@ struct control {
 	uint32_t nports;
 	struct dtable *cur;
 	int64_t started_mono_ns;
-	ctl_tick_fn tick;
-	void *tick_arg;
 	const struct sched_fit *fit; /* what a frame may hold on this box; NULL: not checked */
 
 	/* the control thread's own */
