@@ -67,17 +67,48 @@ static uint32_t blame_line(const struct sched_table *t, uint32_t f, uint32_t por
 	return line;
 }
 
-/* The frames whose row is r, into frames (k of room), written into b as a
- * frame set (at most 64 of them); returns how many. */
-static size_t row_frames(const struct sched_table *t, uint32_t r, uint32_t *frames, struct sched_buf *b)
+/* The frames of each distinct row: row r's are at[off[r] .. off[r + 1]),
+ * ascending. Built once in O(k + rows), so that a message per row does not
+ * scan the k frames again. */
+struct row_ix {
+	uint32_t *off, *at;
+};
+
+static int row_ix_build(const struct sched_table *t, struct row_ix *x)
 {
-	size_t nf = 0;
+	x->off = calloc((size_t)t->nrows + 2, sizeof(uint32_t));
+	x->at = malloc(sizeof(uint32_t) * ((size_t)t->k + 1));
+	if (!x->off || !x->at) {
+		free(x->off);
+		free(x->at);
+		x->off = x->at = NULL;
+		return -1;
+	}
 	for (uint32_t f = 0; f < t->k; f++)
-		if (t->frame_row[f] == r)
-			frames[nf++] = f;
+		x->off[t->frame_row[f] + 2]++;
+	for (uint32_t i = 2; i < t->nrows + 2; i++)
+		x->off[i] += x->off[i - 1];
+	for (uint32_t f = 0; f < t->k; f++)
+		x->at[x->off[t->frame_row[f] + 1]++] = f;
+	return 0;
+}
+
+static void row_ix_free(struct row_ix *x)
+{
+	free(x->off);
+	free(x->at);
+}
+
+/* Row r's frames written into b as a frame set (at most 64 of them); returns
+ * how many there are, and the first in *first. */
+static size_t row_frames(const struct row_ix *x, uint32_t r, struct sched_buf *b, uint32_t *first)
+{
+	const uint32_t *frames = x->at + x->off[r];
+	size_t nf = x->off[r + 1] - x->off[r];
 	sched_buf_frames(b, frames, nf > 64 ? 64 : nf);
 	if (nf > 64)
 		sched_buf_printf(b, ",...");
+	*first = nf ? frames[0] : 0;
 	return nf;
 }
 
@@ -85,7 +116,7 @@ size_t sched_admit(const struct sched_table *t, struct sched_diags *d)
 {
 	size_t errs = 0;
 	uint64_t *bits = row_port_bits(t);
-	uint32_t *frames = NULL;
+	struct row_ix ix = {NULL, NULL};
 
 	if (!bits) {
 		sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
@@ -97,11 +128,11 @@ size_t sched_admit(const struct sched_table *t, struct sched_diags *d)
 			if (used <= cap)
 				continue;
 			const struct sched_port *pt = &t->ports[p];
-			size_t nf;
-			if (!frames && !(frames = malloc(sizeof(uint32_t) * t->k)))
+			if (!ix.off && row_ix_build(t, &ix) != 0)
 				goto oom;
 			struct sched_buf b = { 0 };
-			nf = row_frames(t, r, frames, &b);
+			uint32_t first;
+			size_t nf = row_frames(&ix, r, &b, &first);
 			sched_buf_printf(&b, " (%zu frame%s): port %s overbooked by %.3fus: %.3fus of "
 					 "%.3fus reserved (TF - guard) by", nf, nf == 1 ? "" : "s", pt->name,
 					 bits_ns(used - cap, pt->rate_bps) / 1e3,
@@ -117,12 +148,12 @@ size_t sched_admit(const struct sched_table *t, struct sched_diags *d)
 			}
 			if (b.len && b.s[b.len - 1] == ',')
 				b.s[--b.len] = 0;
-			sched_diag_add(d, SCHED_ERROR, blame_line(t, frames[0], p), 1, "frame%s %s",
+			sched_diag_add(d, SCHED_ERROR, blame_line(t, first, p), 1, "frame%s %s",
 				       nf == 1 ? "" : "s", b.s ? b.s : "");
 			free(b.s);
 			errs++;
 		}
-	free(frames);
+	row_ix_free(&ix);
 	free(bits);
 	return errs;
 oom:
@@ -134,27 +165,27 @@ oom:
 size_t sched_fit(const struct sched_table *t, const struct sched_fit *lim, struct sched_diags *d)
 {
 	size_t errs = 0;
-	uint32_t *frames = malloc(sizeof(uint32_t) * t->k);
+	struct row_ix ix = {NULL, NULL};
 	uint64_t *pk = calloc((size_t)t->nports + 1, sizeof(uint64_t));
-	if (!frames || !pk) {
-		free(frames);
-		free(pk);
+	if (!pk) {
 		sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
 		return 1;
 	}
 	uint64_t avail = lim->mbufs > lim->mbufs_held ? lim->mbufs - lim->mbufs_held : 0;
 	for (uint32_t r = 0; r < t->nrows; r++) {
 		uint64_t all = 0;
-		memset(pk, 0, sizeof(uint64_t) * t->nports);
 		for (uint32_t i = t->row_off[r]; i < t->row_off[r + 1]; i++) {
 			const struct sched_entry *e = &t->ent[i];
 			uint32_t p = t->flows[e->flow].port;
 			pk[p] += e->n;
 			all += e->n;
 			if (lim->flow_depth && e->n > lim->flow_depth) {
+				if (!ix.off && row_ix_build(t, &ix) != 0)
+					goto oom;
 				struct sched_buf b = { 0 };
-				size_t nf = row_frames(t, r, frames, &b);
-				sched_diag_add(d, SCHED_ERROR, blame_line(t, frames[0], p), 1,
+				uint32_t first;
+				size_t nf = row_frames(&ix, r, &b, &first);
+				sched_diag_add(d, SCHED_ERROR, blame_line(t, first, p), 1,
 					       "frame%s %s: flow %s sends %u packets a frame, but a flow's queue holds %u "
 					       "(flow-queue-depth)", nf == 1 ? "" : "s", b.s ? b.s : "",
 					       t->flows[e->flow].name, e->n, lim->flow_depth);
@@ -163,10 +194,13 @@ size_t sched_fit(const struct sched_table *t, const struct sched_fit *lim, struc
 			}
 		}
 		if (lim->mbufs && all > avail) {
+			if (!ix.off && row_ix_build(t, &ix) != 0)
+				goto oom;
 			struct sched_buf b = { 0 };
-			size_t nf = row_frames(t, r, frames, &b);
-			uint32_t p0 = t->row_off[r] < t->row_off[r + 1] ? t->flows[t->ent[t->row_off[r]].flow].port : 0;
-			sched_diag_add(d, SCHED_ERROR, blame_line(t, frames[0], p0), 1,
+			uint32_t first;
+			size_t nf = row_frames(&ix, r, &b, &first);
+			uint32_t p0 = t->flows[t->ent[t->row_off[r]].flow].port; /* all > 0: the row has entries */
+			sched_diag_add(d, SCHED_ERROR, blame_line(t, first, p0), 1,
 				       "frame%s %s: %llu packets a frame on all ports need as many packet buffers, but the "
 				       "pool has %llu and the ports' RX and TX rings and caches hold %llu of them (mbufs)",
 				       nf == 1 ? "" : "s", b.s ? b.s : "", (unsigned long long)all,
@@ -174,30 +208,42 @@ size_t sched_fit(const struct sched_table *t, const struct sched_fit *lim, struc
 			free(b.s);
 			errs++;
 		}
-		for (uint32_t p = 0; p < t->nports; p++) {
+		/* each port of the row once (entries are sorted by port), its count
+		 * cleared behind it: O(entries), not O(ports), per row */
+		for (uint32_t i = t->row_off[r]; i < t->row_off[r + 1]; i++) {
+			uint32_t p = t->flows[t->ent[i].flow].port;
+			uint64_t n = pk[p];
+			pk[p] = 0;
 			uint32_t txd = lim->tx_desc ? lim->tx_desc[p] : 0;
-			if (!txd || pk[p] <= txd)
+			if (!txd || n <= txd)
 				continue;
+			if (!ix.off && row_ix_build(t, &ix) != 0)
+				goto oom;
 			struct sched_buf b = { 0 };
-			size_t nf = row_frames(t, r, frames, &b);
+			uint32_t first;
+			size_t nf = row_frames(&ix, r, &b, &first);
 			/* the ring refills as the port sends: about the wire time of what
 			 * does not fit at once, spent handing packets over */
 			uint64_t bits = 0;
-			for (uint32_t i = t->row_off[r]; i < t->row_off[r + 1]; i++)
-				if (t->flows[t->ent[i].flow].port == p)
-					bits += sched_wire_bits(t, t->ent[i].flow) * t->ent[i].n;
-			double refill_us = bits_ns(bits, t->ports[p].rate_bps) * (double)(pk[p] - txd) / (double)pk[p] / 1e3;
-			sched_diag_add(d, SCHED_WARNING, blame_line(t, frames[0], p), 1,
+			for (uint32_t k = t->row_off[r]; k < t->row_off[r + 1]; k++)
+				if (t->flows[t->ent[k].flow].port == p)
+					bits += sched_wire_bits(t, t->ent[k].flow) * t->ent[k].n;
+			double refill_us = bits_ns(bits, t->ports[p].rate_bps) * (double)(n - txd) / (double)n / 1e3;
+			sched_diag_add(d, SCHED_WARNING, blame_line(t, first, p), 1,
 				       "frame%s %s: port %s sends %llu packets a frame, its TX ring holds %u (tx-desc): "
 				       "the engine refills the ring as the port sends, for about %.1fus of the frame",
-				       nf == 1 ? "" : "s", b.s ? b.s : "", t->ports[p].name, (unsigned long long)pk[p], txd,
+				       nf == 1 ? "" : "s", b.s ? b.s : "", t->ports[p].name, (unsigned long long)n, txd,
 				       refill_us);
 			free(b.s);
 		}
 	}
-	free(frames);
+	row_ix_free(&ix);
 	free(pk);
 	return errs;
+oom:
+	free(pk);
+	sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
+	return errs + 1;
 }
 
 void sched_summarize(const struct sched_table *t, struct sched_port_summary *ps,
