@@ -230,6 +230,10 @@ int phc_tick_start(struct phc *p, int out_pin, int in_pin, int64_t tf_ns, char *
 	pd.index = (unsigned)out_pin;
 	pd.func = PTP_PF_PEROUT;
 	pd.chan = 0;
+	/* from here on, whatever fails, tick_stop undoes what was set (a
+	 * request that was never made is disabled harmlessly) */
+	p->perout_pin = out_pin;
+	p->extts_pin = in_pin;
 	int rc = io->ioctl(io->ctx, p->fd, PTP_PIN_SETFUNC, &pd);
 	if (rc == 0) {
 		memset(&pd, 0, sizeof(pd));
@@ -240,11 +244,13 @@ int phc_tick_start(struct phc *p, int out_pin, int in_pin, int64_t tf_ns, char *
 	}
 	if (rc) {
 		snprintf(err, errlen, "%s: PTP_PIN_SETFUNC: %s", p->path, strerror(-rc));
+		tick_stop(p);
 		return rc;
 	}
 	struct timespec now;
 	if ((rc = io->gettime(io->ctx, p->fd, &now))) {
 		snprintf(err, errlen, "%s: cannot read the clock: %s", p->path, strerror(-rc));
+		tick_stop(p);
 		return rc;
 	}
 	struct ptp_perout_request pr;
@@ -257,19 +263,18 @@ int phc_tick_start(struct phc *p, int out_pin, int in_pin, int64_t tf_ns, char *
 	if ((rc = io->ioctl(io->ctx, p->fd, PTP_PEROUT_REQUEST, &pr))) {
 		snprintf(err, errlen, "%s: PTP_PEROUT_REQUEST (period %lld ns): %s", p->path, (long long)tf_ns,
 			 strerror(-rc));
+		tick_stop(p);
 		return rc;
 	}
 	struct ptp_extts_request er;
 	memset(&er, 0, sizeof(er));
 	er.index = 0;
 	er.flags = PTP_ENABLE_FEATURE | PTP_RISING_EDGE;
-	p->perout_pin = out_pin; /* from here on, phc_close stops it */
 	if ((rc = io->ioctl(io->ctx, p->fd, PTP_EXTTS_REQUEST, &er))) {
 		snprintf(err, errlen, "%s: PTP_EXTTS_REQUEST: %s", p->path, strerror(-rc));
 		tick_stop(p);
 		return rc;
 	}
-	p->extts_pin = in_pin;
 	return 0;
 }
 

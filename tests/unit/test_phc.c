@@ -30,6 +30,7 @@ static struct fake {
 	int precise, extended, basic;  /* which offset ioctls answer */
 	int cross, pins, perout, extts;
 	int fail_all;
+	int fail_perout;               /* a PEROUT request that starts one fails */
 	int opened;
 	struct ptp_pin_desc pin[4];
 	int npin;
@@ -120,7 +121,10 @@ static int f_ioctl(void *ctx, int fd, unsigned long req, void *arg)
 		return 0;
 	}
 	if (req == PTP_PEROUT_REQUEST) {
-		fk.perout_req = *(struct ptp_perout_request *)arg;
+		const struct ptp_perout_request *pr = arg;
+		if (fk.fail_perout && (pr->period.sec || pr->period.nsec))
+			return -EBUSY;
+		fk.perout_req = *pr;
 		return 0;
 	}
 	if (req == PTP_EXTTS_REQUEST) {
@@ -303,6 +307,20 @@ static void source_and_tick(void **st)
 	tb = tb_phc_new(&fio, fk.clk, &p, err, sizeof(err));
 	assert_null(tb);
 	assert_non_null(strstr(err, "has 1 pins"));
+	assert_int_equal(fk.opened, 0);
+	/* a periodic output the NIC refuses: the pins already set go back to none */
+	reset();
+	fk.extended = 1;
+	fk.pins = 4;
+	fk.perout = 1;
+	fk.extts = 2;
+	fk.fail_perout = 1;
+	tb = tb_phc_new(&fio, fk.clk, &p, err, sizeof(err));
+	assert_null(tb);
+	assert_non_null(strstr(err, "PTP_PEROUT_REQUEST"));
+	assert_int_equal(fk.npin, 4);
+	assert_int_equal(fk.pin[2].func, PTP_PF_NONE);
+	assert_int_equal(fk.pin[3].func, PTP_PF_NONE);
 	assert_int_equal(fk.opened, 0);
 	fk.clk->ops->destroy(fk.clk);
 	fk.clk = NULL;
