@@ -369,7 +369,7 @@ static char *cmd_schedule_cancel(struct control *c, bool privileged)
 	if (!nt)
 		return reply_err("nothing-pending", "no table is waiting to be adopted; %s is in force", c->cur->name);
 	int64_t frame = engine_table_requested(nt->et);
-	if (engine_table_adopted(nt->et) != INT64_MIN || engine_table_withdraw(c->e, nt->et) != 0)
+	if (engine_table_withdraw(c->e, nt->et) != 0)
 		return reply_err("too-late", "%s was already taken by the engine for frame %" PRId64
 				 "; load another table to replace it", nt->name, frame);
 	c->pending = NULL;

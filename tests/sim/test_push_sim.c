@@ -92,6 +92,22 @@ static int64_t step_to_row(struct rig *r)
 	}
 }
 
+/*
+ * The table's big frame against a driver taking 32 packets a call at call_ns
+ * a call: both queues filled, the engine stepped to the frame with the row.
+ * Returns that frame's index; *from is where its packets start in the log.
+ */
+static int64_t big_frame(struct rig *r, enum late_policy pol, int64_t call_ns, size_t *from)
+{
+	rig_up(r, table_big, pol, 1000 * TDP_NS_PER_S - 15000000, 0, 65536);
+	txlog.take_max = 32;
+	txlog.call_ns = call_ns;
+	fill(r, 0, PER_FLOW);
+	fill(r, 1, PER_FLOW);
+	*from = txlog.n;
+	return step_to_row(r);
+}
+
 /* Every packet of the frame, a's then b's in order, handed over in frame j
  * from txlog.v[from]; returns how many. */
 static size_t in_frame(const struct rig *r, size_t from, int64_t j, uint32_t *seq)
@@ -117,12 +133,8 @@ static void whole_frame_through_a_small_ring(void **state)
 {
 	(void)state;
 	struct rig r;
-	rig_up(&r, table_big, LATE_DROP, 1000 * TDP_NS_PER_S - 15000000, 0, 65536);
-	txlog.take_max = 32;
-	fill(&r, 0, PER_FLOW);
-	fill(&r, 1, PER_FLOW);
-	size_t from = txlog.n;
-	int64_t j = step_to_row(&r);
+	size_t from;
+	int64_t j = big_frame(&r, LATE_DROP, 0, &from);
 	uint32_t seq[2] = {0, 0};
 	assert_int_equal(in_frame(&r, from, j, seq), 2 * PER_FLOW);
 	assert_int_equal(seq[0], PER_FLOW);
@@ -160,13 +172,8 @@ static void whole_frame_through_a_small_ring(void **state)
 static void unsent_follow_the_late_policy(enum late_policy pol)
 {
 	struct rig r;
-	rig_up(&r, table_big, pol, 1000 * TDP_NS_PER_S - 15000000, 0, 65536);
-	txlog.take_max = 32;
-	txlog.call_ns = 30000;
-	fill(&r, 0, PER_FLOW);
-	fill(&r, 1, PER_FLOW);
-	size_t from = txlog.n;
-	int64_t j = step_to_row(&r);
+	size_t from;
+	int64_t j = big_frame(&r, pol, 30000, &from);
 	uint32_t seq[2] = {0, 0};
 	size_t out = in_frame(&r, from, j, seq);
 	check_wire(&r, from, txlog.n);
