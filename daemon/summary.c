@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 
+#include "counters.h"
 #include "summary.h"
 
 static double duty(const struct eng_stats *es, double elapsed_s)
@@ -19,7 +20,7 @@ static uint64_t rx_drops(const struct rx *rx)
 {
 	uint64_t d = 0;
 	for (int i = 0; i < RXD_MAX; i++)
-		d += __atomic_load_n(&rx->st.drop[i], __ATOMIC_RELAXED);
+		d += CTR_GET(rx->st.drop[i]);
 	return d;
 }
 
@@ -33,15 +34,15 @@ void summary_line(const struct summary_src *s, char *buf, size_t len)
 	uint64_t ovf = 0;
 	struct eng_table *et = engine_table_current(s->e);
 	for (uint32_t f = 0; f < engine_table_sched(et)->nflows; f++)
-		ovf += __atomic_load_n(&engine_table_flow_rx(et, f)->overflow, __ATOMIC_RELAXED);
+		ovf += CTR_GET(engine_table_flow_rx(et, f)->overflow);
 	snprintf(buf, len,
 		 "sync %s | frames %" PRIu64 " late %" PRIu64 " skipped %" PRIu64 " | start error p50 %" PRId64 " ns p99 %" PRId64
 		 " ns max %" PRId64 " ns | rx %" PRIu64 " reserved %" PRIu64 " best-effort %" PRIu64 " dropped %" PRIu64
 		 " overflow %" PRIu64,
 		 tb_state_name(tb_state(s->tb)), es.frames, es.late_frames, es.skipped_frames, hist_quantile(h, 0.5),
-		 hist_quantile(h, 0.99), h->count ? h->max : 0, __atomic_load_n(&s->rx->st.pkts, __ATOMIC_RELAXED),
-		 __atomic_load_n(&s->rx->st.reserved, __ATOMIC_RELAXED),
-		 __atomic_load_n(&s->rx->st.best_effort, __ATOMIC_RELAXED), rx_drops(s->rx), ovf);
+		 hist_quantile(h, 0.99), h->count ? h->max : 0, CTR_GET(s->rx->st.pkts),
+		 CTR_GET(s->rx->st.reserved),
+		 CTR_GET(s->rx->st.best_effort), rx_drops(s->rx), ovf);
 }
 
 const struct sched_table *summary_table(const struct summary_src *s)
@@ -70,8 +71,8 @@ static void summary_arrivals(FILE *out, const struct sched_table *t, struct eng_
 		fprintf(out, "%-16s %5u %10" PRIu64 " %10" PRIu64 " %10" PRId64 " %10" PRId64 " %10" PRId64 " %8" PRIu64
 			     " %9" PRIu64 "\n",
 			t->flows[f].name, t->flows[f].alpha, t->flows[f].delay_ns, h.count, hist_quantile(&h, 0.5),
-			hist_quantile(&h, 0.99), h.count ? h.max : 0, __atomic_load_n(&fr->arr_guard, __ATOMIC_RELAXED),
-			__atomic_load_n(&fr->arr_uncertain, __ATOMIC_RELAXED));
+			hist_quantile(&h, 0.99), h.count ? h.max : 0, CTR_GET(fr->arr_guard),
+			CTR_GET(fr->arr_uncertain));
 	}
 }
 
@@ -188,17 +189,17 @@ json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uin
 	engine_table_flow_stats(et, f, &fs);
 	const struct flow_rx *fr = engine_table_flow_rx(et, f);
 	json_t *o = json_pack("{ss ss sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI}", "name", t->flows[f].name, "port",
-			      t->ports[t->flows[f].port].name, "rx", J(__atomic_load_n(&fr->enq, __ATOMIC_RELAXED)),
-			      "overflow", J(__atomic_load_n(&fr->overflow, __ATOMIC_RELAXED)), "reserved", J(fs.reserved),
+			      t->ports[t->flows[f].port].name, "rx", J(CTR_GET(fr->enq)),
+			      "overflow", J(CTR_GET(fr->overflow)), "reserved", J(fs.reserved),
 			      "sent", J(fs.sent), "unused", J(fs.unused), "late_dropped", J(fs.late_dropped),
 			      "late_carried", J(fs.late_carried), "late_slots", J(fs.late_slots), "late_frames",
 			      J(fs.late_frames), "tx_drop", J(fs.tx_drop), "tx_carried", J(fs.tx_carried), "demoted",
 			      J(fs.demoted), "arr_late_dropped",
 			      J(fs.arr_late_dropped), "arr_late_carried", J(fs.arr_late_carried), "stamped", J(fs.stamped));
 	if (o) {
-		json_object_set_new(o, "arr_guard", json_integer(J(__atomic_load_n(&fr->arr_guard, __ATOMIC_RELAXED))));
+		json_object_set_new(o, "arr_guard", json_integer(J(CTR_GET(fr->arr_guard))));
 		json_object_set_new(o, "arr_uncertain",
-				    json_integer(J(__atomic_load_n(&fr->arr_uncertain, __ATOMIC_RELAXED))));
+				    json_integer(J(CTR_GET(fr->arr_uncertain))));
 		if (t->flows[f].alpha && fr->arr)
 			json_object_set_new(o, "arrival_ns", hist_json(fr->arr, false));
 	}
@@ -246,11 +247,11 @@ json_t *summary_rx_json(const struct rx *rx)
 	json_t *drop = json_object();
 	for (int i = 0; i < RXD_MAX; i++)
 		json_object_set_new(drop, rx_drop_name((enum rx_drop)i),
-				    json_integer(J(__atomic_load_n(&rx->st.drop[i], __ATOMIC_RELAXED))));
-	return json_pack("{sI sI sI sI so}", "pkts", J(__atomic_load_n(&rx->st.pkts, __ATOMIC_RELAXED)), "bytes",
-			 J(__atomic_load_n(&rx->st.bytes, __ATOMIC_RELAXED)), "reserved",
-			 J(__atomic_load_n(&rx->st.reserved, __ATOMIC_RELAXED)), "best_effort",
-			 J(__atomic_load_n(&rx->st.best_effort, __ATOMIC_RELAXED)), "drop", drop);
+				    json_integer(J(CTR_GET(rx->st.drop[i]))));
+	return json_pack("{sI sI sI sI so}", "pkts", J(CTR_GET(rx->st.pkts)), "bytes",
+			 J(CTR_GET(rx->st.bytes)), "reserved",
+			 J(CTR_GET(rx->st.reserved)), "best_effort",
+			 J(CTR_GET(rx->st.best_effort)), "drop", drop);
 }
 
 json_t *summary_tick_json(const struct summary_src *s)

@@ -705,7 +705,7 @@ static void bench_tick(struct timebase *sys)
 	for (int i = 0; i < 2; i++) {
 		int64_t tf = tfs[i];
 		uint32_t frames = (uint32_t)((quick ? 1 : 4) * 1000000000LL / tf / (tf < 1000000 ? 2 : 1));
-		struct tb_params p = {.system_clock = TB_CLOCK_AUTO, .utc_tai_offset_s = 37, .fast_clock = TB_FAST_AUTO,
+		struct tb_params p = {.system_clock = HC_CLOCK_AUTO, .utc_tai_offset_s = 37, .fast_clock = HC_FAST_AUTO,
 				      .tf_ns = tf};
 		tb_sync_defaults(&p.sync);
 		struct timebase *bc;
@@ -758,7 +758,7 @@ int main(int argc, char **argv)
 	mlockall(MCL_CURRENT | MCL_FUTURE);
 	struct timebase *tb;
 	char err[128];
-	struct tb_params p = {.system_clock = TB_CLOCK_AUTO, .utc_tai_offset_s = 37, .fast_clock = TB_FAST_AUTO};
+	struct tb_params p = {.system_clock = HC_CLOCK_AUTO, .utc_tai_offset_s = 37, .fast_clock = HC_FAST_AUTO};
 	if (timebase_find("system")->create(&tb, &p, err, sizeof(err)) != 0) {
 		fprintf(stderr, "bench: %s\n", err);
 		return 1;

@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	struct stamp_slot s;
 	for (int k = 0; k < 20 && stamp_locate(p, (uint32_t)size, &s) == STAMP_OK; k++) {
-		if (k == STAMP_MAX)
+		if (k == PROBE_MAX_HOPS)
 			abort(); /* never more stamps than the format has */
 		stamp_write(&s, 1, s.probe_frame + 1, 1000);
 	}

@@ -322,7 +322,7 @@ static void source_follows_scripted_ptp4l(void **st)
 	fake_up();
 	const struct timebase_ops *ops = timebase_find("ptp");
 	assert_non_null(ops);
-	struct tb_params p = {.fast_clock = TB_FAST_OS, .ptp_socket = fk.path, .ptp_mode = TB_PTP_OFFSET,
+	struct tb_params p = {.fast_clock = HC_FAST_OS, .ptp_socket = fk.path, .ptp_mode = TB_PTP_OFFSET,
 			      .ptp_poll_ns = 10000000};
 	tb_sync_defaults(&p.sync);
 	p.sync.lock_ns = 100000;
@@ -443,7 +443,7 @@ static void disciplined_mode(void **st)
 	atomic_store(&fk.gets, 0);
 	atomic_store(&fk.delay, 3300);
 	fake_up();
-	struct tb_params p = {.fast_clock = TB_FAST_OS, .ptp_socket = fk.path, .ptp_mode = TB_PTP_DISCIPLINED,
+	struct tb_params p = {.fast_clock = HC_FAST_OS, .ptp_socket = fk.path, .ptp_mode = TB_PTP_DISCIPLINED,
 			      .ptp_poll_ns = 10000000, .ptp_subscribe_s = 1};
 	atomic_store(&fk.subs, 0);
 	tb_sync_defaults(&p.sync);
@@ -514,7 +514,7 @@ static void no_lock_without_evidence(void **st)
 	atomic_store(&fk.delay, 0);
 	atomic_store(&fk.still, 1);
 	fake_up();
-	struct tb_params p = {.fast_clock = TB_FAST_OS, .ptp_socket = fk.path, .ptp_mode = TB_PTP_OFFSET,
+	struct tb_params p = {.fast_clock = HC_FAST_OS, .ptp_socket = fk.path, .ptp_mode = TB_PTP_OFFSET,
 			      .ptp_poll_ns = 10000000};
 	tb_sync_defaults(&p.sync);
 	p.sync.lock_ns = 100000;

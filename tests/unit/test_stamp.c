@@ -56,7 +56,7 @@ static void stamps_round_trip(void **state)
 			assert_int_equal(stamp_locate(f, t.len, &s), STAMP_OK);
 			assert_int_equal(s.probe_frame, i);
 			if (k == 2)
-				s.flags |= STAMP_F_LATE;
+				s.flags |= PROBE_STAMP_LATE;
 			stamp_write(&s, (uint16_t)(100 + k), i + dframe[k], off[k]);
 			assert_int_equal(probe_decode(f, t.len, 0, &got), PROBE_OK); /* the checksum holds */
 			assert_int_equal(got.hops, k + 1);
@@ -95,13 +95,13 @@ static void only_probes(void **state)
 	assert_int_equal(probe_build(&t, &a, 200, &h), 0);
 	memcpy(f, t.buf, t.len);
 	assert_int_equal(stamp_locate(f, t.len, &s), STAMP_OK);
-	for (uint32_t n = 0; n < 14 + 20 + 8 + STAMP_HDR_LEN; n++)
+	for (uint32_t n = 0; n < 14 + 20 + 8 + PROBE_HDR_LEN; n++)
 		assert_int_equal(stamp_locate(f, n, &s), STAMP_NOT_PROBE);
 	f[14 + 20 + 8] ^= 1; /* the magic */
 	assert_int_equal(stamp_locate(f, t.len, &s), STAMP_NOT_PROBE);
 	/* a probe with no room */
 	h.kind = PROBE_K_PROBE;
-	assert_int_equal(probe_build(&t, &a, probe_min_size(4, false) + STAMP_LEN - 1, &h), 0);
+	assert_int_equal(probe_build(&t, &a, probe_min_size(4, false) + PROBE_STAMP_LEN - 1, &h), 0);
 	memcpy(f, t.buf, t.len);
 	assert_int_equal(stamp_locate(f, t.len, &s), STAMP_FULL);
 }
@@ -135,7 +135,7 @@ static void receiver_checks_the_plan(void **state)
 			struct stamp_slot sl;
 			assert_int_equal(stamp_locate(f, t.len, &sl), STAMP_OK);
 			if (seq == 5 && k == 1)
-				sl.flags |= STAMP_F_LATE;
+				sl.flags |= PROBE_STAMP_LATE;
 			fr += alpha[k];
 			stamp_write(&sl, (uint16_t)(11 + k), fr, 5000 * (k + 1));
 		}

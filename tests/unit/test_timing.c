@@ -230,7 +230,7 @@ static void system_timebase_reads_tai(void **state)
 	const struct timebase_ops *ops = timebase_find("system");
 	struct timebase *tb;
 	char err[128];
-	struct tb_params p = {.system_clock = TB_CLOCK_REALTIME, .utc_tai_offset_s = 37, .fast_clock = TB_FAST_OS};
+	struct tb_params p = {.system_clock = HC_CLOCK_REALTIME, .utc_tai_offset_s = 37, .fast_clock = HC_FAST_OS};
 	assert_int_equal(ops->create(&tb, &p, err, sizeof(err)), 0);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -252,7 +252,7 @@ static void system_timebase_sync_from_kernel(void **state)
 	assert_true(adjtimex(&tx) >= 0);
 	bool unsync = tx.status & STA_UNSYNC;
 	const struct timebase_ops *ops = timebase_find("system");
-	struct tb_params p = {.fast_clock = TB_FAST_OS, .utc_tai_offset_s = 37, .system_sync = TB_SYSSYNC_ADJTIMEX};
+	struct tb_params p = {.fast_clock = HC_FAST_OS, .utc_tai_offset_s = 37, .system_sync = TB_SYSSYNC_ADJTIMEX};
 	struct timebase *tb;
 	char err[128];
 	assert_int_equal(ops->create(&tb, &p, err, sizeof(err)), 0);

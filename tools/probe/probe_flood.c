@@ -15,7 +15,7 @@
 #include "log.h"
 #include "probe_net.h"
 #include "tdp_probe.h"
-#include "timebase.h"
+#include "hostclock.h"
 
 #define FLOOD_SIZES 16
 
@@ -150,10 +150,8 @@ int probe_cmd_flood(int argc, char **argv)
 	struct probe_hdr h = {.kind = PROBE_K_BE, .flow = 0, .tf_ns = 1};
 	for (unsigned i = 0; i < nsz; i++)
 		probe_build(&t[i], &a, sz[i], &h);
-	struct timebase *tb = NULL;
-	const struct timebase_ops *tbo = timebase_find("system");
-	struct tb_params tp = {.system_clock = TB_CLOCK_AUTO, .utc_tai_offset_s = 37, .fast_clock = TB_FAST_AUTO};
-	if (tbo->create(&tb, &tp, err, sizeof(err))) {
+	struct hostclock clk;
+	if (hostclock_init(&clk, HC_CLOCK_AUTO, HC_UTC_TAI_DEFAULT_S, HC_FAST_AUTO, err, sizeof(err))) {
 		fprintf(stderr, "tdp-probe: clock: %s\n", err);
 		q->close(q);
 		return 1;
@@ -161,16 +159,16 @@ int probe_cmd_flood(int argc, char **argv)
 	probe_on_signals();
 	uint32_t rnd = (uint32_t)seed;
 	uint64_t sent = 0, bytes = 0, errors = 0, seq = 0;
-	tdp_time_t t0 = tb_now(tb), due = t0;
+	tdp_time_t t0 = hostclock_now(&clk), due = t0;
 	while (!probe_stop && (!count || sent < count)) {
-		tdp_time_t now = tb_fast_now(tb);
+		tdp_time_t now = hostclock_fast_now(&clk);
 		if (dur && tdp_time_diff(now, t0) >= (int64_t)dur)
 			break;
 		if (tdp_time_diff(now, due) > 10000000)
 			due = now;   /* after a stall, no catch-up burst */
 		if (!line && tdp_time_before(now, due)) {
 			if (tdp_time_diff(due, now) > 50000)
-				tb_sleep_until(tb, due);
+				hostclock_sleep_until(&clk, due);
 			continue;
 		}
 		unsigned n = 16;
@@ -204,10 +202,9 @@ int probe_cmd_flood(int argc, char **argv)
 		if (!line)
 			due = tdp_time_add(due, (int64_t)(wire * 8 * TDP_NS_PER_S / rate));
 	}
-	double secs = (double)tdp_time_diff(tb_now(tb), t0) / 1e9;
+	double secs = (double)tdp_time_diff(hostclock_now(&clk), t0) / 1e9;
 	fprintf(stderr, "tdp-probe flood: %" PRIu64 " frames, %" PRIu64 " errors, %.1f Mbit/s on the wire over %.2f s\n",
 		sent, errors, secs > 0 ? (double)bytes * 8 / secs / 1e6 : 0.0, secs);
-	tb->ops->destroy(tb);
 	q->close(q);
 	return sent ? 0 : 1;
 }

@@ -82,15 +82,15 @@ unsigned probe_min_be_size(int family, bool vlan)
 
 void probe_hdr_write(uint8_t *p, const struct probe_hdr *h)
 {
-	wr16(p, PROBE_MAGIC);
-	p[2] = h->version;
-	p[3] = (uint8_t)((h->kind & 3u) | (uint8_t)(h->hops << 4));
-	wr32(p + 4, h->flow);
-	wr32(p + 8, h->seq);
-	wr32(p + 12, h->tf_ns);
-	wr32(p + 16, h->epoch_ns);
-	wr64(p + 20, (uint64_t)h->frame);
-	wr32(p + 28, (uint32_t)h->t1_off);
+	wr16(p + PROBE_OFF_MAGIC, PROBE_MAGIC);
+	p[PROBE_OFF_VERSION] = h->version;
+	p[PROBE_OFF_KIND] = (uint8_t)((h->kind & PROBE_KIND_MASK) | (uint8_t)(h->hops << PROBE_HOPS_SHIFT));
+	wr32(p + PROBE_OFF_FLOW, h->flow);
+	wr32(p + PROBE_OFF_SEQ, h->seq);
+	wr32(p + PROBE_OFF_TF, h->tf_ns);
+	wr32(p + PROBE_OFF_EPOCH, h->epoch_ns);
+	wr64(p + PROBE_OFF_FRAME, (uint64_t)h->frame);
+	wr32(p + PROBE_OFF_T1, (uint32_t)h->t1_off);
 	for (unsigned i = 0; i < h->room; i++) {
 		uint8_t *q = p + PROBE_HDR_LEN + PROBE_STAMP_LEN * i;
 		const struct probe_stamp z = {0}, *s = i < h->hops ? &h->stamp[i] : &z;
@@ -117,17 +117,17 @@ enum probe_verdict probe_hdr_read(const uint8_t *p, uint32_t len, struct probe_h
 	}
 	if (len < PROBE_HDR_LEN)
 		return PROBE_SHORT;
-	h->version = p[2];
-	h->kind = p[3] & 3u;
-	h->hops = p[3] >> 4;
+	h->version = p[PROBE_OFF_VERSION];
+	h->kind = p[PROBE_OFF_KIND] & PROBE_KIND_MASK;
+	h->hops = p[PROBE_OFF_KIND] >> PROBE_HOPS_SHIFT;
 	uint32_t room = (len - PROBE_HDR_LEN) / PROBE_STAMP_LEN;
 	h->room = (uint8_t)(room > PROBE_MAX_HOPS ? PROBE_MAX_HOPS : room);
-	h->flow = rd32(p + 4);
-	h->seq = rd32(p + 8);
-	h->tf_ns = rd32(p + 12);
-	h->epoch_ns = rd32(p + 16);
-	h->frame = (int64_t)rd64(p + 20);
-	h->t1_off = (int32_t)rd32(p + 28);
+	h->flow = rd32(p + PROBE_OFF_FLOW);
+	h->seq = rd32(p + PROBE_OFF_SEQ);
+	h->tf_ns = rd32(p + PROBE_OFF_TF);
+	h->epoch_ns = rd32(p + PROBE_OFF_EPOCH);
+	h->frame = (int64_t)rd64(p + PROBE_OFF_FRAME);
+	h->t1_off = (int32_t)rd32(p + PROBE_OFF_T1);
 	if (h->version != PROBE_VERSION || h->kind == 3 || (p[3] & 0x0c) || h->tf_ns == 0 ||
 	    h->epoch_ns >= 1000000000u || h->hops > h->room)
 		return PROBE_MALFORMED;
@@ -216,9 +216,9 @@ int probe_build(struct probe_tmpl *t, const struct probe_addr *a, unsigned size,
 void probe_stamp(struct probe_tmpl *t, uint8_t *frame, uint32_t seq, int64_t frame_idx, int32_t t1_off)
 {
 	uint8_t *p = frame + t->hdr_off;
-	wr32(p + 8, seq);
-	wr64(p + 20, (uint64_t)frame_idx);
-	wr32(p + 28, (uint32_t)t1_off);
+	wr32(p + PROBE_OFF_SEQ, seq);
+	wr64(p + PROBE_OFF_FRAME, (uint64_t)frame_idx);
+	wr32(p + PROBE_OFF_T1, (uint32_t)t1_off);
 	uint64_t s = t->csum_base;
 	s += (seq >> 16) + (seq & 0xffff);
 	uint64_t f = (uint64_t)frame_idx;

@@ -1,28 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The probe packet: Ethernet, IPv4 or IPv6, UDP, and a 32-byte probe header,
- * all in network byte order:
- *
- *   0  u16  magic 0x7470 ("tp")
- *   2  u8   version (1)
- *   3  u8   kind in bits 0-1 (probe, end, best effort), hop stamps written in bits 4-7
- *   4  u32  flow id
- *   8  u32  sequence number (per flow, from 0; the receiver extends it to 64 bits)
- *  12  u32  TF in ns
- *  16  u32  the table's epoch in ns (below k*TF, so below one second)
- *  20  i64  absolute frame index i the packet was scheduled in
- *  28  i32  t1 - start(i): the CTR time written just before the send, as its
- *           offset from the start of its frame
- *  32       hop stamps, 12 bytes each, as many as the frame has room for (at
- *           most 15; tdp-probe send --stamps N makes room for N). Routers of
- *           flows with the table's `stamp` option write them just before
- *           their push:
- *             0 u16 node id, 2 u8 flags (bit 0: sent late, under the late
- *             policy), 3 u8 0, 4 i32 frame sent in minus i, 8 i32 push time
- *             minus the start of that frame (ns)
- *
- * A best-effort frame needs only the first 4 bytes (magic, version, kind), so
- * a flood can use frames down to the Ethernet minimum of 60 bytes.
+ * The probe packet (its layout: probe_wire.h): building it, stamping it per
+ * packet, and decoding it.
  *
  * start(i) = epoch + i * TF, so the receiver computes L = t2 - start(i) from the
  * absolute index and never modulo TF. An end packet carries in its sequence
@@ -37,18 +16,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define PROBE_MAGIC 0x7470
-#define PROBE_VERSION 1
-#define PROBE_HDR_LEN 32
-#define PROBE_MAX_HOPS 15
-#define PROBE_STAMP_LEN 12
-#define PROBE_STAMP_LATE 0x01
+#include "probe_wire.h"
+
 #define PROBE_DEFAULT_PORT 7350
 /* The paper's probe: a 78-byte frame, 102 bytes on the wire with preamble, FCS and gap. */
 #define PROBE_DEFAULT_SIZE 78
 #define PROBE_MAX_SIZE 9018
-
-enum probe_kind { PROBE_K_PROBE = 0, PROBE_K_END = 1, PROBE_K_BE = 2 };
 
 /* What the receiver makes of a frame. */
 enum probe_verdict {

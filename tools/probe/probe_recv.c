@@ -19,7 +19,7 @@
 #include "probe_net.h"
 #include "rt.h"
 #include "tdp_probe.h"
-#include "timebase.h"
+#include "hostclock.h"
 
 static void recv_usage(FILE *o)
 {
@@ -168,7 +168,7 @@ int probe_cmd_recv(int argc, char **argv)
 	struct probe_if pi;
 	struct probe_tsinfo ti = {.phc = -1};
 	struct coalesce_saved cs = {0};
-	struct timebase *tb = NULL;
+	struct hostclock clk;
 	struct rt_process rp = {.dma_fd = -1};
 	static struct probe_rxbatch b;
 	char coal[200] = "left alone";
@@ -190,13 +190,11 @@ int probe_cmd_recv(int argc, char **argv)
 		else
 			log_info("interrupt coalescing: %s", coal);
 	}
-	const struct timebase_ops *tbo = timebase_find("system");
-	struct tb_params tp = {.system_clock = TB_CLOCK_AUTO, .utc_tai_offset_s = 37, .fast_clock = TB_FAST_AUTO};
-	if (tbo->create(&tb, &tp, err, sizeof(err))) {
+	if (hostclock_init(&clk, HC_CLOCK_AUTO, HC_UTC_TAI_DEFAULT_S, HC_FAST_AUTO, err, sizeof(err))) {
 		fprintf(stderr, "tdp-probe: clock: %s\n", err);
 		goto out;
 	}
-	int64_t rt_off = probe_realtime_offset(tb);
+	int64_t rt_off = probe_realtime_offset(&clk);
 	if (cpu == -2) {
 		/* the sender takes the last CPU by default; keep out of its way on a shared box */
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -215,10 +213,10 @@ int probe_cmd_recv(int argc, char **argv)
 	}
 	log_notice("receiving on %s, UDP port %" PRIu64 ", bins of %" PRIu64 " ns up to %" PRIu64 " ns", pi.name, port,
 		   bin, range);
-	tdp_time_t t0 = tb_now(tb), next_live = tdp_time_add(t0, TDP_NS_PER_S);
+	tdp_time_t t0 = hostclock_now(&clk), next_live = tdp_time_add(t0, TDP_NS_PER_S);
 	while (!probe_stop) {
 		int n = probe_recv_batch(fd, &b, 100);
-		tdp_time_t now = tb_now(tb);
+		tdp_time_t now = hostclock_now(&clk);
 		if (n < 0) {
 			fprintf(stderr, "tdp-probe: receive: %s\n", strerror(-n));
 			break;
@@ -274,8 +272,6 @@ out:
 	}
 	if (coalesce_restore(&cs))
 		log_warn("could not restore interrupt coalescing on %s", pi.name);
-	if (tb)
-		tb->ops->destroy(tb);
 	probe_rx_free(&rx);
 	return rc;
 }

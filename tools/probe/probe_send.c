@@ -29,7 +29,7 @@
 #include "rt.h"
 #include "tdp_probe.h"
 #include "tdp_sched.h"
-#include "timebase.h"
+#include "hostclock.h"
 
 enum timer { T_PREDICTIVE, T_NANOSLEEP, T_SPIN };
 static const char *const timer_names[] = {"predictive", "nanosleep", "spin"};
@@ -206,26 +206,26 @@ struct send_stats {
 	struct hist err;          /* t1 - start(i) of each frame's first probe */
 };
 
-static tdp_time_t wait_for(enum timer tm, struct timebase *tb, struct pw *pw, tdp_time_t boundary)
+static tdp_time_t wait_for(enum timer tm, const struct hostclock *clk, struct pw *pw, tdp_time_t boundary)
 {
-	tdp_time_t now = tb_fast_now(tb);
+	tdp_time_t now = hostclock_fast_now(clk);
 	if (tm == T_NANOSLEEP) {
 		if (tdp_time_before(now, boundary))
-			tb_sleep_until(tb, boundary);
-		return tb_fast_now(tb);
+			hostclock_sleep_until(clk, boundary);
+		return hostclock_fast_now(clk);
 	}
 	if (tm == T_PREDICTIVE) {
 		tdp_time_t to;
 		if (pw_plan(pw, now, boundary, &to)) {
-			tb_sleep_until(tb, to);
-			tdp_time_t woke = tb_fast_now(tb);
+			hostclock_sleep_until(clk, to);
+			tdp_time_t woke = hostclock_fast_now(clk);
 			if (pw_woke(pw, to, woke, boundary))
-				pw_book_cost(pw, tdp_time_diff(tb_fast_now(tb), woke));
-			now = tb_fast_now(tb);
+				pw_book_cost(pw, tdp_time_diff(hostclock_fast_now(clk), woke));
+			now = hostclock_fast_now(clk);
 		}
 	}
 	while (tdp_time_before(now, boundary))
-		now = tb_fast_now(tb);
+		now = hostclock_fast_now(clk);
 	return now;
 }
 
@@ -360,7 +360,7 @@ int probe_cmd_send(int argc, char **argv)
 	}
 	int rc = 1;
 	char err[256];
-	struct timebase *tb = NULL;
+	struct hostclock clk;
 	struct probe_txq *q = NULL;
 	struct rt_process rp = {.dma_fd = -1};
 	struct send_stats s;
@@ -440,14 +440,12 @@ int probe_cmd_send(int argc, char **argv)
 	h.kind = PROBE_K_END;
 	probe_build(&endt, &a, minsz, &h);
 
-	const struct timebase_ops *tbo = timebase_find("system");
-	struct tb_params tp = {.system_clock = TB_CLOCK_AUTO, .utc_tai_offset_s = 37, .fast_clock = TB_FAST_AUTO};
-	if (tbo->create(&tb, &tp, err, sizeof(err))) {
+	if (hostclock_init(&clk, HC_CLOCK_AUTO, HC_UTC_TAI_DEFAULT_S, HC_FAST_AUTO, err, sizeof(err))) {
 		fprintf(stderr, "tdp-probe: clock: %s\n", err);
 		goto out;
 	}
 	char desc[256];
-	tbo->describe(tb, desc, sizeof(desc));
+	hostclock_describe(&clk, desc, sizeof(desc));
 	log_info("clock: %s", desc);
 	struct pw pw;
 	struct pw_config pc = {.tf_ns = p.g.tf_ns, .spin_below_ns = 20000, .min_sleep_ns = 10000, .margin_ns = 2000,
@@ -459,7 +457,7 @@ int probe_cmd_send(int argc, char **argv)
 	probe_on_signals();
 
 	/* first frame: a cycle start at least start-in ahead */
-	tdp_time_t now = tb_now(tb);
+	tdp_time_t now = hostclock_now(&clk);
 	/* --late skip: a probe goes out before its frame's guard band starts,
 	 * or not at all; send: while the header's t1 offset can say how late */
 	const int64_t late_ns = o.late_skip ? p.g.tf_ns - (int64_t)p.t->guard_ns : INT32_MAX;
@@ -472,7 +470,7 @@ int probe_cmd_send(int argc, char **argv)
 		   (double)tdp_time_diff(frame_start(&p.g, i0), now) / 1e9);
 	struct rusage ru0, ru1;
 	getrusage(RUSAGE_THREAD, &ru0);
-	tdp_time_t t_begin = tb_now(tb);
+	tdp_time_t t_begin = hostclock_now(&clk);
 	int64_t i = i0, last = i0;
 	uint32_t seq = 0;
 	int64_t refresh_at = t_begin.ns + 100000000;
@@ -497,14 +495,14 @@ int probe_cmd_send(int argc, char **argv)
 			}
 		}
 		tdp_time_t start = frame_start(&p.g, i);
-		now = wait_for(o.timer, tb, &pw, start);
+		now = wait_for(o.timer, &clk, &pw, start);
 		if (tdp_time_diff(now, start) >= late_ns) {
 			/* past the send window: the frame is skipped */
 			s.skipped++;
 		} else {
 			for (uint32_t j = 0; j < n; j++) {
 				/* the first probe's t1 is the time the window was checked at */
-				tdp_time_t t1 = j ? tb_fast_now(tb) : now;
+				tdp_time_t t1 = j ? hostclock_fast_now(&clk) : now;
 				probe_stamp(&tmpl, q->slot(q, j), seq + j, i, (int32_t)tdp_time_diff(t1, start));
 				if (j == 0)
 					hist_add(&s.err, tdp_time_diff(t1, start));
@@ -523,9 +521,9 @@ int probe_cmd_send(int argc, char **argv)
 		}
 		if (pw.pending)
 			pw_flush(&pw);
-		now = tb_fast_now(tb);
-		if (now.ns >= refresh_at && tb->ops->refresh) {
-			tb->ops->refresh(tb);
+		now = hostclock_fast_now(&clk);
+		if (now.ns >= refresh_at) {
+			hostclock_anchor(&clk);
 			refresh_at = now.ns + 100000000;
 		}
 		int64_t cur = frame_index(&p.g, now);
@@ -539,7 +537,7 @@ int probe_cmd_send(int argc, char **argv)
 		}
 	}
 	getrusage(RUSAGE_THREAD, &ru1);
-	tdp_time_t t_end = tb_now(tb);
+	tdp_time_t t_end = hostclock_now(&clk);
 	/* the end packets say how many probes there were; three against loss,
 	 * each at the start of a later frame the flow owns, with its index, so
 	 * that routers that serve a pipelined flow in exactly its frames forward
@@ -549,7 +547,7 @@ int probe_cmd_send(int argc, char **argv)
 		for (uint32_t x = 0; x < p.g.k; x++)
 			if (p.n[frame_tfc(&p.g, ++ei)])
 				break;
-		wait_for(T_NANOSLEEP, tb, &pw, frame_start(&p.g, ei));
+		wait_for(T_NANOSLEEP, &clk, &pw, frame_start(&p.g, ei));
 		if (send_end(q, &endt, seq, ei))
 			log_warn("could not send the end packet");
 	}
@@ -579,8 +577,6 @@ out:
 	rt_process_release(&rp);
 	if (q)
 		q->close(q);
-	if (tb)
-		tb->ops->destroy(tb);
 	plan_free(&p);
 	return rc;
 }

@@ -22,7 +22,7 @@
 #include "probe_stats.h"
 #include "tdp_probe.h"
 #include "tdp_sched.h"
-#include "timebase.h"
+#include "hostclock.h"
 
 volatile sig_atomic_t probe_stop;
 
@@ -114,11 +114,11 @@ int probe_opt_ip(const char *opt, const char *s, uint8_t *family, uint8_t ip[16]
 	return -1;
 }
 
-int64_t probe_realtime_offset(struct timebase *tb)
+int64_t probe_realtime_offset(const struct hostclock *clk)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	int64_t d = tb_now(tb).ns - ((int64_t)ts.tv_sec * TDP_NS_PER_S + ts.tv_nsec);
+	int64_t d = hostclock_now(clk).ns - ((int64_t)ts.tv_sec * TDP_NS_PER_S + ts.tv_nsec);
 	return (d >= 0 ? d + TDP_NS_PER_S / 2 : d - TDP_NS_PER_S / 2) / TDP_NS_PER_S * TDP_NS_PER_S;
 }
 
@@ -215,15 +215,12 @@ int probe_cmd_analyze(int argc, char **argv)
 		if (have_off) {
 			add = (int64_t)off * TDP_NS_PER_S;
 		} else {
-			struct timebase *tb;
+			struct hostclock clk;
 			char err[256];
-			struct tb_params tp = {.system_clock = TB_CLOCK_AUTO, .utc_tai_offset_s = 37};
-			if (timebase_find("system")->create(&tb, &tp, err, sizeof(err)) == 0) {
-				add = probe_realtime_offset(tb);
-				tb->ops->destroy(tb);
-			} else {
-				add = 37 * TDP_NS_PER_S;
-			}
+			if (hostclock_init(&clk, HC_CLOCK_AUTO, HC_UTC_TAI_DEFAULT_S, HC_FAST_OS, err, sizeof(err)) == 0)
+				add = probe_realtime_offset(&clk);
+			else
+				add = (int64_t)HC_UTC_TAI_DEFAULT_S * TDP_NS_PER_S;
 		}
 	}
 	char ebuf[PCAP_ERRBUF_SIZE] = "";

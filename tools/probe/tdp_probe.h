@@ -26,10 +26,10 @@ int probe_opt_alpha(const char *opt, const char *s, uint32_t *alpha, uint32_t *n
 /* "10.0.0.1" or "2001:db8::1" into a family and 16 bytes. */
 int probe_opt_ip(const char *opt, const char *s, uint8_t *family, uint8_t ip[16]);
 
-struct timebase;
+struct hostclock;
 /* What to add to CLOCK_REALTIME (kernel software timestamps, pcap files) to
  * get the CTR: the UTC-TAI offset in whole seconds. */
-int64_t probe_realtime_offset(struct timebase *tb);
+int64_t probe_realtime_offset(const struct hostclock *clk);
 
 struct probe_rx;
 struct probe_meta;

@@ -66,7 +66,7 @@ static tdp_time_t card_now(struct tb_bc *b, uint32_t *flags)
 
 static int64_t hoff(struct tb_bc *b)
 {
-	return __atomic_load_n(&b->host_off, __ATOMIC_RELAXED);
+	return atomic_load_explicit(&b->host_off, memory_order_relaxed);
 }
 
 /* card - host, from a card read between two host reads; the narrowest of
@@ -83,7 +83,7 @@ static int64_t measure(struct tb_bc *b, uint32_t *flags)
 			off = c.ns - (h0.ns + (h1.ns - h0.ns) / 2);
 		}
 	}
-	__atomic_store_n(&b->host_off, off, __ATOMIC_RELAXED);
+	atomic_store_explicit(&b->host_off, off, memory_order_relaxed);
 	return off;
 }
 

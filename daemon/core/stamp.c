@@ -23,22 +23,23 @@ int stamp_locate(uint8_t *frame, uint32_t len, struct stamp_slot *s)
 	uint8_t *udp = frame + pi.l4_off;
 	uint32_t ulen = rd16(udp + 4);
 	/* the UDP length must lie inside the frame and hold a probe header */
-	if (ulen < 8 + STAMP_HDR_LEN || pi.l4_off + ulen > len)
+	if (ulen < 8 + PROBE_HDR_LEN || pi.l4_off + ulen > len)
 		return STAMP_NOT_PROBE;
 	uint8_t *h = udp + 8;
-	if (rd16(h) != STAMP_PROBE_MAGIC || h[2] != STAMP_PROBE_VERSION || (h[3] & 3u) != 0)
+	if (rd16(h + PROBE_OFF_MAGIC) != PROBE_MAGIC || h[PROBE_OFF_VERSION] != PROBE_VERSION ||
+	    (h[PROBE_OFF_KIND] & PROBE_KIND_MASK) != PROBE_K_PROBE)
 		return STAMP_NOT_PROBE;
-	uint32_t room = (ulen - 8 - STAMP_HDR_LEN) / STAMP_LEN;
-	if (room > STAMP_MAX)
-		room = STAMP_MAX;
-	if ((uint32_t)(h[3] >> 4) >= room)
+	uint32_t room = (ulen - 8 - PROBE_HDR_LEN) / PROBE_STAMP_LEN;
+	if (room > PROBE_MAX_HOPS)
+		room = PROBE_MAX_HOPS;
+	if ((uint32_t)(h[PROBE_OFF_KIND] >> PROBE_HOPS_SHIFT) >= room)
 		return STAMP_FULL;
 	s->hdr = h;
 	uint16_t c = rd16(udp + 6);
 	s->csum = c == 0 && pi.family == 4 ? NULL : udp + 6;
 	uint64_t fr = 0;
 	for (int i = 0; i < 8; i++)
-		fr = fr << 8 | h[20 + i];
+		fr = fr << 8 | h[PROBE_OFF_FRAME + i];
 	s->probe_frame = (int64_t)fr;
 	s->flags = 0;
 	return STAMP_OK;
@@ -56,10 +57,10 @@ static uint32_t sum16(const uint8_t *p, unsigned n)
 void stamp_write(const struct stamp_slot *s, uint16_t node, int64_t frame, int32_t push_off)
 {
 	uint8_t *h = s->hdr;
-	unsigned k = h[3] >> 4;
-	uint8_t *at = h + STAMP_HDR_LEN + STAMP_LEN * k;
+	unsigned k = h[PROBE_OFF_KIND] >> PROBE_HOPS_SHIFT;
+	uint8_t *at = h + PROBE_HDR_LEN + PROBE_STAMP_LEN * k;
 	/* the words that change: the header's kind/count word and the slot */
-	uint32_t old = sum16(h + 2, 2) + sum16(at, STAMP_LEN);
+	uint32_t old = sum16(h + 2, 2) + sum16(at, PROBE_STAMP_LEN);
 	uint32_t df = (uint32_t)(int32_t)(frame - s->probe_frame), po = (uint32_t)push_off;
 	wr16(at, node);
 	at[2] = s->flags;
@@ -68,10 +69,10 @@ void stamp_write(const struct stamp_slot *s, uint16_t node, int64_t frame, int32
 	wr16(at + 6, (uint16_t)df);
 	wr16(at + 8, (uint16_t)(po >> 16));
 	wr16(at + 10, (uint16_t)po);
-	h[3] = (uint8_t)((h[3] & 0x0f) | (k + 1) << 4);
+	h[PROBE_OFF_KIND] = (uint8_t)((h[PROBE_OFF_KIND] & 0x0f) | (k + 1) << PROBE_HOPS_SHIFT);
 	if (!s->csum)
 		return;
-	uint32_t nw = sum16(h + 2, 2) + sum16(at, STAMP_LEN);
+	uint32_t nw = sum16(h + 2, 2) + sum16(at, PROBE_STAMP_LEN);
 	/* RFC 1624: HC' = ~(~HC + ~m + m'), with the old words' sum folded first */
 	while (old >> 16)
 		old = (old & 0xffff) + (old >> 16);

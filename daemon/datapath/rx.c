@@ -6,10 +6,10 @@
 #include <rte_prefetch.h>
 #include <rte_ring.h>
 
+#include "counters.h"
 #include "rx.h"
 
 #define RX_PREFETCH 8
-#define ST_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
 
 const char *rx_drop_name(enum rx_drop d)
 {
@@ -24,15 +24,15 @@ const char *rx_drop_name(enum rx_drop d)
 
 static void drop(struct rx *rx, struct rte_mbuf *m, enum rx_drop why)
 {
-	ST_ADD(rx->st.drop[why], 1);
+	CTR_ADD(rx->st.drop[why], 1);
 	rte_pktmbuf_free(m);
 }
 
 void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 {
 	struct pkt_info pi;
-	ST_ADD(rx->st.pkts, 1);
-	ST_ADD(rx->st.bytes, m->pkt_len);
+	CTR_ADD(rx->st.pkts, 1);
+	CTR_ADD(rx->st.bytes, m->pkt_len);
 	if (m->nb_segs != 1 || m->pkt_len != m->data_len) {
 		drop(rx, m, RXD_MALFORMED);   /* chained mbufs: not produced by our pools */
 		return;
@@ -92,22 +92,22 @@ void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 				hist_add(fr->arr, off);
 			int64_t guard = (int64_t)tab->t->guard_ns;
 			if (off >= rx->g.tf_ns - guard)
-				ST_ADD(fr->arr_guard, 1);
+				CTR_ADD(fr->arr_guard, 1);
 			/* read late: it may be a packet of an earlier upstream frame,
 			 * which would then be due one frame or more too late */
 			if (rx->since_ok &&
 			    frame_index(&rx->g, tdp_time_add(rx->since, guard - (int64_t)sf->delay_ns)) < up)
-				ST_ADD(fr->arr_uncertain, 1);
+				CTR_ADD(fr->arr_uncertain, 1);
 		} else {
 			engine_pkt_set_due(m, ENGINE_DUE_NONE); /* if a swap makes the flow pipelined */
 		}
 		if (rte_ring_sp_enqueue(fr->q, m) != 0) {
-			ST_ADD(fr->overflow, 1);
+			CTR_ADD(fr->overflow, 1);
 			rte_pktmbuf_free(m);
 			return;
 		}
-		ST_ADD(fr->enq, 1);
-		ST_ADD(rx->st.reserved, 1);
+		CTR_ADD(fr->enq, 1);
+		CTR_ADD(rx->st.reserved, 1);
 		return;
 	}
 	if (rx->be_q[out]) {
@@ -119,7 +119,7 @@ void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 		drop(rx, m, RXD_TX_FULL);
 		return;
 	}
-	ST_ADD(rx->st.best_effort, 1);
+	CTR_ADD(rx->st.best_effort, 1);
 }
 
 uint32_t rx_poll(struct rx *rx)

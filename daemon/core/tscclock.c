@@ -56,6 +56,15 @@ static void sample(tsc_clock_fn clk, void *arg, uint64_t *tsc, int64_t *ns)
 	}
 }
 
+static void publish(struct tscclock *c)
+{
+	seqlock_write_begin(&c->lock);
+	seq_store(&c->pub_tsc, (int64_t)c->base_tsc);
+	seq_store(&c->pub_ns, c->base_ns);
+	seq_store(&c->pub_mult, (int64_t)c->mult);
+	seqlock_write_end(&c->lock);
+}
+
 void tscclock_fit(struct tscclock *c, uint64_t tsc0, int64_t ns0, uint64_t tsc1, int64_t ns1)
 {
 	uint64_t dt = tsc1 - tsc0;
@@ -63,9 +72,10 @@ void tscclock_fit(struct tscclock *c, uint64_t tsc0, int64_t ns0, uint64_t tsc1,
 	if (dt == 0 || dn <= 0)
 		return;
 	c->mult = (uint64_t)(((tsc_u128)dn << 32) / dt);
-	c->hz = (uint64_t)((tsc_u128)dt * 1000000000u / (uint64_t)dn);
+	atomic_store_explicit(&c->hz, (uint64_t)((tsc_u128)dt * 1000000000u / (uint64_t)dn), memory_order_relaxed);
 	c->base_tsc = tsc1;
 	c->base_ns = ns1;
+	publish(c);
 }
 
 int tscclock_init(struct tscclock *c, tsc_clock_fn clk, void *arg, int64_t span_ns)
@@ -95,6 +105,7 @@ void tscclock_anchor(struct tscclock *c, tsc_clock_fn clk, void *arg)
 	else {
 		c->base_tsc = t;
 		c->base_ns = n;
+		publish(c);
 	}
 	c->anchors++;
 }

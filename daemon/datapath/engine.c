@@ -12,6 +12,7 @@
 #include <rte_pause.h>
 #include <rte_ring.h>
 
+#include "counters.h"
 #include "engine.h"
 #include "stamp.h"
 
@@ -20,8 +21,6 @@
 #define ENG_TX_CHUNK 4096u
 
 /* single writer: a relaxed store is enough for readers on other lcores */
-#define ST_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
-#define ST_GET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 
 struct seg {
 	uint16_t flow;
@@ -704,7 +703,7 @@ struct rte_ring *engine_be_ring(struct engine *e, uint32_t port)
 
 int64_t engine_next_frame(const struct engine *e)
 {
-	return __atomic_load_n(&e->next, __ATOMIC_RELAXED);
+	return CTR_GET(e->next);
 }
 
 const struct frame_geom *engine_geom(const struct engine *e)
@@ -720,7 +719,7 @@ static void tx(struct eng_port *p, struct rte_mbuf **pkts, uint16_t n, uint64_t 
 	if (sent < n) {
 		for (uint16_t i = sent; i < n; i++)
 			rte_pktmbuf_free(pkts[i]);
-		ST_ADD(*drops, (uint64_t)(n - sent));
+		CTR_ADD(*drops, (uint64_t)(n - sent));
 	}
 }
 
@@ -759,32 +758,32 @@ static void be_fill(struct engine *e, struct eng_port *p, tdp_time_t now)
 		int64_t w = wire_ns(p, m);
 		if (w > room) {
 			rte_pktmbuf_free(m);
-			ST_ADD(p->st.be_too_big, 1);
+			CTR_ADD(p->st.be_too_big, 1);
 			continue;
 		}
 		if (tdp_time_diff(e->fill_end, cur) < w) {
 			p->held = m;
 			if (dflow != UINT32_MAX)
-				ST_ADD(e->flows[dflow]->st.demoted, 1);
+				CTR_ADD(e->flows[dflow]->st.demoted, 1);
 			break;
 		}
 		if (dflow != UINT32_MAX)
-			ST_ADD(e->flows[dflow]->st.demoted, 1);
+			CTR_ADD(e->flows[dflow]->st.demoted, 1);
 		cur = tdp_time_add(cur, w);
 		bytes += m->pkt_len;
 		burst[nb++] = m;
 		if (nb == BE_BURST) {
-			ST_ADD(p->st.be_pkts, nb);
+			CTR_ADD(p->st.be_pkts, nb);
 			tx(p, burst, nb, &p->st.be_tx_drop);
 			nb = 0;
 		}
 	}
 	if (nb) {
-		ST_ADD(p->st.be_pkts, nb);
+		CTR_ADD(p->st.be_pkts, nb);
 		tx(p, burst, nb, &p->st.be_tx_drop);
 	}
 	if (bytes) {
-		ST_ADD(p->st.be_bytes, bytes);
+		CTR_ADD(p->st.be_bytes, bytes);
 		p->cursor = cur;
 	}
 }
@@ -826,11 +825,11 @@ static void arrived_late(struct engine *e, struct eng_flow *fl, struct rte_mbuf 
 {
 	if (e->late == LATE_CARRY && fl->ncarry < fl->carry_cap) {
 		fl->carry[fl->ncarry++] = m;
-		ST_ADD(fl->st.arr_late_carried, 1);
+		CTR_ADD(fl->st.arr_late_carried, 1);
 	} else {
 		rte_pktmbuf_free(m);
-		ST_ADD(fl->st.arr_late_dropped, 1);
-		ST_ADD(e->ports[fl->port].st.arr_late_dropped, 1);
+		CTR_ADD(fl->st.arr_late_dropped, 1);
+		CTR_ADD(e->ports[fl->port].st.arr_late_dropped, 1);
 	}
 }
 
@@ -880,7 +879,7 @@ static void stamp_find(struct engine *e, struct eng_port *p, uint32_t flow, int6
 		if (stamp_locate(rte_pktmbuf_mtod(m[i], uint8_t *), m[i]->data_len, &st->s) != STAMP_OK)
 			continue;
 		if (piped && engine_pkt_due(m[i]) != j)
-			st->s.flags |= STAMP_F_LATE;
+			st->s.flags |= PROBE_STAMP_LATE;
 		st->flow = flow;
 		p->nstamps++;
 	}
@@ -892,7 +891,7 @@ static void stamp_push(struct engine *e, struct eng_port *p, int64_t j, tdp_time
 	int32_t off = (int32_t)tdp_time_diff(t, frame_start(&e->g, j));
 	for (uint32_t i = 0; i < p->nstamps; i++) {
 		stamp_write(&p->stamps[i].s, e->node_id, j, off);
-		ST_ADD(e->flows[p->stamps[i].flow]->st.stamped, 1);
+		CTR_ADD(e->flows[p->stamps[i].flow]->st.stamped, 1);
 	}
 	p->nstamps = 0;
 }
@@ -920,8 +919,8 @@ static void stage(struct engine *e, int64_t j)
 			stamp_find(e, p, row[x].flow, j, at, got);
 		p->nstage += got;
 		p->seg[p->nseg++] = (struct seg){row[x].flow, (uint16_t)got};
-		ST_ADD(fl->st.reserved, row[x].n);
-		ST_ADD(fl->st.unused, row[x].n - got);
+		CTR_ADD(fl->st.reserved, row[x].n);
+		CTR_ADD(fl->st.unused, row[x].n - got);
 	}
 }
 
@@ -951,18 +950,18 @@ static void late_port(struct engine *e, struct eng_port *p)
 	for (uint32_t s = 0; s < p->nseg; s++) {
 		struct eng_flow *fl = e->flows[p->seg[s].flow];
 		uint32_t cnt = p->seg[s].n;
-		ST_ADD(fl->st.late_frames, 1);
+		CTR_ADD(fl->st.late_frames, 1);
 		if (missed(e, fl, p->stage + at, cnt)) {
-			ST_ADD(fl->st.late_carried, cnt);
-			ST_ADD(p->st.late_carried, cnt);
+			CTR_ADD(fl->st.late_carried, cnt);
+			CTR_ADD(p->st.late_carried, cnt);
 		} else {
-			ST_ADD(fl->st.late_dropped, cnt);
-			ST_ADD(p->st.late_dropped, cnt);
+			CTR_ADD(fl->st.late_dropped, cnt);
+			CTR_ADD(p->st.late_dropped, cnt);
 		}
 		at += cnt;
 	}
 	if (p->nseg)
-		ST_ADD(p->st.late_frames, 1);
+		CTR_ADD(p->st.late_frames, 1);
 	p->nstage = 0;
 	p->nseg = 0;
 	p->nstamps = 0;
@@ -978,15 +977,15 @@ static void skip_frame(struct engine *e, int64_t j)
 	for (uint32_t x = 0; x < n; x++) {
 		struct eng_flow *fl = e->flows[row[x].flow];
 		if (fl->port != last_port) {
-			ST_ADD(e->ports[fl->port].st.late_frames, 1);
+			CTR_ADD(e->ports[fl->port].st.late_frames, 1);
 			last_port = fl->port;
 		}
-		ST_ADD(fl->st.reserved, row[x].n);
-		ST_ADD(fl->st.late_frames, 1);
+		CTR_ADD(fl->st.reserved, row[x].n);
+		CTR_ADD(fl->st.late_frames, 1);
 		bool piped = e->t->flows[row[x].flow].alpha != 0;
 		if (e->late == LATE_CARRY && !piped) {
 			/* the packets stay queued, in order, for the flow's next frame */
-			ST_ADD(fl->st.late_slots, row[x].n);
+			CTR_ADD(fl->st.late_slots, row[x].n);
 			continue;
 		}
 		/* drop the frame's packets; pipelined ones due here are carried under carry */
@@ -1009,11 +1008,11 @@ static void skip_frame(struct engine *e, int64_t j)
 			if (g < w)
 				break;
 		}
-		ST_ADD(fl->st.late_carried, carried);
-		ST_ADD(fl->st.late_dropped, got - carried);
-		ST_ADD(e->ports[fl->port].st.late_carried, carried);
-		ST_ADD(e->ports[fl->port].st.late_dropped, got - carried);
-		ST_ADD(fl->st.unused, row[x].n - got);
+		CTR_ADD(fl->st.late_carried, carried);
+		CTR_ADD(fl->st.late_dropped, got - carried);
+		CTR_ADD(e->ports[fl->port].st.late_carried, carried);
+		CTR_ADD(e->ports[fl->port].st.late_dropped, got - carried);
+		CTR_ADD(fl->st.unused, row[x].n - got);
 	}
 }
 
@@ -1051,7 +1050,7 @@ static uint32_t tx_until(struct engine *e, struct eng_port *p, uint32_t done, td
 			break;
 		before = now;
 		uint16_t s = rte_eth_tx_burst(p->c.dpdk_port, p->c.txq, p->stage + done, (uint16_t)want);
-		ST_ADD(p->st.push_retries, 1);
+		CTR_ADD(p->st.push_retries, 1);
 		if (s)
 			*cur = tdp_time_add(at, we[done + s] - we[done]);
 		done += s;
@@ -1088,26 +1087,26 @@ static void push(struct engine *e, struct eng_port *p, int64_t j, tdp_time_t t, 
 			struct eng_flow *fl = e->flows[p->seg[s].flow];
 			uint32_t cnt = p->seg[s].n;
 			uint32_t ok = done > at ? (done - at < cnt ? done - at : cnt) : 0;
-			ST_ADD(fl->st.sent, ok);
+			CTR_ADD(fl->st.sent, ok);
 			if (ok < cnt) {
-				ST_ADD(fl->st.late_frames, 1);
+				CTR_ADD(fl->st.late_frames, 1);
 				if (missed(e, fl, p->stage + at + ok, cnt - ok)) {
-					ST_ADD(fl->st.tx_carried, cnt - ok);
-					ST_ADD(p->st.tx_carried, cnt - ok);
+					CTR_ADD(fl->st.tx_carried, cnt - ok);
+					CTR_ADD(p->st.tx_carried, cnt - ok);
 				} else {
-					ST_ADD(fl->st.tx_drop, cnt - ok);
-					ST_ADD(p->st.tx_drop, cnt - ok);
+					CTR_ADD(fl->st.tx_drop, cnt - ok);
+					CTR_ADD(p->st.tx_drop, cnt - ok);
 				}
 			}
 			at += cnt;
 		}
-		ST_ADD(p->st.rsv_pkts, done);
-		ST_ADD(p->st.rsv_bytes, bytes);
+		CTR_ADD(p->st.rsv_pkts, done);
+		CTR_ADD(p->st.rsv_bytes, bytes);
 		p->cursor = cur;
 		whole = done == n;
 	}
 	if (p->nseg)
-		ST_ADD(*(whole ? &p->st.frames : &p->st.late_frames), 1);
+		CTR_ADD(*(whole ? &p->st.frames : &p->st.late_frames), 1);
 	p->nstage = 0;
 	p->nseg = 0;
 }
@@ -1133,10 +1132,10 @@ static void adopt(struct engine *e, struct eng_table *nt, int64_t j)
 		fl->carry_cap = nt->grow_cap[f];
 	}
 	table_enter(e, nt);
-	ST_ADD(e->st.swaps, 1);
+	CTR_ADD(e->st.swaps, 1);
 	if (j != nt->at)
-		ST_ADD(e->st.late_swaps, 1);
-	__atomic_store_n(&e->st.last_swap_frame, j, __ATOMIC_RELAXED);
+		CTR_ADD(e->st.late_swaps, 1);
+	CTR_SET(e->st.last_swap_frame, j);
 	__atomic_store_n(&nt->adopted, j, __ATOMIC_RELEASE);
 	atomic_store_explicit(&e->pub, nt, memory_order_release);
 }
@@ -1169,9 +1168,9 @@ static void note_time(struct engine *e, tdp_time_t now)
 {
 	int64_t i = frame_index(&e->g, now);
 	if (i < e->seen) {
-		ST_ADD(e->st.back_steps, 1);
-		ST_ADD(e->st.repeated_frames, (uint64_t)(e->seen - i));
-		__atomic_store_n(&e->st.last_jump_frames, i - e->seen, __ATOMIC_RELAXED);
+		CTR_ADD(e->st.back_steps, 1);
+		CTR_ADD(e->st.repeated_frames, (uint64_t)(e->seen - i));
+		CTR_SET(e->st.last_jump_frames, i - e->seen);
 	}
 	e->seen = i;
 }
@@ -1187,14 +1186,14 @@ static void await_tick(struct engine *e, int64_t j, tdp_time_t boundary)
 		tdp_time_t now = tb_fast_now(e->tb);
 		int64_t left = tdp_time_diff(boundary, now) - pw_lead_ns(&e->pw) - e->pw.cfg.min_sleep_ns;
 		if (left <= 0) {
-			ST_ADD(e->st.tick_timeouts, 1);
+			CTR_ADD(e->st.tick_timeouts, 1);
 			return;
 		}
 		struct timespec ts = {left / TDP_NS_PER_S, left % TDP_NS_PER_S};
 		struct pollfd pfd = {.fd = e->tick_fd, .events = POLLIN};
 		int r = ppoll(&pfd, 1, &ts, NULL);
 		if (r == 0) {
-			ST_ADD(e->st.tick_timeouts, 1);
+			CTR_ADD(e->st.tick_timeouts, 1);
 			return;
 		}
 		if (r < 0)
@@ -1202,7 +1201,7 @@ static void await_tick(struct engine *e, int64_t j, tdp_time_t boundary)
 		int64_t f = e->tb->ops->tick(e->tb);
 		if (f < 0)
 			continue;
-		ST_ADD(e->st.ticks, 1);
+		CTR_ADD(e->st.ticks, 1);
 		if (f == j - 1) /* an older one waited while the engine was elsewhere: not a latency */
 			hist_add(&e->tick_lat, tdp_time_diff(tb_fast_now(e->tb), frame_start(&e->g, f)));
 		if (f >= j - 1)
@@ -1232,7 +1231,7 @@ static tdp_time_t wait_and_stage(struct engine *e, int64_t j, tdp_time_t boundar
 			tb_sleep_until(tb, to);
 			tdp_time_t woke = tb_fast_now(tb);
 			if (tdp_time_before(now, woke))
-				ST_ADD(e->st.sleep_ns, (uint64_t)tdp_time_diff(woke, now));
+				CTR_ADD(e->st.sleep_ns, (uint64_t)tdp_time_diff(woke, now));
 			pw_woke(&e->pw, to, woke, boundary);
 			note_time(e, woke);
 			now = woke;
@@ -1248,7 +1247,7 @@ static tdp_time_t wait_and_stage(struct engine *e, int64_t j, tdp_time_t boundar
 			tb_sleep_until(tb, to);
 			tdp_time_t woke = tb_fast_now(tb);
 			if (tdp_time_before(now, woke))
-				ST_ADD(e->st.sleep_ns, (uint64_t)tdp_time_diff(woke, now));
+				CTR_ADD(e->st.sleep_ns, (uint64_t)tdp_time_diff(woke, now));
 			if (pw_woke(&e->pw, to, woke, boundary))
 				pw_book_cost(&e->pw, tdp_time_diff(tb_fast_now(tb), woke));
 			note_time(e, woke);
@@ -1268,7 +1267,7 @@ static tdp_time_t wait_and_stage(struct engine *e, int64_t j, tdp_time_t boundar
 void engine_start(struct engine *e)
 {
 	tdp_time_t now = tb_now(e->tb);
-	__atomic_store_n(&e->next, frame_index(&e->g, now) + 1, __ATOMIC_RELAXED);
+	CTR_SET(e->next, frame_index(&e->g, now) + 1);
 	if (e->tab->adopted == INT64_MIN)
 		__atomic_store_n(&e->tab->adopted, e->next, __ATOMIC_RELEASE);
 	e->seen = e->next - 1;
@@ -1289,15 +1288,15 @@ int64_t engine_step(struct engine *e)
 	int64_t cur = frame_index(&e->g, t);
 	e->seen = cur;
 	hist_add(&e->err, tdp_time_diff(t, start));
-	ST_ADD(e->st.frames, 1);
+	CTR_ADD(e->st.frames, 1);
 	if (ss == TB_HOLDOVER)
-		ST_ADD(e->st.holdover_frames, 1);
+		CTR_ADD(e->st.holdover_frames, 1);
 	else if (ss == TB_UNLOCKED)
-		ST_ADD(e->st.unlocked_frames, 1);
+		CTR_ADD(e->st.unlocked_frames, 1);
 	if (act == SA_ALARM)
-		ST_ADD(e->st.alarm_frames, 1);
+		CTR_ADD(e->st.alarm_frames, 1);
 	else if (act == SA_DEMOTE)
-		ST_ADD(e->st.demoted_frames, 1);
+		CTR_ADD(e->st.demoted_frames, 1);
 	if (cur > j) {
 		/* woke in a later frame: j and every frame up to the current one are late */
 		for (uint32_t p = 0; p < e->nports; p++)
@@ -1314,11 +1313,11 @@ int64_t engine_step(struct engine *e)
 		struct eng_table *nt = claim(e, cur);
 		if (nt)
 			adopt(e, nt, nt->at);
-		ST_ADD(e->st.late_frames, 1);
-		ST_ADD(e->st.skipped_frames, (uint64_t)skipped);
-		ST_ADD(e->st.skip_events, 1);
-		__atomic_store_n(&e->st.last_jump_frames, skipped, __ATOMIC_RELAXED);
-		__atomic_store_n(&e->next, cur + 1, __ATOMIC_RELAXED);
+		CTR_ADD(e->st.late_frames, 1);
+		CTR_ADD(e->st.skipped_frames, (uint64_t)skipped);
+		CTR_ADD(e->st.skip_events, 1);
+		CTR_SET(e->st.last_jump_frames, skipped);
+		CTR_SET(e->next, cur + 1);
 	} else {
 		tdp_time_t end = tdp_time_add(start, e->g.tf_ns - e->guard_ns);
 		bool late = false;
@@ -1332,10 +1331,10 @@ int64_t engine_step(struct engine *e)
 			}
 		}
 		if (late)
-			ST_ADD(e->st.late_frames, 1);
-		__atomic_store_n(&e->next, j + 1, __ATOMIC_RELAXED);
+			CTR_ADD(e->st.late_frames, 1);
+		CTR_SET(e->next, j + 1);
 	}
-	__atomic_store_n(&e->st.last_push_ns, t.ns, __ATOMIC_RELAXED);
+	CTR_SET(e->st.last_push_ns, t.ns);
 
 	/* bookkeeping that waited for the push */
 	if (e->pw.pending) {
@@ -1367,17 +1366,9 @@ void engine_stop(struct engine *e)
 
 /* ---- reading counters ---------------------------------------------------- */
 
-#define COPY_STATS(dst, src, type)                                                   \
-	do {                                                                         \
-		const uint64_t *s_ = (const uint64_t *)(src);                        \
-		uint64_t *d_ = (uint64_t *)(dst);                                    \
-		for (size_t i_ = 0; i_ < sizeof(type) / sizeof(uint64_t); i_++)      \
-			d_[i_] = __atomic_load_n(&s_[i_], __ATOMIC_RELAXED);         \
-	} while (0)
-
 void engine_table_flow_stats(const struct eng_table *nt, uint32_t flow, struct flow_stats *out)
 {
-	COPY_STATS(out, &nt->flows[flow]->st, struct flow_stats);
+	ctr_snapshot(out, &nt->flows[flow]->st, sizeof(struct flow_stats));
 }
 
 void engine_flow_stats(const struct engine *e, uint32_t flow, struct flow_stats *out)
@@ -1387,12 +1378,12 @@ void engine_flow_stats(const struct engine *e, uint32_t flow, struct flow_stats 
 
 void engine_port_stats(const struct engine *e, uint32_t port, struct port_stats *out)
 {
-	COPY_STATS(out, &e->ports[port].st, struct port_stats);
+	ctr_snapshot(out, &e->ports[port].st, sizeof(struct port_stats));
 }
 
 void engine_stats(const struct engine *e, struct eng_stats *out)
 {
-	COPY_STATS(out, &e->st, struct eng_stats);
+	ctr_snapshot(out, &e->st, sizeof(struct eng_stats));
 }
 
 const struct hist *engine_error_hist(const struct engine *e)

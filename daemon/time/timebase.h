@@ -30,14 +30,15 @@
 
 #include <stdatomic.h>
 
+#include "hostclock.h"
 #include "sync.h"
 #include "tdp_time.h"
 
 /* Settings a source may use; each source reads only its own. */
 struct tb_params {
-	int system_clock;         /* TB_CLOCK_* */
+	int system_clock;         /* HC_CLOCK_* (hostclock.h) */
 	int utc_tai_offset_s;     /* used with REALTIME when the kernel does not know it */
-	int fast_clock;           /* TB_FAST_* */
+	int fast_clock;           /* HC_FAST_* (hostclock.h) */
 	int system_sync;          /* TB_SYSSYNC_* */
 	struct sync_cfg sync;     /* thresholds and budgets of the sync state machine */
 	int64_t tf_ns, epoch_ns;  /* the frame geometry, for sources with a frame tick */
@@ -52,8 +53,6 @@ struct tb_params {
 	int bc635_bars;           /* TB_BARS_* */
 };
 
-enum { TB_CLOCK_AUTO, TB_CLOCK_TAI, TB_CLOCK_REALTIME };
-enum { TB_FAST_AUTO, TB_FAST_TSC, TB_FAST_OS };
 enum { TB_SYSSYNC_ADJTIMEX, TB_SYSSYNC_ASSUME };
 enum { TB_PTP_DISCIPLINED, TB_PTP_OFFSET };
 enum { TB_BARS_AUTO, TB_BARS_0_1, TB_BARS_1_0, TB_BARS_0_0 };

@@ -21,17 +21,11 @@
 
 #include "log.h"
 #include "timebase.h"
-#include "tscclock.h"
+#include "hostclock.h"
 
 struct tb_system {
 	struct timebase base;
-	clockid_t clk;
-	int64_t add_ns;           /* added to the clock to get TAI */
-	int kernel_tai;           /* the kernel's UTC-TAI offset, s */
-	int use_tsc;
-	const char *tsc_why;
-	struct tscclock tsc;
-	tdp_time_t last_anchor;
+	struct hostclock hc;
 	int sync_mode;
 	pthread_mutex_t lock;     /* guards sy: refresh (engine) against sync (control) */
 	struct sync sy;
@@ -41,40 +35,26 @@ extern const struct timebase_ops tb_system_ops;
 
 #define SYS(tb) ((struct tb_system *)(tb))
 
-static int64_t read_clock(void *arg)
-{
-	struct tb_system *s = arg;
-	struct timespec ts;
-	clock_gettime(s->clk, &ts);
-	return (int64_t)ts.tv_sec * TDP_NS_PER_S + ts.tv_nsec + s->add_ns;
-}
-
 static tdp_time_t sys_now(struct timebase *tb)
 {
-	return tdp_time(read_clock(tb));
+	return hostclock_now(&SYS(tb)->hc);
 }
 
 static tdp_time_t sys_fast_now(struct timebase *tb)
 {
-	struct tb_system *s = SYS(tb);
-	if (s->use_tsc)
-		return tsc_to_time(&s->tsc, tsc_read());
-	return tdp_time(read_clock(s));
+	return hostclock_fast_now(&SYS(tb)->hc);
 }
 
 static int sys_sleep_until(struct timebase *tb, tdp_time_t t)
 {
-	struct tb_system *s = SYS(tb);
-	int64_t ns = t.ns - s->add_ns;
-	struct timespec ts = {ns / TDP_NS_PER_S, ns % TDP_NS_PER_S};
 	/* EINTR (a stop signal) returns early on purpose: the engine then polls */
-	return -clock_nanosleep(s->clk, TIMER_ABSTIME, &ts, NULL);
+	return hostclock_sleep_until(&SYS(tb)->hc, t);
 }
 
 /* The kernel's view of the clock's discipline. */
 static void sys_poll_sync(struct tb_system *s)
 {
-	tdp_time_t now = tdp_time(read_clock(s));
+	tdp_time_t now = hostclock_now(&s->hc);
 	enum tb_state st = TB_LOCKED;
 	const char *why = "assumed locked (system-sync assume-locked)";
 	int64_t err_ns = 0;
@@ -104,8 +84,7 @@ static void sys_poll_sync(struct tb_system *s)
 static void sys_refresh(struct timebase *tb)
 {
 	struct tb_system *s = SYS(tb);
-	if (s->use_tsc)
-		tscclock_anchor(&s->tsc, read_clock, s);
+	hostclock_anchor(&s->hc);
 	sys_poll_sync(s);
 }
 
@@ -120,18 +99,10 @@ static void sys_sync(struct timebase *tb, struct tb_sync *out)
 static void sys_describe(struct timebase *tb, char *buf, size_t len)
 {
 	struct tb_system *s = SYS(tb);
-	if (s->clk == CLOCK_TAI)
-		snprintf(buf, len, "CLOCK_TAI (kernel UTC-TAI offset %d s)", s->kernel_tai);
-	else
-		snprintf(buf, len, "CLOCK_REALTIME + %lld s as TAI%s", (long long)(s->add_ns / TDP_NS_PER_S),
-			 s->kernel_tai ? "" : " (the kernel's UTC-TAI offset is not set)");
-	size_t n = strlen(buf);
-	snprintf(buf + n, len - n, "; sync from %s", s->sync_mode == TB_SYSSYNC_ADJTIMEX ? "adjtimex" : "nothing (assume-locked)");
-	n = strlen(buf);
-	if (s->use_tsc)
-		snprintf(buf + n, len - n, "; polling the TSC at %.6f GHz mapped onto it", (double)s->tsc.hz / 1e9);
-	else
-		snprintf(buf + n, len - n, "; polling clock_gettime (%s)", s->tsc_why ? s->tsc_why : "TSC off");
+	char hc[200];
+	hostclock_describe(&s->hc, hc, sizeof(hc));
+	snprintf(buf, len, "%s; sync from %s", hc,
+		 s->sync_mode == TB_SYSSYNC_ADJTIMEX ? "adjtimex" : "nothing (assume-locked)");
 }
 
 static void sys_destroy(struct timebase *tb)
@@ -148,38 +119,17 @@ static int sys_create(struct timebase **out, const struct tb_params *p, char *er
 		return -ENOMEM;
 	}
 	s->base.ops = &tb_system_ops;
-	struct timex tx = {0};
-	if (adjtimex(&tx) >= 0)
-		s->kernel_tai = tx.tai;
-	int mode = p->system_clock;
-	if (mode == TB_CLOCK_AUTO)
-		mode = s->kernel_tai > 0 ? TB_CLOCK_TAI : TB_CLOCK_REALTIME;
-	if (mode == TB_CLOCK_TAI) {
-		s->clk = CLOCK_TAI;
-	} else {
-		s->clk = CLOCK_REALTIME;
-		s->add_ns = (int64_t)(s->kernel_tai > 0 ? s->kernel_tai : p->utc_tai_offset_s) * TDP_NS_PER_S;
-	}
-	if (p->fast_clock != TB_FAST_OS) {
-		const char *why = NULL;
-		bool ok = tsc_usable(&why);
-		if (!ok && p->fast_clock == TB_FAST_TSC) {
-			snprintf(err, errlen, "fast-clock tsc: %s", why);
-			free(s);
-			return -ENOTSUP;
-		}
-		if (ok && tscclock_init(&s->tsc, read_clock, s, 20000000) == 0)
-			s->use_tsc = 1;
-		s->tsc_why = why;
-	} else {
-		s->tsc_why = "fast-clock os";
+	int rc = hostclock_init(&s->hc, p->system_clock, p->utc_tai_offset_s, p->fast_clock, err, errlen);
+	if (rc) {
+		free(s);
+		return rc;
 	}
 	pthread_mutex_init(&s->lock, NULL);
 	s->sync_mode = p->system_sync;
 	struct sync_cfg sc = p->sync;
 	if (sc.lock_ns <= 0)
 		tb_sync_defaults(&sc);
-	sync_init(&s->sy, &sc, tdp_time(read_clock(s)), "not read yet");
+	sync_init(&s->sy, &sc, hostclock_now(&s->hc), "not read yet");
 	sys_poll_sync(s);
 	*out = &s->base;
 	return 0;

@@ -43,7 +43,7 @@ struct tb_phc {
 
 static int64_t hoff(struct tb_phc *p)
 {
-	return __atomic_load_n(&p->host_off, __ATOMIC_RELAXED);
+	return atomic_load_explicit(&p->host_off, memory_order_relaxed);
 }
 
 /* PHC - host; 0 or -errno */
@@ -75,7 +75,7 @@ static void sample(struct tb_phc *p)
 		sync_fault(&p->sy, now, why);
 	} else {
 		int64_t moved = p->have_off ? off - hoff(p) : 0;
-		__atomic_store_n(&p->host_off, off, __ATOMIC_RELAXED);
+		atomic_store_explicit(&p->host_off, off, memory_order_relaxed);
 		p->have_off = true;
 		sync_sample(&p->sy, now, off, moved);
 	}
@@ -208,7 +208,7 @@ struct timebase *tb_phc_new(const struct phc_io *io, struct timebase *host, cons
 		snprintf(err, errlen, "%s: cannot measure its offset: %s", dev, strerror(-rc));
 		goto fail;
 	}
-	__atomic_store_n(&p->host_off, off, __ATOMIC_RELAXED);
+	atomic_store_explicit(&p->host_off, off, memory_order_relaxed);
 	p->have_off = true;
 	if (tick && phc_tick_start(&p->phc, prm->phc_out_pin, prm->phc_in_pin, prm->tf_ns, err, errlen))
 		goto fail;

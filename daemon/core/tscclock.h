@@ -5,6 +5,11 @@
  * the tightest of a few tries; the slope comes from two anchors some
  * milliseconds apart and is refined at every re-anchor. Pure arithmetic apart
  * from tsc_read() and the caller-supplied clock read.
+ *
+ * One thread anchors (the housekeeping thread, through the time source's
+ * refresh); any thread maps, reading the mapping through a sequence lock, so
+ * that a re-anchor never gives a poller half of an old mapping and half of a
+ * new one.
  */
 #ifndef TDP_TSCCLOCK_H
 #define TDP_TSCCLOCK_H
@@ -12,17 +17,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "seqlock.h"
 #include "tdp_time.h"
 
 __extension__ typedef __int128 tsc_i128;
 __extension__ typedef unsigned __int128 tsc_u128;
 
 struct tscclock {
+	/* the anchoring thread's own */
 	uint64_t base_tsc;
 	int64_t base_ns;
 	uint64_t mult;        /* ns per tick, 32.32 fixed point */
-	uint64_t hz;          /* estimated TSC frequency */
 	uint64_t anchors;
+	_Atomic uint64_t hz;  /* estimated TSC frequency */
+	/* the mapping readers use, published after every anchor */
+	struct seqlock lock;
+	_Atomic int64_t pub_tsc, pub_ns, pub_mult;
 };
 
 static inline uint64_t tsc_read(void)
@@ -36,11 +46,20 @@ static inline uint64_t tsc_read(void)
 #endif
 }
 
+/* The TSC value on the clock, from any thread. */
 static inline tdp_time_t tsc_to_time(const struct tscclock *c, uint64_t tsc)
 {
-	int64_t d = (int64_t)(tsc - c->base_tsc);
-	tsc_i128 v = (tsc_i128)d * (tsc_i128)c->mult;
-	return tdp_time(c->base_ns + (int64_t)(v >> 32));
+	unsigned s;
+	int64_t base_tsc, base_ns, mult;
+	do {
+		s = seqlock_read_begin(&c->lock);
+		base_tsc = seq_load(&c->pub_tsc);
+		base_ns = seq_load(&c->pub_ns);
+		mult = seq_load(&c->pub_mult);
+	} while (seqlock_read_retry(&c->lock, s));
+	int64_t d = (int64_t)(tsc - (uint64_t)base_tsc);
+	tsc_i128 v = (tsc_i128)d * (tsc_i128)(uint64_t)mult;
+	return tdp_time(base_ns + (int64_t)(v >> 32));
 }
 
 /* True when this CPU's TSC is invariant (constant_tsc and nonstop_tsc) and the

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <string.h>
 
+#include "counters.h"
 #include "frame.h"
 #include "timebase.h"
 
@@ -36,38 +37,34 @@ void tb_sync_defaults(struct sync_cfg *c)
 			       .drift_ppb = SYNC_DEF_DRIFT_PPB, .step_ns = SYNC_DEF_STEP_NS};
 }
 
-#define TT_ADD(f, v) __atomic_store_n(&(f), (f) + (v), __ATOMIC_RELAXED)
 
 int64_t tb_tick_account(struct tb_tick_track *tt, const struct frame_geom *g, tdp_time_t edge,
 			struct tb_tick_stats *st)
 {
 	int64_t f = frame_index(g, tdp_time_add(edge, g->tf_ns / 2)); /* the nearest frame start */
 	if (tt->have_last && f == tt->last) {
-		TT_ADD(st->doubled, 1);
+		CTR_ADD(st->doubled, 1);
 		return -1;
 	}
 	if (tt->have_last && f > tt->last + 1)
-		TT_ADD(st->missed, (uint64_t)(f - tt->last - 1));
+		CTR_ADD(st->missed, (uint64_t)(f - tt->last - 1));
 	if (tt->have_last && f < tt->last)
-		TT_ADD(st->backwards, 1);
+		CTR_ADD(st->backwards, 1);
 	int64_t from_start = tdp_time_diff(edge, frame_start(g, f));
 	if (from_start > 1000 || from_start < -1000)
-		TT_ADD(st->off_grid, 1);
+		CTR_ADD(st->off_grid, 1);
 	tt->last = f;
 	tt->have_last = 1;
-	TT_ADD(st->ticks, 1);
+	CTR_ADD(st->ticks, 1);
 	return f;
 }
 
 void tb_tick_spurious(struct tb_tick_stats *st)
 {
-	TT_ADD(st->spurious, 1);
+	CTR_ADD(st->spurious, 1);
 }
 
 void tb_tick_stats_copy(const struct tb_tick_stats *st, struct tb_tick_stats *out)
 {
-	const uint64_t *s = (const uint64_t *)st;
-	uint64_t *d = (uint64_t *)out;
-	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
-		d[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+	ctr_snapshot(out, st, sizeof(*out));
 }
