@@ -7,10 +7,16 @@
 #include <string.h>
 
 #include "conf.h"
+#include "tb_phc.h"
+#include "tb_sim.h"
 #include "tdp_sched.h"
 
 const char *const conf_late_names[] = {"drop", "carry", NULL};
-const char *const conf_timebase_names[] = {"system", "ptp", "phc", "bc635", "bc635-sim", NULL};
+/* The time sources' names and the option's documentation, from the sources'
+ * own table (timebase_table[]) at conf_init: the names are listed once. The
+ * test-only sim source, last in the table, is not offered. */
+static const char *timebase_names[8];
+static char timebase_doc[1024];
 static const char *const clock_names[] = {"auto", "tai", "realtime", NULL};
 static const char *const fast_names[] = {"auto", "tsc", "os", NULL};
 const char *const conf_action_names[] = {"serve", "alarm", "demote", NULL};
@@ -26,43 +32,42 @@ const char *const conf_level_names[] = {"error", "warning", "notice", "info", "d
 const struct conf_opt conf_opts[] = {
 	{"schedule", CS_GLOBAL, CT_STR, NULL, 0, 0, NULL, G(schedule), "FILE",
 	 "the reservation table to forward by (tdp-schedule(5))", true},
-	{"timebase", CS_GLOBAL, CT_ENUM, "system", 0, 0, conf_timebase_names, G(timebase), "SOURCE",
-	 "where the common time reference comes from: system (the host clock, disciplined by phc2sys or chrony), ptp (ptp4l, through its management socket), phc (a PTP hardware clock read directly), bc635 (the GPS card: frame ticks from its heartbeat), bc635-sim (its simulator on the host clock)", false},
-	{"system-clock", CS_GLOBAL, CT_ENUM, "auto", 0, 0, clock_names, G(system_clock), "auto|tai|realtime",
+	{"timebase", CS_GLOBAL, CT_ENUM, "system", 0, 0, timebase_names, G(timebase), "SOURCE", timebase_doc, false},
+	{"system-clock", CS_GLOBAL, CT_ENUM, "auto", 0, 0, clock_names, G(tb.clock), "auto|tai|realtime",
 	 "system timebase: CLOCK_TAI, or CLOCK_REALTIME plus utc-tai-offset; auto takes TAI when the kernel knows the offset", false},
-	{"utc-tai-offset", CS_GLOBAL, CT_INT, "37", 0, 1000, NULL, G(utc_tai_offset), "S",
+	{"utc-tai-offset", CS_GLOBAL, CT_INT, "37", 0, 1000, NULL, G(tb.utc_tai_offset_s), "S",
 	 "seconds added to CLOCK_REALTIME when the kernel does not know the UTC-TAI offset", false},
-	{"fast-clock", CS_GLOBAL, CT_ENUM, "auto", 0, 0, fast_names, G(fast_clock), "auto|tsc|os",
+	{"fast-clock", CS_GLOBAL, CT_ENUM, "auto", 0, 0, fast_names, G(tb.fast), "auto|tsc|os",
 	 "what the engine polls near a boundary: the TSC mapped onto the clock (when invariant) or clock_gettime", false},
-	{"system-sync", CS_GLOBAL, CT_ENUM, "adjtimex", 0, 0, syssync_names, G(system_sync), "adjtimex|assume-locked",
+	{"system-sync", CS_GLOBAL, CT_ENUM, "adjtimex", 0, 0, syssync_names, G(tb.system.sync_mode), "adjtimex|assume-locked",
 	 "system timebase: take the sync state from the kernel (STA_UNSYNC, set until chronyd, ntpd or phc2sys discipline the clock), or assume it locked", false},
-	{"ptp-socket", CS_GLOBAL, CT_STR, "/var/run/ptp4l", 0, 0, NULL, G(ptp_socket), "PATH",
+	{"ptp-socket", CS_GLOBAL, CT_STR, "/var/run/ptp4l", 0, 0, NULL, G(tb.ptp.socket), "PATH",
 	 "ptp timebase: ptp4l's management socket (its uds_address; newer linuxptp use /var/run/ptp/ptp4l)", false},
-	{"ptp-domain", CS_GLOBAL, CT_INT, "0", 0, 255, NULL, G(ptp_domain), "N",
+	{"ptp-domain", CS_GLOBAL, CT_INT, "0", 0, 255, NULL, G(tb.ptp.domain), "N",
 	 "ptp timebase: the PTP domain of the management messages (ptp4l's domainNumber)", false},
-	{"ptp-mode", CS_GLOBAL, CT_ENUM, "disciplined", 0, 0, ptp_mode_names, G(ptp_mode), "disciplined|offset",
+	{"ptp-mode", CS_GLOBAL, CT_ENUM, "disciplined", 0, 0, ptp_mode_names, G(tb.ptp.mode), "disciplined|offset",
 	 "ptp timebase: ptp4l and phc2sys steer the system clock, or tdpd applies ptp4l's measured master offset itself (ptp4l with free_running 1)", false},
-	{"ptp-poll", CS_GLOBAL, CT_DUR, "250ms", 10000000, 60000000000LL, NULL, G(ptp_poll_ns), "TIME",
+	{"ptp-poll", CS_GLOBAL, CT_DUR, "250ms", 10000000, 60000000000LL, NULL, G(tb.ptp.poll_ns), "TIME",
 	 "ptp timebase: ask ptp4l for TIME_STATUS_NP, PORT_DATA_SET and CURRENT_DATA_SET this often", false},
-	{"phc-device", CS_GLOBAL, CT_STR, "/dev/ptp0", 0, 0, NULL, G(phc_device), "PATH",
+	{"phc-device", CS_GLOBAL, CT_STR, "/dev/ptp0", 0, 0, NULL, G(tb.phc.device), "PATH",
 	 "phc timebase: the PTP hardware clock (ethtool -T IFACE names a NIC's)", false},
-	{"phc-tick", CS_GLOBAL, CT_STR, "none", 0, 0, NULL, G(phc_tick), "none|OUT,IN",
+	{"phc-tick", CS_GLOBAL, CT_STR, "none", 0, 0, NULL, G(tb.phc.tick), "none|OUT,IN",
 	 "phc timebase: the frame tick from the clock's periodic output on pin OUT wired to its timestamp input on pin IN; none uses the clock alone", false},
-	{"bc635-device", CS_GLOBAL, CT_STR, "uio0", 0, 0, NULL, G(bc635_device), "DEV",
+	{"bc635-device", CS_GLOBAL, CT_STR, "uio0", 0, 0, NULL, G(tb.bc635.device), "DEV",
 	 "bc635 timebase: the card through UIO (uioN or /dev/uioN, uio_pci_generic bound) or VFIO (its PCI address, vfio-pci bound)", false},
-	{"bc635-bars", CS_GLOBAL, CT_ENUM, "auto", 0, 0, bars_names, G(bc635_bars), "auto|0,1|1,0",
+	{"bc635-bars", CS_GLOBAL, CT_ENUM, "auto", 0, 0, bars_names, G(tb.bc635.bars), "auto|0,1|1,0",
 	 "bc635 timebase: which BARs hold the registers and the DPRAM; auto decides from their sizes", false},
-	{"sync-lock-threshold", CS_GLOBAL, CT_DUR, "1us", 1, 1000000000, NULL, G(sync_lock_ns), "TIME",
+	{"sync-lock-threshold", CS_GLOBAL, CT_DUR, "1us", 1, 1000000000, NULL, G(tb.sync.lock_ns), "TIME",
 	 "a sample whose error is within this is good; sync-lock-samples good ones in a row lock, as many bad ones unlock", false},
-	{"sync-lock-samples", CS_GLOBAL, CT_INT, "4", 1, 1000, NULL, G(sync_lock_samples), "N",
+	{"sync-lock-samples", CS_GLOBAL, CT_INT, "4", 1, 1000, NULL, G(tb.sync.lock_samples), "N",
 	 "good samples in a row to lock; bad samples in a row to unlock", false},
-	{"sync-sample-timeout", CS_GLOBAL, CT_DUR, "3s", 1000000, 3600000000000LL, NULL, G(sync_timeout_ns), "TIME",
+	{"sync-sample-timeout", CS_GLOBAL, CT_DUR, "3s", 1000000, 3600000000000LL, NULL, G(tb.sync.timeout_ns), "TIME",
 	 "locked with no sample for this long: holdover", false},
-	{"sync-holdover", CS_GLOBAL, CT_DUR, "60s", 0, 86400000000000LL, NULL, G(sync_holdover_ns), "TIME",
+	{"sync-holdover", CS_GLOBAL, CT_DUR, "60s", 0, 86400000000000LL, NULL, G(tb.sync.holdover_ns), "TIME",
 	 "how long holdover lasts before the source counts as unlocked", false},
-	{"sync-drift", CS_GLOBAL, CT_INT, "1000", 0, 1000000, NULL, G(sync_drift_ppb), "PPB",
+	{"sync-drift", CS_GLOBAL, CT_INT, "1000", 0, 1000000, NULL, G(tb.sync.drift_ppb), "PPB",
 	 "how fast the uncertainty grows in holdover, parts per billion of the time since the last good sample", false},
-	{"sync-step", CS_GLOBAL, CT_DUR, "10us", 1, 1000000000000LL, NULL, G(sync_step_ns), "TIME",
+	{"sync-step", CS_GLOBAL, CT_DUR, "10us", 1, 1000000000000LL, NULL, G(tb.sync.step_ns), "TIME",
 	 "an offset that moves more than this between samples is a phase step (counted and logged)", false},
 	{"sync-holdover-action", CS_GLOBAL, CT_ENUM, "serve", 0, 0, conf_action_names, G(sync_holdover_action), "serve|alarm|demote",
 	 "in holdover: serve reserved flows as when locked; serve them and count alarm frames; or demote them to best effort", false},
@@ -102,7 +107,7 @@ const struct conf_opt conf_opts[] = {
 	{"be-poll", CS_GLOBAL, CT_DUR, "100us", 0, 1000000000, NULL, G(be_poll_ns), "TIME",
 	 "while waiting for a boundary, fill best effort this often; 0 fills only after each push", false},
 	{"clock-refresh", CS_GLOBAL, CT_DUR, "100ms", 0, 60000000000LL, NULL, G(clock_refresh_ns), "TIME",
-	 "re-anchor the polled fast clock on the timebase this often", false},
+	 "the time source's periodic work this often, on the housekeeping thread (never the engine's): re-anchoring the polled fast clock, reading the card or the PHC, the kernel's sync state", false},
 	{"mbufs", CS_GLOBAL, CT_INT, "16383", 1023, 4194303, NULL, G(mbufs), "N",
 	 "packet buffers in the pool; a table whose row needs more at once (beside the rings and caches) is refused", false},
 	{"rx-idle-sleep", CS_GLOBAL, CT_DUR, "0", 0, 1000000000, NULL, G(rx_idle_sleep_ns), "TIME",
@@ -262,6 +267,24 @@ static int parse_value(const struct conf_opt *o, const char *v, void *base, cons
 		return -1;
 	}
 	return -1;
+}
+
+_Static_assert(CONF_STR == TB_STR, "a time source's text setting has the room tdpd.conf gives it");
+
+/* before main: every use of the table (--help, the man pages) sees them */
+__attribute__((constructor)) static void timebase_choices(void)
+{
+	size_t n = 0, at = 0;
+	at += (size_t)snprintf(timebase_doc, sizeof(timebase_doc), "where the common time reference comes from.");
+	for (size_t i = 0; timebase_table[i] && n + 1 < sizeof(timebase_names) / sizeof(timebase_names[0]); i++) {
+		if (timebase_table[i] == &tb_sim_ops)
+			continue;
+		timebase_names[n] = timebase_table[i]->name;
+		if (at < sizeof(timebase_doc))
+			at += (size_t)snprintf(timebase_doc + at, sizeof(timebase_doc) - at, "%s %s: %s", n ? ";" : "",
+					       timebase_table[i]->name, timebase_table[i]->doc);
+		n++;
+	}
 }
 
 void conf_init(struct conf *c)
@@ -521,28 +544,14 @@ static bool same_device(const char *a, const char *b)
 	return na == nb && strncmp(ia, ib, na) == 0;
 }
 
-int conf_phc_pins(const char *v, int *out, int *in)
-{
-	char extra;
-	*out = *in = -1;
-	if (!strcmp(v, "none"))
-		return 0;
-	if (sscanf(v, "%d,%d%c", out, in, &extra) != 2 || *out < 0 || *in < 0 || *out > 255 || *in > 255 ||
-	    *out == *in) {
-		*out = *in = -1;
-		return -1;
-	}
-	return 0;
-}
-
 int conf_check(const struct conf *c, FILE *err)
 {
 	int errors = 0;
 	int po, pi;
-	if (conf_phc_pins(c->phc_tick, &po, &pi)) {
+	if (tb_phc_pins(c->tb.phc.tick, &po, &pi)) {
 		size_t oi = (size_t)(conf_find("phc-tick", CS_GLOBAL) - conf_opts);
 		error_at(err, c->set_file[oi] ? c->set_file[oi] : "command line", c->set_line[oi],
-			 "phc-tick '%s': give none, or two different pin numbers OUT,IN", c->phc_tick);
+			 "phc-tick '%s': give none, or two different pin numbers OUT,IN", c->tb.phc.tick);
 		errors++;
 	}
 	for (const struct conf_opt *o = conf_opts; o->name; o++) {

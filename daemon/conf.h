@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "timebase.h"
+
 /* options in the table (conf_opts), at most: where each was set is kept by index */
 #ifndef CONF_MAX_OPTS
 #define CONF_MAX_OPTS 96
@@ -60,15 +62,9 @@ struct conf_port {
 
 struct conf {
 	char schedule[CONF_STR];
-	int64_t timebase;
-	int64_t system_clock, utc_tai_offset, fast_clock, system_sync;
-	int64_t sync_lock_ns, sync_lock_samples, sync_timeout_ns, sync_holdover_ns, sync_drift_ppb, sync_step_ns;
+	int64_t timebase;                /* an index into timebase_table[] */
+	struct tb_params tb;             /* the time sources' settings, each reads its own */
 	int64_t sync_holdover_action, sync_unlocked_action;
-	char ptp_socket[CONF_STR];
-	int64_t ptp_domain, ptp_mode, ptp_poll_ns;
-	char phc_device[CONF_STR], phc_tick[CONF_STR];
-	char bc635_device[CONF_STR];
-	int64_t bc635_bars;
 	int64_t engine_cpu, housekeeping_cpu, engine_priority, rx_priority;
 	int64_t late_policy;
 	int64_t node_id;
@@ -110,7 +106,6 @@ extern const struct conf_opt conf_opts[];
 const struct conf_opt *conf_find(const char *name, unsigned sect);
 
 extern const char *const conf_late_names[];     /* "drop", "carry" */
-extern const char *const conf_timebase_names[];
 extern const char *const conf_action_names[];   /* "serve", "alarm", "demote" */
 extern const char *const conf_level_names[];     /* as tdp_log_parse takes them */
 
@@ -122,8 +117,6 @@ int conf_read_file(struct conf *c, const char *path, FILE *err);
 /* Sets one option; port NULL for [global]. Returns 0 or -1 after printing. */
 int conf_set(struct conf *c, const char *port, const char *name, const char *value, const char *file,
 	     uint32_t line, FILE *err);
-/* phc-tick: "none" gives -1,-1. 0, or -1 when malformed. */
-int conf_phc_pins(const char *v, int *out, int *in);
 /* Checks what only the whole can tell (required options, ports). Returns errors. */
 int conf_check(const struct conf *c, FILE *err);
 struct conf_port *conf_port_find(struct conf *c, const char *name);

@@ -158,7 +158,7 @@ static json_t *cmd_status(struct control *c)
 	static _Thread_local struct hist hs;
 	hist_snapshot(&hs, h);
 	struct tb_sync sy;
-	c->tb->ops->sync(c->tb, &sy);
+	tb_sync(c->tb, &sy);
 	json_t *rx = summary_rx_json(c->rx);
 	json_int_t drops = 0;
 	const char *k;

@@ -366,10 +366,10 @@ static int engine_lcore(void *arg)
 	return 0;
 }
 
-/* RX's arrival times: a read that is safe beside the engine's */
+/* RX's arrival times: the cheap read, which any thread may make */
 static tdp_time_t rx_clock(void *arg)
 {
-	return tb_rx_now(arg);
+	return tb_fast_now(arg);
 }
 
 static int bring_up(struct tdpd *d)
@@ -446,19 +446,11 @@ static int bring_up(struct tdpd *d)
 		}
 	}
 	char tberr[256];
-	const struct timebase_ops *tbo = timebase_find(conf_timebase_names[c->timebase]);
-	struct tb_params tp = {
-		.system_clock = (int)c->system_clock, .utc_tai_offset_s = (int)c->utc_tai_offset,
-		.fast_clock = (int)c->fast_clock, .system_sync = (int)c->system_sync,
-		.sync = {.lock_ns = c->sync_lock_ns, .lock_samples = (uint32_t)c->sync_lock_samples,
-			 .sample_timeout_ns = c->sync_timeout_ns, .holdover_ns = c->sync_holdover_ns,
-			 .drift_ppb = c->sync_drift_ppb, .step_ns = c->sync_step_ns},
-		.tf_ns = (int64_t)d->t->tf_ns, .epoch_ns = (int64_t)d->t->epoch_ns,
-		.ptp_socket = c->ptp_socket, .ptp_domain = (int)c->ptp_domain, .ptp_mode = (int)c->ptp_mode,
-		.ptp_poll_ns = c->ptp_poll_ns, .bc635_device = c->bc635_device, .bc635_bars = (int)c->bc635_bars,
-		.phc_device = c->phc_device,
-	};
-	conf_phc_pins(c->phc_tick, &tp.phc_out_pin, &tp.phc_in_pin);
+	const struct timebase_ops *tbo = timebase_table[c->timebase];
+	/* the sources read their own settings; the frame geometry is the table's */
+	struct tb_params tp = c->tb;
+	tp.tf_ns = (int64_t)d->t->tf_ns;
+	tp.epoch_ns = (int64_t)d->t->epoch_ns;
 	if (tbo->create(&d->tb, &tp, tberr, sizeof(tberr)) != 0) {
 		log_err("timebase %s: %s", tbo->name, tberr);
 		return -1;
@@ -467,7 +459,7 @@ static int bring_up(struct tdpd *d)
 	d->tb->ops->describe(d->tb, desc, sizeof(desc));
 	log_info("timebase %s: %s", tbo->name, desc);
 	struct tb_sync sy;
-	d->tb->ops->sync(d->tb, &sy);
+	tb_sync(d->tb, &sy);
 	log_notice("sync: %s (%s); in holdover the engine will %s, unlocked it will %s", tb_state_name(sy.state),
 		   sy.reason, conf_action_names[c->sync_holdover_action], conf_action_names[c->sync_unlocked_action]);
 
@@ -498,7 +490,7 @@ static int bring_up(struct tdpd *d)
 	struct eng_config ec = {
 		.t = d->t, .tb = d->tb, .late = c->late_policy ? LATE_CARRY : LATE_DROP, .node_id = (uint16_t)c->node_id,
 		.flow_depth = (uint32_t)c->flow_queue_depth, .be_depth = (uint32_t)c->be_queue_depth,
-		.be_poll_ns = c->be_poll_ns, .refresh_ns = c->clock_refresh_ns, .ports = epc,
+		.be_poll_ns = c->be_poll_ns, .ports = epc,
 		.holdover_action = (enum sync_action)c->sync_holdover_action,
 		.unlocked_action = (enum sync_action)c->sync_unlocked_action,
 		.pw = {.spin_below_ns = c->spin_below_ns, .min_sleep_ns = c->min_sleep_ns,
@@ -563,7 +555,7 @@ static void tear_down(struct tdpd *d)
 	engine_destroy(d->e);
 	control_free_tables(&d->ctl);
 	if (d->tb)
-		d->tb->ops->destroy(d->tb);
+		tb_destroy(d->tb);
 	router_free(d->rt);
 	notify_close(&d->nt);
 	if (d->eal_up)
@@ -588,7 +580,7 @@ static void watch(struct tdpd *d, struct watch *w)
 	enum tb_state st = tb_state(d->tb);
 	if (st != w->state) {
 		struct tb_sync sy;
-		d->tb->ops->sync(d->tb, &sy);
+		tb_sync(d->tb, &sy);
 		int64_t act = st == TB_HOLDOVER ? c->sync_holdover_action
 			      : st == TB_UNLOCKED ? c->sync_unlocked_action : 0;
 		const char *what = st == TB_LOCKED ? "serving reserved flows"
@@ -637,7 +629,7 @@ static void housekeeping_tick(struct tdpd *d)
 	int64_t now = mono_ns();
 	struct tb_sync sy;
 	if (!d->reported) {
-		d->tb->ops->sync(d->tb, &sy);
+		tb_sync(d->tb, &sy);
 		if (sy.samples + sy.faults + sy.transitions == 0 || es.frames == 0)
 			return;
 		d->reported = true;
@@ -657,7 +649,7 @@ static void housekeeping_tick(struct tdpd *d)
 		d->stall_logged = false;
 	}
 	if (now >= d->next_status_ns && d->nt.fd >= 0) {
-		d->tb->ops->sync(d->tb, &sy);
+		tb_sync(d->tb, &sy);
 		char msg[640];
 		snprintf(msg, sizeof(msg), "STATUS=sync %s; frames %" PRIu64 ", late %" PRIu64 ", skipped %" PRIu64
 			 "; table %s", tb_state_name(sy.state), es.frames, es.late_frames, es.skipped_frames,
@@ -675,6 +667,7 @@ static void run(struct tdpd *d)
 	rt_thread_setup("rx", -1, (int)c->rx_priority);
 	int64_t t0 = mono_ns();
 	int64_t next_stats = c->stats_interval_ns ? t0 + c->stats_interval_ns : INT64_MAX;
+	int64_t next_refresh = c->clock_refresh_ns ? t0 + c->clock_refresh_ns : INT64_MAX;
 	int64_t deadline = c->duration_ns ? t0 + c->duration_ns : INT64_MAX;
 	if (rte_eal_remote_launch(engine_lcore, d, 1) != 0) {
 		log_err("cannot start the frame engine on its lcore");
@@ -708,6 +701,12 @@ static void run(struct tdpd *d)
 				summary_line(&ss, line, sizeof(line));
 				log_info("%s", line);
 				next_stats = now + c->stats_interval_ns;
+			}
+			/* the time source's periodic work (re-anchoring, device reads,
+			 * syscalls) runs here, never on the engine's thread */
+			if (now >= next_refresh || tb_refresh_asked(d->tb)) {
+				tb_refresh(d->tb);
+				next_refresh = c->clock_refresh_ns ? now + c->clock_refresh_ns : INT64_MAX;
 			}
 			watch(d, &w);
 			housekeeping_tick(d);

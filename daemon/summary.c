@@ -94,7 +94,7 @@ void summary_text(const struct summary_src *s, FILE *out)
 		h->count ? h->min : 0, hist_quantile(h, 0.5), hist_quantile(h, 0.99), hist_quantile(h, 0.999),
 		h->count ? h->max : 0, h->over);
 	struct tb_sync sy;
-	s->tb->ops->sync(s->tb, &sy);
+	tb_sync(s->tb, &sy);
 	fprintf(out, "sync    %s: %s; offset %" PRId64 " ns, uncertainty %" PRId64 " ns; %" PRIu64 " samples (%" PRIu64
 		     " bad), %" PRIu64 " faults, %" PRIu64 " transitions, %" PRIu64 " phase steps\n",
 		tb_state_name(sy.state), sy.reason, sy.offset_ns, sy.uncertainty_ns, sy.samples, sy.bad_samples,
@@ -103,10 +103,10 @@ void summary_text(const struct summary_src *s, FILE *out)
 		     "; skips %" PRIu64 ", steps back %" PRIu64 " (%" PRIu64 " frames repeated, none re-sent)\n",
 		es.holdover_frames, es.unlocked_frames, es.alarm_frames, es.demoted_frames, es.skip_events, es.back_steps,
 		es.repeated_frames);
-	if (s->tb->ops->tick_stats) {
+	if (s->tb->ops->tick) {
 		const struct hist *th = engine_tick_hist(s->e);
 		struct tb_tick_stats ts;
-		s->tb->ops->tick_stats(s->tb, &ts);
+		tb_tick_stats(s->tb, &ts);
 		fprintf(out, "ticks   %" PRIu64 " taken, %" PRIu64 " timed out, %" PRIu64 " missed, %" PRIu64 " doubled, %" PRIu64
 			     " spurious; tick latency from the frame start p50 %" PRId64 " ns p99 %" PRId64 " ns max %" PRId64
 			     " ns\n",
@@ -175,7 +175,7 @@ static json_t *hist_json(const struct hist *live, bool bins)
 json_t *summary_sync_json(struct timebase *tb)
 {
 	struct tb_sync sy;
-	tb->ops->sync(tb, &sy);
+	tb_sync(tb, &sy);
 	return json_pack("{ss ss sI sI sI sI sI sI sI sI sI sI}", "state", tb_state_name(sy.state), "reason",
 			 sy.reason, "offset_ns", J(sy.offset_ns), "uncertainty_ns", J(sy.uncertainty_ns),
 			 "last_good_ns", J(sy.last_good.ns), "since_ns", J(sy.since.ns), "samples", J(sy.samples),
@@ -256,11 +256,11 @@ json_t *summary_rx_json(const struct rx *rx)
 
 json_t *summary_tick_json(const struct summary_src *s)
 {
-	if (!s->tb->ops->tick_stats)
+	if (!s->tb->ops->tick)
 		return NULL;
 	const struct hist *th = engine_tick_hist(s->e);
 	struct tb_tick_stats ts;
-	s->tb->ops->tick_stats(s->tb, &ts);
+	tb_tick_stats(s->tb, &ts);
 	return json_pack("{sI sI sI sI sI so}", "missed", J(ts.missed), "doubled", J(ts.doubled), "backwards",
 			 J(ts.backwards), "off_grid", J(ts.off_grid), "spurious", J(ts.spurious), "latency_ns",
 			 hist_json(th, false));

@@ -113,8 +113,6 @@ struct engine {
 	int64_t guard_ns;
 	enum late_policy late;
 	int64_t be_poll_ns;
-	int64_t refresh_ns;
-	tdp_time_t next_refresh;
 	struct pw pw;
 
 	enum sync_action act[3];  /* by enum tb_state */
@@ -451,7 +449,6 @@ struct engine *engine_create(const struct eng_config *c, char *err, size_t errle
 	e->guard_ns = (int64_t)t->guard_ns;
 	e->late = c->late;
 	e->be_poll_ns = c->be_poll_ns;
-	e->refresh_ns = c->refresh_ns;
 	e->flow_depth = c->flow_depth;
 	e->node_id = c->node_id;
 	e->nports = t->nports;
@@ -1272,7 +1269,6 @@ void engine_start(struct engine *e)
 		__atomic_store_n(&e->tab->adopted, e->next, __ATOMIC_RELEASE);
 	e->seen = e->next - 1;
 	e->fill_end = tdp_time_add(frame_start(&e->g, e->next), -e->guard_ns);
-	e->next_refresh = tdp_time_add(now, e->refresh_ns);
 }
 
 int64_t engine_step(struct engine *e)
@@ -1341,10 +1337,6 @@ int64_t engine_step(struct engine *e)
 		tdp_time_t b0 = tb_fast_now(e->tb);
 		pw_flush(&e->pw);
 		pw_book_cost(&e->pw, tdp_time_diff(tb_fast_now(e->tb), b0));
-	}
-	if (e->refresh_ns > 0 && e->tb->ops->refresh && !tdp_time_before(t, e->next_refresh)) {
-		e->tb->ops->refresh(e->tb);
-		e->next_refresh = tdp_time_add(t, e->refresh_ns);
 	}
 	/* best effort in the frame we are in, up to its guard band */
 	e->fill_end = tdp_time_add(frame_start(&e->g, e->next), -e->guard_ns);

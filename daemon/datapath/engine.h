@@ -80,7 +80,6 @@ struct eng_config {
 	uint32_t flow_depth;             /* packets per flow queue */
 	uint32_t be_depth;               /* packets per best-effort queue */
 	int64_t be_poll_ns;              /* while waiting, fill best effort this often; 0 = no */
-	int64_t refresh_ns;              /* re-anchor the fast clock this often; 0 = never */
 	enum sync_action holdover_action;
 	enum sync_action unlocked_action;
 	uint16_t node_id;                /* this router's id in hop stamps */

@@ -38,7 +38,7 @@ struct sync_cfg {
 	int64_t step_ns;            /* an offset jump beyond this is a phase step */
 };
 
-/* What a source reports (struct timebase_ops.sync). */
+/* What a source reports (tb_sync()). */
 struct tb_sync {
 	enum tb_state state;
 	int64_t offset_ns;          /* estimated offset of the local clock from the reference */
@@ -49,6 +49,7 @@ struct tb_sync {
 				     * snapshot outlives the source's lock) */
 	uint64_t samples, bad_samples, faults, transitions, steps;
 	int64_t last_step_ns;       /* size of the latest phase step */
+	uint64_t busy;              /* samples not taken: the engine's thread found the state being read */
 };
 
 struct sync {

@@ -8,10 +8,14 @@
  * index of the frame that started: a gap of more than one is counted as
  * missed ticks, the same index again as a doubled one (ignored).
  *
- * The card's time (TIMEREQ, TIME0/1: UTC plus the UTC-TAI offset) is read on
- * the engine's thread only, to measure the card-host offset at start, at every
- * refresh and when a tick says the card moved; now(), the engine's polling and
- * its sleeping go through the host clock (the system source) shifted by it.
+ * The card's time (TIMEREQ, TIME0/1: UTC plus the UTC-TAI offset) is read by
+ * one thread only, the housekeeping thread's refresh (and once at creation),
+ * to measure the card-host offset; a tick that finds the card moved against
+ * the host asks for a refresh at once. A read is a sequence (TIMEREQ latch,
+ * TIME0, TIME1) that another thread's read between its steps would mix with
+ * its own latch, giving a time up to a second off. now(), the engine's polling
+ * and its sleeping go through the host clock shifted by the offset; the
+ * engine's thread touches only the interrupt and EVENT registers (tick).
  * Sync: each tick and each refresh is a sample; the flywheel flag (GPS not
  * tracked) is a fault, the time- and frequency-offset flags make a sample bad;
  * ticks that stop make the samples stop, hence holdover, then unlocked.
@@ -31,11 +35,8 @@
 #include "bc635_sim.h"
 #include "frame.h"
 #include "log.h"
-#include "timebase.h"
-
-extern const struct timebase_ops tb_system_ops;
-extern const struct timebase_ops tb_bc635_ops;
-extern const struct timebase_ops tb_bc635_sim_ops;
+#include "tb_bc635.h"
+#include "tb_system.h"
 
 struct tb_bc {
 	struct timebase base;
@@ -45,12 +46,9 @@ struct tb_bc {
 	bool own_bus;
 	struct bc635 card;
 	int64_t tai_off_ns;        /* TAI - UTC */
-	struct frame_geom g;
 	_Atomic int64_t host_off;  /* card CTR - host CTR */
-	struct tb_tick_track tt;
-	struct tb_tick_stats ts;   /* engine thread only; read through atomics */
-	pthread_mutex_t lock;      /* guards sy */
-	struct sync sy;
+	atomic_bool moved;         /* a tick saw the card move against the host: measure */
+	bool inited;               /* the shared part is set up */
 	char what[600];
 };
 
@@ -87,25 +85,17 @@ static int64_t measure(struct tb_bc *b, uint32_t *flags)
 	return off;
 }
 
-/* one sample of the card's state; lock held */
+/* one sample of the card's state, from a tick (the engine's thread) */
 static void sample(struct tb_bc *b, tdp_time_t now, uint32_t flags, int64_t off)
 {
 	if (flags & BC_T0_FLYWHEEL)
-		sync_fault(&b->sy, now, "GPS receiver flywheeling: not tracking satellites");
+		tb_fault_nowait(&b->base, now, "GPS receiver flywheeling: not tracking satellites");
 	else
-		sync_sample(&b->sy, now, off,
-			    (flags & (BC_T0_TIME_OFFSET | BC_T0_FREQ_OFFSET)) ? 2 * b->sy.cfg.lock_ns + 1 : 0);
-	tb_set_state(&b->base, b->sy.state);
+		tb_sample_nowait(&b->base, now, off,
+				 (flags & (BC_T0_TIME_OFFSET | BC_T0_FREQ_OFFSET)) ? 2 * tb_sync_cfg(&b->base)->lock_ns + 1
+										 : 0);
 }
 
-/*
- * The host clock and the card-host offset measured at every tick and refresh:
- * the card's time registers are read only by the engine's thread (tick,
- * refresh) and at creation. A read is a sequence (TIMEREQ latch, TIME0,
- * TIME1) that another thread's read between its steps would mix with its own
- * latch, giving a time up to a second off; so now(), called by the control
- * and RX threads, never touches the card.
- */
 static tdp_time_t bc_now(struct timebase *tb)
 {
 	struct tb_bc *b = BC(tb);
@@ -124,23 +114,19 @@ static int bc_sleep_until(struct timebase *tb, tdp_time_t t)
 	return tb_sleep_until(b->host, tdp_time_add(t, -hoff(b)));
 }
 
+/* the housekeeping thread: the only reader of the card's time after start */
 static void bc_refresh(struct timebase *tb)
 {
 	struct tb_bc *b = BC(tb);
 	if (b->host->ops->refresh)
 		b->host->ops->refresh(b->host);
+	atomic_store_explicit(&b->moved, false, memory_order_relaxed);
 	uint32_t flags;
 	measure(b, &flags);
-	tdp_time_t now = tb_now(b->host);
-	if (pthread_mutex_trylock(&b->lock) != 0)
-		return; /* the control side is reading the state; the next refresh polls */
 	/* a refresh shows the card's flags, but only ticks count as samples: ticks
 	 * that stop must end in holdover */
 	if (flags & BC_T0_FLYWHEEL)
-		sync_fault(&b->sy, now, "GPS receiver flywheeling: not tracking satellites");
-	sync_poll(&b->sy, now);
-	tb_set_state(&b->base, b->sy.state);
-	pthread_mutex_unlock(&b->lock);
+		tb_fault(tb, bc_now(tb), "GPS receiver flywheeling: not tracking satellites");
 }
 
 static int bc_tick_fd(struct timebase *tb)
@@ -154,33 +140,24 @@ static int64_t bc_tick(struct timebase *tb)
 	struct tb_bc *b = BC(tb);
 	struct bc635_time e;
 	if (bc635_take_tick(&b->card, &e) != 1) {
-		tb_tick_spurious(&b->ts);
+		tb_tick_spurious(tb);
 		return -1;
 	}
 	tdp_time_t edge = tdp_time(e.utc_ns + b->tai_off_ns);
-	int64_t f = tb_tick_account(&b->tt, &b->g, edge, &b->ts);
+	int64_t f = tb_tick_edge(tb, edge);
 	if (f < 0)
 		return -1;
 	/* the edge is in the past by the interrupt latency, at most about a frame;
-	 * otherwise the card's time moved against the host's: measure again */
+	 * otherwise the card's time moved against the host's: the housekeeping
+	 * thread measures again, asked now */
 	int64_t lat = tdp_time_diff(tdp_time_add(tb_fast_now(b->host), hoff(b)), edge);
-	if (lat < -b->sy.cfg.step_ns || lat > b->g.tf_ns + b->sy.cfg.step_ns)
-		measure(b, NULL);
-	/* the engine's thread: never wait for the control side reading the state;
-	 * a sample skipped now is taken at the next tick */
-	if (pthread_mutex_trylock(&b->lock) == 0) {
-		sample(b, tb_now(b->host), e.flags, hoff(b));
-		pthread_mutex_unlock(&b->lock);
+	int64_t step = tb_sync_cfg(tb)->step_ns;
+	if (lat < -step || lat > tb->g.tf_ns + step) {
+		atomic_store_explicit(&b->moved, true, memory_order_relaxed);
+		tb_ask_refresh(tb);
 	}
+	sample(b, bc_now(tb), e.flags, hoff(b));
 	return f;
-}
-
-static void bc_sync(struct timebase *tb, struct tb_sync *out)
-{
-	struct tb_bc *b = BC(tb);
-	pthread_mutex_lock(&b->lock);
-	sync_get(&b->sy, tb_now(b->host), out);
-	pthread_mutex_unlock(&b->lock);
 }
 
 static void bc_describe(struct timebase *tb, char *buf, size_t len)
@@ -197,17 +174,16 @@ static void bc_destroy(struct timebase *tb)
 	}
 	if (b->host && b->own_host)
 		b->host->ops->destroy(b->host);
-	pthread_mutex_destroy(&b->lock);
+	if (b->inited)
+		tb_fini(tb);
 	free(b);
 }
 
 static struct tb_bc *bc_alloc(const struct timebase_ops *ops)
 {
 	struct tb_bc *b = calloc(1, sizeof(*b));
-	if (b) {
+	if (b)
 		b->base.ops = ops;
-		pthread_mutex_init(&b->lock, NULL);
-	}
 	return b;
 }
 
@@ -219,21 +195,16 @@ static int bc_init(struct tb_bc *b, const struct tb_params *p, char *err, size_t
 			 "the heartbeat, synchronised to 1PPS, cannot mark its frame starts", p->epoch_ns);
 		return -EINVAL;
 	}
-	b->g = (struct frame_geom){p->tf_ns, p->epoch_ns, 1};
 	b->tai_off_ns = (int64_t)p->utc_tai_offset_s * TDP_NS_PER_S;
 	int rc = bc635_open(&b->card, b->bus, err, errlen);
 	if (rc == 0)
 		rc = bc635_setup(&b->card, p->tf_ns, err, errlen);
 	if (rc)
 		return rc;
-	struct sync_cfg sc = p->sync;
-	if (sc.lock_ns <= 0)
-		tb_sync_defaults(&sc);
-	if (sync_init(&b->sy, &sc, tb_now(b->host), "no heartbeat yet")) {
-		snprintf(err, errlen, "sync settings out of range");
-		return -EINVAL;
-	}
-	tb_set_state(&b->base, TB_UNLOCKED);
+	rc = tb_init(&b->base, b->base.ops, p, tb_now(b->host), "no heartbeat yet", err, errlen);
+	if (rc)
+		return rc;
+	b->inited = true;
 	uint32_t flags;
 	measure(b, &flags);
 	uint16_t n1 = 0, n2 = 0;
@@ -270,7 +241,7 @@ static int host_up(struct tb_bc *b, struct tb_params *p, char *err, size_t errle
 	if (adjtimex(&tx) >= 0 && tx.tai > 0)
 		p->utc_tai_offset_s = tx.tai; /* as the system source does */
 	struct tb_params hp = *p;
-	hp.system_sync = TB_SYSSYNC_ASSUME;
+	hp.system.sync_mode = TB_SYSSYNC_ASSUME;
 	int rc = tb_system_ops.create(&b->host, &hp, err, errlen);
 	b->own_host = rc == 0;
 	return rc;
@@ -286,7 +257,7 @@ static int bc_create(struct timebase **out, const struct tb_params *p0, char *er
 	}
 	int rc = host_up(b, &p, err, errlen);
 	if (rc == 0) {
-		b->bus = bc635_pci_open(p.bc635_device, (enum bc_bars)p.bc635_bars, err, errlen);
+		b->bus = bc635_pci_open(p.bc635.device, (enum bc_bars)p.bc635.bars, err, errlen);
 		b->own_bus = b->bus != NULL;
 		rc = b->bus ? bc_init(b, &p, err, errlen) : -ENODEV;
 	}
@@ -337,41 +308,30 @@ static int bc_sim_create(struct timebase **out, const struct tb_params *p0, char
 	return 0;
 }
 
-static void bc_tick_stats(struct timebase *tb, struct tb_tick_stats *out)
-{
-	tb_tick_stats_copy(&BC(tb)->ts, out);
-}
-
 const struct timebase_ops tb_bc635_ops = {
 	.name = "bc635",
-	.doc = "the bc635PCI-U GPS card (bc635-device): frame ticks from its heartbeat interrupt",
+	.doc = "the bc635PCI-U GPS card (bc635-device), frame ticks from its heartbeat interrupt",
 	.create = bc_create,
 	.destroy = bc_destroy,
 	.now = bc_now,
-	.rx_now = bc_now,
 	.fast_now = bc_fast_now,
 	.sleep_until = bc_sleep_until,
 	.refresh = bc_refresh,
-	.sync = bc_sync,
 	.tick_fd = bc_tick_fd,
 	.tick = bc_tick,
-	.tick_stats = bc_tick_stats,
 	.describe = bc_describe,
 };
 
 const struct timebase_ops tb_bc635_sim_ops = {
 	.name = "bc635-sim",
-	.doc = "the bc635 register-level simulator on the host clock: the whole GPS path without the card",
+	.doc = "the bc635 register-level simulator on the host clock, the whole GPS path without the card",
 	.create = bc_sim_create,
 	.destroy = bc_destroy,
 	.now = bc_now,
-	.rx_now = bc_now,
 	.fast_now = bc_fast_now,
 	.sleep_until = bc_sleep_until,
 	.refresh = bc_refresh,
-	.sync = bc_sync,
 	.tick_fd = bc_tick_fd,
 	.tick = bc_tick,
-	.tick_stats = bc_tick_stats,
 	.describe = bc_describe,
 };

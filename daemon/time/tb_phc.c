@@ -8,6 +8,8 @@
  * that fails is a fault. With phc-tick OUT,IN the PHC's periodic output on pin
  * OUT, wired to its timestamp input on pin IN, gives the frame tick: each
  * EXTTS event is a frame start. The start-up log says what the clock has.
+ * now() reads the PHC (a syscall any thread may make); the offset is measured
+ * by refresh, on the housekeeping thread, and published for the others.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,23 +21,17 @@
 #include "frame.h"
 #include "log.h"
 #include "phc.h"
-#include "timebase.h"
-
-extern const struct timebase_ops tb_system_ops;
-extern const struct timebase_ops tb_phc_ops;
+#include "tb_phc.h"
+#include "tb_system.h"
 
 struct tb_phc {
 	struct timebase base;
 	struct timebase *host;
 	bool own_host;
 	struct phc phc;
-	struct frame_geom g;
 	_Atomic int64_t host_off;   /* PHC - host CTR */
 	bool have_off;
-	struct tb_tick_track tt;
-	struct tb_tick_stats ts;
-	pthread_mutex_t lock;
-	struct sync sy;
+	bool inited;                /* the shared part is set up */
 	char what[400];
 };
 
@@ -65,23 +61,18 @@ static void sample(struct tb_phc *p)
 {
 	int64_t off;
 	int rc = measure(p, &off);
-	tdp_time_t now = tb_now(p->host);
-	/* refresh runs on the engine's thread: never wait for a reader of the state */
-	if (pthread_mutex_trylock(&p->lock) != 0)
-		return;
+	/* the state machine runs on the CTR, as tb_refresh polls it */
+	tdp_time_t now = tdp_time_add(tb_now(p->host), hoff(p));
 	if (rc) {
 		char why[160];
 		snprintf(why, sizeof(why), "%s: %s failed: %s", p->phc.path, phc_method_name(p->phc.method), strerror(-rc));
-		sync_fault(&p->sy, now, why);
+		tb_fault(&p->base, now, why);
 	} else {
 		int64_t moved = p->have_off ? off - hoff(p) : 0;
 		atomic_store_explicit(&p->host_off, off, memory_order_relaxed);
 		p->have_off = true;
-		sync_sample(&p->sy, now, off, moved);
+		tb_sample(&p->base, now, off, moved);
 	}
-	sync_poll(&p->sy, now);
-	tb_set_state(&p->base, p->sy.state);
-	pthread_mutex_unlock(&p->lock);
 }
 
 static tdp_time_t phc_now(struct timebase *tb)
@@ -90,13 +81,6 @@ static tdp_time_t phc_now(struct timebase *tb)
 	struct timespec ts;
 	if (p->phc.io->gettime(p->phc.io->ctx, p->phc.fd, &ts) == 0)
 		return tdp_time((int64_t)ts.tv_sec * TDP_NS_PER_S + ts.tv_nsec);
-	return tdp_time_add(tb_now(p->host), hoff(p));
-}
-
-/* the host clock and the measured offset: no device read from RX's thread */
-static tdp_time_t phc_rx_now(struct timebase *tb)
-{
-	struct tb_phc *p = PH(tb);
 	return tdp_time_add(tb_now(p->host), hoff(p));
 }
 
@@ -120,14 +104,6 @@ static void phc_refresh(struct timebase *tb)
 	sample(p);
 }
 
-static void phc_sync(struct timebase *tb, struct tb_sync *out)
-{
-	struct tb_phc *p = PH(tb);
-	pthread_mutex_lock(&p->lock);
-	sync_get(&p->sy, tb_now(p->host), out);
-	pthread_mutex_unlock(&p->lock);
-}
-
 static int phc_tick_fd(struct timebase *tb)
 {
 	struct tb_phc *p = PH(tb);
@@ -140,21 +116,16 @@ static int64_t phc_tick(struct timebase *tb)
 	int64_t t[8];
 	int n = phc_tick_read(&p->phc, t, 8);
 	if (n <= 0) {
-		tb_tick_spurious(&p->ts);
+		tb_tick_spurious(tb);
 		return -1;
 	}
 	int64_t f = -1;
 	for (int i = 0; i < n; i++) {
-		int64_t g = tb_tick_account(&p->tt, &p->g, tdp_time(t[i]), &p->ts);
+		int64_t g = tb_tick_edge(tb, tdp_time(t[i]));
 		if (g >= 0)
 			f = g;
 	}
 	return f;
-}
-
-static void phc_tick_stats(struct timebase *tb, struct tb_tick_stats *out)
-{
-	tb_tick_stats_copy(&PH(tb)->ts, out);
 }
 
 static void phc_describe(struct timebase *tb, char *buf, size_t len)
@@ -168,7 +139,8 @@ static void phc_destroy(struct timebase *tb)
 	phc_close(&p->phc);
 	if (p->host && p->own_host)
 		p->host->ops->destroy(p->host);
-	pthread_mutex_destroy(&p->lock);
+	if (p->inited)
+		tb_fini(tb);
 	free(p);
 }
 
@@ -183,25 +155,23 @@ struct timebase *tb_phc_new(const struct phc_io *io, struct timebase *host, cons
 	p->base.ops = &tb_phc_ops;
 	p->host = host;
 	p->phc.fd = -1;
-	pthread_mutex_init(&p->lock, NULL);
-	const char *dev = prm->phc_device && *prm->phc_device ? prm->phc_device : "/dev/ptp0";
-	bool tick = prm->phc_out_pin >= 0;
+	const char *dev = *prm->phc.device ? prm->phc.device : "/dev/ptp0";
+	int out_pin, in_pin;
+	if (tb_phc_pins(*prm->phc.tick ? prm->phc.tick : "none", &out_pin, &in_pin)) {
+		snprintf(err, errlen, "phc-tick '%s': give none, or two different pin numbers OUT,IN", prm->phc.tick);
+		goto fail;
+	}
+	bool tick = out_pin >= 0;
 	if (tick && (prm->tf_ns <= 0 || prm->epoch_ns % prm->tf_ns)) {
 		snprintf(err, errlen, "the table's epoch (%" PRId64 " ns) is not a whole number of frames: a tick "
 			 "started on a whole second cannot mark its frame starts", prm->epoch_ns);
 		goto fail;
 	}
-	p->g = (struct frame_geom){prm->tf_ns > 0 ? prm->tf_ns : 1000000, prm->epoch_ns, 1};
+	if (tb_init(&p->base, &tb_phc_ops, prm, tb_now(host), "not measured yet", err, errlen))
+		goto fail;
+	p->inited = true;
 	if (phc_open(&p->phc, io, dev, err, errlen))
 		goto fail;
-	struct sync_cfg sc = prm->sync;
-	if (sc.lock_ns <= 0)
-		tb_sync_defaults(&sc);
-	if (sync_init(&p->sy, &sc, tb_now(host), "not measured yet")) {
-		snprintf(err, errlen, "sync settings out of range");
-		goto fail;
-	}
-	tb_set_state(&p->base, TB_UNLOCKED);
 	int64_t off;
 	int rc = measure(p, &off);
 	if (rc) {
@@ -210,7 +180,7 @@ struct timebase *tb_phc_new(const struct phc_io *io, struct timebase *host, cons
 	}
 	atomic_store_explicit(&p->host_off, off, memory_order_relaxed);
 	p->have_off = true;
-	if (tick && phc_tick_start(&p->phc, prm->phc_out_pin, prm->phc_in_pin, prm->tf_ns, err, errlen))
+	if (tick && phc_tick_start(&p->phc, out_pin, in_pin, prm->tf_ns, err, errlen))
 		goto fail;
 	const struct phc_caps *c = &p->phc.caps;
 	int n = snprintf(p->what, sizeof(p->what),
@@ -221,8 +191,8 @@ struct timebase *tb_phc_new(const struct phc_io *io, struct timebase *host, cons
 	if (n > 0 && (size_t)n < sizeof(p->what)) {
 		if (tick)
 			snprintf(p->what + n, sizeof(p->what) - (size_t)n,
-				 "; frame tick from periodic output pin %d wired to timestamp input pin %d", prm->phc_out_pin,
-				 prm->phc_in_pin);
+				 "; frame tick from periodic output pin %d wired to timestamp input pin %d", out_pin,
+				 in_pin);
 		else
 			snprintf(p->what + n, sizeof(p->what) - (size_t)n, "; no frame tick (phc-tick none): the clock alone");
 	}
@@ -235,7 +205,7 @@ fail:
 static int phc_create(struct timebase **out, const struct tb_params *prm, char *err, size_t errlen)
 {
 	struct tb_params hp = *prm;
-	hp.system_sync = TB_SYSSYNC_ASSUME;
+	hp.system.sync_mode = TB_SYSSYNC_ASSUME;
 	struct timebase *host;
 	int rc = tb_system_ops.create(&host, &hp, err, errlen);
 	if (rc)
@@ -255,13 +225,24 @@ const struct timebase_ops tb_phc_ops = {
 	.create = phc_create,
 	.destroy = phc_destroy,
 	.now = phc_now,
-	.rx_now = phc_rx_now,
 	.fast_now = phc_fast_now,
 	.sleep_until = phc_sleep_until,
 	.refresh = phc_refresh,
-	.sync = phc_sync,
 	.tick_fd = phc_tick_fd,
 	.tick = phc_tick,
-	.tick_stats = phc_tick_stats,
 	.describe = phc_describe,
 };
+
+int tb_phc_pins(const char *v, int *out, int *in)
+{
+	char extra;
+	*out = *in = -1;
+	if (!strcmp(v, "none"))
+		return 0;
+	if (sscanf(v, "%d,%d%c", out, in, &extra) != 2 || *out < 0 || *in < 0 || *out > 255 || *in > 255 ||
+	    *out == *in) {
+		*out = *in = -1;
+		return -1;
+	}
+	return 0;
+}

@@ -32,6 +32,12 @@
  * that do not parse or that nobody asked for are counted and ignored. A
  * residual beyond sync-step that persists for sync-lock-samples samples is a
  * phase step: the line restarts from the new samples and the CTR steps with it.
+ *
+ * The socket is behind struct tb_ptp_io, so that the unit test drives the
+ * client against a simulated ptp4l on the simulated clock (tb_ptp_new with no
+ * thread, stepped by tb_ptp_run). The client's state is its thread's own; the
+ * counters are relaxed counters; what others read of the sync state is the
+ * shared part's (timebase.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -48,28 +54,31 @@
 
 #include "log.h"
 #include "ptp_mgmt.h"
-#include "timebase.h"
+#include "counters.h"
+#include "seqlock.h"
+#include "tb_ptp.h"
+#include "tb_system.h"
 
 #define FIT_N 16
-
-extern const struct timebase_ops tb_system_ops;
-extern const struct timebase_ops tb_ptp_ops;
 
 struct tb_ptp {
 	struct timebase base;
 	struct timebase *sys;
-	int mode;
+	bool own_sys;
+	bool inited;                      /* the shared part is set up */
+	int64_t mode;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	uint8_t domain;
 	int64_t poll_ns;
 	int sub_s;                        /* subscription duration */
-	int fd;
+	struct tb_ptp_io io;
+	int fd;                           /* the real socket, when io is ours */
 	pthread_t th;
 	bool th_up;
 	atomic_int stop;
 
-	/* the applied offset line, published to readers through a sequence count */
-	atomic_uint seq;
+	/* the applied offset line, published to readers through a sequence lock */
+	struct seqlock seq;
 	_Atomic int64_t a_ns, t0_ns;
 	_Atomic int64_t b_ppt;            /* slope, parts per trillion */
 
@@ -82,46 +91,39 @@ struct tb_ptp {
 	int64_t path_delay_scaled;        /* ptp4l's meanPathDelay, ns x 2^16; 0: none measured */
 	int64_t last_off;                 /* the previous sample's offset, and how often */
 	uint32_t same_off;                /* it came again in a row */
+	int64_t sample_off;               /* the offset of the latest sample taken */
 	char refused[160];                /* why the latest sample was not evidence */
 	uint16_t seqno;
 	int unanswered;
 	bool was_gone, port_ok, port_known, samples_seen;
 	uint8_t port_state;
 	int64_t next_poll, next_sub;
-
-	pthread_mutex_t lock;             /* guards sy and cnt against sync() */
-	struct sync sy;
-	struct tb_ptp_counters cnt;
+	struct tb_ptp_counters cnt;       /* the thread's; others snapshot */
 };
 
 #define PTP(tb) ((struct tb_ptp *)(tb))
 
 static int64_t offset_at(struct tb_ptp *p, int64_t t)
 {
-	unsigned s0, s1;
+	unsigned s0;
 	int64_t a, t0, b;
-	/* a sequence lock without fences: the fields are read with acquire, so a
-	 * field the writer stored after making the count odd makes the count read
-	 * after it odd or newer */
 	do {
-		s0 = atomic_load_explicit(&p->seq, memory_order_acquire);
-		a = atomic_load_explicit(&p->a_ns, memory_order_acquire);
-		t0 = atomic_load_explicit(&p->t0_ns, memory_order_acquire);
-		b = atomic_load_explicit(&p->b_ppt, memory_order_acquire);
-		s1 = atomic_load_explicit(&p->seq, memory_order_relaxed);
-	} while (s0 != s1 || (s0 & 1));
+		s0 = seqlock_read_begin(&p->seq);
+		a = seq_load(&p->a_ns);
+		t0 = seq_load(&p->t0_ns);
+		b = seq_load(&p->b_ppt);
+	} while (seqlock_read_retry(&p->seq, s0));
 	int64_t dt = t - t0;
 	return a + dt / 1000000 * b / 1000000 + dt % 1000000 * b / 1000000000000LL;
 }
 
 static void publish(struct tb_ptp *p, int64_t a, int64_t t0, int64_t b_ppt)
 {
-	unsigned s = atomic_load_explicit(&p->seq, memory_order_relaxed);
-	atomic_store_explicit(&p->seq, s + 1, memory_order_relaxed);
-	atomic_store_explicit(&p->a_ns, a, memory_order_release);
-	atomic_store_explicit(&p->t0_ns, t0, memory_order_release);
-	atomic_store_explicit(&p->b_ppt, b_ppt, memory_order_release);
-	atomic_store_explicit(&p->seq, s + 2, memory_order_release);
+	seqlock_write_begin(&p->seq);
+	seq_store(&p->a_ns, a);
+	seq_store(&p->t0_ns, t0);
+	seq_store(&p->b_ppt, b_ppt);
+	seqlock_write_end(&p->seq);
 }
 
 static tdp_time_t ptp_now(struct timebase *tb)
@@ -199,28 +201,26 @@ static void fit_reset(struct tb_ptp *p)
 
 static void send_msg(struct tb_ptp *p, const uint8_t *buf, int n)
 {
-	struct sockaddr_un to = {.sun_family = AF_UNIX};
-	memcpy(to.sun_path, p->path, sizeof(to.sun_path));
-	if (sendto(p->fd, buf, (size_t)n, 0, (struct sockaddr *)&to, sizeof(to)) == n) {
-		p->cnt.requests++;
+	int rc = p->io.send(p->io.ctx, buf, (size_t)n);
+	if (rc == 0) {
+		CTR_ADD(p->cnt.requests, 1);
 		if (p->was_gone) {
 			p->was_gone = false;
-			p->cnt.reconnects++;
+			CTR_ADD(p->cnt.reconnects, 1);
 			log_notice("ptp: %s is back", p->path);
 			p->next_sub = 0; /* a restarted ptp4l knows no subscription */
 		}
 		return;
 	}
-	int e = errno;
-	p->cnt.send_errors++;
+	int e = -rc;
+	CTR_ADD(p->cnt.send_errors, 1);
 	if (!p->was_gone) {
 		p->was_gone = true;
 		log_warn("ptp: cannot reach ptp4l at %s: %s", p->path, strerror(e));
 	}
 	char why[160];
 	snprintf(why, sizeof(why), "ptp4l socket %s: %s", p->path, strerror(e));
-	tdp_time_t now = tb_now(p->sys);
-	sync_fault(&p->sy, now, why);
+	tb_fault(&p->base, ptp_now(&p->base), why);
 }
 
 static void ask(struct tb_ptp *p, int64_t now_ns)
@@ -237,7 +237,7 @@ static void ask(struct tb_ptp *p, int64_t now_ns)
 	if (++p->unanswered > 3) {
 		char why[160];
 		snprintf(why, sizeof(why), "ptp4l at %s does not answer", p->path);
-		sync_fault(&p->sy, tdp_time(now_ns), why);
+		tb_fault(&p->base, ptp_now(&p->base), why);
 	}
 	n = ptpm_build_get(buf, sizeof(buf), p->domain, p->seqno++, (uint16_t)getpid(), PTPM_ID_PORT_DATA_SET);
 	send_msg(p, buf, n);
@@ -259,20 +259,28 @@ static void refuse(struct tb_ptp *p, tdp_time_t now, const char *why)
 		log_notice("ptp: not a sample of lock: %s", why);
 		snprintf(p->refused, sizeof(p->refused), "%s", why);
 	}
-	sync_fault(&p->sy, now, why);
+	tb_fault(&p->base, now, why);
+}
+
+/* a sample taken: its offset is the one a step keeps until it persists */
+static void take(struct tb_ptp *p, tdp_time_t now, int64_t off, int64_t err)
+{
+	p->sample_off = off;
+	tb_sample(&p->base, now, off, err);
 }
 
 static void on_time_status(struct tb_ptp *p, const struct ptpm_time_status *ts)
 {
-	tdp_time_t now = tb_now(p->sys);
+	/* the state machine runs on the CTR, as tb_refresh polls it */
+	tdp_time_t now = ptp_now(&p->base);
 	if (!ts->gm_present) {
-		sync_fault(&p->sy, now, "ptp4l has no grandmaster (gmPresent false)");
+		tb_fault(&p->base, now, "ptp4l has no grandmaster (gmPresent false)");
 		return;
 	}
 	if (p->port_known && !p->port_ok) {
 		char why[96];
 		snprintf(why, sizeof(why), "ptp4l port in %s", ptpm_port_state_name(p->port_state));
-		sync_fault(&p->sy, now, why);
+		tb_fault(&p->base, now, why);
 		return;
 	}
 	if (ts->ingress_time_ns == p->last_ingress)
@@ -286,7 +294,7 @@ static void on_time_status(struct tb_ptp *p, const struct ptpm_time_status *ts)
 	}
 	if (p->mode == TB_PTP_OFFSET) {
 		if (p->samples_seen && off == p->last_off) {
-			if (++p->same_off + 1 >= p->sy.cfg.lock_samples) {
+			if (++p->same_off + 1 >= tb_sync_cfg(&p->base)->lock_samples) {
 				char why[160];
 				snprintf(why, sizeof(why), "ptp4l's master offset is %" PRId64 " ns sample after sample; "
 					 "a measured offset varies", off);
@@ -300,19 +308,19 @@ static void on_time_status(struct tb_ptp *p, const struct ptpm_time_status *ts)
 	}
 	p->refused[0] = 0;
 	if (p->mode == TB_PTP_DISCIPLINED) {
-		sync_sample(&p->sy, now, off, off);
+		take(p, now, off, off);
 		return;
 	}
 	/* offset mode: the line is over the system clock's time, as ptp_now reads it */
-	int64_t t = now.ns;
+	int64_t t = tb_now(p->sys).ns;
 	int64_t resid = p->nfit ? off - offset_at(p, t) : 0;
-	if (abs64(resid) > p->sy.cfg.step_ns) {
+	if (abs64(resid) > tb_sync_cfg(&p->base)->step_ns) {
 		if (p->npend < 64) {
 			p->pend[p->npend].t = t;
 			p->pend[p->npend].off = off;
 			p->npend++;
 		}
-		if (p->npend >= p->sy.cfg.lock_samples) {
+		if (p->npend >= tb_sync_cfg(&p->base)->lock_samples) {
 			/* it persists: the reference stepped. Restart the line from here. */
 			log_warn("ptp: phase step of %" PRId64 " ns in ptp4l's master offset", resid);
 			fit_reset(p);
@@ -320,15 +328,15 @@ static void on_time_status(struct tb_ptp *p, const struct ptpm_time_status *ts)
 				fit_add(p, p->pend[i].t, p->pend[i].off);
 			p->npend = 0;
 			/* counted as a step by the jump in offset; the sample fits the new line */
-			sync_sample(&p->sy, now, off, 0);
+			take(p, now, off, 0);
 			return;
 		}
-		sync_sample(&p->sy, now, p->sy.offset_ns, resid);
+		take(p, now, p->sample_off, resid);
 		return;
 	}
 	p->npend = 0;
 	fit_add(p, t, off);
-	sync_sample(&p->sy, now, off, resid);
+	take(p, now, off, resid);
 }
 
 static void on_port_ds(struct tb_ptp *p, const struct ptpm_port_ds *d)
@@ -343,7 +351,7 @@ static void on_port_ds(struct tb_ptp *p, const struct ptpm_port_ds *d)
 	if (!ok) {
 		char why[96];
 		snprintf(why, sizeof(why), "ptp4l port %u in %s", d->port_number, ptpm_port_state_name(s));
-		sync_fault(&p->sy, tb_now(p->sys), why);
+		tb_fault(&p->base, ptp_now(&p->base), why);
 	}
 }
 
@@ -351,33 +359,33 @@ static void receive(struct tb_ptp *p)
 {
 	uint8_t buf[PTPM_MAX];
 	for (;;) {
-		ssize_t n = recv(p->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		long n = p->io.recv(p->io.ctx, buf, sizeof(buf));
 		if (n < 0)
 			return;
 		struct ptpm_msg m;
 		const char *why;
 		int rc = ptpm_parse(buf, (size_t)n, &m, &why);
 		if (rc == -EBADMSG) {
-			p->cnt.malformed++;
+			CTR_ADD(p->cnt.malformed, 1);
 			log_debug("ptp: malformed reply (%s)", why);
 			continue;
 		}
 		if (rc != 0 || m.action != PTPM_RESPONSE || m.domain != p->domain) {
-			p->cnt.unexpected++;
+			CTR_ADD(p->cnt.unexpected, 1);
 			continue;
 		}
 		if (m.tlv_type == PTPM_TLV_ERROR_STATUS) {
-			p->cnt.mgmt_errors++;
+			CTR_ADD(p->cnt.mgmt_errors, 1);
 			log_debug("ptp: ptp4l answered management id 0x%04x with error 0x%04x", m.id, m.error_id);
 			continue;
 		}
 		/* a reply to one of our latest requests, or a notification */
 		uint16_t age = (uint16_t)(p->seqno - m.seq);
 		if (age <= 3) {
-			p->cnt.replies++;
+			CTR_ADD(p->cnt.replies, 1);
 			p->unanswered = 0;
 		} else {
-			p->cnt.notifications++;
+			CTR_ADD(p->cnt.notifications, 1);
 		}
 		switch (m.id) {
 		case PTPM_ID_TIME_STATUS_NP:
@@ -390,47 +398,66 @@ static void receive(struct tb_ptp *p)
 			p->path_delay_scaled = m.u.cds.mean_path_delay_scaled;
 			break;
 		case PTPM_ID_SUBSCRIBE_EVENTS_NP:
-			p->cnt.subscriptions++;
+			CTR_ADD(p->cnt.subscriptions, 1);
 			break;
 		}
 	}
+}
+
+/* One pass: ask when due, time out, read what came; returns ms until the next ask. */
+static int run_once(struct tb_ptp *p)
+{
+	int64_t now = tb_now(p->sys).ns;
+	if (now >= p->next_poll) {
+		ask(p, now);
+		p->next_poll = now + p->poll_ns;
+	}
+	tb_poll(&p->base, ptp_now(&p->base));
+	receive(p);
+	int64_t wait_ms = (p->next_poll - now) / 1000000;
+	return (int)(wait_ms < 1 ? 1 : wait_ms > 100 ? 100 : wait_ms);
+}
+
+void tb_ptp_run(struct timebase *tb)
+{
+	run_once(PTP(tb));
 }
 
 static void *ptp_thread(void *arg)
 {
 	struct tb_ptp *p = arg;
 	while (!atomic_load(&p->stop)) {
-		int64_t now = tb_now(p->sys).ns;
-		pthread_mutex_lock(&p->lock);
-		if (now >= p->next_poll) {
-			ask(p, now);
-			p->next_poll = now + p->poll_ns;
-		}
-		sync_poll(&p->sy, tb_now(p->sys));
-		tb_set_state(&p->base, p->sy.state);
-		pthread_mutex_unlock(&p->lock);
-
-		int64_t wait_ms = (p->next_poll - now) / 1000000;
-		struct pollfd pfd = {.fd = p->fd, .events = POLLIN};
-		if (poll(&pfd, 1, (int)(wait_ms < 1 ? 1 : wait_ms > 100 ? 100 : wait_ms)) > 0) {
-			pthread_mutex_lock(&p->lock);
-			receive(p);
-			tb_set_state(&p->base, p->sy.state);
-			pthread_mutex_unlock(&p->lock);
-		}
+		int ms = run_once(p);
+		p->io.wait(p->io.ctx, ms);
 	}
 	return NULL;
 }
 
-/* ---- the contract --------------------------------------------------------- */
+/* ---- the socket -------------------------------------------------------------- */
 
-static void ptp_sync(struct timebase *tb, struct tb_sync *out)
+static int sock_send(void *ctx, const uint8_t *buf, size_t n)
 {
-	struct tb_ptp *p = PTP(tb);
-	pthread_mutex_lock(&p->lock);
-	sync_get(&p->sy, tb_now(p->sys), out);
-	pthread_mutex_unlock(&p->lock);
+	struct tb_ptp *p = ctx;
+	struct sockaddr_un to = {.sun_family = AF_UNIX};
+	memcpy(to.sun_path, p->path, sizeof(to.sun_path));
+	ssize_t r = sendto(p->fd, buf, n, 0, (struct sockaddr *)&to, sizeof(to));
+	return r == (ssize_t)n ? 0 : r < 0 ? -errno : -EMSGSIZE;
 }
+
+static long sock_recv(void *ctx, uint8_t *buf, size_t n)
+{
+	struct tb_ptp *p = ctx;
+	return (long)recv(p->fd, buf, n, MSG_DONTWAIT);
+}
+
+static int sock_wait(void *ctx, int ms)
+{
+	struct tb_ptp *p = ctx;
+	struct pollfd pfd = {.fd = p->fd, .events = POLLIN};
+	return poll(&pfd, 1, ms);
+}
+
+/* ---- the contract --------------------------------------------------------- */
 
 static void ptp_describe(struct timebase *tb, char *buf, size_t len)
 {
@@ -453,89 +480,108 @@ static void ptp_destroy(struct timebase *tb)
 	}
 	if (p->fd >= 0)
 		close(p->fd);
-	if (p->sys)
+	if (p->sys && p->own_sys)
 		p->sys->ops->destroy(p->sys);
-	pthread_mutex_destroy(&p->lock);
+	if (p->inited)
+		tb_fini(tb);
 	free(p);
+}
+
+struct timebase *tb_ptp_new(const struct tb_ptp_io *io, struct timebase *host, const struct tb_params *prm,
+			    bool threaded, char *err, size_t errlen)
+{
+	struct tb_ptp *p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	p->base.ops = &tb_ptp_ops;
+	p->fd = -1;
+	p->sys = host;
+	const char *path = *prm->ptp.socket ? prm->ptp.socket : "/var/run/ptp4l";
+	if (strlen(path) >= sizeof(p->path)) {
+		snprintf(err, errlen, "ptp-socket %s: longer than a UNIX socket path may be", path);
+		goto fail;
+	}
+	snprintf(p->path, sizeof(p->path), "%s", path);
+	p->domain = (uint8_t)prm->ptp.domain;
+	p->mode = prm->ptp.mode;
+	p->poll_ns = prm->ptp.poll_ns > 0 ? prm->ptp.poll_ns : 250000000;
+	p->sub_s = prm->ptp.subscribe_s > 0 && prm->ptp.subscribe_s <= 3600 ? (int)prm->ptp.subscribe_s : 60;
+	if (tb_init(&p->base, &tb_ptp_ops, prm, tb_now(host), "no answer from ptp4l yet", err, errlen))
+		goto fail;
+	p->inited = true;
+	p->io = *io;
+	if (threaded && pthread_create(&p->th, NULL, ptp_thread, p) != 0) {
+		snprintf(err, errlen, "cannot start the ptp thread");
+		goto fail;
+	}
+	p->th_up = threaded;
+	return &p->base;
+fail:
+	ptp_destroy(&p->base);
+	return NULL;
 }
 
 static int ptp_create(struct timebase **out, const struct tb_params *prm, char *err, size_t errlen)
 {
 	static atomic_int instance;
-	struct tb_ptp *p = calloc(1, sizeof(*p));
-	if (!p) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	p->base.ops = &tb_ptp_ops;
-	p->fd = -1;
-	pthread_mutex_init(&p->lock, NULL);
-	const char *path = prm->ptp_socket && *prm->ptp_socket ? prm->ptp_socket : "/var/run/ptp4l";
-	if (strlen(path) >= sizeof(p->path)) {
-		snprintf(err, errlen, "ptp-socket %s: longer than a UNIX socket path may be", path);
-		ptp_destroy(&p->base);
-		return -ENAMETOOLONG;
-	}
-	snprintf(p->path, sizeof(p->path), "%s", path);
-	p->domain = (uint8_t)prm->ptp_domain;
-	p->mode = prm->ptp_mode;
-	p->poll_ns = prm->ptp_poll_ns > 0 ? prm->ptp_poll_ns : 250000000;
-	p->sub_s = prm->ptp_subscribe_s > 0 && prm->ptp_subscribe_s <= 3600 ? prm->ptp_subscribe_s : 60;
 	struct tb_params sp = *prm;
-	sp.system_sync = TB_SYSSYNC_ASSUME;
-	int rc = tb_system_ops.create(&p->sys, &sp, err, errlen);
-	if (rc != 0) {
-		ptp_destroy(&p->base);
+	sp.system.sync_mode = TB_SYSSYNC_ASSUME;
+	struct timebase *sys;
+	int rc = tb_system_ops.create(&sys, &sp, err, errlen);
+	if (rc)
 		return rc;
-	}
-	struct sync_cfg sc = prm->sync;
-	if (sc.lock_ns <= 0)
-		tb_sync_defaults(&sc);
-	if (sync_init(&p->sy, &sc, tb_now(p->sys), "no answer from ptp4l yet") != 0) {
-		snprintf(err, errlen, "sync settings out of range");
-		ptp_destroy(&p->base);
-		return -EINVAL;
-	}
-	tb_set_state(&p->base, TB_UNLOCKED);
 	/* our own address, in the abstract namespace: nothing to clean up */
-	p->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_un me = {.sun_family = AF_UNIX};
 	int len = snprintf(me.sun_path + 1, sizeof(me.sun_path) - 1, "tdpd-ptp.%d.%d", (int)getpid(),
 			   atomic_fetch_add(&instance, 1));
-	if (p->fd < 0 ||
-	    bind(p->fd, (struct sockaddr *)&me, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len)) != 0) {
+	if (fd < 0 || bind(fd, (struct sockaddr *)&me, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len)) != 0) {
+		rc = -errno;
 		snprintf(err, errlen, "management socket: %s", strerror(errno));
-		ptp_destroy(&p->base);
-		return -errno;
+		if (fd >= 0)
+			close(fd);
+		sys->ops->destroy(sys);
+		return rc;
 	}
+	/* the socket functions take the source, which exists only once made:
+	 * start without a thread, put the socket in, then start the thread */
+	struct tb_ptp_io none = {0};
+	struct timebase *tb = tb_ptp_new(&none, sys, prm, false, err, errlen);
+	if (!tb) {
+		close(fd);
+		sys->ops->destroy(sys);
+		return -EINVAL;
+	}
+	struct tb_ptp *p = PTP(tb);
+	p->own_sys = true;
+	p->fd = fd;
+	p->io = (struct tb_ptp_io){.ctx = p, .send = sock_send, .recv = sock_recv, .wait = sock_wait};
 	if (pthread_create(&p->th, NULL, ptp_thread, p) != 0) {
 		snprintf(err, errlen, "cannot start the ptp thread");
-		ptp_destroy(&p->base);
+		ptp_destroy(tb);
 		return -EAGAIN;
 	}
 	p->th_up = true;
-	*out = &p->base;
+	*out = tb;
 	return 0;
 }
 
 const struct timebase_ops tb_ptp_ops = {
 	.name = "ptp",
-	.doc = "follows ptp4l through its management socket (ptp-socket); ptp-mode disciplined or offset",
+	.doc = "follows ptp4l through its management socket (ptp-socket), in ptp-mode disciplined or offset",
 	.create = ptp_create,
 	.destroy = ptp_destroy,
 	.now = ptp_now,
 	.fast_now = ptp_fast_now,
 	.sleep_until = ptp_sleep_until,
 	.refresh = ptp_refresh,
-	.sync = ptp_sync,
 	.describe = ptp_describe,
 };
 
 /* The client's counters, for tests and the summary. */
 void tb_ptp_counters(struct timebase *tb, struct tb_ptp_counters *out)
 {
-	struct tb_ptp *p = PTP(tb);
-	pthread_mutex_lock(&p->lock);
-	*out = p->cnt;
-	pthread_mutex_unlock(&p->lock);
+	ctr_snapshot(out, &PTP(tb)->cnt, sizeof(*out));
 }

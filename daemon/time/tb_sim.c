@@ -1,18 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
- * The sim source: a clock that moves only when it is read or slept on, for
- * deterministic tests. Every read costs poll_ns of simulated time; a sleep
- * ends at the asked time plus a constant oversleep, plus a one-off stall when
- * a test injects one (a descheduled engine, a late wake-up). A drift makes
- * every sleep run ppb parts per billion long, as an oscillator off frequency
- * would; the sync state is whatever the test sets.
- */
+/* The sim source (tb_sim.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "timebase.h"
+#include "tb_sim.h"
 
 struct tb_sim {
 	struct timebase base;
@@ -22,12 +15,7 @@ struct tb_sim {
 	int64_t stall_ns;
 	uint64_t sleeps;
 	int64_t drift_ppb;
-	enum tb_state state;
-	const char *reason;
-	uint64_t transitions;
 };
-
-extern const struct timebase_ops tb_sim_ops;
 
 #define SIM(tb) ((struct tb_sim *)(tb))
 
@@ -51,16 +39,6 @@ static int sim_sleep_until(struct timebase *tb, tdp_time_t t)
 	return 0;
 }
 
-static void sim_sync(struct timebase *tb, struct tb_sync *out)
-{
-	struct tb_sim *s = SIM(tb);
-	memset(out, 0, sizeof(*out));
-	out->state = s->state;
-	out->last_good = tdp_time(s->now);
-	snprintf(out->reason, sizeof(out->reason), "%s", s->reason ? s->reason : "");
-	out->transitions = s->transitions;
-}
-
 static void sim_describe(struct timebase *tb, char *buf, size_t len)
 {
 	snprintf(buf, len, "simulated clock (%lld ns per read, %lld ns oversleep)",
@@ -69,6 +47,7 @@ static void sim_describe(struct timebase *tb, char *buf, size_t len)
 
 static void sim_destroy(struct timebase *tb)
 {
+	tb_fini(tb);
 	free(tb);
 }
 
@@ -91,7 +70,6 @@ const struct timebase_ops tb_sim_ops = {
 	.now = sim_now,
 	.fast_now = sim_now,
 	.sleep_until = sim_sleep_until,
-	.sync = sim_sync,
 	.describe = sim_describe,
 };
 
@@ -100,12 +78,15 @@ struct timebase *tb_sim_new(tdp_time_t start, int64_t poll_ns)
 	struct tb_sim *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	s->base.ops = &tb_sim_ops;
 	s->now = start.ns;
 	s->poll_ns = poll_ns;
-	s->state = TB_LOCKED;
-	s->reason = "simulated clock";
-	tb_set_state(&s->base, TB_LOCKED);
+	struct tb_params p = {0};
+	char err[64];
+	if (tb_init(&s->base, &tb_sim_ops, &p, start, "simulated clock", err, sizeof(err))) {
+		free(s);
+		return NULL;
+	}
+	tb_sim_set_state(&s->base, TB_LOCKED, "simulated clock");
 	return &s->base;
 }
 
@@ -141,10 +122,5 @@ void tb_sim_set_drift(struct timebase *tb, int64_t ppb)
 
 void tb_sim_set_state(struct timebase *tb, enum tb_state st, const char *reason)
 {
-	struct tb_sim *s = SIM(tb);
-	if (s->state != st)
-		s->transitions++;
-	s->state = st;
-	s->reason = reason;
-	tb_set_state(tb, st);
+	tb_force(tb, tb_sim_time(tb), st, 0, 0, reason ? reason : "");
 }

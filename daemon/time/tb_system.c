@@ -1,16 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
- * The system source: CLOCK_TAI when the kernel knows the UTC-TAI offset
- * (ptp4l/phc2sys or chrony set it), else CLOCK_REALTIME plus a configured
- * offset. Either way the clock is disciplined by something else (phc2sys,
- * chrony, ntpd). With system-sync adjtimex (the default) the sync state follows
- * the kernel's own view: STA_UNSYNC set means nothing disciplines the clock
- * (unlocked), clear means locked with the kernel's estimated error as the
- * uncertainty; it is read at start and at every refresh. With assume-locked
- * the clock is taken as locked.
- * Polling goes through the TSC mapped onto the clock when the TSC is
- * invariant and the kernel's clocksource, else through clock_gettime.
- */
+/* The system source (tb_system.h). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -20,18 +9,14 @@
 #include <time.h>
 
 #include "log.h"
-#include "timebase.h"
+#include "tb_system.h"
 #include "hostclock.h"
 
 struct tb_system {
 	struct timebase base;
 	struct hostclock hc;
-	int sync_mode;
-	pthread_mutex_t lock;     /* guards sy: refresh (engine) against sync (control) */
-	struct sync sy;
+	int64_t sync_mode;
 };
-
-extern const struct timebase_ops tb_system_ops;
 
 #define SYS(tb) ((struct tb_system *)(tb))
 
@@ -71,14 +56,7 @@ static void sys_poll_sync(struct tb_system *s)
 			why = "the kernel reports the clock synchronised (STA_UNSYNC clear)";
 		}
 	}
-	/* refresh runs on the engine's thread: never wait for a reader of the state */
-	if (pthread_mutex_trylock(&s->lock) != 0)
-		return;
-	bool changed = sync_force(&s->sy, now, st, 0, err_ns, why);
-	pthread_mutex_unlock(&s->lock);
-	tb_set_state(&s->base, st);
-	if (changed)
-		log_debug("system clock %s: %s", tb_state_name(st), why);
+	tb_force(&s->base, now, st, 0, err_ns, why);
 }
 
 static void sys_refresh(struct timebase *tb)
@@ -86,14 +64,6 @@ static void sys_refresh(struct timebase *tb)
 	struct tb_system *s = SYS(tb);
 	hostclock_anchor(&s->hc);
 	sys_poll_sync(s);
-}
-
-static void sys_sync(struct timebase *tb, struct tb_sync *out)
-{
-	struct tb_system *s = SYS(tb);
-	pthread_mutex_lock(&s->lock);
-	sync_get(&s->sy, sys_now(tb), out);
-	pthread_mutex_unlock(&s->lock);
 }
 
 static void sys_describe(struct timebase *tb, char *buf, size_t len)
@@ -107,7 +77,7 @@ static void sys_describe(struct timebase *tb, char *buf, size_t len)
 
 static void sys_destroy(struct timebase *tb)
 {
-	pthread_mutex_destroy(&SYS(tb)->lock);
+	tb_fini(tb);
 	free(tb);
 }
 
@@ -118,18 +88,14 @@ static int sys_create(struct timebase **out, const struct tb_params *p, char *er
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	s->base.ops = &tb_system_ops;
-	int rc = hostclock_init(&s->hc, p->system_clock, p->utc_tai_offset_s, p->fast_clock, err, errlen);
+	int rc = hostclock_init(&s->hc, (int)p->clock, (int)p->utc_tai_offset_s, (int)p->fast, err, errlen);
+	if (rc == 0)
+		rc = tb_init(&s->base, &tb_system_ops, p, hostclock_now(&s->hc), "not read yet", err, errlen);
 	if (rc) {
 		free(s);
 		return rc;
 	}
-	pthread_mutex_init(&s->lock, NULL);
-	s->sync_mode = p->system_sync;
-	struct sync_cfg sc = p->sync;
-	if (sc.lock_ns <= 0)
-		tb_sync_defaults(&sc);
-	sync_init(&s->sy, &sc, hostclock_now(&s->hc), "not read yet");
+	s->sync_mode = p->system.sync_mode;
 	sys_poll_sync(s);
 	*out = &s->base;
 	return 0;
@@ -144,6 +110,5 @@ const struct timebase_ops tb_system_ops = {
 	.fast_now = sys_fast_now,
 	.sleep_until = sys_sleep_until,
 	.refresh = sys_refresh,
-	.sync = sys_sync,
 	.describe = sys_describe,
 };

@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The shared part of every time source: the sync state machine under one lock,
+ * the state published for the engine, the tick accounting, and the list of
+ * sources.
+ */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "counters.h"
-#include "frame.h"
+#include "log.h"
+#include "tb_bc635.h"
+#include "tb_phc.h"
+#include "tb_ptp.h"
+#include "tb_sim.h"
+#include "tb_system.h"
 #include "timebase.h"
-
-extern const struct timebase_ops tb_system_ops;
-extern const struct timebase_ops tb_sim_ops;
-extern const struct timebase_ops tb_ptp_ops;
-extern const struct timebase_ops tb_phc_ops;
-extern const struct timebase_ops tb_bc635_ops;
-extern const struct timebase_ops tb_bc635_sim_ops;
 
 const struct timebase_ops *const timebase_table[] = {
 	&tb_system_ops,
@@ -37,34 +42,151 @@ void tb_sync_defaults(struct sync_cfg *c)
 			       .drift_ppb = SYNC_DEF_DRIFT_PPB, .step_ns = SYNC_DEF_STEP_NS};
 }
 
-
-int64_t tb_tick_account(struct tb_tick_track *tt, const struct frame_geom *g, tdp_time_t edge,
-			struct tb_tick_stats *st)
+void tb_sync_params_defaults(struct tb_sync_params *p)
 {
+	*p = (struct tb_sync_params){.lock_ns = SYNC_DEF_LOCK_NS, .lock_samples = SYNC_DEF_LOCK_SAMPLES,
+				     .timeout_ns = SYNC_DEF_TIMEOUT_NS, .holdover_ns = SYNC_DEF_HOLDOVER_NS,
+				     .drift_ppb = SYNC_DEF_DRIFT_PPB, .step_ns = SYNC_DEF_STEP_NS};
+}
+
+int tb_init(struct timebase *tb, const struct timebase_ops *ops, const struct tb_params *p, tdp_time_t now,
+	    const char *reason, char *err, size_t errlen)
+{
+	tb->ops = ops;
+	struct sync_cfg c;
+	const struct tb_sync_params *s = &p->sync;
+	if (s->lock_ns == 0 && s->lock_samples == 0)
+		tb_sync_defaults(&c);
+	else if (s->lock_samples < 1 || s->lock_samples > UINT32_MAX) {
+		snprintf(err, errlen, "sync settings out of range");
+		return -EINVAL;
+	} else
+		c = (struct sync_cfg){.lock_ns = s->lock_ns, .lock_samples = (uint32_t)s->lock_samples,
+				      .sample_timeout_ns = s->timeout_ns, .holdover_ns = s->holdover_ns,
+				      .drift_ppb = s->drift_ppb, .step_ns = s->step_ns};
+	if (sync_init(&tb->sy, &c, now, reason) != 0) {
+		snprintf(err, errlen, "sync settings out of range");
+		return -EINVAL;
+	}
+	tb->g = (struct frame_geom){p->tf_ns > 0 ? p->tf_ns : 1000000, p->epoch_ns, 1};
+	pthread_mutex_init(&tb->lock, NULL);
+	atomic_store_explicit(&tb->state, TB_UNLOCKED, memory_order_relaxed);
+	return 0;
+}
+
+void tb_fini(struct timebase *tb)
+{
+	pthread_mutex_destroy(&tb->lock);
+}
+
+void tb_destroy(struct timebase *tb)
+{
+	if (tb)
+		tb->ops->destroy(tb);
+}
+
+/* lock held: publish the state, say a change */
+static void publish(struct timebase *tb, bool changed)
+{
+	atomic_store_explicit(&tb->state, (int)tb->sy.state, memory_order_relaxed);
+	if (changed)
+		log_debug("timebase %s: %s: %s", tb->ops->name, tb_state_name(tb->sy.state), tb->sy.reason);
+}
+
+void tb_sample(struct timebase *tb, tdp_time_t now, int64_t offset_ns, int64_t err_ns)
+{
+	pthread_mutex_lock(&tb->lock);
+	publish(tb, sync_sample(&tb->sy, now, offset_ns, err_ns));
+	pthread_mutex_unlock(&tb->lock);
+}
+
+void tb_sample_nowait(struct timebase *tb, tdp_time_t now, int64_t offset_ns, int64_t err_ns)
+{
+	if (pthread_mutex_trylock(&tb->lock) != 0) {
+		__atomic_fetch_add(&tb->busy, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	publish(tb, sync_sample(&tb->sy, now, offset_ns, err_ns));
+	pthread_mutex_unlock(&tb->lock);
+}
+
+void tb_fault(struct timebase *tb, tdp_time_t now, const char *why)
+{
+	pthread_mutex_lock(&tb->lock);
+	publish(tb, sync_fault(&tb->sy, now, why));
+	pthread_mutex_unlock(&tb->lock);
+}
+
+void tb_fault_nowait(struct timebase *tb, tdp_time_t now, const char *why)
+{
+	if (pthread_mutex_trylock(&tb->lock) != 0) {
+		__atomic_fetch_add(&tb->busy, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	publish(tb, sync_fault(&tb->sy, now, why));
+	pthread_mutex_unlock(&tb->lock);
+}
+
+void tb_force(struct timebase *tb, tdp_time_t now, enum tb_state st, int64_t offset_ns, int64_t err_ns,
+	      const char *why)
+{
+	pthread_mutex_lock(&tb->lock);
+	publish(tb, sync_force(&tb->sy, now, st, offset_ns, err_ns, why));
+	pthread_mutex_unlock(&tb->lock);
+}
+
+void tb_poll(struct timebase *tb, tdp_time_t now)
+{
+	pthread_mutex_lock(&tb->lock);
+	publish(tb, sync_poll(&tb->sy, now));
+	pthread_mutex_unlock(&tb->lock);
+}
+
+void tb_refresh(struct timebase *tb)
+{
+	atomic_store_explicit(&tb->asked, false, memory_order_relaxed);
+	if (tb->ops->refresh)
+		tb->ops->refresh(tb);
+	tb_poll(tb, tb_now(tb));
+}
+
+void tb_sync(struct timebase *tb, struct tb_sync *out)
+{
+	tdp_time_t now = tb_now(tb);
+	pthread_mutex_lock(&tb->lock);
+	sync_get(&tb->sy, now, out);
+	pthread_mutex_unlock(&tb->lock);
+	out->busy = __atomic_load_n(&tb->busy, __ATOMIC_RELAXED);
+}
+
+int64_t tb_tick_edge(struct timebase *tb, tdp_time_t edge)
+{
+	const struct frame_geom *g = &tb->g;
+	struct tb_tick_stats *st = &tb->ts;
 	int64_t f = frame_index(g, tdp_time_add(edge, g->tf_ns / 2)); /* the nearest frame start */
-	if (tt->have_last && f == tt->last) {
+	if (tb->tick_have_last && f == tb->tick_last) {
 		CTR_ADD(st->doubled, 1);
 		return -1;
 	}
-	if (tt->have_last && f > tt->last + 1)
-		CTR_ADD(st->missed, (uint64_t)(f - tt->last - 1));
-	if (tt->have_last && f < tt->last)
+	if (tb->tick_have_last && f > tb->tick_last + 1)
+		CTR_ADD(st->missed, (uint64_t)(f - tb->tick_last - 1));
+	if (tb->tick_have_last && f < tb->tick_last)
 		CTR_ADD(st->backwards, 1);
 	int64_t from_start = tdp_time_diff(edge, frame_start(g, f));
 	if (from_start > 1000 || from_start < -1000)
 		CTR_ADD(st->off_grid, 1);
-	tt->last = f;
-	tt->have_last = 1;
+	tb->tick_last = f;
+	tb->tick_have_last = true;
 	CTR_ADD(st->ticks, 1);
 	return f;
 }
 
-void tb_tick_spurious(struct tb_tick_stats *st)
+void tb_tick_spurious(struct timebase *tb)
 {
-	CTR_ADD(st->spurious, 1);
+	CTR_ADD(tb->ts.spurious, 1);
 }
 
-void tb_tick_stats_copy(const struct tb_tick_stats *st, struct tb_tick_stats *out)
+void tb_tick_stats(struct timebase *tb, struct tb_tick_stats *out)
 {
-	ctr_snapshot(out, st, sizeof(*out));
+	ctr_snapshot(out, &tb->ts, sizeof(*out));
 }

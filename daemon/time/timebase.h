@@ -2,55 +2,89 @@
 /*
  * The timebase: where the frame engine gets the common time reference (CTR).
  *
- * Every source implements the same small contract (struct timebase_ops) and is
- * picked by name from timebase_table[]; the engine only ever calls through it.
- * A source gives
- *   - now():        a reference read of the CTR (may cost a syscall or a bus read),
- *   - fast_now():   a cheap read for polling (the TSC mapped onto the CTR where the
- *                   TSC is invariant; the same as now() otherwise),
+ * Every source implements the same small contract (struct timebase_ops), in
+ * the manner of chrony's reference-clock drivers: a source reads its own
+ * settings (its part of struct tb_params), reads its device, and pushes what
+ * it measured to the shared part below (tb_sample, tb_fault, tb_force,
+ * tb_tick_edge); the shared part owns the lock, the sync state machine
+ * (sync.h), the tick accounting and what is published to other threads.
+ *
+ * A source gives, by contract:
+ *   - now():         a reference read of the CTR. Any thread.
+ *   - fast_now():    a cheap read for polling (the TSC mapped onto the CTR where
+ *                    the TSC is invariant; the same as now() otherwise). Any
+ *                    thread: what it reads is published through a sequence lock.
  *   - sleep_until(): an absolute sleep towards a CTR time (it may oversleep; the
- *                   engine's predictive wait takes care of that),
- *   - refresh():    housekeeping, e.g. re-anchoring the fast clock (may be NULL),
- *   - sync():       the sync state (locked / holdover / unlocked, offset, uncertainty,
- *                   counters); the engine reads only the state, through
- *                   tb_state(), one relaxed atomic load per frame,
- *   - tick_fd():    an fd readable at each frame tick, or -1 (may be NULL),
- *   - tick():       after tick_fd() became readable: the index of the frame whose
- *                   start the tick marks, or -1 when there was no tick to take
- *                   (may be NULL when there is no tick).
- * Sources: system, ptp, phc, bc635, bc635-sim, sim (tests). Sources that do
- * I/O of their own (ptp) run it on their own thread and log their transitions;
- * the engine never waits on them.
+ *                    engine's predictive wait takes care of that). Any thread.
+ *   - refresh():     the source's periodic work: re-anchoring the fast clock,
+ *                    measuring a device, polling the kernel. The housekeeping
+ *                    thread only (tb_refresh), never the engine's: the engine
+ *                    path makes no syscall besides the clock read, the sleep,
+ *                    the tick wait and the TX. May be NULL.
+ *   - tick_fd():     an fd readable at each frame tick, or -1 (may be NULL).
+ *   - tick():        the engine's thread, after tick_fd() became readable: the
+ *                    index of the frame whose start the tick marks, or -1 when
+ *                    there was no tick to take (may be NULL: no tick).
+ *   - describe():    one line on what the source found and uses.
+ * The shared part gives every source the same tb_sync() (the state, offset,
+ * uncertainty and counters, from any thread), tb_state() (one relaxed load,
+ * what the engine reads per frame) and tb_tick_stats().
+ * Sources, each with its own header: system (tb_system.h), ptp (tb_ptp.h),
+ * phc (tb_phc.h), bc635 and bc635-sim (tb_bc635.h), sim for tests (tb_sim.h).
  */
 #ifndef TDP_TIMEBASE_H
 #define TDP_TIMEBASE_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include <stdatomic.h>
-
+#include "frame.h"
 #include "hostclock.h"
 #include "sync.h"
 #include "tdp_time.h"
 
-/* Settings a source may use; each source reads only its own. */
+/* The room of a text setting (a path), as tdpd.conf gives it. */
+#define TB_STR 256
+
+/* The sync state machine's settings, as tdpd.conf gives them (sync-*). */
+struct tb_sync_params {
+	int64_t lock_ns, lock_samples, timeout_ns, holdover_ns, drift_ppb, step_ns;
+};
+
+/* Each source's own settings; a source reads only its own and the common part. */
+struct tb_system_params {
+	int64_t sync_mode;        /* TB_SYSSYNC_* */
+};
+struct tb_ptp_params {
+	char socket[TB_STR];      /* ptp4l's management socket; "": /var/run/ptp4l */
+	int64_t domain;
+	int64_t mode;             /* TB_PTP_* */
+	int64_t poll_ns;          /* how often to ask ptp4l; 0: 250 ms */
+	int64_t subscribe_s;      /* SUBSCRIBE_EVENTS_NP duration, renewed at half; 0: 60 s */
+};
+struct tb_phc_params {
+	char device[TB_STR];      /* /dev/ptpN; "": /dev/ptp0 */
+	char tick[TB_STR];        /* "none" or "OUT,IN": PEROUT pin wired to EXTTS pin */
+};
+struct tb_bc635_params {
+	char device[TB_STR];      /* uio name, /dev/uioN or a PCI address (VFIO) */
+	int64_t bars;             /* TB_BARS_* */
+};
+
 struct tb_params {
-	int system_clock;         /* HC_CLOCK_* (hostclock.h) */
-	int utc_tai_offset_s;     /* used with REALTIME when the kernel does not know it */
-	int fast_clock;           /* HC_FAST_* (hostclock.h) */
-	int system_sync;          /* TB_SYSSYNC_* */
-	struct sync_cfg sync;     /* thresholds and budgets of the sync state machine */
+	/* the host clock every source polls and sleeps on (hostclock.h) */
+	int64_t clock;            /* HC_CLOCK_* */
+	int64_t utc_tai_offset_s; /* with REALTIME when the kernel does not know it */
+	int64_t fast;             /* HC_FAST_* */
+	struct tb_sync_params sync; /* all 0: the defaults */
 	int64_t tf_ns, epoch_ns;  /* the frame geometry, for sources with a frame tick */
-	const char *ptp_socket;   /* ptp4l's management socket */
-	int ptp_domain;
-	int ptp_mode;             /* TB_PTP_* */
-	int64_t ptp_poll_ns;      /* how often to ask TIME_STATUS_NP */
-	int ptp_subscribe_s;      /* SUBSCRIBE_EVENTS_NP duration, renewed at half; 0: 60 s */
-	const char *phc_device;   /* /dev/ptpN */
-	int phc_out_pin, phc_in_pin; /* the frame tick: PEROUT pin wired to EXTTS pin; -1: no tick */
-	const char *bc635_device; /* uio name, /dev/uioN or a PCI address (VFIO) */
-	int bc635_bars;           /* TB_BARS_* */
+	struct tb_system_params system;
+	struct tb_ptp_params ptp;
+	struct tb_phc_params phc;
+	struct tb_bc635_params bc635;
 };
 
 enum { TB_SYSSYNC_ADJTIMEX, TB_SYSSYNC_ASSUME };
@@ -66,21 +100,6 @@ struct tb_tick_stats {
 	uint64_t spurious;        /* an interrupt that was no heartbeat */
 };
 
-/* Frame-index bookkeeping of a source with a tick (pure). */
-struct tb_tick_track {
-	int64_t last;
-	int have_last;
-};
-struct frame_geom;
-/* The edge at a frame start to the frame's index, counting gaps (missed),
- * repeats (doubled: -1 is returned), steps back and edges off the grid. */
-int64_t tb_tick_account(struct tb_tick_track *tt, const struct frame_geom *g, tdp_time_t edge,
-			struct tb_tick_stats *st);
-/* A spurious interrupt (no tick behind it). */
-void tb_tick_spurious(struct tb_tick_stats *st);
-/* A snapshot for another thread (relaxed atomic reads). */
-void tb_tick_stats_copy(const struct tb_tick_stats *st, struct tb_tick_stats *out);
-
 struct timebase;
 
 struct timebase_ops {
@@ -93,44 +112,41 @@ struct timebase_ops {
 	tdp_time_t (*fast_now)(struct timebase *tb);
 	int (*sleep_until)(struct timebase *tb, tdp_time_t t);
 	void (*refresh)(struct timebase *tb);
-	void (*sync)(struct timebase *tb, struct tb_sync *s);
 	int (*tick_fd)(struct timebase *tb);
 	int64_t (*tick)(struct timebase *tb);
-	void (*tick_stats)(struct timebase *tb, struct tb_tick_stats *out);
-	/* one line on what the source found and uses, for the start-up log */
 	void (*describe)(struct timebase *tb, char *buf, size_t len);
-	/* a read of the CTR that another thread may make while the engine runs
-	 * (RX's arrival times; a microsecond is good enough); NULL: now() is safe */
-	tdp_time_t (*rx_now)(struct timebase *tb);
 };
 
+/* The shared part, first in every source's struct; its fields are the shared
+ * part's own (timebase.c), not the source's. */
 struct timebase {
 	const struct timebase_ops *ops;
-	atomic_int state;         /* enum tb_state, written by the source */
+	atomic_int state;           /* enum tb_state, published for the engine */
+	pthread_mutex_t lock;       /* guards sy */
+	struct sync sy;
+	uint64_t busy;              /* samples the engine's thread could not hand over (lock held) */
+	atomic_bool asked;          /* the source wants a refresh now */
+	/* the tick accounting: the engine's thread writes, others snapshot */
+	struct tb_tick_stats ts;
+	int64_t tick_last;
+	bool tick_have_last;
+	struct frame_geom g;
 };
+
+/* NULL-terminated; the first entry is the default. The one list of names. */
+extern const struct timebase_ops *const timebase_table[];
+const struct timebase_ops *timebase_find(const char *name);
+
+/* ---- what the engine and the other threads call ------------------------- */
 
 static inline enum tb_state tb_state(const struct timebase *tb)
 {
-	return (enum tb_state)atomic_load_explicit(&tb->state, memory_order_relaxed);
+	return (enum tb_state)atomic_load_explicit(&((struct timebase *)tb)->state, memory_order_relaxed);
 }
-
-static inline void tb_set_state(struct timebase *tb, enum tb_state s)
-{
-	atomic_store_explicit(&tb->state, (int)s, memory_order_relaxed);
-}
-
-/* NULL-terminated; the first entry is the default. */
-extern const struct timebase_ops *const timebase_table[];
-const struct timebase_ops *timebase_find(const char *name);
 
 static inline tdp_time_t tb_now(struct timebase *tb)
 {
 	return tb->ops->now(tb);
-}
-
-static inline tdp_time_t tb_rx_now(struct timebase *tb)
-{
-	return tb->ops->rx_now ? tb->ops->rx_now(tb) : tb->ops->now(tb);
 }
 
 static inline tdp_time_t tb_fast_now(struct timebase *tb)
@@ -143,53 +159,63 @@ static inline int tb_sleep_until(struct timebase *tb, tdp_time_t t)
 	return tb->ops->sleep_until(tb, t);
 }
 
-/* The default sync settings (sync.h's SYNC_DEF_*). */
+/* The housekeeping thread's periodic call (the source's refresh, then the
+ * state machine's timeouts). */
+void tb_refresh(struct timebase *tb);
+/* True when the source asked for a refresh before the period is up. */
+static inline bool tb_refresh_asked(const struct timebase *tb)
+{
+	return atomic_load_explicit(&((struct timebase *)tb)->asked, memory_order_relaxed);
+}
+/* The sync state, offset and counters; any thread. */
+void tb_sync(struct timebase *tb, struct tb_sync *out);
+/* The tick counters; any thread. */
+void tb_tick_stats(struct timebase *tb, struct tb_tick_stats *out);
+void tb_destroy(struct timebase *tb);
+
+/* ---- what a source calls ------------------------------------------------- */
+
+/* Sets up the shared part: UNLOCKED with the reason, the sync settings (their
+ * defaults where p->sync is all 0) and the frame geometry. 0, or -EINVAL with a
+ * message in err when a sync setting is out of range. */
+int tb_init(struct timebase *tb, const struct timebase_ops *ops, const struct tb_params *p, tdp_time_t now,
+	    const char *reason, char *err, size_t errlen);
+void tb_fini(struct timebase *tb);
+/* A measurement: the offset from the reference and its error (sync.h). */
+void tb_sample(struct timebase *tb, tdp_time_t now, int64_t offset_ns, int64_t err_ns);
+/* The same from the engine's thread, which never waits: when a reader holds
+ * the lock the sample is not taken, and counted (busy). */
+void tb_sample_nowait(struct timebase *tb, tdp_time_t now, int64_t offset_ns, int64_t err_ns);
+/* The reference is gone (sync_fault). */
+void tb_fault(struct timebase *tb, tdp_time_t now, const char *why);
+void tb_fault_nowait(struct timebase *tb, tdp_time_t now, const char *why);
+/* The state machine's timeouts (sync_poll); tb_refresh does it too. */
+void tb_poll(struct timebase *tb, tdp_time_t now);
+/* The engine's thread found work for refresh (a device to measure again):
+ * the housekeeping thread refreshes at its next pass instead of waiting for
+ * the period. */
+static inline void tb_ask_refresh(struct timebase *tb)
+{
+	atomic_store_explicit(&tb->asked, true, memory_order_relaxed);
+}
+/* A source that cannot measure sets its state (sync_force). */
+void tb_force(struct timebase *tb, tdp_time_t now, enum tb_state st, int64_t offset_ns, int64_t err_ns,
+	      const char *why);
+/* The sync settings in force (read-only after tb_init). */
+static inline const struct sync_cfg *tb_sync_cfg(const struct timebase *tb)
+{
+	return &tb->sy.cfg;
+}
+/* A tick's edge at a frame start to the frame's index, counting gaps (missed),
+ * repeats (doubled: -1 is returned), steps back and edges off the grid. The
+ * engine's thread. */
+int64_t tb_tick_edge(struct timebase *tb, tdp_time_t edge);
+/* An interrupt with no tick behind it. */
+void tb_tick_spurious(struct timebase *tb);
+
+/* The sync settings' defaults (sync.h's SYNC_DEF_*). */
 void tb_sync_defaults(struct sync_cfg *c);
-
-/* ---- the ptp source's own --------------------------------------------- */
-
-struct tb_ptp_counters {
-	uint64_t requests, replies, notifications;
-	uint64_t malformed;       /* replies that do not parse */
-	uint64_t unexpected;      /* parse, but nobody asked (action, domain, id) */
-	uint64_t mgmt_errors;     /* MANAGEMENT_ERROR_STATUS answers */
-	uint64_t send_errors;     /* ptp4l's socket not reachable */
-	uint64_t reconnects;
-	uint64_t subscriptions;   /* SUBSCRIBE_EVENTS_NP acknowledged */
-};
-void tb_ptp_counters(struct timebase *tb, struct tb_ptp_counters *out);
-
-/* ---- the bc635 sources' own ------------------------------------------- */
-
-struct bc_bus;
-/* The bc635 source over any bus and host clock (tests: the simulator on the
- * sim clock); owns neither. NULL with a message in err. */
-struct timebase *tb_bc635_new(struct bc_bus *bus, struct timebase *host, const struct tb_params *p, char *err,
-			      size_t errlen);
-
-/* ---- the phc source's own ---------------------------------------------- */
-
-struct phc_io;
-/* The phc source over any ioctl layer and host clock (tests); owns neither. */
-struct timebase *tb_phc_new(const struct phc_io *io, struct timebase *host, const struct tb_params *p, char *err,
-			    size_t errlen);
-
-/* ---- the sim source's own controls (tests) ----------------------------- */
-
-/* Every read advances the sim clock by poll_ns, so polling loops end. */
-struct timebase *tb_sim_new(tdp_time_t start, int64_t poll_ns);
-/* Oversleep added to every sleep. */
-void tb_sim_set_oversleep(struct timebase *tb, int64_t ns);
-/* The next sleep oversleeps by ns more (a descheduled engine). */
-void tb_sim_stall(struct timebase *tb, int64_t ns);
-/* Moves the clock (a phase step of the reference when negative or large). */
-void tb_sim_advance(struct timebase *tb, int64_t ns);
-uint64_t tb_sim_sleeps(struct timebase *tb);
-/* The sim time, without the cost of a read. */
-tdp_time_t tb_sim_time(struct timebase *tb);
-/* The sim clock runs fast by ppb parts per billion of the time slept (drift). */
-void tb_sim_set_drift(struct timebase *tb, int64_t ppb);
-/* Sets the sync state the source reports (and tb_state()). */
-void tb_sim_set_state(struct timebase *tb, enum tb_state s, const char *reason);
+/* The same, as tdpd.conf gives them. */
+void tb_sync_params_defaults(struct tb_sync_params *p);
 
 #endif

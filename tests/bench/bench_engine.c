@@ -20,6 +20,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,9 @@
 #include "route.h"
 #include "rx.h"
 #include "tdp_sched.h"
-#include "timebase.h"
+#include "tb_bc635.h"
+#include "tb_sim.h"
+#include "tb_system.h"
 
 static int cpu = 1;
 static bool quick;
@@ -158,6 +161,29 @@ static void figs_of(const struct hist *h, struct figs *f)
 
 static struct figs g_tick; /* tick latency of the latest run_engine, when the source ticks */
 
+/* tdpd's housekeeping thread, as far as the clock goes: the source's refresh
+ * every 100 ms (or when it asks), beside the engine, never on its thread */
+struct refresher {
+	struct timebase *tb;
+	atomic_int stop;
+	pthread_t th;
+};
+
+static void *refresher_run(void *arg)
+{
+	struct refresher *r = arg;
+	int64_t next = mono() + 100000000;
+	while (!atomic_load(&r->stop)) {
+		if (mono() >= next || tb_refresh_asked(r->tb)) {
+			tb_refresh(r->tb);
+			next = mono() + 100000000;
+		}
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
 static void run_engine(struct timebase *tb, int64_t tf_ns, uint32_t frames, struct figs *out)
 {
 	char txt[512];
@@ -172,7 +198,7 @@ static void run_engine(struct timebase *tb, int64_t tf_ns, uint32_t frames, stru
 	int port = env_ring_port(name, &rx, &tx);
 	struct eng_port_cfg pc = {.dpdk_port = (uint16_t)port, .overhead = 24};
 	struct eng_config c = {.t = t, .tb = tb, .late = LATE_DROP, .flow_depth = 64, .be_depth = 64,
-			       .be_poll_ns = 0, .refresh_ns = 100000000, .ports = &pc,
+			       .be_poll_ns = 0, .ports = &pc,
 			       .pw = {.spin_below_ns = 20000, .min_sleep_ns = 10000, .margin_ns = 2000, .window = 32,
 				      .decay_pct = 95, .book_init_ns = 200}};
 	char err[128];
@@ -181,11 +207,17 @@ static void run_engine(struct timebase *tb, int64_t tf_ns, uint32_t frames, stru
 		fprintf(stderr, "bench: %s\n", err);
 		exit(1);
 	}
+	struct refresher rf = {.tb = tb};
+	bool refreshing = pthread_create(&rf.th, NULL, refresher_run, &rf) == 0;
 	engine_start(e);
 	int64_t c0 = thread_cpu(), w0 = mono();
 	for (uint32_t i = 0; i < frames; i++)
 		engine_step(e);
 	int64_t c1 = thread_cpu(), w1 = mono();
+	if (refreshing) {
+		atomic_store(&rf.stop, 1);
+		pthread_join(rf.th, NULL);
+	}
 	figs_of(engine_error_hist(e), out);
 	out->duty = (double)(c1 - c0) / (double)(w1 - w0);
 	figs_of(engine_tick_hist(e), &g_tick);
@@ -341,7 +373,7 @@ static const char dp_table_piped[] =
 
 static tdp_time_t bench_rx_clock(void *arg)
 {
-	return tb_rx_now(arg);
+	return tb_fast_now(arg);
 }
 
 static void fill_ring(struct rte_ring *r, uint32_t n, uint32_t nflows)
@@ -705,9 +737,9 @@ static void bench_tick(struct timebase *sys)
 	for (int i = 0; i < 2; i++) {
 		int64_t tf = tfs[i];
 		uint32_t frames = (uint32_t)((quick ? 1 : 4) * 1000000000LL / tf / (tf < 1000000 ? 2 : 1));
-		struct tb_params p = {.system_clock = HC_CLOCK_AUTO, .utc_tai_offset_s = 37, .fast_clock = HC_FAST_AUTO,
+		struct tb_params p = {.clock = HC_CLOCK_AUTO, .utc_tai_offset_s = 37, .fast = HC_FAST_AUTO,
 				      .tf_ns = tf};
-		tb_sync_defaults(&p.sync);
+		tb_sync_params_defaults(&p.sync);
 		struct timebase *bc;
 		char err[256];
 		if (timebase_find("bc635-sim")->create(&bc, &p, err, sizeof(err)) != 0) {
@@ -758,7 +790,7 @@ int main(int argc, char **argv)
 	mlockall(MCL_CURRENT | MCL_FUTURE);
 	struct timebase *tb;
 	char err[128];
-	struct tb_params p = {.system_clock = HC_CLOCK_AUTO, .utc_tai_offset_s = 37, .fast_clock = HC_FAST_AUTO};
+	struct tb_params p = {.clock = HC_CLOCK_AUTO, .utc_tai_offset_s = 37, .fast = HC_FAST_AUTO};
 	if (timebase_find("system")->create(&tb, &p, err, sizeof(err)) != 0) {
 		fprintf(stderr, "bench: %s\n", err);
 		return 1;

@@ -112,7 +112,7 @@ void rig_up(struct rig *r, const char *table, enum late_policy late, int64_t sta
 	if (rig_bc635) {
 		rig_sim = bcsim_new(sim_clock, r->tb);
 		struct tb_params tp = {.tf_ns = (int64_t)r->t->tf_ns, .epoch_ns = (int64_t)r->t->epoch_ns};
-		tb_sync_defaults(&tp.sync);
+		tb_sync_params_defaults(&tp.sync);
 		char e2[256];
 		rig_bctb = tb_bc635_new(bcsim_bus(rig_sim), r->tb, &tp, e2, sizeof(e2));
 		if (!rig_bctb)
@@ -121,7 +121,7 @@ void rig_up(struct rig *r, const char *table, enum late_policy late, int64_t sta
 	}
 	struct eng_config c = {
 		.t = r->t, .tb = etb, .late = late, .flow_depth = depth, .be_depth = 256,
-		.be_poll_ns = be_poll_ns, .refresh_ns = 0, .ports = pc,
+		.be_poll_ns = be_poll_ns, .ports = pc,
 		.holdover_action = rig_hold, .unlocked_action = rig_unl,
 		.pw = {.spin_below_ns = 0, .min_sleep_ns = 1000, .margin_ns = 500, .window = 16,
 		       .decay_pct = 90, .book_init_ns = 100},

@@ -15,6 +15,8 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "tb_bc635.h"
+#include "tb_sim.h"
 
 struct rte_mempool;
 

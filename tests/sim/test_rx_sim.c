@@ -23,6 +23,7 @@
 #include "pktgen.h"
 #include "route.h"
 #include "rx.h"
+#include "tb_sim.h"
 #include "testutil.h"
 
 static const char table[] =

@@ -23,7 +23,8 @@
 #include "bc635_regs.h"
 #include "bc635_sim.h"
 #include "frame.h"
-#include "timebase.h"
+#include "tb_bc635.h"
+#include "tb_sim.h"
 
 #define T0 (1700000000LL * TDP_NS_PER_S)
 
@@ -123,8 +124,8 @@ static void rig_up(struct rig *r, int64_t tf_ns)
 	r->clk = tb_sim_new(tdp_time(T0 + 10 * TDP_NS_PER_S + tf_ns / 2), 0);
 	r->sim = bcsim_new(sim_clock, r->clk);
 	struct tb_params p = {.tf_ns = tf_ns, .epoch_ns = 0};
-	tb_sync_defaults(&p.sync);
-	p.sync.sample_timeout_ns = 5 * tf_ns;
+	tb_sync_params_defaults(&p.sync);
+	p.sync.timeout_ns = 5 * tf_ns;
 	p.sync.holdover_ns = 10 * tf_ns;
 	char err[256];
 	r->tb = tb_bc635_new(bcsim_bus(r->sim), r->clk, &p, err, sizeof(err));
@@ -173,7 +174,7 @@ static void heartbeat_ticks_for_tfs(void **st)
 			assert_int_equal(f, expect);
 		}
 		struct tb_tick_stats ts;
-		r.tb->ops->tick_stats(r.tb, &ts);
+		tb_tick_stats(r.tb, &ts);
 		assert_int_equal(ts.ticks, 50);
 		assert_int_equal(ts.missed + ts.doubled + ts.off_grid + ts.spurious, 0);
 		assert_int_equal(tb_state(r.tb), TB_LOCKED);
@@ -194,13 +195,13 @@ static void lost_doubled_and_stopped(void **st)
 	assert_int_equal(next_frame(&r, tf, &n), -1);
 	assert_int_equal(next_frame(&r, tf, &n), f0 + 2);
 	struct tb_tick_stats ts;
-	r.tb->ops->tick_stats(r.tb, &ts);
+	tb_tick_stats(r.tb, &ts);
 	assert_int_equal(ts.missed, 1);
 	/* a doubled one: taken once, the second ignored */
 	bcsim_double(r.sim, 1);
 	assert_int_equal(next_frame(&r, tf, &n), f0 + 3);
 	assert_int_equal(n, 1);
-	r.tb->ops->tick_stats(r.tb, &ts);
+	tb_tick_stats(r.tb, &ts);
 	assert_int_equal(ts.doubled, 1);
 	assert_int_equal(next_frame(&r, tf, &n), f0 + 4);
 	assert_int_equal(tb_state(r.tb), TB_LOCKED);
@@ -208,12 +209,12 @@ static void lost_doubled_and_stopped(void **st)
 	bcsim_irqs_off(r.sim, true);
 	for (int k = 0; k < 8; k++) {
 		assert_int_equal(next_frame(&r, tf, &n), -1);
-		r.tb->ops->refresh(r.tb);
+		tb_refresh(r.tb);
 	}
 	assert_int_equal(tb_state(r.tb), TB_HOLDOVER);
 	for (int k = 0; k < 12; k++) {
 		next_frame(&r, tf, &n);
-		r.tb->ops->refresh(r.tb);
+		tb_refresh(r.tb);
 	}
 	assert_int_equal(tb_state(r.tb), TB_UNLOCKED);
 	/* back: locked again after four good ticks */
@@ -239,7 +240,7 @@ static void flywheel_and_step(void **st)
 	next_frame(&r, tf, &n);
 	assert_int_equal(tb_state(r.tb), TB_HOLDOVER);
 	struct tb_sync s;
-	r.tb->ops->sync(r.tb, &s);
+	tb_sync(r.tb, &s);
 	assert_non_null(strstr(s.reason, "flywheeling"));
 	/* the offset flags: bad samples, no relock */
 	bcsim_set_flags(r.sim, BC_T0_TIME_OFFSET);
@@ -257,12 +258,20 @@ static void flywheel_and_step(void **st)
 	bcsim_step(r.sim, 5000000);
 	int64_t g = next_frame(&r, tf, &n);
 	assert_int_equal(g, f + 6);
+	/* the engine's thread reads no card time: the tick asks the housekeeping
+	 * thread to measure again, and until it has, the clock has not moved */
+	assert_true(tb_refresh_asked(r.tb));
+	int64_t pending = tdp_time_diff(r.tb->ops->fast_now(r.tb), tb_sim_time(r.clk));
+	assert_true(pending - before > -100000 && pending - before < 100000);
+	tb_refresh(r.tb);
+	assert_false(tb_refresh_asked(r.tb));
+	assert_int_equal(next_frame(&r, tf, &n), g + 1);
 	int64_t after = tdp_time_diff(r.tb->ops->fast_now(r.tb), tb_sim_time(r.clk));
 	assert_true(after - before > 4900000 && after - before < 5100000);
-	r.tb->ops->sync(r.tb, &s);
+	tb_sync(r.tb, &s);
 	assert_int_equal(s.steps, 1);
 	struct tb_tick_stats ts;
-	r.tb->ops->tick_stats(r.tb, &ts);
+	tb_tick_stats(r.tb, &ts);
 	assert_int_equal(ts.missed, 5);
 	rig_down(&r);
 }
@@ -314,7 +323,7 @@ static uint32_t wb_rd32(struct bc_bus *b, uint32_t off)
 		wb.armed = false;
 		wb.inside = true;
 		tb_sim_advance(wb.clk, 2000); /* past the second boundary */
-		wb.tb->ops->refresh(wb.tb);
+		tb_refresh(wb.tb);
 		wb.inside = false;
 		wb.fired++;
 	}
@@ -345,7 +354,7 @@ static void now_beside_the_engine(void **st)
 	wb.in = bcsim_bus(sim);
 	wb.bus.ops = &wb_ops;
 	struct tb_params p = {.tf_ns = 1000000, .epoch_ns = 0};
-	tb_sync_defaults(&p.sync);
+	tb_sync_params_defaults(&p.sync);
 	char err[256];
 	wb.tb = tb_bc635_new(&wb.bus, wb.clk, &p, err, sizeof(err));
 	if (!wb.tb)

@@ -20,7 +20,8 @@
 
 #include "frame.h"
 #include "phc.h"
-#include "timebase.h"
+#include "tb_phc.h"
+#include "tb_sim.h"
 
 #define RT0 (1700000000LL * TDP_NS_PER_S)
 #define OFF (37 * TDP_NS_PER_S + 1234)
@@ -232,8 +233,8 @@ static void source_and_tick(void **st)
 	fk.pins = 4;
 	fk.perout = 1;
 	fk.extts = 2;
-	struct tb_params p = {.phc_device = "/dev/ptp3", .phc_out_pin = 1, .phc_in_pin = 2, .tf_ns = 1000000};
-	tb_sync_defaults(&p.sync);
+	struct tb_params p = {.phc = {.device = "/dev/ptp3", .tick = "1,2"}, .tf_ns = 1000000};
+	tb_sync_params_defaults(&p.sync);
 	char err[256];
 	struct timebase *tb = tb_phc_new(&fio, fk.clk, &p, err, sizeof(err));
 	if (!tb)
@@ -272,7 +273,7 @@ static void source_and_tick(void **st)
 	assert_int_equal(tb->ops->tick(tb), f0 + 3);
 	assert_int_equal(tb->ops->tick(tb), -1); /* nothing queued */
 	struct tb_tick_stats ts;
-	tb->ops->tick_stats(tb, &ts);
+	tb_tick_stats(tb, &ts);
 	assert_int_equal(ts.ticks, 3);
 	assert_int_equal(ts.missed, 1);
 	assert_int_equal(ts.doubled, 1);
@@ -280,14 +281,14 @@ static void source_and_tick(void **st)
 	/* samples lock it; a clock that stops answering is a fault */
 	for (int i = 0; i < 4; i++) {
 		tb_sim_advance(fk.clk, 100000000);
-		tb->ops->refresh(tb);
+		tb_refresh(tb);
 	}
 	assert_int_equal(tb_state(tb), TB_LOCKED);
 	fk.fail_all = 1;
-	tb->ops->refresh(tb);
+	tb_refresh(tb);
 	assert_int_equal(tb_state(tb), TB_HOLDOVER);
 	struct tb_sync s;
-	tb->ops->sync(tb, &s);
+	tb_sync(tb, &s);
 	assert_non_null(strstr(s.reason, "PTP_SYS_OFFSET_EXTENDED failed"));
 	fk.fail_all = 0;
 	tb->ops->destroy(tb);

@@ -25,7 +25,9 @@
 #include <cmocka.h>
 
 #include "ptp_mgmt.h"
-#include "timebase.h"
+#include "tb_ptp.h"
+#include "tb_sim.h"
+#include "tb_system.h"
 
 static void put16(uint8_t *p, uint16_t v)
 {
@@ -322,18 +324,18 @@ static void source_follows_scripted_ptp4l(void **st)
 	fake_up();
 	const struct timebase_ops *ops = timebase_find("ptp");
 	assert_non_null(ops);
-	struct tb_params p = {.fast_clock = HC_FAST_OS, .ptp_socket = fk.path, .ptp_mode = TB_PTP_OFFSET,
-			      .ptp_poll_ns = 10000000};
-	tb_sync_defaults(&p.sync);
+	struct tb_params p = {.fast = HC_FAST_OS, .ptp = {.mode = TB_PTP_OFFSET, .poll_ns = 10000000}};
+	snprintf(p.ptp.socket, sizeof(p.ptp.socket), "%s", fk.path);
+	tb_sync_params_defaults(&p.sync);
 	p.sync.lock_ns = 100000;
-	p.sync.sample_timeout_ns = 200000000;
+	p.sync.timeout_ns = 200000000;
 	p.sync.holdover_ns = 300000000;
 	p.sync.step_ns = 1000000;
 	struct timebase *tb = NULL, *sys = NULL;
 	char err[256];
 	assert_int_equal(ops->create(&tb, &p, err, sizeof(err)), 0);
 	struct tb_params sp = p;
-	sp.system_sync = TB_SYSSYNC_ASSUME;
+	sp.system.sync_mode = TB_SYSSYNC_ASSUME;
 	assert_int_equal(timebase_find("system")->create(&sys, &sp, err, sizeof(err)), 0);
 
 	/* locked on ptp4l's offset; the CTR is the system clock minus it */
@@ -341,7 +343,7 @@ static void source_follows_scripted_ptp4l(void **st)
 	int64_t d = tdp_time_diff(tb_now(tb), tb_now(sys));
 	assert_true(d < -4900000 && d > -5100000);
 	struct tb_sync s;
-	tb->ops->sync(tb, &s);
+	tb_sync(tb, &s);
 	assert_true(s.offset_ns >= 5000000 - 2 && s.offset_ns <= 5000000 + 2);
 	assert_true(atomic_load(&fk.subs) >= 1);
 	/* sleeping to a CTR time wakes at that CTR time, not 5 ms off */
@@ -353,17 +355,17 @@ static void source_follows_scripted_ptp4l(void **st)
 	/* the grandmaster goes: holdover, then unlocked when the budget is spent */
 	atomic_store(&fk.gm, 0);
 	assert_true(wait_state(tb, TB_HOLDOVER));
-	tb->ops->sync(tb, &s);
+	tb_sync(tb, &s);
 	assert_non_null(strstr(s.reason, "no grandmaster"));
 	assert_true(wait_state(tb, TB_UNLOCKED));
-	tb->ops->sync(tb, &s);
+	tb_sync(tb, &s);
 	/* the reason is the latest: the budget was spent, or the grandmaster still missing */
 	assert_true(strstr(s.reason, "holdover budget") || strstr(s.reason, "no grandmaster"));
 	/* back, with the reference stepped by 3 ms: relocks, one step, the CTR moves */
 	atomic_store(&fk.offset, 8000000);
 	atomic_store(&fk.gm, 1);
 	assert_true(wait_state(tb, TB_LOCKED));
-	tb->ops->sync(tb, &s);
+	tb_sync(tb, &s);
 	assert_int_equal(s.steps, 1);
 	assert_true(s.last_step_ns >= 3000000 - 4 && s.last_step_ns <= 3000000 + 4);
 	d = tdp_time_diff(tb_now(tb), tb_now(sys));
@@ -392,7 +394,7 @@ static void source_follows_scripted_ptp4l(void **st)
 	struct tb_ptp_counters c;
 	atomic_store(&fk.mode, 1);
 	if (!wait_state(tb, TB_HOLDOVER)) {
-		tb->ops->sync(tb, &s);
+		tb_sync(tb, &s);
 		fail_msg("state %s: %s", tb_state_name(s.state), s.reason);
 	}
 	tb_ptp_counters(tb, &c);
@@ -403,10 +405,10 @@ static void source_follows_scripted_ptp4l(void **st)
 	/* a port that stops syncing is a fault */
 	atomic_store(&fk.port_state, PTPM_PS_LISTENING);
 	if (!wait_state(tb, TB_HOLDOVER)) {
-		tb->ops->sync(tb, &s);
+		tb_sync(tb, &s);
 		fail_msg("state %s: %s (%d gets)", tb_state_name(s.state), s.reason, atomic_load(&fk.gets));
 	}
-	tb->ops->sync(tb, &s);
+	tb_sync(tb, &s);
 	assert_non_null(strstr(s.reason, "LISTENING"));
 	atomic_store(&fk.port_state, PTPM_PS_SLAVE);
 	assert_true(wait_state(tb, TB_LOCKED));
@@ -418,7 +420,7 @@ static void source_follows_scripted_ptp4l(void **st)
 	assert_true(wait_state(tb, TB_UNLOCKED));
 	tb_ptp_counters(tb, &c);
 	assert_true(c.send_errors >= 1);
-	tb->ops->sync(tb, &s);
+	tb_sync(tb, &s);
 	assert_true(s.faults >= 1);
 	fake_up();
 	assert_true(wait_state(tb, TB_LOCKED));
@@ -443,22 +445,22 @@ static void disciplined_mode(void **st)
 	atomic_store(&fk.gets, 0);
 	atomic_store(&fk.delay, 3300);
 	fake_up();
-	struct tb_params p = {.fast_clock = HC_FAST_OS, .ptp_socket = fk.path, .ptp_mode = TB_PTP_DISCIPLINED,
-			      .ptp_poll_ns = 10000000, .ptp_subscribe_s = 1};
+	struct tb_params p = {.fast = HC_FAST_OS, .ptp = {.mode = TB_PTP_DISCIPLINED, .poll_ns = 10000000, .subscribe_s = 1}};
+	snprintf(p.ptp.socket, sizeof(p.ptp.socket), "%s", fk.path);
 	atomic_store(&fk.subs, 0);
-	tb_sync_defaults(&p.sync);
+	tb_sync_params_defaults(&p.sync);
 	p.sync.lock_ns = 100000;
 	struct timebase *tb = NULL, *sys = NULL;
 	char err[256];
 	assert_int_equal(timebase_find("ptp")->create(&tb, &p, err, sizeof(err)), 0);
 	struct tb_params sp = p;
-	sp.system_sync = TB_SYSSYNC_ASSUME;
+	sp.system.sync_mode = TB_SYSSYNC_ASSUME;
 	assert_int_equal(timebase_find("system")->create(&sys, &sp, err, sizeof(err)), 0);
 	/* UNCALIBRATED is not enough here */
 	while (atomic_load(&fk.gets) < 40)
 		nap(10);
 	struct tb_sync s;
-	tb->ops->sync(tb, &s);
+	tb_sync(tb, &s);
 	assert_int_equal(s.state, TB_UNLOCKED);
 	assert_non_null(strstr(s.reason, "UNCALIBRATED"));
 	/* SLAVE but 5 ms off: every sample bad */
@@ -466,7 +468,7 @@ static void disciplined_mode(void **st)
 	int g = atomic_load(&fk.gets);
 	while (atomic_load(&fk.gets) < g + 40)
 		nap(10);
-	tb->ops->sync(tb, &s);
+	tb_sync(tb, &s);
 	assert_int_equal(s.state, TB_UNLOCKED);
 	assert_true(s.bad_samples >= 4);
 	/* converged */
@@ -514,16 +516,16 @@ static void no_lock_without_evidence(void **st)
 	atomic_store(&fk.delay, 0);
 	atomic_store(&fk.still, 1);
 	fake_up();
-	struct tb_params p = {.fast_clock = HC_FAST_OS, .ptp_socket = fk.path, .ptp_mode = TB_PTP_OFFSET,
-			      .ptp_poll_ns = 10000000};
-	tb_sync_defaults(&p.sync);
+	struct tb_params p = {.fast = HC_FAST_OS, .ptp = {.mode = TB_PTP_OFFSET, .poll_ns = 10000000}};
+	snprintf(p.ptp.socket, sizeof(p.ptp.socket), "%s", fk.path);
+	tb_sync_params_defaults(&p.sync);
 	p.sync.lock_ns = 100000;
 	struct timebase *tb = NULL;
 	char err[256];
 	assert_int_equal(timebase_find("ptp")->create(&tb, &p, err, sizeof(err)), 0);
 	struct tb_sync s;
 	answers(60);
-	tb->ops->sync(tb, &s);
+	tb_sync(tb, &s);
 	assert_int_equal(s.state, TB_UNLOCKED);
 	assert_int_equal(s.samples, 0);
 	assert_non_null(strstr(s.reason, "no path delay"));
@@ -531,7 +533,7 @@ static void no_lock_without_evidence(void **st)
 	atomic_store(&fk.offset, 700);
 	atomic_store(&fk.delay, 3300);
 	answers(60);
-	tb->ops->sync(tb, &s);
+	tb_sync(tb, &s);
 	assert_int_equal(s.state, TB_UNLOCKED);
 	assert_true(s.samples <= 1);
 	assert_non_null(strstr(s.reason, "700 ns sample after sample"));
@@ -543,12 +545,12 @@ static void no_lock_without_evidence(void **st)
 	assert_true(wait_state(tb, TB_HOLDOVER));
 	tb->ops->destroy(tb);
 
-	p.ptp_mode = TB_PTP_DISCIPLINED;
+	p.ptp.mode = TB_PTP_DISCIPLINED;
 	atomic_store(&fk.port_state, PTPM_PS_SLAVE);
 	atomic_store(&fk.offset, -40);
 	assert_int_equal(timebase_find("ptp")->create(&tb, &p, err, sizeof(err)), 0);
 	answers(60);
-	tb->ops->sync(tb, &s);
+	tb_sync(tb, &s);
 	assert_int_equal(s.state, TB_UNLOCKED);
 	assert_non_null(strstr(s.reason, "no path delay"));
 	atomic_store(&fk.delay, 3300);
@@ -557,12 +559,146 @@ static void no_lock_without_evidence(void **st)
 	fake_down();
 }
 
+/* ---- the client on the simulated clock ------------------------------------ */
+
+/* A ptp4l in memory: each request is answered at once from the settings, as a
+ * queue the client reads; no socket, no thread, no wall clock. */
+static struct simptp {
+	struct timebase *clk;
+	int64_t offset, delay;
+	int gm, port_state, silent;
+	int64_t ingress;
+	uint8_t q[16][PTPM_MAX];
+	size_t qlen[16];
+	unsigned head, tail;
+	unsigned sent, subs;
+} sp4;
+
+static int sim_send(void *ctx, const uint8_t *buf, size_t n)
+{
+	(void)ctx;
+	struct ptpm_msg m;
+	sp4.sent++;
+	if (ptpm_parse(buf, n, &m, NULL) != 0 || sp4.silent || sp4.tail - sp4.head >= 16)
+		return 0;
+	uint8_t *out = sp4.q[sp4.tail % 16];
+	size_t r;
+	if (m.id == PTPM_ID_SUBSCRIBE_EVENTS_NP) {
+		sp4.subs++;
+		memcpy(out, buf, n);
+		out[46] = PTPM_RESPONSE;
+		r = n;
+	} else {
+		if (m.id == PTPM_ID_TIME_STATUS_NP)
+			sp4.ingress += 125000000;
+		/* a measurement's noise of a few ns, as the scripted ptp4l has */
+		int64_t off = sp4.offset + sp4.ingress / 125000000 % 5 - 2;
+		r = response(out, m.seq, m.id, off, sp4.ingress, sp4.gm, (uint8_t)sp4.port_state, sp4.delay);
+	}
+	sp4.qlen[sp4.tail % 16] = r;
+	sp4.tail++;
+	return 0;
+}
+
+static long sim_recv(void *ctx, uint8_t *buf, size_t n)
+{
+	(void)ctx;
+	if (sp4.head == sp4.tail)
+		return -1;
+	size_t len = sp4.qlen[sp4.head % 16];
+	memcpy(buf, sp4.q[sp4.head % 16], len < n ? len : n);
+	sp4.head++;
+	return (long)len;
+}
+
+static int sim_wait(void *ctx, int ms)
+{
+	(void)ctx;
+	(void)ms;
+	return sp4.head != sp4.tail;
+}
+
+/* steps of 10 ms of simulated time, one pass of the client each */
+static void sim_run(struct timebase *tb, int steps)
+{
+	for (int i = 0; i < steps; i++) {
+		tb_ptp_run(tb);
+		tb_sim_advance(sp4.clk, 10000000);
+	}
+}
+
+static void client_on_simulated_clock(void **st)
+{
+	(void)st;
+	memset(&sp4, 0, sizeof(sp4));
+	sp4.clk = tb_sim_new(tdp_time(1000 * TDP_NS_PER_S), 1);
+	sp4.offset = 5000000;
+	sp4.delay = 3300;
+	sp4.gm = 1;
+	sp4.port_state = PTPM_PS_UNCALIBRATED;
+	struct tb_params p = {.ptp = {.mode = TB_PTP_OFFSET, .poll_ns = 10000000}};
+	tb_sync_params_defaults(&p.sync);
+	p.sync.lock_ns = 100000;
+	p.sync.timeout_ns = 200000000;
+	p.sync.holdover_ns = 300000000;
+	p.sync.step_ns = 1000000;
+	struct tb_ptp_io io = {.send = sim_send, .recv = sim_recv, .wait = sim_wait};
+	char err[256];
+	struct timebase *tb = tb_ptp_new(&io, sp4.clk, &p, false, err, sizeof(err));
+	assert_non_null(tb);
+	assert_int_equal(tb_state(tb), TB_UNLOCKED);
+
+	/* four samples lock it; the CTR is the host clock minus ptp4l's offset */
+	sim_run(tb, 6);
+	assert_int_equal(tb_state(tb), TB_LOCKED);
+	int64_t d = tdp_time_diff(tb_now(tb), tb_sim_time(sp4.clk));
+	assert_true(d < -4999990 && d > -5000010);
+	assert_true(sp4.subs >= 1);
+
+	/* the grandmaster goes: holdover at once, unlocked when 300 ms are spent */
+	sp4.gm = 0;
+	sim_run(tb, 1);
+	assert_int_equal(tb_state(tb), TB_HOLDOVER);
+	sim_run(tb, 25);
+	assert_int_equal(tb_state(tb), TB_HOLDOVER);
+	sim_run(tb, 10);
+	assert_int_equal(tb_state(tb), TB_UNLOCKED);
+
+	/* back, with the reference stepped by 3 ms: the step persists, the line
+	 * restarts, the CTR moves with it, and one step is counted */
+	sp4.gm = 1;
+	sp4.offset = 8000000;
+	sim_run(tb, 10);
+	assert_int_equal(tb_state(tb), TB_LOCKED);
+	struct tb_sync s;
+	tb_sync(tb, &s);
+	assert_int_equal(s.steps, 1);
+	d = tdp_time_diff(tb_now(tb), tb_sim_time(sp4.clk));
+	assert_true(d < -7999990 && d > -8000010);
+
+	/* ptp4l stops answering: after three unanswered polls a fault, holdover */
+	sp4.silent = 1;
+	sim_run(tb, 3);
+	assert_int_equal(tb_state(tb), TB_LOCKED);
+	sim_run(tb, 3);
+	assert_int_equal(tb_state(tb), TB_HOLDOVER);
+	tb_sync(tb, &s);
+	assert_non_null(strstr(s.reason, "does not answer"));
+	struct tb_ptp_counters c;
+	tb_ptp_counters(tb, &c);
+	assert_int_equal(c.requests, sp4.sent);
+	assert_int_equal(c.send_errors, 0);
+	tb_destroy(tb);
+	tb_destroy(sp4.clk);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(codec_round_trip),
 		cmocka_unit_test(codec_rejects),
 		cmocka_unit_test(fuzz_regressions),
+		cmocka_unit_test(client_on_simulated_clock),
 		cmocka_unit_test(source_follows_scripted_ptp4l),
 		cmocka_unit_test(disciplined_mode),
 		cmocka_unit_test(no_lock_without_evidence),

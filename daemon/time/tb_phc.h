@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The phc source: a PTP hardware clock read directly, with a frame tick from
+ * its pins where they are wired (tb_phc.c). Settings: tb_params.phc.
+ */
+#ifndef TDP_TB_PHC_H
+#define TDP_TB_PHC_H
+
+#include "timebase.h"
+
+extern const struct timebase_ops tb_phc_ops;
+
+/* phc-tick: "none" gives -1,-1; "OUT,IN" the two pins. 0, or -1 when malformed. */
+int tb_phc_pins(const char *v, int *out, int *in);
+
+struct phc_io;
+/* The phc source over any ioctl layer and host clock (tests); owns neither.
+ * NULL with a message in err. */
+struct timebase *tb_phc_new(const struct phc_io *io, struct timebase *host, const struct tb_params *p, char *err,
+			    size_t errlen);
+
+#endif

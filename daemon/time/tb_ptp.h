@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The ptp source: follows ptp4l through its management socket (tb_ptp.c says
+ * how, and when a sample is evidence of lock). Settings: tb_params.ptp.
+ */
+#ifndef TDP_TB_PTP_H
+#define TDP_TB_PTP_H
+
+#include "timebase.h"
+
+extern const struct timebase_ops tb_ptp_ops;
+
+struct tb_ptp_counters {
+	uint64_t requests, replies, notifications;
+	uint64_t malformed;       /* replies that do not parse */
+	uint64_t unexpected;      /* parse, but nobody asked (action, domain, id) */
+	uint64_t mgmt_errors;     /* MANAGEMENT_ERROR_STATUS answers */
+	uint64_t send_errors;     /* ptp4l's socket not reachable */
+	uint64_t reconnects;
+	uint64_t subscriptions;   /* SUBSCRIBE_EVENTS_NP acknowledged */
+};
+/* The client's counters; any thread. */
+void tb_ptp_counters(struct timebase *tb, struct tb_ptp_counters *out);
+
+/* How the source talks to ptp4l: a datagram socket, or a test's double of one.
+ * send: 0 or -errno; recv: bytes, or -1 when there is nothing to read;
+ * wait: up to ms for something to read (1: readable). */
+struct tb_ptp_io {
+	void *ctx;
+	int (*send)(void *ctx, const uint8_t *buf, size_t n);
+	long (*recv)(void *ctx, uint8_t *buf, size_t n);
+	int (*wait)(void *ctx, int ms);
+};
+
+/* The ptp source over any I/O and host clock (tests: a simulated ptp4l on
+ * the sim clock, stepped by tb_ptp_run); owns neither. With threaded false no
+ * thread is started: tb_ptp_run drives it. NULL with a message in err. */
+struct timebase *tb_ptp_new(const struct tb_ptp_io *io, struct timebase *host, const struct tb_params *p,
+			    bool threaded, char *err, size_t errlen);
+/* One pass of the client's loop (ask when due, read what came, time out). */
+void tb_ptp_run(struct timebase *tb);
+
+#endif
