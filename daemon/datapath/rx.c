@@ -7,6 +7,7 @@
 #include <rte_ring.h>
 
 #include "counters.h"
+#include "hist.h"
 #include "rx.h"
 
 #define RX_PREFETCH 8

@@ -14,7 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "engine.h"
+#include "flowq.h"
+#include "frame.h"
 #include "pkt.h"
 #include "route.h"
 #include "tdp_sched.h"
