@@ -251,13 +251,10 @@ static json_t *cmd_stats(struct control *c)
 	return o;
 }
 
-static char *cmd_log_level(struct control *c, json_t *args, bool privileged)
+static char *cmd_log_level(struct control *c, json_t *args)
 {
 	json_t *lv = json_object_get(args, "level");
 	if (lv) {
-		if (!privileged)
-			return reply_err("read-only", "setting the log level is a change: use the control socket %s",
-					 c->conf->control_socket);
 		int l = json_is_string(lv) ? tdp_log_parse(json_string_value(lv)) : -1;
 		if (l < 0)
 			return reply_err("bad-args", "log level must be error, warning, notice, info or debug");
@@ -360,11 +357,8 @@ static void answer(int *fd, char *line);
 
 /* Withdraws the table waiting to be adopted, if the engine has not taken it;
  * the client waiting for it is told. */
-static char *cmd_schedule_cancel(struct control *c, bool privileged)
+static char *cmd_schedule_cancel(struct control *c)
 {
-	if (!privileged)
-		return reply_err("read-only", "cancelling a table is a change: use the control socket %s",
-				 c->conf->control_socket);
 	struct dtable *nt = c->pending;
 	if (!nt)
 		return reply_err("nothing-pending", "no table is waiting to be adopted; %s is in force", c->cur->name);
@@ -385,11 +379,8 @@ static char *cmd_schedule_cancel(struct control *c, bool privileged)
 	return reply_ok(o);
 }
 
-static char *cmd_schedule_load(struct control *c, json_t *args, int fd, bool privileged, bool *defer)
+static char *cmd_schedule_load(struct control *c, json_t *args, int fd, bool *defer)
 {
-	if (!privileged)
-		return reply_err("read-only", "loading a table is a change: use the control socket %s",
-				 c->conf->control_socket);
 	if (fd < 0)
 		return reply_err("bad-args", "schedule-load needs the table's file descriptor passed with the request");
 	if (c->pending)
@@ -499,6 +490,103 @@ static char *cmd_schedule_load(struct control *c, json_t *args, int fd, bool pri
 	return reply_ok(o);
 }
 
+/* ---- dispatch ------------------------------------------------------------ */
+
+struct request {
+	json_t *args;             /* NULL: none */
+	int fd;                   /* a descriptor passed with the request, or -1 */
+	bool *defer;              /* set: the reply comes later (a table waiting for its frame) */
+};
+
+enum handler_kind { H_READ, H_CHANGE, H_CHANGE_WITH_ARG };
+
+struct handler {
+	const char *name;         /* as in ctl_cmds[] */
+	enum handler_kind kind;
+	const char *change;       /* what the change is, for the read-only refusal */
+	const char *arg;          /* H_CHANGE_WITH_ARG: the argument that makes it one */
+	char *(*fn)(struct control *c, const struct request *rq);
+};
+
+static char *h_status(struct control *c, const struct request *rq)
+{
+	return reply_ok(cmd_status(c));
+}
+
+static char *h_ports(struct control *c, const struct request *rq)
+{
+	return reply_ok(cmd_ports(c));
+}
+
+static char *h_flows(struct control *c, const struct request *rq)
+{
+	return reply_ok(cmd_flows(c));
+}
+
+static char *h_sync(struct control *c, const struct request *rq)
+{
+	return reply_ok(cmd_sync(c));
+}
+
+static char *h_stats(struct control *c, const struct request *rq)
+{
+	return reply_ok(cmd_stats(c));
+}
+
+static char *h_log_level(struct control *c, const struct request *rq)
+{
+	return cmd_log_level(c, rq->args);
+}
+
+static char *h_schedule_active(struct control *c, const struct request *rq)
+{
+	return reply_ok(cmd_schedule_active(c, rq->args));
+}
+
+static char *h_schedule_load(struct control *c, const struct request *rq)
+{
+	return cmd_schedule_load(c, rq->args, rq->fd, rq->defer);
+}
+
+static char *h_schedule_cancel(struct control *c, const struct request *rq)
+{
+	return cmd_schedule_cancel(c);
+}
+
+static const struct handler handlers[] = {
+	{"status", H_READ, NULL, NULL, h_status},
+	{"ports", H_READ, NULL, NULL, h_ports},
+	{"flows", H_READ, NULL, NULL, h_flows},
+	{"sync", H_READ, NULL, NULL, h_sync},
+	{"stats", H_READ, NULL, NULL, h_stats},
+	{"log-level", H_CHANGE_WITH_ARG, "setting the log level", "level", h_log_level},
+	{"schedule-active", H_READ, NULL, NULL, h_schedule_active},
+	{"schedule-load", H_CHANGE, "loading a table", NULL, h_schedule_load},
+	{"schedule-cancel", H_CHANGE, "cancelling a table", NULL, h_schedule_cancel},
+	{NULL, H_READ, NULL, NULL, NULL},
+};
+
+static const struct handler *handler_find(const char *name)
+{
+	for (const struct handler *h = handlers; h->name; h++)
+		if (!strcmp(h->name, name))
+			return h;
+	return NULL;
+}
+
+const char *control_unhandled(void)
+{
+	for (const struct ctl_cmd *cc = ctl_cmds; cc->name; cc++) {
+		const struct handler *h = handler_find(cc->name);
+		if (!h || (h->kind != H_READ) != cc->changes)
+			return cc->name;
+	}
+	for (const struct handler *h = handlers; h->name; h++)
+		if (!ctl_cmd_find(h->name))
+			return h->name;
+	return NULL;
+}
+
 char *control_handle(struct control *c, const char *req, size_t len, int fd, bool privileged, bool *defer)
 {
 	*defer = false;
@@ -525,29 +613,20 @@ char *control_handle(struct control *c, const char *req, size_t len, int fd, boo
 		goto done;
 	}
 	const char *name = json_string_value(cmd);
-	const struct ctl_cmd *cc = ctl_cmd_find(name);
-	if (!cc) {
+	const struct handler *h = handler_find(name);
+	if (!h || !ctl_cmd_find(name)) {
 		out = reply_err("unknown-command", "unknown command '%.64s' (tdpctl --help lists them)", name);
 		goto done;
 	}
-	if (!strcmp(name, "status"))
-		out = reply_ok(cmd_status(c));
-	else if (!strcmp(name, "ports"))
-		out = reply_ok(cmd_ports(c));
-	else if (!strcmp(name, "flows"))
-		out = reply_ok(cmd_flows(c));
-	else if (!strcmp(name, "sync"))
-		out = reply_ok(cmd_sync(c));
-	else if (!strcmp(name, "stats"))
-		out = reply_ok(cmd_stats(c));
-	else if (!strcmp(name, "log-level"))
-		out = cmd_log_level(c, args, privileged);
-	else if (!strcmp(name, "schedule-active"))
-		out = reply_ok(cmd_schedule_active(c, args));
-	else if (!strcmp(name, "schedule-load"))
-		out = cmd_schedule_load(c, args, fd, privileged, defer);
-	else if (!strcmp(name, "schedule-cancel"))
-		out = cmd_schedule_cancel(c, privileged);
+	/* a change only on the control socket; log-level is one only with a level */
+	bool change = h->kind == H_CHANGE || (h->kind == H_CHANGE_WITH_ARG && json_object_get(args, h->arg));
+	if (change && !privileged) {
+		out = reply_err("read-only", "%s is a change: use the control socket %s", h->change,
+				c->conf->control_socket);
+		goto done;
+	}
+	struct request rq = {.args = args, .fd = fd, .defer = defer};
+	out = h->fn(c, &rq);
 done:
 	json_decref(r);
 	if (!out && !*defer)

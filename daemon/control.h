@@ -87,6 +87,10 @@ void control_free_tables(struct control *c);
 /* One request, as the thread serves it: for the tests. Returns the reply
  * (a JSON line) to free; *defer set when the reply waits for a swap. */
 char *control_handle(struct control *c, const char *req, size_t len, int fd, bool privileged, bool *defer);
+/* A command of the protocol (ctl_cmds[]) without a handler, or whose handler
+ * disagrees on being a change, or a handler the protocol does not name: its
+ * name; NULL when the two tables agree. */
+const char *control_unhandled(void);
 /* One step of a swap in progress (the thread calls it every loop). */
 void control_advance(struct control *c);
 

@@ -79,7 +79,7 @@ struct tdpd {
 	struct sched_fit fit;     /* what one frame may hold, for every table load */
 	uint32_t fit_txd[SCHED_MAX_PORTS];
 	struct rt_process rtp;
-	bool eal_up;
+	size_t nup;               /* start-up steps up */
 	int eal_argc;
 	char **eal_argv;
 };
@@ -372,7 +372,53 @@ static tdp_time_t rx_clock(void *arg)
 	return tb_fast_now(arg);
 }
 
-static int bring_up(struct tdpd *d)
+/* ---- start-up: steps, torn down in exact reverse order ------------------- */
+
+static int notify_up(struct tdpd *d)
+{
+	char err[256];
+	if (notify_init(&d->nt, err, sizeof(err)) != 0)
+		log_warn("%s: not telling systemd", err);
+	if (d->conf.log_syslog)
+		tdp_log_open_syslog();
+	return 0;
+}
+
+static void notify_down(struct tdpd *d)
+{
+	notify_close(&d->nt);
+}
+
+/* the sockets first: a path in use stops tdpd before it takes any device */
+static int sockets_up(struct tdpd *d)
+{
+	char err[256];
+	d->ctl.conf = &d->conf;
+	if (control_open(&d->ctl, err, sizeof(err)) != 0) {
+		log_err("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void sockets_down(struct tdpd *d)
+{
+	control_stop(&d->ctl);
+}
+
+static int rt_up(struct tdpd *d)
+{
+	rt_process_setup(&d->rtp, d->conf.mlock, d->conf.dma_latency);
+	return 0;
+}
+
+static void rt_down(struct tdpd *d)
+{
+	rt_process_release(&d->rtp);
+}
+
+/* DPDK's EAL, on hugepages or not (pmd_huge_decide says why) */
+static int eal_up(struct tdpd *d)
 {
 	char err[256];
 	struct conf *c = &d->conf;
@@ -399,14 +445,38 @@ static int bring_up(struct tdpd *d)
 		log_err("%s", err);
 		return -1;
 	}
-	d->eal_up = true;
 	if (hmsg[0])
 		log_notice("%s", hmsg);
-	d->mp = pmd_pool((uint32_t)c->mbufs, err, sizeof(err));
+	return 0;
+}
+
+static void eal_down(struct tdpd *d)
+{
+	pmd_eal_cleanup();
+}
+
+static int pool_up(struct tdpd *d)
+{
+	char err[256];
+	d->mp = pmd_pool((uint32_t)d->conf.mbufs, err, sizeof(err));
 	if (!d->mp) {
 		log_err("%s", err);
 		return -1;
 	}
+	return 0;
+}
+
+static void pool_down(struct tdpd *d)
+{
+	/* rte_eal_cleanup frees the pool's memory with the rest of the EAL's */
+	d->mp = NULL;
+}
+
+/* the ports, their kernel netdevs' interrupt coalescing turned off */
+static int ports_up(struct tdpd *d)
+{
+	char err[256];
+	struct conf *c = &d->conf;
 	for (uint32_t p = 0; p < c->nports; p++) {
 		struct conf_port *cp = &c->ports[p];
 		if (pmd_port_open(&d->ports[p], cp->device, (uint16_t)cp->rx_desc, (uint16_t)cp->tx_desc, d->mp, err,
@@ -445,6 +515,21 @@ static int bring_up(struct tdpd *d)
 			log_info("port %s: DPDK-owned, %s", cp->name, pi->coalesce);
 		}
 	}
+	return 0;
+}
+
+static void ports_down(struct tdpd *d)
+{
+	while (d->nports_open) {
+		uint32_t p = --d->nports_open;
+		pmd_port_close(&d->ports[p]);
+		coalesce_restore(&d->coal[p]);
+	}
+}
+
+static int timebase_up(struct tdpd *d)
+{
+	struct conf *c = &d->conf;
 	char tberr[256];
 	const struct timebase_ops *tbo = timebase_table[c->timebase];
 	/* the sources read their own settings; the frame geometry is the table's */
@@ -463,6 +548,20 @@ static int bring_up(struct tdpd *d)
 	log_notice("sync: %s (%s); in holdover the engine will %s, unlocked it will %s", tb_state_name(sy.state),
 		   sy.reason, conf_action_names[c->sync_holdover_action], conf_action_names[c->sync_unlocked_action]);
 
+	return 0;
+}
+
+static void timebase_down(struct tdpd *d)
+{
+	tb_destroy(d->tb);
+	d->tb = NULL;
+}
+
+/* the frame engine, each port paced at what it can send */
+static int engine_up(struct tdpd *d)
+{
+	char err[256];
+	struct conf *c = &d->conf;
 	struct eng_port_cfg epc[SCHED_MAX_PORTS];
 	for (uint32_t tp_ = 0; tp_ < d->t->nports; tp_++) {
 		uint32_t p = d->table_to_port[tp_];
@@ -502,6 +601,20 @@ static int bring_up(struct tdpd *d)
 		log_err("frame engine: %s", err);
 		return -1;
 	}
+	return 0;
+}
+
+static void engine_down(struct tdpd *d)
+{
+	engine_destroy(d->e);
+	d->e = NULL;
+}
+
+/* routes, the table in force for RX and control, what a frame may hold */
+static int tables_up(struct tdpd *d)
+{
+	char err[256];
+	struct conf *c = &d->conf;
 	if (router_build(d->rt, err, sizeof(err)) != 0) {
 		log_err("routes: %s", err);
 		return -1;
@@ -545,23 +658,50 @@ static int bring_up(struct tdpd *d)
 	return 0;
 }
 
-static void tear_down(struct tdpd *d)
+static void tables_down(struct tdpd *d)
 {
-	control_stop(&d->ctl);
-	for (uint32_t p = 0; p < d->nports_open; p++) {
-		pmd_port_close(&d->ports[p]);
-		coalesce_restore(&d->coal[p]);
-	}
-	engine_destroy(d->e);
 	control_free_tables(&d->ctl);
-	if (d->tb)
-		tb_destroy(d->tb);
+	/* its LPM tables live in the EAL's memory: freed before the EAL goes */
 	router_free(d->rt);
-	notify_close(&d->nt);
-	if (d->eal_up)
-		pmd_eal_cleanup();
+	d->rt = NULL;
+}
+
+static const struct step {
+	const char *name;
+	int (*up)(struct tdpd *d);
+	void (*down)(struct tdpd *d);
+} steps[] = {
+	{"systemd notification", notify_up, notify_down},
+	{"control sockets", sockets_up, sockets_down},
+	{"real-time set-up", rt_up, rt_down},
+	{"DPDK", eal_up, eal_down},
+	{"packet pool", pool_up, pool_down},
+	{"ports", ports_up, ports_down},
+	{"time source", timebase_up, timebase_down},
+	{"frame engine", engine_up, engine_down},
+	{"tables", tables_up, tables_down},
+};
+
+/* Brings the steps up in order; on a failure the ones up are torn down. */
+static int start_up(struct tdpd *d)
+{
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		if (steps[i].up(d) != 0) {
+			log_debug("start-up stopped at: %s", steps[i].name);
+			return -1;
+		}
+		d->nup = i + 1;
+	}
+	return 0;
+}
+
+/* Tears down what is up, in exact reverse order, then the configuration. */
+static void shut_down(struct tdpd *d)
+{
+	while (d->nup)
+		steps[--d->nup].down(d);
+	router_free(d->rt);
 	sched_free(d->t);
-	rt_process_release(&d->rtp);
 	conf_free(&d->conf);
 }
 
@@ -780,13 +920,13 @@ int main(int argc, char **argv)
 		errors += build_routes(&d);
 	if (errors) {
 		fprintf(stderr, "tdpd: %d error%s; nothing started\n", errors, errors == 1 ? "" : "s");
-		tear_down(&d);
+		shut_down(&d);
 		return EXIT_CONFIG;
 	}
 	if (check) {
 		printf("tdpd: configuration and table are valid: %u ports, %u flows, TF %" PRIu64 " ns, k %u\n",
 		       d.conf.nports, d.t->nflows, d.t->tf_ns, d.t->k);
-		tear_down(&d);
+		shut_down(&d);
 		return 0;
 	}
 	struct sigaction sa;
@@ -796,24 +936,12 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sa.sa_handler = on_hup;
 	sigaction(SIGHUP, &sa, NULL);
-	char err[256];
-	if (notify_init(&d.nt, err, sizeof(err)) != 0)
-		log_warn("%s: not telling systemd", err);
-	if (d.conf.log_syslog)
-		tdp_log_open_syslog();
-	d.ctl.conf = &d.conf;
-	if (control_open(&d.ctl, err, sizeof(err)) != 0) {
-		log_err("%s", err);
-		tear_down(&d);
-		return 1;
-	}
-	rt_process_setup(&d.rtp, d.conf.mlock, d.conf.dma_latency);
-	if (bring_up(&d) != 0) {
-		tear_down(&d);
+	if (start_up(&d) != 0) {
+		shut_down(&d);
 		return 1;
 	}
 	run(&d);
-	tear_down(&d);
+	shut_down(&d);
 	log_notice("stopped");
 	return 0;
 }

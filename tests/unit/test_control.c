@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The control server's dispatch, without an engine: every command of the
+ * protocol has a handler that agrees on being a change, and what is refused
+ * before a handler runs (a request that is not JSON, another protocol
+ * version, an unknown command, a change asked on the monitor socket) is
+ * refused with its code. log-level, which needs no engine, is answered on
+ * both sockets and set only on the control one. The handlers that read the
+ * engine are exercised against a running tdpd in control_net.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "control.h"
+#include "ctl_proto.h"
+#include "log.h"
+
+static struct conf conf;
+static struct control ctl = {.conf = &conf, .waiter = -1, .lfd = {-1, -1}};
+
+/* the reply's error code, or "ok" */
+static char *code_of(const char *req, bool privileged)
+{
+	static char code[64];
+	bool defer = false;
+	char *out = control_handle(&ctl, req, strlen(req), -1, privileged, &defer);
+	assert_non_null(out);
+	assert_false(defer);
+	json_t *r = json_loads(out, 0, NULL);
+	assert_non_null(r);
+	json_t *c = json_object_get(r, "code");
+	snprintf(code, sizeof(code), "%s",
+		 c ? json_string_value(c) : json_is_true(json_object_get(r, "ok")) ? "ok" : "?");
+	json_decref(r);
+	free(out);
+	return code;
+}
+
+static void every_command_has_its_handler(void **st)
+{
+	(void)st;
+	assert_null(control_unhandled());
+}
+
+static void refused_before_any_handler(void **st)
+{
+	(void)st;
+	snprintf(conf.control_socket, sizeof(conf.control_socket), "/run/tdpd/tdpd.sock");
+	assert_string_equal(code_of("not json", true), "malformed");
+	assert_string_equal(code_of("[1]", true), "malformed");
+	assert_string_equal(code_of("{\"version\":2,\"cmd\":\"status\"}", true), "version");
+	assert_string_equal(code_of("{\"version\":1}", true), "malformed");
+	assert_string_equal(code_of("{\"version\":1,\"cmd\":\"status\",\"args\":3}", true), "bad-args");
+	assert_string_equal(code_of("{\"version\":1,\"cmd\":\"reboot\"}", true), "unknown-command");
+	/* every change, on the monitor socket */
+	for (const struct ctl_cmd *c = ctl_cmds; c->name; c++) {
+		if (!c->changes)
+			continue;
+		char req[256];
+		snprintf(req, sizeof(req), "{\"version\":1,\"cmd\":\"%s\",\"args\":{\"level\":\"debug\"}}", c->name);
+		assert_string_equal(code_of(req, false), "read-only");
+	}
+}
+
+static void log_level_on_both_sockets(void **st)
+{
+	(void)st;
+	tdp_log_level = LOG_INFO;
+	assert_string_equal(code_of("{\"version\":1,\"cmd\":\"log-level\"}", false), "ok");
+	assert_string_equal(code_of("{\"version\":1,\"cmd\":\"log-level\",\"args\":{}}", false), "ok");
+	assert_string_equal(code_of("{\"version\":1,\"cmd\":\"log-level\",\"args\":{\"level\":\"debug\"}}", false),
+			    "read-only");
+	assert_int_equal(tdp_log_level, LOG_INFO);
+	assert_string_equal(code_of("{\"version\":1,\"cmd\":\"log-level\",\"args\":{\"level\":\"loud\"}}", true),
+			    "bad-args");
+	assert_string_equal(code_of("{\"version\":1,\"cmd\":\"log-level\",\"args\":{\"level\":\"debug\"}}", true), "ok");
+	assert_int_equal(tdp_log_level, LOG_DEBUG);
+	tdp_log_level = LOG_INFO;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_command_has_its_handler),
+		cmocka_unit_test(refused_before_any_handler),
+		cmocka_unit_test(log_level_on_both_sockets),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
