@@ -74,10 +74,6 @@ struct rte_mbuf *mk(int32_t flow, uint32_t seq, uint32_t len)
 }
 
 static int rig_no;
-enum sync_action rig_hold = SA_SERVE, rig_unl = SA_SERVE;
-bool rig_bc635;
-struct bc_sim *rig_sim;
-struct timebase *rig_bctb;
 
 static int64_t sim_clock(void *arg)
 {
@@ -86,6 +82,13 @@ static int64_t sim_clock(void *arg)
 
 void rig_up(struct rig *r, const char *table, enum late_policy late, int64_t start_ns,
 		   int64_t be_poll_ns, uint32_t depth)
+{
+	static const struct rig_opts defaults = {.hold = SA_SERVE, .unl = SA_SERVE};
+	rig_up_with(r, table, late, start_ns, be_poll_ns, depth, &defaults);
+}
+
+void rig_up_with(struct rig *r, const char *table, enum late_policy late, int64_t start_ns, int64_t be_poll_ns,
+		 uint32_t depth, const struct rig_opts *o)
 {
 	memset(r, 0, sizeof(*r));
 	assert_int_equal(env_eal_init(), 0);
@@ -109,20 +112,20 @@ void rig_up(struct rig *r, const char *table, enum late_policy late, int64_t sta
 	}
 	rig_no++;
 	struct timebase *etb = r->tb;
-	if (rig_bc635) {
-		rig_sim = bcsim_new(sim_clock, r->tb);
+	if (o->bc635) {
+		r->sim = bcsim_new(sim_clock, r->tb);
 		struct tb_params tp = {.tf_ns = (int64_t)r->t->tf_ns, .epoch_ns = (int64_t)r->t->epoch_ns};
 		tb_sync_params_defaults(&tp.sync);
 		char e2[256];
-		rig_bctb = tb_bc635_new(bcsim_bus(rig_sim), r->tb, &tp, e2, sizeof(e2));
-		if (!rig_bctb)
+		r->bctb = tb_bc635_new(bcsim_bus(r->sim), r->tb, &tp, e2, sizeof(e2));
+		if (!r->bctb)
 			fail_msg("tb_bc635_new: %s", e2);
-		etb = rig_bctb;
+		etb = r->bctb;
 	}
 	struct eng_config c = {
 		.t = r->t, .tb = etb, .late = late, .flow_depth = depth, .be_depth = 256,
 		.be_poll_ns = be_poll_ns, .ports = pc,
-		.holdover_action = rig_hold, .unlocked_action = rig_unl,
+		.holdover_action = o->hold, .unlocked_action = o->unl,
 		.pw = {.spin_below_ns = 0, .min_sleep_ns = 1000, .margin_ns = 500, .window = 16,
 		       .decay_pct = 90, .book_init_ns = 100},
 	};
@@ -136,11 +139,11 @@ void rig_up(struct rig *r, const char *table, enum late_policy late, int64_t sta
 void rig_down(struct rig *r)
 {
 	engine_destroy(r->e);
-	if (rig_bctb) {
-		rig_bctb->ops->destroy(rig_bctb);
-		bcsim_free(rig_sim);
-		rig_bctb = NULL;
-		rig_sim = NULL;
+	if (r->bctb) {
+		tb_destroy(r->bctb);
+		bcsim_free(r->sim);
+		r->bctb = NULL;
+		r->sim = NULL;
 	}
 	for (uint32_t p = 0; p < r->t->nports; p++) {
 		rte_eth_dev_stop((uint16_t)r->port[p]);
@@ -221,8 +224,49 @@ void check_wire(const struct rig *r, size_t from, size_t to)
 
 int64_t step(struct rig *r)
 {
-	if (rig_sim)
-		bcsim_run_to(rig_sim, tb_sim_time(r->tb).ns);
+	if (r->sim)
+		bcsim_run_to(r->sim, tb_sim_time(r->tb).ns);
 	return engine_step(r->e);
 }
 
+void run_to_tfc(struct rig *r, uint32_t tfc)
+{
+	for (int i = 0; i < 20 && frame_tfc(engine_geom(r->e), engine_next_frame(r->e)) != tfc; i++) {
+		top_up(r, 4, 0, NULL, 0);
+		engine_step(r->e);
+		drain_all(r);
+	}
+	assert_int_equal(frame_tfc(engine_geom(r->e), engine_next_frame(r->e)), tfc);
+}
+
+/* The log of one flow's sequence numbers, with the tfc each left in. */
+size_t seqs_of(const struct rig *r, int32_t flow, size_t from, uint32_t *seq, uint32_t *tfc, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = from; i < txlog.n && n < max; i++)
+		if (txlog.v[i].flow == flow) {
+			seq[n] = txlog.v[i].seq;
+			tfc[n] = frame_tfc(engine_geom(r->e), frame_index(engine_geom(r->e), tdp_time(txlog.v[i].t)));
+			n++;
+		}
+	return n;
+}
+
+void late_wakeup(struct rig *r, int64_t stall_ns)
+{
+	/* the next sleep ends stall_ns after the predicted wake-up */
+	tb_sim_stall(r->tb, stall_ns);
+	top_up(r, 4, 0, NULL, 0);
+	engine_step(r->e);
+	drain_all(r);
+}
+
+/* the tests of late frames and of the clock share it */
+const char table_late[] =
+	"tdp-schedule 1\ntf 1ms\nk 10\nguard 10us\n"
+	"port out rate 10Mbit/s\n"
+	"flow a port out size 100 udp-dport 1\n"
+	"flow b port out size 100 udp-dport 2\n"
+	"frames 0: a 2\n"
+	"frames 2: b 1\n"
+	"frames 4: a 1\n";

@@ -49,15 +49,21 @@ struct rig {
 	struct rte_ring *rx[4], *tx[4];
 	uint32_t seq[64];      /* next sequence number to enqueue, per flow */
 	uint32_t be_seq;
+	/* with rig_opts.bc635: the simulated card and its source, on the sim clock */
+	struct bc_sim *sim;
+	struct timebase *bctb;
 };
 
-/* what the engine does in holdover and unlocked; set before rig_up */
-extern enum sync_action rig_hold, rig_unl;
-/* when set, the engine runs on the bc635 source over the simulator, on the
- * sim clock; edges are made before each frame */
-extern bool rig_bc635;
-extern struct bc_sim *rig_sim;
-extern struct timebase *rig_bctb;
+/* A rig's settings beyond the table: what the engine does in holdover and
+ * unlocked (default serve), and whether it runs on the bc635 source over the
+ * simulator on the sim clock (edges are made before each frame). */
+struct rig_opts {
+	enum sync_action hold, unl;
+	bool bc635;
+};
+
+/* One flow, a frame of 100 us with room to spare: the late-frame and clock tests' table. */
+extern const char table_late[];
 
 /* A tagged packet of len bytes from pool (NULL: the environment's pool). */
 struct rte_mbuf *mk_in(struct rte_mempool *pool, int32_t flow, uint32_t seq, uint32_t len);
@@ -65,6 +71,8 @@ struct rte_mbuf *mk(int32_t flow, uint32_t seq, uint32_t len);
 
 void rig_up(struct rig *r, const char *table, enum late_policy late, int64_t start_ns, int64_t be_poll_ns,
 	    uint32_t depth);
+void rig_up_with(struct rig *r, const char *table, enum late_policy late, int64_t start_ns, int64_t be_poll_ns,
+		 uint32_t depth, const struct rig_opts *o);
 void rig_down(struct rig *r);
 /* Keeps every flow's queue at `want` packets and best effort at be_want. */
 void top_up(struct rig *r, uint32_t want, uint32_t be_want, const uint32_t *be_sizes, size_t nbs);
@@ -77,5 +85,11 @@ int port_of(const struct rig *r, uint16_t dpdk);
 void check_wire(const struct rig *r, size_t from, size_t to);
 /* One engine frame (the bc635 simulator run up to now first). */
 int64_t step(struct rig *r);
+/* Steps until the engine's next frame has row tfc. */
+void run_to_tfc(struct rig *r, uint32_t tfc);
+/* Sequence numbers (and tfc) of flow's packets in txlog from `from` on. */
+size_t seqs_of(const struct rig *r, int32_t flow, size_t from, uint32_t *seq, uint32_t *tfc, size_t max);
+/* The next sleep oversleeps by stall_ns: one late wake-up. */
+void late_wakeup(struct rig *r, int64_t stall_ns);
 
 #endif

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The sim and system time sources behind the contract.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+#include <sys/timex.h>
+#include <stdbool.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "frame.h"
+#include "hist.h"
+#include "pw.h"
+#include "tb_system.h"
+#include "tb_sim.h"
+#include "tscclock.h"
+
+static void sim_timebase_moves_only_when_used(void **state)
+{
+	struct timebase *tb = tb_sim_new(tdp_time(1000), 10);
+	assert_string_equal(tb->ops->name, "sim");
+	assert_int_equal(tb_now(tb).ns, 1010);
+	assert_int_equal(tb_fast_now(tb).ns, 1020);
+	tb_sim_set_oversleep(tb, 500);
+	tb_sleep_until(tb, tdp_time(5000));
+	assert_int_equal(tb_now(tb).ns, 5510);
+	tb_sim_stall(tb, 100000);
+	tb_sleep_until(tb, tdp_time(6000));
+	assert_int_equal(tb_now(tb).ns, 106510);
+	tb_sleep_until(tb, tdp_time(200000));
+	assert_int_equal(tb_now(tb).ns, 200510);
+	assert_int_equal(tb_sim_sleeps(tb), 3);
+	assert_ptr_equal(timebase_find("sim"), tb->ops);
+	assert_ptr_equal(timebase_find("system"), timebase_table[0]);
+	assert_null(timebase_find("gps"));
+	tb->ops->destroy(tb);
+}
+
+static void system_timebase_reads_tai(void **state)
+{
+	const struct timebase_ops *ops = timebase_find("system");
+	struct timebase *tb;
+	char err[128];
+	struct tb_params p = {.clock = HC_CLOCK_REALTIME, .utc_tai_offset_s = 37, .fast = HC_FAST_OS};
+	assert_int_equal(ops->create(&tb, &p, err, sizeof(err)), 0);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	int64_t rt = ts.tv_sec * TDP_NS_PER_S + ts.tv_nsec;
+	int64_t d = tb_now(tb).ns - rt;
+	/* REALTIME + 37 s (or the kernel's own offset when it knows it) */
+	assert_true(d >= 30 * TDP_NS_PER_S && d < 40 * TDP_NS_PER_S);
+	tdp_time_t a = tb_fast_now(tb), b = tb_fast_now(tb);
+	assert_true(b.ns >= a.ns);
+	ops->destroy(tb);
+}
+
+/* The system source's sync state is the kernel's: STA_UNSYNC set, unlocked;
+ * clear, locked. assume-locked takes it as locked whatever the kernel says. */
+static void system_timebase_sync_from_kernel(void **state)
+{
+	(void)state;
+	struct timex tx = {0};
+	assert_true(adjtimex(&tx) >= 0);
+	bool unsync = tx.status & STA_UNSYNC;
+	const struct timebase_ops *ops = timebase_find("system");
+	struct tb_params p = {.fast = HC_FAST_OS, .utc_tai_offset_s = 37, .system = {.sync_mode = TB_SYSSYNC_ADJTIMEX}};
+	struct timebase *tb;
+	char err[128];
+	assert_int_equal(ops->create(&tb, &p, err, sizeof(err)), 0);
+	struct tb_sync s;
+	tb_sync(tb, &s);
+	assert_int_equal(s.state, unsync ? TB_UNLOCKED : TB_LOCKED);
+	assert_int_equal(tb_state(tb), s.state);
+	assert_non_null(strstr(s.reason, unsync ? "unsynchronised (STA_UNSYNC)" : "synchronised (STA_UNSYNC clear)"));
+	tb->ops->destroy(tb);
+	p.system.sync_mode = TB_SYSSYNC_ASSUME;
+	assert_int_equal(ops->create(&tb, &p, err, sizeof(err)), 0);
+	tb_sync(tb, &s);
+	assert_int_equal(s.state, TB_LOCKED);
+	assert_non_null(strstr(s.reason, "assume-locked"));
+	tb->ops->destroy(tb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(sim_timebase_moves_only_when_used),
+		cmocka_unit_test(system_timebase_reads_tai),
+		cmocka_unit_test(system_timebase_sync_from_kernel),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
