@@ -96,9 +96,10 @@ void summary_text(const struct summary_src *s, FILE *out)
 	struct tb_sync sy;
 	tb_sync(s->tb, &sy);
 	fprintf(out, "sync    %s: %s; offset %" PRId64 " ns, uncertainty %" PRId64 " ns; %" PRIu64 " samples (%" PRIu64
-		     " bad), %" PRIu64 " faults, %" PRIu64 " transitions, %" PRIu64 " phase steps\n",
+		     " bad, %" PRIu64 " not taken while the state was read), %" PRIu64 " faults, %" PRIu64
+		     " transitions, %" PRIu64 " phase steps\n",
 		tb_state_name(sy.state), sy.reason, sy.offset_ns, sy.uncertainty_ns, sy.samples, sy.bad_samples,
-		sy.faults, sy.transitions, sy.steps);
+		sy.busy, sy.faults, sy.transitions, sy.steps);
 	fprintf(out, "        frames in holdover %" PRIu64 ", unlocked %" PRIu64 ", alarm %" PRIu64 ", demoted %" PRIu64
 		     "; skips %" PRIu64 ", steps back %" PRIu64 " (%" PRIu64 " frames repeated, none re-sent)\n",
 		es.holdover_frames, es.unlocked_frames, es.alarm_frames, es.demoted_frames, es.skip_events, es.back_steps,
@@ -176,11 +177,11 @@ json_t *summary_sync_json(struct timebase *tb)
 {
 	struct tb_sync sy;
 	tb_sync(tb, &sy);
-	return json_pack("{ss ss sI sI sI sI sI sI sI sI sI sI}", "state", tb_state_name(sy.state), "reason",
+	return json_pack("{ss ss sI sI sI sI sI sI sI sI sI sI sI}", "state", tb_state_name(sy.state), "reason",
 			 sy.reason, "offset_ns", J(sy.offset_ns), "uncertainty_ns", J(sy.uncertainty_ns),
 			 "last_good_ns", J(sy.last_good.ns), "since_ns", J(sy.since.ns), "samples", J(sy.samples),
-			 "bad_samples", J(sy.bad_samples), "faults", J(sy.faults), "transitions", J(sy.transitions),
-			 "steps", J(sy.steps), "last_step_ns", J(sy.last_step_ns));
+			 "bad_samples", J(sy.bad_samples), "busy_samples", J(sy.busy), "faults", J(sy.faults),
+			 "transitions", J(sy.transitions), "steps", J(sy.steps), "last_step_ns", J(sy.last_step_ns));
 }
 
 json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uint32_t f)

@@ -2,6 +2,7 @@
 /*
  * The sim and system time sources behind the contract.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -86,10 +87,35 @@ static void system_timebase_sync_from_kernel(void **state)
 	tb->ops->destroy(tb);
 }
 
+/* The shared part: a sample from the engine's thread never waits for a
+ * reader of the state; one not taken is counted, and the next is taken. */
+static void engine_sample_never_waits(void **state)
+{
+	(void)state;
+	struct timebase *tb = tb_sim_new(tdp_time(1000), 10);
+	struct tb_sync s;
+	tb_sync(tb, &s);
+	uint64_t before = s.samples;
+	pthread_mutex_lock(&tb->lock); /* a reader holds the state */
+	tb_sample_nowait(tb, tdp_time(2000), 5, 5);
+	tb_fault_nowait(tb, tdp_time(2000), "gone");
+	pthread_mutex_unlock(&tb->lock);
+	tb_sync(tb, &s);
+	assert_int_equal(s.busy, 2);
+	assert_int_equal(s.samples, before);
+	assert_int_equal(s.faults, 0);
+	tb_sample_nowait(tb, tdp_time(3000), 5, 5);
+	tb_sync(tb, &s);
+	assert_int_equal(s.samples, before + 1);
+	assert_int_equal(s.busy, 2);
+	tb_destroy(tb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sim_timebase_moves_only_when_used),
+		cmocka_unit_test(engine_sample_never_waits),
 		cmocka_unit_test(system_timebase_reads_tai),
 		cmocka_unit_test(system_timebase_sync_from_kernel),
 	};
