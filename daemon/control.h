@@ -91,6 +91,11 @@ char *control_handle(struct control *c, const char *req, size_t len, int fd, boo
  * disagrees on being a change, or a handler the protocol does not name: its
  * name; NULL when the two tables agree. */
 const char *control_unhandled(void);
+
+/* control_cmds.c's, for the server: an error reply line (malloc'd), and
+ * writing a reply to a client and closing it (*fd becomes -1). */
+char *control_reply_err(const char *code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void control_answer(int *fd, char *line);
 /* One step of a swap in progress (the thread calls it every loop). */
 void control_advance(struct control *c);
 

@@ -308,30 +308,17 @@ static int bc_sim_create(struct timebase **out, const struct tb_params *p0, char
 	return 0;
 }
 
-const struct timebase_ops tb_bc635_ops = {
-	.name = "bc635",
-	.doc = "the bc635PCI-U GPS card (bc635-device), frame ticks from its heartbeat interrupt",
-	.create = bc_create,
-	.destroy = bc_destroy,
-	.now = bc_now,
-	.fast_now = bc_fast_now,
-	.sleep_until = bc_sleep_until,
-	.refresh = bc_refresh,
-	.tick_fd = bc_tick_fd,
-	.tick = bc_tick,
-	.describe = bc_describe,
-};
+/* the card and its simulator differ only in how the bus is made */
+#define BC_OPS(nm, dc, cr)                                                              \
+	{                                                                               \
+		.name = nm, .doc = dc, .create = cr, .destroy = bc_destroy, .now = bc_now, \
+		.fast_now = bc_fast_now, .sleep_until = bc_sleep_until, .refresh = bc_refresh, \
+		.tick_fd = bc_tick_fd, .tick = bc_tick, .describe = bc_describe,       \
+	}
 
-const struct timebase_ops tb_bc635_sim_ops = {
-	.name = "bc635-sim",
-	.doc = "the bc635 register-level simulator on the host clock, the whole GPS path without the card",
-	.create = bc_sim_create,
-	.destroy = bc_destroy,
-	.now = bc_now,
-	.fast_now = bc_fast_now,
-	.sleep_until = bc_sleep_until,
-	.refresh = bc_refresh,
-	.tick_fd = bc_tick_fd,
-	.tick = bc_tick,
-	.describe = bc_describe,
-};
+const struct timebase_ops tb_bc635_ops =
+	BC_OPS("bc635", "the bc635PCI-U GPS card (bc635-device), frame ticks from its heartbeat interrupt", bc_create);
+
+const struct timebase_ops tb_bc635_sim_ops =
+	BC_OPS("bc635-sim", "the bc635 register-level simulator on the host clock, the whole GPS path without the card",
+	       bc_sim_create);

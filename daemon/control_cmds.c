@@ -1,0 +1,705 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The control commands: replies, the handlers and their dispatch table, table swaps (control.h). */
+#include <errno.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "control.h"
+#include "ctl_proto.h"
+#include "frame.h"
+#include "log.h"
+
+#define CTL_IO_MS 1000            /* a client has this long to send its request */
+#define CTL_TABLE_READ_MS 5000    /* and the table it passes */
+#define CTL_MAX_AHEAD_S 86400     /* a table is loaded for a time at most a day ahead */
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- tables ------------------------------------------------------------ */
+
+struct dtable *dtable_new(struct eng_table *et, const char *name)
+{
+	struct dtable *dt = calloc(1, sizeof(*dt));
+	if (!dt)
+		return NULL;
+	const struct sched_table *t = engine_table_sched(et);
+	dt->et = et;
+	dt->cls = cls_build(t);
+	dt->rxt.flows = calloc(t->nflows + 1, sizeof(*dt->rxt.flows));
+	if (!dt->cls || !dt->rxt.flows) {
+		cls_free(dt->cls);
+		free(dt->rxt.flows);
+		free(dt);
+		return NULL;
+	}
+	for (uint32_t f = 0; f < t->nflows; f++)
+		dt->rxt.flows[f] = engine_table_flow_rx(et, f);
+	dt->rxt.cls = dt->cls;
+	dt->rxt.t = t;
+	snprintf(dt->name, sizeof(dt->name), "%s", name);
+	dt->loaded_unix_s = (int64_t)time(NULL);
+	return dt;
+}
+
+void dtable_free(struct dtable *dt)
+{
+	if (!dt)
+		return;
+	cls_free(dt->cls);
+	free(dt->rxt.flows);
+	free(dt);
+}
+
+static const char *level_name(int level)
+{
+	return conf_level_names[level - LOG_ERR];
+}
+
+/* ---- replies ----------------------------------------------------------- */
+
+static char *dump_line(json_t *o)
+{
+	char *s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (!s)
+		return NULL;
+	size_t n = strlen(s);
+	char *r = realloc(s, n + 2);
+	if (!r) {
+		free(s);
+		return NULL;
+	}
+	r[n] = '\n';
+	r[n + 1] = 0;
+	return r;
+}
+
+static char *reply_ok(json_t *result)
+{
+	return dump_line(json_pack("{si sb so}", "version", CTL_VERSION, "ok", 1, "result",
+				   result ? result : json_object()));
+}
+
+static json_t *err_obj(const char *code, const char *fmt, va_list ap)
+{
+	char msg[512];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	return json_pack("{si sb ss ss}", "version", CTL_VERSION, "ok", 0, "code", code, "error", msg);
+}
+
+char *control_reply_err(const char *code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	json_t *o = err_obj(code, fmt, ap);
+	va_end(ap);
+	return dump_line(o);
+}
+
+/* ---- the commands ------------------------------------------------------ */
+
+static struct summary_src src(struct control *c)
+{
+	return (struct summary_src){.e = c->e, .rx = c->rx, .timebase = c->timebase_name, .tb = c->tb,
+				    .elapsed_s = (double)(mono_ns() - c->started_mono_ns) / 1e9};
+}
+
+static json_t *table_json(const struct dtable *dt, bool with_flows)
+{
+	const struct sched_table *t = engine_table_sched(dt->et);
+	json_t *o = json_pack("{ss sI sI sI sI si si sI sI}", "name", dt->name, "tf_ns", (json_int_t)t->tf_ns, "k",
+			      (json_int_t)t->k, "epoch_ns", (json_int_t)t->epoch_ns, "guard_ns",
+			      (json_int_t)t->guard_ns, "flows", (int)t->nflows, "ports", (int)t->nports,
+			      "loaded_unix_s", (json_int_t)dt->loaded_unix_s, "adopted_frame",
+			      (json_int_t)engine_table_adopted(dt->et));
+	if (with_flows) {
+		json_t *names = json_array();
+		for (uint32_t f = 0; f < t->nflows; f++)
+			json_array_append_new(names, json_pack("{ss ss}", "name", t->flows[f].name, "port",
+							       t->ports[t->flows[f].port].name));
+		json_object_set_new(o, "flow_list", names);
+	}
+	return o;
+}
+
+static json_t *pending_json(struct control *c)
+{
+	if (!c->pending)
+		return json_null();
+	json_t *o = table_json(c->pending, false);
+	json_object_set_new(o, "frame", json_integer(engine_table_requested(c->pending->et)));
+	const struct frame_geom *g = engine_geom(c->e);
+	json_object_set_new(o, "start_tai_ns",
+			    json_integer(frame_start(g, engine_table_requested(c->pending->et)).ns));
+	return o;
+}
+
+static json_t *cmd_status(struct control *c)
+{
+	struct summary_src s = src(c);
+	struct eng_stats es;
+	engine_stats(c->e, &es);
+	const struct hist *h = engine_error_hist(c->e);
+	static _Thread_local struct hist hs;
+	hist_snapshot(&hs, h);
+	struct tb_sync sy;
+	tb_sync(c->tb, &sy);
+	json_t *rx = summary_rx_json(c->rx);
+	json_int_t drops = 0;
+	const char *k;
+	json_t *v;
+	json_object_foreach(json_object_get(rx, "drop"), k, v)
+		drops += json_integer_value(v);
+	json_t *o = json_pack(
+		"{ss si sf ss sI s{ss ss sI sI} s{sI sI sI sI sI sI} s{sI sI sI sI} s{sI sI sI} ss}", "version",
+		TDP_VERSION, "pid", (int)getpid(), "uptime_s", s.elapsed_s, "timebase", c->timebase_name, "tai_ns",
+		(json_int_t)tb_now(c->tb).ns, "sync", "state", tb_state_name(sy.state), "reason",
+		sy.reason, "offset_ns", (json_int_t)sy.offset_ns, "uncertainty_ns",
+		(json_int_t)sy.uncertainty_ns, "frames", "processed", (json_int_t)es.frames, "late",
+		(json_int_t)es.late_frames, "skipped", (json_int_t)es.skipped_frames, "next", (json_int_t)engine_next_frame(c->e),
+		"alarm", (json_int_t)es.alarm_frames, "demoted", (json_int_t)es.demoted_frames, "start_error_ns",
+		"p50", (json_int_t)hist_quantile(&hs, 0.5), "p99", (json_int_t)hist_quantile(&hs, 0.99), "p999",
+		(json_int_t)hist_quantile(&hs, 0.999), "max", (json_int_t)(hs.count ? hs.max : 0), "rx", "pkts",
+		json_integer_value(json_object_get(rx, "pkts")), "reserved",
+		json_integer_value(json_object_get(rx, "reserved")), "dropped", drops, "log_level",
+		level_name(tdp_log_level));
+	json_decref(rx);
+	json_object_set_new(o, "table", table_json(c->cur, false));
+	json_object_set_new(o, "pending", pending_json(c));
+	json_object_set_new(o, "swaps", json_integer((json_int_t)es.swaps));
+	return o;
+}
+
+static json_t *cmd_ports(struct control *c)
+{
+	struct summary_src s = src(c);
+	json_t *a = json_array();
+	for (uint32_t p = 0; p < c->nports; p++) {
+		const struct ctl_port_info *pi = &c->ports[p];
+		char mac[18];
+		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", pi->mac[0], pi->mac[1], pi->mac[2],
+			 pi->mac[3], pi->mac[4], pi->mac[5]);
+		json_t *o = pi->table_port >= 0 ? summary_port_json(&s, (uint32_t)pi->table_port) : json_object();
+		json_object_update_new(o, json_pack("{ss ss si ss si sI ss ss ss sb}", "name", pi->name, "device",
+						    pi->device, "dpdk_port", (int)pi->dpdk_port, "mac", mac, "link_mbps",
+						    (int)pi->link_mbps, "rate_bps", (json_int_t)pi->rate_bps, "rate_from",
+						    pi->rate_from ? pi->rate_from : "", "netdev", pi->ifname, "coalescing",
+						    pi->coalesce, "scheduled", pi->table_port >= 0));
+		json_array_append_new(a, o);
+	}
+	return json_pack("{so}", "ports", a);
+}
+
+static json_t *cmd_flows(struct control *c)
+{
+	struct eng_table *et = c->cur->et;
+	const struct sched_table *t = engine_table_sched(et);
+	json_t *a = json_array();
+	for (uint32_t f = 0; f < t->nflows; f++)
+		json_array_append_new(a, summary_flow_json(t, et, f));
+	return json_pack("{ss so}", "table", c->cur->name, "flows", a);
+}
+
+static json_t *cmd_sync(struct control *c)
+{
+	struct summary_src s = src(c);
+	char desc[256];
+	c->tb->ops->describe(c->tb, desc, sizeof(desc));
+	struct eng_stats es;
+	engine_stats(c->e, &es);
+	json_t *o = summary_sync_json(c->tb);
+	json_object_update_new(o, json_pack("{ss ss sI sI sI sI sI sI sI}", "timebase", c->timebase_name,
+					    "description", desc, "tai_ns", (json_int_t)tb_now(c->tb).ns,
+					    "holdover_frames", (json_int_t)es.holdover_frames, "unlocked_frames",
+					    (json_int_t)es.unlocked_frames, "alarm_frames", (json_int_t)es.alarm_frames,
+					    "demoted_frames", (json_int_t)es.demoted_frames, "back_steps",
+					    (json_int_t)es.back_steps, "skip_events", (json_int_t)es.skip_events));
+	json_object_set_new(o, "holdover_action", json_string(conf_action_names[c->conf->sync_holdover_action]));
+	json_object_set_new(o, "unlocked_action", json_string(conf_action_names[c->conf->sync_unlocked_action]));
+	json_t *tick = summary_tick_json(&s);
+	if (tick) {
+		json_object_set_new(tick, "ticks", json_integer((json_int_t)es.ticks));
+		json_object_set_new(tick, "timeouts", json_integer((json_int_t)es.tick_timeouts));
+		json_object_set_new(o, "tick", tick);
+	}
+	return o;
+}
+
+static json_t *cmd_stats(struct control *c)
+{
+	struct summary_src s = src(c);
+	json_t *o = summary_to_json(&s);
+	json_object_set_new(o, "table", json_string(c->cur->name));
+	json_object_set_new(o, "control", json_pack("{sI sI sI}", "loads", (json_int_t)c->loads, "rejected",
+						    (json_int_t)c->rejected, "swap_dropped",
+						    (json_int_t)c->swap_dropped));
+	return o;
+}
+
+static char *cmd_log_level(struct control *c, json_t *args)
+{
+	json_t *lv = json_object_get(args, "level");
+	if (lv) {
+		int l = json_is_string(lv) ? tdp_log_parse(json_string_value(lv)) : -1;
+		if (l < 0)
+			return control_reply_err("bad-args", "log level must be error, warning, notice, info or debug");
+		int was = tdp_log_level;
+		tdp_log_level = l;
+		log_notice("log level %s -> %s (control socket)", level_name(was),
+			   level_name(l));
+	}
+	return reply_ok(json_pack("{ss}", "level", level_name(tdp_log_level)));
+}
+
+static json_t *cmd_schedule_active(struct control *c, json_t *args)
+{
+	struct eng_stats es;
+	engine_stats(c->e, &es);
+	json_t *o = json_pack("{so so sI sI sI sI}", "table", table_json(c->cur, true), "pending", pending_json(c),
+			      "swaps", (json_int_t)es.swaps, "late_swaps", (json_int_t)es.late_swaps, "loads",
+			      (json_int_t)c->loads, "rejected", (json_int_t)c->rejected);
+	if (c->last_swap_name[0])
+		json_object_set_new(o, "last_swap",
+				    json_pack("{ss sI sI}", "name", c->last_swap_name, "frame",
+					      (json_int_t)c->last_swap_frame, "requested",
+					      (json_int_t)c->last_swap_requested));
+	if (json_is_true(json_object_get(args, "source"))) {
+		const struct sched_table *t = engine_table_sched(c->cur->et);
+		json_object_set_new(o, "source", json_stringn(t->src ? t->src : "", t->src ? t->src_len : 0));
+	}
+	return o;
+}
+
+/* Reads what a client passed; bounded in size and time. */
+static char *read_passed(int fd, size_t *len, char *err, size_t errlen)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	int64_t deadline = mono_ns() + (int64_t)CTL_TABLE_READ_MS * 1000000;
+	while (buf) {
+		if (n + 1 >= cap) {
+			if (cap >= CTL_MAX_TABLE_BYTES) {
+				snprintf(err, errlen, "the table is larger than %u MiB", CTL_MAX_TABLE_BYTES >> 20);
+				free(buf);
+				return NULL;
+			}
+			char *nb = realloc(buf, cap * 2);
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		int64_t left = (deadline - mono_ns()) / 1000000;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		if (left <= 0 || poll(&p, 1, (int)left) == 0) {
+			snprintf(err, errlen, "the table did not arrive within %d ms", CTL_TABLE_READ_MS);
+			free(buf);
+			return NULL;
+		}
+		ssize_t r = read(fd, buf + n, cap - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			snprintf(err, errlen, "reading the table: %s", strerror(errno));
+			free(buf);
+			return NULL;
+		}
+		if (r == 0) {
+			buf[n] = 0;
+			*len = n;
+			return buf;
+		}
+		n += (size_t)r;
+	}
+	snprintf(err, errlen, "out of memory for the table");
+	return NULL;
+}
+
+static json_t *diags_json(const struct sched_diags *dg, const char *name)
+{
+	json_t *a = json_array();
+	static const char *const sev[] = {"error", "warning", "note"};
+	for (size_t i = 0; i < dg->n; i++)
+		json_array_append_new(a, json_pack("{ss si si ss ss}", "file", name, "line", (int)dg->v[i].line, "col",
+						   (int)dg->v[i].col, "severity", sev[dg->v[i].sev], "message",
+						   dg->v[i].msg));
+	return a;
+}
+
+static json_t *swap_result(struct control *c, struct dtable *nt)
+{
+	const struct frame_geom *g = engine_geom(c->e);
+	int64_t at = engine_table_adopted(nt->et), req = engine_table_requested(nt->et);
+	json_t *o = json_pack("{ss sI sI sI sb sI}", "table", nt->name, "frame", (json_int_t)at, "requested_frame",
+			      (json_int_t)req, "start_tai_ns", (json_int_t)frame_start(g, at).ns, "late", at != req,
+			      "dropped_queued", (json_int_t)c->swap_dropped);
+	if (o && nt->asked_tai_ns)
+		json_object_set_new(o, "asked_tai_ns", json_integer(nt->asked_tai_ns));
+	return o;
+}
+
+
+/* Withdraws the table waiting to be adopted, if the engine has not taken it;
+ * the client waiting for it is told. */
+static char *cmd_schedule_cancel(struct control *c)
+{
+	struct dtable *nt = c->pending;
+	if (!nt)
+		return control_reply_err("nothing-pending", "no table is waiting to be adopted; %s is in force", c->cur->name);
+	int64_t frame = engine_table_requested(nt->et);
+	if (engine_table_withdraw(c->e, nt->et) != 0)
+		return control_reply_err("too-late", "%s was already taken by the engine for frame %" PRId64
+				 "; load another table to replace it", nt->name, frame);
+	c->pending = NULL;
+	log_notice("schedule cancel: %s, waiting for frame %" PRId64 ", withdrawn; %s stays in force", nt->name, frame,
+		   c->cur->name);
+	if (c->waiter >= 0)
+		control_answer(&c->waiter, control_reply_err("cancelled", "%s was withdrawn before frame %" PRId64 " (schedule cancel)",
+					     nt->name, frame));
+	json_t *o = json_pack("{ss sI ss}", "cancelled", nt->name, "requested_frame", (json_int_t)frame, "in_force",
+			      c->cur->name);
+	nt->et = NULL;
+	dtable_free(nt);
+	return reply_ok(o);
+}
+
+static char *cmd_schedule_load(struct control *c, json_t *args, int fd, bool *defer)
+{
+	if (fd < 0)
+		return control_reply_err("bad-args", "schedule-load needs the table's file descriptor passed with the request");
+	if (c->pending)
+		return control_reply_err("busy", "table %s is waiting to be adopted at frame %" PRId64 "; load again after it",
+				 c->pending->name, engine_table_requested(c->pending->et));
+	/* the client's name for the table goes into logs and replies: one line */
+	const char *given = json_string_value(json_object_get(args, "name"));
+	char name[256];
+	snprintf(name, sizeof(name), "%s", given && *given ? given : "(passed table)");
+	for (char *q = name; *q; q++)
+		if ((unsigned char)*q < 0x20 || *q == 0x7f)
+			*q = '?';
+	json_t *at_j = json_object_get(args, "at_tai_ns"), *in_j = json_object_get(args, "in_ns");
+	if ((at_j && !json_is_integer(at_j)) || (in_j && !json_is_integer(in_j)) || (at_j && in_j))
+		return control_reply_err("bad-args", "at_tai_ns or in_ns, as an integer number of nanoseconds, not both");
+	/* at most CTL_MAX_AHEAD_S ahead: a table waiting for years would make every
+	 * load busy (schedule-cancel withdraws one), and now + in must not overflow */
+	int64_t now_ns = tb_now(c->tb).ns, max_ahead = (int64_t)CTL_MAX_AHEAD_S * TDP_NS_PER_S;
+	int64_t ahead = at_j ? (json_integer_value(at_j) > now_ns ? json_integer_value(at_j) - now_ns : 0)
+		      : in_j ? json_integer_value(in_j) : 0;
+	if ((at_j && json_integer_value(at_j) < 0) || (in_j && json_integer_value(in_j) < 0) || ahead > max_ahead)
+		return control_reply_err("bad-args", "a table is loaded for a time from now to %d s ahead (TAI %" PRId64
+				 " ns now); a time further ahead or before the epoch is refused", CTL_MAX_AHEAD_S, now_ns);
+	c->loads++;
+	char err[512];
+	size_t len = 0;
+	char *buf = read_passed(fd, &len, err, sizeof(err));
+	if (!buf) {
+		c->rejected++;
+		return control_reply_err("bad-args", "%s: %s", name, err);
+	}
+	struct sched_diags dg;
+	sched_diags_init(&dg, name);
+	struct sched_table *t = sched_parse(buf, len, &dg);
+	free(buf);
+	if (t)
+		sched_admit(t, &dg);
+	if (t && c->fit)
+		sched_fit(t, c->fit, &dg);
+	if (!t || dg.nerr) {
+		c->rejected++;
+		json_t *o = json_pack("{si sb ss ss so si}", "version", CTL_VERSION, "ok", 0, "code", "invalid-table",
+				      "error", "", "diagnostics", diags_json(&dg, name), "errors", (int)dg.nerr);
+		char msg[640];
+		snprintf(msg, sizeof(msg), "%s: %zu error%s; the table in force (%s) stays", name, dg.nerr,
+			 dg.nerr == 1 ? "" : "s", c->cur->name);
+		json_object_set_new(o, "error", json_string(msg));
+		log_warn("schedule load: %s", msg);
+		sched_diags_free(&dg);
+		sched_free(t);
+		return dump_line(o);
+	}
+	for (size_t i = 0; i < dg.n; i++)
+		if (dg.v[i].sev == SCHED_WARNING)
+			log_warn("schedule load: %s:%u: %s", name, dg.v[i].line, dg.v[i].msg);
+	sched_diags_free(&dg);
+	struct eng_table *et = engine_table_build(c->e, t, err, sizeof(err));
+	if (!et) {
+		c->rejected++;
+		log_warn("schedule load: %s: %s; the table in force stays", name, err);
+		sched_free(t);
+		return control_reply_err("invalid-table", "%s: %s; the table in force (%s) stays", name, err, c->cur->name);
+	}
+	struct dtable *nt = dtable_new(et, name);
+	if (!nt) {
+		engine_table_discard(c->e, et);
+		return control_reply_err("internal", "out of memory");
+	}
+	const struct frame_geom *g = engine_geom(c->e);
+	int64_t next = engine_next_frame(c->e), from = next + 2;
+	if (at_j || in_j) {
+		tdp_time_t when = {.ns = at_j ? json_integer_value(at_j) : now_ns + json_integer_value(in_j)};
+		int64_t j = frame_index(g, when);
+		if (frame_start(g, j).ns < when.ns)
+			j++;
+		if (j < from) {
+			c->rejected++;
+			engine_table_discard(c->e, et);
+			dtable_free(nt);
+			return control_reply_err("too-late", "TAI %" PRId64 " ns is frame %" PRId64 ", but the engine is at frame %"
+					 PRId64 " (TAI %" PRId64 " ns): a table is adopted at least 2 frames ahead",
+					 when.ns, j, next, tb_now(c->tb).ns);
+		}
+		from = j;
+		nt->asked_tai_ns = when.ns;
+	}
+	int64_t J = engine_table_boundary(c->e, et, from);
+	if (engine_table_offer(c->e, et, J, err, sizeof(err)) != 0) {
+		c->rejected++;
+		engine_table_discard(c->e, et);
+		dtable_free(nt);
+		return control_reply_err("too-late", "%s", err);
+	}
+	c->pending = nt;
+	c->rx_offered = false;
+	log_notice("schedule load: %s (k %u, %u flows) accepted; adopted at frame %" PRId64 " (TAI %" PRId64 " ns)",
+		   name, t->k, t->nflows, J, frame_start(g, J).ns);
+	json_t *w = json_object_get(args, "wait");
+	if (!w || json_is_true(w)) {
+		*defer = true;
+		return NULL;
+	}
+	json_t *o = json_pack("{ss sI sI sb}", "table", name, "requested_frame", (json_int_t)J, "start_tai_ns",
+			      (json_int_t)frame_start(g, J).ns, "waiting", 1);
+	if (o && nt->asked_tai_ns)
+		json_object_set_new(o, "asked_tai_ns", json_integer(nt->asked_tai_ns));
+	return reply_ok(o);
+}
+
+/* ---- dispatch ------------------------------------------------------------ */
+
+struct request {
+	json_t *args;             /* NULL: none */
+	int fd;                   /* a descriptor passed with the request, or -1 */
+	bool *defer;              /* set: the reply comes later (a table waiting for its frame) */
+};
+
+enum handler_kind { H_READ, H_CHANGE, H_CHANGE_WITH_ARG };
+
+struct handler {
+	const char *name;         /* as in ctl_cmds[] */
+	enum handler_kind kind;
+	const char *change;       /* what the change is, for the read-only refusal */
+	const char *arg;          /* H_CHANGE_WITH_ARG: the argument that makes it one */
+	char *(*fn)(struct control *c, const struct request *rq);
+};
+
+static char *h_status(struct control *c, const struct request *rq)
+{
+	return reply_ok(cmd_status(c));
+}
+
+static char *h_ports(struct control *c, const struct request *rq)
+{
+	return reply_ok(cmd_ports(c));
+}
+
+static char *h_flows(struct control *c, const struct request *rq)
+{
+	return reply_ok(cmd_flows(c));
+}
+
+static char *h_sync(struct control *c, const struct request *rq)
+{
+	return reply_ok(cmd_sync(c));
+}
+
+static char *h_stats(struct control *c, const struct request *rq)
+{
+	return reply_ok(cmd_stats(c));
+}
+
+static char *h_log_level(struct control *c, const struct request *rq)
+{
+	return cmd_log_level(c, rq->args);
+}
+
+static char *h_schedule_active(struct control *c, const struct request *rq)
+{
+	return reply_ok(cmd_schedule_active(c, rq->args));
+}
+
+static char *h_schedule_load(struct control *c, const struct request *rq)
+{
+	return cmd_schedule_load(c, rq->args, rq->fd, rq->defer);
+}
+
+static char *h_schedule_cancel(struct control *c, const struct request *rq)
+{
+	return cmd_schedule_cancel(c);
+}
+
+static const struct handler handlers[] = {
+	{"status", H_READ, NULL, NULL, h_status},
+	{"ports", H_READ, NULL, NULL, h_ports},
+	{"flows", H_READ, NULL, NULL, h_flows},
+	{"sync", H_READ, NULL, NULL, h_sync},
+	{"stats", H_READ, NULL, NULL, h_stats},
+	{"log-level", H_CHANGE_WITH_ARG, "setting the log level", "level", h_log_level},
+	{"schedule-active", H_READ, NULL, NULL, h_schedule_active},
+	{"schedule-load", H_CHANGE, "loading a table", NULL, h_schedule_load},
+	{"schedule-cancel", H_CHANGE, "cancelling a table", NULL, h_schedule_cancel},
+	{NULL, H_READ, NULL, NULL, NULL},
+};
+
+static const struct handler *handler_find(const char *name)
+{
+	for (const struct handler *h = handlers; h->name; h++)
+		if (!strcmp(h->name, name))
+			return h;
+	return NULL;
+}
+
+const char *control_unhandled(void)
+{
+	for (const struct ctl_cmd *cc = ctl_cmds; cc->name; cc++) {
+		const struct handler *h = handler_find(cc->name);
+		if (!h || (h->kind != H_READ) != cc->changes)
+			return cc->name;
+	}
+	for (const struct handler *h = handlers; h->name; h++)
+		if (!ctl_cmd_find(h->name))
+			return h->name;
+	return NULL;
+}
+
+char *control_handle(struct control *c, const char *req, size_t len, int fd, bool privileged, bool *defer)
+{
+	*defer = false;
+	json_error_t je;
+	json_t *r = json_loadb(req, len, JSON_REJECT_DUPLICATES, &je);
+	if (!r || !json_is_object(r)) {
+		json_decref(r);
+		return control_reply_err("malformed", "the request is not a JSON object: %s", r ? "" : je.text);
+	}
+	char *out = NULL;
+	json_t *ver = json_object_get(r, "version"), *cmd = json_object_get(r, "cmd");
+	json_t *args = json_object_get(r, "args");
+	if (!json_is_integer(ver) || json_integer_value(ver) != CTL_VERSION) {
+		out = control_reply_err("version", "this tdpd speaks protocol version %d; the request has %s", CTL_VERSION,
+				json_is_integer(ver) ? "another" : "none");
+		goto done;
+	}
+	if (!json_is_string(cmd)) {
+		out = control_reply_err("malformed", "the request has no \"cmd\" string");
+		goto done;
+	}
+	if (args && !json_is_object(args)) {
+		out = control_reply_err("bad-args", "\"args\" must be an object");
+		goto done;
+	}
+	const char *name = json_string_value(cmd);
+	const struct handler *h = handler_find(name);
+	if (!h || !ctl_cmd_find(name)) {
+		out = control_reply_err("unknown-command", "unknown command '%.64s' (tdpctl --help lists them)", name);
+		goto done;
+	}
+	/* a change only on the control socket; log-level is one only with a level */
+	bool change = h->kind == H_CHANGE || (h->kind == H_CHANGE_WITH_ARG && json_object_get(args, h->arg));
+	if (change && !privileged) {
+		out = control_reply_err("read-only", "%s is a change: use the control socket %s", h->change,
+				c->conf->control_socket);
+		goto done;
+	}
+	struct request rq = {.args = args, .fd = fd, .defer = defer};
+	out = h->fn(c, &rq);
+done:
+	json_decref(r);
+	if (!out && !*defer)
+		out = control_reply_err("internal", "out of memory");
+	return out;
+}
+
+/* ---- swaps ------------------------------------------------------------- */
+
+/* Writes the reply and closes; what the client still sends (the rest of an
+ * oversize request) is read and dropped first, briefly, so that closing does
+ * not reset the connection before the client has read the reply. */
+void control_answer(int *fd, char *line)
+{
+	if (*fd >= 0 && line) {
+		ctl_write_all(*fd, line, strlen(line), CTL_IO_MS);
+		shutdown(*fd, SHUT_WR);
+		char junk[4096];
+		int64_t end = mono_ns() + 200 * 1000000LL;
+		for (size_t total = 0; total < (1u << 20);) {
+			int left = (int)((end - mono_ns()) / 1000000);
+			struct pollfd p = {.fd = *fd, .events = POLLIN};
+			if (left <= 0 || poll(&p, 1, left) <= 0)
+				break;
+			ssize_t n = recv(*fd, junk, sizeof(junk), MSG_DONTWAIT);
+			if (n <= 0)
+				break;
+			total += (size_t)n;
+		}
+	}
+	free(line);
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void control_advance(struct control *c)
+{
+	struct dtable *nt = c->pending;
+	if (!nt || engine_table_adopted(nt->et) == INT64_MIN)
+		return;
+	if (!c->rx_offered) {
+		atomic_store_explicit(&c->rx->offer, &nt->rxt, memory_order_release);
+		c->rx_offered = true;
+	}
+	if (atomic_load_explicit(&c->rx->offer, memory_order_acquire) != NULL)
+		return; /* RX has not taken it yet */
+	struct dtable *old = c->cur;
+	uint64_t dropped = engine_table_retire(c->e, nt->et);
+	c->swap_dropped += dropped;
+	dtable_free(old);
+	c->cur = nt;
+	c->pending = NULL;
+	c->last_swap_frame = engine_table_adopted(nt->et);
+	c->last_swap_requested = engine_table_requested(nt->et);
+	snprintf(c->last_swap_name, sizeof(c->last_swap_name), "%s", nt->name);
+	const struct sched_table *t = engine_table_sched(nt->et);
+	if (c->last_swap_frame != c->last_swap_requested)
+		log_warn("schedule: %s took effect at frame %" PRId64 ", not %" PRId64 " as planned (the engine was late)",
+			 nt->name, c->last_swap_frame, c->last_swap_requested);
+	log_notice("schedule: %s in force from frame %" PRId64 ": k %u, %u flows%s%" PRIu64 "%s", nt->name,
+		   c->last_swap_frame, t->k, t->nflows, dropped ? "; " : "", dropped,
+		   dropped ? " packets queued for removed flows dropped" : "");
+	json_t *res = swap_result(c, nt);
+	json_object_set_new(res, "dropped_queued", json_integer((json_int_t)dropped));
+	control_answer(&c->waiter, reply_ok(res));
+}
+
+
+void control_free_tables(struct control *c)
+{
+	/* the engine frees the runtime tables (engine_destroy); these are the RX halves */
+	dtable_free(c->pending);
+	dtable_free(c->cur);
+	c->pending = c->cur = NULL;
+}

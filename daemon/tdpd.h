@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What main.c and startup.c share: the daemon's state and its start-up. */
+#ifndef TDP_TDPD_H
+#define TDP_TDPD_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "coalesce.h"
+#include "conf.h"
+#include "control.h"
+#include "engine.h"
+#include "notify.h"
+#include "pmd.h"
+#include "route.h"
+#include "rt.h"
+#include "rx.h"
+#include "tdp_sched.h"
+#include "timebase.h"
+
+#define EXIT_CONFIG 2
+
+struct tdpd {
+	struct conf conf;
+	char schedule_path[PATH_MAX];
+	struct sched_table *t;    /* the table at start; the engine's in force may differ */
+	struct router *rt;
+	struct rte_mempool *mp;
+	struct pmd_port ports[CONF_MAX_PORTS];
+	struct coalesce_saved coal[CONF_MAX_PORTS];
+	uint32_t nports_open;
+	struct rx_port rxp[CONF_MAX_PORTS];
+	struct rte_ring *be_q[CONF_MAX_PORTS];
+	uint32_t table_to_port[SCHED_MAX_PORTS];
+	struct control ctl;
+	struct ctl_port_info pinfo[CONF_MAX_PORTS];
+	struct notify nt;
+	bool reported;            /* READY=1 sent */
+	bool stall_logged;        /* the watchdog is being withheld, and it was said */
+	int64_t next_status_ns;
+	struct timebase *tb;
+	struct engine *e;
+	struct rx rx;
+	struct sched_fit fit;     /* what one frame may hold, for every table load */
+	uint32_t fit_txd[SCHED_MAX_PORTS];
+	struct rt_process rtp;
+	size_t nup;               /* start-up steps up */
+	int eal_argc;
+	char **eal_argv;
+};
+
+/* The configuration phase (tdpd --check stops after it); each returns the
+ * errors it printed. */
+void tdpd_resolve_schedule(struct tdpd *d);
+int tdpd_load_table(struct tdpd *d);
+int tdpd_build_routes(struct tdpd *d);
+/* Brings the start-up steps up in order (notification, sockets, real-time
+ * set-up, DPDK, pool, ports, time source, engine, tables); on a failure the
+ * ones up are torn down. 0 or -1. */
+int tdpd_start_up(struct tdpd *d);
+/* Tears down what is up, in exact reverse order, then the configuration. */
+void tdpd_shut_down(struct tdpd *d);
+
+#endif
