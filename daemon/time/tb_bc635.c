@@ -47,7 +47,6 @@ struct tb_bc {
 	struct bc635 card;
 	int64_t tai_off_ns;        /* TAI - UTC */
 	_Atomic int64_t host_off;  /* card CTR - host CTR */
-	atomic_bool moved;         /* a tick saw the card move against the host: measure */
 	bool inited;               /* the shared part is set up */
 	char what[600];
 };
@@ -120,7 +119,6 @@ static void bc_refresh(struct timebase *tb)
 	struct tb_bc *b = BC(tb);
 	if (b->host->ops->refresh)
 		b->host->ops->refresh(b->host);
-	atomic_store_explicit(&b->moved, false, memory_order_relaxed);
 	uint32_t flags;
 	measure(b, &flags);
 	/* a refresh shows the card's flags, but only ticks count as samples: ticks
@@ -152,10 +150,8 @@ static int64_t bc_tick(struct timebase *tb)
 	 * thread measures again, asked now */
 	int64_t lat = tdp_time_diff(tdp_time_add(tb_fast_now(b->host), hoff(b)), edge);
 	int64_t step = tb_sync_cfg(tb)->step_ns;
-	if (lat < -step || lat > tb->g.tf_ns + step) {
-		atomic_store_explicit(&b->moved, true, memory_order_relaxed);
+	if (lat < -step || lat > tb->g.tf_ns + step)
 		tb_ask_refresh(tb);
-	}
 	sample(b, bc_now(tb), e.flags, hoff(b));
 	return f;
 }

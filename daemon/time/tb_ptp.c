@@ -52,9 +52,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "counters.h"
 #include "log.h"
 #include "ptp_mgmt.h"
-#include "counters.h"
 #include "seqlock.h"
 #include "tb_ptp.h"
 #include "tb_system.h"

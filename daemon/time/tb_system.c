@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The system source (tb_system.h). */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/timex.h>
 #include <time.h>
 
-#include "log.h"
-#include "tb_system.h"
 #include "hostclock.h"
+#include "tb_system.h"
 
 struct tb_system {
 	struct timebase base;
