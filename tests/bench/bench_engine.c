@@ -172,13 +172,21 @@ struct refresher {
 static void *refresher_run(void *arg)
 {
 	struct refresher *r = arg;
+	/* as tdpd's housekeeping thread: on another CPU than the engine's */
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n > 1) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(cpu == 0 ? 1 : 0, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
 	int64_t next = mono() + 100000000;
 	while (!atomic_load(&r->stop)) {
 		if (mono() >= next || tb_refresh_asked(r->tb)) {
 			tb_refresh(r->tb);
 			next = mono() + 100000000;
 		}
-		struct timespec ts = {0, 1000000};
+		struct timespec ts = {0, 10000000};
 		nanosleep(&ts, NULL);
 	}
 	return NULL;
