@@ -98,7 +98,7 @@ int ptpm_build_subscribe(uint8_t *buf, size_t len, uint8_t domain, uint16_t seq,
 
 int ptpm_parse(const uint8_t *buf, size_t n, struct ptpm_msg *m, const char **why)
 {
-	static const char *dummy;
+	const char *dummy; /* on the stack: parsers on several threads share nothing */
 	if (!why)
 		why = &dummy;
 	*why = NULL;

@@ -169,6 +169,37 @@ static void codec_rejects(void **st)
 	assert_int_equal(m.id, 0xc000);
 }
 
+/* The parser keeps nothing between calls: two threads parsing at once (the
+ * source's client and a test's scripted ptp4l, or two sources) share no
+ * state, which ThreadSanitizer checks. */
+static void *parse_many(void *arg)
+{
+	(void)arg;
+	uint8_t b[PTPM_MAX];
+	size_t r = response(b, 7, PTPM_ID_TIME_STATUS_NP, 1234, 5, 1, PTPM_PS_SLAVE, 3300);
+	for (int i = 0; i < 2000; i++) {
+		struct ptpm_msg m;
+		if (ptpm_parse(b, r, &m, NULL) != 0 || m.u.ts.master_offset_ns != 1234)
+			return (void *)1;
+		if (ptpm_parse(b, 10, &m, NULL) != -EBADMSG)
+			return (void *)1;
+	}
+	return NULL;
+}
+
+static void parse_from_two_threads(void **st)
+{
+	(void)st;
+	pthread_t a, b;
+	void *ra, *rb;
+	assert_int_equal(pthread_create(&a, NULL, parse_many, NULL), 0);
+	assert_int_equal(pthread_create(&b, NULL, parse_many, NULL), 0);
+	pthread_join(a, &ra);
+	pthread_join(b, &rb);
+	assert_null(ra);
+	assert_null(rb);
+}
+
 /* Inputs the fuzzer found, kept in its corpus: each parses to a defined
  * answer with the fuzz target's properties (a reason for a refusal, data
  * within the datagram). */
@@ -203,8 +234,6 @@ static struct fake {
 	pthread_t th;
 	atomic_int stop;
 	atomic_llong offset;        /* master offset answered */
-	atomic_llong drift_ppm;     /* and how fast it moves, against CLOCK_REALTIME from drift_t0 */
-	atomic_llong drift_t0;
 	atomic_int gm;              /* gmPresent */
 	atomic_int port_state;
 	atomic_int mode;            /* 0 answer, 1 garbage, 2 silent */
@@ -214,17 +243,9 @@ static struct fake {
 	atomic_llong ingress;
 } fk;
 
-static int64_t rt_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * TDP_NS_PER_S + ts.tv_nsec;
-}
-
 static int64_t fake_offset(void)
 {
-	int64_t ppm = atomic_load(&fk.drift_ppm);
-	return atomic_load(&fk.offset) + (ppm ? (rt_ns() - atomic_load(&fk.drift_t0)) * ppm / 1000000 : 0);
+	return atomic_load(&fk.offset);
 }
 
 /* What ptp4l answers: the offset with a measurement's noise of a few ns */
@@ -371,24 +392,8 @@ static void source_follows_scripted_ptp4l(void **st)
 	d = tdp_time_diff(tb_now(tb), tb_now(sys));
 	assert_true(d < -7900000 && d > -8100000);
 
-	/* an oscillator 500 ppm off: the offset moves 5 us per poll, and the line
-	 * through the samples follows it between them (a mean of the last 16
-	 * would lag some 40 us) */
-	atomic_store(&fk.drift_t0, rt_ns());
-	atomic_store(&fk.drift_ppm, 500);
-	nap(400);
-	for (int i = 0; i < 5; i++) {
-		int64_t want = -fake_offset();
-		int64_t got = tdp_time_diff(tb_now(tb), tb_now(sys));
-		if (got - want > 15000 || got - want < -15000)
-			fail_msg("drifting offset: the source is %lld ns off", (long long)(got - want));
-		nap(37);
-	}
-	assert_int_equal(tb_state(tb), TB_LOCKED);
-	int64_t held = fake_offset();
-	atomic_store(&fk.offset, held);
-	atomic_store(&fk.drift_ppm, 0);
-	nap(300);
+	/* a drifting oscillator is followed on the simulated clock
+	 * (client_on_simulated_clock), where no wall-clock bound can fail */
 
 	/* garbage for a while: counted, then holdover for want of samples */
 	struct tb_ptp_counters c;
@@ -509,7 +514,6 @@ static void no_lock_without_evidence(void **st)
 	(void)st;
 	snprintf(fk.path, sizeof(fk.path), "/tmp/tdp-test-ptp4l-e.%d", (int)getpid());
 	atomic_store(&fk.offset, 0);
-	atomic_store(&fk.drift_ppm, 0);
 	atomic_store(&fk.gm, 1);
 	atomic_store(&fk.port_state, PTPM_PS_UNCALIBRATED);
 	atomic_store(&fk.mode, 0);
@@ -566,6 +570,7 @@ static void no_lock_without_evidence(void **st)
 static struct simptp {
 	struct timebase *clk;
 	int64_t offset, delay;
+	int64_t drift_ppm, drift_t0;  /* the offset moves by drift_ppm from drift_t0 (sim time) */
 	int gm, port_state, silent;
 	int64_t ingress;
 	uint8_t q[16][PTPM_MAX];
@@ -573,6 +578,11 @@ static struct simptp {
 	unsigned head, tail;
 	unsigned sent, subs;
 } sp4;
+
+static int64_t sim_drift(void)
+{
+	return sp4.drift_ppm ? (tb_sim_time(sp4.clk).ns - sp4.drift_t0) * sp4.drift_ppm / 1000000 : 0;
+}
 
 static int sim_send(void *ctx, const uint8_t *buf, size_t n)
 {
@@ -592,7 +602,7 @@ static int sim_send(void *ctx, const uint8_t *buf, size_t n)
 		if (m.id == PTPM_ID_TIME_STATUS_NP)
 			sp4.ingress += 125000000;
 		/* a measurement's noise of a few ns, as the scripted ptp4l has */
-		int64_t off = sp4.offset + sp4.ingress / 125000000 % 5 - 2;
+		int64_t off = sp4.offset + sp4.ingress / 125000000 % 5 - 2 + sim_drift();
 		r = response(out, m.seq, m.id, off, sp4.ingress, sp4.gm, (uint8_t)sp4.port_state, sp4.delay);
 	}
 	sp4.qlen[sp4.tail % 16] = r;
@@ -676,6 +686,26 @@ static void client_on_simulated_clock(void **st)
 	d = tdp_time_diff(tb_now(tb), tb_sim_time(sp4.clk));
 	assert_true(d < -7999990 && d > -8000010);
 
+	/* an oscillator 500 ppm off: the offset moves 5 us per 10 ms poll, and
+	 * the line through the samples follows it between them (a mean of the
+	 * last 16 would lag some 40 us) */
+	sp4.drift_t0 = tb_sim_time(sp4.clk).ns;
+	sp4.drift_ppm = 500;
+	sim_run(tb, 40);
+	for (int i = 0; i < 5; i++) {
+		tb_sim_advance(sp4.clk, 3700000); /* between two polls */
+		int64_t want = -(sp4.offset + sim_drift());
+		int64_t got = tdp_time_diff(tb_now(tb), tb_sim_time(sp4.clk));
+		if (got - want > 3000 || got - want < -3000)
+			fail_msg("drifting offset: the source is %lld ns off", (long long)(got - want));
+		sim_run(tb, 1);
+	}
+	assert_int_equal(tb_state(tb), TB_LOCKED);
+	sp4.offset += sim_drift();
+	sp4.drift_ppm = 0;
+	sim_run(tb, 30);
+	assert_int_equal(tb_state(tb), TB_LOCKED);
+
 	/* ptp4l stops answering: after three unanswered polls a fault, holdover */
 	sp4.silent = 1;
 	sim_run(tb, 3);
@@ -698,6 +728,7 @@ int main(void)
 		cmocka_unit_test(codec_round_trip),
 		cmocka_unit_test(codec_rejects),
 		cmocka_unit_test(fuzz_regressions),
+		cmocka_unit_test(parse_from_two_threads),
 		cmocka_unit_test(client_on_simulated_clock),
 		cmocka_unit_test(source_follows_scripted_ptp4l),
 		cmocka_unit_test(disciplined_mode),
