@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Hop stamps as the daemon writes them (daemon/stamp.c) and as tdp-probe reads
+ * Hop stamps as the daemon writes them (daemon/core/stamp.c) and as tdp-probe reads
  * them (tools/probe/probe_pkt.c): two codecs of one wire format, so each stamp
  * written must decode to what was written, with a UDP checksum that still
  * holds, over IPv4 and over IPv6 with a VLAN tag.
