@@ -85,61 +85,74 @@ void tb_destroy(struct timebase *tb)
 		tb->ops->destroy(tb);
 }
 
-/* lock held: publish the state, say a change */
-static void publish(struct timebase *tb, bool changed)
+/* The lock: waited for, or, from the engine's thread, only tried (a miss is
+ * counted: busy). */
+static bool lock(struct timebase *tb, bool wait)
+{
+	if (wait) {
+		pthread_mutex_lock(&tb->lock);
+		return true;
+	}
+	if (pthread_mutex_trylock(&tb->lock) == 0)
+		return true;
+	__atomic_fetch_add(&tb->busy, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
+/* Lock held: publishes the state and unlocks. A change is said, except from
+ * the engine's thread (!wait), which writes no log line; the housekeeping
+ * thread reports every transition it sees anyway. */
+static void publish_unlock(struct timebase *tb, bool changed, bool wait)
 {
 	atomic_store_explicit(&tb->state, (int)tb->sy.state, memory_order_relaxed);
-	if (changed)
+	if (changed && wait)
 		log_debug("timebase %s: %s: %s", tb->ops->name, tb_state_name(tb->sy.state), tb->sy.reason);
+	pthread_mutex_unlock(&tb->lock);
+}
+
+static void sample(struct timebase *tb, tdp_time_t now, int64_t offset_ns, int64_t err_ns, bool wait)
+{
+	if (lock(tb, wait))
+		publish_unlock(tb, sync_sample(&tb->sy, now, offset_ns, err_ns), wait);
+}
+
+static void fault(struct timebase *tb, tdp_time_t now, const char *why, bool wait)
+{
+	if (lock(tb, wait))
+		publish_unlock(tb, sync_fault(&tb->sy, now, why), wait);
 }
 
 void tb_sample(struct timebase *tb, tdp_time_t now, int64_t offset_ns, int64_t err_ns)
 {
-	pthread_mutex_lock(&tb->lock);
-	publish(tb, sync_sample(&tb->sy, now, offset_ns, err_ns));
-	pthread_mutex_unlock(&tb->lock);
+	sample(tb, now, offset_ns, err_ns, true);
 }
 
 void tb_sample_nowait(struct timebase *tb, tdp_time_t now, int64_t offset_ns, int64_t err_ns)
 {
-	if (pthread_mutex_trylock(&tb->lock) != 0) {
-		__atomic_fetch_add(&tb->busy, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	publish(tb, sync_sample(&tb->sy, now, offset_ns, err_ns));
-	pthread_mutex_unlock(&tb->lock);
+	sample(tb, now, offset_ns, err_ns, false);
 }
 
 void tb_fault(struct timebase *tb, tdp_time_t now, const char *why)
 {
-	pthread_mutex_lock(&tb->lock);
-	publish(tb, sync_fault(&tb->sy, now, why));
-	pthread_mutex_unlock(&tb->lock);
+	fault(tb, now, why, true);
 }
 
 void tb_fault_nowait(struct timebase *tb, tdp_time_t now, const char *why)
 {
-	if (pthread_mutex_trylock(&tb->lock) != 0) {
-		__atomic_fetch_add(&tb->busy, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	publish(tb, sync_fault(&tb->sy, now, why));
-	pthread_mutex_unlock(&tb->lock);
+	fault(tb, now, why, false);
 }
 
 void tb_force(struct timebase *tb, tdp_time_t now, enum tb_state st, int64_t offset_ns, int64_t err_ns,
 	      const char *why)
 {
-	pthread_mutex_lock(&tb->lock);
-	publish(tb, sync_force(&tb->sy, now, st, offset_ns, err_ns, why));
-	pthread_mutex_unlock(&tb->lock);
+	lock(tb, true);
+	publish_unlock(tb, sync_force(&tb->sy, now, st, offset_ns, err_ns, why), true);
 }
 
 void tb_poll(struct timebase *tb, tdp_time_t now)
 {
-	pthread_mutex_lock(&tb->lock);
-	publish(tb, sync_poll(&tb->sy, now));
-	pthread_mutex_unlock(&tb->lock);
+	lock(tb, true);
+	publish_unlock(tb, sync_poll(&tb->sy, now), true);
 }
 
 void tb_refresh(struct timebase *tb)

@@ -3,6 +3,8 @@
  * The sim and system time sources behind the contract.
  */
 #include <pthread.h>
+#include <unistd.h>
+#include <stdio.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +19,7 @@
 #include "frame.h"
 #include "hist.h"
 #include "pw.h"
+#include "log.h"
 #include "tb_system.h"
 #include "tb_sim.h"
 #include "tscclock.h"
@@ -111,11 +114,44 @@ static void engine_sample_never_waits(void **state)
 	tb_destroy(tb);
 }
 
+/* stderr into a file while the sim source changes state from the engine's
+ * thread (nowait: no log line may be written there) and from another */
+static void transitions_said_off_the_engine_thread(void **state)
+{
+	(void)state;
+	struct timebase *tb = tb_sim_new(tdp_time(1000), 10);
+	int was = tdp_log_level;
+	tdp_log_level = LOG_DEBUG;
+	char path[] = "/tmp/tdp-test-tb-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	fflush(stderr);
+	int saved = dup(2);
+	dup2(fd, 2);
+	tb_fault_nowait(tb, tdp_time(2000), "engine-side fault");
+	fflush(stderr);
+	off_t after_engine = lseek(fd, 0, SEEK_END);
+	tb_force(tb, tdp_time(3000), TB_LOCKED, 0, 0, "housekeeping-side relock");
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	char buf[1024] = "";
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	unlink(path);
+	tdp_log_level = was;
+	assert_int_equal(tb_state(tb), TB_LOCKED);
+	assert_int_equal(after_engine, 0);
+	assert_true(n > 0 && strstr(buf, "timebase sim: locked: housekeeping-side relock"));
+	tb_destroy(tb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sim_timebase_moves_only_when_used),
 		cmocka_unit_test(engine_sample_never_waits),
+		cmocka_unit_test(transitions_said_off_the_engine_thread),
 		cmocka_unit_test(system_timebase_reads_tai),
 		cmocka_unit_test(system_timebase_sync_from_kernel),
 	};
