@@ -34,10 +34,14 @@ static int parse_ip4(const uint8_t *p, uint32_t len, uint32_t off, struct pkt_in
 	pi->dscp = h[1] >> 2;
 	pi->ttl = h[8];
 	memcpy(pi->dst, h + 16, 4);
+	memcpy(pi->src, h + 12, 4);
+	pi->proto = h[9];
 	uint16_t frag = rd16(h + 6);
 	if (frag & 0x1fff)
 		pi->flags |= PKT_F_FRAG;
-	else if (h[9] == IPPROTO_UDP_ && tot >= ihl + 8) {
+	else if (tot > ihl)
+		pi->l4p_off = (uint16_t)(off + ihl);
+	if (!(frag & 0x1fff) && h[9] == IPPROTO_UDP_ && tot >= ihl + 8) {
 		pi->flags |= PKT_F_UDP;
 		pi->udp_dport = rd16(h + ihl + 2);
 		pi->l4_off = (uint16_t)(off + ihl);
@@ -61,6 +65,7 @@ static int parse_ip6(const uint8_t *p, uint32_t len, uint32_t off, struct pkt_in
 	pi->dscp = (uint8_t)(((h[0] & 15u) << 2) | (h[1] >> 6));
 	pi->ttl = h[7];
 	memcpy(pi->dst, h + 24, 16);
+	memcpy(pi->src, h + 8, 16);
 	uint8_t nh = h[6];
 	uint32_t at = 40;
 	/* hop-by-hop (0), routing (43), destination options (60) */
@@ -70,6 +75,10 @@ static int parse_ip6(const uint8_t *p, uint32_t len, uint32_t off, struct pkt_in
 		uint32_t l = 8u + h[at + 1] * 8u;
 		nh = h[at];
 		at += l;
+	}
+	if (nh != 0 && nh != 43 && nh != 60 && at < tot) {
+		pi->proto = nh;
+		pi->l4p_off = (uint16_t)(off + at);
 	}
 	if (nh == IPPROTO_UDP_ && at + 8 <= tot) {
 		pi->flags |= PKT_F_UDP;
@@ -99,6 +108,7 @@ int pkt_parse(const uint8_t *p, uint32_t len, struct pkt_info *pi)
 		et = rd16(p + off);
 	}
 	off += 2;
+	pi->ethertype = et;
 	if (et == ET_MPLS) {
 		bool bos = false;
 		for (int i = 0; i < 16 && !bos; i++) {

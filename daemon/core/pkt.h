@@ -43,7 +43,11 @@ struct pkt_info {
 	uint8_t ttl;            /* TTL or hop limit */
 	uint16_t udp_dport;
 	uint16_t l4_off;        /* offset of the UDP header when PKT_F_UDP */
+	uint16_t ethertype;     /* after the VLAN tags (0x8847 for MPLS) */
+	uint8_t proto;          /* IP protocol after IPv6's extension headers; 0 unknown or not IP */
+	uint16_t l4p_off;       /* offset of that protocol's header, 0 when unknown */
 	uint8_t dst[16];        /* IPv4 in the first 4 bytes */
+	uint8_t src[16];
 };
 
 int pkt_parse(const uint8_t *p, uint32_t len, struct pkt_info *pi);
