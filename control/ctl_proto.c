@@ -20,6 +20,8 @@ const struct ctl_cmd ctl_cmds[] = {
 	{"flows", false, "per flow of the table in force: every counter"},
 	{"sync", false, "the time source and its sync state"},
 	{"stats", false, "every counter, the frame-start error histogram and the sync state"},
+	{"routes", false, "the routes in force, each with where it came from (tdpd.conf or the kernel)"},
+	{"neighbours", false, "the neighbours in force, each with where it came from"},
 	{"log-level", true, "the log level; with a level, sets it"},
 	{"schedule-active", false, "the table in force, the one waiting, the latest swap"},
 	{"schedule-load", true, "validate a table and have the engine adopt it at a cycle boundary"},

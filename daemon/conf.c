@@ -132,6 +132,14 @@ const struct conf_opt conf_opts[] = {
 	 "the read-only socket for monitoring (mode 0666); none: no socket", false},
 	{"control-group", CS_GLOBAL, CT_STR, "tdp", 0, 0, NULL, G(control_group), "GROUP",
 	 "members of this group may use the control socket; a group that does not exist leaves it to root", false},
+	{"xdp-program", CS_GLOBAL, CT_STR, "", 0, 0, NULL, G(xdp_program), "FILE",
+	 "the XDP program for net_af_xdp ports (tdpd_xdp.o); empty: the one built beside tdpd, else the installed one", false},
+	{"icmp-rate", CS_GLOBAL, CT_INT, "1000", 0, 1000000, NULL, G(icmp_rate), "N",
+	 "ICMP errors (time exceeded, unreachable) sent at most N a second, as Linux's icmp_msgs_per_sec; 0 sends none", false},
+	{"icmp-burst", CS_GLOBAL, CT_INT, "50", 1, 100000, NULL, G(icmp_burst), "N",
+	 "ICMP errors sent back to back before icmp-rate applies, as Linux's icmp_msgs_burst", false},
+	{"kernel-routes", CS_GLOBAL, CT_BOOL, "yes", 0, 1, NULL, G(kernel_routes), "yes|no",
+	 "follow the kernel's routes and neighbours on the ports' interfaces over rtnetlink (ip route, FRR, BIRD; ARP/ND); tdpd.conf's win", false},
 	{"log-syslog", CS_GLOBAL, CT_BOOL, "no", 0, 1, NULL, G(log_syslog), "yes|no",
 	 "also log to syslog (under systemd, stderr already goes to the journal with each line's priority)", false},
 
@@ -144,11 +152,11 @@ const struct conf_opt conf_opts[] = {
 	{"peer-mac", CS_PORT, CT_STR, "", 0, 0, NULL, P(peer_mac), "MAC",
 	 "next hop for reserved packets that are not routed by IP (MPLS)", false},
 	{"address", CS_PORT, CT_LIST, NULL, 0, 0, NULL, P(address), "ADDR/LEN",
-	 "our address on this port; its prefix becomes a connected route (repeatable)", false},
+	 "our address on this port; its prefix becomes a connected route, and tdpd puts it on the port's kernel interface (repeatable)", false},
 	{"neighbour", CS_PORT, CT_LIST, NULL, 0, 0, NULL, P(neighbour), "ADDR MAC",
 	 "a static neighbour on this port (repeatable)", false},
 	{"route", CS_PORT, CT_LIST, NULL, 0, 0, NULL, P(route), "PREFIX via ADDR",
-	 "a static route out of this port through a neighbour (repeatable)", false},
+	 "a static route out of this port through a neighbour or an address on one of its prefixes, whose MAC the kernel resolves (repeatable)", false},
 	{NULL, 0, 0, NULL, 0, 0, NULL, 0, NULL, NULL, false},
 };
 

@@ -80,6 +80,8 @@ struct conf {
 	char summary_json[CONF_STR];
 	char control_socket[CONF_STR], monitor_socket[CONF_STR], control_group[CONF_STR];
 	int64_t log_syslog;
+	char xdp_program[CONF_STR];
+	int64_t icmp_rate, icmp_burst, kernel_routes;
 	uint32_t set_line[CONF_MAX_OPTS];         /* where each global option was set */
 	const char *set_file[CONF_MAX_OPTS];
 

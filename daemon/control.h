@@ -46,7 +46,11 @@ struct ctl_port_info {
 	uint64_t rate_bps;
 	char ifname[32];          /* kernel netdev behind the port, "" for DPDK-owned */
 	char coalesce[160];       /* what was done about interrupt coalescing */
+	const struct hp_port *hp; /* its kernel interface and XDP program; NULL: none */
 };
+
+struct nl;
+struct hp_port;
 
 struct control {
 	/* filled in by the daemon before control_open */
@@ -60,6 +64,7 @@ struct control {
 	struct dtable *cur;
 	int64_t started_mono_ns;
 	const struct sched_fit *fit; /* what a frame may hold on this box; NULL: not checked */
+	struct nl *nl;            /* the kernel's routes; NULL: rx->rt is tdpd.conf's and fixed */
 
 	/* the control thread's own */
 	int lfd[2];               /* control, monitor; -1 when not used */
@@ -75,6 +80,11 @@ struct control {
 	int64_t last_swap_frame, last_swap_requested;
 	char last_swap_name[256];
 };
+
+/* {"routes": [...]} or {"neighbours": [...]} in force (control_routes.c). */
+json_t *control_routes_json(struct control *c, bool neighbours);
+/* A port's host path: mode, interface, RX queues, the XDP program's counts. */
+json_t *control_host_path_json(const struct hp_port *hp);
 
 /* Opens the sockets (errors are the daemon's to report; it does not start). */
 int control_open(struct control *c, char *err, size_t errlen);

@@ -201,6 +201,8 @@ static json_t *cmd_ports(struct control *c)
 						    (int)pi->link_mbps, "rate_bps", (json_int_t)pi->rate_bps, "rate_from",
 						    pi->rate_from ? pi->rate_from : "", "netdev", pi->ifname, "coalescing",
 						    pi->coalesce, "scheduled", pi->table_port >= 0));
+		if (pi->hp)
+			json_object_set_new(o, "host_path", control_host_path_json(pi->hp));
 		json_array_append_new(a, o);
 	}
 	return json_pack("{so}", "ports", a);
@@ -533,6 +535,16 @@ static char *h_stats(struct control *c, const struct request *rq)
 	return reply_ok(cmd_stats(c));
 }
 
+static char *h_routes(struct control *c, const struct request *rq)
+{
+	return reply_ok(control_routes_json(c, false));
+}
+
+static char *h_neighbours(struct control *c, const struct request *rq)
+{
+	return reply_ok(control_routes_json(c, true));
+}
+
 static char *h_log_level(struct control *c, const struct request *rq)
 {
 	return cmd_log_level(c, rq->args);
@@ -559,6 +571,8 @@ static const struct handler handlers[] = {
 	{"flows", H_READ, NULL, NULL, h_flows},
 	{"sync", H_READ, NULL, NULL, h_sync},
 	{"stats", H_READ, NULL, NULL, h_stats},
+	{"routes", H_READ, NULL, NULL, h_routes},
+	{"neighbours", H_READ, NULL, NULL, h_neighbours},
 	{"log-level", H_CHANGE_WITH_ARG, "setting the log level", "level", h_log_level},
 	{"schedule-active", H_READ, NULL, NULL, h_schedule_active},
 	{"schedule-load", H_CHANGE, "loading a table", NULL, h_schedule_load},

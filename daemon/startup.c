@@ -12,8 +12,12 @@
 #include <unistd.h>
 
 #include <rte_ethdev.h>
+#include <rte_errno.h>
 #include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
 
+#include "kif.h"
 #include "log.h"
 #include "summary.h"
 #include "tdpd.h"
@@ -221,13 +225,64 @@ static void rt_down(struct tdpd *d)
 }
 
 /* DPDK's EAL, on hugepages or not (pmd_huge_decide says why) */
+/* the XDP program: tdpd.conf's, else the one built beside this tdpd, else
+ * the installed one */
+static void xdp_program(const struct conf *c, char *path, size_t len)
+{
+	if (c->xdp_program[0]) {
+		snprintf(path, len, "%s", c->xdp_program);
+		return;
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		snprintf(path, len, "%s/hostpath/tdpd_xdp.o", dirname(exe));
+		if (access(path, R_OK) == 0)
+			return;
+	}
+	snprintf(path, len, "%s", TDP_XDP_PROG);
+}
+
+/* each port's kernel interface, before the EAL opens the ports */
+static int hostpath_up(struct tdpd *d)
+{
+	char err[400], prog[PATH_MAX];
+	struct conf *c = &d->conf;
+	xdp_program(c, prog, sizeof(prog));
+	xdpp_catch_kernel_messages();
+	for (uint32_t p = 0; p < c->nports; p++) {
+		struct hp_port *hp = &d->hp[p];
+		if (hp_prepare(hp, c->ports[p].device, prog, err, sizeof(err)) != 0) {
+			log_err("[port %s] %s", c->ports[p].name, err);
+			hp_release(hp);
+			return -1;
+		}
+		d->nhp = p + 1;
+		if (hp->mode == RXH_NONE)
+			log_info("port %s: no kernel interface: the router's host stack is not reachable through it",
+				 c->ports[p].name);
+		else
+			log_info("port %s: host path %s on %s, %u RX queue%s%s%.*s", c->ports[p].name,
+				 hp_mode_name(hp->mode), hp->ifname, hp->queues, hp->queues == 1 ? "" : "s",
+				 hp->note[0] ? "; " : "", hp->note[0] ? (int)strlen(hp->note) - 2 : 0, hp->note);
+	}
+	return 0;
+}
+
+static void hostpath_down(struct tdpd *d)
+{
+	while (d->nhp)
+		hp_release(&d->hp[--d->nhp]);
+}
+
 static int eal_up(struct tdpd *d)
 {
 	char err[256];
 	struct conf *c = &d->conf;
 	const char *devs[CONF_MAX_PORTS];
 	for (uint32_t p = 0; p < c->nports; p++)
-		devs[p] = c->ports[p].device;
+		devs[p] = d->hp[p].device;
 	int engine_cpu = (int)c->engine_cpu;
 	if (engine_cpu < 0)
 		engine_cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
@@ -282,12 +337,19 @@ static int ports_up(struct tdpd *d)
 	struct conf *c = &d->conf;
 	for (uint32_t p = 0; p < c->nports; p++) {
 		struct conf_port *cp = &c->ports[p];
-		if (pmd_port_open(&d->ports[p], cp->device, (uint16_t)cp->rx_desc, (uint16_t)cp->tx_desc, d->mp, err,
-				  sizeof(err)) != 0) {
-			log_err("[port %s] %s", cp->name, err);
+		if (pmd_port_open(&d->ports[p], d->hp[p].device, d->hp[p].queues, (uint16_t)cp->rx_desc,
+				  (uint16_t)cp->tx_desc, d->mp, err, sizeof(err)) != 0) {
+			const char *k = d->hp[p].mode == RXH_XDP ? xdpp_kernel_said() : "";
+			log_err("[port %s] %s%s%s", cp->name, err, k[0] ? "; the kernel said: " : "", k);
 			return -1;
 		}
 		d->nports_open = p + 1;
+		if (hp_attach(&d->hp[p], err, sizeof(err)) != 0) {
+			log_err("[port %s] %s", cp->name, err);
+			return -1;
+		}
+		d->rxp[p].nrxq = d->ports[p].nrxq;
+		d->rxp[p].host = (uint8_t)d->hp[p].mode;
 		d->rxp[p].dpdk_port = d->ports[p].id;
 		memcpy(d->rxp[p].mac, d->ports[p].mac, 6);
 		const uint8_t *m = d->ports[p].mac;
@@ -301,6 +363,7 @@ static int ports_up(struct tdpd *d)
 		pi->dpdk_port = d->ports[p].id;
 		memcpy(pi->mac, m, 6);
 		pi->link_mbps = d->ports[p].link_mbps;
+		pi->hp = d->hp[p].mode != RXH_NONE ? &d->hp[p] : NULL;
 		size_t il = strnlen(d->ports[p].ifname, sizeof(pi->ifname) - 1);
 		memcpy(pi->ifname, d->ports[p].ifname, il);
 		pi->ifname[il] = 0;
@@ -431,7 +494,22 @@ static int tables_up(struct tdpd *d)
 		d->be_q[p] = d->rxp[p].table_port >= 0 ? engine_be_ring(d->e, (uint32_t)d->rxp[p].table_port) : NULL;
 	d->rx = (struct rx){.ports = d->rxp, .nports = c->nports, .rt = d->rt, .tab = &d->ctl.cur->rxt,
 			    .be_q = d->be_q, .table_to_port = d->table_to_port, .clock = rx_clock, .clock_arg = d->tb,
-			    .g = *engine_geom(d->e)};
+			    .g = *engine_geom(d->e), .icmp_rate = (uint32_t)c->icmp_rate,
+			    .icmp_burst = (uint32_t)c->icmp_burst};
+	/* the ICMP errors' source on each port: its first address of each family */
+	uint8_t la[CONF_MAX_PORTS * 8][17];
+	uint32_t lp[CONF_MAX_PORTS * 8];
+	size_t nla = router_addresses(d->rt, la, lp, CONF_MAX_PORTS * 8);
+	for (size_t i = 0; i < nla && i < CONF_MAX_PORTS * 8; i++) {
+		struct rx_port *rp = &d->rxp[lp[i]];
+		if (la[i][0] == 4 && !rp->has_ip4) {
+			memcpy(rp->ip4, la[i] + 1, 4);
+			rp->has_ip4 = true;
+		} else if (la[i][0] == 6 && !rp->has_ip6) {
+			memcpy(rp->ip6, la[i] + 1, 16);
+			rp->has_ip6 = true;
+		}
+	}
 	/* table loads are checked against the rings the PMDs set up */
 	bool adjusted = false;
 	for (uint32_t p = 0; p < c->nports; p++)
@@ -469,6 +547,77 @@ static void tables_down(struct tdpd *d)
 	d->rt = NULL;
 }
 
+/* tdpd.conf's addresses on the ports' kernel interfaces, then the kernel's
+ * routes and neighbours */
+static int kernel_up(struct tdpd *d)
+{
+	struct conf *c = &d->conf;
+	bool any = false;
+	for (uint32_t p = 0; p < c->nports; p++) {
+		struct hp_port *hp = &d->hp[p];
+		if (!hp->ifindex)
+			continue;
+		any = true;
+		for (size_t i = 0; i < c->ports[p].address.n; i++) {
+			int fam;
+			uint8_t a[16];
+			unsigned len;
+			if (route_parse_prefix(c->ports[p].address.v[i].val, &fam, a, &len) != 0)
+				continue;   /* refused at --check already */
+			int rc = kif_addr_add(hp->ifindex, fam, a, len);
+			if (rc < 0) {
+				log_err("port %s: cannot put address %s on %s: %s", c->ports[p].name,
+					c->ports[p].address.v[i].val, hp->ifname, strerror(-rc));
+				return -1;
+			}
+		}
+	}
+	if (!c->kernel_routes || !any) {
+		uint8_t la[256][17];
+		size_t n = router_addresses(d->rt, la, NULL, 256);
+		for (uint32_t p = 0; p < c->nports; p++)
+			hp_set_local(&d->hp[p], (const uint8_t(*)[17])la, n < 256 ? n : 256);
+		log_info("routes and neighbours: tdpd.conf's only (%s)",
+			 any ? "kernel-routes no" : "no port has a kernel interface");
+		return 0;
+	}
+	char err[256];
+	d->resolve = rte_ring_create_elem("tdpd_resolve", sizeof(struct rx_resolve), RX_RESOLVE_RING,
+					  SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (!d->resolve) {
+		log_err("cannot create the resolve ring: %s", rte_strerror(rte_errno));
+		return -1;
+	}
+	d->rx.resolve = d->resolve;
+	d->nl = nl_start(&d->rx, d->rt, d->hp, c->nports, err, sizeof(err));
+	if (!d->nl) {
+		log_err("kernel routes: %s", err);
+		d->rx.resolve = NULL;
+		rte_ring_free(d->resolve);
+		d->resolve = NULL;
+		return -1;
+	}
+	/* tdpd.conf's router is only copied from now on: its tables make room for
+	 * the next one the kernel's changes need */
+	router_drop_lookup(d->rt);
+	struct nl_stats st;
+	nl_stats(d->nl, &st);
+	log_info("routes and neighbours: tdpd.conf's, then the kernel's: %" PRIu64 " routes, %" PRIu64
+		 " neighbours, %" PRIu64 " addresses on the ports' interfaces", st.routes, st.neighbours, st.addresses);
+	d->ctl.nl = d->nl;
+	return 0;
+}
+
+static void kernel_down(struct tdpd *d)
+{
+	d->ctl.nl = NULL;
+	nl_stop(d->nl);
+	d->nl = NULL;
+	d->rx.resolve = NULL;
+	rte_ring_free(d->resolve);
+	d->resolve = NULL;
+}
+
 static const struct step {
 	const char *name;
 	int (*up)(struct tdpd *d);
@@ -477,12 +626,14 @@ static const struct step {
 	{"systemd notification", notify_up, notify_down},
 	{"control sockets", sockets_up, sockets_down},
 	{"real-time set-up", rt_up, rt_down},
+	{"host path", hostpath_up, hostpath_down},
 	{"DPDK", eal_up, eal_down},
 	{"packet pool", pool_up, pool_down},
 	{"ports", ports_up, ports_down},
 	{"time source", timebase_up, timebase_down},
 	{"frame engine", engine_up, engine_down},
 	{"tables", tables_up, tables_down},
+	{"kernel routes", kernel_up, kernel_down},
 };
 
 /* Brings the steps up in order; on a failure the ones up are torn down. */

@@ -147,7 +147,16 @@ void summary_text(const struct summary_src *s, FILE *out)
 		s->rx->st.reserved, s->rx->st.best_effort);
 	for (int i = 0; i < RXD_MAX; i++)
 		fprintf(out, " %s %" PRIu64, rx_drop_name((enum rx_drop)i), s->rx->st.drop[i]);
-	fputc('\n', out);
+	fprintf(out, "\nhost    left to the kernel:");
+	for (int i = PUNT_ARP; i < PUNT_MAX; i++)
+		fprintf(out, " %s %" PRIu64, punt_class_name((enum punt_class)i), s->rx->st.host[i]);
+	fprintf(out, "\nicmp    sent:");
+	for (int i = 0; i < ICMP_ERR_MAX; i++)
+		fprintf(out, " %s %" PRIu64, icmp_err_name((enum icmp_err)i), s->rx->st.icmp_sent[i]);
+	fprintf(out, "; not sent: rate-limited %" PRIu64 " no-source %" PRIu64 " tx-full %" PRIu64
+		     "; resolve asked %" PRIu64 " (ring full %" PRIu64 ")\n",
+		s->rx->st.icmp_rate_limited, s->rx->st.icmp_no_source, s->rx->st.icmp_tx_full, s->rx->st.resolve_asked,
+		s->rx->st.resolve_ring_full);
 }
 
 static json_t *hist_json(const struct hist *live, bool bins)
@@ -249,10 +258,19 @@ json_t *summary_rx_json(const struct rx *rx)
 	for (int i = 0; i < RXD_MAX; i++)
 		json_object_set_new(drop, rx_drop_name((enum rx_drop)i),
 				    json_integer(J(CTR_GET(rx->st.drop[i]))));
-	return json_pack("{sI sI sI sI so}", "pkts", J(CTR_GET(rx->st.pkts)), "bytes",
+	json_t *host = json_object(), *icmp = json_object();
+	for (int i = PUNT_ARP; i < PUNT_MAX; i++)
+		json_object_set_new(host, punt_class_name((enum punt_class)i), json_integer(J(CTR_GET(rx->st.host[i]))));
+	for (int i = 0; i < ICMP_ERR_MAX; i++)
+		json_object_set_new(icmp, icmp_err_name((enum icmp_err)i), json_integer(J(CTR_GET(rx->st.icmp_sent[i]))));
+	json_object_update_new(icmp, json_pack("{sI sI sI}", "rate_limited", J(CTR_GET(rx->st.icmp_rate_limited)),
+					       "no_source", J(CTR_GET(rx->st.icmp_no_source)), "tx_full",
+					       J(CTR_GET(rx->st.icmp_tx_full))));
+	return json_pack("{sI sI sI sI so so so sI}", "pkts", J(CTR_GET(rx->st.pkts)), "bytes",
 			 J(CTR_GET(rx->st.bytes)), "reserved",
 			 J(CTR_GET(rx->st.reserved)), "best_effort",
-			 J(CTR_GET(rx->st.best_effort)), "drop", drop);
+			 J(CTR_GET(rx->st.best_effort)), "drop", drop, "host", host, "icmp_sent", icmp,
+			 "resolve_asked", J(CTR_GET(rx->st.resolve_asked)));
 }
 
 json_t *summary_tick_json(const struct summary_src *s)

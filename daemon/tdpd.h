@@ -11,6 +11,8 @@
 #include "conf.h"
 #include "control.h"
 #include "engine.h"
+#include "hostpath.h"
+#include "nl.h"
 #include "notify.h"
 #include "pmd.h"
 #include "route.h"
@@ -31,6 +33,10 @@ struct tdpd {
 	struct coalesce_saved coal[CONF_MAX_PORTS];
 	uint32_t nports_open;
 	struct rx_port rxp[CONF_MAX_PORTS];
+	struct hp_port hp[CONF_MAX_PORTS];   /* each port's kernel interface */
+	uint32_t nhp;             /* host paths prepared */
+	struct nl *nl;            /* routes and neighbours from the kernel; NULL: tdpd.conf's only */
+	struct rte_ring *resolve; /* RX -> nl: next hops to resolve */
 	struct rte_ring *be_q[CONF_MAX_PORTS];
 	uint32_t table_to_port[SCHED_MAX_PORTS];
 	struct control ctl;

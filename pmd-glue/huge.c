@@ -8,9 +8,15 @@
  * area, rounded up: what one buffer of the pool takes */
 #define MBUF_BYTES (2176 + 256)
 
+/*
+ * Besides the pool: 64 MiB for DPDK itself, and 128 MiB for each set of
+ * route tables (rte_lpm's and rte_lpm6's first-level tables are 2^24 entries
+ * of 4 bytes each). Two sets: when the kernel's routes change, the new one is
+ * built while RX still reads the old.
+ */
 uint64_t pmd_mem_mb(uint32_t mbufs)
 {
-	return (uint64_t)mbufs * MBUF_BYTES / (1024 * 1024) + 192;
+	return (uint64_t)mbufs * MBUF_BYTES / (1024 * 1024) + 64 + 2 * 128;
 }
 
 int pmd_huge_read(const char *meminfo, struct pmd_huge *h)

@@ -16,6 +16,56 @@
 
 #include "pmd.h"
 
+/*
+ * DPDK's own log goes on to stderr as before, and its last lines are kept:
+ * when a vdev fails to probe the EAL only logs why, and the port is then
+ * simply missing; the error tdpd gives quotes the PMD's line.
+ */
+static char log_tail[2048];
+static size_t log_len;
+
+static ssize_t log_write(void *cookie, const char *buf, size_t n)
+{
+	(void)cookie;
+	fwrite(buf, 1, n, stderr);
+	if (n >= sizeof(log_tail)) {
+		buf += n - (sizeof(log_tail) - 1);
+		n = sizeof(log_tail) - 1;
+	}
+	if (log_len + n >= sizeof(log_tail)) {
+		size_t cut = log_len + n - (sizeof(log_tail) - 1);
+		memmove(log_tail, log_tail + cut, log_len - cut);
+		log_len -= cut;
+	}
+	memcpy(log_tail + log_len, buf, n);
+	log_len += n;
+	log_tail[log_len] = 0;
+	return (ssize_t)n;
+}
+
+/* why the PMD failed, from DPDK's log: the kernel's own message when libbpf
+ * relayed one (its extack), and the last line naming the device or an
+ * error, without newlines */
+static void log_cause(const char *what, char *out, size_t len)
+{
+	out[0] = 0;
+	const char *kern = NULL, *best = NULL, *any = NULL;
+	for (const char *l = log_tail; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		size_t n = strcspn(l, "\n");
+		if (memmem(l, n, "Kernel error message", 20))
+			kern = l;
+		if (memmem(l, n, what, strlen(what)))
+			best = l;
+		if (memmem(l, n, "rror", 4) || memmem(l, n, "ailed", 5))
+			any = l;
+	}
+	const char *l = best ? best : any;
+	if (kern && l && l != kern)
+		snprintf(out, len, "%.*s; %.*s", (int)strcspn(kern, "\n"), kern, (int)strcspn(l, "\n"), l);
+	else if (kern || l)
+		snprintf(out, len, "%.*s", (int)strcspn(kern ? kern : l, "\n"), kern ? kern : l);
+}
+
 bool pmd_is_pci(const char *device)
 {
 	/* [domain:]bus:dev.fn, e.g. 0000:01:00.0 or 01:00.0 */
@@ -79,6 +129,12 @@ int pmd_eal_init(const struct pmd_eal *p, bool *no_huge, char *err, size_t errle
 	char *argv[128];
 	static char store[8192];
 	int argc = pmd_eal_args(p, argv, 128, store, sizeof(store), no_huge);
+	static cookie_io_functions_t io = {.write = log_write};
+	FILE *f = fopencookie(NULL, "w", io);
+	if (f) {
+		setvbuf(f, NULL, _IOLBF, 0);
+		rte_openlog_stream(f);
+	}
 	if (rte_eal_init(argc, argv) < 0) {
 		snprintf(err, errlen, "DPDK EAL init failed: %s", rte_strerror(rte_errno));
 		return -1;
@@ -115,16 +171,22 @@ static void vdev_name(const char *device, char *name, size_t len, char *ifname, 
 	}
 }
 
-int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t rxd, uint16_t txd, struct rte_mempool *mp,
-		  char *err, size_t errlen)
+int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16_t rxd, uint16_t txd,
+		  struct rte_mempool *mp, char *err, size_t errlen)
 {
 	memset(pp, 0, sizeof(*pp));
 	snprintf(pp->device, sizeof(pp->device), "%s", device);
 	char name[256];
 	vdev_name(device, name, sizeof(name), pp->ifname, sizeof(pp->ifname));
 	if (rte_eth_dev_get_port_by_name(name, &pp->id) != 0) {
-		snprintf(err, errlen, "device %s: no such DPDK port (is the driver available, and the interface there?)",
-			 device);
+		char cause[400];
+		log_cause(name, cause, sizeof(cause));
+		if (cause[0])
+			snprintf(err, errlen, "device %s: the driver did not create the port; DPDK said: %s", device,
+				 cause);
+		else
+			snprintf(err, errlen, "device %s: no such DPDK port (is the driver available, and the "
+				 "interface there?)", device);
 		return -1;
 	}
 	struct rte_eth_dev_info info;
@@ -139,20 +201,33 @@ int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t rxd, uint16_
 		rxd = info.rx_desc_lim.nb_max;
 	if (txd > info.tx_desc_lim.nb_max && info.tx_desc_lim.nb_max)
 		txd = info.tx_desc_lim.nb_max;
-	rc = rte_eth_dev_configure(pp->id, 1, 1, &conf);
+	if (!nrxq)
+		nrxq = 1;
+	if (nrxq > info.max_rx_queues || nrxq > info.max_tx_queues) {
+		snprintf(err, errlen, "device %s: %u RX queues wanted, the PMD offers %u RX and %u TX", device, nrxq,
+			 info.max_rx_queues, info.max_tx_queues);
+		return -1;
+	}
+	/* as many TX queues as RX ones: af_xdp pairs them per socket; tdpd sends on 0 */
+	rc = rte_eth_dev_configure(pp->id, nrxq, nrxq, &conf);
 	if (rc == 0)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(pp->id, &rxd, &txd);
-	if (rc == 0)
-		rc = rte_eth_rx_queue_setup(pp->id, 0, rxd, rte_eth_dev_socket_id(pp->id), NULL, mp);
-	if (rc == 0)
-		rc = rte_eth_tx_queue_setup(pp->id, 0, txd, rte_eth_dev_socket_id(pp->id), NULL);
+	for (uint16_t q = 0; rc == 0 && q < nrxq; q++) {
+		rc = rte_eth_rx_queue_setup(pp->id, q, rxd, rte_eth_dev_socket_id(pp->id), NULL, mp);
+		if (rc == 0)
+			rc = rte_eth_tx_queue_setup(pp->id, q, txd, rte_eth_dev_socket_id(pp->id), NULL);
+	}
 	if (rc == 0)
 		rc = rte_eth_dev_start(pp->id);
 	if (rc != 0) {
-		snprintf(err, errlen, "device %s: port set-up failed: %s", device, rte_strerror(rc < 0 ? -rc : rc));
+		char cause[400];
+		log_cause(name, cause, sizeof(cause));
+		snprintf(err, errlen, "device %s: port set-up failed: %s%s%s", device, rte_strerror(rc < 0 ? -rc : rc),
+			 cause[0] ? "; DPDK said: " : "", cause);
 		return -1;
 	}
 	pp->started = true;
+	pp->nrxq = nrxq;
 	pp->rxd = rxd;
 	pp->txd = txd;
 	rte_eth_promiscuous_enable(pp->id);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * DPDK bring-up for tdpd: the EAL's arguments, the mbuf pool, and one RX and
- * one TX queue per port, on real NICs (PCI addresses) or vdevs (af_packet,
+ * DPDK bring-up for tdpd: the EAL's arguments, the mbuf pool, and the RX and
+ * TX queues of each port, on real NICs (PCI addresses) or vdevs (af_packet,
  * af_xdp, ring, null, ...). Without free hugepages the EAL runs with
  * --no-huge and enough plain memory for the pool and the route tables.
  */
@@ -40,6 +40,7 @@ struct pmd_port {
 	uint8_t mac[6];
 	uint32_t link_mbps;       /* 0 when the PMD cannot tell */
 	uint16_t rxd, txd;        /* descriptors set up, after the PMD's limits */
+	uint16_t nrxq;            /* RX queues set up (and as many TX queues; tdpd sends on 0) */
 	bool started;
 };
 
@@ -49,8 +50,10 @@ bool pmd_is_pci(const char *device);
 int pmd_eal_args(const struct pmd_eal *p, char **argv, int max, char *store, size_t storelen, bool *no_huge);
 int pmd_eal_init(const struct pmd_eal *p, bool *no_huge, char *err, size_t errlen);
 struct rte_mempool *pmd_pool(uint32_t mbufs, char *err, size_t errlen);
-int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t rxd, uint16_t txd, struct rte_mempool *mp,
-		  char *err, size_t errlen);
+/* Opens the port with nrxq RX queues (and as many TX queues). Errors quote
+ * DPDK's log line that says why, when it said. */
+int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16_t rxd, uint16_t txd,
+		  struct rte_mempool *mp, char *err, size_t errlen);
 /* Reads the link speed again (after link-up). */
 void pmd_port_link(struct pmd_port *pp);
 void pmd_port_close(struct pmd_port *pp);

@@ -115,7 +115,8 @@ int main(int argc, char **argv)
 		}
 		return tdpctl_raw(&g, v[1]);
 	}
-	static const char *const live[] = {"status", "ports", "flows", "sync", "stats", "log-level", NULL};
+	static const char *const live[] = {"status", "ports", "flows", "sync", "stats", "routes", "neighbours",
+					    "log-level", NULL};
 	for (int k = 0; live[k]; k++)
 		if (!strcmp(cmd, live[k]))
 			return tdpctl_live(&g, n, v);

@@ -131,9 +131,45 @@ static void show_ports(json_t *r)
 		       I(p, "frames"), I(p, "late_frames"), I(p, "reserved_pkts"), I(p, "be_pkts"),
 		       I(p, "tx_drop") + I(p, "be_tx_drop"));
 	json_array_foreach(json_object_get(r, "ports"), i, p)
+	{
 		printf("%s: %s; netdev %s; interrupt coalescing %s\n", S(p, "name"),
 		       json_is_true(json_object_get(p, "scheduled")) ? "scheduled by the table" : "not in the table",
 		       *S(p, "netdev") ? S(p, "netdev") : "none (DPDK-owned)", S(p, "coalescing"));
+		json_t *h = json_object_get(p, "host_path"), *x = json_object_get(h, "xdp");
+		if (h)
+			printf("%s: host path %s on %s, %" PRId64 " RX queues\n", S(p, "name"), S(h, "mode"),
+			       S(h, "interface"), I(h, "rx_queues"));
+		if (x)
+			printf("%s: XDP program: to tdpd %" PRId64 ", dropped for want of a socket %" PRId64
+			       "; to the kernel: arp %" PRId64 " nd %" PRId64 " ptp %" PRId64 " link-scope %" PRId64
+			       " local %" PRId64 "\n", S(p, "name"), I(x, "to-tdpd"), I(x, "no-socket"), I(x, "arp"),
+			       I(x, "nd"), I(x, "ptp"), I(x, "link-scope"), I(x, "local"));
+	}
+}
+
+static void show_routes(json_t *r)
+{
+	printf("%-43s %-10s %-39s %s\n", "prefix", "port", "via", "from");
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(r, "routes"), i, e) {
+		const char *via = json_object_get(e, "via") ? S(e, "via") : "connected";
+		bool unres = json_object_get(e, "via") && !json_is_true(json_object_get(e, "resolved"));
+		printf("%-43s %-10s %-39s %s%s%s%s\n", S(e, "prefix"), S(e, "port"), via, S(e, "origin"),
+		       json_object_get(e, "protocol") ? " proto " : "", json_object_get(e, "protocol") ? S(e, "protocol") : "",
+		       unres ? " (gateway's MAC not yet known)" : "");
+	}
+	printf("kernel's routes and neighbours: %s\n", S(r, "kernel"));
+}
+
+static void show_neighbours(json_t *r)
+{
+	printf("%-39s %-17s %-10s %s\n", "address", "mac", "port", "from");
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(r, "neighbours"), i, e)
+		printf("%-39s %-17s %-10s %s\n", S(e, "address"), S(e, "mac"), S(e, "port"), S(e, "origin"));
+	printf("kernel's routes and neighbours: %s\n", S(r, "kernel"));
 }
 
 static void show_flows(json_t *r)
@@ -597,6 +633,10 @@ int tdpctl_live(const struct tdpctl_global *g, int argc, char **argv)
 		show_ports(r);
 	} else if (!strcmp(wire, "flows")) {
 		show_flows(r);
+	} else if (!strcmp(wire, "routes")) {
+		show_routes(r);
+	} else if (!strcmp(wire, "neighbours")) {
+		show_neighbours(r);
 	} else if (!strcmp(wire, "sync")) {
 		show_sync(r);
 	} else if (!strcmp(wire, "stats")) {

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <arpa/inet.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 
 struct neigh {
 	uint8_t family;
+	uint8_t origin;           /* ROUTE_ORIGIN_* */
 	uint8_t addr[16];
 	uint32_t port;
 	uint8_t mac[6];
@@ -20,18 +23,22 @@ struct neigh {
 enum rt_kind { RT_VIA, RT_CONNECTED, RT_LOCAL };
 
 /*
- * One LPM entry. Neighbours and our own addresses go into the LPM as host
- * routes next to the prefixes, so one longest-prefix lookup answers
- * everything: a neighbour's host route carries its MAC (RT_VIA), a connected
- * prefix without a neighbour for the address has none (RT_CONNECTED), and our
- * own addresses are RT_LOCAL.
+ * One route. Neighbours and our own addresses go into the LPM as host routes
+ * next to the prefixes, so one longest-prefix lookup answers everything: a
+ * neighbour's host route carries its MAC, a route via a gateway carries the
+ * gateway's MAC once it is known (has_mac), a connected prefix without a
+ * neighbour for the address has none, and our own addresses are RT_LOCAL.
  */
 struct rt_entry {
 	uint8_t family;
 	uint8_t kind;
+	uint8_t origin;
+	uint8_t proto;            /* the kernel's rtm_protocol for kernel routes */
 	uint8_t prefix[16];
 	unsigned len;
 	uint32_t port;
+	bool has_gw, has_mac;
+	uint8_t gw[16];
 	uint8_t mac[6];
 };
 
@@ -39,10 +46,12 @@ struct router {
 	uint32_t nports;
 	struct neigh *nb;
 	size_t nnb, nb_cap;
-	struct rt_entry *rt;
+	struct rt_entry *rt;      /* connected, static and kernel routes */
 	size_t nrt, rt_cap;
-	struct neigh *local;     /* our own addresses */
+	struct neigh *local;      /* our own addresses */
 	size_t nlocal, local_cap;
+	struct rt_entry *ent;     /* built: rt plus the host routes, indexed by the LPM */
+	size_t nent;
 	struct rte_lpm *lpm4;
 	struct rte_lpm6 *lpm6;
 };
@@ -83,7 +92,54 @@ void router_free(struct router *r)
 	free(r->nb);
 	free(r->rt);
 	free(r->local);
+	free(r->ent);
 	free(r);
+}
+
+void router_drop_lookup(struct router *r)
+{
+	if (r->lpm4)
+		rte_lpm_free(r->lpm4);
+	if (r->lpm6)
+		rte_lpm6_free(r->lpm6);
+	r->lpm4 = NULL;
+	r->lpm6 = NULL;
+}
+
+static int dup_array(void **dst, size_t *cap, const void *src, size_t n, size_t es)
+{
+	*dst = NULL;
+	*cap = 0;
+	if (!n)
+		return 0;
+	if (grow(dst, cap, n, es))
+		return -1;
+	memcpy(*dst, src, n * es);
+	return 0;
+}
+
+struct router *router_copy_static(const struct router *r)
+{
+	struct router *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->nports = r->nports;
+	if (dup_array((void **)&c->local, &c->local_cap, r->local, r->nlocal, sizeof(*r->local)) ||
+	    dup_array((void **)&c->nb, &c->nb_cap, r->nb, r->nnb, sizeof(*r->nb)) ||
+	    dup_array((void **)&c->rt, &c->rt_cap, r->rt, r->nrt, sizeof(*r->rt))) {
+		router_free(c);
+		return NULL;
+	}
+	for (size_t i = 0; i < r->nlocal; i++)
+		if (r->local[i].origin == ROUTE_ORIGIN_STATIC)
+			c->local[c->nlocal++] = r->local[i];
+	for (size_t i = 0; i < r->nnb; i++)
+		if (r->nb[i].origin == ROUTE_ORIGIN_STATIC)
+			c->nb[c->nnb++] = r->nb[i];
+	for (size_t i = 0; i < r->nrt; i++)
+		if (r->rt[i].origin != ROUTE_ORIGIN_KERNEL)
+			c->rt[c->nrt++] = r->rt[i];
+	return c;
 }
 
 static unsigned alen(int family)
@@ -100,12 +156,55 @@ static void mask(uint8_t *a, unsigned len)
 	}
 }
 
-static const struct neigh *find_neigh(const struct neigh *v, size_t n, int family, const uint8_t *addr)
+static struct neigh *find_neigh(struct neigh *v, size_t n, int family, const uint8_t *addr)
 {
 	for (size_t i = 0; i < n; i++)
 		if (v[i].family == family && memcmp(v[i].addr, addr, alen(family)) == 0)
 			return &v[i];
 	return NULL;
+}
+
+static struct rt_entry *find_route(struct router *r, int family, const uint8_t *prefix, unsigned len)
+{
+	uint8_t p[16];
+	memcpy(p, prefix, 16);
+	mask(p, len);
+	for (size_t i = 0; i < r->nrt; i++)
+		if (r->rt[i].family == family && r->rt[i].len == len && memcmp(r->rt[i].prefix, p, 16) == 0)
+			return &r->rt[i];
+	return NULL;
+}
+
+static bool on_link(const struct router *r, uint32_t port, int family, const uint8_t *addr)
+{
+	for (size_t i = 0; i < r->nrt; i++) {
+		const struct rt_entry *e = &r->rt[i];
+		if (e->kind != RT_CONNECTED || e->port != port || e->family != family)
+			continue;
+		uint8_t a[16];
+		memcpy(a, addr, 16);
+		mask(a, e->len);
+		if (memcmp(a, e->prefix, 16) == 0)
+			return true;
+	}
+	return false;
+}
+
+static struct rt_entry *new_route(struct router *r, int family, const uint8_t *prefix, unsigned len, uint32_t port,
+				  uint8_t kind, uint8_t origin)
+{
+	if (grow((void **)&r->rt, &r->rt_cap, r->nrt + 1, sizeof(*r->rt)))
+		return NULL;
+	struct rt_entry *e = &r->rt[r->nrt++];
+	memset(e, 0, sizeof(*e));
+	e->family = (uint8_t)family;
+	memcpy(e->prefix, prefix, alen(family));
+	mask(e->prefix, len);
+	e->len = len;
+	e->port = port;
+	e->kind = kind;
+	e->origin = origin;
+	return e;
 }
 
 int router_add_address(struct router *r, uint32_t port, int family, const uint8_t *addr, unsigned len,
@@ -116,7 +215,7 @@ int router_add_address(struct router *r, uint32_t port, int family, const uint8_
 		return -1;
 	}
 	if (grow((void **)&r->local, &r->local_cap, r->nlocal + 1, sizeof(*r->local)) ||
-	    grow((void **)&r->rt, &r->rt_cap, r->nrt + 1, sizeof(*r->rt))) {
+	    !new_route(r, family, addr, len, port, RT_CONNECTED, ROUTE_ORIGIN_STATIC)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -125,14 +224,21 @@ int router_add_address(struct router *r, uint32_t port, int family, const uint8_
 	l->family = (uint8_t)family;
 	memcpy(l->addr, addr, alen(family));
 	l->port = port;
-	struct rt_entry *e = &r->rt[r->nrt++];
-	memset(e, 0, sizeof(*e));
-	e->family = (uint8_t)family;
-	memcpy(e->prefix, addr, alen(family));
-	mask(e->prefix, len);
-	e->len = len;
-	e->port = port;
-	e->kind = RT_CONNECTED;
+	return 0;
+}
+
+static int add_neigh(struct router *r, uint32_t port, int family, const uint8_t *addr, const uint8_t mac[6],
+		     uint8_t origin)
+{
+	if (grow((void **)&r->nb, &r->nb_cap, r->nnb + 1, sizeof(*r->nb)))
+		return -1;
+	struct neigh *n = &r->nb[r->nnb++];
+	memset(n, 0, sizeof(*n));
+	n->family = (uint8_t)family;
+	n->origin = origin;
+	memcpy(n->addr, addr, alen(family));
+	n->port = port;
+	memcpy(n->mac, mac, 6);
 	return 0;
 }
 
@@ -143,94 +249,139 @@ int router_add_neighbour(struct router *r, uint32_t port, int family, const uint
 		snprintf(err, errlen, "neighbour given twice");
 		return -1;
 	}
-	if (grow((void **)&r->nb, &r->nb_cap, r->nnb + 1, sizeof(*r->nb))) {
+	if (add_neigh(r, port, family, addr, mac, ROUTE_ORIGIN_STATIC)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	struct neigh *n = &r->nb[r->nnb++];
-	memset(n, 0, sizeof(*n));
-	n->family = (uint8_t)family;
-	memcpy(n->addr, addr, alen(family));
-	n->port = port;
-	memcpy(n->mac, mac, 6);
 	return 0;
 }
 
 int router_add_route(struct router *r, uint32_t port, int family, const uint8_t *prefix, unsigned len,
 		     const uint8_t *gw, char *err, size_t errlen)
 {
-	const struct neigh *n = find_neigh(r->nb, r->nnb, family, gw);
-	if (!n || n->port != port) {
+	uint8_t g[16] = {0};
+	memcpy(g, gw, alen(family));
+	const struct neigh *n = find_neigh(r->nb, r->nnb, family, g);
+	if (n ? n->port != port : !on_link(r, port, family, g)) {
 		char a[INET6_ADDRSTRLEN];
-		inet_ntop(family == 4 ? AF_INET : AF_INET6, gw, a, sizeof(a));
-		snprintf(err, errlen, "gateway %s is not a neighbour on this port", a);
+		inet_ntop(family == 4 ? AF_INET : AF_INET6, g, a, sizeof(a));
+		snprintf(err, errlen, "gateway %s is neither a neighbour nor on a prefix of this port", a);
 		return -1;
 	}
-	if (grow((void **)&r->rt, &r->rt_cap, r->nrt + 1, sizeof(*r->rt))) {
+	struct rt_entry *e = new_route(r, family, prefix, len, port, RT_VIA, ROUTE_ORIGIN_STATIC);
+	if (!e) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	struct rt_entry *e = &r->rt[r->nrt++];
-	memset(e, 0, sizeof(*e));
-	e->family = (uint8_t)family;
-	memcpy(e->prefix, prefix, alen(family));
-	mask(e->prefix, len);
-	e->len = len;
-	e->port = port;
-	e->kind = RT_VIA;
-	memcpy(e->mac, n->mac, 6);
+	e->has_gw = true;
+	memcpy(e->gw, g, 16);
 	return 0;
 }
 
-static int add_host(struct router *r, const struct neigh *n, uint8_t kind)
+int router_add_kernel_neighbour(struct router *r, uint32_t port, int family, const uint8_t *addr,
+				const uint8_t mac[6])
 {
-	if (grow((void **)&r->rt, &r->rt_cap, r->nrt + 1, sizeof(*r->rt)))
+	struct neigh *n = find_neigh(r->nb, r->nnb, family, addr);
+	if (n)
+		return n->origin == ROUTE_ORIGIN_STATIC ? 1 : (memcpy(n->mac, mac, 6), n->port = port, 0);
+	return add_neigh(r, port, family, addr, mac, ROUTE_ORIGIN_KERNEL);
+}
+
+int router_add_kernel_route(struct router *r, uint32_t port, int family, const uint8_t *prefix, unsigned len,
+			    const uint8_t *gw, uint8_t proto)
+{
+	if (find_route(r, family, prefix, len))
+		return 1;    /* tdpd.conf's (or an address's) wins; the kernel's first of a kind */
+	struct rt_entry *e = new_route(r, family, prefix, len, port, gw ? RT_VIA : RT_CONNECTED, ROUTE_ORIGIN_KERNEL);
+	if (!e)
 		return -1;
-	struct rt_entry *e = &r->rt[r->nrt++];
-	memset(e, 0, sizeof(*e));
-	e->family = n->family;
-	e->kind = kind;
-	memcpy(e->prefix, n->addr, 16);
-	e->len = n->family == 4 ? 32 : 128;
-	e->port = n->port;
-	memcpy(e->mac, n->mac, 6);
+	e->proto = proto;
+	if (gw) {
+		e->has_gw = true;
+		memcpy(e->gw, gw, alen(family));
+	}
+	return 0;
+}
+
+static int add_ent(struct router *r, size_t *cap, const struct rt_entry *src)
+{
+	if (grow((void **)&r->ent, cap, r->nent + 1, sizeof(*r->ent)))
+		return -1;
+	r->ent[r->nent++] = *src;
+	return 0;
+}
+
+static int add_host(struct router *r, size_t *cap, const struct neigh *n, uint8_t kind)
+{
+	struct rt_entry e;
+	memset(&e, 0, sizeof(e));
+	e.family = n->family;
+	e.kind = kind;
+	e.origin = n->origin;
+	memcpy(e.prefix, n->addr, 16);
+	e.len = n->family == 4 ? 32 : 128;
+	e.port = n->port;
+	e.has_mac = kind == RT_VIA;
+	memcpy(e.mac, n->mac, 6);
+	return add_ent(r, cap, &e);
+}
+
+static int build_entries(struct router *r)
+{
+	size_t cap = 0;
+	r->nent = 0;
+	/* host routes: our addresses, then neighbours (a neighbour that is also
+	 * our own address is a configuration slip; ours wins, added first) */
+	for (size_t i = 0; i < r->nlocal; i++)
+		if (add_host(r, &cap, &r->local[i], RT_LOCAL) != 0)
+			return -1;
+	for (size_t i = 0; i < r->nnb; i++)
+		if (!find_neigh(r->local, r->nlocal, r->nb[i].family, r->nb[i].addr) &&
+		    !find_route(r, r->nb[i].family, r->nb[i].addr, r->nb[i].family == 4 ? 32 : 128) &&
+		    add_host(r, &cap, &r->nb[i], RT_VIA) != 0)
+			return -1;
+	for (size_t i = 0; i < r->nrt; i++) {
+		struct rt_entry e = r->rt[i];
+		if (e.has_gw) {
+			const struct neigh *n = find_neigh(r->nb, r->nnb, e.family, e.gw);
+			if (n && n->port == e.port) {
+				e.has_mac = true;
+				memcpy(e.mac, n->mac, 6);
+			}
+		}
+		if (add_ent(r, &cap, &e) != 0)
+			return -1;
+	}
 	return 0;
 }
 
 int router_build(struct router *r, char *err, size_t errlen)
 {
-	/* host routes: our addresses, then neighbours (a neighbour that is also
-	 * our own address is a configuration slip; ours wins, added first) */
-	for (size_t i = 0; i < r->nlocal; i++)
-		if (add_host(r, &r->local[i], RT_LOCAL) != 0) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-	for (size_t i = 0; i < r->nnb; i++)
-		if (!find_neigh(r->local, r->nlocal, r->nb[i].family, r->nb[i].addr) &&
-		    add_host(r, &r->nb[i], RT_VIA) != 0) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
+	if (build_entries(r) != 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	size_t n4 = 0, n6 = 0;
-	for (size_t i = 0; i < r->nrt; i++)
-		if (r->rt[i].family == 4)
+	for (size_t i = 0; i < r->nent; i++)
+		if (r->ent[i].family == 4)
 			n4++;
 		else
 			n6++;
+	static _Atomic unsigned seq;
+	unsigned id = atomic_fetch_add(&seq, 1);
 	char name[64];
-	snprintf(name, sizeof(name), "tdp4_%p", (void *)r);
+	snprintf(name, sizeof(name), "tdp4_%u", id);
 	struct rte_lpm_config c4 = {.max_rules = (uint32_t)(n4 + 16), .number_tbl8s = 256};
 	r->lpm4 = rte_lpm_create(name, SOCKET_ID_ANY, &c4);
-	snprintf(name, sizeof(name), "tdp6_%p", (void *)r);
+	snprintf(name, sizeof(name), "tdp6_%u", id);
 	struct rte_lpm6_config c6 = {.max_rules = (uint32_t)(n6 + 16), .number_tbl8s = 1024};
 	r->lpm6 = rte_lpm6_create(name, SOCKET_ID_ANY, &c6);
 	if (!r->lpm4 || !r->lpm6) {
 		snprintf(err, errlen, "cannot create the route tables (rte_lpm): %s", rte_strerror(rte_errno));
 		return -1;
 	}
-	for (size_t i = 0; i < r->nrt; i++) {
-		struct rt_entry *e = &r->rt[i];
+	for (size_t i = 0; i < r->nent; i++) {
+		struct rt_entry *e = &r->ent[i];
 		int rc;
 		if (e->family == 4) {
 			uint32_t ip = (uint32_t)e->prefix[0] << 24 | (uint32_t)e->prefix[1] << 16 |
@@ -247,7 +398,7 @@ int router_build(struct router *r, char *err, size_t errlen)
 	return 0;
 }
 
-int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *port, uint8_t mac[6])
+int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *port, uint8_t mac[6], uint8_t nh[16])
 {
 	uint32_t hop;
 	if (pi->family == 4) {
@@ -261,17 +412,79 @@ int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *p
 	} else {
 		return ROUTE_NONE;
 	}
-	const struct rt_entry *e = &r->rt[hop];
+	const struct rt_entry *e = &r->ent[hop];
 	*port = e->port;
-	switch (e->kind) {
-	case RT_VIA:
+	if (e->kind == RT_LOCAL)
+		return ROUTE_LOCAL;
+	if (e->has_mac) {
 		memcpy(mac, e->mac, 6);
 		return ROUTE_OK;
-	case RT_LOCAL:
-		return ROUTE_LOCAL;
-	default:
-		return ROUTE_NO_NEIGH;
 	}
+	if (nh)
+		memcpy(nh, e->has_gw ? e->gw : pi->dst, 16);
+	return ROUTE_NO_NEIGH;
+}
+
+size_t router_routes(const struct router *r, struct route_view *v, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->nrt; i++, n++)
+		if (n < max) {
+			const struct rt_entry *e = &r->rt[i];
+			v[n] = (struct route_view){.family = e->family, .len = e->len, .port = e->port,
+						   .has_gw = e->has_gw, .origin = e->origin, .proto = e->proto,
+						   .connected = e->kind == RT_CONNECTED};
+			memcpy(v[n].prefix, e->prefix, 16);
+			memcpy(v[n].gw, e->gw, 16);
+			const struct neigh *nb = e->has_gw ? find_neigh(r->nb, r->nnb, e->family, e->gw) : NULL;
+			v[n].resolved = !e->has_gw || nb;
+		}
+	return n;
+}
+
+size_t router_neighbours(const struct router *r, struct route_view *v, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->nnb; i++, n++)
+		if (n < max) {
+			const struct neigh *nb = &r->nb[i];
+			v[n] = (struct route_view){.family = nb->family, .len = nb->family == 4 ? 32 : 128,
+						   .port = nb->port, .origin = nb->origin, .resolved = true};
+			memcpy(v[n].prefix, nb->addr, 16);
+			memcpy(v[n].mac, nb->mac, 6);
+		}
+	return n;
+}
+
+size_t router_addresses(const struct router *r, uint8_t (*a)[17], uint32_t *port, size_t max)
+{
+	for (size_t i = 0; i < r->nlocal && i < max; i++) {
+		a[i][0] = r->local[i].family;
+		memcpy(a[i] + 1, r->local[i].addr, 16);
+		if (port)
+			port[i] = r->local[i].port;
+	}
+	return r->nlocal;
+}
+
+int router_add_kernel_address(struct router *r, uint32_t port, int family, const uint8_t *addr)
+{
+	if (find_neigh(r->local, r->nlocal, family, addr))
+		return 1;
+	if (grow((void **)&r->local, &r->local_cap, r->nlocal + 1, sizeof(*r->local)))
+		return -1;
+	struct neigh *l = &r->local[r->nlocal++];
+	memset(l, 0, sizeof(*l));
+	l->family = (uint8_t)family;
+	l->origin = ROUTE_ORIGIN_KERNEL;
+	memcpy(l->addr, addr, alen(family));
+	l->port = port;
+	return 0;
+}
+
+const char *route_origin_name(int origin)
+{
+	return origin == ROUTE_ORIGIN_STATIC ? "static" : origin == ROUTE_ORIGIN_KERNEL ? "kernel" : "unknown";
 }
 
 const char *route_res_name(int res)

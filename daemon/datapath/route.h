@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Static routing for best effort (and the next hop of reserved packets):
- * longest-prefix match over IPv4 and IPv6 routes (DPDK rte_lpm / rte_lpm6) to
- * a static neighbour. A route is either connected (the port's own address
- * prefix: the next hop is the destination itself) or via a gateway that must
- * be a neighbour on the same port. Built once at start; lookups are lock-free
- * reads.
+ * Routing for best effort (and the next hop of reserved packets):
+ * longest-prefix match over IPv4 and IPv6 routes (DPDK rte_lpm / rte_lpm6).
+ * A route is connected (a port's address prefix: the next hop is the
+ * destination itself) or via a gateway on a prefix of the port. Routes and
+ * neighbours come from tdpd.conf (static) and from the kernel (rtnetlink,
+ * daemon/hostpath/nl.c); the static ones win. A router is built once and
+ * then only read: a change builds a new one, which RX takes between bursts,
+ * so lookups take no lock.
  */
 #ifndef TDP_ROUTE_H
 #define TDP_ROUTE_H
@@ -25,6 +27,22 @@ enum route_res {
 	ROUTE_LOCAL = -3,      /* addressed to one of our own addresses */
 };
 
+enum { ROUTE_ORIGIN_STATIC = 0, ROUTE_ORIGIN_KERNEL = 1 };
+
+/* One route or neighbour as tdpctl shows it. */
+struct route_view {
+	uint8_t family;
+	uint8_t origin;          /* ROUTE_ORIGIN_* */
+	uint8_t proto;           /* the kernel's rtm_protocol (kernel routes) */
+	bool has_gw, connected;
+	bool resolved;           /* the gateway's MAC is known */
+	unsigned len;
+	uint32_t port;
+	uint8_t prefix[16];      /* or the neighbour's address */
+	uint8_t gw[16];
+	uint8_t mac[6];
+};
+
 /* nports: ports are numbered 0..nports-1 by the caller. */
 struct router *router_create(uint32_t nports, char *err, size_t errlen);
 void router_free(struct router *r);
@@ -36,12 +54,33 @@ int router_add_neighbour(struct router *r, uint32_t port, int family, const uint
 			 const uint8_t mac[6], char *err, size_t errlen);
 int router_add_route(struct router *r, uint32_t port, int family, const uint8_t *prefix, unsigned len,
 		     const uint8_t *gw, char *err, size_t errlen);
+/* What the kernel says (nl.c): each returns 0, 1 when a static entry for the
+ * same prefix or address wins, or -1 out of memory. gw NULL: connected. */
+int router_add_kernel_route(struct router *r, uint32_t port, int family, const uint8_t *prefix, unsigned len,
+			    const uint8_t *gw, uint8_t proto);
+int router_add_kernel_neighbour(struct router *r, uint32_t port, int family, const uint8_t *addr,
+				const uint8_t mac[6]);
+int router_add_kernel_address(struct router *r, uint32_t port, int family, const uint8_t *addr);
+/* A new, unbuilt router with r's static addresses, neighbours and routes. */
+struct router *router_copy_static(const struct router *r);
+/* Frees the lookup structures of a router that is only copied from now on
+ * (128 MiB of DPDK memory); router_lookup must not be called on it after. */
+void router_drop_lookup(struct router *r);
 /* Builds the lookup structures (needs the EAL). */
 int router_build(struct router *r, char *err, size_t errlen);
 
-/* The egress port and next-hop MAC for the packet's destination. */
-int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *port, uint8_t mac[6]);
+/* The egress port and next-hop MAC for the packet's destination. On
+ * ROUTE_NO_NEIGH, nh (when not NULL) gets the address whose MAC is missing:
+ * the gateway, or the destination on a connected prefix. */
+int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *port, uint8_t mac[6], uint8_t nh[16]);
 const char *route_res_name(int res);
+const char *route_origin_name(int origin);
+/* The routes (connected, static, kernel) and neighbours, up to max; each
+ * returns how many there are. */
+size_t router_routes(const struct router *r, struct route_view *v, size_t max);
+size_t router_neighbours(const struct router *r, struct route_view *v, size_t max);
+/* Our own addresses as family byte + 16 bytes, and each one's port. */
+size_t router_addresses(const struct router *r, uint8_t (*a)[17], uint32_t *port, size_t max);
 
 /* Parse helpers shared with the configuration: "10.0.0.0/8", "2001:db8::1",
  * "02:00:00:00:00:01". Return 0 or -1. */

@@ -5,6 +5,7 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 #include <rte_ring.h>
+#include <rte_ring_elem.h>
 
 #include "counters.h"
 #include "hist.h"
@@ -16,7 +17,7 @@ const char *rx_drop_name(enum rx_drop d)
 {
 	static const char *const n[RXD_MAX] = {
 		[RXD_RUNT] = "runt", [RXD_MALFORMED] = "malformed", [RXD_NO_ROUTE] = "no-route",
-		[RXD_NO_NEIGH] = "no-neighbour", [RXD_LOCAL] = "local", [RXD_TTL] = "ttl-expired",
+		[RXD_NO_NEIGH] = "no-neighbour", [RXD_HOST] = "host", [RXD_TTL] = "ttl-expired",
 		[RXD_OWN] = "own", [RXD_WRONG_PORT] = "flow-route-mismatch",
 		[RXD_BE_OVERFLOW] = "be-overflow", [RXD_TX_FULL] = "tx-full",
 	};
@@ -27,6 +28,91 @@ static void drop(struct rx *rx, struct rte_mbuf *m, enum rx_drop why)
 {
 	CTR_ADD(rx->st.drop[why], 1);
 	rte_pktmbuf_free(m);
+}
+
+/* for the host stack: the kernel answers on its interface (punt.h) */
+static void host(struct rx *rx, struct rte_mbuf *m, enum punt_class c)
+{
+	CTR_ADD(rx->st.host[c], 1);
+	drop(rx, m, RXD_HOST);
+}
+
+static bool icmp_allow(struct rx *rx)
+{
+	int64_t cost = 1000000000 / (int64_t)rx->icmp_rate;
+	int64_t cap = cost * (int64_t)(rx->icmp_burst ? rx->icmp_burst : 1);
+	if (!rx->icmp_started) {
+		rx->icmp_tokens_ns = cap;
+		rx->icmp_started = true;
+	} else {
+		int64_t el = tdp_time_diff(rx->now, rx->icmp_last);
+		if (el > 0)
+			rx->icmp_tokens_ns = rx->icmp_tokens_ns + el > cap ? cap : rx->icmp_tokens_ns + el;
+	}
+	rx->icmp_last = rx->now;
+	if (rx->icmp_tokens_ns < cost)
+		return false;
+	rx->icmp_tokens_ns -= cost;
+	return true;
+}
+
+/* Drops the packet for why and, when one is owed and the rate allows, turns
+ * its mbuf into the ICMP error back to its sender on the port it came by. */
+static void icmp_drop(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, const struct pkt_info *pi,
+		      enum rx_drop why, enum icmp_err kind)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rx_port *pt = &rx->ports[in_port];
+	CTR_ADD(rx->st.drop[why], 1);
+	if (!rx->icmp_rate || !icmp_error_allowed(d, m->pkt_len, pi)) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	const uint8_t *src = pi->family == 4 ? (pt->has_ip4 ? pt->ip4 : NULL) : (pt->has_ip6 ? pt->ip6 : NULL);
+	if (!src) {
+		CTR_ADD(rx->st.icmp_no_source, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (!icmp_allow(rx)) {
+		CTR_ADD(rx->st.icmp_rate_limited, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	uint8_t buf[ICMP_ERR_FRAME_MAX];
+	uint32_t n = icmp_error_build(buf, sizeof(buf), d, m->pkt_len, pi, kind, pt->mac, src);
+	rte_pktmbuf_reset(m);
+	uint8_t *out = n ? (uint8_t *)rte_pktmbuf_append(m, (uint16_t)n) : NULL;
+	if (!out) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	memcpy(out, buf, n);
+	if (rx->be_q[in_port]) {
+		engine_pkt_set_due(m, ENGINE_DUE_NONE);
+		if (rte_ring_sp_enqueue(rx->be_q[in_port], m) != 0) {
+			CTR_ADD(rx->st.icmp_tx_full, 1);
+			rte_pktmbuf_free(m);
+			return;
+		}
+	} else if (rte_eth_tx_burst(pt->dpdk_port, 0, &m, 1) != 1) {
+		CTR_ADD(rx->st.icmp_tx_full, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	CTR_ADD(rx->st.icmp_sent[kind], 1);
+}
+
+static void ask_resolve(struct rx *rx, uint32_t out, int family, const uint8_t nh[16])
+{
+	if (!rx->resolve)
+		return;
+	struct rx_resolve q = {.family = (uint8_t)family, .port = out};
+	memcpy(q.addr, nh, 16);
+	if (rte_ring_sp_enqueue_elem(rx->resolve, &q, sizeof(q)) != 0)
+		CTR_ADD(rx->st.resolve_ring_full, 1);
+	else
+		CTR_ADD(rx->st.resolve_asked, 1);
 }
 
 void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
@@ -49,14 +135,32 @@ void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 		drop(rx, m, rc == PKT_RUNT ? RXD_RUNT : RXD_MALFORMED);
 		return;
 	}
+	enum punt_class pc = punt_classify(d, m->pkt_len, &pi);
+	if (pc != PUNT_NONE) {
+		host(rx, m, pc);
+		return;
+	}
 	const struct rx_table *tab = rx->tab;
 	int f = cls_lookup(tab->cls, &pi);
 	uint32_t out;
 	uint8_t mac[6];
 	if (pi.family && !(pi.flags & PKT_F_MPLS)) {
-		rc = router_lookup(rx->rt, &pi, &out, mac);
+		uint8_t nh[16];
+		rc = router_lookup(rx->rt, &pi, &out, mac, nh);
+		if (rc == ROUTE_LOCAL) {
+			host(rx, m, PUNT_LOCAL);
+			return;
+		}
+		if (rc == ROUTE_NO_NEIGH)
+			ask_resolve(rx, out, pi.family, nh);
 		if (rc != ROUTE_OK) {
-			drop(rx, m, rc == ROUTE_NONE ? RXD_NO_ROUTE : rc == ROUTE_LOCAL ? RXD_LOCAL : RXD_NO_NEIGH);
+			/* an expired TTL is the first thing a router checks (RFC 1812 §5.3.1) */
+			if (pi.ttl <= 1)
+				icmp_drop(rx, in_port, m, &pi, RXD_TTL, ICMP_ERR_TTL);
+			else if (rc == ROUTE_NONE)
+				icmp_drop(rx, in_port, m, &pi, RXD_NO_ROUTE, ICMP_ERR_NO_ROUTE);
+			else
+				drop(rx, m, RXD_NO_NEIGH);
 			return;
 		}
 	} else {
@@ -77,7 +181,7 @@ void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 		return;
 	}
 	if (pkt_forward(d, &pi, rx->ports[out].mac, mac) != 0) {
-		drop(rx, m, RXD_TTL);
+		icmp_drop(rx, in_port, m, &pi, RXD_TTL, ICMP_ERR_TTL);
 		return;
 	}
 	if (f >= 0) {
@@ -123,41 +227,54 @@ void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 	CTR_ADD(rx->st.best_effort, 1);
 }
 
-uint32_t rx_poll(struct rx *rx)
+/* One burst from queue q of port p. */
+static uint16_t poll_queue(struct rx *rx, uint32_t p, uint16_t q)
 {
 	struct rte_mbuf *pkts[RX_BURST];
+	struct rx_port *pt = &rx->ports[p];
+	tdp_time_t before = rx->clock ? rx->clock(rx->clock_arg) : rx->now;
+	uint16_t n = rte_eth_rx_burst(pt->dpdk_port, q, pkts, RX_BURST);
+	if (n) {
+		if (rx->clock)
+			rx->now = rx->clock(rx->clock_arg);
+		rx->since = pt->drained[q];
+		rx->since_ok = pt->drained_ok[q] && rx->clock;
+	}
+	if (n < RX_BURST) {
+		pt->drained[q] = before;
+		pt->drained_ok[q] = true;
+	}
+	/* the whole burst's headers first, so their misses overlap; then each
+	 * packet's data a few packets ahead of its turn */
+	for (uint16_t i = 0; i < n; i++)
+		rte_prefetch0(pkts[i]);
+	for (uint16_t i = 0; i < n && i < RX_PREFETCH; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (uint16_t i = 0; i < n; i++) {
+		if (i + RX_PREFETCH < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RX_PREFETCH], void *));
+		rx_packet(rx, p, pkts[i]);
+	}
+	return n;
+}
+
+uint32_t rx_poll(struct rx *rx)
+{
 	uint32_t total = 0;
 	const struct rx_table *nt = atomic_load_explicit(&rx->offer, memory_order_acquire);
 	if (__builtin_expect(nt != NULL, 0)) {
 		rx->tab = nt;
 		atomic_store_explicit(&rx->offer, NULL, memory_order_release);
 	}
+	const struct router *nr = atomic_load_explicit(&rx->rt_offer, memory_order_acquire);
+	if (__builtin_expect(nr != NULL, 0)) {
+		rx->rt = nr;
+		atomic_store_explicit(&rx->rt_offer, NULL, memory_order_release);
+	}
 	for (uint32_t p = 0; p < rx->nports; p++) {
-		struct rx_port *pt = &rx->ports[p];
-		tdp_time_t before = rx->clock ? rx->clock(rx->clock_arg) : rx->now;
-		uint16_t n = rte_eth_rx_burst(pt->dpdk_port, 0, pkts, RX_BURST);
-		if (n) {
-			if (rx->clock)
-				rx->now = rx->clock(rx->clock_arg);
-			rx->since = pt->drained;
-			rx->since_ok = pt->drained_ok && rx->clock;
-		}
-		if (n < RX_BURST) {
-			pt->drained = before;
-			pt->drained_ok = true;
-		}
-		/* the whole burst's headers first, so their misses overlap; then each
-		 * packet's data a few packets ahead of its turn */
-		for (uint16_t i = 0; i < n; i++)
-			rte_prefetch0(pkts[i]);
-		for (uint16_t i = 0; i < n && i < RX_PREFETCH; i++)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-		for (uint16_t i = 0; i < n; i++) {
-			if (i + RX_PREFETCH < n)
-				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RX_PREFETCH], void *));
-			rx_packet(rx, p, pkts[i]);
-		}
-		total += n;
+		uint16_t nq = rx->ports[p].nrxq ? rx->ports[p].nrxq : 1;
+		for (uint16_t q = 0; q < nq; q++)
+			total += poll_queue(rx, p, q);
 	}
 	return total;
 }

@@ -16,7 +16,9 @@
 
 #include "flowq.h"
 #include "frame.h"
+#include "icmperr.h"
 #include "pkt.h"
+#include "punt.h"
 #include "route.h"
 #include "tdp_sched.h"
 
@@ -24,6 +26,25 @@ struct rte_mbuf;
 struct rte_ring;
 
 #define RX_BURST 32
+/* RX queues tdpd polls on one port (one AF_XDP socket each) */
+#define RX_MAX_QUEUES 16
+/* addresses RX asks the kernel to resolve, waiting for nl.c */
+#define RX_RESOLVE_RING 256
+
+/* who answers for the router on a port, and what RX does with the frames
+ * that belong to the host (punt.h) */
+enum rx_host {
+	RXH_NONE,     /* no kernel interface: counted and dropped */
+	RXH_KERNEL,   /* net_af_packet: the kernel got its own copy */
+	RXH_XDP,      /* net_af_xdp: the XDP program passed them; any seen here is counted */
+};
+
+/* an address whose MAC RX misses, for the kernel to resolve (ARP/ND) */
+struct rx_resolve {
+	uint8_t family;
+	uint8_t addr[16];
+	uint32_t port;
+};
 
 struct rx_port {
 	uint16_t dpdk_port;
@@ -31,14 +52,20 @@ struct rx_port {
 	uint8_t mac[6];           /* our source MAC on this port */
 	bool has_peer;
 	uint8_t peer_mac[6];      /* next hop for non-IP (e.g. MPLS) packets */
-	/* the clock read just before the latest burst that left the port's queue
-	 * empty (fewer than RX_BURST): whatever the next burst holds arrived after */
-	tdp_time_t drained;
-	bool drained_ok;
+	uint16_t nrxq;            /* RX queues polled (0 counts as 1) */
+	uint8_t host;             /* enum rx_host */
+	/* the source of the ICMP errors sent from this port (its first address of
+	 * each family; has_ip4/6 false: none is sent, counted icmp_no_source) */
+	bool has_ip4, has_ip6;
+	uint8_t ip4[4], ip6[16];
+	/* per queue, the clock read just before the latest burst that left the
+	 * queue empty (fewer than RX_BURST): whatever the next burst holds arrived after */
+	tdp_time_t drained[RX_MAX_QUEUES];
+	bool drained_ok[RX_MAX_QUEUES];
 };
 
 enum rx_drop {
-	RXD_RUNT, RXD_MALFORMED, RXD_NO_ROUTE, RXD_NO_NEIGH, RXD_LOCAL, RXD_TTL, RXD_OWN,
+	RXD_RUNT, RXD_MALFORMED, RXD_NO_ROUTE, RXD_NO_NEIGH, RXD_HOST, RXD_TTL, RXD_OWN,
 	RXD_WRONG_PORT, RXD_BE_OVERFLOW, RXD_TX_FULL, RXD_MAX
 };
 
@@ -47,6 +74,13 @@ struct rx_stats {
 	uint64_t reserved;        /* queued for a flow */
 	uint64_t best_effort;     /* queued for the filler or sent at once */
 	uint64_t drop[RXD_MAX];
+	uint64_t host[PUNT_MAX];  /* the RXD_HOST drops by class */
+	/* ICMP errors about ttl-expired, no-route and no-neighbour drops: sent
+	 * by kind, and those not sent by reason (the rules of icmperr.h are
+	 * not counted: no error is owed) */
+	uint64_t icmp_sent[ICMP_ERR_MAX];
+	uint64_t icmp_rate_limited, icmp_no_source, icmp_tx_full;
+	uint64_t resolve_asked, resolve_ring_full;
 };
 
 /* What RX classifies against: a table, its classifier and its flows' queues. */
@@ -60,6 +94,16 @@ struct rx {
 	struct rx_port *ports;
 	uint32_t nports;
 	const struct router *rt;
+	/* a new router from nl.c: taken at the next poll, which then stores
+	 * NULL here to say the old one is no longer in use */
+	_Atomic(const struct router *) rt_offer;
+	/* ICMP errors: a token bucket of icmp_burst, icmp_rate a second
+	 * (0: none sent), on rx->now */
+	uint32_t icmp_rate, icmp_burst;
+	int64_t icmp_tokens_ns;   /* the bucket's content as time since it was empty */
+	tdp_time_t icmp_last;
+	bool icmp_started;
+	struct rte_ring *resolve;   /* of struct rx_resolve *; NULL: nobody resolves */
 	const struct rx_table *tab;
 	/* a new table from the control side: taken at the next poll, which then
 	 * stores NULL here to say the old one is no longer in use */
@@ -86,7 +130,8 @@ const char *rx_drop_name(enum rx_drop d);
 /* Handles one received packet (takes ownership), arrived at rx->now (and
  * after rx->since when since_ok). */
 void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m);
-/* Takes a table offered by the control side, then one burst from every port;
+/* Takes a table offered by the control side and a router offered by nl.c,
+ * then one burst from every queue of every port;
  * returns packets received. The daemon's main loop calls it (with its idle
  * back-off, stats and stop checks). */
 uint32_t rx_poll(struct rx *rx);

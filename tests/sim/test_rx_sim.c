@@ -17,6 +17,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
+#include <rte_ring_elem.h>
 
 #include "dpdk_env.h"
 #include "engine.h"
@@ -100,7 +101,7 @@ static void rig_up(struct rig *r)
 	/* a gateway that is not a neighbour on the port is refused */
 	addr("10.0.1.2", gw);
 	assert_int_equal(router_add_route(r->rt, 1, fam, p, len, gw, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "not a neighbour"));
+	assert_non_null(strstr(err, "neither a neighbour"));
 	if (router_build(r->rt, err, sizeof(err)) != 0)
 		fail_msg("router_build: %s", err);
 
@@ -233,7 +234,8 @@ static void bad_packets_counted(void **state)
 	rx_packet(&r.rx, 0, frame(&g));
 	assert_int_equal(r.rx.st.drop[RXD_NO_ROUTE], 1);
 	assert_int_equal(r.rx.st.drop[RXD_NO_NEIGH], 1);
-	assert_int_equal(r.rx.st.drop[RXD_LOCAL], 1);
+	assert_int_equal(r.rx.st.drop[RXD_HOST], 1);
+	assert_int_equal(r.rx.st.host[PUNT_LOCAL], 1);
 	assert_int_equal(r.rx.st.drop[RXD_TTL], 1);
 	assert_int_equal(r.rx.st.drop[RXD_OWN], 1);
 	assert_int_equal(r.rx.st.drop[RXD_RUNT], 1);
@@ -288,14 +290,14 @@ static void rx_poll_reads_ports(void **state)
 	assert_int_equal(rx_poll(&r.rx), 32);       /* one burst */
 	/* port 0 read at 1 us, burst full: nothing known of when the rest came */
 	assert_int_equal(r.rx.now.ns, 2000);
-	assert_false(r.ports[0].drained_ok);
-	assert_true(r.ports[1].drained_ok);         /* port 1 empty at 3 us */
-	assert_int_equal(r.ports[1].drained.ns, 3000);
+	assert_false(r.ports[0].drained_ok[0]);
+	assert_true(r.ports[1].drained_ok[0]);         /* port 1 empty at 3 us */
+	assert_int_equal(r.ports[1].drained[0].ns, 3000);
 	assert_int_equal(rx_poll(&r.rx), 8);
 	/* the 8 came after the full burst: no drained time yet for them */
 	assert_false(r.rx.since_ok);
-	assert_true(r.ports[0].drained_ok);
-	assert_int_equal(r.ports[0].drained.ns, 4000);
+	assert_true(r.ports[0].drained_ok[0]);
+	assert_int_equal(r.ports[0].drained[0].ns, 4000);
 	assert_int_equal(r.rx.st.best_effort, 8);   /* the BE queue holds 8 */
 	assert_int_equal(r.rx.st.drop[RXD_BE_OVERFLOW], 32);
 	/* the next burst on port 0 arrived after 4 us */
@@ -304,7 +306,7 @@ static void rx_poll_reads_ports(void **state)
 	assert_int_equal(rx_poll(&r.rx), 1);
 	assert_true(r.rx.since_ok);
 	assert_int_equal(r.rx.since.ns, 4000);
-	assert_int_equal(r.ports[0].drained.ns, 7000);
+	assert_int_equal(r.ports[0].drained[0].ns, 7000);
 	rig_down(&r);
 }
 
@@ -398,11 +400,158 @@ static void swap_to_pipelined_measures_arrivals(void **state)
 	rig_down(&r);
 }
 
+/* the one frame RX sent back out of port 0, or NULL */
+static struct rte_mbuf *sent_back(struct rig *r)
+{
+	struct rte_mbuf *m = NULL;
+	if (rte_ring_count(r->ringtx[0]) == 0)
+		return NULL;
+	assert_int_equal(rte_ring_sc_dequeue(r->ringtx[0], (void **)&m), 0);
+	return m;
+}
+
+static void icmp_errors_rate_limited(void **state)
+{
+	struct rig r;
+	rig_up(&r);
+	r.ports[0].has_ip4 = true;
+	memcpy(r.ports[0].ip4, (uint8_t[]){10, 0, 1, 1}, 4);
+	r.rx.icmp_rate = 1000;     /* one per ms */
+	r.rx.icmp_burst = 2;
+	r.rx.now = tdp_time(1000000000);
+	struct pg g = from_sender("10.0.2.2");
+	g.ttl = 1;
+	rx_packet(&r.rx, 0, frame(&g));
+	struct rte_mbuf *m = sent_back(&r);
+	assert_non_null(m);
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	assert_memory_equal(d, host_snd, 6);               /* back to the sender */
+	assert_memory_equal(d + 6, mac_in, 6);
+	assert_memory_equal(d + 14 + 12, ((uint8_t[]){10, 0, 1, 1}), 4);   /* from the ingress port's address */
+	assert_memory_equal(d + 14 + 16, ((uint8_t[]){10, 0, 1, 2}), 4);
+	assert_int_equal(d[14 + 20], 11);                   /* time exceeded */
+	rte_pktmbuf_free(m);
+	/* no route: destination unreachable; the burst of 2 is then spent */
+	g = from_sender("192.168.7.7");
+	rx_packet(&r.rx, 0, frame(&g));
+	m = sent_back(&r);
+	assert_non_null(m);
+	assert_int_equal(rte_pktmbuf_mtod(m, uint8_t *)[14 + 20], 3);
+	rte_pktmbuf_free(m);
+	rx_packet(&r.rx, 0, frame(&g));
+	assert_null(sent_back(&r));
+	assert_int_equal(r.rx.st.icmp_rate_limited, 1);
+	/* a millisecond later, one more */
+	r.rx.now = tdp_time(1001000000);
+	rx_packet(&r.rx, 0, frame(&g));
+	m = sent_back(&r);
+	assert_non_null(m);
+	rte_pktmbuf_free(m);
+	assert_int_equal(r.rx.st.icmp_sent[ICMP_ERR_TTL], 1);
+	assert_int_equal(r.rx.st.icmp_sent[ICMP_ERR_NO_ROUTE], 2);
+	/* each packet still counted once as a drop by its reason */
+	assert_int_equal(r.rx.st.drop[RXD_TTL], 1);
+	assert_int_equal(r.rx.st.drop[RXD_NO_ROUTE], 3);
+	/* a port without an address sends none, and says so */
+	g = from_sender("192.168.7.7");
+	memcpy(g.dmac, mac_out, 6);
+	r.rx.now = tdp_time(2000000000);
+	rx_packet(&r.rx, 1, frame(&g));
+	assert_int_equal(r.rx.st.icmp_no_source, 1);
+	rig_down(&r);
+	assert_int_equal(rte_mempool_in_use_count(env_pool()), 0);
+}
+
+static void host_frames_left_to_the_kernel(void **state)
+{
+	struct rig r;
+	rig_up(&r);
+	struct pg g = from_sender("10.0.2.2");
+	g.dport = 319;                                     /* PTP event, routed address */
+	rx_packet(&r.rx, 0, frame(&g));
+	g = from_sender("224.0.0.5");
+	rx_packet(&r.rx, 0, frame(&g));
+	struct rte_mbuf *m = frame(&g);
+	pg_w16(rte_pktmbuf_mtod(m, uint8_t *) + 12, 0x0806);   /* ARP */
+	rx_packet(&r.rx, 0, m);
+	assert_int_equal(r.rx.st.host[PUNT_PTP], 1);
+	assert_int_equal(r.rx.st.host[PUNT_LINK], 1);
+	assert_int_equal(r.rx.st.host[PUNT_ARP], 1);
+	assert_int_equal(r.rx.st.drop[RXD_HOST], 3);
+	assert_int_equal(r.rx.st.drop[RXD_NO_ROUTE], 0);
+	rig_down(&r);
+}
+
+static void kernel_routes_swap_in_between_bursts(void **state)
+{
+	struct rig r;
+	rig_up(&r);
+	char err[160];
+	struct rte_ring *res = rte_ring_create_elem("rx_resolve_t", sizeof(struct rx_resolve), 64, SOCKET_ID_ANY,
+						    RING_F_SP_ENQ | RING_F_SC_DEQ);
+	assert_non_null(res);
+	r.rx.resolve = res;
+	/* a kernel route via a gateway whose MAC is not known yet */
+	struct router *k = router_copy_static(r.rt);
+	uint8_t p[16] = {10, 8}, gw[16] = {10, 0, 2, 7}, p9[16] = {10, 9};
+	assert_int_equal(router_add_kernel_route(k, 1, 4, p, 16, gw, 4), 0);
+	/* the static route to 10.9/16 wins over the kernel's */
+	assert_int_equal(router_add_kernel_route(k, 1, 4, p9, 16, gw, 11), 1);
+	assert_int_equal(router_build(k, err, sizeof(err)), 0);
+	atomic_store(&r.rx.rt_offer, k);
+	rx_poll(&r.rx);
+	assert_null(atomic_load(&r.rx.rt_offer));          /* taken */
+	assert_ptr_equal(r.rx.rt, k);
+	struct pg g = from_sender("10.8.1.1");
+	rx_packet(&r.rx, 0, frame(&g));
+	assert_int_equal(r.rx.st.drop[RXD_NO_NEIGH], 1);
+	struct rx_resolve q;
+	assert_int_equal(rte_ring_sc_dequeue_elem(res, &q, sizeof(q)), 0);
+	assert_int_equal(q.family, 4);
+	assert_int_equal(q.port, 1);
+	assert_memory_equal(q.addr, gw, 4);                 /* the gateway, for the kernel to ARP */
+	/* the kernel resolved it: the next router forwards (the old one freed
+	 * first: each holds 128 MiB of tables) */
+	r.rx.rt = r.rt;
+	router_free(k);
+	struct router *k2 = router_copy_static(r.rt);
+	const uint8_t gmac[6] = {2, 0, 0, 0, 2, 7};
+	assert_int_equal(router_add_kernel_neighbour(k2, 1, 4, gw, gmac), 0);
+	assert_int_equal(router_add_kernel_route(k2, 1, 4, p, 16, gw, 4), 0);
+	assert_int_equal(router_build(k2, err, sizeof(err)), 0);
+	atomic_store(&r.rx.rt_offer, k2);
+	rx_poll(&r.rx);
+	rx_packet(&r.rx, 0, frame(&g));
+	assert_int_equal(r.rx.st.best_effort, 1);
+	struct rte_mbuf *m = NULL;
+	assert_int_equal(rte_ring_sc_dequeue(r.beq[1], (void **)&m), 0);
+	assert_memory_equal(rte_pktmbuf_mtod(m, uint8_t *), gmac, 6);
+	rte_pktmbuf_free(m);
+	/* what tdpctl shows: the static 10.9/16 and the kernel's 10.8/16, resolved */
+	struct route_view v[8];
+	size_t n = router_routes(k2, v, 8);
+	bool seen8 = false, seen9 = false;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].prefix[1] == 8)
+			seen8 = v[i].origin == ROUTE_ORIGIN_KERNEL && v[i].resolved && v[i].proto == 4;
+		if (v[i].prefix[1] == 9)
+			seen9 = v[i].origin == ROUTE_ORIGIN_STATIC;
+	}
+	assert_true(seen8 && seen9);
+	r.rx.rt = r.rt;
+	router_free(k2);
+	rte_ring_free(res);
+	rig_down(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reserved_and_best_effort_are_routed),
 		cmocka_unit_test(bad_packets_counted),
+		cmocka_unit_test(icmp_errors_rate_limited),
+		cmocka_unit_test(host_frames_left_to_the_kernel),
+		cmocka_unit_test(kernel_routes_swap_in_between_bursts),
 		cmocka_unit_test(queues_are_bounded),
 		cmocka_unit_test(rx_poll_reads_ports),
 		cmocka_unit_test(pipelined_due_frames),

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hostpath.h"
+#include "kif.h"
+#include "log.h"
+
+const char *hp_mode_name(enum rx_host m)
+{
+	switch (m) {
+	case RXH_XDP: return "xdp";
+	case RXH_KERNEL: return "kernel";
+	default: return "none";
+	}
+}
+
+/* the value of NAME= in a device string, or "" */
+static void devarg(const char *device, const char *name, char *out, size_t len)
+{
+	out[0] = 0;
+	size_t nl = strlen(name);
+	for (const char *p = strchr(device, ','); p; p = strchr(p + 1, ','))
+		if (strncmp(p + 1, name, nl) == 0 && p[1 + nl] == '=') {
+			const char *v = p + 2 + nl;
+			size_t n = strcspn(v, ",");
+			snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), v);
+			return;
+		}
+}
+
+/* what a previous run left on the interface: tdpd's program, or the PMD's
+ * default one; anything else is someone else's and stops the start */
+static int clear_leftover(struct hp_port *hp, char *err, size_t errlen)
+{
+	uint32_t id;
+	char name[64];
+	int rc = xdpp_attached(hp->ifindex, &id, name, sizeof(name));
+	if (rc < 0) {
+		snprintf(err, errlen, "interface %s: cannot query its XDP program: %s", hp->ifname, strerror(-rc));
+		return -1;
+	}
+	if (!id)
+		return 0;
+	if (strcmp(name, XDPP_PROG_NAME) != 0 && strcmp(name, "xsk_def_prog") != 0) {
+		snprintf(err, errlen, "interface %s has XDP program '%s' (id %u) attached, not tdpd's: remove it "
+			 "(ip link set dev %s xdp off) or give the port another interface", hp->ifname, name, id,
+			 hp->ifname);
+		return -1;
+	}
+	rc = xdpp_detach(hp->ifindex);
+	if (rc < 0) {
+		snprintf(err, errlen, "interface %s: cannot remove the XDP program '%s' a previous run left: %s",
+			 hp->ifname, name, strerror(-rc));
+		return -1;
+	}
+	snprintf(hp->note, sizeof(hp->note), "removed XDP program '%s' (id %u) a previous run left; ", name, id);
+	return 0;
+}
+
+static int prepare_xdp(struct hp_port *hp, const char *device, const char *xdp_prog, char *err, size_t errlen)
+{
+	if (clear_leftover(hp, err, errlen) != 0)
+		return -1;
+	char given[64], own[16];
+	devarg(device, "xdp_prog", own, sizeof(own));
+	if (!own[0] && access(xdp_prog, R_OK) != 0) {
+		snprintf(err, errlen, "the XDP program %s: %s (xdp-program in tdpd.conf)", xdp_prog, strerror(errno));
+		return -1;
+	}
+	devarg(device, "start_queue", given, sizeof(given));
+	if (given[0] && strcmp(given, "0") != 0) {
+		snprintf(err, errlen, "start_queue=%s: tdpd serves every queue of the interface from queue 0", given);
+		return -1;
+	}
+	struct kif_channels ch;
+	int rc = kif_channels(hp->ifname, &ch);
+	if (rc < 0) {
+		snprintf(err, errlen, "interface %s: cannot read its queue count (ethtool -l): %s", hp->ifname,
+			 strerror(-rc));
+		return -1;
+	}
+	/* the af_xdp PMD opens combined channels only (DPDK 22.11, init_internals);
+	 * a driver with RX-only channels (veth) it serves on queue 0 alone */
+	uint32_t can = ch.max_combined ? ch.combined : 1;
+	devarg(device, "queue_count", given, sizeof(given));
+	uint32_t want = can;
+	if (given[0]) {
+		char *end;
+		unsigned long v = strtoul(given, &end, 10);
+		if (*end || v < 1 || v > RX_MAX_QUEUES || v > (ch.max_combined ? ch.max_combined : 1)) {
+			snprintf(err, errlen, "queue_count=%s: expected 1 to %u (%s)", given,
+				 ch.max_combined ? (ch.max_combined < RX_MAX_QUEUES ? ch.max_combined : RX_MAX_QUEUES) : 1,
+				 ch.max_combined ? "the interface's combined channels" :
+				 "the interface has no combined channels, and the PMD opens no others");
+			return -1;
+		}
+		want = (uint32_t)v;
+	} else if (want > RX_MAX_QUEUES) {
+		want = RX_MAX_QUEUES;
+	}
+	size_t nl = strlen(hp->note);
+	if (want != ch.rx) {
+		/* fewer sockets than the interface has RX queues would leave the
+		 * other queues' frames to a drop: set the count to what tdpd serves */
+		rc = kif_set_rx_queues(hp->ifname, want);
+		if (rc < 0) {
+			snprintf(err, errlen, "interface %s has %u RX queues and tdpd can serve %u: setting the count "
+				 "failed (%s); set it with ethtool -L %s %s %u", hp->ifname, ch.rx, want,
+				 strerror(-rc), hp->ifname, ch.max_combined ? "combined" : "rx", want);
+			return -1;
+		}
+		snprintf(hp->note + nl, sizeof(hp->note) - nl, "set its RX queues from %u to %u, as many as tdpd "
+			 "serves; ", ch.rx, want);
+		hp->rxq_old = ch.rx;
+	}
+	hp->queues = (uint16_t)want;
+	int n = snprintf(hp->device, sizeof(hp->device), "%s", device);
+	if (!own[0])
+		n += snprintf(hp->device + n, sizeof(hp->device) - (size_t)n, ",xdp_prog=%s", xdp_prog);
+	if (!given[0])
+		n += snprintf(hp->device + n, sizeof(hp->device) - (size_t)n, ",queue_count=%u", want);
+	if ((size_t)n >= sizeof(hp->device)) {
+		snprintf(err, errlen, "the device string with xdp_prog and queue_count is too long");
+		return -1;
+	}
+	return 0;
+}
+
+int hp_prepare(struct hp_port *hp, const char *device, const char *xdp_prog, char *err, size_t errlen)
+{
+	memset(hp, 0, sizeof(*hp));
+	hp->x.local_fd = hp->x.stats_fd = -1;
+	hp->queues = 1;
+	snprintf(hp->device, sizeof(hp->device), "%s", device);
+	if (strncmp(device, "net_af_xdp", 10) == 0)
+		hp->mode = RXH_XDP;
+	else if (strncmp(device, "net_af_packet", 13) == 0 || strncmp(device, "eth_af_packet", 13) == 0)
+		hp->mode = RXH_KERNEL;
+	else
+		return 0;
+	devarg(device, "iface", hp->ifname, sizeof(hp->ifname));
+	hp->ifindex = hp->ifname[0] ? kif_index(hp->ifname) : 0;
+	if (!hp->ifindex) {
+		snprintf(err, errlen, "interface '%s' (iface=) is not in this network namespace", hp->ifname);
+		return -1;
+	}
+	hp->flags = kif_flags(hp->ifname);
+	hp->flags_known = hp->flags >= 0;
+	if (hp->mode == RXH_XDP)
+		return prepare_xdp(hp, device, xdp_prog, err, errlen);
+	/* af_packet: the kernel gets every frame too and must not forward it */
+	int rc = kif_ip4_forwarding(hp->ifname, 0, &hp->fwd_old);
+	if (rc < 0) {
+		snprintf(err, errlen, "interface %s: cannot turn its IPv4 forwarding off: %s", hp->ifname,
+			 strerror(-rc));
+		return -1;
+	}
+	hp->fwd_set = true;
+	if (hp->fwd_old)
+		snprintf(hp->note, sizeof(hp->note), "turned the kernel's IPv4 forwarding off on it; ");
+	return 0;
+}
+
+int hp_attach(struct hp_port *hp, char *err, size_t errlen)
+{
+	if (hp->mode != RXH_XDP)
+		return 0;
+	char e[160];
+	if (xdpp_open(&hp->x, hp->ifindex, e, sizeof(e)) != 0) {
+		snprintf(err, errlen, "interface %s: tdpd's XDP program: %s", hp->ifname, e);
+		return -1;
+	}
+	hp->x_open = true;
+	return 0;
+}
+
+int hp_set_local(struct hp_port *hp, const uint8_t (*a)[17], size_t n)
+{
+	return hp->x_open ? xdpp_set_local(&hp->x, a, n) : 0;
+}
+
+void hp_release(struct hp_port *hp)
+{
+	if (hp->x_open) {
+		xdpp_close(&hp->x);
+		hp->x_open = false;
+	}
+	if (hp->mode == RXH_XDP && hp->ifindex) {
+		/* the PMD removes it at close; a start that failed before may not have */
+		uint32_t id;
+		char name[64];
+		if (xdpp_attached(hp->ifindex, &id, name, sizeof(name)) == 0 && id && strcmp(name, XDPP_PROG_NAME) == 0)
+			xdpp_detach(hp->ifindex);
+	}
+	if (hp->flags_known) {
+		int now = kif_flags(hp->ifname);
+		if (now >= 0 && (now & IFF_PROMISC) != (hp->flags & IFF_PROMISC))
+			kif_set_flags(hp->ifname, IFF_PROMISC, hp->flags & IFF_PROMISC);
+		hp->flags_known = false;
+	}
+	if (hp->rxq_old) {
+		if (kif_set_rx_queues(hp->ifname, hp->rxq_old) < 0)
+			log_warn("interface %s: cannot put its %u RX queues back", hp->ifname, hp->rxq_old);
+		hp->rxq_old = 0;
+	}
+	if (hp->fwd_set) {
+		int old;
+		kif_ip4_forwarding(hp->ifname, hp->fwd_old, &old);
+		hp->fwd_set = false;
+	}
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Routes, neighbours and addresses from the kernel, over rtnetlink, in the
+ * network namespace tdpd runs in. A thread follows the main table's routes
+ * out of the ports' interfaces (added by ip route, FRR's zebra, BIRD; with
+ * nexthop objects too), the neighbours the kernel resolved there by ARP/ND
+ * and the addresses on them, and after each change builds a new router:
+ * tdpd.conf's static entries first (they win), then the kernel's. RX takes
+ * it between two bursts (rx.rt_offer); the old one is freed once RX has let
+ * it go, so RX's path takes no lock and loses no frame.
+ *
+ * The thread also asks the kernel to resolve the next hops RX found without
+ * a MAC (RTM_NEWNEIGH with NTF_USE starts ARP/ND for the address); the
+ * answer comes back as a neighbour like any other.
+ */
+#ifndef TDP_NL_H
+#define TDP_NL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hostpath.h"
+#include "route.h"
+#include "rx.h"
+
+struct nl;
+
+struct nl_stats {
+	uint64_t messages;        /* route, neighbour, address and nexthop messages read */
+	uint64_t rebuilds;        /* routers built and taken by RX */
+	uint64_t resolve_sent;    /* NTF_USE requests */
+	uint64_t errors;          /* routers that failed to build (the old one stays) */
+	uint64_t routes, neighbours, addresses;   /* the kernel's, in force */
+};
+
+/* Reads the kernel's tables (a dump), builds the first router and sets
+ * rx->rt before RX runs; then starts the thread. base: tdpd.conf's router
+ * (kept by the caller). hp: the ports' host paths (their ifindex and XDP
+ * maps), nports of them. NULL with err on failure. */
+struct nl *nl_start(struct rx *rx, const struct router *base, struct hp_port *hp, uint32_t nports,
+		    char *err, size_t errlen);
+/* Stops the thread and frees what it built; rx->rt is left pointing at base. */
+void nl_stop(struct nl *n);
+void nl_stats(struct nl *n, struct nl_stats *s);
+/* Calls fn with the router in force, under the thread's lock (for tdpctl). */
+void nl_with_router(struct nl *n, void (*fn)(const struct router *r, void *arg), void *arg);
+
+#endif

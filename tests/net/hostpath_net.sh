@@ -1,0 +1,186 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Two tdpd routers on net_af_xdp ports, as an engineer meets them on a box:
+#
+#   snd s0 10.7.0.1 ── in R1 out ── in R2 out ── r0 10.7.2.2 rcv
+#                      .0.2  .1.1    .1.2  .2.1
+#
+# No static neighbour anywhere, no route beyond the connected ones in
+# tdpd.conf. arping and ping answer from the kernel behind tdpd's XDP
+# program; a route added with `ip route` carries traffic within a second and
+# `ip route del` takes it away (ICMP net unreachable from tdpd); traceroute
+# shows both routers (ICMP time exceeded from tdpd); R1's input veth has two
+# RX queues, and a burst spread over both reaches tdpd whole; a router killed
+# with SIGKILL leaves its XDP program, and the next start removes it; a clean
+# stop leaves neither program nor PROMISC. Bounded in time and count.
+# usage: hostpath_net.sh TDPD TDPCTL SRCDIR  (TAP)
+set -uo pipefail
+TDPD=$1
+TDPCTL=$2
+SRC=$3
+
+. "$SRC/tests/net/netns.sh"
+net_test_begin ping arping traceroute python3
+
+. "$SRC/tests/tap.sh"
+echo "1..15"
+
+P=hp$$
+SND=${P}snd R1=${P}r1 R2=${P}r2 RCV=${P}rcv
+CH_NS=("$SND" "$R1" "$R2" "$RCV")     # removed by net_test_end
+for ns in "${CH_NS[@]}"; do
+	ip netns add "$ns"
+	ip -n "$ns" link set lo up
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+done
+ip -n "$SND" link add s0 type veth peer name in netns "$R1"
+ip -n "$R1" link add out type veth peer name in netns "$R2"
+ip -n "$R2" link add out type veth peer name r0 netns "$RCV"
+for l in "$SND s0" "$R1 in" "$R1 out" "$R2 in" "$R2 out" "$RCV r0"; do
+	set -- $l
+	ip -n "$1" link set "$2" up
+done
+ip -n "$SND" addr add 10.7.0.1/24 dev s0
+ip -n "$SND" route add default via 10.7.0.2
+ip -n "$RCV" addr add 10.7.2.2/24 dev r0
+ip -n "$RCV" route add default via 10.7.2.1
+# veth hands on UDP with its checksum still to be filled in (offload); a
+# NIC's wire carries complete ones
+ip netns exec "$SND" ethtool -K s0 tx off >/dev/null 2>&1 || true
+
+conf() {   # conf FILE A-ADDR B-ADDR
+	probe_table "$W/t.tdp"
+	{
+		conf_globals "$(dirname "$1")" "$W/t.tdp"
+		printf '\n[port in]\ndevice net_af_xdp0,iface=in\naddress %s\n' "$2"
+		printf '\n[port out]\ndevice net_af_xdp1,iface=out\naddress %s\n' "$3"
+	} >"$1"
+}
+mkdir -p "$W/r1" "$W/r2"
+conf "$W/r1/tdpd.conf" 10.7.0.2/24 10.7.1.1/24
+conf "$W/r2/tdpd.conf" 10.7.1.2/24 10.7.2.1/24
+start() {  # start N: tdpd of router N in its namespace
+	local ns=$R1
+	[ "$1" = 2 ] && ns=$R2
+	: >"$W/r$1/err"
+	ip netns exec "$ns" "$TDPD" -f "$W/r$1/tdpd.conf" >"$W/r$1/out" 2>"$W/r$1/err" &
+	eval "PID$1=$!"
+	PIDS+=($!)
+	for _ in $(seq 100); do grep -q "forwarding:" "$W/r$1/err" && break; sleep 0.1; done
+}
+ctl() { local n=$1; shift; ip netns exec "$([ "$n" = 1 ] && echo "$R1" || echo "$R2")" "$TDPCTL" --socket "$W/r$n/tdpd-ro.sock" "$@"; }
+start 1
+start 2
+check "both routers up with tdpd's XDP program on every port" \
+	'grep -q "forwarding:" "$W/r1/err" && grep -q "forwarding:" "$W/r2/err" &&
+	 [ "$(ip -n "$R1" link show | grep -c "prog/xdp.*name tdpd_xdp")" = 2 ] &&
+	 [ "$(ip -n "$R2" link show | grep -c "prog/xdp.*name tdpd_xdp")" = 2 ]' "$(cat "$W/r1/err" "$W/r2/err")"
+
+out=$(ip netns exec "$SND" arping -c 2 -w 4 -I s0 10.7.0.2 2>&1)
+mac=$(ip -n "$R1" link show in | awk '/link\/ether/ {print $2}')
+check "arping the router's address: the kernel answers with the port's MAC" \
+	'grep -qi "reply from 10.7.0.2 \[$mac\]" <<<"$out"' "$out"
+out=$(ip netns exec "$SND" ping -c 3 -i 0.2 -W 1 10.7.0.2 2>&1)
+check "ping the router: 3 of 3" 'grep -q "3 received" <<<"$out"' "$out"
+
+out=$(ip netns exec "$SND" ping -c 2 -i 0.3 -W 1 10.7.2.2 2>&1)
+check "no route yet: tdpd answers Destination Net Unreachable from its ingress address" \
+	'grep -q "From 10.7.0.2.*Destination Net Unreachable" <<<"$out"' "$out"
+
+ip -n "$R1" route add 10.7.2.0/24 via 10.7.1.2
+ip -n "$R2" route add 10.7.0.0/24 via 10.7.1.1
+sleep 1
+out=$(ip netns exec "$SND" ping -c 5 -i 0.2 -W 1 10.7.2.2 2>&1)
+check "ip route add in both routers: traffic through them within a second (>= 3 of 5: each router drops, and counts, the first packet to a next hop the kernel is still resolving)" \
+	'[ "$(sed -n "s/.* \([0-9]*\) received.*/\1/p" <<<"$out")" -ge 3 ]' "$out"
+out=$(ctl 1 routes)
+check "tdpctl routes: the kernel's route with its protocol beside tdpd.conf's connected ones" \
+	'grep -Eq "^10.7.2.0/24 +out +10.7.1.2 +kernel proto boot$" <<<"$out" &&
+	 grep -Eq "^10.7.0.0/24 +in +connected +static" <<<"$out"' "$out"
+out=$(ctl 1 neighbours)
+check "tdpctl neighbours: the next hops the kernel resolved by ARP, none static" \
+	'grep -Eq "^10.7.1.2 .* out +kernel$" <<<"$out" && grep -Eq "^10.7.0.1 .* in +kernel$" <<<"$out" &&
+	 ! grep -q static <<<"$out"' "$out"
+
+out=$(ip netns exec "$SND" traceroute -n -q 1 -N 1 -w 2 -m 3 10.7.2.2 2>&1)
+check "traceroute shows both routers (Time Exceeded from tdpd) and the receiver" \
+	'grep -Eq "^ 1  10.7.0.2 " <<<"$out" && grep -Eq "^ 2  10.7.1.2 " <<<"$out" && grep -Eq "^ 3  10.7.2.2 " <<<"$out"' "$out"
+
+# 600 datagrams from 60 flows
+cat >"$W/burst.py" <<'PY'
+import socket, sys, time
+mode = sys.argv[1]
+if mode == "recv":
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("0.0.0.0", 9999)); s.settimeout(3)
+    open(sys.argv[2], "w").close()
+    n = 0
+    try:
+        while True:
+            s.recv(2048); n += 1
+    except socket.timeout:
+        pass
+    print(n)
+else:
+    socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(60)]
+    for i in range(10):
+        for s in socks:
+            s.sendto(b"x" * 64, ("10.7.2.2", 9999))
+        time.sleep(0.02)
+PY
+ip netns exec "$RCV" timeout 30 python3 "$W/burst.py" recv "$W/rready" >"$W/rcount" &
+RP=$!
+for _ in $(seq 50); do [ -f "$W/rready" ] && break; sleep 0.1; done
+before=$(ctl 1 --json ports)
+ip netns exec "$SND" python3 "$W/burst.py" send
+wait $RP
+after=$(ctl 1 --json ports)
+q=$(python3 - "$before" "$after" <<'PY'
+import json, sys
+b, a = (json.loads(x)["ports"][0]["host_path"]["xdp"] for x in sys.argv[1:3])
+print(a["to-tdpd"] - b["to-tdpd"], a["no-socket"] - b["no-socket"])
+PY
+)
+rq=$(ip netns exec "$R1" ethtool -S in 2>/dev/null | grep -E "rx_queue_[01]_xdp_packets" | awk '{print $2}' | tr '\n' ' ')
+check "a 600-datagram burst from 60 flows: all 600 through tdpd, none dropped for want of a socket" \
+	'[ "$(cat "$W/rcount")" = 600 ] && [ "${q#* }" = 0 ] && [ "${q% *}" -ge 600 ]' \
+	"received $(cat "$W/rcount"); XDP to tdpd / no socket: $q; per-queue XDP packets: $rq"
+
+ip -n "$R1" route del 10.7.2.0/24
+sleep 1
+out=$(ip netns exec "$SND" ping -c 2 -i 0.3 -W 1 10.7.2.2 2>&1)
+check "ip route del: unreachable again" 'grep -q "Destination Net Unreachable" <<<"$out"' "$out"
+ip -n "$R1" route add 10.7.2.0/24 via 10.7.1.2
+
+kill -9 "$PID2"
+wait "$PID2" 2>/dev/null
+check "R2 killed with SIGKILL: its XDP program stays on the interface" \
+	'ip -n "$R2" link show in | grep -q "prog/xdp.*tdpd_xdp"' "$(ip -n "$R2" link show in)"
+start 2
+check "the next start finds and removes what the crashed run left, and forwards again" \
+	'grep -q "removed XDP program .tdpd_xdp.* a previous run left" "$W/r2/err" &&
+	 ip netns exec "$SND" ping -c 3 -i 0.2 -W 1 10.7.2.2 | grep -q "[23] received"' "$(cat "$W/r2/err")"
+
+kill -INT "$PID1" "$PID2"
+wait "$PID1" "$PID2"
+check "a clean stop removes the program and puts PROMISC back" \
+	'! ip -n "$R1" link show | grep -q "xdp" && ! ip -n "$R1" link show | grep -q PROMISC &&
+	 ! ip -n "$R2" link show | grep -q "xdp"' "$(ip -n "$R1" link show)"
+check "R1's exit summary counts the ICMP errors it sent" \
+	'grep -Eq "time-exceeded [1-9].* net-unreachable [1-9]" "$W/r1/out"' "$(tail -5 "$W/r1/out")"
+
+# a veth with 2 RX queues behind a peer with 2 TX queues: the PMD opens
+# combined channels only, and veth refuses XDP on fewer RX queues than the
+# peer sends on. tdpd refuses to start, quoting the kernel, and leaves the
+# interface as it found it.
+ip -n "$SND" link add name q0 numtxqueues 2 numrxqueues 2 type veth peer name mq numtxqueues 2 numrxqueues 2 netns "$R1"
+ip -n "$SND" link set q0 up
+ip -n "$R1" link set mq up
+{ conf_globals "$W/r1" "$W/t.tdp"; printf '\n[port out]\ndevice net_af_xdp0,iface=mq\n'; } >"$W/r1/mq.conf"
+ip netns exec "$R1" timeout 60 "$TDPD" -f "$W/r1/mq.conf" >/dev/null 2>"$W/r1/mq.err"
+rc=$?
+check "2 RX queues the PMD cannot all open: tdpd refuses with the kernel's reason and restores the queue count" \
+	'[ $rc -ne 0 ] && grep -q "set its RX queues from 2 to 1" "$W/r1/mq.err" &&
+	 grep -q "error: \[port out\].*the kernel said: veth: XDP expects number of rx queues not less than peer tx queues" "$W/r1/mq.err" &&
+	 ip netns exec "$R1" ethtool -l mq | tail -4 | grep -Eq "^RX:\s+2$" && ! ip -n "$R1" link show mq | grep -q xdp' \
+	"exit $rc; $(grep -v info: "$W/r1/mq.err")"
