@@ -4,10 +4,11 @@
 # and a free_running slave in the router's, over a veth pair of their own, with
 # software timestamps (nothing steps the host clock). tdpd runs the ptp source
 # in offset mode and forwards probes all along:
-#   - the slave's port has no IPv4 address at first, so it hears Sync but
-#     cannot send Delay_Req: ptp4l reports offset 0 and meanPathDelay 0, and
+#   - the slave's Delay_Req are dropped at first (nftables), so it hears Sync
+#     but gets no Delay_Resp: ptp4l reports offset 0 and meanPathDelay 0, and
 #     tdpd must not call that locked;
-#   - with the address, it follows the slave's offset into locked;
+#   - with them let through (and an address), it follows the slave's offset
+#     into locked;
 #   - the master stopped: holdover, then unlocked when the budget is spent,
 #     with the alarms in the log and the frames counted per state;
 #   - the master back: locked again;
@@ -36,6 +37,14 @@ ip -n "$NS_SND" link add pm type veth peer name ps netns "$NS_RTR"
 ip -n "$NS_SND" addr add 10.9.0.1/24 dev pm
 ip -n "$NS_SND" link set pm up
 ip -n "$NS_RTR" link set ps up
+# the slave's Delay_Req dropped on the way out, so ptp4l measures no path
+# delay until the rule goes (the namespace has tdpd's port addresses, from
+# which the kernel would source them)
+ip netns exec "$NS_RTR" nft -f - <<'NFT'
+table inet ptpblock {
+	chain out { type filter hook output priority 0; oifname "ps" udp dport 319 drop; }
+}
+NFT
 cat >"$W/m.cfg" <<EOF2
 [global]
 uds_address $W/m.sock
@@ -71,9 +80,10 @@ PIDS+=($TPID)
 wait_log "forwarding:" 10
 check "tdpd comes up on the ptp timebase" 'grep -q "timebase ptp: ptp4l at $W/s.sock" "$W/tdpd.err"' "$(cat "$W/tdpd.err")"
 
-check "no path delay measured (the slave has no IPv4 address): tdpd says so and does not lock" \
+check "no path delay measured (the slave's Delay_Req dropped): tdpd says so and does not lock" \
 	'wait_log "not a sample of lock: ptp4l has measured no path delay" 30 && sleep 3 && ! grep -q "sync: unlocked -> locked" "$W/tdpd.err"' \
 	"$(cat "$W/tdpd.err"; tail -5 "$W/s.log")"
+ip netns exec "$NS_RTR" nft delete table inet ptpblock
 ip -n "$NS_RTR" addr add 10.9.0.2/24 dev ps
 check "tdpd follows the free_running slave into locked" 'wait_log "sync: unlocked -> locked" 40' \
 	"$(cat "$W/tdpd.err"; tail -5 "$W/s.log")"
