@@ -349,7 +349,6 @@ static int ports_up(struct tdpd *d)
 			return -1;
 		}
 		d->rxp[p].nrxq = d->ports[p].nrxq;
-		d->rxp[p].host = (uint8_t)d->hp[p].mode;
 		d->rxp[p].dpdk_port = d->ports[p].id;
 		memcpy(d->rxp[p].mac, d->ports[p].mac, 6);
 		const uint8_t *m = d->ports[p].mac;

@@ -147,7 +147,7 @@ void summary_text(const struct summary_src *s, FILE *out)
 		s->rx->st.reserved, s->rx->st.best_effort);
 	for (int i = 0; i < RXD_MAX; i++)
 		fprintf(out, " %s %" PRIu64, rx_drop_name((enum rx_drop)i), s->rx->st.drop[i]);
-	fprintf(out, "\nhost    left to the kernel:");
+	fprintf(out, "\nhost    the host stack's, by class:");
 	for (int i = PUNT_ARP; i < PUNT_MAX; i++)
 		fprintf(out, " %s %" PRIu64, punt_class_name((enum punt_class)i), s->rx->st.host[i]);
 	fprintf(out, "\nicmp    sent:");

@@ -19,6 +19,8 @@ static void usage(FILE *out)
 	      "  sync                     the time source and its sync state\n"
 	      "  stats [--prometheus]     every counter and the frame-start error histogram;\n"
 	      "                           --prometheus writes the text format for a textfile collector\n"
+	      "  routes                   the routes in force, each from tdpd.conf or the kernel\n"
+	      "  neighbours               the neighbours in force, each from tdpd.conf or the kernel\n"
 	      "  log-level [LEVEL]        show or set the daemon's log level (error..debug)\n"
 	      "  schedule active [--source]\n"
 	      "                           the table in force, the one waiting, the latest swap\n"

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdbool.h>
+
 #include "punt.h"
 
 #define ET_ARP 0x0806
@@ -13,9 +15,12 @@ enum punt_class punt_classify(const uint8_t *d, uint32_t len, const struct pkt_i
 		return PUNT_ARP;
 	if (pi->ethertype == ET_PTP)
 		return PUNT_PTP;
-	if ((pi->flags & PKT_F_UDP) && (pi->udp_dport == 319 || pi->udp_dport == 320))
-		return PUNT_PTP;
 	const uint8_t *a = pi->dst;
+	/* PTP's multicast; unicast PTP to another host is routed like any packet,
+	 * and to one of ours it is PUNT_LOCAL */
+	bool mcast = pi->family == 4 ? (a[0] & 0xf0) == 224 : a[0] == 0xff;
+	if ((pi->flags & PKT_F_UDP) && (pi->udp_dport == 319 || pi->udp_dport == 320) && mcast)
+		return PUNT_PTP;
 	if (pi->family == 4) {
 		if ((a[0] == 224 && a[1] == 0 && a[2] == 0) || (a[0] & a[1] & a[2] & a[3]) == 255)
 			return PUNT_LINK;

@@ -11,7 +11,9 @@
  * The classes, by the standards that keep them on the link:
  *  - ARP (ethertype 0x0806) and IPv6 neighbour discovery (ICMPv6 133-137,
  *    RFC 4861 §4);
- *  - PTP: ethertype 0x88F7 (IEEE 1588-2008 Annex F) and UDP 319/320 (Annex D/E);
+ *  - PTP: ethertype 0x88F7 (IEEE 1588-2008 Annex F) and UDP 319/320 to a
+ *    multicast group (Annex D: 224.0.1.129, 224.0.0.107; Annex E: ff0x::181,
+ *    ff02::6b); unicast PTP through the router is forwarded like any packet;
  *  - link-scoped traffic a router must not forward: IPv4 224.0.0.0/24
  *    (RFC 5771 §4: OSPF, RIP, VRRP, PIM) and 255.255.255.255 (RFC 919), IPv6
  *    link-local destinations fe80::/10 (RFC 4291 §2.5.6) and multicast of

@@ -282,9 +282,13 @@ int router_add_kernel_neighbour(struct router *r, uint32_t port, int family, con
 				const uint8_t mac[6])
 {
 	struct neigh *n = find_neigh(r->nb, r->nnb, family, addr);
-	if (n)
-		return n->origin == ROUTE_ORIGIN_STATIC ? 1 : (memcpy(n->mac, mac, 6), n->port = port, 0);
-	return add_neigh(r, port, family, addr, mac, ROUTE_ORIGIN_KERNEL);
+	if (!n)
+		return add_neigh(r, port, family, addr, mac, ROUTE_ORIGIN_KERNEL);
+	if (n->origin == ROUTE_ORIGIN_STATIC)
+		return 1;
+	memcpy(n->mac, mac, 6);
+	n->port = port;
+	return 0;
 }
 
 int router_add_kernel_route(struct router *r, uint32_t port, int family, const uint8_t *prefix, unsigned len,

@@ -31,12 +31,12 @@ struct rte_ring;
 /* addresses RX asks the kernel to resolve, waiting for nl.c */
 #define RX_RESOLVE_RING 256
 
-/* who answers for the router on a port, and what RX does with the frames
- * that belong to the host (punt.h) */
+/* who answers for the router on a port (hostpath.h); RX counts the host's
+ * frames it sees (punt.h) as RXD_HOST by class on every kind of port */
 enum rx_host {
-	RXH_NONE,     /* no kernel interface: counted and dropped */
+	RXH_NONE,     /* no kernel interface: nobody answers */
 	RXH_KERNEL,   /* net_af_packet: the kernel got its own copy */
-	RXH_XDP,      /* net_af_xdp: the XDP program passed them; any seen here is counted */
+	RXH_XDP,      /* net_af_xdp: the XDP program passed them; RX sees none */
 };
 
 /* an address whose MAC RX misses, for the kernel to resolve (ARP/ND) */
@@ -53,7 +53,6 @@ struct rx_port {
 	bool has_peer;
 	uint8_t peer_mac[6];      /* next hop for non-IP (e.g. MPLS) packets */
 	uint16_t nrxq;            /* RX queues polled (0 counts as 1) */
-	uint8_t host;             /* enum rx_host */
 	/* the source of the ICMP errors sent from this port (its first address of
 	 * each family; has_ip4/6 false: none is sent, counted icmp_no_source) */
 	bool has_ip4, has_ip6;

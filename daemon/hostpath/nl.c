@@ -6,6 +6,7 @@
 #include <linux/nexthop.h>
 #include <linux/rtnetlink.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,7 +100,8 @@ static void kset_put(struct nl *n, struct kset *s, const struct kent *k, bool ad
 		return;
 	}
 	if (e) {
-		if (memcmp(e, k, sizeof(*k)) != 0) {
+		/* up to the last field: the tail padding is not ours to compare */
+		if (memcmp(e, k, offsetof(struct kent, mac) + sizeof(k->mac)) != 0) {
 			*e = *k;
 			n->dirty = true;
 		}

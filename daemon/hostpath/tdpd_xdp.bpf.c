@@ -69,6 +69,7 @@ static __always_inline int local(__u8 family, const void *addr, __u32 n)
 	return bpf_map_lookup_elem(&tdp_local, &k) != NULL;
 }
 
+/* PTP's ports; the callers require a multicast destination, as punt.c does */
 static __always_inline int ptp_port(__u16 dport_be)
 {
 	return dport_be == bpf_htons(319) || dport_be == bpf_htons(320);
@@ -103,7 +104,7 @@ int tdpd_xdp(struct xdp_md *ctx)
 			goto tdpd;
 		__u32 ihl = (ip[0] & 15u) * 4;
 		__u16 frag = *(__u16 *)(ip + 6);
-		if (ihl >= 20 && ihl <= 60 && ip[9] == 17 && !(frag & bpf_htons(0x1fff))) {
+		if (ihl >= 20 && ihl <= 60 && ip[9] == 17 && !(frag & bpf_htons(0x1fff)) && (ip[16] & 0xf0) == 224) {
 			__u8 *udp = ip + ihl;
 			if ((void *)(udp + 4) <= end && ptp_port(*(__u16 *)(udp + 2)))
 				return count(TDP_XDP_PTP, XDP_PASS);
@@ -129,7 +130,7 @@ int tdpd_xdp(struct xdp_md *ctx)
 			nh = l4[0];
 			l4 += 8 + l4[1] * 8;
 		}
-		if (nh == 17 && (void *)(l4 + 4) <= end && ptp_port(*(__u16 *)(l4 + 2)))
+		if (nh == 17 && ip[24] == 0xff && (void *)(l4 + 4) <= end && ptp_port(*(__u16 *)(l4 + 2)))
 			return count(TDP_XDP_PTP, XDP_PASS);
 		if (nh == 58 && (void *)(l4 + 1) <= end && l4[0] >= 133 && l4[0] <= 137)
 			return count(TDP_XDP_ND, XDP_PASS);

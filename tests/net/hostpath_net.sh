@@ -23,7 +23,7 @@ SRC=$3
 net_test_begin ping arping traceroute python3
 
 . "$SRC/tests/tap.sh"
-echo "1..15"
+echo "1..17"
 
 P=hp$$
 SND=${P}snd R1=${P}r1 R2=${P}r2 RCV=${P}rcv
@@ -184,3 +184,17 @@ check "2 RX queues the PMD cannot all open: tdpd refuses with the kernel's reaso
 	 grep -q "error: \[port out\].*the kernel said: veth: XDP expects number of rx queues not less than peer tx queues" "$W/r1/mq.err" &&
 	 ip netns exec "$R1" ethtool -l mq | tail -4 | grep -Eq "^RX:\s+2$" && ! ip -n "$R1" link show mq | grep -q xdp' \
 	"exit $rc; $(grep -v info: "$W/r1/mq.err")"
+
+# bad ports are refused before anything is touched, with what is wrong
+{ conf_globals "$W/r1" "$W/t.tdp"; printf '\n[port out]\ndevice net_af_xdp0,iface=nosuch\n'; } >"$W/r1/bad1.conf"
+ip netns exec "$R1" timeout 60 "$TDPD" -f "$W/r1/bad1.conf" >/dev/null 2>"$W/r1/bad1.err"
+rc=$?
+check "an interface not in the namespace: refused, named" \
+	'[ $rc -ne 0 ] && grep -q "\[port out\] interface .nosuch. (iface=) is not in this network namespace" "$W/r1/bad1.err"' \
+	"exit $rc; $(cat "$W/r1/bad1.err")"
+{ conf_globals "$W/r1" "$W/t.tdp"; printf '\n[port out]\ndevice net_af_xdp0,iface=out,queue_count=4\n'; } >"$W/r1/bad2.conf"
+ip netns exec "$R1" timeout 60 "$TDPD" -f "$W/r1/bad2.conf" >/dev/null 2>"$W/r1/bad2.err"
+rc=$?
+check "queue_count beyond what the interface and the PMD have: refused with the range and why" \
+	'[ $rc -ne 0 ] && grep -q "queue_count=4: expected 1 to 1 (the interface has no combined channels" "$W/r1/bad2.err" &&
+	 ! ip -n "$R1" link show out | grep -q xdp' "exit $rc; $(cat "$W/r1/bad2.err")"

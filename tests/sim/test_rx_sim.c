@@ -466,9 +466,13 @@ static void host_frames_left_to_the_kernel(void **state)
 {
 	struct rig r;
 	rig_up(&r);
-	struct pg g = from_sender("10.0.2.2");
-	g.dport = 319;                                     /* PTP event, routed address */
+	struct pg g = from_sender("224.0.1.129");
+	g.dport = 319;                                     /* PTP event, its multicast group */
 	rx_packet(&r.rx, 0, frame(&g));
+	g = from_sender("10.0.2.2");
+	g.dport = 319;                                     /* unicast PTP through: forwarded */
+	rx_packet(&r.rx, 0, frame(&g));
+	assert_int_equal(r.rx.st.best_effort, 1);
 	g = from_sender("224.0.0.5");
 	rx_packet(&r.rx, 0, frame(&g));
 	struct rte_mbuf *m = frame(&g);

@@ -81,8 +81,10 @@ static size_t frames(struct frame *f)
 	F("ARP in a VLAN", l2_frame(f[n].b, 0x0806, 7), PUNT_ARP);
 	F("PTP over Ethernet", l2_frame(f[n].b, 0x88f7, -1), PUNT_PTP);
 	F("LLDP", l2_frame(f[n].b, 0x88cc, -1), PUNT_NONE);
-	F("PTP event UDP 319", udp_frame(f[n].b, 4, "10.0.2.2", 319, -1), PUNT_PTP);
-	F("PTP general UDP 320, v6, tagged", udp_frame(f[n].b, 6, "2001:db8:2::2", 320, 5), PUNT_PTP);
+	F("PTP event UDP 319 to 224.0.1.129", udp_frame(f[n].b, 4, "224.0.1.129", 319, -1), PUNT_PTP);
+	F("PTP general UDP 320 to ff0e::181, tagged", udp_frame(f[n].b, 6, "ff0e::181", 320, 5), PUNT_PTP);
+	F("unicast PTP through the router", udp_frame(f[n].b, 4, "10.0.2.2", 319, -1), PUNT_NONE);
+	F("unicast PTP v6 through the router", udp_frame(f[n].b, 6, "2001:db8:2::2", 320, -1), PUNT_NONE);
 	F("OSPF hello 224.0.0.5", udp_frame(f[n].b, 4, "224.0.0.5", 9, -1), PUNT_LINK);
 	F("limited broadcast", udp_frame(f[n].b, 4, "255.255.255.255", 67, -1), PUNT_LINK);
 	F("routable multicast 239.1.1.1", udp_frame(f[n].b, 4, "239.1.1.1", 9, -1), PUNT_NONE);
