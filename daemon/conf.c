@@ -109,7 +109,7 @@ const struct conf_opt conf_opts[] = {
 	{"clock-refresh", CS_GLOBAL, CT_DUR, "100ms", 0, 60000000000LL, NULL, G(clock_refresh_ns), "TIME",
 	 "the time source's periodic work this often, on the housekeeping thread (never the engine's): re-anchoring the polled fast clock, reading the card or the PHC, the kernel's sync state", false},
 	{"mbufs", CS_GLOBAL, CT_INT, "16383", 1023, 4194303, NULL, G(mbufs), "N",
-	 "packet buffers in the pool; a table whose row needs more at once (beside the rings and caches) is refused", false},
+	 "packet buffers in the pool; a table whose row needs more at once (beside the rings and caches; an af_xdp queue keeps 2048 in its fill ring) is refused", false},
 	{"rx-idle-sleep", CS_GLOBAL, CT_DUR, "0", 0, 1000000000, NULL, G(rx_idle_sleep_ns), "TIME",
 	 "sleep this long after 64 empty RX polls (0 polls without pause; set it where routers share CPUs)", false},
 	{"mlock", CS_GLOBAL, CT_BOOL, "yes", 0, 1, NULL, G(mlock), "yes|no",

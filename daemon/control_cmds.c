@@ -203,6 +203,7 @@ static json_t *cmd_ports(struct control *c)
 						    pi->coalesce, "scheduled", pi->table_port >= 0));
 		if (pi->hp)
 			json_object_set_new(o, "host_path", control_host_path_json(pi->hp));
+		json_object_set_new(o, "driver", summary_drv_json(pi->dpdk_port));
 		json_array_append_new(a, o);
 	}
 	return json_pack("{so}", "ports", a);

@@ -342,6 +342,11 @@ static void run(struct tdpd *d)
 	engine_stop(d->e);
 	rte_eal_mp_wait_lcore();
 	ss.elapsed_s = (double)(mono_ns() - t0) / 1e9;
+	struct summary_drv drv[CONF_MAX_PORTS];
+	for (uint32_t p = 0; p < d->nports_open; p++)
+		drv[p] = (struct summary_drv){.name = c->ports[p].name, .dpdk_port = d->ports[p].id};
+	ss.drv = drv;
+	ss.ndrv = d->nports_open;
 	summary_text(&ss, stdout);
 	fflush(stdout);
 	if (c->summary_json[0]) {

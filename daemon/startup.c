@@ -116,7 +116,8 @@ int tdpd_build_routes(struct tdpd *d)
 
 /*
  * What one frame may hold on this box (sched_fit): the pool, less what the
- * ports' RX and TX rings hold when full and what the two lcores' mempool
+ * ports' RX queues keep (pmd_rx_held: on af_xdp the fill rings) and TX rings
+ * hold when full and what the two lcores' mempool
  * caches may keep (1.5 x their size, DPDK's flush threshold); a flow's queue;
  * each table port's TX ring. Before the ports are open the configured
  * descriptor counts, after it the ones the PMD set up.
@@ -126,7 +127,8 @@ static void fit_limits(struct tdpd *d, const struct sched_table *t)
 	uint64_t held = 2 * (PMD_POOL_CACHE + PMD_POOL_CACHE / 2);
 	for (uint32_t p = 0; p < d->conf.nports; p++) {
 		bool open = p < d->nports_open;
-		held += open ? d->ports[p].rxd : (uint64_t)d->conf.ports[p].rx_desc;
+		held += pmd_rx_held(d->conf.ports[p].device, open ? d->ports[p].nrxq : d->hp[p].queues,
+				    open ? d->ports[p].rxd : (uint16_t)d->conf.ports[p].rx_desc);
 		held += open ? d->ports[p].txd : (uint64_t)d->conf.ports[p].tx_desc;
 	}
 	for (uint32_t tp = 0; tp < t->nports; tp++) {
@@ -316,7 +318,10 @@ static void eal_down(struct tdpd *d)
 static int pool_up(struct tdpd *d)
 {
 	char err[256];
-	d->mp = pmd_pool((uint32_t)d->conf.mbufs, err, sizeof(err));
+	bool pci = false;
+	for (uint32_t p = 0; p < d->conf.nports; p++)
+		pci |= pmd_is_pci(d->conf.ports[p].device);
+	d->mp = pmd_pool((uint32_t)d->conf.mbufs, pci, err, sizeof(err));
 	if (!d->mp) {
 		log_err("%s", err);
 		return -1;
@@ -337,6 +342,16 @@ static int ports_up(struct tdpd *d)
 	struct conf *c = &d->conf;
 	for (uint32_t p = 0; p < c->nports; p++) {
 		struct conf_port *cp = &c->ports[p];
+		uint64_t umem;
+		uint32_t out;
+		if (!strncmp(cp->device, "net_af_xdp", 10) && (out = pmd_pool_umem_outside(d->mp, &umem)) != 0) {
+			log_err("[port %s] %u of the pool's %u buffers lie past the %" PRIu64 " bytes the af_xdp PMD "
+				"registers with the kernel (DPDK before 24.07 takes the pool for one block of buffers, "
+				"and a PCI port's pool has gaps at page ends): the kernel would drop every frame into "
+				"them without a count, and the port would stop receiving. Give af_xdp and PCI ports "
+				"each a tdpd of their own", cp->name, out, (unsigned)d->conf.mbufs, umem);
+			return -1;
+		}
 		if (pmd_port_open(&d->ports[p], d->hp[p].device, d->hp[p].queues, (uint16_t)cp->rx_desc,
 				  (uint16_t)cp->tx_desc, d->mp, err, sizeof(err)) != 0) {
 			const char *k = d->hp[p].mode == RXH_XDP ? xdpp_kernel_said() : "";

@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "counters.h"
+#include "pmd.h"
 #include "summary.h"
 
 static double duty(const struct eng_stats *es, double elapsed_s)
@@ -157,6 +158,17 @@ void summary_text(const struct summary_src *s, FILE *out)
 		     "; resolve asked %" PRIu64 " (ring full %" PRIu64 ")\n",
 		s->rx->st.icmp_rate_limited, s->rx->st.icmp_no_source, s->rx->st.icmp_tx_full, s->rx->st.resolve_asked,
 		s->rx->st.resolve_ring_full);
+	/* what the drivers lost before tdpd saw it */
+	for (uint32_t p = 0; p < s->ndrv; p++) {
+		struct pmd_counters d;
+		if (pmd_port_counters(s->drv[p].dpdk_port, &d) != 0) {
+			fprintf(out, "driver  %s: no counters from the driver\n", s->drv[p].name);
+			continue;
+		}
+		fprintf(out, "driver  %s: rx %" PRIu64 ", missed %" PRIu64 ", no-mbuf %" PRIu64 ", errors %" PRIu64
+			     "; tx %" PRIu64 ", errors %" PRIu64 "\n",
+			s->drv[p].name, d.ipackets, d.imissed, d.rx_nombuf, d.ierrors, d.opackets, d.oerrors);
+	}
 }
 
 static json_t *hist_json(const struct hist *live, bool bins)
@@ -273,6 +285,15 @@ json_t *summary_rx_json(const struct rx *rx)
 			 "resolve_asked", J(CTR_GET(rx->st.resolve_asked)));
 }
 
+json_t *summary_drv_json(uint16_t dpdk_port)
+{
+	struct pmd_counters d;
+	if (pmd_port_counters(dpdk_port, &d) != 0)
+		return json_null();
+	return json_pack("{sI sI sI sI sI sI}", "rx", J(d.ipackets), "missed", J(d.imissed), "no_mbuf",
+			 J(d.rx_nombuf), "rx_errors", J(d.ierrors), "tx", J(d.opackets), "tx_errors", J(d.oerrors));
+}
+
 json_t *summary_tick_json(const struct summary_src *s)
 {
 	if (!s->tb->ops->tick)
@@ -306,6 +327,10 @@ json_t *summary_to_json(const struct summary_src *s)
 		json_array_append_new(pt, summary_port_json(s, p));
 	json_object_set_new(o, "ports", pt);
 	json_object_set_new(o, "rx", summary_rx_json(s->rx));
+	json_t *dr = json_object();
+	for (uint32_t p = 0; p < s->ndrv; p++)
+		json_object_set_new(dr, s->drv[p].name, summary_drv_json(s->drv[p].dpdk_port));
+	json_object_set_new(o, "driver", dr);
 	return o;
 }
 

@@ -11,12 +11,20 @@
 
 #include <jansson.h>
 
+/* a port whose driver counters (pmd_port_counters) are reported */
+struct summary_drv {
+	const char *name;
+	uint16_t dpdk_port;
+};
+
 struct summary_src {
 	struct engine *e;         /* its table in force is the one reported */
 	const struct rx *rx;
 	double elapsed_s;
 	const char *timebase;
 	struct timebase *tb;      /* for the sync state */
+	const struct summary_drv *drv;    /* every port, scheduled or not; may be NULL */
+	uint32_t ndrv;
 };
 
 void summary_text(const struct summary_src *s, FILE *out);
@@ -32,6 +40,8 @@ json_t *summary_tick_json(const struct summary_src *s);
 json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uint32_t f);
 json_t *summary_port_json(const struct summary_src *s, uint32_t p);
 json_t *summary_rx_json(const struct rx *rx);
+/* the driver's counts of one port; null when the driver does not answer */
+json_t *summary_drv_json(uint16_t dpdk_port);
 /* One line: frames, late, p50/p99/max frame-start error, RX, drops. */
 void summary_line(const struct summary_src *s, char *buf, size_t len);
 

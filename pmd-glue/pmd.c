@@ -13,6 +13,8 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
+#include <rte_mempool.h>
 
 #include "pmd.h"
 
@@ -64,6 +66,14 @@ static void log_cause(const char *what, char *out, size_t len)
 		snprintf(out, len, "%.*s; %.*s", (int)strcspn(kern, "\n"), kern, (int)strcspn(l, "\n"), l);
 	else if (kern || l)
 		snprintf(out, len, "%.*s", (int)strcspn(kern ? kern : l, "\n"), kern ? kern : l);
+}
+
+uint32_t pmd_rx_held(const char *device, uint16_t nrxq, uint16_t rxd)
+{
+	uint32_t per = rxd;
+	if (!strncmp(device, "net_af_xdp", 10) && per < 2048)
+		per = 2048;
+	return (nrxq ? nrxq : 1) * per;
 }
 
 bool pmd_is_pci(const char *device)
@@ -142,13 +152,63 @@ int pmd_eal_init(const struct pmd_eal *p, bool *no_huge, char *err, size_t errle
 	return 0;
 }
 
-struct rte_mempool *pmd_pool(uint32_t mbufs, char *err, size_t errlen)
+struct rte_mempool *pmd_pool(uint32_t mbufs, bool iova_contig, char *err, size_t errlen)
 {
-	struct rte_mempool *mp = rte_pktmbuf_pool_create("tdpd_mbufs", mbufs, PMD_POOL_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-							 (int)rte_socket_id());
+	struct rte_mempool *mp;
+	if (iova_contig) {
+		mp = rte_pktmbuf_pool_create("tdpd_mbufs", mbufs, PMD_POOL_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					     (int)rte_socket_id());
+	} else {
+		/* rte_pktmbuf_pool_create's steps, with RTE_MEMPOOL_F_NO_IOVA_CONTIG:
+		 * no object needs to sit within one page, so the pool is one block
+		 * of objects end to end */
+		struct rte_pktmbuf_pool_private priv = {.mbuf_data_room_size = RTE_MBUF_DEFAULT_BUF_SIZE};
+		mp = rte_mempool_create_empty("tdpd_mbufs", mbufs, sizeof(struct rte_mbuf) + RTE_MBUF_DEFAULT_BUF_SIZE,
+					      PMD_POOL_CACHE, sizeof(priv), (int)rte_socket_id(),
+					      RTE_MEMPOOL_F_NO_IOVA_CONTIG);
+		if (mp && (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL) != 0 ||
+			   (rte_pktmbuf_pool_init(mp, &priv), rte_mempool_populate_default(mp) < 0))) {
+			int e = rte_errno;
+			rte_mempool_free(mp);
+			mp = NULL;
+			rte_errno = e;
+		}
+		if (mp)
+			rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	}
 	if (!mp)
 		snprintf(err, errlen, "cannot create a pool of %u mbufs: %s", mbufs, rte_strerror(rte_errno));
 	return mp;
+}
+
+struct umem_walk {
+	uintptr_t lo, hi;         /* the bytes the PMD registers */
+	uint32_t outside;
+};
+
+static void umem_obj(struct rte_mempool *mp, void *arg, void *obj, unsigned idx)
+{
+	(void)idx;
+	struct umem_walk *w = arg;
+	uintptr_t a = (uintptr_t)obj - mp->header_size;
+	if (a < w->lo || a + mp->header_size + mp->elt_size + mp->trailer_size > w->hi)
+		w->outside++;
+}
+
+uint32_t pmd_pool_umem_outside(struct rte_mempool *mp, uint64_t *registered)
+{
+	/* DPDK 22.11's af_xdp PMD (xdp_umem_configure, unaligned chunks):
+	 * from the first memory chunk's address, page aligned down, the pool's
+	 * populated_size times its object size */
+	struct rte_mempool_memhdr *first = STAILQ_FIRST(&mp->mem_list);
+	uintptr_t start = (uintptr_t)first->addr;
+	uintptr_t base = start & ~((uintptr_t)getpagesize() - 1);
+	uint64_t len = (uint64_t)mp->populated_size * rte_mempool_calc_obj_size(mp->elt_size, mp->flags, NULL) +
+		       (start - base);
+	struct umem_walk w = {.lo = base, .hi = base + len};
+	rte_mempool_obj_iter(mp, umem_obj, &w);
+	*registered = len;
+	return w.outside;
 }
 
 static void vdev_name(const char *device, char *name, size_t len, char *ifname, size_t iflen)
@@ -235,6 +295,17 @@ int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16
 	if (rte_eth_macaddr_get(pp->id, &a) == 0)
 		memcpy(pp->mac, a.addr_bytes, 6);
 	pmd_port_link(pp);
+	return 0;
+}
+
+int pmd_port_counters(uint16_t id, struct pmd_counters *c)
+{
+	struct rte_eth_stats st;
+	int rc = rte_eth_stats_get(id, &st);
+	if (rc != 0)
+		return rc;
+	*c = (struct pmd_counters){.ipackets = st.ipackets, .imissed = st.imissed, .rx_nombuf = st.rx_nombuf,
+				   .ierrors = st.ierrors, .opackets = st.opackets, .oerrors = st.oerrors};
 	return 0;
 }
 

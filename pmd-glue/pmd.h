@@ -44,16 +44,40 @@ struct pmd_port {
 	bool started;
 };
 
+/* The buffers a port's RX queues keep from the pool while it runs: each
+ * queue's ring, or on af_xdp the PMD's fill ring, which DPDK 22.11 fills
+ * with 2048 buffers per queue whatever the ring size (xsk_configure,
+ * ETH_AF_XDP_DFLT_NUM_DESCS). */
+uint32_t pmd_rx_held(const char *device, uint16_t nrxq, uint16_t rxd);
 /* True when the device is a PCI address rather than a vdev. */
 bool pmd_is_pci(const char *device);
 /* Fills the EAL argument vector (for the log and the tests). Returns argc. */
 int pmd_eal_args(const struct pmd_eal *p, char **argv, int max, char *store, size_t storelen, bool *no_huge);
 int pmd_eal_init(const struct pmd_eal *p, bool *no_huge, char *err, size_t errlen);
-struct rte_mempool *pmd_pool(uint32_t mbufs, char *err, size_t errlen);
+/* The mbuf pool. iova_contig when a port DMAs from it (a PCI device): then no
+ * buffer crosses a page of IOVA-contiguous memory, and the pool has gaps at
+ * page ends. Without, it is one block of buffers end to end, as the af_xdp
+ * PMD needs (pmd_pool_umem_outside). */
+struct rte_mempool *pmd_pool(uint32_t mbufs, bool iova_contig, char *err, size_t errlen);
+/* The pool's buffers that lie outside the memory DPDK 22.11's af_xdp PMD
+ * registers with the kernel as UMEM (it assumes one block from the first
+ * buffer; fixed upstream in 24.07, commit 97039941b2). The kernel takes such
+ * a buffer off the fill ring as invalid, without a count the PMD reports, so
+ * a port that meets them stops receiving. 0 when all lie inside; *registered
+ * gets the UMEM's length in bytes. */
+uint32_t pmd_pool_umem_outside(struct rte_mempool *mp, uint64_t *registered);
 /* Opens the port with nrxq RX queues (and as many TX queues). Errors quote
  * DPDK's log line that says why, when it said. */
 int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16_t rxd, uint16_t txd,
 		  struct rte_mempool *mp, char *err, size_t errlen);
+/* The driver's own counts of a port (rte_eth_stats): frames it received and
+ * sent, and the ones it lost before tdpd saw them: missed (the NIC or, on
+ * af_xdp, the kernel had no buffer or no room), no-mbuf (the pool was empty),
+ * errors. */
+struct pmd_counters {
+	uint64_t ipackets, imissed, rx_nombuf, ierrors, opackets, oerrors;
+};
+int pmd_port_counters(uint16_t id, struct pmd_counters *c);
 /* Reads the link speed again (after link-up). */
 void pmd_port_link(struct pmd_port *pp);
 void pmd_port_close(struct pmd_port *pp);

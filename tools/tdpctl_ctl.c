@@ -144,6 +144,13 @@ static void show_ports(json_t *r)
 			       "; to the kernel: arp %" PRId64 " nd %" PRId64 " ptp %" PRId64 " link-scope %" PRId64
 			       " local %" PRId64 "\n", S(p, "name"), I(x, "to-tdpd"), I(x, "no-socket"), I(x, "arp"),
 			       I(x, "nd"), I(x, "ptp"), I(x, "link-scope"), I(x, "local"));
+		json_t *dv = json_object_get(p, "driver");
+		if (json_is_object(dv))
+			printf("%s: driver: rx %" PRId64 ", missed %" PRId64 ", no-mbuf %" PRId64 ", errors %" PRId64
+			       "; tx %" PRId64 ", errors %" PRId64 "\n", S(p, "name"), I(dv, "rx"), I(dv, "missed"),
+			       I(dv, "no_mbuf"), I(dv, "rx_errors"), I(dv, "tx"), I(dv, "tx_errors"));
+		else
+			printf("%s: driver: no counters\n", S(p, "name"));
 	}
 }
 
