@@ -114,20 +114,21 @@ TDP
 
 # router_conf FILE TABLE [[global] lines...]: the router's tdpd.conf. The
 # defaults suit a shared two-core machine, and put the control sockets next
-# to FILE; a given line replaces its default.
+# to FILE; a given line replaces its default. The ports are af_packet, or
+# af_xdp (tdpd's XDP program on rin and rout) with RTR_PMD=net_af_xdp.
 router_conf() {
-	local file=$1 table=$2
+	local file=$1 table=$2 pmd=${RTR_PMD:-net_af_packet}
 	shift 2
 	{
 		conf_globals "$(dirname "$file")" "$table" "$@"
 		echo
 		echo "[port in]"
-		echo "device net_af_packet0,iface=rin"
+		echo "device ${pmd}0,iface=rin"
 		echo "address 10.0.1.1/24"
 		echo "neighbour 10.0.1.2 $MAC_S0"
 		echo
 		echo "[port out]"
-		echo "device net_af_packet1,iface=rout"
+		echo "device ${pmd}1,iface=rout"
 		echo "address 10.0.2.1/24"
 		echo "neighbour 10.0.2.2 $MAC_R0"
 	} >"$file"
