@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The main job: a TDP router in a network namespace between a sender host and
-# a receiver host, all joined by veth pairs. tdpd forwards on DPDK af_packet
-# ports by the example table (schedules/examples/demo.tdp, TF 1 ms, k 10)
-# with the system clock as its time reference; the sender sends the two
+# a receiver host, all joined by veth pairs. tdpd forwards on DPDK af_xdp
+# ports (af_packet where its XDP program was not built) by the example table (schedules/examples/demo.tdp, TF 1 ms, k 10)
+# with the system clock as its time reference; the router's kernel answers
+# ping and ARP behind tdpd's XDP program; the sender sends the two
 # reserved flows and a best-effort flood through it. At the end: tdpd's own
 # counters and frame-start error, and what the receiver got. Everything is
 # torn down at the end, on failure and on Ctrl-C. Files go to build/demo/.
@@ -43,15 +44,23 @@ say "1. the table: one probe packet every 1 ms frame, four bulk packets every ot
 say "2. three namespaces: sender 10.0.1.2 -- [rin  tdpd  rout] -- receiver 10.0.2.2"
 net_down 2>/dev/null || true
 net_up tdpdemo
-router_conf "$OUT/tdpd.conf" "$TABLE" "stats-interval 1s" "summary-json $OUT/summary.json" \
+# af_xdp keeps the kernel's interface, with tdpd's XDP program choosing per
+# frame; af_packet when the program was not built (no clang)
+PMD=net_af_packet
+[ -f "$B/daemon/hostpath/tdpd_xdp.o" ] && PMD=net_af_xdp
+RTR_PMD=$PMD router_conf "$OUT/tdpd.conf" "$TABLE" "stats-interval 1s" "summary-json $OUT/summary.json" \
 	"engine-priority 80" "late-policy drop" "timebase $TB"
 sed -n '1,20p' "$OUT/tdpd.conf"
 
-say "3. tdpd in the router namespace (af_packet vdevs on rin and rout)"
+say "3. tdpd in the router namespace ($PMD vdevs on rin and rout)"
 ip netns exec "$NS_RTR" "$B/daemon/tdpd" -f "$OUT/tdpd.conf" >"$OUT/tdpd.out" 2> >(tee "$OUT/tdpd.log" >&2) &
 TDPD_PID=$!
 for _ in $(seq 100); do grep -q "forwarding:" "$OUT/tdpd.log" 2>/dev/null && break; sleep 0.1; done
 grep -q "forwarding:" "$OUT/tdpd.log" || { echo "demo: tdpd did not come up"; exit 1; }
+
+say "3b. the router's own address answers: its kernel, beside tdpd"
+ip netns exec "$NS_SND" ping -c 3 -i 0.2 -W 1 10.0.1.1 || echo "demo: the router did not answer ping"
+"$B/tools/tdpctl" --socket "$OUT/tdpd-ro.sock" ports | grep -E "host path|XDP program" || true
 
 say "4. ${SECS} s of traffic: probe 500 pps, bulk 1000 pps (1000 B), best effort 2000 pps (1200 B)"
 ip netns exec "$NS_RCV" "$GEN" recv --ports 5000,5001,6000 --seconds $((SECS + 5)) --idle 1 --tf 1ms --k 10 \
