@@ -26,52 +26,14 @@ net_test_begin ping arping traceroute python3
 . "$SRC/tests/tap.sh"
 echo "1..18"
 
-P=hp$$
-SND=${P}snd R1=${P}r1 R2=${P}r2 RCV=${P}rcv
-CH_NS=("$SND" "$R1" "$R2" "$RCV")     # removed by net_test_end
-for ns in "${CH_NS[@]}"; do
-	ip netns add "$ns"
-	ip -n "$ns" link set lo up
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-done
-ip -n "$SND" link add s0 type veth peer name in netns "$R1"
-ip -n "$R1" link add out type veth peer name in netns "$R2"
-ip -n "$R2" link add out type veth peer name r0 netns "$RCV"
-for l in "$SND s0" "$R1 in" "$R1 out" "$R2 in" "$R2 out" "$RCV r0"; do
-	set -- $l
-	ip -n "$1" link set "$2" up
-done
-ip -n "$SND" addr add 10.7.0.1/24 dev s0
-ip -n "$SND" route add default via 10.7.0.2
-ip -n "$RCV" addr add 10.7.2.2/24 dev r0
-ip -n "$RCV" route add default via 10.7.2.1
-# veth hands on UDP with its checksum still to be filled in (offload); a
-# NIC's wire carries complete ones
-ip netns exec "$SND" ethtool -K s0 tx off >/dev/null 2>&1 || true
-
+xdp_pair_up "hp$$"
 conf() {   # conf FILE A-ADDR B-ADDR
-	probe_table "$W/t.tdp"
-	{
-		conf_globals "$(dirname "$1")" "$W/t.tdp" "mbufs 8191"
-		printf '\n[port in]\ndevice net_af_xdp0,iface=in\naddress %s\n' "$2"
-		printf '\n[port out]\ndevice net_af_xdp1,iface=out\naddress %s\n' "$3"
-	} >"$1"
+	xdp_pair_conf "$@" "mbufs 8191"
 }
-mkdir -p "$W/r1" "$W/r2"
 conf "$W/r1/tdpd.conf" 10.7.0.2/24 10.7.1.1/24
 conf "$W/r2/tdpd.conf" 10.7.1.2/24 10.7.2.1/24
-start() {  # start N: tdpd of router N in its namespace
-	local ns=$R1
-	[ "$1" = 2 ] && ns=$R2
-	: >"$W/r$1/err"
-	ip netns exec "$ns" "$TDPD" -f "$W/r$1/tdpd.conf" >"$W/r$1/out" 2>"$W/r$1/err" &
-	eval "PID$1=$!"
-	PIDS+=($!)
-	for _ in $(seq 100); do grep -q "forwarding:" "$W/r$1/err" && break; sleep 0.1; done
-}
-ctl() { local n=$1; shift; ip netns exec "$([ "$n" = 1 ] && echo "$R1" || echo "$R2")" "$TDPCTL" --socket "$W/r$n/tdpd-ro.sock" "$@"; }
-start 1
-start 2
+xdp_pair_start 1
+xdp_pair_start 2
 check "both routers up with tdpd's XDP program on every port" \
 	'grep -q "forwarding:" "$W/r1/err" && grep -q "forwarding:" "$W/r2/err" &&
 	 [ "$(ip -n "$R1" link show | grep -c "prog/xdp.*name tdpd_xdp")" = 2 ] &&
@@ -94,11 +56,11 @@ sleep 1
 out=$(ip netns exec "$SND" ping -c 5 -i 0.2 -W 1 10.7.2.2 2>&1)
 check "ip route add in both routers: traffic through them within a second (>= 3 of 5: each router drops, and counts, the first packet to a next hop the kernel is still resolving)" \
 	'[ "$(sed -n "s/.* \([0-9]*\) received.*/\1/p" <<<"$out")" -ge 3 ]' "$out"
-out=$(ctl 1 routes)
+out=$(xdp_pair_ctl 1 routes)
 check "tdpctl routes: the kernel's route with its protocol beside tdpd.conf's connected ones" \
 	'grep -Eq "^10.7.2.0/24 +out +10.7.1.2 +kernel proto boot$" <<<"$out" &&
 	 grep -Eq "^10.7.0.0/24 +in +connected +static" <<<"$out"' "$out"
-out=$(ctl 1 neighbours)
+out=$(xdp_pair_ctl 1 neighbours)
 check "tdpctl neighbours: the next hops the kernel resolved by ARP, none static" \
 	'grep -Eq "^10.7.1.2 .* out +kernel$" <<<"$out" && grep -Eq "^10.7.0.1 .* in +kernel$" <<<"$out" &&
 	 ! grep -q static <<<"$out"' "$out"
@@ -132,10 +94,10 @@ PY
 ip netns exec "$RCV" timeout 30 python3 "$W/burst.py" recv "$W/rready" >"$W/rcount" &
 RP=$!
 for _ in $(seq 50); do [ -f "$W/rready" ] && break; sleep 0.1; done
-before=$(ctl 1 --json ports)
+before=$(xdp_pair_ctl 1 --json ports)
 ip netns exec "$SND" python3 "$W/burst.py" send
 wait $RP
-after=$(ctl 1 --json ports)
+after=$(xdp_pair_ctl 1 --json ports)
 q=$(python3 - "$before" "$after" <<'PY'
 import json, sys
 b, a = (json.loads(x)["ports"][0]["host_path"]["xdp"] for x in sys.argv[1:3])
@@ -151,7 +113,7 @@ check "a 600-datagram burst from 60 flows: all 600 through tdpd, none dropped fo
 # kernel's fill ring and back more than once, and every one must be one the
 # kernel accepts (DPDK 22.11's af_xdp PMD registers only part of a pool with
 # gaps; the kernel then drops into the rest without a count tdpd sees)
-before=$(ctl 1 --json ports)
+before=$(xdp_pair_ctl 1 --json ports)
 ip netns exec "$SND" python3 -c '
 import socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -161,7 +123,7 @@ for i in range(12000):
         time.sleep(0.01)
 '
 sleep 1
-after=$(ctl 1 --json ports)
+after=$(xdp_pair_ctl 1 --json ports)
 d=$(python3 - "$before" "$after" <<'PY'
 import json, sys
 b, a = ({p["name"]: p for p in json.loads(x)["ports"]} for x in sys.argv[1:3])
@@ -183,7 +145,7 @@ kill -9 "$PID2"
 wait "$PID2" 2>/dev/null
 check "R2 killed with SIGKILL: its XDP program stays on the interface" \
 	'ip -n "$R2" link show in | grep -q "prog/xdp.*tdpd_xdp"' "$(ip -n "$R2" link show in)"
-start 2
+xdp_pair_start 2
 check "the next start finds and removes what the crashed run left, and forwards again" \
 	'grep -q "removed XDP program .tdpd_xdp.* a previous run left" "$W/r2/err" &&
 	 ip netns exec "$SND" ping -c 3 -i 0.2 -W 1 10.7.2.2 | grep -q "[23] received"' "$(cat "$W/r2/err")"

@@ -208,3 +208,70 @@ chain_conf() {
 		[ "$b" -lt "$CH_N" ] && echo "route 10.7.$CH_N.0/24 via 10.7.$b.2"
 	} >"$file"
 }
+
+# ---- two routers on af_xdp ports, nothing static -----------------------------
+#
+#   SND s0 10.7.0.1 ── in R1 out ── in R2 out ── r0 10.7.2.2 RCV
+#                      .0.2  .1.1    .1.2  .2.1
+#
+# No neighbour and no route beyond the hosts' default ones: the routers learn
+# what they need from their kernels. xdp_pair_up PREFIX sets SND R1 R2 RCV
+# (in CH_NS, removed by net_test_end); xdp_pair_conf FILE IN-ADDR OUT-ADDR
+# [[global] lines...] writes a router's tdpd.conf (table $W/t.tdp), in
+# $W/rN/tdpd.conf; xdp_pair_start N starts router N's tdpd ($TDPD, pid in
+# PIDN, log in $W/rN/err) and waits for it to forward; xdp_pair_ctl N ARGS
+# runs $TDPCTL against it.
+
+xdp_pair_up() {
+	SND=${1}snd R1=${1}r1 R2=${1}r2 RCV=${1}rcv
+	CH_NS=("$SND" "$R1" "$R2" "$RCV")
+	local ns l
+	for ns in "${CH_NS[@]}"; do
+		ip netns add "$ns"
+		ip -n "$ns" link set lo up
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+	done
+	ip -n "$SND" link add s0 type veth peer name in netns "$R1"
+	ip -n "$R1" link add out type veth peer name in netns "$R2"
+	ip -n "$R2" link add out type veth peer name r0 netns "$RCV"
+	for l in "$SND s0" "$R1 in" "$R1 out" "$R2 in" "$R2 out" "$RCV r0"; do
+		set -- $l
+		ip -n "$1" link set "$2" up
+	done
+	ip -n "$SND" addr add 10.7.0.1/24 dev s0
+	ip -n "$SND" route add default via 10.7.0.2
+	ip -n "$RCV" addr add 10.7.2.2/24 dev r0
+	ip -n "$RCV" route add default via 10.7.2.1
+	# veth hands on UDP with its checksum still to be filled in (offload); a
+	# NIC's wire carries complete ones
+	ip netns exec "$SND" ethtool -K s0 tx off >/dev/null 2>&1 || true
+	mkdir -p "$W/r1" "$W/r2"
+	probe_table "$W/t.tdp"
+}
+
+xdp_pair_conf() {
+	local file=$1 a=$2 b=$3
+	shift 3
+	{
+		conf_globals "$(dirname "$file")" "$W/t.tdp" "$@"
+		printf '\n[port in]\ndevice net_af_xdp0,iface=in\naddress %s\n' "$a"
+		printf '\n[port out]\ndevice net_af_xdp1,iface=out\naddress %s\n' "$b"
+	} >"$file"
+}
+
+xdp_pair_start() {
+	local ns=$R1
+	[ "$1" = 2 ] && ns=$R2
+	: >"$W/r$1/err"
+	ip netns exec "$ns" "$TDPD" -f "$W/r$1/tdpd.conf" >"$W/r$1/out" 2>"$W/r$1/err" &
+	eval "PID$1=$!"
+	PIDS+=($!)
+	for _ in $(seq 100); do grep -q "forwarding:" "$W/r$1/err" && break; sleep 0.1; done
+}
+
+xdp_pair_ctl() {
+	local n=$1 ns=$R1
+	shift
+	[ "$n" = 2 ] && ns=$R2
+	ip netns exec "$ns" "$TDPCTL" --socket "$W/r$n/tdpd-ro.sock" "$@"
+}
