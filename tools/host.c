@@ -63,6 +63,32 @@ void host_each_number(const struct host *h, const char *dir, void (*fn)(const ch
 	closedir(d);
 }
 
+void host_each(const struct host *h, const char *dir, void (*fn)(const char *name, void *arg), void *arg)
+{
+	char p[4096];
+	full(h, dir, p, sizeof(p));
+	DIR *d = opendir(p);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));)
+		if (e->d_name[0] != '.')
+			fn(e->d_name, arg);
+	closedir(d);
+}
+
+int host_link_base(const struct host *h, const char *path, char *out, size_t len)
+{
+	char p[4096], t[4096];
+	full(h, path, p, sizeof(p));
+	ssize_t n = readlink(p, t, sizeof(t) - 1);
+	if (n < 0)
+		return -errno;
+	t[n] = 0;
+	const char *b = strrchr(t, '/');
+	snprintf(out, len, "%s", b ? b + 1 : t);
+	return 0;
+}
+
 void host_list_add(char *buf, size_t len, int *n, int max, const char *item)
 {
 	if (*n < max) {

@@ -333,16 +333,128 @@ static void ptp_daemon(const char *pid, void *arg)
 	w->phc2sys += !strcmp(nm, "phc2sys");
 }
 
+/* Debian 12's phc2sys@.service requires ptp4l.service, which Debian does
+ * not ship (only ptp4l@.service): it cannot start. tdpd@IFACE wants
+ * tdpd-phc2sys@IFACE instead, which follows ptp4l@IFACE. */
+static bool phc2sys_unit_broken(struct doc *d)
+{
+	static const char *const dirs[] = {"/lib/systemd/system", "/usr/lib/systemd/system", "/etc/systemd/system"};
+	char unit[4096] = "", p[300];
+	for (size_t i = 0; i < 3 && !unit[0]; i++) {
+		snprintf(p, sizeof(p), "%s/phc2sys@.service", dirs[i]);
+		char path[4096];
+		snprintf(path, sizeof(path), "%s%s", d->h.root, p);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			size_t n = fread(unit, 1, sizeof(unit) - 1, f);
+			unit[n] = 0;
+			fclose(f);
+		}
+	}
+	if (!strstr(unit, "Requires=ptp4l.service"))
+		return false;
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s/ptp4l.service", dirs[i]);
+		if (host_exists(&d->h, p))
+			return false;
+	}
+	return true;
+}
+
 static void check_ptp(struct doc *d)
 {
 	struct walk w = {.d = d};
 	host_each_number(&d->h, "/proc", ptp_daemon, &w);
+	bool broken = phc2sys_unit_broken(d);
+	const char *fix = "systemctl enable --now tdpd@IFACE (it wants ptp4l@IFACE and tdpd-phc2sys@IFACE)";
 	if (w.ptp4l)
-		finding(d, "ptp", PASS, NULL, "ptp4l running (%d), phc2sys %s", w.ptp4l,
-			w.phc2sys ? "running" : "not running");
+		finding(d, "ptp", w.phc2sys || !broken ? PASS : WARN, fix, "ptp4l running (%d), phc2sys %s%s", w.ptp4l,
+			w.phc2sys ? "running" : "not running",
+			!w.phc2sys && broken ? ": linuxptp's phc2sys@.service requires a ptp4l.service this system does "
+					       "not have, so it cannot start; tdpd-phc2sys@IFACE follows ptp4l@IFACE"
+					     : "");
 	else
-		finding(d, "ptp", WARN, "systemctl enable --now ptp4l@IFACE phc2sys@IFACE (or tdpd@IFACE, which wants them)",
-			"ptp4l is not running: the ptp timebase has nothing to follow (fine with system or bc635)");
+		finding(d, "ptp", WARN, fix, "ptp4l is not running: the ptp timebase has nothing to follow (fine with "
+			"system or bc635)%s", broken ? "; linuxptp's phc2sys@.service cannot start here (it requires a "
+			"ptp4l.service this system does not have): use tdpd-phc2sys@IFACE" : "");
+}
+
+/* ---- time sources: what this box can take its time from --------------------- */
+
+struct srcs {
+	struct doc *d;
+	char gps[256], phc[512], dpdk[512];
+	int ngps, nphc, ndpdk;
+};
+
+static void pci_dev(const char *name, void *arg)
+{
+	struct srcs *s = arg;
+	char p[300], v[32] = "", dv[32] = "", cls[32] = "", drv[64] = "";
+	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/vendor", name);
+	host_read(&s->d->h, p, v, sizeof(v));
+	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/device", name);
+	host_read(&s->d->h, p, dv, sizeof(dv));
+	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/class", name);
+	host_read(&s->d->h, p, cls, sizeof(cls));
+	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/driver", name);
+	if (host_link_base(&s->d->h, p, drv, sizeof(drv)) != 0)
+		snprintf(drv, sizeof(drv), "no driver");
+	char item[160];
+	/* the bc635PCI-U: vendor 0x12e2 (Symmetricom/Datum), device 0x4013 */
+	if (strtoul(v, NULL, 16) == 0x12e2 && strtoul(dv, NULL, 16) == 0x4013) {
+		snprintf(item, sizeof(item), "%s (%s)", name, drv);
+		host_list_add(s->gps, sizeof(s->gps), &s->ngps, 4, item);
+	} else if ((strtoul(cls, NULL, 16) >> 16) == 0x02 &&
+		   (!strcmp(drv, "vfio-pci") || !strcmp(drv, "uio_pci_generic") || !strcmp(drv, "igb_uio"))) {
+		/* a network controller the kernel has let go of, for DPDK */
+		snprintf(item, sizeof(item), "%s (%s)", name, drv);
+		host_list_add(s->dpdk, sizeof(s->dpdk), &s->ndpdk, 4, item);
+	}
+}
+
+static void phc_of(const char *ifname, void *arg)
+{
+	struct srcs *s = arg;
+	char p[300], clk[32] = "";
+	snprintf(p, sizeof(p), "/sys/class/net/%s/device/ptp", ifname);
+	/* the netdev's PHC: the one entry of device/ptp (ptpN) */
+	char full[4096];
+	snprintf(full, sizeof(full), "%s%s", s->d->h.root, p);
+	DIR *dir = opendir(full);
+	if (!dir)
+		return;
+	for (struct dirent *e; (e = readdir(dir));)
+		if (!strncmp(e->d_name, "ptp", 3))
+			snprintf(clk, sizeof(clk), "%.31s", e->d_name);
+	closedir(dir);
+	if (!clk[0])
+		return;
+	char item[160];
+	snprintf(item, sizeof(item), "%s on %s", clk, ifname);
+	host_list_add(s->phc, sizeof(s->phc), &s->nphc, 6, item);
+}
+
+static void check_time_sources(struct doc *d)
+{
+	struct srcs s = {.d = d};
+	host_each(&d->h, "/sys/bus/pci/devices", pci_dev, &s);
+	host_each(&d->h, "/sys/class/net", phc_of, &s);
+	char dp[700] = "";
+	if (s.ndpdk)
+		snprintf(dp, sizeof(dp), "; NICs DPDK took from the kernel, with no ptp4l and no PTP clock of theirs: "
+			 "%s%s", s.dpdk, host_list_more(s.ndpdk, 4));
+	if (s.ngps || s.nphc)
+		finding(d, "time-source", PASS, NULL, "%s%s%s%s%s%s%s", s.ngps ? "GPS card bc635PCI-U " : "",
+			s.gps, host_list_more(s.ngps, 4), s.ngps && s.nphc ? "; " : "",
+			s.nphc ? "PTP clocks on kernel interfaces (ptp4l there, then tdpd's ptp or phc timebase): " : "",
+			s.phc, dp);
+	else
+		finding(d, "time-source", WARN,
+			"a PTP-capable NIC left with the kernel (an af_xdp port keeps its, or a separate one), or the "
+			"bc635PCI-U GPS card",
+			"no GPS card and no PTP clock on a kernel interface: only the system clock, as good as what "
+			"disciplines it (chronyd, ntpd)%s", dp);
 }
 
 /* ---- wake-up latency ------------------------------------------------------ */
@@ -525,6 +637,7 @@ int tdpctl_doctor(int argc, char **argv)
 	check_clock(&d);
 	check_netdevs(&d);
 	check_ptp(&d);
+	check_time_sources(&d);
 	check_latency(&d);
 	if (d.json) {
 		json_t *o = json_pack("{si so s{si si si}}", "cpu", d.cpu, "findings", d.out, "summary", "pass", d.count[PASS],
