@@ -50,7 +50,8 @@ bool host_exists(const struct host *h, const char *path)
 	return access(p, F_OK) == 0;
 }
 
-void host_each_number(const struct host *h, const char *dir, void (*fn)(const char *name, void *arg), void *arg)
+static void each(const struct host *h, const char *dir, bool numbers, void (*fn)(const char *name, void *arg),
+		 void *arg)
 {
 	char p[4096];
 	full(h, dir, p, sizeof(p));
@@ -58,22 +59,19 @@ void host_each_number(const struct host *h, const char *dir, void (*fn)(const ch
 	if (!d)
 		return;
 	for (struct dirent *e; (e = readdir(d));)
-		if (e->d_name[0] >= '0' && e->d_name[0] <= '9')
+		if (numbers ? e->d_name[0] >= '0' && e->d_name[0] <= '9' : e->d_name[0] != '.')
 			fn(e->d_name, arg);
 	closedir(d);
 }
 
+void host_each_number(const struct host *h, const char *dir, void (*fn)(const char *name, void *arg), void *arg)
+{
+	each(h, dir, true, fn, arg);
+}
+
 void host_each(const struct host *h, const char *dir, void (*fn)(const char *name, void *arg), void *arg)
 {
-	char p[4096];
-	full(h, dir, p, sizeof(p));
-	DIR *d = opendir(p);
-	if (!d)
-		return;
-	for (struct dirent *e; (e = readdir(d));)
-		if (e->d_name[0] != '.')
-			fn(e->d_name, arg);
-	closedir(d);
+	each(h, dir, false, fn, arg);
 }
 
 int host_link_base(const struct host *h, const char *path, char *out, size_t len)
