@@ -335,23 +335,37 @@ static void pool_down(struct tdpd *d)
 	d->mp = NULL;
 }
 
+/* Whether the kernel will take every buffer of the pool from an af_xdp
+ * port's fill ring (pmd_pool_umem_outside); one pool for all ports, so the
+ * first af_xdp port answers for all. */
+static int pool_fits_af_xdp(struct tdpd *d)
+{
+	for (uint32_t p = 0; p < d->conf.nports; p++) {
+		if (!pmd_is_af_xdp(d->conf.ports[p].device))
+			continue;
+		uint64_t umem;
+		uint32_t out = pmd_pool_umem_outside(d->mp, &umem);
+		if (out == 0)
+			return 0;
+		log_err("[port %s] %u of the pool's %u buffers lie past the %" PRIu64 " bytes the af_xdp PMD "
+			"registers with the kernel (DPDK before 24.07 takes the pool for one block of buffers, "
+			"and a PCI port's pool has gaps at page ends): the kernel would drop every frame into "
+			"them without a count, and the port would stop receiving. Give af_xdp and PCI ports "
+			"each a tdpd of their own", d->conf.ports[p].name, out, (unsigned)d->conf.mbufs, umem);
+		return -1;
+	}
+	return 0;
+}
+
 /* the ports, their kernel netdevs' interrupt coalescing turned off */
 static int ports_up(struct tdpd *d)
 {
 	char err[256];
 	struct conf *c = &d->conf;
+	if (pool_fits_af_xdp(d) != 0)
+		return -1;
 	for (uint32_t p = 0; p < c->nports; p++) {
 		struct conf_port *cp = &c->ports[p];
-		uint64_t umem;
-		uint32_t out;
-		if (!strncmp(cp->device, "net_af_xdp", 10) && (out = pmd_pool_umem_outside(d->mp, &umem)) != 0) {
-			log_err("[port %s] %u of the pool's %u buffers lie past the %" PRIu64 " bytes the af_xdp PMD "
-				"registers with the kernel (DPDK before 24.07 takes the pool for one block of buffers, "
-				"and a PCI port's pool has gaps at page ends): the kernel would drop every frame into "
-				"them without a count, and the port would stop receiving. Give af_xdp and PCI ports "
-				"each a tdpd of their own", cp->name, out, (unsigned)d->conf.mbufs, umem);
-			return -1;
-		}
 		if (pmd_port_open(&d->ports[p], d->hp[p].device, d->hp[p].queues, (uint16_t)cp->rx_desc,
 				  (uint16_t)cp->tx_desc, d->mp, err, sizeof(err)) != 0) {
 			const char *k = d->hp[p].mode == RXH_XDP ? xdpp_kernel_said() : "";

@@ -71,9 +71,14 @@ static void log_cause(const char *what, char *out, size_t len)
 uint32_t pmd_rx_held(const char *device, uint16_t nrxq, uint16_t rxd)
 {
 	uint32_t per = rxd;
-	if (!strncmp(device, "net_af_xdp", 10) && per < 2048)
+	if (pmd_is_af_xdp(device) && per < 2048)
 		per = 2048;
 	return (nrxq ? nrxq : 1) * per;
+}
+
+bool pmd_is_af_xdp(const char *device)
+{
+	return strncmp(device, "net_af_xdp", 10) == 0;
 }
 
 bool pmd_is_pci(const char *device)

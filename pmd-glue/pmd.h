@@ -49,6 +49,8 @@ struct pmd_port {
  * with 2048 buffers per queue whatever the ring size (xsk_configure,
  * ETH_AF_XDP_DFLT_NUM_DESCS). */
 uint32_t pmd_rx_held(const char *device, uint16_t nrxq, uint16_t rxd);
+/* True when the device is an af_xdp vdev. */
+bool pmd_is_af_xdp(const char *device);
 /* True when the device is a PCI address rather than a vdev. */
 bool pmd_is_pci(const char *device);
 /* Fills the EAL argument vector (for the log and the tests). Returns argc. */

@@ -413,21 +413,19 @@ static void pci_dev(const char *name, void *arg)
 	}
 }
 
+static void phc_name(const char *name, void *arg)
+{
+	if (!strncmp(name, "ptp", 3))
+		snprintf(arg, 32, "%.31s", name);
+}
+
 static void phc_of(const char *ifname, void *arg)
 {
 	struct srcs *s = arg;
 	char p[300], clk[32] = "";
-	snprintf(p, sizeof(p), "/sys/class/net/%s/device/ptp", ifname);
 	/* the netdev's PHC: the one entry of device/ptp (ptpN) */
-	char full[4096];
-	snprintf(full, sizeof(full), "%s%s", s->d->h.root, p);
-	DIR *dir = opendir(full);
-	if (!dir)
-		return;
-	for (struct dirent *e; (e = readdir(dir));)
-		if (!strncmp(e->d_name, "ptp", 3))
-			snprintf(clk, sizeof(clk), "%.31s", e->d_name);
-	closedir(dir);
+	snprintf(p, sizeof(p), "/sys/class/net/%s/device/ptp", ifname);
+	host_each(&s->d->h, p, phc_name, clk);
 	if (!clk[0])
 		return;
 	char item[160];

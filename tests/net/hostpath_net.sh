@@ -24,7 +24,7 @@ SRC=$3
 net_test_begin ping arping traceroute python3
 
 . "$SRC/tests/tap.sh"
-echo "1..18"
+echo "1..19"
 
 xdp_pair_up "hp$$"
 conf() {   # conf FILE A-ADDR B-ADDR
@@ -187,3 +187,12 @@ rc=$?
 check "queue_count beyond what the interface and the PMD have: refused with the range and why" \
 	'[ $rc -ne 0 ] && grep -q "queue_count=4: expected 1 to 1 (the interface has no combined channels" "$W/r1/bad2.err" &&
 	 ! ip -n "$R1" link show out | grep -q xdp' "exit $rc; $(cat "$W/r1/bad2.err")"
+# an af_xdp port beside a PCI one: the pool must then keep its buffers within
+# pages for DMA, and has gaps the af_xdp PMD would not register (the PCI
+# device need not exist: the refusal comes first, before the EAL probes it)
+{ conf_globals "$W/r1" "$W/t.tdp"; printf '\n[port out]\ndevice net_af_xdp0,iface=out\n\n[port pci]\ndevice 0000:00:1f.7\n'; } >"$W/r1/mix.conf"
+ip netns exec "$R1" timeout 60 "$TDPD" -f "$W/r1/mix.conf" >/dev/null 2>"$W/r1/mix.err"
+rc=$?
+check "af_xdp and PCI ports in one tdpd: refused, the pool's buffers the kernel would not take counted and named" \
+	'[ $rc -ne 0 ] && grep -Eq "error: \[port out\] [1-9][0-9]* of the pool.s 16383 buffers lie past the [0-9]+ bytes the af_xdp PMD registers" "$W/r1/mix.err" &&
+	 ! ip -n "$R1" link show out | grep -q xdp' "exit $rc; $(cat "$W/r1/mix.err")"
