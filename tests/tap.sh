@@ -2,8 +2,18 @@
 # TAP helpers sourced by the command-line and network tests.
 #   ok NAME                        a passed subtest
 #   notok NAME [DETAIL]            a failed one, with DETAIL as # lines
-#   check NAME CONDITION [DETAIL]  ok or notok as the eval'd CONDITION says
+#   check NAME CONDITION [DETAIL]  ok or notok as the eval'd CONDITION says;
+#                                  without pipefail, so "cmd | grep -q X" asks
+#                                  whether X is in cmd's output (with it, grep
+#                                  leaving early kills cmd with SIGPIPE and
+#                                  the pipe fails at random)
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' <<<"$2"; }
-check() { if eval "$2"; then ok "$1"; else notok "$1" "${3:-}"; fi; }
+check() {
+	local pf=0 r=0
+	if [[ -o pipefail ]]; then pf=1; set +o pipefail; fi
+	eval "$2" || r=1
+	[ $pf = 1 ] && set -o pipefail
+	if [ $r = 0 ]; then ok "$1"; else notok "$1" "${3:-}"; fi
+}

@@ -266,7 +266,7 @@ xdp_pair_start() {
 	ip netns exec "$ns" "$TDPD" -f "$W/r$1/tdpd.conf" >"$W/r$1/out" 2>"$W/r$1/err" &
 	eval "PID$1=$!"
 	PIDS+=($!)
-	for _ in $(seq 100); do grep -q "forwarding:" "$W/r$1/err" && break; sleep 0.1; done
+	for _ in $(seq 300); do grep -q "forwarding:" "$W/r$1/err" && break; sleep 0.1; done
 }
 
 xdp_pair_ctl() {
