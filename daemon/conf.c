@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "hpmode.h"
 #include "tb_phc.h"
 #include "tb_sim.h"
 #include "tdp_sched.h"
@@ -24,6 +25,7 @@ static const char *const ptp_mode_names[] = {"disciplined", "offset", NULL};
 static const char *const bars_names[] = {"auto", "0,1", "1,0", NULL};
 static const char *const syssync_names[] = {"adjtimex", "assume-locked", NULL};
 static const char *const huge_names[] = {"auto", "yes", "no", NULL};
+static const char *const host_path_names[] = {"auto", "tap", "none", NULL};   /* enum hp_path */
 const char *const conf_level_names[] = {"error", "warning", "notice", "info", "debug", NULL};
 
 #define G(field) offsetof(struct conf, field)
@@ -153,6 +155,10 @@ const struct conf_opt conf_opts[] = {
 	 "next hop for reserved packets that are not routed by IP (MPLS)", false},
 	{"address", CS_PORT, CT_LIST, NULL, 0, 0, NULL, P(address), "ADDR/LEN",
 	 "our address on this port; its prefix becomes a connected route, and tdpd puts it on the port's kernel interface (repeatable)", false},
+	{"host-path", CS_PORT, CT_ENUM, "auto", 0, 0, host_path_names, P(host_path), "auto|tap|none",
+	 "where the router's host stack meets the port: auto is the interface itself on af_xdp and af_packet, an exception interface (TAP) on a PCI port; tap gives an af_xdp port one too; none counts and drops the host's frames", false},
+	{"host-interface", CS_PORT, CT_STR, "", 0, 0, NULL, P(host_interface), "NAME",
+	 "the exception interface's name (default tdp-PORT), created with the port's MAC while tdpd runs", false},
 	{"neighbour", CS_PORT, CT_LIST, NULL, 0, 0, NULL, P(neighbour), "ADDR MAC",
 	 "a static neighbour on this port (repeatable)", false},
 	{"route", CS_PORT, CT_LIST, NULL, 0, 0, NULL, P(route), "PREFIX via ADDR",
@@ -579,6 +585,29 @@ int conf_check(const struct conf *c, FILE *err)
 	if (c->nports == 0) {
 		error_at(err, c->nfiles ? c->files[0] : "config", 0, "no [port NAME] section");
 		errors++;
+	}
+	size_t hpi = opt_index(conf_find("host-path", CS_PORT)), hii = opt_index(conf_find("host-interface", CS_PORT));
+	char taps[CONF_MAX_PORTS][IF_NAMESIZE];
+	for (uint32_t p = 0; p < c->nports; p++) {
+		const struct conf_port *cp = &c->ports[p];
+		int mode;
+		char why[200];
+		taps[p][0] = 0;
+		if (!cp->device[0])
+			continue;
+		if (hp_mode_for(cp->name, cp->device, (int)cp->host_path, cp->host_interface, &mode, taps[p], why,
+				sizeof(why)) != 0) {
+			size_t at = cp->set_line[hii] ? hii : cp->set_line[hpi] ? hpi : 0;
+			error_at(err, at ? cp->set_file[at] : cp->file, at ? cp->set_line[at] : cp->line, "[port %s] %s",
+				 cp->name, why);
+			errors++;
+		}
+		for (uint32_t q = 0; q < p && taps[p][0]; q++)
+			if (strcmp(taps[p], taps[q]) == 0) {
+				error_at(err, cp->file, cp->line, "[port %s] has the exception interface %s of [port %s]: "
+					 "name one with host-interface", cp->name, taps[p], c->ports[q].name);
+				errors++;
+			}
 	}
 	for (uint32_t p = 0; p < c->nports; p++)
 		for (uint32_t q = 0; q < p; q++)

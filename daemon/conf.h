@@ -55,6 +55,8 @@ struct conf_port {
 	int64_t rate_bps;              /* 0: from the PMD, else the table */
 	int64_t rx_desc, tx_desc;
 	char peer_mac[CONF_STR];
+	int64_t host_path;             /* enum hp_path */
+	char host_interface[CONF_STR];
 	struct conf_list address, neighbour, route;
 	uint32_t set_line[CONF_MAX_OPTS];         /* where each option was set, by index in conf_opts */
 	const char *set_file[CONF_MAX_OPTS];

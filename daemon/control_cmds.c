@@ -201,8 +201,13 @@ static json_t *cmd_ports(struct control *c)
 						    (int)pi->link_mbps, "rate_bps", (json_int_t)pi->rate_bps, "rate_from",
 						    pi->rate_from ? pi->rate_from : "", "netdev", pi->ifname, "coalescing",
 						    pi->coalesce, "scheduled", pi->table_port >= 0));
-		if (pi->hp)
-			json_object_set_new(o, "host_path", control_host_path_json(pi->hp));
+		if (pi->hp) {
+			json_t *h = control_host_path_json(pi->hp);
+			const struct rx_port *rp = &c->rx->ports[p];
+			if (rp->has_tap)
+				json_object_set_new(h, "exception", summary_tap_json(&rp->tap));
+			json_object_set_new(o, "host_path", h);
+		}
 		json_object_set_new(o, "driver", summary_drv_json(pi->dpdk_port));
 		json_array_append_new(a, o);
 	}

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,6 +183,13 @@ static int parse_args(struct tdpd *d, int argc, char **argv, bool *check, bool *
 static int engine_lcore(void *arg)
 {
 	struct tdpd *d = arg;
+	/* the TAP PMD signals a readable exception interface with a real-time
+	 * signal to the process (F_SETSIG); its handler must not run here */
+	sigset_t rt;
+	sigemptyset(&rt);
+	for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
+		sigaddset(&rt, s);
+	pthread_sigmask(SIG_BLOCK, &rt, NULL);
 	/* warnings are logged where they happen; nothing is shared with main here */
 	rt_thread_setup("frame engine", -1, (int)d->conf.engine_priority);
 	engine_run(d->e);
@@ -344,7 +352,8 @@ static void run(struct tdpd *d)
 	ss.elapsed_s = (double)(mono_ns() - t0) / 1e9;
 	struct summary_drv drv[CONF_MAX_PORTS];
 	for (uint32_t p = 0; p < d->nports_open; p++)
-		drv[p] = (struct summary_drv){.name = c->ports[p].name, .dpdk_port = d->ports[p].id};
+		drv[p] = (struct summary_drv){.name = c->ports[p].name, .dpdk_port = d->ports[p].id,
+					      .tap = d->rxp[p].has_tap ? d->hp[p].ifname : NULL};
 	ss.drv = drv;
 	ss.ndrv = d->nports_open;
 	summary_text(&ss, stdout);

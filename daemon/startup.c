@@ -130,6 +130,12 @@ static void fit_limits(struct tdpd *d, const struct sched_table *t)
 		held += pmd_rx_held(d->conf.ports[p].device, open ? d->ports[p].nrxq : d->hp[p].queues,
 				    open ? d->ports[p].rxd : (uint16_t)d->conf.ports[p].rx_desc);
 		held += open ? d->ports[p].txd : (uint64_t)d->conf.ports[p].tx_desc;
+		int mode;
+		char tap[IF_NAMESIZE], e[8];
+		const struct conf_port *cp = &d->conf.ports[p];
+		if (hp_mode_for(cp->name, cp->device, (int)cp->host_path, cp->host_interface, &mode, tap, e,
+				sizeof(e)) == 0 && mode == RXH_TAP)
+			held += HP_TAP_RXD;
 	}
 	for (uint32_t tp = 0; tp < t->nports; tp++) {
 		uint32_t p = d->table_to_port[tp];
@@ -255,7 +261,9 @@ static int hostpath_up(struct tdpd *d)
 	xdpp_catch_kernel_messages();
 	for (uint32_t p = 0; p < c->nports; p++) {
 		struct hp_port *hp = &d->hp[p];
-		if (hp_prepare(hp, c->ports[p].device, prog, err, sizeof(err)) != 0) {
+		struct conf_port *cp = &c->ports[p];
+		if (hp_prepare(hp, cp->name, cp->device, (int)cp->host_path, cp->host_interface, prog, err,
+			       sizeof(err)) != 0) {
 			log_err("[port %s] %s", c->ports[p].name, err);
 			hp_release(hp);
 			return -1;
@@ -264,6 +272,13 @@ static int hostpath_up(struct tdpd *d)
 		if (hp->mode == RXH_NONE)
 			log_info("port %s: no kernel interface: the router's host stack is not reachable through it",
 				 c->ports[p].name);
+		else if (hp->mode == RXH_TAP && !hp->dev_ifname[0])
+			log_info("port %s: host path tap on %s, created once the port is open", cp->name, hp->ifname);
+		else if (hp->mode == RXH_TAP)
+			log_info("port %s: host path tap on %s, created once the port is open; %s, %u RX queue%s, every "
+				 "frame to tdpd%s%.*s", cp->name, hp->ifname, hp->dev_ifname, hp->queues,
+				 hp->queues == 1 ? "" : "s", hp->note[0] ? "; " : "",
+				 hp->note[0] ? (int)strlen(hp->note) - 2 : 0, hp->note);
 		else
 			log_info("port %s: host path %s on %s, %u RX queue%s%s%.*s", c->ports[p].name,
 				 hp_mode_name(hp->mode), hp->ifname, hp->queues, hp->queues == 1 ? "" : "s",
@@ -357,6 +372,31 @@ static int pool_fits_af_xdp(struct tdpd *d)
 	return 0;
 }
 
+/* Port p's exception interface, a TAP with the port's MAC: the kernel's
+ * ARP replies and its own packets then carry the address the link knows. */
+static int tap_up(struct tdpd *d, uint32_t p)
+{
+	char err[512], dev[256];
+	struct hp_port *hp = &d->hp[p];
+	const uint8_t *m = d->ports[p].mac;
+	snprintf(dev, sizeof(dev), "%s,mac=%02x:%02x:%02x:%02x:%02x:%02x", hp->tap_device, m[0], m[1], m[2], m[3],
+		 m[4], m[5]);
+	if (pmd_vdev_add(dev, err, sizeof(err)) != 0 ||
+	    pmd_port_open(&d->taps[p], dev, 1, HP_TAP_RXD, HP_TAP_TXD, d->mp, err, sizeof(err)) != 0 ||
+	    hp_tap_created(hp, err, sizeof(err)) != 0) {
+		log_err("[port %s] the exception interface %s: %s", d->conf.ports[p].name, hp->ifname, err);
+		return -1;
+	}
+	/* the kernel's interface takes what is addressed to it, as a NIC does */
+	rte_eth_promiscuous_disable(d->taps[p].id);
+	d->rxp[p].has_tap = true;
+	d->rxp[p].tap_port = d->taps[p].id;
+	log_info("port %s: exception interface %s (ifindex %u, DPDK port %u) up with the port's MAC; the host's "
+		 "frames go to it, what the kernel sends on it leaves the port as best effort", d->conf.ports[p].name,
+		 hp->ifname, hp->ifindex, d->taps[p].id);
+	return 0;
+}
+
 /* the ports, their kernel netdevs' interrupt coalescing turned off */
 static int ports_up(struct tdpd *d)
 {
@@ -380,6 +420,8 @@ static int ports_up(struct tdpd *d)
 		d->rxp[p].nrxq = d->ports[p].nrxq;
 		d->rxp[p].dpdk_port = d->ports[p].id;
 		memcpy(d->rxp[p].mac, d->ports[p].mac, 6);
+		if (d->hp[p].mode == RXH_TAP && tap_up(d, p) != 0)
+			return -1;
 		const uint8_t *m = d->ports[p].mac;
 		log_info("port %s: %s, DPDK port %u, MAC %02x:%02x:%02x:%02x:%02x:%02x, link %s%u Mbit/s", cp->name,
 			 cp->device, d->ports[p].id, m[0], m[1], m[2], m[3], m[4], m[5],
@@ -416,6 +458,8 @@ static void ports_down(struct tdpd *d)
 {
 	while (d->nports_open) {
 		uint32_t p = --d->nports_open;
+		pmd_port_close(&d->taps[p]);
+		d->rxp[p].has_tap = false;
 		pmd_port_close(&d->ports[p]);
 		coalesce_restore(&d->coal[p]);
 	}

@@ -169,6 +169,13 @@ void summary_text(const struct summary_src *s, FILE *out)
 			     "; tx %" PRIu64 ", errors %" PRIu64 "\n",
 			s->drv[p].name, d.ipackets, d.imissed, d.rx_nombuf, d.ierrors, d.opackets, d.oerrors);
 	}
+	for (uint32_t p = 0; p < s->ndrv && p < s->rx->nports; p++) {
+		const struct rx_tap_stats *ts = &s->rx->ports[p].tap;
+		if (s->drv[p].tap)
+			fprintf(out, "tap     %s on %s: to the kernel %" PRIu64 " (refused %" PRIu64 "); from the kernel %"
+				     PRIu64 " (dropped %" PRIu64 ")\n", s->drv[p].name, s->drv[p].tap, ts->to_kernel,
+				ts->to_kernel_drop, ts->from_kernel, ts->from_kernel_drop);
+	}
 }
 
 static json_t *hist_json(const struct hist *live, bool bins)
@@ -294,6 +301,13 @@ json_t *summary_drv_json(uint16_t dpdk_port)
 			 J(d.rx_nombuf), "rx_errors", J(d.ierrors), "tx", J(d.opackets), "tx_errors", J(d.oerrors));
 }
 
+json_t *summary_tap_json(const struct rx_tap_stats *t)
+{
+	return json_pack("{sI sI sI sI}", "to_kernel", J(CTR_GET(t->to_kernel)), "to_kernel_drop",
+			 J(CTR_GET(t->to_kernel_drop)), "from_kernel", J(CTR_GET(t->from_kernel)), "from_kernel_drop",
+			 J(CTR_GET(t->from_kernel_drop)));
+}
+
 json_t *summary_tick_json(const struct summary_src *s)
 {
 	if (!s->tb->ops->tick)
@@ -331,6 +345,11 @@ json_t *summary_to_json(const struct summary_src *s)
 	for (uint32_t p = 0; p < s->ndrv; p++)
 		json_object_set_new(dr, s->drv[p].name, summary_drv_json(s->drv[p].dpdk_port));
 	json_object_set_new(o, "driver", dr);
+	json_t *tp = json_object();
+	for (uint32_t p = 0; p < s->ndrv && p < s->rx->nports; p++)
+		if (s->drv[p].tap)
+			json_object_set_new(tp, s->drv[p].name, summary_tap_json(&s->rx->ports[p].tap));
+	json_object_set_new(o, "exception", tp);
 	return o;
 }
 

@@ -15,6 +15,7 @@
 struct summary_drv {
 	const char *name;
 	uint16_t dpdk_port;
+	const char *tap;          /* its exception interface (rx port has_tap), or NULL */
 };
 
 struct summary_src {
@@ -42,6 +43,8 @@ json_t *summary_port_json(const struct summary_src *s, uint32_t p);
 json_t *summary_rx_json(const struct rx *rx);
 /* the driver's counts of one port; null when the driver does not answer */
 json_t *summary_drv_json(uint16_t dpdk_port);
+/* what crossed a port's exception interface */
+json_t *summary_tap_json(const struct rx_tap_stats *t);
 /* One line: frames, late, p50/p99/max frame-start error, RX, drops. */
 void summary_line(const struct summary_src *s, char *buf, size_t len);
 

@@ -30,6 +30,7 @@ struct tdpd {
 	struct router *rt;
 	struct rte_mempool *mp;
 	struct pmd_port ports[CONF_MAX_PORTS];
+	struct pmd_port taps[CONF_MAX_PORTS];   /* exception interfaces (RXH_TAP) */
 	struct coalesce_saved coal[CONF_MAX_PORTS];
 	uint32_t nports_open;
 	struct rx_port rxp[CONF_MAX_PORTS];

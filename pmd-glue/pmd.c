@@ -9,6 +9,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include <rte_bus_vdev.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -83,11 +84,18 @@ bool pmd_is_af_xdp(const char *device)
 
 bool pmd_is_pci(const char *device)
 {
-	/* [domain:]bus:dev.fn, e.g. 0000:01:00.0 or 01:00.0 */
+	/* [domain:]bus:dev.fn, e.g. 0000:01:00.0 or 01:00.0, then its devargs
+	 * (0000:01:00.0,tx_pp=500) */
+	char addr[32];
+	size_t n = strcspn(device, ",");
+	if (n >= sizeof(addr))
+		return false;
+	memcpy(addr, device, n);
+	addr[n] = 0;
 	unsigned a, b, c, d;
 	char tail;
-	return sscanf(device, "%x:%x:%x.%x%c", &a, &b, &c, &d, &tail) == 4 ||
-	       sscanf(device, "%x:%x.%x%c", &a, &b, &c, &tail) == 3;
+	return sscanf(addr, "%x:%x:%x.%x%c", &a, &b, &c, &d, &tail) == 4 ||
+	       sscanf(addr, "%x:%x.%x%c", &a, &b, &c, &tail) == 3;
 }
 
 int pmd_eal_args(const struct pmd_eal *p, char **argv, int max, char *store, size_t storelen, bool *no_huge)
@@ -322,6 +330,21 @@ void pmd_port_link(struct pmd_port *pp)
 	if (rte_eth_link_get_nowait(pp->id, &link) == 0 && link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
 	    link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
 		pp->link_mbps = link.link_speed;
+}
+
+int pmd_vdev_add(const char *device, char *err, size_t errlen)
+{
+	char name[256], ifname[64];
+	vdev_name(device, name, sizeof(name), ifname, sizeof(ifname));
+	const char *args = strchr(device, ',');
+	int rc = rte_vdev_init(name, args ? args + 1 : "");
+	if (rc == 0)
+		return 0;
+	char cause[400];
+	log_cause(ifname[0] ? ifname : name, cause, sizeof(cause));
+	snprintf(err, errlen, "device %s: the driver did not create it (%s)%s%s", device, rte_strerror(rc < 0 ? -rc : rc),
+		 cause[0] ? "; DPDK said: " : "", cause);
+	return -1;
 }
 
 void pmd_port_close(struct pmd_port *pp)

@@ -82,6 +82,12 @@ struct pmd_counters {
 int pmd_port_counters(uint16_t id, struct pmd_counters *c);
 /* Reads the link speed again (after link-up). */
 void pmd_port_link(struct pmd_port *pp);
+/* Creates a vdev after the EAL started (rte_vdev_init), e.g. a port's
+ * exception interface net_tap_X,iface=NAME,mac=MAC; pmd_port_open then sets
+ * it up. 0, or -1 with err quoting DPDK's cause. */
+int pmd_vdev_add(const char *device, char *err, size_t errlen);
+/* Stops and closes the port; a vdev such as net_tap goes with it (a TAP's
+ * kernel interface too). */
 void pmd_port_close(struct pmd_port *pp);
 void pmd_eal_cleanup(void);
 

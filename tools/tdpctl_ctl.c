@@ -135,10 +135,15 @@ static void show_ports(json_t *r)
 		printf("%s: %s; netdev %s; interrupt coalescing %s\n", S(p, "name"),
 		       json_is_true(json_object_get(p, "scheduled")) ? "scheduled by the table" : "not in the table",
 		       *S(p, "netdev") ? S(p, "netdev") : "none (DPDK-owned)", S(p, "coalescing"));
-		json_t *h = json_object_get(p, "host_path"), *x = json_object_get(h, "xdp");
+		json_t *h = json_object_get(p, "host_path"), *x = json_object_get(h, "xdp"),
+		       *ex = json_object_get(h, "exception");
 		if (h)
 			printf("%s: host path %s on %s, %" PRId64 " RX queues\n", S(p, "name"), S(h, "mode"),
 			       S(h, "interface"), I(h, "rx_queues"));
+		if (ex)
+			printf("%s: exception interface: to the kernel %" PRId64 " (refused %" PRId64 "), from the kernel %"
+			       PRId64 " (dropped %" PRId64 ")\n", S(p, "name"), I(ex, "to_kernel"), I(ex, "to_kernel_drop"),
+			       I(ex, "from_kernel"), I(ex, "from_kernel_drop"));
 		if (x)
 			printf("%s: XDP program: to tdpd %" PRId64 ", dropped for want of a socket %" PRId64
 			       "; to the kernel: arp %" PRId64 " nd %" PRId64 " ptp %" PRId64 " link-scope %" PRId64

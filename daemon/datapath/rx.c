@@ -30,11 +30,23 @@ static void drop(struct rx *rx, struct rte_mbuf *m, enum rx_drop why)
 	rte_pktmbuf_free(m);
 }
 
-/* for the host stack: the kernel answers on its interface (punt.h) */
-static void host(struct rx *rx, struct rte_mbuf *m, enum punt_class c)
+/* for the host stack (punt.h): the kernel answers on its interface, or on
+ * the port's exception interface, which gets the frame */
+static void host(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, enum punt_class c)
 {
+	struct rx_port *pt = &rx->ports[in_port];
 	CTR_ADD(rx->st.host[c], 1);
-	drop(rx, m, RXD_HOST);
+	if (!pt->has_tap) {
+		drop(rx, m, RXD_HOST);
+		return;
+	}
+	CTR_ADD(rx->st.drop[RXD_HOST], 1);
+	if (rte_eth_tx_burst(pt->tap_port, 0, &m, 1) == 1) {
+		CTR_ADD(pt->tap.to_kernel, 1);
+		return;
+	}
+	CTR_ADD(pt->tap.to_kernel_drop, 1);
+	rte_pktmbuf_free(m);
 }
 
 static bool icmp_allow(struct rx *rx)
@@ -137,7 +149,7 @@ void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 	}
 	enum punt_class pc = punt_classify(d, m->pkt_len, &pi);
 	if (pc != PUNT_NONE) {
-		host(rx, m, pc);
+		host(rx, in_port, m, pc);
 		return;
 	}
 	const struct rx_table *tab = rx->tab;
@@ -148,7 +160,7 @@ void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 		uint8_t nh[16];
 		rc = router_lookup(rx->rt, &pi, &out, mac, nh);
 		if (rc == ROUTE_LOCAL) {
-			host(rx, m, PUNT_LOCAL);
+			host(rx, in_port, m, PUNT_LOCAL);
 			return;
 		}
 		if (rc == ROUTE_NO_NEIGH)
@@ -258,6 +270,38 @@ static uint16_t poll_queue(struct rx *rx, uint32_t p, uint16_t q)
 	return n;
 }
 
+/* What the kernel wrote to port p's exception interface: out of p as best
+ * effort. The TAP PMD reads only after its signal said there is something
+ * (pmd_rx_burst's trigger), so an idle interface costs no system call. */
+static uint16_t poll_tap(struct rx *rx, uint32_t p)
+{
+	struct rte_mbuf *pkts[RX_BURST];
+	struct rx_port *pt = &rx->ports[p];
+	uint16_t n = rte_eth_rx_burst(pt->tap_port, 0, pkts, RX_BURST);
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		if (m->nb_segs != 1) {
+			CTR_ADD(pt->tap.from_kernel_drop, 1);
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		bool ok;
+		if (rx->be_q[p]) {
+			engine_pkt_set_due(m, ENGINE_DUE_NONE);
+			ok = rte_ring_sp_enqueue(rx->be_q[p], m) == 0;
+		} else {
+			ok = rte_eth_tx_burst(pt->dpdk_port, 0, &m, 1) == 1;
+		}
+		if (!ok) {
+			CTR_ADD(pt->tap.from_kernel_drop, 1);
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		CTR_ADD(pt->tap.from_kernel, 1);
+	}
+	return n;
+}
+
 uint32_t rx_poll(struct rx *rx)
 {
 	uint32_t total = 0;
@@ -275,6 +319,8 @@ uint32_t rx_poll(struct rx *rx)
 		uint16_t nq = rx->ports[p].nrxq ? rx->ports[p].nrxq : 1;
 		for (uint16_t q = 0; q < nq; q++)
 			total += poll_queue(rx, p, q);
+		if (rx->ports[p].has_tap)
+			total += poll_tap(rx, p);
 	}
 	return total;
 }

@@ -37,6 +37,15 @@ enum rx_host {
 	RXH_NONE,     /* no kernel interface: nobody answers */
 	RXH_KERNEL,   /* net_af_packet: the kernel got its own copy */
 	RXH_XDP,      /* net_af_xdp: the XDP program passed them; RX sees none */
+	RXH_TAP,      /* an exception interface: RX passes them to it */
+};
+
+/* A port's exception interface, by what crossed it. */
+struct rx_tap_stats {
+	uint64_t to_kernel;         /* host frames it took */
+	uint64_t to_kernel_drop;    /* host frames it refused, dropped */
+	uint64_t from_kernel;       /* frames the kernel wrote, queued as best effort */
+	uint64_t from_kernel_drop;  /* of those, dropped: best-effort queue full, the port refused, chained */
 };
 
 /* an address whose MAC RX misses, for the kernel to resolve (ARP/ND) */
@@ -61,6 +70,11 @@ struct rx_port {
 	 * queue empty (fewer than RX_BURST): whatever the next burst holds arrived after */
 	tdp_time_t drained[RX_MAX_QUEUES];
 	bool drained_ok[RX_MAX_QUEUES];
+	/* RXH_TAP: the exception interface's DPDK port, which takes the host's
+	 * frames; what the kernel writes to it leaves this port as best effort */
+	bool has_tap;
+	uint16_t tap_port;
+	struct rx_tap_stats tap;
 };
 
 enum rx_drop {

@@ -8,11 +8,13 @@
 #include "hostpath.h"
 #include "kif.h"
 #include "log.h"
+#include "pmd.h"
 
 const char *hp_mode_name(enum rx_host m)
 {
 	switch (m) {
 	case RXH_XDP: return "xdp";
+	case RXH_TAP: return "tap";
 	case RXH_KERNEL: return "kernel";
 	default: return "none";
 	}
@@ -38,23 +40,23 @@ static int clear_leftover(struct hp_port *hp, char *err, size_t errlen)
 {
 	uint32_t id;
 	char name[64];
-	int rc = xdpp_attached(hp->ifindex, &id, name, sizeof(name));
+	int rc = xdpp_attached(hp->dev_ifindex, &id, name, sizeof(name));
 	if (rc < 0) {
-		snprintf(err, errlen, "interface %s: cannot query its XDP program: %s", hp->ifname, strerror(-rc));
+		snprintf(err, errlen, "interface %s: cannot query its XDP program: %s", hp->dev_ifname, strerror(-rc));
 		return -1;
 	}
 	if (!id)
 		return 0;
 	if (strcmp(name, XDPP_PROG_NAME) != 0 && strcmp(name, "xsk_def_prog") != 0) {
 		snprintf(err, errlen, "interface %s has XDP program '%s' (id %u) attached, not tdpd's: remove it "
-			 "(ip link set dev %s xdp off) or give the port another interface", hp->ifname, name, id,
-			 hp->ifname);
+			 "(ip link set dev %s xdp off) or give the port another interface", hp->dev_ifname, name, id,
+			 hp->dev_ifname);
 		return -1;
 	}
-	rc = xdpp_detach(hp->ifindex);
+	rc = xdpp_detach(hp->dev_ifindex);
 	if (rc < 0) {
 		snprintf(err, errlen, "interface %s: cannot remove the XDP program '%s' a previous run left: %s",
-			 hp->ifname, name, strerror(-rc));
+			 hp->dev_ifname, name, strerror(-rc));
 		return -1;
 	}
 	snprintf(hp->note, sizeof(hp->note), "removed XDP program '%s' (id %u) a previous run left; ", name, id);
@@ -67,7 +69,14 @@ static int prepare_xdp(struct hp_port *hp, const char *device, const char *xdp_p
 		return -1;
 	char given[64], own[16];
 	devarg(device, "xdp_prog", own, sizeof(own));
-	if (!own[0] && access(xdp_prog, R_OK) != 0) {
+	/* with an exception interface the PMD's own program sends every frame
+	 * to tdpd's sockets, as a NIC bound to DPDK would */
+	bool add_prog = !own[0] && hp->mode == RXH_XDP;
+	if (own[0] && hp->mode == RXH_TAP) {
+		snprintf(err, errlen, "xdp_prog=%s: with host-path tap every frame is tdpd's; leave xdp_prog out", own);
+		return -1;
+	}
+	if (add_prog && access(xdp_prog, R_OK) != 0) {
 		snprintf(err, errlen, "the XDP program %s: %s (xdp-program in tdpd.conf)", xdp_prog, strerror(errno));
 		return -1;
 	}
@@ -77,9 +86,9 @@ static int prepare_xdp(struct hp_port *hp, const char *device, const char *xdp_p
 		return -1;
 	}
 	struct kif_channels ch;
-	int rc = kif_channels(hp->ifname, &ch);
+	int rc = kif_channels(hp->dev_ifname, &ch);
 	if (rc < 0) {
-		snprintf(err, errlen, "interface %s: cannot read its queue count (ethtool -l): %s", hp->ifname,
+		snprintf(err, errlen, "interface %s: cannot read its queue count (ethtool -l): %s", hp->dev_ifname,
 			 strerror(-rc));
 		return -1;
 	}
@@ -106,11 +115,11 @@ static int prepare_xdp(struct hp_port *hp, const char *device, const char *xdp_p
 	if (want != ch.rx) {
 		/* fewer sockets than the interface has RX queues would leave the
 		 * other queues' frames to a drop: set the count to what tdpd serves */
-		rc = kif_set_rx_queues(hp->ifname, want);
+		rc = kif_set_rx_queues(hp->dev_ifname, want);
 		if (rc < 0) {
 			snprintf(err, errlen, "interface %s has %u RX queues and tdpd can serve %u: setting the count "
-				 "failed (%s); set it with ethtool -L %s %s %u", hp->ifname, ch.rx, want,
-				 strerror(-rc), hp->ifname, ch.max_combined ? "combined" : "rx", want);
+				 "failed (%s); set it with ethtool -L %s %s %u", hp->dev_ifname, ch.rx, want,
+				 strerror(-rc), hp->dev_ifname, ch.max_combined ? "combined" : "rx", want);
 			return -1;
 		}
 		snprintf(hp->note + nl, sizeof(hp->note) - nl, "set its RX queues from %u to %u, as many as tdpd "
@@ -119,7 +128,7 @@ static int prepare_xdp(struct hp_port *hp, const char *device, const char *xdp_p
 	}
 	hp->queues = (uint16_t)want;
 	int n = snprintf(hp->device, sizeof(hp->device), "%s", device);
-	if (!own[0])
+	if (add_prog)
 		n += snprintf(hp->device + n, sizeof(hp->device) - (size_t)n, ",xdp_prog=%s", xdp_prog);
 	if (!given[0])
 		n += snprintf(hp->device + n, sizeof(hp->device) - (size_t)n, ",queue_count=%u", want);
@@ -130,38 +139,118 @@ static int prepare_xdp(struct hp_port *hp, const char *device, const char *xdp_p
 	return 0;
 }
 
-int hp_prepare(struct hp_port *hp, const char *device, const char *xdp_prog, char *err, size_t errlen)
+static bool is_af_packet(const char *device)
+{
+	return strncmp(device, "net_af_packet", 13) == 0 || strncmp(device, "eth_af_packet", 13) == 0;
+}
+
+int hp_mode_for(const char *port, const char *device, int path, const char *interface, int *mode,
+		char name[IF_NAMESIZE], char *err, size_t errlen)
+{
+	name[0] = 0;
+	bool xdp = pmd_is_af_xdp(device), pci = pmd_is_pci(device);
+	if (is_af_packet(device)) {
+		if (path != HP_AUTO) {
+			snprintf(err, errlen, "host-path %s: an af_packet port leaves every frame to the kernel as well, "
+				 "so its interface is the host path (auto)", path == HP_TAP ? "tap" : "none");
+			return -1;
+		}
+		*mode = RXH_KERNEL;
+	} else if (path == HP_NONE) {
+		*mode = RXH_NONE;
+	} else if (path == HP_TAP || (path == HP_AUTO && pci)) {
+		if (!xdp && !pci) {
+			snprintf(err, errlen, "host-path tap: for a PCI port or an af_xdp one, not device %.60s", device);
+			return -1;
+		}
+		*mode = RXH_TAP;
+	} else {
+		*mode = xdp ? RXH_XDP : RXH_NONE;
+	}
+	if (*mode != RXH_TAP) {
+		if (interface[0]) {
+			snprintf(err, errlen, "host-interface %s: only an exception interface (host-path tap, or a PCI "
+				 "port) is named; this port's is %s", interface,
+				 *mode == RXH_NONE ? "none" : "the device's own");
+			return -1;
+		}
+		return 0;
+	}
+	char def[64];
+	snprintf(def, sizeof(def), "tdp-%s", port);
+	const char *n = interface[0] ? interface : def;
+	size_t len = strlen(n);
+	if (len >= IF_NAMESIZE) {
+		snprintf(err, errlen, "%s '%.40s' is %zu characters long, and an interface name has at most %d%s",
+			 interface[0] ? "host-interface" : "the exception interface's name", n, len, IF_NAMESIZE - 1,
+			 interface[0] ? "" : ": name it with host-interface");
+		return -1;
+	}
+	if (!strcmp(n, ".") || !strcmp(n, "..") || strpbrk(n, "/: \t\n%")) {
+		snprintf(err, errlen, "host-interface '%s': not a valid interface name", n);
+		return -1;
+	}
+	memcpy(name, n, len + 1);
+	return 0;
+}
+
+int hp_prepare(struct hp_port *hp, const char *port, const char *device, int path, const char *interface,
+	       const char *xdp_prog, char *err, size_t errlen)
 {
 	memset(hp, 0, sizeof(*hp));
 	hp->x.local_fd = hp->x.stats_fd = -1;
 	hp->queues = 1;
 	snprintf(hp->device, sizeof(hp->device), "%s", device);
-	if (strncmp(device, "net_af_xdp", 10) == 0)
-		hp->mode = RXH_XDP;
-	else if (strncmp(device, "net_af_packet", 13) == 0 || strncmp(device, "eth_af_packet", 13) == 0)
-		hp->mode = RXH_KERNEL;
-	else
+	int mode;
+	if (hp_mode_for(port, device, path, interface, &mode, hp->ifname, err, errlen) != 0)
+		return -1;
+	hp->mode = (enum rx_host)mode;
+	if (hp->mode == RXH_TAP) {
+		if (kif_index(hp->ifname)) {
+			snprintf(err, errlen, "the exception interface %s exists already in this network namespace: "
+				 "remove it or name another with host-interface", hp->ifname);
+			return -1;
+		}
+		snprintf(hp->tap_device, sizeof(hp->tap_device), "net_tap_tdpd_%s,iface=%s", hp->ifname, hp->ifname);
+		if (!pmd_is_af_xdp(device))
+			return 0;
+	} else if (hp->mode == RXH_NONE) {
 		return 0;
-	devarg(device, "iface", hp->ifname, sizeof(hp->ifname));
-	hp->ifindex = hp->ifname[0] ? kif_index(hp->ifname) : 0;
-	if (!hp->ifindex) {
-		snprintf(err, errlen, "interface '%s' (iface=) is not in this network namespace", hp->ifname);
+	}
+	devarg(device, "iface", hp->dev_ifname, sizeof(hp->dev_ifname));
+	hp->dev_ifindex = hp->dev_ifname[0] ? kif_index(hp->dev_ifname) : 0;
+	if (!hp->dev_ifindex) {
+		snprintf(err, errlen, "interface '%s' (iface=) is not in this network namespace", hp->dev_ifname);
 		return -1;
 	}
-	hp->flags = kif_flags(hp->ifname);
+	if (hp->mode != RXH_TAP) {
+		memcpy(hp->ifname, hp->dev_ifname, sizeof(hp->ifname));
+		hp->ifindex = hp->dev_ifindex;
+	}
+	hp->flags = kif_flags(hp->dev_ifname);
 	hp->flags_known = hp->flags >= 0;
-	if (hp->mode == RXH_XDP)
+	if (hp->mode != RXH_KERNEL)
 		return prepare_xdp(hp, device, xdp_prog, err, errlen);
 	/* af_packet: the kernel gets every frame too and must not forward it */
-	int rc = kif_ip4_forwarding(hp->ifname, 0, &hp->fwd_old);
+	int rc = kif_ip4_forwarding(hp->dev_ifname, 0, &hp->fwd_old);
 	if (rc < 0) {
-		snprintf(err, errlen, "interface %s: cannot turn its IPv4 forwarding off: %s", hp->ifname,
+		snprintf(err, errlen, "interface %s: cannot turn its IPv4 forwarding off: %s", hp->dev_ifname,
 			 strerror(-rc));
 		return -1;
 	}
 	hp->fwd_set = true;
 	if (hp->fwd_old)
 		snprintf(hp->note, sizeof(hp->note), "turned the kernel's IPv4 forwarding off on it; ");
+	return 0;
+}
+
+int hp_tap_created(struct hp_port *hp, char *err, size_t errlen)
+{
+	hp->ifindex = kif_index(hp->ifname);
+	if (!hp->ifindex) {
+		snprintf(err, errlen, "the exception interface %s did not appear", hp->ifname);
+		return -1;
+	}
 	return 0;
 }
 
@@ -189,27 +278,28 @@ void hp_release(struct hp_port *hp)
 		xdpp_close(&hp->x);
 		hp->x_open = false;
 	}
-	if (hp->mode == RXH_XDP && hp->ifindex) {
+	if (hp->dev_ifindex) {
 		/* the PMD removes it at close; a start that failed before may not have */
 		uint32_t id;
 		char name[64];
-		if (xdpp_attached(hp->ifindex, &id, name, sizeof(name)) == 0 && id && strcmp(name, XDPP_PROG_NAME) == 0)
-			xdpp_detach(hp->ifindex);
+		const char *ours = hp->mode == RXH_TAP ? "xsk_def_prog" : XDPP_PROG_NAME;
+		if (xdpp_attached(hp->dev_ifindex, &id, name, sizeof(name)) == 0 && id && strcmp(name, ours) == 0)
+			xdpp_detach(hp->dev_ifindex);
 	}
 	if (hp->flags_known) {
-		int now = kif_flags(hp->ifname);
+		int now = kif_flags(hp->dev_ifname);
 		if (now >= 0 && (now & IFF_PROMISC) != (hp->flags & IFF_PROMISC))
-			kif_set_flags(hp->ifname, IFF_PROMISC, hp->flags & IFF_PROMISC);
+			kif_set_flags(hp->dev_ifname, IFF_PROMISC, hp->flags & IFF_PROMISC);
 		hp->flags_known = false;
 	}
 	if (hp->rxq_old) {
-		if (kif_set_rx_queues(hp->ifname, hp->rxq_old) < 0)
-			log_warn("interface %s: cannot put its %u RX queues back", hp->ifname, hp->rxq_old);
+		if (kif_set_rx_queues(hp->dev_ifname, hp->rxq_old) < 0)
+			log_warn("interface %s: cannot put its %u RX queues back", hp->dev_ifname, hp->rxq_old);
 		hp->rxq_old = 0;
 	}
 	if (hp->fwd_set) {
 		int old;
-		kif_ip4_forwarding(hp->ifname, hp->fwd_old, &old);
+		kif_ip4_forwarding(hp->dev_ifname, hp->fwd_old, &old);
 		hp->fwd_set = false;
 	}
 }

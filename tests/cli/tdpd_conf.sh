@@ -48,7 +48,7 @@ $out"
 	fi
 }
 
-echo "1..35"
+echo "1..40"
 good >"$W/good.conf"
 out=$("$TDPD" -f "$W/good.conf" --check 2>&1) && grep -q "valid: 2 ports, 2 flows" <<<"$out" &&
 	ok "a good configuration passes --check" || notok "a good configuration passes --check" "$out"
@@ -88,6 +88,30 @@ expect_err "a gateway off the port's prefixes" "${G/via 10.0.2.9/via 10.0.7.77}"
 expect_err "a CPU the machine does not have" "${G/late-policy carry/engine-cpu 1000}" "bad.conf:3: error: engine-cpu 1000: this machine has CPUs 0.."
 expect_err "a command-line value is checked too" "$G" "command line: error: engine-priority '-3'" --engine-priority -3
 expect_err "a command-line port override needs the port" "$G" "no [port nope] section" --port nope:rate=1Gbit/s
+# the host path: what each kind of port can have, and the exception
+# interface's name (a PCI port gets one by default, devargs or not)
+expect_err "host-path tap on an af_packet port" "$G
+host-path tap" "bad.conf:16: error: [port out] host-path tap: an af_packet port leaves every frame to the kernel as well"
+expect_err "host-interface where there is no exception interface" "$G
+host-interface ex0" "bad.conf:16: error: [port out] host-interface ex0: only an exception interface"
+expect_err "a PCI port with devargs gets an exception interface, and a name that fits" \
+	"${G/device net_af_packet1,iface=rout/device 0000:01:00.0,txq_inline=128}
+[port uplink-to-core]
+device 0000:02:00.0,txq_inline=128" "error: [port uplink-to-core] the exception interface's name 'tdp-uplink-to-core' is 18 characters long, and an interface name has at most 15: name it with host-interface"
+expect_err "two exception interfaces of one name" \
+	"${G/device net_af_packet1,iface=rout/device 0000:01:00.0
+host-interface ex0}
+[port third]
+device net_af_xdp2,iface=x0
+host-path tap
+host-interface ex0" "[port third] has the exception interface ex0 of [port out]"
+printf '%s\n' "${G/device net_af_packet1,iface=rout/device net_af_xdp1,iface=rout
+host-path tap
+host-interface ex-out}" >"$W/tap.conf"
+out=$("$TDPD" -f "$W/tap.conf" --check 2>&1) && grep -q "valid" <<<"$out" &&
+	ok "host-path tap on an af_xdp port, named, passes --check" ||
+	notok "host-path tap on an af_xdp port, named, passes --check" "$out"
+
 rc=0; out=$("$TDPD" -f "$W/none.conf" --check 2>&1) || rc=$?
 [ $rc -eq 2 ] && grep -q "none.conf: error: cannot open" <<<"$out" && ok "a missing configuration file" ||
 	notok "a missing configuration file" "$out"

@@ -486,6 +486,81 @@ static void host_frames_left_to_the_kernel(void **state)
 	rig_down(&r);
 }
 
+/* A port whose NIC left the kernel: the host's frames go to its exception
+ * interface (here a ring port standing in for the TAP), and what the kernel
+ * writes there leaves the port as best effort, each counted. */
+static void host_frames_through_the_exception_interface(void **state)
+{
+	static int no;
+	char name[32];
+	struct rig r;
+	rig_up(&r);
+	struct rte_ring *krx[2], *ktx[2];
+	int tap[2];
+	for (int p = 0; p < 2; p++) {
+		snprintf(name, sizeof(name), "tap%d_%d", no, p);
+		tap[p] = env_ring_port(name, &krx[p], &ktx[p]);
+		assert_true(tap[p] >= 0);
+		r.ports[p].has_tap = true;
+		r.ports[p].tap_port = (uint16_t)tap[p];
+	}
+	no++;
+	struct pg g = from_sender("224.0.1.129");
+	g.dport = 319;                                     /* PTP event */
+	rx_packet(&r.rx, 0, frame(&g));
+	struct rte_mbuf *m = frame(&g);
+	pg_w16(rte_pktmbuf_mtod(m, uint8_t *) + 12, 0x0806);   /* ARP */
+	rx_packet(&r.rx, 0, m);
+	g = from_sender("10.0.1.1");                       /* the router's own address */
+	rx_packet(&r.rx, 0, frame(&g));
+	g = from_sender("10.0.2.2");                       /* through: not the kernel's */
+	rx_packet(&r.rx, 0, frame(&g));
+	assert_int_equal(rte_ring_count(ktx[0]), 3);
+	assert_int_equal(r.ports[0].tap.to_kernel, 3);
+	assert_int_equal(r.rx.st.drop[RXD_HOST], 3);
+	assert_int_equal(r.rx.st.host[PUNT_PTP], 1);
+	assert_int_equal(r.rx.st.host[PUNT_ARP], 1);
+	assert_int_equal(r.rx.st.host[PUNT_LOCAL], 1);
+	assert_int_equal(r.rx.st.best_effort, 1);
+	/* the frames reach the kernel as they came, not rewritten for forwarding */
+	assert_int_equal(rte_ring_sc_dequeue(ktx[0], (void **)&m), 0);
+	assert_memory_equal(rte_pktmbuf_mtod(m, uint8_t *), mac_in, 6);
+	assert_memory_equal(rte_pktmbuf_mtod(m, uint8_t *) + 6, host_snd, 6);
+	assert_int_equal(rte_pktmbuf_mtod(m, uint8_t *)[14 + 8], 64);   /* TTL as sent */
+	rte_pktmbuf_free(m);
+	env_drain(ktx[0]);
+	env_drain(r.beq[1]);
+
+	/* what the kernel writes on "out" (scheduled: its best-effort queue of 8)
+	 * and on "in" (not scheduled: straight to the wire) */
+	g = from_sender("10.0.2.2");
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(rte_ring_sp_enqueue(krx[1], frame(&g)), 0);
+	assert_int_equal(rte_ring_sp_enqueue(krx[0], frame(&g)), 0);
+	rx_poll(&r.rx);
+	assert_int_equal(rte_ring_count(r.beq[1]), 8);
+	assert_int_equal(r.ports[1].tap.from_kernel, 8);
+	assert_int_equal(r.ports[1].tap.from_kernel_drop, 2);
+	assert_int_equal(rte_ring_count(r.ringtx[0]), 1);
+	assert_int_equal(r.ports[0].tap.from_kernel, 1);
+	assert_int_equal(r.rx.st.pkts, 4);                 /* none of them counted as received */
+	env_drain(r.beq[1]);
+
+	/* an interface that refuses the frame: dropped and counted */
+	assert_int_equal(rte_eth_dev_stop((uint16_t)tap[0]), 0);
+	rx_packet(&r.rx, 0, frame(&g));
+	g = from_sender("10.0.1.1");
+	rx_packet(&r.rx, 0, frame(&g));
+	assert_int_equal(r.ports[0].tap.to_kernel, 3);
+	assert_int_equal(r.ports[0].tap.to_kernel_drop, 1);
+	assert_int_equal(r.rx.st.drop[RXD_HOST], 4);
+	for (int p = 0; p < 2; p++) {
+		env_drain(ktx[p]);
+		r.ports[p].has_tap = false;
+	}
+	rig_down(&r);
+}
+
 static void kernel_routes_swap_in_between_bursts(void **state)
 {
 	struct rig r;
@@ -555,6 +630,7 @@ int main(void)
 		cmocka_unit_test(bad_packets_counted),
 		cmocka_unit_test(icmp_errors_rate_limited),
 		cmocka_unit_test(host_frames_left_to_the_kernel),
+		cmocka_unit_test(host_frames_through_the_exception_interface),
 		cmocka_unit_test(kernel_routes_swap_in_between_bursts),
 		cmocka_unit_test(queues_are_bounded),
 		cmocka_unit_test(rx_poll_reads_ports),
