@@ -56,8 +56,9 @@ static void collect(const struct router *r, void *arg)
 			char mac[18];
 			snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", v[i].mac[0], v[i].mac[1], v[i].mac[2],
 				 v[i].mac[3], v[i].mac[4], v[i].mac[5]);
-			json_array_append_new(cl->a, json_pack("{ss ss ss ss}", "address", a, "mac", mac, "port", port,
-							       "origin", from));
+			json_array_append_new(cl->a, json_pack("{ss ss ss ss ss}", "address", a, "mac",
+							       v[i].failed ? "" : mac, "port", port, "origin", from,
+							       "state", v[i].failed ? "failed" : "reachable"));
 			continue;
 		}
 		snprintf(pfx, sizeof(pfx), "%s/%u", a, v[i].len);

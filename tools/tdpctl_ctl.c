@@ -179,8 +179,11 @@ static void show_neighbours(json_t *r)
 	printf("%-39s %-17s %-10s %s\n", "address", "mac", "port", "from");
 	size_t i;
 	json_t *e;
-	json_array_foreach(json_object_get(r, "neighbours"), i, e)
-		printf("%-39s %-17s %-10s %s\n", S(e, "address"), S(e, "mac"), S(e, "port"), S(e, "origin"));
+	json_array_foreach(json_object_get(r, "neighbours"), i, e) {
+		bool failed = !strcmp(S(e, "state"), "failed");
+		printf("%-39s %-17s %-10s %s%s\n", S(e, "address"), failed ? "(failed)" : S(e, "mac"), S(e, "port"),
+		       S(e, "origin"), failed ? ": ARP/ND found no host; RX answers Host Unreachable" : "");
+	}
 	printf("kernel's routes and neighbours: %s\n", S(r, "kernel"));
 }
 

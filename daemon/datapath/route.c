@@ -18,6 +18,7 @@ struct neigh {
 	uint8_t addr[16];
 	uint32_t port;
 	uint8_t mac[6];
+	bool failed;              /* the kernel's resolution failed: no MAC */
 };
 
 enum rt_kind { RT_VIA, RT_CONNECTED, RT_LOCAL };
@@ -38,6 +39,7 @@ struct rt_entry {
 	unsigned len;
 	uint32_t port;
 	bool has_gw, has_mac;
+	bool failed;              /* !has_mac because the next hop failed to resolve */
 	uint8_t gw[16];
 	uint8_t mac[6];
 };
@@ -288,6 +290,19 @@ int router_add_kernel_neighbour(struct router *r, uint32_t port, int family, con
 		return 1;
 	memcpy(n->mac, mac, 6);
 	n->port = port;
+	n->failed = false;
+	return 0;
+}
+
+int router_add_kernel_failed(struct router *r, uint32_t port, int family, const uint8_t *addr)
+{
+	static const uint8_t none[6];
+	struct neigh *n = find_neigh(r->nb, r->nnb, family, addr);
+	if (n)
+		return n->origin == ROUTE_ORIGIN_STATIC ? 1 : 0;   /* a resolved one of the kernel's wins too */
+	if (add_neigh(r, port, family, addr, none, ROUTE_ORIGIN_KERNEL))
+		return -1;
+	r->nb[r->nnb - 1].failed = true;
 	return 0;
 }
 
@@ -325,7 +340,8 @@ static int add_host(struct router *r, size_t *cap, const struct neigh *n, uint8_
 	memcpy(e.prefix, n->addr, 16);
 	e.len = n->family == 4 ? 32 : 128;
 	e.port = n->port;
-	e.has_mac = kind == RT_VIA;
+	e.has_mac = kind == RT_VIA && !n->failed;
+	e.failed = n->failed;
 	memcpy(e.mac, n->mac, 6);
 	return add_ent(r, cap, &e);
 }
@@ -349,7 +365,8 @@ static int build_entries(struct router *r)
 		if (e.has_gw) {
 			const struct neigh *n = find_neigh(r->nb, r->nnb, e.family, e.gw);
 			if (n && n->port == e.port) {
-				e.has_mac = true;
+				e.has_mac = !n->failed;
+				e.failed = n->failed;
 				memcpy(e.mac, n->mac, 6);
 			}
 		}
@@ -426,7 +443,7 @@ int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *p
 	}
 	if (nh)
 		memcpy(nh, e->has_gw ? e->gw : pi->dst, 16);
-	return ROUTE_NO_NEIGH;
+	return e->failed ? ROUTE_NEIGH_FAILED : ROUTE_NO_NEIGH;
 }
 
 size_t router_routes(const struct router *r, struct route_view *v, size_t max)
@@ -441,7 +458,7 @@ size_t router_routes(const struct router *r, struct route_view *v, size_t max)
 			memcpy(v[n].prefix, e->prefix, 16);
 			memcpy(v[n].gw, e->gw, 16);
 			const struct neigh *nb = e->has_gw ? find_neigh(r->nb, r->nnb, e->family, e->gw) : NULL;
-			v[n].resolved = !e->has_gw || nb;
+			v[n].resolved = !e->has_gw || (nb && !nb->failed);
 		}
 	return n;
 }
@@ -453,7 +470,8 @@ size_t router_neighbours(const struct router *r, struct route_view *v, size_t ma
 		if (n < max) {
 			const struct neigh *nb = &r->nb[i];
 			v[n] = (struct route_view){.family = nb->family, .len = nb->family == 4 ? 32 : 128,
-						   .port = nb->port, .origin = nb->origin, .resolved = true};
+						   .port = nb->port, .origin = nb->origin, .resolved = !nb->failed,
+						   .failed = nb->failed};
 			memcpy(v[n].prefix, nb->addr, 16);
 			memcpy(v[n].mac, nb->mac, 6);
 		}
@@ -498,6 +516,7 @@ const char *route_res_name(int res)
 	case ROUTE_NONE: return "no-route";
 	case ROUTE_NO_NEIGH: return "no-neighbour";
 	case ROUTE_LOCAL: return "local";
+	case ROUTE_NEIGH_FAILED: return "neighbour-failed";
 	default: return "unknown";
 	}
 }

@@ -25,6 +25,7 @@ enum route_res {
 	ROUTE_NONE = -1,       /* no route */
 	ROUTE_NO_NEIGH = -2,   /* connected, but no neighbour for the destination */
 	ROUTE_LOCAL = -3,      /* addressed to one of our own addresses */
+	ROUTE_NEIGH_FAILED = -4,   /* the kernel could not resolve the next hop (ARP/ND failed) */
 };
 
 enum { ROUTE_ORIGIN_STATIC = 0, ROUTE_ORIGIN_KERNEL = 1 };
@@ -36,6 +37,7 @@ struct route_view {
 	uint8_t proto;           /* the kernel's rtm_protocol (kernel routes) */
 	bool has_gw, connected;
 	bool resolved;           /* the gateway's MAC is known */
+	bool failed;             /* neighbours: the kernel's resolution failed (no MAC) */
 	unsigned len;
 	uint32_t port;
 	uint8_t prefix[16];      /* or the neighbour's address */
@@ -60,6 +62,10 @@ int router_add_kernel_route(struct router *r, uint32_t port, int family, const u
 			    const uint8_t *gw, uint8_t proto);
 int router_add_kernel_neighbour(struct router *r, uint32_t port, int family, const uint8_t *addr,
 				const uint8_t mac[6]);
+/* A neighbour the kernel failed to resolve (NUD_FAILED): packets to it are
+ * ROUTE_NEIGH_FAILED, which RX answers with Host Unreachable (RFC 1812
+ * §4.3.3.1). */
+int router_add_kernel_failed(struct router *r, uint32_t port, int family, const uint8_t *addr);
 int router_add_kernel_address(struct router *r, uint32_t port, int family, const uint8_t *addr);
 /* A new, unbuilt router with r's static addresses, neighbours and routes. */
 struct router *router_copy_static(const struct router *r);
@@ -70,8 +76,8 @@ void router_drop_lookup(struct router *r);
 int router_build(struct router *r, char *err, size_t errlen);
 
 /* The egress port and next-hop MAC for the packet's destination. On
- * ROUTE_NO_NEIGH, nh (when not NULL) gets the address whose MAC is missing:
- * the gateway, or the destination on a connected prefix. */
+ * ROUTE_NO_NEIGH and ROUTE_NEIGH_FAILED, nh (when not NULL) gets the address
+ * whose MAC is missing: the gateway, or the destination on a connected prefix. */
 int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *port, uint8_t mac[6], uint8_t nh[16]);
 const char *route_res_name(int res);
 const char *route_origin_name(int origin);

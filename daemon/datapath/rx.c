@@ -163,7 +163,8 @@ void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 			host(rx, in_port, m, PUNT_LOCAL);
 			return;
 		}
-		if (rc == ROUTE_NO_NEIGH)
+		/* a failed one too: the kernel tries again, and answers when the host is back */
+		if (rc == ROUTE_NO_NEIGH || rc == ROUTE_NEIGH_FAILED)
 			ask_resolve(rx, out, pi.family, nh);
 		if (rc != ROUTE_OK) {
 			/* an expired TTL is the first thing a router checks (RFC 1812 §5.3.1) */
@@ -171,6 +172,8 @@ void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 				icmp_drop(rx, in_port, m, &pi, RXD_TTL, ICMP_ERR_TTL);
 			else if (rc == ROUTE_NONE)
 				icmp_drop(rx, in_port, m, &pi, RXD_NO_ROUTE, ICMP_ERR_NO_ROUTE);
+			else if (rc == ROUTE_NEIGH_FAILED)   /* RFC 1812 §4.3.3.1, RFC 4443 §3.1 */
+				icmp_drop(rx, in_port, m, &pi, RXD_NO_NEIGH, ICMP_ERR_NO_NEIGH);
 			else
 				drop(rx, m, RXD_NO_NEIGH);
 			return;

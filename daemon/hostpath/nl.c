@@ -34,6 +34,7 @@ struct kent {
 	uint32_t nh_id;           /* routes through a nexthop object */
 	uint8_t addr[16];         /* prefix, neighbour or address */
 	uint8_t gw[16];
+	bool failed;              /* neighbours: NUD_FAILED */
 	uint8_t mac[6];
 };
 
@@ -213,9 +214,15 @@ static void on_neigh(struct nl *n, struct nlmsghdr *h)
 	copy_addr(k.addr, tb[NDA_DST], k.family == 4 ? 4 : 16);
 	bool usable = h->nlmsg_type == RTM_NEWNEIGH && tb[NDA_LLADDR] && RTA_PAYLOAD(tb[NDA_LLADDR]) == 6 &&
 		      (nd->ndm_state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT | NUD_NOARP));
+	/* ARP/ND gave up: kept, for RX to answer Host Unreachable, also while
+	 * the kernel tries once more (INCOMPLETE after FAILED), until a MAC comes */
+	k.failed = !usable && h->nlmsg_type == RTM_NEWNEIGH && (nd->ndm_state & NUD_FAILED);
+	const struct kent *was = kfind(&n->neigh, &k);
+	if (!usable && h->nlmsg_type == RTM_NEWNEIGH && (nd->ndm_state & NUD_INCOMPLETE) && was && was->failed)
+		return;
 	if (usable)
 		memcpy(k.mac, RTA_DATA(tb[NDA_LLADDR]), 6);
-	kset_put(n, &n->neigh, &k, usable);
+	kset_put(n, &n->neigh, &k, usable || k.failed);
 }
 
 static void on_addr(struct nl *n, struct nlmsghdr *h)
@@ -306,10 +313,13 @@ static struct router *build(struct nl *n)
 	for (size_t i = 0; i < n->addrs.n && rc >= 0; i++)
 		if ((rc = router_add_kernel_address(r, n->addrs.v[i].port, n->addrs.v[i].family, n->addrs.v[i].addr)) == 0)
 			na++;
-	for (size_t i = 0; i < n->neigh.n && rc >= 0; i++)
-		if ((rc = router_add_kernel_neighbour(r, n->neigh.v[i].port, n->neigh.v[i].family, n->neigh.v[i].addr,
-						      n->neigh.v[i].mac)) == 0)
+	for (size_t i = 0; i < n->neigh.n && rc >= 0; i++) {
+		const struct kent *k = &n->neigh.v[i];
+		rc = k->failed ? router_add_kernel_failed(r, k->port, k->family, k->addr)
+			       : router_add_kernel_neighbour(r, k->port, k->family, k->addr, k->mac);
+		if (rc == 0)
 			nn++;
+	}
 	/* the lowest metric first: the kernel's choice among routes to one prefix */
 	qsort(n->routes.v, n->routes.n, sizeof(*n->routes.v), by_metric);
 	for (size_t i = 0; i < n->routes.n && rc >= 0; i++) {

@@ -8,7 +8,8 @@
 # No static neighbour anywhere, no route beyond the connected ones in
 # tdpd.conf. arping and ping answer from the kernel behind tdpd's XDP
 # program; a route added with `ip route` carries traffic within a second and
-# `ip route del` takes it away (ICMP net unreachable from tdpd); traceroute
+# `ip route del` takes it away (ICMP net unreachable from tdpd); a host that
+# does not answer ARP gets its senders Host Unreachable from tdpd; traceroute
 # shows both routers (ICMP time exceeded from tdpd); R1's input veth has two
 # RX queues, and a burst spread over both reaches tdpd whole; more datagrams
 # than a router's pool has buffers pass with none missed by the driver; a router killed
@@ -24,7 +25,7 @@ SRC=$3
 net_test_begin ping arping traceroute python3
 
 . "$SRC/tests/tap.sh"
-echo "1..19"
+echo "1..20"
 
 xdp_pair_up "hp$$"
 conf() {   # conf FILE A-ADDR B-ADDR
@@ -68,6 +69,12 @@ check "tdpctl neighbours: the next hops the kernel resolved by ARP, none static"
 out=$(ip netns exec "$SND" traceroute -n -q 1 -N 1 -w 2 -m 3 10.7.2.2 2>&1)
 check "traceroute shows both routers (Time Exceeded from tdpd) and the receiver" \
 	'grep -Eq "^ 1  10.7.0.2 " <<<"$out" && grep -Eq "^ 2  10.7.1.2 " <<<"$out" && grep -Eq "^ 3  10.7.2.2 " <<<"$out"' "$out"
+
+out=$(ip netns exec "$SND" ping -c 7 -i 1 -W 1 10.7.2.99 2>&1)
+nb=$(xdp_pair_ctl 2 neighbours)
+check "a host on R2's prefix that answers no ARP: once the kernel gives up, tdpd answers Destination Host Unreachable from R2's ingress address, and tdpctl neighbours says failed" \
+	'grep -q "From 10.7.1.2 .*Destination Host Unreachable" <<<"$out" && grep -Eq "^10.7.2.99 +\(failed\) +out +kernel" <<<"$nb"' \
+	"$out; $nb"
 
 # 600 datagrams from 60 flows
 cat >"$W/burst.py" <<'PY'

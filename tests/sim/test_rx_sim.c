@@ -561,6 +561,68 @@ static void host_frames_through_the_exception_interface(void **state)
 	rig_down(&r);
 }
 
+/* The kernel gave up resolving a host on a connected prefix (NUD_FAILED):
+ * RX answers Host Unreachable, counts the drop, and asks again, so that
+ * the host is reached once it is back. */
+static void failed_neighbour_host_unreachable(void **state)
+{
+	struct rig r;
+	rig_up(&r);
+	char err[160];
+	r.ports[0].has_ip4 = true;
+	memcpy(r.ports[0].ip4, (uint8_t[]){10, 0, 1, 1}, 4);
+	r.rx.icmp_rate = 1000;
+	r.rx.icmp_burst = 4;
+	r.rx.now = tdp_time(1000000000);
+	struct rte_ring *res = rte_ring_create_elem("rx_resolve_f", sizeof(struct rx_resolve), 64, SOCKET_ID_ANY,
+						    RING_F_SP_ENQ | RING_F_SC_DEQ);
+	assert_non_null(res);
+	r.rx.resolve = res;
+	struct router *k = router_copy_static(r.rt);
+	uint8_t gone[16] = {10, 0, 2, 77}, gw[16] = {10, 0, 2, 8}, p8[16] = {10, 8};
+	assert_int_equal(router_add_kernel_failed(k, 1, 4, gone), 0);
+	assert_int_equal(router_add_kernel_failed(k, 1, 4, gw), 0);
+	assert_int_equal(router_add_kernel_route(k, 1, 4, p8, 16, gw, 4), 0);
+	/* a static neighbour is never failed by the kernel */
+	uint8_t st[16] = {10, 0, 2, 2};
+	assert_int_equal(router_add_kernel_failed(k, 1, 4, st), 1);
+	assert_int_equal(router_build(k, err, sizeof(err)), 0);
+	r.rx.rt = k;
+	struct pg g = from_sender("10.0.2.77");
+	rx_packet(&r.rx, 0, frame(&g));
+	g = from_sender("10.8.3.3");                       /* via the failed gateway */
+	rx_packet(&r.rx, 0, frame(&g));
+	g = from_sender("10.0.2.2");                       /* the static one still forwards */
+	rx_packet(&r.rx, 0, frame(&g));
+	assert_int_equal(r.rx.st.best_effort, 1);
+	for (int i = 0; i < 2; i++) {
+		struct rte_mbuf *m = sent_back(&r);
+		assert_non_null(m);
+		const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+		assert_memory_equal(d + 14 + 12, ((uint8_t[]){10, 0, 1, 1}), 4);
+		assert_int_equal(d[14 + 20], 3);               /* destination unreachable */
+		assert_int_equal(d[14 + 21], 1);               /* host */
+		rte_pktmbuf_free(m);
+	}
+	assert_int_equal(r.rx.st.icmp_sent[ICMP_ERR_NO_NEIGH], 2);
+	assert_int_equal(r.rx.st.drop[RXD_NO_NEIGH], 2);
+	struct rx_resolve q;
+	assert_int_equal(rte_ring_sc_dequeue_elem(res, &q, sizeof(q)), 0);
+	assert_memory_equal(q.addr, gone, 4);
+	assert_int_equal(rte_ring_sc_dequeue_elem(res, &q, sizeof(q)), 0);
+	assert_memory_equal(q.addr, gw, 4);                 /* asked again */
+	/* tdpctl neighbours: the failed ones say so */
+	struct route_view v[8];
+	size_t n = router_neighbours(k, v, 8), nf = 0;
+	for (size_t i = 0; i < n && i < 8; i++)
+		nf += v[i].failed && !v[i].resolved;
+	assert_int_equal(nf, 2);
+	r.rx.rt = r.rt;
+	router_free(k);
+	rte_ring_free(res);
+	rig_down(&r);
+}
+
 static void kernel_routes_swap_in_between_bursts(void **state)
 {
 	struct rig r;
@@ -631,6 +693,7 @@ int main(void)
 		cmocka_unit_test(icmp_errors_rate_limited),
 		cmocka_unit_test(host_frames_left_to_the_kernel),
 		cmocka_unit_test(host_frames_through_the_exception_interface),
+		cmocka_unit_test(failed_neighbour_host_unreachable),
 		cmocka_unit_test(kernel_routes_swap_in_between_bursts),
 		cmocka_unit_test(queues_are_bounded),
 		cmocka_unit_test(rx_poll_reads_ports),
