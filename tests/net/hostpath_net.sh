@@ -40,23 +40,8 @@ check "both routers up with tdpd's XDP program on every port" \
 	 [ "$(ip -n "$R1" link show | grep -c "prog/xdp.*name tdpd_xdp")" = 2 ] &&
 	 [ "$(ip -n "$R2" link show | grep -c "prog/xdp.*name tdpd_xdp")" = 2 ]' "$(cat "$W/r1/err" "$W/r2/err")"
 
-out=$(ip netns exec "$SND" arping -c 2 -w 4 -I s0 10.7.0.2 2>&1)
 mac=$(ip -n "$R1" link show in | awk '/link\/ether/ {print $2}')
-check "arping the router's address: the kernel answers with the port's MAC" \
-	'grep -qi "reply from 10.7.0.2 \[$mac\]" <<<"$out"' "$out"
-out=$(ip netns exec "$SND" ping -c 3 -i 0.2 -W 1 10.7.0.2 2>&1)
-check "ping the router: 3 of 3" 'grep -q "3 received" <<<"$out"' "$out"
-
-out=$(ip netns exec "$SND" ping -c 2 -i 0.3 -W 1 10.7.2.2 2>&1)
-check "no route yet: tdpd answers Destination Net Unreachable from its ingress address" \
-	'grep -q "From 10.7.0.2.*Destination Net Unreachable" <<<"$out"' "$out"
-
-ip -n "$R1" route add 10.7.2.0/24 via 10.7.1.2
-ip -n "$R2" route add 10.7.0.0/24 via 10.7.1.1
-sleep 1
-out=$(ip netns exec "$SND" ping -c 5 -i 0.2 -W 1 10.7.2.2 2>&1)
-check "ip route add in both routers: traffic through them within a second (>= 3 of 5: each router drops, and counts, the first packet to a next hop the kernel is still resolving)" \
-	'[ "$(sed -n "s/.* \([0-9]*\) received.*/\1/p" <<<"$out")" -ge 3 ]' "$out"
+xdp_pair_host_checks "$mac" in
 out=$(xdp_pair_ctl 1 routes)
 check "tdpctl routes: the kernel's route with its protocol beside tdpd.conf's connected ones" \
 	'grep -Eq "^10.7.2.0/24 +out +10.7.1.2 +kernel proto boot$" <<<"$out" &&

@@ -269,6 +269,30 @@ xdp_pair_start() {
 	for _ in $(seq 300); do grep -q "forwarding:" "$W/r$1/err" && break; sleep 0.1; done
 }
 
+# xdp_pair_host_checks MAC WHERE: five checks every host path owes, from SND
+# through R1 and R2: arping and ping R1 (its kernel answers on WHERE with
+# MAC), Net Unreachable from tdpd before any route, then `ip route add` in
+# both routers carrying traffic within a second (>= 3 of 5: each router
+# drops, and counts, the first packet to a next hop the kernel is still
+# resolving). Leaves the two routes in place.
+xdp_pair_host_checks() {
+	local mac=$1 where=$2 out
+	out=$(ip netns exec "$SND" arping -c 2 -w 4 -I s0 10.7.0.2 2>&1)
+	check "arping the router: its kernel answers on $where with the port's MAC" \
+		'grep -qi "reply from 10.7.0.2 \[$mac\]" <<<"$out"' "$out"
+	out=$(ip netns exec "$SND" ping -c 3 -i 0.2 -W 1 10.7.0.2 2>&1)
+	check "ping the router: 3 of 3" 'grep -q "3 received" <<<"$out"' "$out"
+	out=$(ip netns exec "$SND" ping -c 2 -i 0.3 -W 1 10.7.2.2 2>&1)
+	check "no route yet: tdpd answers Destination Net Unreachable from the address on $where" \
+		'grep -q "From 10.7.0.2.*Destination Net Unreachable" <<<"$out"' "$out"
+	ip -n "$R1" route add 10.7.2.0/24 via 10.7.1.2
+	ip -n "$R2" route add 10.7.0.0/24 via 10.7.1.1
+	sleep 1
+	out=$(ip netns exec "$SND" ping -c 5 -i 0.2 -W 1 10.7.2.2 2>&1)
+	check "ip route add in both routers: traffic through them within a second (>= 3 of 5 while next hops resolve)" \
+		'[ "$(sed -n "s/.* \([0-9]*\) received.*/\1/p" <<<"$out")" -ge 3 ]' "$out"
+}
+
 xdp_pair_ctl() {
 	local n=$1 ns=$R1
 	shift

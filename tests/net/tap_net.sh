@@ -46,21 +46,7 @@ check "R1 up: tdp-in and tdp-out carry the ports' MACs and addresses; the veths 
 	 [ "$(grep -c "prog/xdp.*name xsk_def_prog" <<<"$links")" = 2 ]' \
 	"$links; $a_in; $a_out; $(cat "$W/r1/err"; tail -3 "$W/r2/err")"
 
-out=$(ip netns exec "$SND" arping -c 2 -w 4 -I s0 10.7.0.2 2>&1)
-check "arping the router: its kernel answers through tdp-in with the port's MAC" \
-	'grep -qi "reply from 10.7.0.2 \[$mac_in\]" <<<"$out"' "$out"
-out=$(ip netns exec "$SND" ping -c 3 -i 0.2 -W 1 10.7.0.2 2>&1)
-check "ping the router: 3 of 3" 'grep -q "3 received" <<<"$out"' "$out"
-out=$(ip netns exec "$SND" ping -c 2 -i 0.3 -W 1 10.7.2.2 2>&1)
-check "no route yet: tdpd answers Destination Net Unreachable from the address on tdp-in" \
-	'grep -q "From 10.7.0.2.*Destination Net Unreachable" <<<"$out"' "$out"
-
-ip -n "$R1" route add 10.7.2.0/24 via 10.7.1.2
-ip -n "$R2" route add 10.7.0.0/24 via 10.7.1.1
-sleep 1
-out=$(ip netns exec "$SND" ping -c 5 -i 0.2 -W 1 10.7.2.2 2>&1)
-check "ip route add: traffic through both routers within a second (>= 3 of 5 while next hops resolve)" \
-	'[ "$(sed -n "s/.* \([0-9]*\) received.*/\1/p" <<<"$out")" -ge 3 ]' "$out"
+xdp_pair_host_checks "$mac_in" tdp-in
 out=$(xdp_pair_ctl 1 routes; xdp_pair_ctl 1 neighbours)
 check "tdpctl on R1: the kernel's route on tdp-out is port out's, its next hop resolved by ARP through the TAP" \
 	'grep -Eq "^10.7.2.0/24 +out +10.7.1.2 +kernel" <<<"$out" && grep -Eq "^10.7.1.2 .* out +kernel$" <<<"$out"' "$out"
