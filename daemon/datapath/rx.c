@@ -19,7 +19,7 @@ const char *rx_drop_name(enum rx_drop d)
 		[RXD_RUNT] = "runt", [RXD_MALFORMED] = "malformed", [RXD_NO_ROUTE] = "no-route",
 		[RXD_NO_NEIGH] = "no-neighbour", [RXD_HOST] = "host", [RXD_TTL] = "ttl-expired",
 		[RXD_OWN] = "own", [RXD_WRONG_PORT] = "flow-route-mismatch",
-		[RXD_BE_OVERFLOW] = "be-overflow", [RXD_TX_FULL] = "tx-full",
+		[RXD_BE_OVERFLOW] = "be-overflow", [RXD_TX_FULL] = "tx-full", [RXD_OTHER_HOST] = "other-host",
 	};
 	return d < RXD_MAX ? n[d] : "unknown";
 }
@@ -137,9 +137,21 @@ void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 		return;
 	}
 	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+	if (m->pkt_len < 14) {
+		drop(rx, m, RXD_RUNT);
+		return;
+	}
 	/* our own transmissions seen again by a tap-like PMD */
 	if (memcmp(d + 6, rx->ports[in_port].mac, 6) == 0) {
 		drop(rx, m, RXD_OWN);
+		return;
+	}
+	/* Unicast to another station: ports are promiscuous (and a veth or a
+	 * switch flooding an unknown address delivers it anyway), but a router
+	 * takes only what is sent to it, as the kernel does (PACKET_OTHERHOST).
+	 * Forwarding it would put a second copy on the wire. */
+	if (!(d[0] & 1) && memcmp(d, rx->ports[in_port].mac, 6) != 0) {
+		drop(rx, m, RXD_OTHER_HOST);
 		return;
 	}
 	int rc = pkt_parse(d, m->pkt_len, &pi);

@@ -384,9 +384,11 @@ static tdp_time_t bench_rx_clock(void *arg)
 	return tb_fast_now(arg);
 }
 
+/* the "in" port's MAC, which fill_ring's frames are sent to */
+static const uint8_t mac_in[6] = {2, 0, 0, 0, 1, 1};
+
 static void fill_ring(struct rte_ring *r, uint32_t n, uint32_t nflows)
 {
-	uint8_t mac_in[6] = {2, 0, 0, 0, 1, 1};
 	for (uint32_t i = 0; i < n; i++) {
 		struct pg g;
 		pg_defaults(&g);
@@ -442,6 +444,7 @@ static void dp_up(struct dp_rig *d, const char *table, const char *in, const cha
 	router_add_neighbour(d->rt, 1, fam, a, d->mac, err, sizeof(err));
 	router_build(d->rt, err, sizeof(err));
 	d->ports[0] = (struct rx_port){.dpdk_port = (uint16_t)pin, .table_port = -1};
+	memcpy(d->ports[0].mac, mac_in, 6);
 	d->ports[1] = (struct rx_port){.dpdk_port = (uint16_t)pout, .table_port = 0};
 	d->ports[1].mac[0] = 0xaa;
 	d->beq[1] = engine_be_ring(d->e, 0);
@@ -561,7 +564,11 @@ static void bench_datapath(void)
 	       rx_mpps / plain);
 	printf("  engine: dequeue + push (one frame)  %7.2f Mpps   (%.2fx the plain loop; target >= 0.8x)\n", tx_mpps,
 	       tx_mpps / plain);
-	printf("  (%" PRIu64 " packets classified, %" PRIu64 " pushed)\n", rx_pk, tx_pk);
+	uint64_t dropped = 0;
+	for (int i = 0; i < RXD_MAX; i++)
+		dropped += rxc.st.drop[i];
+	printf("  (%" PRIu64 " packets classified, %" PRIu64 " pushed, %" PRIu64 " dropped by RX)\n", rx_pk, tx_pk,
+	       dropped);
 	dp_down(&d);
 }
 

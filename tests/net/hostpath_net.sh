@@ -10,7 +10,8 @@
 # program; a route added with `ip route` carries traffic within a second and
 # `ip route del` takes it away (ICMP net unreachable from tdpd); a host that
 # does not answer ARP gets its senders Host Unreachable from tdpd; traceroute
-# shows both routers (ICMP time exceeded from tdpd); R1's input veth has two
+# shows both routers (ICMP time exceeded from tdpd); frames for another
+# station's MAC are counted, not routed; R1's input veth has two
 # RX queues, and a burst spread over both reaches tdpd whole; more datagrams
 # than a router's pool has buffers pass with none missed by the driver; a router killed
 # with SIGKILL leaves its XDP program, and the next start removes it; a clean
@@ -25,7 +26,7 @@ SRC=$3
 net_test_begin ping arping traceroute python3
 
 . "$SRC/tests/tap.sh"
-echo "1..20"
+echo "1..21"
 
 xdp_pair_up "hp$$"
 conf() {   # conf FILE A-ADDR B-ADDR
@@ -54,6 +55,19 @@ check "tdpctl neighbours: the next hops the kernel resolved by ARP, none static"
 out=$(ip netns exec "$SND" traceroute -n -q 1 -N 1 -w 2 -m 3 10.7.2.2 2>&1)
 check "traceroute shows both routers (Time Exceeded from tdpd) and the receiver" \
 	'grep -Eq "^ 1  10.7.0.2 " <<<"$out" && grep -Eq "^ 2  10.7.1.2 " <<<"$out" && grep -Eq "^ 3  10.7.2.2 " <<<"$out"' "$out"
+
+# the sender's gateway entry pointing at another station: veth, like a switch
+# flooding an unknown address, still hands R1 the frames; R1 must not route them
+other() {
+	xdp_pair_ctl 1 --json stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["rx"]["drop"]["other-host"])'
+}
+b=$(other)
+ip -n "$SND" neigh replace 10.7.0.2 lladdr 02:00:00:00:99:99 dev s0 nud permanent
+out=$(ip netns exec "$SND" ping -c 3 -i 0.3 -W 1 10.7.2.2 2>&1)
+ip -n "$SND" neigh del 10.7.0.2 dev s0
+a=$(other)
+check "frames sent to another station's MAC: R1 routes none of them and counts them other-host" \
+	'grep -q " 0 received" <<<"$out" && [ $((a - b)) -ge 3 ]' "other-host $b -> $a; $out"
 
 out=$(ip netns exec "$SND" ping -c 7 -i 1 -W 1 10.7.2.99 2>&1)
 nb=$(xdp_pair_ctl 2 neighbours)

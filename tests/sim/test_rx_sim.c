@@ -183,6 +183,7 @@ static void reserved_and_best_effort_are_routed(void **state)
 	/* back towards the sender: a port the table does not schedule, sent at once */
 	g = from_sender("10.0.1.2");
 	memcpy(g.smac, host_rcv, 6);
+	memcpy(g.dmac, mac_out, 6);
 	rx_packet(&r.rx, 1, frame(&g));
 	assert_int_equal(rte_ring_count(r.ringtx[0]), 1);
 	assert_int_equal(rte_ring_sc_dequeue(r.ringtx[0], (void **)&m), 0);
@@ -245,6 +246,37 @@ static void bad_packets_counted(void **state)
 	assert_int_equal(r.rx.st.reserved + r.rx.st.best_effort, 0);
 	/* every mbuf went back to the pool */
 	assert_int_equal(rte_mempool_in_use_count(env_pool()), 0);
+	rig_down(&r);
+}
+
+/* A promiscuous port (or a switch flooding an unknown address) hands RX
+ * unicast frames for other stations: counted and dropped, never forwarded,
+ * while broadcast and our own MAC still are. */
+static void frames_for_other_hosts_dropped(void **state)
+{
+	struct rig r;
+	rig_up(&r);
+	struct pg g = from_sender("10.0.2.2");
+	memcpy(g.dmac, gw_far, 6);                      /* another station's MAC */
+	rx_packet(&r.rx, 0, frame(&g));
+	g = from_sender("10.0.2.2");
+	memcpy(g.dmac, mac_out, 6);                     /* our other port's MAC, not this one's */
+	rx_packet(&r.rx, 0, frame(&g));
+	assert_int_equal(r.rx.st.drop[RXD_OTHER_HOST], 2);
+	assert_int_equal(rte_ring_count(r.beq[1]) + rte_ring_count(r.ringtx[1]), 0);
+	g = from_sender("10.0.2.2");
+	memset(g.dmac, 0xff, 6);                        /* broadcast: still ours to route */
+	rx_packet(&r.rx, 0, frame(&g));
+	g = from_sender("10.0.2.2");
+	rx_packet(&r.rx, 0, frame(&g));
+	assert_int_equal(r.rx.st.best_effort, 2);
+	assert_int_equal(r.rx.st.drop[RXD_OTHER_HOST], 2);
+	struct rte_mbuf *m = frame(&g);                 /* shorter than an Ethernet header */
+	rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - 10));
+	rx_packet(&r.rx, 0, m);
+	assert_int_equal(r.rx.st.drop[RXD_RUNT], 1);
+	assert_int_equal(r.rx.st.pkts, 5);
+	assert_string_equal(rx_drop_name(RXD_OTHER_HOST), "other-host");
 	rig_down(&r);
 }
 
@@ -690,6 +722,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reserved_and_best_effort_are_routed),
 		cmocka_unit_test(bad_packets_counted),
+		cmocka_unit_test(frames_for_other_hosts_dropped),
 		cmocka_unit_test(icmp_errors_rate_limited),
 		cmocka_unit_test(host_frames_left_to_the_kernel),
 		cmocka_unit_test(host_frames_through_the_exception_interface),
