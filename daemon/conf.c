@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "conf.h"
 #include "hpmode.h"
@@ -250,6 +253,10 @@ static int parse_value(const struct conf_opt *o, const char *v, void *base, cons
 			bps = 0;
 		else if (sched_num_rate(v, strlen(v), &bps, why) != 0)
 			return -1;
+		if (bps > (uint64_t)INT64_MAX) {
+			*why = "beyond the largest rate tdpd takes (9223372036854775807bit/s)";
+			return -1;
+		}
 		*iv = (int64_t)bps;
 		return 0;
 	}
@@ -442,29 +449,90 @@ static char *trim(char *s)
 	return s;
 }
 
+/* The whole of path, NUL-terminated, at most CONF_MAX_BYTES: a FIFO or
+ * standard input as well as a file; a directory, an endless input or a read
+ * error is an error. */
+static char *read_all(const char *path, size_t *len, FILE *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		error_at(err, path, 0, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		error_at(err, path, 0, "is a directory, not a configuration file");
+		close(fd);
+		return NULL;
+	}
+	size_t cap = 8192, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (buf && n + 1 >= cap && cap <= CONF_MAX_BYTES) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb)
+				free(buf);
+			buf = nb;
+			cap *= 2;
+		}
+		if (!buf) {
+			error_at(err, path, 0, "out of memory");
+			break;
+		}
+		ssize_t r = read(fd, buf + n, cap - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			error_at(err, path, 0, "reading: %s", strerror(errno));
+			break;
+		}
+		if (r == 0) {
+			close(fd);
+			buf[n] = 0;
+			*len = n;
+			return buf;
+		}
+		n += (size_t)r;
+		if (n > CONF_MAX_BYTES) {
+			error_at(err, path, 0, "more than %u bytes: not a configuration file", CONF_MAX_BYTES);
+			break;
+		}
+	}
+	free(buf);
+	close(fd);
+	return NULL;
+}
+
 int conf_read_file(struct conf *c, const char *path, FILE *err)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		error_at(err, path, 0, "cannot open: %s", strerror(errno));
+	size_t len = 0;
+	char *text = read_all(path, &len, err);
+	if (!text)
 		return 1;
-	}
 	const char *file = keep_name(c, path);
 	char buf[4096];
 	uint32_t line = 0;
 	int errors = 0;
 	char port[32] = "";
 	bool in_global = true, bad_section = false;
-	while (fgets(buf, sizeof(buf), f)) {
+	for (size_t at = 0; at < len;) {
+		const char *start = text + at, *nl = memchr(start, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - start) : len - at;
+		at += n + (nl != NULL);
 		line++;
-		if (!strchr(buf, '\n') && !feof(f)) {
+		if (n > sizeof(buf) - 2) {
 			error_at(err, file, line, "line longer than %zu characters", sizeof(buf) - 2);
 			errors++;
-			int ch;
-			while ((ch = fgetc(f)) != EOF && ch != '\n')
-				;
 			continue;
 		}
+		const char *nul = memchr(start, 0, n);
+		if (nul) {
+			error_at(err, file, line, "a NUL byte at column %zu: not a text file", (size_t)(nul - start) + 1);
+			errors++;
+			continue;
+		}
+		memcpy(buf, start, n);
+		buf[n] = 0;
 		char *hash = strchr(buf, '#');
 		if (hash)
 			*hash = 0;
@@ -538,7 +606,7 @@ int conf_read_file(struct conf *c, const char *path, FILE *err)
 		if (conf_set(c, in_global ? NULL : port, s, val, file, line, err) != 0)
 			errors++;
 	}
-	fclose(f);
+	free(text);
 	return errors;
 }
 
@@ -705,15 +773,26 @@ static void dump_value(const struct conf_opt *o, const void *base, FILE *out)
 	}
 }
 
+/* One option's line; an empty string is not set, and a comment, so that
+ * what is dumped reads back as the same configuration. */
+static void dump_opt(const struct conf_opt *o, const void *base, FILE *out)
+{
+	if (o->type == CT_STR && !*((const char *)base + o->off)) {
+		fprintf(out, "# %s (not set)\n", o->name);
+		return;
+	}
+	fprintf(out, "%s ", o->name);
+	dump_value(o, base, out);
+	fputc('\n', out);
+}
+
 void conf_dump(const struct conf *c, FILE *out)
 {
 	fprintf(out, "[global]\n");
 	for (const struct conf_opt *o = conf_opts; o->name; o++) {
 		if (o->sect != CS_GLOBAL)
 			continue;
-		fprintf(out, "%s ", o->name);
-		dump_value(o, c, out);
-		fputc('\n', out);
+		dump_opt(o, c, out);
 	}
 	for (uint32_t p = 0; p < c->nports; p++) {
 		fprintf(out, "\n[port %s]\n", c->ports[p].name);
@@ -726,9 +805,7 @@ void conf_dump(const struct conf *c, FILE *out)
 					fprintf(out, "%s %s\n", o->name, l->v[i].val);
 				continue;
 			}
-			fprintf(out, "%s ", o->name);
-			dump_value(o, &c->ports[p], out);
-			fputc('\n', out);
+			dump_opt(o, &c->ports[p], out);
 		}
 	}
 }

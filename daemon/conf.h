@@ -32,6 +32,7 @@
 
 #define CONF_MAX_PORTS 32
 #define CONF_STR 256
+#define CONF_MAX_BYTES (1u << 20)  /* a configuration file is at most this long */
 
 enum conf_type { CT_STR, CT_INT, CT_DUR, CT_RATE, CT_ENUM, CT_BOOL, CT_LIST };
 enum { CS_GLOBAL = 1, CS_PORT = 2 };

@@ -48,7 +48,7 @@ $out"
 	fi
 }
 
-echo "1..40"
+echo "1..45"
 good >"$W/good.conf"
 out=$("$TDPD" -f "$W/good.conf" --check 2>&1) && grep -q "valid: 2 ports, 2 flows" <<<"$out" &&
 	ok "a good configuration passes --check" || notok "a good configuration passes --check" "$out"
@@ -115,6 +115,28 @@ out=$("$TDPD" -f "$W/tap.conf" --check 2>&1) && grep -q "valid" <<<"$out" &&
 rc=0; out=$("$TDPD" -f "$W/none.conf" --check 2>&1) || rc=$?
 [ $rc -eq 2 ] && grep -q "none.conf: error: cannot open" <<<"$out" && ok "a missing configuration file" ||
 	notok "a missing configuration file" "$out"
+
+# inputs that are not a configuration file: each refused at once, by what it is
+rc=0; out=$(timeout 10 "$TDPD" -f /dev/zero --check 2>&1) || rc=$?
+[ $rc -eq 2 ] && grep -q "^/dev/zero: error: more than 1048576 bytes: not a configuration file$" <<<"$out" &&
+	ok "an endless input (/dev/zero) is refused past 1 MiB" || notok "an endless input (/dev/zero) is refused past 1 MiB" "exit $rc: ${out:0:300}"
+{ good; printf 'late-policy \0carry\nfrobnicate 3\n'; } >"$W/nul.conf"
+rc=0; out=$("$TDPD" -f "$W/nul.conf" --check 2>&1) || rc=$?
+[ $rc -eq 2 ] && grep -q "nul.conf:16: error: a NUL byte at column 13: not a text file" <<<"$out" &&
+	grep -q "nul.conf:17: error: unknown option 'frobnicate'" <<<"$out" &&
+	ok "a NUL byte is an error at its line and column, and the next line is still read" ||
+	notok "a NUL byte is an error at its line and column, and the next line is still read" "exit $rc: $out"
+rc=0; out=$("$TDPD" -f "$W" --check 2>&1) || rc=$?
+[ $rc -eq 2 ] && [ "$(grep -c error <<<"$out")" = 1 ] && grep -q "error: is a directory, not a configuration file" <<<"$out" &&
+	ok "a directory is refused as one" || notok "a directory is refused as one" "exit $rc: $out"
+"$TDPD" -f "$W/good.conf" --dump-config >"$W/dump.conf" 2>&1
+rc=0; out=$("$TDPD" -f "$W/dump.conf" --check 2>&1) || rc=$?
+"$TDPD" -f "$W/dump.conf" --dump-config >"$W/dump2.conf" 2>&1
+[ $rc -eq 0 ] && cmp -s "$W/dump.conf" "$W/dump2.conf" && grep -q "^# summary-json (not set)$" "$W/dump.conf" &&
+	ok "--dump-config reads back as the same configuration (options not set are comments)" ||
+	notok "--dump-config reads back as the same configuration (options not set are comments)" "exit $rc: $out"
+expect_err "a rate past 64 bits signed is refused, not dumped as -1bit/s" "$G" \
+	"rate '18446744073709551615bit/s': beyond the largest rate tdpd takes" --port out:rate=18446744073709551615bit/s
 
 out=$("$TDPD" -f "$W/good.conf" --late-policy drop --port out:rate=1Gbit/s --dump-config 2>&1)
 grep -q "^late-policy drop$" <<<"$out" && grep -q "^rate 1000000000bit/s$" <<<"$out" &&
