@@ -260,7 +260,7 @@ int ctl_listen(const char *path, unsigned mode, long gid, char *err, size_t errl
 		unlink(path);
 		return r;
 	}
-	if (listen(s, 16) != 0) {
+	if (listen(s, 128) != 0) {
 		r = -errno;
 		snprintf(err, errlen, "%s: listen: %s", path, strerror(errno));
 		close(s);
@@ -270,24 +270,18 @@ int ctl_listen(const char *path, unsigned mode, long gid, char *err, size_t errl
 	return s;
 }
 
-int ctl_read_request(int sock, char *buf, size_t cap, int *fd, int timeout_ms)
+int ctl_read_step(int sock, char *buf, size_t cap, size_t *len, int *fd)
 {
-	*fd = -1;
-	size_t len = 0;
-	int64_t deadline = mono_ms() + timeout_ms;
 	for (;;) {
-		int r = wait_fd(sock, POLLIN, deadline);
-		if (r)
-			return r;
 		char cbuf[CMSG_SPACE(sizeof(int) * 4)];
-		struct iovec iov = {.iov_base = buf + len, .iov_len = cap - 1 - len};
+		struct iovec iov = {.iov_base = buf + *len, .iov_len = cap - 1 - *len};
 		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 				   .msg_controllen = sizeof(cbuf)};
 		ssize_t n = recvmsg(sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return -errno;
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
 		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
 			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 				continue;
@@ -301,15 +295,23 @@ int ctl_read_request(int sock, char *buf, size_t cap, int *fd, int timeout_ms)
 					close(f); /* one is all a request may carry */
 			}
 		}
-		if (n == 0)
-			return -ECONNRESET;
-		char *nl = memchr(buf + len, '\n', (size_t)n);
-		len += (size_t)n;
+		if (n == 0) {
+			/* a half-close ends a request that has no newline */
+			if (!*len)
+				return -ECONNRESET;
+			buf[*len] = 0;
+			return 1;
+		}
+		char *nl = memchr(buf + *len, '\n', (size_t)n);
+		size_t upto = nl ? (size_t)(nl - (buf + *len)) : (size_t)n;
+		if (memchr(buf + *len, 0, upto))
+			return -EBADMSG;
+		*len += (size_t)n;
 		if (nl) {
 			*nl = 0;
-			return 0;
+			return 1;
 		}
-		if (len >= cap - 1 || len > CTL_MAX_REQUEST)
+		if (*len >= cap - 1 || *len > CTL_MAX_REQUEST)
 			return -E2BIG;
 	}
 }

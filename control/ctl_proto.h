@@ -11,9 +11,15 @@
  *   daemon: {"version":1,"ok":true,"result":{...}}\n
  *        or {"version":1,"ok":false,"error":"...","code":"...", ...}\n
  *
- * then the daemon closes. A request that is malformed, too long, of another
- * version, unknown, a change on the monitor socket or from a peer without
- * permission gets an error reply and changes nothing. Error codes are stable
+ * then the daemon closes. A half-close after the request ends it as a newline
+ * would. The daemon serves many clients at once, each with its own deadlines
+ * (1 s to send the request, 5 s to read the reply), and at most
+ * CTL_MAX_CLIENTS connections per socket (the next wait in the backlog), at
+ * most CTL_MAX_PER_UID of them per user other than root on the monitor socket
+ * (one more is answered "busy"). A request that
+ * is malformed (a NUL byte in it, too), too long, of another version, unknown,
+ * a change on the monitor socket or from a peer without permission gets an
+ * error reply and changes nothing. Error codes are stable
  * words scripts can test: malformed, too-long, version, unknown-command,
  * bad-args, read-only, permission, invalid-table, busy, too-late, internal.
  */
@@ -29,6 +35,8 @@
 #define CTL_MONITOR_DEFAULT "/run/tdpd/tdpd-ro.sock"
 #define CTL_GROUP_DEFAULT "tdp"
 #define CTL_MAX_TABLE_BYTES (256u << 20)  /* a table passed to schedule-load */
+#define CTL_MAX_CLIENTS 32                /* connections open at once, per socket */
+#define CTL_MAX_PER_UID 8                 /* of them per user, on the monitor socket */
 
 struct ctl_cmd {
 	const char *name;
@@ -49,10 +57,13 @@ int ctl_request(const char *path, const char *req, int pass_fd, int timeout_ms, 
 /* Server: a listening socket at path (a stale socket file is replaced, a live
  * one is an error), with the mode and, when gid != (gid_t)-1, the group. */
 int ctl_listen(const char *path, unsigned mode, long gid, char *err, size_t errlen);
-/* Reads one request line (without the newline) into buf (cap bytes), and a
- * descriptor passed with it into *fd (-1 if none). 0, -E2BIG when longer than
- * CTL_MAX_REQUEST, -ETIMEDOUT, -ECONNRESET when the peer went away early. */
-int ctl_read_request(int sock, char *buf, size_t cap, int *fd, int timeout_ms);
+/* Reads what has arrived of one request line into buf (cap bytes, *len of
+ * them already read) without waiting, and a descriptor passed with it into
+ * *fd (-1 if none yet; *fd is the caller's to close). 1: the request is
+ * complete, NUL-terminated without its newline (a half-close also ends one);
+ * 0: more is to come; -E2BIG: longer than CTL_MAX_REQUEST; -EBADMSG: a NUL
+ * byte in it; -ECONNRESET: the peer closed before sending anything; -errno. */
+int ctl_read_step(int sock, char *buf, size_t cap, size_t *len, int *fd);
 /* Writes all of buf, giving up after timeout_ms. 0 or -errno. */
 int ctl_write_all(int sock, const char *buf, size_t len, int timeout_ms);
 

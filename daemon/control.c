@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The control server: its two UNIX sockets and its thread (control.h); the
- * commands are control_cmds.c's. */
+/* The control server: its two UNIX sockets and its thread (control.h), an
+ * event loop over every client at once, each with its deadline, so no client
+ * holds up another; the commands are control_cmds.c's, loads control_load.c's. */
 #include <errno.h>
 #include <grp.h>
 #include <inttypes.h>
@@ -22,8 +23,7 @@
 #include "log.h"
 
 #define CTL_IO_MS 1000            /* a client has this long to send its request */
-#define CTL_TABLE_READ_MS 5000    /* and the table it passes */
-#define CTL_MAX_AHEAD_S 86400     /* a table is loaded for a time at most a day ahead */
+#define CTL_WRITE_MS 5000         /* and to read its reply */
 
 /* ---- the thread -------------------------------------------------------- */
 
@@ -58,56 +58,225 @@ static bool peer_allowed(int fd, long gid, char *who, size_t wlen)
 	return ok;
 }
 
-static void serve(struct control *c, int lfd, bool control_sock)
+static int64_t mono_ns(void)
 {
-	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (fd < 0)
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void client_close(struct ctl_client *k)
+{
+	if (k->fd >= 0)
+		close(k->fd);
+	if (k->pfd >= 0)
+		close(k->pfd);
+	free(k->buf);
+	*k = (struct ctl_client){.fd = -1, .pfd = -1, .state = CL_FREE};
+}
+
+void control_answer(struct control *c, int *slot, char *line)
+{
+	int i = *slot;
+	*slot = -1;
+	if (i < 0 || i >= CTL_SLOTS || c->cl[i].state == CL_FREE) {
+		free(line);
 		return;
-	char req[CTL_MAX_REQUEST + 2];
-	int pfd = -1;
-	int rc = ctl_read_request(fd, req, sizeof(req), &pfd, CTL_IO_MS);
+	}
+	struct ctl_client *k = &c->cl[i];
+	if (!line) { /* out of memory for the reply: the client sees the connection close */
+		client_close(k);
+		return;
+	}
+	if (k->pfd >= 0)
+		close(k->pfd);
+	k->pfd = -1;
+	free(k->buf);
+	k->buf = line;
+	k->len = strlen(line);
+	k->off = 0;
+	k->state = CL_WRITE;
+	k->deadline_ns = mono_ns() + (int64_t)CTL_WRITE_MS * 1000000;
+	if (!c->running || atomic_load(&c->stop)) {
+		/* no thread to send it: now, briefly */
+		ctl_write_all(k->fd, k->buf, k->len, 200);
+		client_close(k);
+	}
+}
+
+/* A whole request from client i: answered, or held for a load or a swap. */
+static void client_request(struct control *c, int i)
+{
+	struct ctl_client *k = &c->cl[i];
 	char *out = NULL;
 	bool defer = false;
-	if (rc == -E2BIG)
-		out = control_reply_err("too-long", "requests are at most %d bytes", CTL_MAX_REQUEST);
-	else if (rc == -ETIMEDOUT)
-		out = control_reply_err("malformed", "no whole request (a JSON line) within %d ms", CTL_IO_MS);
-	else if (rc == 0) {
-		char who[64];
-		bool allowed = !control_sock || peer_allowed(fd, c->gid, who, sizeof(who));
-		if (!allowed) {
-			out = control_reply_err("permission", "%s may not use the control socket: it takes root or group %s",
-					who, c->conf->control_group);
-			log_warn("control socket: %s refused (not root nor in group %s)", who, c->conf->control_group);
-		} else {
-			out = control_handle(c, req, strlen(req), pfd, control_sock, &defer);
-		}
+	char who[64];
+	bool control_sock = k->sock == 0;
+	if (control_sock && !peer_allowed(k->fd, c->gid, who, sizeof(who))) {
+		out = control_reply_err("permission", "%s may not use the control socket: it takes root or group %s", who,
+					c->conf->control_group);
+		log_warn("control socket: %s refused (not root nor in group %s)", who, c->conf->control_group);
+	} else {
+		out = control_handle(c, k->buf, strlen(k->buf), k->pfd, i, control_sock, &defer);
 	}
-	if (pfd >= 0)
-		close(pfd);
+	if (k->pfd >= 0)
+		close(k->pfd);
+	k->pfd = -1;
 	if (defer) {
-		c->waiter = fd;
-		control_advance(c);
+		k->state = CL_HELD; /* control_load_finish answers it, or makes it the swap's waiter */
 		return;
 	}
-	control_answer(&fd, out);
+	int slot = i;
+	control_answer(c, &slot, out);
+}
+
+static void client_io(struct control *c, int i, short rev, int64_t now)
+{
+	struct ctl_client *k = &c->cl[i];
+	if (k->state == CL_READ) {
+		int rc = rev ? ctl_read_step(k->fd, k->buf, CTL_MAX_REQUEST + 2, &k->len, &k->pfd) : 0;
+		char *out = NULL;
+		if (rc == 1)
+			client_request(c, i);
+		else if (rc == -E2BIG)
+			out = control_reply_err("too-long", "requests are at most %d bytes", CTL_MAX_REQUEST);
+		else if (rc == -EBADMSG)
+			out = control_reply_err("malformed", "a NUL byte in the request");
+		else if (rc < 0)
+			client_close(k);
+		else if (now >= k->deadline_ns)
+			out = control_reply_err("malformed", "no whole request (a JSON line) within %d ms", CTL_IO_MS);
+		if (out) {
+			int slot = i;
+			control_answer(c, &slot, out);
+		}
+	} else if (k->state == CL_WRITE) {
+		while (rev && k->off < k->len) {
+			ssize_t n = send(k->fd, k->buf + k->off, k->len - k->off, MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (n > 0) {
+				k->off += (size_t)n;
+				continue;
+			}
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+				client_close(k);
+				return;
+			}
+			break;
+		}
+		if (k->off == k->len) {
+			/* what the client still sends (the rest of an oversize
+			 * request) is read and dropped, briefly, so that closing
+			 * does not reset the connection before it read the reply */
+			shutdown(k->fd, SHUT_WR);
+			k->state = CL_DRAIN;
+			k->off = 0;
+			k->deadline_ns = now + 200 * 1000000LL;
+		} else if (now >= k->deadline_ns) {
+			client_close(k); /* it does not read its reply */
+		}
+	} else if (k->state == CL_DRAIN) {
+		char junk[4096];
+		ssize_t n = rev ? recv(k->fd, junk, sizeof(junk), MSG_DONTWAIT) : -1;
+		if (n > 0)
+			k->off += (size_t)n;
+		if ((rev && n == 0) || (n < 0 && rev && errno != EAGAIN && errno != EINTR) || now >= k->deadline_ns ||
+		    k->off >= (1u << 20))
+			client_close(k);
+	}
+}
+
+/* Clients of socket s being served (not those being told "busy"). */
+static int served_on(const struct control *c, int s)
+{
+	int n = 0;
+	for (int i = 0; i < CTL_SLOTS; i++)
+		n += c->cl[i].state != CL_FREE && c->cl[i].sock == s && !c->cl[i].refused;
+	return n;
+}
+
+/* New connections on socket s, which has room for one more (the thread does
+ * not poll a full socket: the next wait in its backlog). On the monitor
+ * socket, a user other than root past its share is answered "busy". */
+static void accept_on(struct control *c, int s, int64_t now)
+{
+	while (served_on(c, s) < CTL_MAX_CLIENTS) {
+		int fd = accept4(c->lfd[s], NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			return;
+		struct ucred cr = {.uid = (uid_t)-1};
+		socklen_t l = sizeof(cr);
+		getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l);
+		int of_uid = 0, free_slot = -1;
+		for (int i = 0; i < CTL_SLOTS; i++) {
+			const struct ctl_client *k = &c->cl[i];
+			if (k->state == CL_FREE && free_slot < 0)
+				free_slot = i;
+			of_uid += k->state != CL_FREE && k->sock == s && !k->refused && k->uid == cr.uid;
+		}
+		bool refuse = s == 1 && cr.uid != 0 && of_uid >= CTL_MAX_PER_UID;
+		char *buf = free_slot >= 0 ? malloc(CTL_MAX_REQUEST + 2) : NULL;
+		if (!buf) {
+			close(fd);
+			return;
+		}
+		c->cl[free_slot] = (struct ctl_client){.fd = fd, .state = CL_READ, .sock = (uint8_t)s, .uid = cr.uid,
+						       .refused = refuse, .pfd = -1, .buf = buf,
+						       .deadline_ns = now + (int64_t)CTL_IO_MS * 1000000};
+		if (!refuse) {
+			c->clients++;
+			continue;
+		}
+		c->clients_refused++;
+		int slot = free_slot;
+		control_answer(c, &slot, control_reply_err("busy", "%d connections of your user to this socket are open; "
+							  "close one and try again", of_uid));
+	}
 }
 
 static void *ctl_thread(void *arg)
 {
 	struct control *c = arg;
+	struct pollfd p[3 + CTL_SLOTS];
+	int who[3 + CTL_SLOTS];
 	while (!atomic_load(&c->stop)) {
-		struct pollfd p[2];
-		int n = 0, which[2];
+		int n = 0;
+		int64_t now = mono_ns(), next = now + (c->pending ? 2 : 50) * 1000000LL;
+		bool room = false;
+		for (int i = 0; i < CTL_SLOTS; i++)
+			room |= c->cl[i].state == CL_FREE;
 		for (int i = 0; i < 2; i++)
-			if (c->lfd[i] >= 0) {
+			if (c->lfd[i] >= 0 && room && served_on(c, i) < CTL_MAX_CLIENTS) {
 				p[n] = (struct pollfd){.fd = c->lfd[i], .events = POLLIN};
-				which[n++] = i;
+				who[n++] = -1 - i;
 			}
-		int r = poll(p, (nfds_t)n, c->pending ? 2 : 50);
-		for (int i = 0; r > 0 && i < n; i++)
-			if (p[i].revents & POLLIN)
-				serve(c, p[i].fd, which[i] == 0);
+		p[n] = (struct pollfd){.fd = control_load_fd(c), .events = POLLIN};
+		who[n++] = -3;
+		for (int i = 0; i < CTL_SLOTS; i++) {
+			struct ctl_client *k = &c->cl[i];
+			if (k->state == CL_FREE || k->state == CL_HELD)
+				continue;
+			p[n] = (struct pollfd){.fd = k->fd, .events = k->state == CL_WRITE ? POLLOUT : POLLIN};
+			who[n++] = i;
+			if (k->deadline_ns < next)
+				next = k->deadline_ns;
+		}
+		int64_t wait = (next - now + 999999) / 1000000;
+		int r = poll(p, (nfds_t)n, wait < 0 ? 0 : (int)wait);
+		now = mono_ns();
+		for (int j = 0; j < n; j++) {
+			short rev = r > 0 ? p[j].revents : 0;
+			if (who[j] == -3) {
+				if (rev & POLLIN)
+					control_load_finish(c);
+			} else if (who[j] < 0) {
+				if (rev & POLLIN)
+					accept_on(c, -1 - who[j], now);
+			} else {
+				client_io(c, who[j], rev, now);
+			}
+		}
 		control_advance(c);
 	}
 	return NULL;
@@ -162,13 +331,17 @@ int control_open(struct control *c, char *err, size_t errlen)
 
 int control_start(struct control *c, char *err, size_t errlen)
 {
+	if (control_load_start(c, err, errlen) != 0)
+		return -1;
+	c->running = true;
 	int rc = pthread_create(&c->th, NULL, ctl_thread, c);
 	if (rc) {
+		c->running = false;
+		control_load_stop(c);
 		snprintf(err, errlen, "control thread: %s", strerror(rc));
 		return -1;
 	}
 	pthread_setname_np(c->th, "tdpd-ctl");
-	c->running = true;
 	return 0;
 }
 
@@ -179,9 +352,18 @@ void control_stop(struct control *c)
 		pthread_join(c->th, NULL);
 		c->running = false;
 	}
+	control_load_stop(c);
 	if (c->waiter >= 0)
-		control_answer(&c->waiter, control_reply_err("busy", "tdpd is stopping; the table waiting for frame %" PRId64 " was not adopted",
+		control_answer(c, &c->waiter, control_reply_err("busy", "tdpd is stopping; the table waiting for frame %" PRId64 " was not adopted",
 					     c->pending ? engine_table_requested(c->pending->et) : 0));
+	/* replies on their way: sent now, briefly; the rest closed */
+	for (int i = 0; i < CTL_SLOTS; i++) {
+		struct ctl_client *k = &c->cl[i];
+		if (k->state == CL_WRITE)
+			ctl_write_all(k->fd, k->buf + k->off, k->len - k->off, 200);
+		if (k->state != CL_FREE)
+			client_close(k);
+	}
 	if (!c->conf)
 		return; /* never opened */
 	const char *paths[2] = {c->conf->control_socket, c->conf->monitor_socket};

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "conf.h"
+#include "ctl_proto.h"
 #include "engine.h"
 #include "pkt.h"
 #include "rx.h"
@@ -51,6 +52,26 @@ struct ctl_port_info {
 
 struct nl;
 struct hp_port;
+struct ctl_load;
+
+/* A client of either socket, as the control thread serves it: its request
+ * arriving, held while a load or a swap is under way, its reply leaving, then
+ * what it still sends read and dropped so closing does not reset the reply. */
+enum ctl_client_state { CL_FREE, CL_READ, CL_HELD, CL_WRITE, CL_DRAIN };
+#define CTL_REFUSING 16           /* slots for clients being told "busy" */
+#define CTL_SLOTS (2 * CTL_MAX_CLIENTS + CTL_REFUSING)
+
+struct ctl_client {
+	int fd;
+	uint8_t state;            /* enum ctl_client_state */
+	uint8_t sock;             /* 0: the control socket, 1: the monitor socket */
+	bool refused;             /* told "busy" (its user has its share open) */
+	unsigned uid;
+	int pfd;                  /* a descriptor passed with the request, or -1 */
+	char *buf;                /* the request (CTL_MAX_REQUEST + 2), then the reply */
+	size_t len, off;
+	int64_t deadline_ns;      /* CLOCK_MONOTONIC; what it waits for by then does not come */
+};
 
 struct control {
 	/* filled in by the daemon before control_open */
@@ -73,7 +94,10 @@ struct control {
 	bool running;
 	atomic_int stop;
 	struct dtable *pending;   /* offered, not yet retired */
-	int waiter;               /* the client waiting for the pending swap, or -1 */
+	int waiter;               /* the client (cl[]) waiting for the pending swap, or -1 */
+	struct ctl_client cl[CTL_SLOTS];
+	struct ctl_load *load;    /* the table loader (control_load.c) */
+	uint64_t clients, clients_refused;  /* connections served, and refused busy */
 	bool rx_offered;
 	struct dtable *last_old;  /* for the reply: what was replaced */
 	uint64_t loads, rejected, swap_dropped;
@@ -94,18 +118,31 @@ void control_stop(struct control *c);
 /* Frees the tables it holds (after the engine and RX have stopped). */
 void control_free_tables(struct control *c);
 
-/* One request, as the thread serves it: for the tests. Returns the reply
- * (a JSON line) to free; *defer set when the reply waits for a swap. */
-char *control_handle(struct control *c, const char *req, size_t len, int fd, bool privileged, bool *defer);
+/* One request of client slot (cl[], or -1), as the thread serves it. Returns
+ * the reply (a JSON line) to free; *defer set when the reply comes later (a
+ * table being loaded, or waiting for its swap). */
+char *control_handle(struct control *c, const char *req, size_t len, int fd, int slot, bool privileged, bool *defer);
 /* A command of the protocol (ctl_cmds[]) without a handler, or whose handler
  * disagrees on being a change, or a handler the protocol does not name: its
  * name; NULL when the two tables agree. */
 const char *control_unhandled(void);
 
-/* control_cmds.c's, for the server: an error reply line (malloc'd), and
- * writing a reply to a client and closing it (*fd becomes -1). */
+/* control_cmds.c's: reply lines (malloc'd) from a result, an error, an object. */
+char *control_reply_ok(json_t *result);
 char *control_reply_err(const char *code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void control_answer(int *fd, char *line);
+char *control_dump_line(json_t *o);
+/* control.c's: line becomes client *slot's reply, sent by the thread (or at
+ * once, briefly, once it has stopped); *slot becomes -1. A slot of -1 frees line. */
+void control_answer(struct control *c, int *slot, char *line);
+
+/* control_load.c's: the loader thread, its wake-up descriptor, a load handed
+ * to it (the reply, or NULL and *defer), and its result taken. */
+int control_load_start(struct control *c, char *err, size_t errlen);
+void control_load_stop(struct control *c);
+int control_load_fd(const struct control *c);
+bool control_load_busy(const struct control *c);
+char *control_load_submit(struct control *c, json_t *args, int fd, int slot, bool *defer);
+void control_load_finish(struct control *c);
 /* One step of a swap in progress (the thread calls it every loop). */
 void control_advance(struct control *c);
 

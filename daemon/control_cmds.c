@@ -20,9 +20,6 @@
 #include "frame.h"
 #include "log.h"
 
-#define CTL_IO_MS 1000            /* a client has this long to send its request */
-#define CTL_TABLE_READ_MS 5000    /* and the table it passes */
-#define CTL_MAX_AHEAD_S 86400     /* a table is loaded for a time at most a day ahead */
 
 static int64_t mono_ns(void)
 {
@@ -73,7 +70,7 @@ static const char *level_name(int level)
 
 /* ---- replies ----------------------------------------------------------- */
 
-static char *dump_line(json_t *o)
+char *control_dump_line(json_t *o)
 {
 	char *s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
@@ -90,9 +87,9 @@ static char *dump_line(json_t *o)
 	return r;
 }
 
-static char *reply_ok(json_t *result)
+char *control_reply_ok(json_t *result)
 {
-	return dump_line(json_pack("{si sb so}", "version", CTL_VERSION, "ok", 1, "result",
+	return control_dump_line(json_pack("{si sb so}", "version", CTL_VERSION, "ok", 1, "result",
 				   result ? result : json_object()));
 }
 
@@ -109,7 +106,7 @@ char *control_reply_err(const char *code, const char *fmt, ...)
 	va_start(ap, fmt);
 	json_t *o = err_obj(code, fmt, ap);
 	va_end(ap);
-	return dump_line(o);
+	return control_dump_line(o);
 }
 
 /* ---- the commands ------------------------------------------------------ */
@@ -272,7 +269,7 @@ static char *cmd_log_level(struct control *c, json_t *args)
 		log_notice("log level %s -> %s (control socket)", level_name(was),
 			   level_name(l));
 	}
-	return reply_ok(json_pack("{ss}", "level", level_name(tdp_log_level)));
+	return control_reply_ok(json_pack("{ss}", "level", level_name(tdp_log_level)));
 }
 
 static json_t *cmd_schedule_active(struct control *c, json_t *args)
@@ -292,62 +289,6 @@ static json_t *cmd_schedule_active(struct control *c, json_t *args)
 		json_object_set_new(o, "source", json_stringn(t->src ? t->src : "", t->src ? t->src_len : 0));
 	}
 	return o;
-}
-
-/* Reads what a client passed; bounded in size and time. */
-static char *read_passed(int fd, size_t *len, char *err, size_t errlen)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	int64_t deadline = mono_ns() + (int64_t)CTL_TABLE_READ_MS * 1000000;
-	while (buf) {
-		if (n + 1 >= cap) {
-			if (cap >= CTL_MAX_TABLE_BYTES) {
-				snprintf(err, errlen, "the table is larger than %u MiB", CTL_MAX_TABLE_BYTES >> 20);
-				free(buf);
-				return NULL;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
-		int64_t left = (deadline - mono_ns()) / 1000000;
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		if (left <= 0 || poll(&p, 1, (int)left) == 0) {
-			snprintf(err, errlen, "the table did not arrive within %d ms", CTL_TABLE_READ_MS);
-			free(buf);
-			return NULL;
-		}
-		ssize_t r = read(fd, buf + n, cap - 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			snprintf(err, errlen, "reading the table: %s", strerror(errno));
-			free(buf);
-			return NULL;
-		}
-		if (r == 0) {
-			buf[n] = 0;
-			*len = n;
-			return buf;
-		}
-		n += (size_t)r;
-	}
-	snprintf(err, errlen, "out of memory for the table");
-	return NULL;
-}
-
-static json_t *diags_json(const struct sched_diags *dg, const char *name)
-{
-	json_t *a = json_array();
-	static const char *const sev[] = {"error", "warning", "note"};
-	for (size_t i = 0; i < dg->n; i++)
-		json_array_append_new(a, json_pack("{ss si si ss ss}", "file", name, "line", (int)dg->v[i].line, "col",
-						   (int)dg->v[i].col, "severity", sev[dg->v[i].sev], "message",
-						   dg->v[i].msg));
-	return a;
 }
 
 static json_t *swap_result(struct control *c, struct dtable *nt)
@@ -378,124 +319,13 @@ static char *cmd_schedule_cancel(struct control *c)
 	log_notice("schedule cancel: %s, waiting for frame %" PRId64 ", withdrawn; %s stays in force", nt->name, frame,
 		   c->cur->name);
 	if (c->waiter >= 0)
-		control_answer(&c->waiter, control_reply_err("cancelled", "%s was withdrawn before frame %" PRId64 " (schedule cancel)",
+		control_answer(c, &c->waiter, control_reply_err("cancelled", "%s was withdrawn before frame %" PRId64 " (schedule cancel)",
 					     nt->name, frame));
 	json_t *o = json_pack("{ss sI ss}", "cancelled", nt->name, "requested_frame", (json_int_t)frame, "in_force",
 			      c->cur->name);
 	nt->et = NULL;
 	dtable_free(nt);
-	return reply_ok(o);
-}
-
-static char *cmd_schedule_load(struct control *c, json_t *args, int fd, bool *defer)
-{
-	if (fd < 0)
-		return control_reply_err("bad-args", "schedule-load needs the table's file descriptor passed with the request");
-	if (c->pending)
-		return control_reply_err("busy", "table %s is waiting to be adopted at frame %" PRId64 "; load again after it",
-				 c->pending->name, engine_table_requested(c->pending->et));
-	/* the client's name for the table goes into logs and replies: one line */
-	const char *given = json_string_value(json_object_get(args, "name"));
-	char name[256];
-	snprintf(name, sizeof(name), "%s", given && *given ? given : "(passed table)");
-	for (char *q = name; *q; q++)
-		if ((unsigned char)*q < 0x20 || *q == 0x7f)
-			*q = '?';
-	json_t *at_j = json_object_get(args, "at_tai_ns"), *in_j = json_object_get(args, "in_ns");
-	if ((at_j && !json_is_integer(at_j)) || (in_j && !json_is_integer(in_j)) || (at_j && in_j))
-		return control_reply_err("bad-args", "at_tai_ns or in_ns, as an integer number of nanoseconds, not both");
-	/* at most CTL_MAX_AHEAD_S ahead: a table waiting for years would make every
-	 * load busy (schedule-cancel withdraws one), and now + in must not overflow */
-	int64_t now_ns = tb_now(c->tb).ns, max_ahead = (int64_t)CTL_MAX_AHEAD_S * TDP_NS_PER_S;
-	int64_t ahead = at_j ? (json_integer_value(at_j) > now_ns ? json_integer_value(at_j) - now_ns : 0)
-		      : in_j ? json_integer_value(in_j) : 0;
-	if ((at_j && json_integer_value(at_j) < 0) || (in_j && json_integer_value(in_j) < 0) || ahead > max_ahead)
-		return control_reply_err("bad-args", "a table is loaded for a time from now to %d s ahead (TAI %" PRId64
-				 " ns now); a time further ahead or before the epoch is refused", CTL_MAX_AHEAD_S, now_ns);
-	c->loads++;
-	char err[512];
-	size_t len = 0;
-	char *buf = read_passed(fd, &len, err, sizeof(err));
-	if (!buf) {
-		c->rejected++;
-		return control_reply_err("bad-args", "%s: %s", name, err);
-	}
-	struct sched_diags dg;
-	sched_diags_init(&dg, name);
-	struct sched_table *t = sched_parse(buf, len, &dg);
-	free(buf);
-	if (t)
-		sched_admit(t, &dg);
-	if (t && c->fit)
-		sched_fit(t, c->fit, &dg);
-	if (!t || dg.nerr) {
-		c->rejected++;
-		json_t *o = json_pack("{si sb ss ss so si}", "version", CTL_VERSION, "ok", 0, "code", "invalid-table",
-				      "error", "", "diagnostics", diags_json(&dg, name), "errors", (int)dg.nerr);
-		char msg[640];
-		snprintf(msg, sizeof(msg), "%s: %zu error%s; the table in force (%s) stays", name, dg.nerr,
-			 dg.nerr == 1 ? "" : "s", c->cur->name);
-		json_object_set_new(o, "error", json_string(msg));
-		log_warn("schedule load: %s", msg);
-		sched_diags_free(&dg);
-		sched_free(t);
-		return dump_line(o);
-	}
-	for (size_t i = 0; i < dg.n; i++)
-		if (dg.v[i].sev == SCHED_WARNING)
-			log_warn("schedule load: %s:%u: %s", name, dg.v[i].line, dg.v[i].msg);
-	sched_diags_free(&dg);
-	struct eng_table *et = engine_table_build(c->e, t, err, sizeof(err));
-	if (!et) {
-		c->rejected++;
-		log_warn("schedule load: %s: %s; the table in force stays", name, err);
-		sched_free(t);
-		return control_reply_err("invalid-table", "%s: %s; the table in force (%s) stays", name, err, c->cur->name);
-	}
-	struct dtable *nt = dtable_new(et, name);
-	if (!nt) {
-		engine_table_discard(c->e, et);
-		return control_reply_err("internal", "out of memory");
-	}
-	const struct frame_geom *g = engine_geom(c->e);
-	int64_t next = engine_next_frame(c->e), from = next + 2;
-	if (at_j || in_j) {
-		tdp_time_t when = {.ns = at_j ? json_integer_value(at_j) : now_ns + json_integer_value(in_j)};
-		int64_t j = frame_index(g, when);
-		if (frame_start(g, j).ns < when.ns)
-			j++;
-		if (j < from) {
-			c->rejected++;
-			engine_table_discard(c->e, et);
-			dtable_free(nt);
-			return control_reply_err("too-late", "TAI %" PRId64 " ns is frame %" PRId64 ", but the engine is at frame %"
-					 PRId64 " (TAI %" PRId64 " ns): a table is adopted at least 2 frames ahead",
-					 when.ns, j, next, tb_now(c->tb).ns);
-		}
-		from = j;
-		nt->asked_tai_ns = when.ns;
-	}
-	int64_t J = engine_table_boundary(c->e, et, from);
-	if (engine_table_offer(c->e, et, J, err, sizeof(err)) != 0) {
-		c->rejected++;
-		engine_table_discard(c->e, et);
-		dtable_free(nt);
-		return control_reply_err("too-late", "%s", err);
-	}
-	c->pending = nt;
-	c->rx_offered = false;
-	log_notice("schedule load: %s (k %u, %u flows) accepted; adopted at frame %" PRId64 " (TAI %" PRId64 " ns)",
-		   name, t->k, t->nflows, J, frame_start(g, J).ns);
-	json_t *w = json_object_get(args, "wait");
-	if (!w || json_is_true(w)) {
-		*defer = true;
-		return NULL;
-	}
-	json_t *o = json_pack("{ss sI sI sb}", "table", name, "requested_frame", (json_int_t)J, "start_tai_ns",
-			      (json_int_t)frame_start(g, J).ns, "waiting", 1);
-	if (o && nt->asked_tai_ns)
-		json_object_set_new(o, "asked_tai_ns", json_integer(nt->asked_tai_ns));
-	return reply_ok(o);
+	return control_reply_ok(o);
 }
 
 /* ---- dispatch ------------------------------------------------------------ */
@@ -503,6 +333,7 @@ static char *cmd_schedule_load(struct control *c, json_t *args, int fd, bool *de
 struct request {
 	json_t *args;             /* NULL: none */
 	int fd;                   /* a descriptor passed with the request, or -1 */
+	int slot;                 /* the client's (control.h), for a reply that comes later */
 	bool *defer;              /* set: the reply comes later (a table waiting for its frame) */
 };
 
@@ -518,37 +349,37 @@ struct handler {
 
 static char *h_status(struct control *c, const struct request *rq)
 {
-	return reply_ok(cmd_status(c));
+	return control_reply_ok(cmd_status(c));
 }
 
 static char *h_ports(struct control *c, const struct request *rq)
 {
-	return reply_ok(cmd_ports(c));
+	return control_reply_ok(cmd_ports(c));
 }
 
 static char *h_flows(struct control *c, const struct request *rq)
 {
-	return reply_ok(cmd_flows(c));
+	return control_reply_ok(cmd_flows(c));
 }
 
 static char *h_sync(struct control *c, const struct request *rq)
 {
-	return reply_ok(cmd_sync(c));
+	return control_reply_ok(cmd_sync(c));
 }
 
 static char *h_stats(struct control *c, const struct request *rq)
 {
-	return reply_ok(cmd_stats(c));
+	return control_reply_ok(cmd_stats(c));
 }
 
 static char *h_routes(struct control *c, const struct request *rq)
 {
-	return reply_ok(control_routes_json(c, false));
+	return control_reply_ok(control_routes_json(c, false));
 }
 
 static char *h_neighbours(struct control *c, const struct request *rq)
 {
-	return reply_ok(control_routes_json(c, true));
+	return control_reply_ok(control_routes_json(c, true));
 }
 
 static char *h_log_level(struct control *c, const struct request *rq)
@@ -558,12 +389,12 @@ static char *h_log_level(struct control *c, const struct request *rq)
 
 static char *h_schedule_active(struct control *c, const struct request *rq)
 {
-	return reply_ok(cmd_schedule_active(c, rq->args));
+	return control_reply_ok(cmd_schedule_active(c, rq->args));
 }
 
 static char *h_schedule_load(struct control *c, const struct request *rq)
 {
-	return cmd_schedule_load(c, rq->args, rq->fd, rq->defer);
+	return control_load_submit(c, rq->args, rq->fd, rq->slot, rq->defer);
 }
 
 static char *h_schedule_cancel(struct control *c, const struct request *rq)
@@ -607,7 +438,7 @@ const char *control_unhandled(void)
 	return NULL;
 }
 
-char *control_handle(struct control *c, const char *req, size_t len, int fd, bool privileged, bool *defer)
+char *control_handle(struct control *c, const char *req, size_t len, int fd, int slot, bool privileged, bool *defer)
 {
 	*defer = false;
 	json_error_t je;
@@ -645,7 +476,7 @@ char *control_handle(struct control *c, const char *req, size_t len, int fd, boo
 				c->conf->control_socket);
 		goto done;
 	}
-	struct request rq = {.args = args, .fd = fd, .defer = defer};
+	struct request rq = {.args = args, .fd = fd, .slot = slot, .defer = defer};
 	out = h->fn(c, &rq);
 done:
 	json_decref(r);
@@ -655,33 +486,6 @@ done:
 }
 
 /* ---- swaps ------------------------------------------------------------- */
-
-/* Writes the reply and closes; what the client still sends (the rest of an
- * oversize request) is read and dropped first, briefly, so that closing does
- * not reset the connection before the client has read the reply. */
-void control_answer(int *fd, char *line)
-{
-	if (*fd >= 0 && line) {
-		ctl_write_all(*fd, line, strlen(line), CTL_IO_MS);
-		shutdown(*fd, SHUT_WR);
-		char junk[4096];
-		int64_t end = mono_ns() + 200 * 1000000LL;
-		for (size_t total = 0; total < (1u << 20);) {
-			int left = (int)((end - mono_ns()) / 1000000);
-			struct pollfd p = {.fd = *fd, .events = POLLIN};
-			if (left <= 0 || poll(&p, 1, left) <= 0)
-				break;
-			ssize_t n = recv(*fd, junk, sizeof(junk), MSG_DONTWAIT);
-			if (n <= 0)
-				break;
-			total += (size_t)n;
-		}
-	}
-	free(line);
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
 
 void control_advance(struct control *c)
 {
@@ -712,7 +516,7 @@ void control_advance(struct control *c)
 		   dropped ? " packets queued for removed flows dropped" : "");
 	json_t *res = swap_result(c, nt);
 	json_object_set_new(res, "dropped_queued", json_integer((json_int_t)dropped));
-	control_answer(&c->waiter, reply_ok(res));
+	control_answer(c, &c->waiter, control_reply_ok(res));
 }
 
 

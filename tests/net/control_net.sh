@@ -3,7 +3,9 @@
 # tdpd's control and monitor sockets, with tdpctl, on a router in network
 # namespaces: every read command in both forms, the Prometheus text, the
 # refusals (a change on the monitor socket, a peer without permission, bad
-# requests of every kind) that change nothing, and table swaps while probes
+# requests of every kind) that change nothing, clients that hold on (a load
+# whose table never comes, idle connections, a thousand at once) without
+# holding up any other, and table swaps while probes
 # go through: an invalid table rejected with its errors, two swaps adopted at
 # cycle boundaries, a time already past refused, and not a probe lost.
 # Bounded: every wait has a timeout; the namespaces go away however it ends.
@@ -18,7 +20,7 @@ SRC=$4
 net_test_begin
 chmod 0755 "$W" # the unprivileged peer must reach the sockets to be refused by them
 . "$SRC/tests/tap.sh"
-echo "1..22"
+echo "1..26"
 
 RO=$W/tdpd-ro.sock
 RW=$W/tdpd.sock
@@ -142,6 +144,103 @@ after=$(grep -c "^WATCHDOG=1$" "$W/notify.log")
 check "a client holding the control thread 5 s does not starve the watchdog ($((after - before)) feeds meanwhile)" \
 	'grep -q "\"ok\": *false" "$W/hold" && [ $((after - before)) -ge 5 ] && kill -0 "$TPID"' \
 	"feeds $before -> $after; $(cat "$W/hold")"
+
+# ---- many clients at once: none holds up another -------------------------------------
+cat >"$W/clients.py" <<'PY'
+import asyncio, json, os, socket, sys, time
+mode, path = sys.argv[1], sys.argv[2]
+STATUS = b'{"version":1,"cmd":"status"}'
+def code(b):
+    try:
+        d = json.loads(b.decode())
+        return "ok" if d["ok"] else d["code"]
+    except Exception:
+        return "none"
+if mode == "raw":            # one request as given, then read the reply
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(path); s.settimeout(5)
+    data = sys.argv[3].encode().decode("unicode_escape").encode("latin-1")
+    s.sendall(data)
+    if sys.argv[4] == "halfclose": s.shutdown(socket.SHUT_WR)
+    try: print(code(s.recv(65536)))
+    except socket.timeout: print("none")
+elif mode == "hold":         # a load whose table never comes
+    r, w = os.pipe()
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(path); s.settimeout(30)
+    req = json.dumps({"version": 1, "cmd": "schedule-load", "args": {"name": "held.tdp"}}) + "\n"
+    socket.send_fds(s, [req.encode()], [r])
+    print(s.recv(4096).decode().strip())
+elif mode == "idle":         # n connections that never send, reopened as the daemon closes them
+    import threading
+    n, secs = int(sys.argv[3]), float(sys.argv[4])
+    codes, lock = {}, threading.Lock()
+    end = time.monotonic() + secs
+    def one():
+        while time.monotonic() < end:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                s.connect(path)
+            except OSError:      # the backlog is full: again, shortly
+                s.close(); time.sleep(0.05); continue
+            s.settimeout(max(0.01, end - time.monotonic()))
+            try: c = code(s.recv(65536))
+            except socket.timeout: c = "held"
+            except OSError as e: c = type(e).__name__
+            s.close()
+            with lock: codes[c] = codes.get(c, 0) + 1
+            if c == "busy": time.sleep(0.05)
+    ts = [threading.Thread(target=one) for _ in range(n)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    print(json.dumps(codes, sort_keys=True))
+elif mode == "crowd":        # n clients at once, each asking status
+    import threading
+    n = int(sys.argv[3])
+    codes, lock, go = {}, threading.Lock(), threading.Barrier(n)
+    def one():
+        c = "none"
+        try:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            go.wait()
+            s.connect(path)      # blocking: waits for room in the backlog
+            s.settimeout(30)
+            s.sendall(STATUS + b"\n")
+            b = b""
+            while True:
+                x = s.recv(65536)
+                if not x: break
+                b += x
+            c = code(b)
+        except Exception as e:
+            c = type(e).__name__
+        with lock: codes[c] = codes.get(c, 0) + 1
+    ts = [threading.Thread(target=one) for _ in range(n)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    print(json.dumps(codes, sort_keys=True))
+PY
+got="$(python3 "$W/clients.py" raw "$RO" '{"version":1,"cmd":"status"}\x00{"junk\n' keep) / $(python3 "$W/clients.py" raw "$RO" '{"version":1,"cmd":"status"}' halfclose)"
+check "a NUL byte inside a request is malformed; a request ended by a half-close instead of a newline is answered" \
+	'[ "$got" = "malformed / ok" ]' "$got"
+python3 "$W/clients.py" hold "$RW" >"$W/held" 2>&1 &
+HPID=$!
+$NOBODY /usr/bin/python3 "$W/clients.py" idle "$RO" 20 6 >"$W/idle" 2>&1 &
+IPID=$!
+sleep 1
+rc=0
+"$CTL" --socket "$RO" status >"$W/st_ro" 2>&1 || rc=$?
+"$CTL" --socket "$RW" status >"$W/st_rw" 2>&1 || rc=$?
+held=no; kill -0 $HPID 2>/dev/null && held=yes
+check "a table load waiting for its pipe and 20 idle connections from one user hold up neither socket for root" \
+	'[ $rc -eq 0 ] && [ $held = yes ] && grep -q "^table " "$W/st_ro" && grep -q "^table " "$W/st_rw"' \
+	"rc $rc, load still waiting: $held; $(cat "$W/st_ro" "$W/st_rw")"
+wait $HPID $IPID
+check "the idle user gets its share ($(cat "$W/idle")): 8 connections at a time, the rest busy, each idle one closed malformed; the load is refused after its 5 s" \
+	'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d.get(\"busy\",0) >= 12 and d.get(\"malformed\",0) >= 8 and d.get(\"none\",0) == 0, d" "$W/idle" &&
+	 grep -q "held.tdp: the table did not arrive within 5000 ms" "$W/held"' "$(cat "$W/idle" "$W/held")"
+crowd=$(ulimit -n 4096; python3 "$W/clients.py" crowd "$RO" 1000 2>&1)
+check "1000 clients at once: every one answered ($crowd), CTL_MAX_CLIENTS at a time, the rest waiting their turn; tdpd carries on" \
+	'python3 -c "import json,sys; d=json.loads(sys.argv[1]); assert d == {\"ok\": 1000}, d" "$crowd" &&
+	 "$CTL" --socket "$RO" status >/dev/null' "$crowd"
 
 # ---- a table far ahead, and cancelling one that waits -------------------------------
 rc=0; "$CTL" --socket "$RW" schedule load --at +400000000 "$W/b.tdp" >"$W/far" 2>&1 || rc=$?

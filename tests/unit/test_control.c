@@ -30,7 +30,7 @@ static char *code_of(const char *req, bool privileged)
 {
 	static char code[64];
 	bool defer = false;
-	char *out = control_handle(&ctl, req, strlen(req), -1, privileged, &defer);
+	char *out = control_handle(&ctl, req, strlen(req), -1, -1, privileged, &defer);
 	assert_non_null(out);
 	assert_false(defer);
 	json_t *r = json_loads(out, 0, NULL);
