@@ -34,7 +34,6 @@
 #define CTL_SOCKET_DEFAULT "/run/tdpd/tdpd.sock"
 #define CTL_MONITOR_DEFAULT "/run/tdpd/tdpd-ro.sock"
 #define CTL_GROUP_DEFAULT "tdp"
-#define CTL_MAX_TABLE_BYTES (256u << 20)  /* a table passed to schedule-load */
 #define CTL_MAX_CLIENTS 32                /* connections open at once, per socket */
 #define CTL_MAX_PER_UID 8                 /* of them per user, on the monitor socket */
 

@@ -66,8 +66,8 @@ static char *read_passed(int fd, size_t *len, char *err, size_t errlen)
 	int64_t deadline = mono_ns() + (int64_t)CTL_TABLE_READ_MS * 1000000;
 	while (buf) {
 		if (n + 1 >= cap) {
-			if (cap >= CTL_MAX_TABLE_BYTES) {
-				snprintf(err, errlen, "the table is larger than %u MiB", CTL_MAX_TABLE_BYTES >> 20);
+			if (cap > SCHED_MAX_BYTES) {
+				snprintf(err, errlen, "the table is larger than %u MiB", SCHED_MAX_BYTES >> 20);
 				free(buf);
 				return NULL;
 			}

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sched_priv.h"
 
@@ -843,6 +844,11 @@ struct sched_table *sched_load(const char *path, struct sched_diags *d)
 		sched_diag_add(d, SCHED_ERROR, 0, 0, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		sched_diag_add(d, SCHED_ERROR, 0, 0, "is a directory, not a reservation table");
+		goto fail;
+	}
 	for (;;) {
 		if (sched_grow(&buf, &cap, len + 65536, 1)) {
 			sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
@@ -852,6 +858,10 @@ struct sched_table *sched_load(const char *path, struct sched_diags *d)
 		len += r;
 		if (r == 0)
 			break;
+		if (len > SCHED_MAX_BYTES) {
+			sched_diag_add(d, SCHED_ERROR, 0, 0, "more than %u MiB: not a reservation table", SCHED_MAX_BYTES >> 20);
+			goto fail;
+		}
 	}
 	if (ferror(f)) {
 		sched_diag_add(d, SCHED_ERROR, 0, 0, "read error: %s", strerror(errno));

@@ -20,6 +20,7 @@
 #define SCHED_MAX_FLOWS 65535      /* flow index fits the 16-bit runtime entry */
 #define SCHED_MAX_N 65535          /* packets of one flow in one frame */
 #define SCHED_MAX_K 10000000u
+#define SCHED_MAX_BYTES (256u << 20) /* a table file is at most this long */
 #define SCHED_MIN_TF_NS 100
 #define SCHED_NS_PER_S 1000000000ull
 #define SCHED_MIN_FRAME 60         /* Ethernet minimum without FCS */

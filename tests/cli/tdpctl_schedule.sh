@@ -45,6 +45,10 @@ expect "binary junk is rejected without a crash" 1 "$T" schedule check "$W/junk.
 has "as not text" "$W/err" "is not text: this is not a schedule table"
 : >"$W/empty.tdp"
 expect "an empty file is rejected" 1 "$T" schedule check "$W/empty.tdp"
+expect "an endless input (/dev/zero) is refused, not read forever" 1 timeout 20 "$T" schedule check /dev/zero
+has "past 256 MiB" "$W/err" "/dev/zero: error: more than 256 MiB: not a reservation table"
+expect "a directory is refused" 1 "$T" schedule check "$W"
+has "as one" "$W/err" "error: is a directory, not a reservation table"
 
 expect "check --json reports every file" 1 "$T" schedule check --json "$EX"/demo.tdp "$W/bad.tdp"
 if python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r[0]["ok"] and not r[1]["ok"]; d=r[1]["diagnostics"][0]; assert (d["line"],d["col"])==(2,4), d' "$W/out" 2>"$W/py"; then
