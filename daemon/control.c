@@ -208,18 +208,22 @@ static void accept_on(struct control *c, int s, int64_t now)
 		struct ucred cr = {.uid = (uid_t)-1};
 		socklen_t l = sizeof(cr);
 		getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l);
-		int of_uid = 0, free_slot = -1;
+		int of_uid = 0, refusing = 0, free_slot = -1;
 		for (int i = 0; i < CTL_SLOTS; i++) {
 			const struct ctl_client *k = &c->cl[i];
 			if (k->state == CL_FREE && free_slot < 0)
 				free_slot = i;
 			of_uid += k->state != CL_FREE && k->sock == s && !k->refused && k->uid == cr.uid;
+			refusing += k->state != CL_FREE && k->refused;
 		}
 		bool refuse = s == 1 && cr.uid != 0 && of_uid >= CTL_MAX_PER_UID;
-		char *buf = free_slot >= 0 ? malloc(CTL_MAX_REQUEST + 2) : NULL;
+		/* those told busy keep to their CTL_REFUSING slots, so a client
+		 * served always finds one; past them, a flood is closed unanswered */
+		char *buf = free_slot >= 0 && (!refuse || refusing < CTL_REFUSING) ? malloc(CTL_MAX_REQUEST + 2) : NULL;
 		if (!buf) {
 			close(fd);
-			return;
+			c->clients_refused += refuse;
+			continue;
 		}
 		c->cl[free_slot] = (struct ctl_client){.fd = fd, .state = CL_READ, .sock = (uint8_t)s, .uid = cr.uid,
 						       .refused = refuse, .pfd = -1, .buf = buf,

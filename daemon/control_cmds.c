@@ -251,9 +251,10 @@ static json_t *cmd_stats(struct control *c)
 	struct summary_src s = src(c);
 	json_t *o = summary_to_json(&s);
 	json_object_set_new(o, "table", json_string(c->cur->name));
-	json_object_set_new(o, "control", json_pack("{sI sI sI}", "loads", (json_int_t)c->loads, "rejected",
+	json_object_set_new(o, "control", json_pack("{sI sI sI sI sI}", "loads", (json_int_t)c->loads, "rejected",
 						    (json_int_t)c->rejected, "swap_dropped",
-						    (json_int_t)c->swap_dropped));
+						    (json_int_t)c->swap_dropped, "clients", (json_int_t)c->clients,
+						    "clients_busy", (json_int_t)c->clients_refused));
 	return o;
 }
 
