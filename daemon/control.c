@@ -58,13 +58,6 @@ static bool peer_allowed(int fd, long gid, char *who, size_t wlen)
 	return ok;
 }
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void client_close(struct ctl_client *k)
 {
 	if (k->fd >= 0)
@@ -96,7 +89,7 @@ void control_answer(struct control *c, int *slot, char *line)
 	k->len = strlen(line);
 	k->off = 0;
 	k->state = CL_WRITE;
-	k->deadline_ns = mono_ns() + (int64_t)CTL_WRITE_MS * 1000000;
+	k->deadline_ns = control_mono_ns() + (int64_t)CTL_WRITE_MS * 1000000;
 	if (!c->running || atomic_load(&c->stop)) {
 		/* no thread to send it: now, briefly */
 		ctl_write_all(k->fd, k->buf, k->len, 200);
@@ -246,7 +239,7 @@ static void *ctl_thread(void *arg)
 	int who[3 + CTL_SLOTS];
 	while (!atomic_load(&c->stop)) {
 		int n = 0;
-		int64_t now = mono_ns(), next = now + (c->pending ? 2 : 50) * 1000000LL;
+		int64_t now = control_mono_ns(), next = now + (c->pending ? 2 : 50) * 1000000LL;
 		bool room = false;
 		for (int i = 0; i < CTL_SLOTS; i++)
 			room |= c->cl[i].state == CL_FREE;
@@ -268,7 +261,7 @@ static void *ctl_thread(void *arg)
 		}
 		int64_t wait = (next - now + 999999) / 1000000;
 		int r = poll(p, (nfds_t)n, wait < 0 ? 0 : (int)wait);
-		now = mono_ns();
+		now = control_mono_ns();
 		for (int j = 0; j < n; j++) {
 			short rev = r > 0 ? p[j].revents : 0;
 			if (who[j] == -3) {

@@ -127,7 +127,9 @@ char *control_handle(struct control *c, const char *req, size_t len, int fd, int
  * name; NULL when the two tables agree. */
 const char *control_unhandled(void);
 
-/* control_cmds.c's: reply lines (malloc'd) from a result, an error, an object. */
+/* control_cmds.c's: CLOCK_MONOTONIC in ns; reply lines (malloc'd) from a
+ * result, an error, an object. */
+int64_t control_mono_ns(void);
 char *control_reply_ok(json_t *result);
 char *control_reply_err(const char *code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *control_dump_line(json_t *o);
@@ -140,7 +142,6 @@ void control_answer(struct control *c, int *slot, char *line);
 int control_load_start(struct control *c, char *err, size_t errlen);
 void control_load_stop(struct control *c);
 int control_load_fd(const struct control *c);
-bool control_load_busy(const struct control *c);
 char *control_load_submit(struct control *c, json_t *args, int fd, int slot, bool *defer);
 void control_load_finish(struct control *c);
 /* One step of a swap in progress (the thread calls it every loop). */

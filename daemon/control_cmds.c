@@ -1,15 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The control commands: replies, the handlers and their dispatch table, table swaps (control.h). */
-#include <errno.h>
-#include <grp.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,7 +16,7 @@
 #include "log.h"
 
 
-static int64_t mono_ns(void)
+int64_t control_mono_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -114,7 +109,7 @@ char *control_reply_err(const char *code, const char *fmt, ...)
 static struct summary_src src(struct control *c)
 {
 	return (struct summary_src){.e = c->e, .rx = c->rx, .timebase = c->timebase_name, .tb = c->tb,
-				    .elapsed_s = (double)(mono_ns() - c->started_mono_ns) / 1e9};
+				    .elapsed_s = (double)(control_mono_ns() - c->started_mono_ns) / 1e9};
 }
 
 static json_t *table_json(const struct dtable *dt, bool with_flows)

@@ -51,19 +51,12 @@ struct ctl_load {
 	char *reply;
 };
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Reads what a client passed; bounded in size and time. */
 static char *read_passed(int fd, size_t *len, char *err, size_t errlen)
 {
 	size_t cap = 1 << 16, n = 0;
 	char *buf = malloc(cap);
-	int64_t deadline = mono_ns() + (int64_t)CTL_TABLE_READ_MS * 1000000;
+	int64_t deadline = control_mono_ns() + (int64_t)CTL_TABLE_READ_MS * 1000000;
 	while (buf) {
 		if (n + 1 >= cap) {
 			if (cap > SCHED_MAX_BYTES) {
@@ -77,7 +70,7 @@ static char *read_passed(int fd, size_t *len, char *err, size_t errlen)
 			buf = nb;
 			cap *= 2;
 		}
-		int64_t left = (deadline - mono_ns()) / 1000000;
+		int64_t left = (deadline - control_mono_ns()) / 1000000;
 		struct pollfd p = {.fd = fd, .events = POLLIN};
 		if (left <= 0 || poll(&p, 1, (int)left) == 0) {
 			snprintf(err, errlen, "the table did not arrive within %d ms", CTL_TABLE_READ_MS);
@@ -221,11 +214,6 @@ int control_load_fd(const struct control *c)
 	return c->load ? c->load->efd : -1;
 }
 
-bool control_load_busy(const struct control *c)
-{
-	return c->load && c->load->busy;
-}
-
 /* A load whose table was built: offered to the engine for the first cycle
  * boundary at or after the time asked for, or refused if that is past. */
 static char *offer(struct control *c, struct ctl_load *l, struct eng_table *et, bool *wait)
@@ -243,7 +231,7 @@ static char *offer(struct control *c, struct ctl_load *l, struct eng_table *et, 
 	int64_t next = engine_next_frame(c->e), from = next + 2;
 	if (at_j || in_j) {
 		/* "in" counts from the request, not from the end of the load */
-		int64_t in_ns = in_j ? json_integer_value(in_j) - (mono_ns() - l->started_ns) : 0;
+		int64_t in_ns = in_j ? json_integer_value(in_j) - (control_mono_ns() - l->started_ns) : 0;
 		tdp_time_t when = {.ns = at_j ? json_integer_value(at_j) : tb_now(c->tb).ns + in_ns};
 		int64_t j = frame_index(g, when);
 		if (frame_start(g, j).ns < when.ns)
@@ -325,7 +313,7 @@ char *control_load_submit(struct control *c, json_t *args, int fd, int slot, boo
 		return control_reply_err("internal", "the table loader is not running");
 	if (l->busy)
 		return control_reply_err("busy", "table %s is being read and checked (for %.1f s); load again after it",
-				 l->name, (double)(mono_ns() - l->started_ns) / 1e9);
+				 l->name, (double)(control_mono_ns() - l->started_ns) / 1e9);
 	json_t *at_j = json_object_get(args, "at_tai_ns"), *in_j = json_object_get(args, "in_ns");
 	if ((at_j && !json_is_integer(at_j)) || (in_j && !json_is_integer(in_j)) || (at_j && in_j))
 		return control_reply_err("bad-args", "at_tai_ns or in_ns, as an integer number of nanoseconds, not both");
@@ -350,7 +338,7 @@ char *control_load_submit(struct control *c, json_t *args, int fd, int slot, boo
 	l->fd = own;
 	l->slot = slot;
 	l->args = json_incref(args);
-	l->started_ns = mono_ns();
+	l->started_ns = control_mono_ns();
 	l->busy = l->job = true;
 	pthread_cond_signal(&l->cv);
 	pthread_mutex_unlock(&l->mu);
