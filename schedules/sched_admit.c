@@ -27,19 +27,16 @@ uint64_t sched_port_capacity_bits(const struct sched_table *t, uint32_t port)
 	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
 }
 
-/* Reserved bits per (distinct row, port): nrows x nports. */
-static uint64_t *row_port_bits(const struct sched_table *t)
+/* The entries of a row are sorted by port: the run from i on that shares
+ * entry i's port, its reserved bits in *bits. Returns where the next run starts.
+ * Walking a row this way costs its entries, not the table's ports. */
+static uint32_t port_run(const struct sched_table *t, uint32_t i, uint32_t end, uint64_t *bits)
 {
-	uint64_t *b = calloc((size_t)t->nrows * t->nports + 1, sizeof(uint64_t));
-	if (!b)
-		return NULL;
-	for (uint32_t r = 0; r < t->nrows; r++)
-		for (uint32_t i = t->row_off[r]; i < t->row_off[r + 1]; i++) {
-			const struct sched_entry *e = &t->ent[i];
-			b[(size_t)r * t->nports + t->flows[e->flow].port] +=
-				sched_wire_bits(t, e->flow) * e->n;
-		}
-	return b;
+	uint32_t p = t->flows[t->ent[i].flow].port;
+	*bits = 0;
+	for (; i < end && t->flows[t->ent[i].flow].port == p; i++)
+		*bits += sched_wire_bits(t, t->ent[i].flow) * t->ent[i].n;
+	return i;
 }
 
 static double bits_ns(uint64_t bits, uint64_t rate)
@@ -115,18 +112,21 @@ static size_t row_frames(const struct row_ix *x, uint32_t r, struct sched_buf *b
 size_t sched_admit(const struct sched_table *t, struct sched_diags *d)
 {
 	size_t errs = 0;
-	uint64_t *bits = row_port_bits(t);
 	struct row_ix ix = {NULL, NULL};
 
-	if (!bits) {
-		sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
-		return 1;
-	}
 	for (uint32_t r = 0; r < t->nrows; r++)
-		for (uint32_t p = 0; p < t->nports; p++) {
-			uint64_t used = bits[(size_t)r * t->nports + p], cap = sched_port_capacity_bits(t, p);
+		for (uint32_t i = t->row_off[r], next; i < t->row_off[r + 1]; i = next) {
+			uint64_t used;
+			uint32_t p = t->flows[t->ent[i].flow].port;
+			next = port_run(t, i, t->row_off[r + 1], &used);
+			uint64_t cap = sched_port_capacity_bits(t, p);
 			if (used <= cap)
 				continue;
+			errs++;
+			if (sched_diag_full(d)) { /* counted, not composed */
+				sched_diag_add(d, SCHED_ERROR, 0, 0, "overbooked");
+				continue;
+			}
 			const struct sched_port *pt = &t->ports[p];
 			if (!ix.off && row_ix_build(t, &ix) != 0)
 				goto oom;
@@ -138,26 +138,19 @@ size_t sched_admit(const struct sched_table *t, struct sched_diags *d)
 					 bits_ns(used - cap, pt->rate_bps) / 1e3,
 					 bits_ns(used, pt->rate_bps) / 1e3,
 					 (double)(t->tf_ns - t->guard_ns) / 1e3);
-			for (uint32_t i = t->row_off[r]; i < t->row_off[r + 1]; i++) {
-				const struct sched_entry *e = &t->ent[i];
-				if (t->flows[e->flow].port != p)
-					continue;
+			for (uint32_t j = i; j < next; j++) {
+				const struct sched_entry *e = &t->ent[j];
 				sched_buf_printf(&b, " %s %u x %llu B%s", t->flows[e->flow].name, e->n,
 						 (unsigned long long)sched_wire_bits(t, e->flow) / 8,
-						 i + 1 < t->row_off[r + 1] ? "," : "");
+						 j + 1 < next ? "," : "");
 			}
-			if (b.len && b.s[b.len - 1] == ',')
-				b.s[--b.len] = 0;
 			sched_diag_add(d, SCHED_ERROR, blame_line(t, first, p), 1, "frame%s %s",
 				       nf == 1 ? "" : "s", b.s ? b.s : "");
 			free(b.s);
-			errs++;
 		}
 	row_ix_free(&ix);
-	free(bits);
 	return errs;
 oom:
-	free(bits);
 	sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
 	return errs + 1;
 }
@@ -249,45 +242,53 @@ oom:
 void sched_summarize(const struct sched_table *t, struct sched_port_summary *ps,
 		     struct sched_flow_summary *fs)
 {
-	uint64_t *bits = row_port_bits(t);
 	uint32_t *freq = calloc((size_t)t->nrows + 1, sizeof(uint32_t));
 	uint32_t *first = malloc(sizeof(uint32_t) * (t->nflows + 1));
 	uint32_t *last = malloc(sizeof(uint32_t) * (t->nflows + 1));
+	double *sum = calloc((size_t)t->nports + 1, sizeof(double));
+	double *free_ns = calloc((size_t)t->nports + 1, sizeof(double));
 	double cycle_s = (double)t->tf_ns * t->k / 1e9;
 	double usable = (double)(t->tf_ns - t->guard_ns);
 
 	memset(ps, 0, sizeof(*ps) * t->nports);
 	memset(fs, 0, sizeof(*fs) * t->nflows);
-	if (!bits || !freq || !first || !last)
+	if (!freq || !first || !last || !sum || !free_ns)
 		goto out;
 	for (uint32_t f = 0; f < t->k; f++)
 		freq[t->frame_row[f]]++;
 	for (uint32_t p = 0; p < t->nports; p++) {
-		const struct sched_port *pt = &t->ports[p];
-		struct sched_port_summary *s = &ps[p];
-		double sum = 0, free_ns = 0;
-		s->capacity_bits = sched_port_capacity_bits(t, p);
-		s->util_min = 1e300;
-		for (uint32_t r = 0; r < t->nrows; r++) {
-			if (!freq[r])
-				continue;
-			uint64_t b = bits[(size_t)r * t->nports + p];
-			double u = bits_ns(b, pt->rate_bps) / usable;
+		ps[p].capacity_bits = sched_port_capacity_bits(t, p);
+		ps[p].util_min = 1e300;
+	}
+	/* the (row, port) pairs that reserve anything; the frames of a port that
+	 * reserve nothing count as 0 % used and all TF - guard free */
+	for (uint32_t r = 0; r < t->nrows; r++)
+		for (uint32_t i = t->row_off[r], next; freq[r] && i < t->row_off[r + 1]; i = next) {
+			uint64_t b;
+			uint32_t p = t->flows[t->ent[i].flow].port;
+			next = port_run(t, i, t->row_off[r + 1], &b);
+			struct sched_port_summary *s = &ps[p];
+			double u = bits_ns(b, t->ports[p].rate_bps) / usable;
 			if (u < s->util_min)
 				s->util_min = u;
 			if (u > s->util_max)
 				s->util_max = u;
-			sum += u * freq[r];
-			if (b)
-				s->frames_used += freq[r];
+			sum[p] += u * freq[r];
+			s->frames_used += freq[r];
 			if (b > s->capacity_bits)
 				s->frames_over += freq[r];
-			double fr = usable - bits_ns(b, pt->rate_bps);
-			free_ns += (fr > 0 ? fr : 0) * freq[r];
+			double fr = usable - bits_ns(b, t->ports[p].rate_bps);
+			free_ns[p] += (fr > 0 ? fr : 0) * freq[r];
 			s->reserved_bps += (double)b * freq[r];
 		}
-		s->util_avg = sum / t->k;
-		s->be_bps = (double)pt->rate_bps * free_ns / ((double)t->tf_ns * t->k);
+	for (uint32_t p = 0; p < t->nports; p++) {
+		struct sched_port_summary *s = &ps[p];
+		if (s->frames_used < t->k) {
+			s->util_min = 0;
+			free_ns[p] += usable * (t->k - s->frames_used);
+		}
+		s->util_avg = sum[p] / t->k;
+		s->be_bps = (double)t->ports[p].rate_bps * free_ns[p] / ((double)t->tf_ns * t->k);
 		s->reserved_bps /= cycle_s;
 	}
 	for (uint32_t r = 0; r < t->nrows; r++)
@@ -326,8 +327,9 @@ void sched_summarize(const struct sched_table *t, struct sched_port_summary *ps,
 		s->bps = s->pps * t->flows[fl].size * 8;
 	}
 out:
-	free(bits);
 	free(freq);
 	free(first);
 	free(last);
+	free(sum);
+	free(free_ns);
 }

@@ -61,11 +61,17 @@ static uint32_t bad_byte(const unsigned char *s, size_t n, unsigned *byte)
 			*byte = c;
 			return (uint32_t)i + 1;
 		}
-		for (size_t j = 1; j < len; j++)
-			if ((s[i + j] & 0xc0) != 0x80) {
-				*byte = c;
-				return (uint32_t)i + 1;
-			}
+		/* RFC 3629 section 4: the second byte's range rules out overlong
+		 * forms (E0, F0), surrogates (ED) and code points past U+10FFFF (F4) */
+		unsigned lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+		unsigned hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+		bool bad = s[i + 1] < lo || s[i + 1] > hi;
+		for (size_t j = 2; j < len; j++)
+			bad |= (s[i + j] & 0xc0) != 0x80;
+		if (bad) {
+			*byte = c;
+			return (uint32_t)i + 1;
+		}
 		i += len;
 	}
 	return 0;
@@ -655,7 +661,7 @@ static void resolve(struct parser *p)
 	struct sched_table *t = p->t;
 	struct sched_diags *d = p->d;
 	struct name_index pi = { 0 }, fi = { 0 };
-	uint32_t *dup = NULL;
+	uint32_t *dup = NULL, *seen = NULL;
 
 	if (!p->l_version && !t->version && !p->l_tf && !p->l_k && !t->nports && !t->nflows && !t->nrules) {
 		if (d->nerr == 0)
@@ -720,6 +726,8 @@ static void resolve(struct parser *p)
 	}
 	if (d->nerr == 0)
 		sched_check_overlaps(t, d);
+	if (!(seen = calloc((size_t)t->nflows + 1, sizeof(uint32_t))))
+		goto oom;
 
 	for (uint32_t r = 0; r < t->nrules; r++) {
 		struct sched_rule *ru = &t->rules[r];
@@ -742,12 +750,10 @@ static void resolve(struct parser *p)
 				continue;
 			}
 			t->rule_ent[x].flow = (uint16_t)f;
-			for (uint32_t e2 = 0; e2 < e; e2++)
-				if (t->rule_ent[ru->ent_off + e2].flow == (uint16_t)f) {
-					sched_diag_add(d, SCHED_ERROR, ru->line, t->rule_col[x],
-						       "flow %s listed twice in this row", t->flows[f].name);
-					break;
-				}
+			if (seen[f] == r + 1) /* O(1) per entry, however long the row */
+				sched_diag_add(d, SCHED_ERROR, ru->line, t->rule_col[x],
+					       "flow %s listed twice in this row", t->flows[f].name);
+			seen[f] = r + 1;
 		}
 	}
 	goto out;
@@ -757,6 +763,7 @@ out:
 	free(pi.slot);
 	free(fi.slot);
 	free(dup);
+	free(seen);
 }
 
 /* ---- entry points -------------------------------------------------------- */

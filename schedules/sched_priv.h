@@ -21,9 +21,32 @@ int sched_num_bytes(const char *s, size_t n, uint64_t max, uint64_t *out, const 
 bool sched_name_ok(const char *s, size_t n);
 bool sched_tok_is(const struct sched_tok *t, const char *word);
 
-/* Build the runtime form; check match rules pairwise (sched_build.c). */
+/* Build the runtime form (sched_build.c); check that no two flows' match
+ * rules claim one packet (sched_overlap.c). */
 int sched_build(struct sched_table *t, struct sched_diags *d);
 int sched_check_overlaps(struct sched_table *t, struct sched_diags *d);
+
+/* The row lines folded into segments that do not overlap on their chain of
+ * frames (sched_fold.c): frames first, first + stride, ... last, and the
+ * packets every line in force there adds up to. */
+struct sched_seg {
+	uint32_t first, last, stride;
+	uint32_t ent_off, nent;
+};
+struct sched_seg_ent {
+	uint16_t port, flow, n;
+	uint32_t line; /* the last row line that adds to this flow here */
+};
+struct sched_fold {
+	struct sched_seg *seg;
+	uint32_t nseg;
+	struct sched_seg_ent *ent;
+	uint32_t nent;
+};
+int sched_fold(const struct sched_table *t, struct sched_fold *fo, struct sched_diags *d);
+void sched_fold_free(struct sched_fold *fo);
+/* A frame named twice in one row line: one error per line. Returns the count. */
+int sched_check_rule_frames(const struct sched_table *t, struct sched_diags *d);
 
 /* Match rules: true when some packet could match both. */
 bool sched_match_overlap(const struct sched_match *a, const struct sched_match *b);

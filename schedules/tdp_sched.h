@@ -43,12 +43,19 @@ struct sched_diags {
 	struct sched_diag *v;
 	size_t n, cap;
 	size_t nerr, nwarn; /* all of them, also those not kept */
+	uint64_t work;      /* steps the checks and the expansion took: tests bound it */
 };
 
 void sched_diags_init(struct sched_diags *d, const char *file);
 void sched_diags_free(struct sched_diags *d);
 void sched_diag_add(struct sched_diags *d, enum sched_sev sev, uint32_t line, uint32_t col,
 		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* True when the next message would only be counted: callers skip the work of
+ * composing it (sched_diag_add still counts it). */
+static inline bool sched_diag_full(const struct sched_diags *d)
+{
+	return d->n >= SCHED_DIAG_KEEP;
+}
 /* "file:line:col: error: msg" lines, plus a count of those not kept. */
 void sched_diags_print(const struct sched_diags *d, FILE *out);
 

@@ -279,7 +279,13 @@ static void err_rows(void **state)
 	parse_err(F "frames 0: a\n", 7, 12, "needs a packet count");
 	parse_err(F "frames 0: a 65536\n", 7, 13, "packets per frame must be 0..65535");
 	parse_err(F "frames 0: a 1, a 2\n", 7, 16, "flow a listed twice in this row");
-	parse_err(F "frames 0-9, 5: a 1\n", 7, 1, "frame 5 is named twice in this row");
+	parse_err(F "frames 0-9, 5: a 1\n", 7, 13, "frame 5 is named twice in this row");
+	/* whatever the count: a frame named twice is an error in the frame set */
+	parse_err(F "frames 0-9, 5: a 0\n", 7, 13, "frame 5 is named twice in this row");
+	/* strided sets meet where the remainders agree: 0,2,4.. and 1,4,7 at 4 */
+	parse_err(F "frames 0-9/2, 1-9/3: a 1\n", 7, 15, "frame 4 is named twice in this row");
+	parse_err(F "frames 0-9/4, 2-9/6: a 1\n", 7, 15, "frame 8 is named twice in this row");
+	sched_free(parse_ok(F "frames 0-9/4, 1-9/6, 2-9/4: a 1\n"));
 	parse_err(F "frames 0 1: a 1\n", 7, 10, "expected ',' between frame sets");
 	parse_err(F "frames 0: a 1,\n", 7, 14, "unexpected ','");
 	parse_err(F "frames 0: a 60000\nframes 0: a 6000\n", 8, 1, "flow a has 66000 packets in frame 0");
@@ -303,6 +309,15 @@ static void err_empty_and_binary(void **state)
 	parse_err("\x7f" "ELF\x02\x01\x01", 1, 1, "byte 0x7f is not text");
 	parse_err(HDR "# caf\xc3\n", 4, 6, "is not text");  /* truncated UTF-8 */
 	parse_err(HDR "\xff\xfe\n", 4, 1, "byte 0xff is not text");
+	/* forms RFC 3629 forbids: surrogates, overlong encodings, past U+10FFFF */
+	parse_err(HDR "# \xed\xa0\x80\n", 4, 3, "byte 0xed is not text");     /* U+D800 */
+	parse_err(HDR "# \xed\xbf\xbf\n", 4, 3, "byte 0xed is not text");     /* U+DFFF */
+	parse_err(HDR "# \xe0\x80\xaf\n", 4, 3, "byte 0xe0 is not text");     /* '/' in three bytes */
+	parse_err(HDR "# \xf0\x80\x80\xaf\n", 4, 3, "byte 0xf0 is not text"); /* ... in four */
+	parse_err(HDR "# \xf4\x90\x80\x80\n", 4, 3, "byte 0xf4 is not text"); /* U+110000 */
+	parse_err(HDR "# \xc1\xbf\n", 4, 3, "byte 0xc1 is not text");
+	/* the edges that are allowed: U+0800, U+D7FF, U+E000, U+10000, U+10FFFF */
+	sched_free(parse_ok(HDR "# \xe0\xa0\x80 \xed\x9f\xbf \xee\x80\x80 \xf0\x90\x80\x80 \xf4\x8f\xbf\xbf\n"));
 	/* UTF-8 in comments and the micro sign in units are text */
 	struct sched_table *t = parse_ok("tdp-schedule 1 # caf\xc3\xa9\ntf 100\xc2\xb5s\nk 10\n");
 	assert_int_equal(t->tf_ns, 100000);
