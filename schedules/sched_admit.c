@@ -45,12 +45,13 @@ static double bits_ns(uint64_t bits, uint64_t rate)
 }
 
 /* The last row line that puts a flow of this port into frame f. */
-static uint32_t blame_line(const struct sched_table *t, uint32_t f, uint32_t port)
+static uint32_t blame_line(const struct sched_table *t, uint32_t f, uint32_t port, struct sched_diags *d)
 {
 	uint32_t line = 0;
 	for (uint32_t r = 0; r < t->nrules; r++) {
 		const struct sched_rule *ru = &t->rules[r];
 		bool in = false, on_port = false;
+		d->work += ru->nspan + ru->nent;
 		for (uint32_t s = 0; s < ru->nspan && !in; s++) {
 			const struct sched_span *sp = &t->spans[ru->span_off + s];
 			in = f >= sp->first && f <= sp->last && (f - sp->first) % sp->stride == 0;
@@ -144,7 +145,7 @@ size_t sched_admit(const struct sched_table *t, struct sched_diags *d)
 						 (unsigned long long)sched_wire_bits(t, e->flow) / 8,
 						 j + 1 < next ? "," : "");
 			}
-			sched_diag_add(d, SCHED_ERROR, blame_line(t, first, p), 1, "frame%s %s",
+			sched_diag_add(d, SCHED_ERROR, blame_line(t, first, p, d), 1, "frame%s %s",
 				       nf == 1 ? "" : "s", b.s ? b.s : "");
 			free(b.s);
 		}
@@ -173,27 +174,34 @@ size_t sched_fit(const struct sched_table *t, const struct sched_fit *lim, struc
 			pk[p] += e->n;
 			all += e->n;
 			if (lim->flow_depth && e->n > lim->flow_depth) {
+				errs++;
+				if (sched_diag_full(d)) {
+					sched_diag_add(d, SCHED_ERROR, 0, 0, "flow-queue-depth");
+					continue;
+				}
 				if (!ix.off && row_ix_build(t, &ix) != 0)
 					goto oom;
 				struct sched_buf b = { 0 };
 				uint32_t first;
 				size_t nf = row_frames(&ix, r, &b, &first);
-				sched_diag_add(d, SCHED_ERROR, blame_line(t, first, p), 1,
+				sched_diag_add(d, SCHED_ERROR, blame_line(t, first, p, d), 1,
 					       "frame%s %s: flow %s sends %u packets a frame, but a flow's queue holds %u "
 					       "(flow-queue-depth)", nf == 1 ? "" : "s", b.s ? b.s : "",
 					       t->flows[e->flow].name, e->n, lim->flow_depth);
 				free(b.s);
-				errs++;
 			}
 		}
-		if (lim->mbufs && all > avail) {
+		if (lim->mbufs && all > avail && sched_diag_full(d)) {
+			errs++;
+			sched_diag_add(d, SCHED_ERROR, 0, 0, "mbufs");
+		} else if (lim->mbufs && all > avail) {
 			if (!ix.off && row_ix_build(t, &ix) != 0)
 				goto oom;
 			struct sched_buf b = { 0 };
 			uint32_t first;
 			size_t nf = row_frames(&ix, r, &b, &first);
 			uint32_t p0 = t->flows[t->ent[t->row_off[r]].flow].port; /* all > 0: the row has entries */
-			sched_diag_add(d, SCHED_ERROR, blame_line(t, first, p0), 1,
+			sched_diag_add(d, SCHED_ERROR, blame_line(t, first, p0, d), 1,
 				       "frame%s %s: %llu packets a frame on all ports need as many packet buffers, but the "
 				       "pool has %llu and the ports' RX and TX rings and caches hold %llu of them (mbufs)",
 				       nf == 1 ? "" : "s", b.s ? b.s : "", (unsigned long long)all,
@@ -210,6 +218,10 @@ size_t sched_fit(const struct sched_table *t, const struct sched_fit *lim, struc
 			uint32_t txd = lim->tx_desc ? lim->tx_desc[p] : 0;
 			if (!txd || n <= txd)
 				continue;
+			if (sched_diag_full(d)) {
+				sched_diag_add(d, SCHED_WARNING, 0, 0, "tx-desc");
+				continue;
+			}
 			if (!ix.off && row_ix_build(t, &ix) != 0)
 				goto oom;
 			struct sched_buf b = { 0 };
@@ -222,7 +234,7 @@ size_t sched_fit(const struct sched_table *t, const struct sched_fit *lim, struc
 				if (t->flows[t->ent[k].flow].port == p)
 					bits += sched_wire_bits(t, t->ent[k].flow) * t->ent[k].n;
 			double refill_us = bits_ns(bits, t->ports[p].rate_bps) * (double)(n - txd) / (double)n / 1e3;
-			sched_diag_add(d, SCHED_WARNING, blame_line(t, first, p), 1,
+			sched_diag_add(d, SCHED_WARNING, blame_line(t, first, p, d), 1,
 				       "frame%s %s: port %s sends %llu packets a frame, its TX ring holds %u (tx-desc): "
 				       "the engine refills the ring as the port sends, for about %.1fus of the frame",
 				       nf == 1 ? "" : "s", b.s ? b.s : "", t->ports[p].name, (unsigned long long)n, txd,

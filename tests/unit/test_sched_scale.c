@@ -233,6 +233,35 @@ static void admission_memory_follows_the_entries(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* Many rows over every limit: each is counted, only the first hundred are
+ * composed (and blamed on a line, which walks the row lines). */
+static void messages_past_the_cap_are_only_counted(void **state)
+{
+	struct text b = { 0 };
+	struct sched_diags d;
+	const uint32_t L = 2000;
+	put(&b, "tdp-schedule 1\ntf 10us\nk 100000\nport p rate 1Gbit/s\nflow a port p size 60 dscp 1\n");
+	for (uint32_t i = 0; i < L; i++) /* frame f has min(f + 1, L) packets: L distinct rows */
+		put(&b, "frames %u-99999: a 1\n", i);
+	struct sched_table *t = parse(&b, &d);
+	assert_non_null(t);
+	uint64_t before = d.work;
+	assert_int_equal(sched_admit(t, &d), L - 14); /* 14 packets of 84 B fit in 10 us */
+	assert_int_equal(d.nerr, L - 14);
+	assert_int_equal(d.n, SCHED_DIAG_KEEP);
+	assert_true(d.work - before < 100ull * 2 * L + 10000); /* blaming all: 8e6 */
+	sched_diags_free(&d);
+
+	struct sched_fit lim = { .mbufs = 100000, .flow_depth = 5 };
+	sched_diags_init(&d, "fit");
+	assert_int_equal(sched_fit(t, &lim, &d), L - 5);
+	assert_int_equal(d.nerr, L - 5);
+	assert_int_equal(d.n, SCHED_DIAG_KEEP);
+	assert_true(d.work < 100ull * 2 * L + 10000);
+	sched_diags_free(&d);
+	sched_free(t);
+}
+
 /* Random row lines against a frame-by-frame expansion. */
 static uint32_t rnd(uint64_t *s)
 {
@@ -304,6 +333,7 @@ int main(void)
 		cmocka_unit_test(rows_that_add_up_cost_one_pass),
 		cmocka_unit_test(many_spans_in_one_line),
 		cmocka_unit_test(admission_memory_follows_the_entries),
+		cmocka_unit_test(messages_past_the_cap_are_only_counted),
 		cmocka_unit_test(expansion_matches_brute_force),
 	};
 	return cmocka_run_group_tests_name("sched_scale", tests, NULL, NULL);
