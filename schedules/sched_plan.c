@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The planner (sched_plan.h). */
+/* The planner (sched_plan.h): placement and the tables; the topology file is
+ * read by sched_plan_read.c. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sched_plan.h"
 
@@ -16,322 +19,20 @@ static int u32_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-#define PERR(pl, line, ...)                                                   \
-	do {                                                                  \
-		fprintf(stderr, "%s:%u: error: ", (pl)->file, (unsigned)(line)); \
-		fprintf(stderr, __VA_ARGS__);                                 \
-		fputc('\n', stderr);                                          \
-		(pl)->errors++;                                               \
-	} while (0)
+#define PERR(pl, line, ...) plan_error(pl, line, __VA_ARGS__)
 
-static int node_find(const struct plan *pl, const char *name)
+void plan_error(struct plan *pl, uint32_t line, const char *fmt, ...)
 {
-	for (uint32_t i = 0; i < pl->nnodes; i++)
-		if (!strcmp(pl->nodes[i].name, name))
-			return (int)i;
-	return -1;
-}
-
-static bool name_ok(const char *s)
-{
-	size_t n = strlen(s);
-	if (!n || n >= SCHED_NAME_MAX || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
-		      s[i] == '_' || s[i] == '-' || s[i] == '.'))
-			return false;
-	return true;
-}
-
-static int num_time(struct plan *pl, uint32_t line, const char *what, const char *s, uint64_t *ns)
-{
-	const char *why;
-	if (!s || sched_num_time(s, strlen(s), ns, &why)) {
-		PERR(pl, line, "%s: '%s' is not a time (%s)", what, s ? s : "", s ? why : "missing");
-		return -1;
-	}
-	return 0;
-}
-
-static int num_uint(struct plan *pl, uint32_t line, const char *what, const char *s, uint64_t lo, uint64_t hi,
-		    uint64_t *v)
-{
-	char *end;
-	errno = 0;
-	unsigned long long x = s ? strtoull(s, &end, 10) : 0;
-	if (!s || !*s || *s == '-' || *end || errno || x < lo || x > hi) {
-		PERR(pl, line, "%s must be a whole number in %" PRIu64 "..%" PRIu64 " (got '%s')", what, lo, hi, s ? s : "");
-		return -1;
-	}
-	*v = x;
-	return 0;
-}
-
-/* "NODE:PORT" */
-static int parse_end(struct plan *pl, uint32_t line, const char *s, struct end *e)
-{
-	const char *c = s ? strchr(s, ':') : NULL;
-	char nm[SCHED_NAME_MAX];
-	if (!c || (size_t)(c - s) >= sizeof(nm)) {
-		PERR(pl, line, "link ends are NODE:PORT (got '%s')", s ? s : "");
-		return -1;
-	}
-	memcpy(nm, s, (size_t)(c - s));
-	nm[c - s] = 0;
-	int n = node_find(pl, nm);
-	if (n < 0) {
-		PERR(pl, line, "no node named '%s' (nodes are declared before the links that use them)", nm);
-		return -1;
-	}
-	if (!name_ok(c + 1)) {
-		PERR(pl, line, "bad port name '%s'", c + 1);
-		return -1;
-	}
-	e->node = (uint32_t)n;
-	snprintf(e->port, sizeof(e->port), "%s", c + 1);
-	return 0;
-}
-
-static void parse_line(struct plan *pl, uint32_t line, char **w, int n, bool *have_ver)
-{
-	uint64_t v;
-	if (!*have_ver) {
-		if (n != 2 || strcmp(w[0], "tdp-topology") || strcmp(w[1], "1")) {
-			PERR(pl, line, "the first line must be 'tdp-topology 1'");
-			return;
-		}
-		*have_ver = true;
-		return;
-	}
-	if (!strcmp(w[0], "tf") && n == 2) {
-		num_time(pl, line, "tf", w[1], &pl->tf_ns);
-	} else if (!strcmp(w[0], "k") && n == 2) {
-		if (num_uint(pl, line, "k", w[1], 1, PLAN_MAX_K, &v) == 0)
-			pl->k = (uint32_t)v;
-	} else if (!strcmp(w[0], "guard") && n == 2) {
-		num_time(pl, line, "guard", w[1], &pl->guard_ns);
-	} else if (!strcmp(w[0], "epoch") && n == 2) {
-		num_time(pl, line, "epoch", w[1], &pl->epoch_ns);
-	} else if (!strcmp(w[0], "clock-error") && n == 2) {
-		num_time(pl, line, "clock-error", w[1], &pl->clock_err_ns);
-	} else if (!strcmp(w[0], "host") || !strcmp(w[0], "router")) {
-		if (n < 2 || !name_ok(w[1])) {
-			PERR(pl, line, "%s needs a name (letters, digits, _ - ., at most 31)", w[0]);
-			return;
-		}
-		if (node_find(pl, w[1]) >= 0 || pl->nnodes == PLAN_MAX_NODES) {
-			PERR(pl, line, pl->nnodes == PLAN_MAX_NODES ? "too many nodes" : "node %s declared twice", w[1]);
-			return;
-		}
-		struct node nd = {.router = w[0][0] == 'r', .min_alpha = 1, .line = line};
-		snprintf(nd.name, sizeof(nd.name), "%s", w[1]);
-		for (int i = 2; i < n; i += 2) {
-			const char *val = i + 1 < n ? w[i + 1] : NULL;
-			if (!nd.router) {
-				PERR(pl, line, "a host takes no attributes ('%s')", w[i]);
-				return;
-			}
-			if (!strcmp(w[i], "node-id")) {
-				if (num_uint(pl, line, "node-id", val, 0, 65535, &v) == 0)
-					nd.id = (uint32_t)v;
-			} else if (!strcmp(w[i], "processing")) {
-				num_time(pl, line, "processing", val, &nd.proc_ns);
-			} else if (!strcmp(w[i], "min-alpha")) {
-				if (num_uint(pl, line, "min-alpha", val, 1, 1000000, &v) == 0)
-					nd.min_alpha = (uint32_t)v;
-			} else {
-				PERR(pl, line, "unknown router attribute '%s' (node-id, processing, min-alpha)", w[i]);
-				return;
-			}
-		}
-		pl->nodes[pl->nnodes++] = nd;
-	} else if (!strcmp(w[0], "link")) {
-		if (pl->nlinks == PLAN_MAX_LINKS) {
-			PERR(pl, line, "too many links");
-			return;
-		}
-		struct link l = {.line = line};
-		bool have_rate = false;
-		if (n < 3 || parse_end(pl, line, w[1], &l.e[0]) || parse_end(pl, line, w[2], &l.e[1]))
-			return;
-		for (int i = 3; i < n; i += 2) {
-			const char *val = i + 1 < n ? w[i + 1] : NULL, *why;
-			if (!strcmp(w[i], "rate")) {
-				if (!val || sched_num_rate(val, strlen(val), &l.rate_bps, &why) || !l.rate_bps) {
-					PERR(pl, line, "rate: '%s' is not a rate such as 1Gbit/s", val ? val : "");
-					return;
-				}
-				have_rate = true;
-			} else if (!strcmp(w[i], "delay")) {
-				if (num_time(pl, line, "delay", val, &l.delay_ns))
-					return;
-			} else {
-				PERR(pl, line, "unknown link attribute '%s' (rate, delay)", w[i]);
-				return;
-			}
-		}
-		if (!have_rate) {
-			PERR(pl, line, "a link needs a rate");
-			return;
-		}
-		for (uint32_t j = 0; j < pl->nlinks; j++)
-			for (int a = 0; a < 2; a++)
-				for (int b = 0; b < 2; b++)
-					if (pl->links[j].e[a].node == l.e[b].node && !strcmp(pl->links[j].e[a].port, l.e[b].port)) {
-						PERR(pl, line, "port %s:%s is already on the link of line %u", pl->nodes[l.e[b].node].name,
-						     l.e[b].port, pl->links[j].line);
-						return;
-					}
-		pl->links[pl->nlinks++] = l;
-	} else if (!strcmp(w[0], "flow")) {
-		if (n < 2 || !name_ok(w[1]) || pl->nflows == PLAN_MAX_FLOWS) {
-			PERR(pl, line, pl->nflows == PLAN_MAX_FLOWS ? "too many flows" : "flow needs a name");
-			return;
-		}
-		struct preq f = {.line = line, .src = UINT32_MAX, .dst = UINT32_MAX};
-		snprintf(f.name, sizeof(f.name), "%s", w[1]);
-		for (uint32_t j = 0; j < pl->nflows; j++)
-			if (!strcmp(pl->flows[j].name, f.name)) {
-				PERR(pl, line, "flow %s requested twice (first at line %u)", f.name, pl->flows[j].line);
-				return;
-			}
-		int i = 2;
-		for (; i < n; i++) {
-			const char *val = i + 1 < n ? w[i + 1] : NULL;
-			if (!strcmp(w[i], "from") || !strcmp(w[i], "to")) {
-				int nd = val ? node_find(pl, val) : -1;
-				if (nd < 0) {
-					PERR(pl, line, "%s: no node named '%s'", w[i], val ? val : "");
-					return;
-				}
-				*(w[i][0] == 'f' ? &f.src : &f.dst) = (uint32_t)nd;
-				i++;
-			} else if (!strcmp(w[i], "path")) {
-				for (i++; i < n && strcmp(w[i], "packets") && strcmp(w[i], "size") && strcmp(w[i], "match") &&
-					  strcmp(w[i], "frames") && strcmp(w[i], "stamp"); i++) {
-					int nd = node_find(pl, w[i]);
-					if (nd < 0 || f.npath == PLAN_MAX_PATH) {
-						PERR(pl, line, nd < 0 ? "path: no node named '%s'" : "path: longer than %s nodes",
-						     nd < 0 ? w[i] : "32");
-						return;
-					}
-					f.path[f.npath++] = (uint32_t)nd;
-				}
-				i--;
-				f.explicit_path = true;
-			} else if (!strcmp(w[i], "packets")) {
-				if (num_uint(pl, line, "packets", val, 1, 65535, &v))
-					return;
-				f.packets = (uint32_t)v;
-				i++;
-			} else if (!strcmp(w[i], "size")) {
-				if (num_uint(pl, line, "size (bytes without FCS, jumbo frames included)", val, 1, 9018, &v))
-					return;
-				f.size = (uint32_t)v;
-				i++;
-			} else if (!strcmp(w[i], "stamp")) {
-				f.stamp = true;
-			} else if (!strcmp(w[i], "frames")) {
-				char err[160];
-				if (!pl->k) {
-					PERR(pl, line, "frames: give k before the flows");
-					return;
-				}
-				f.frames = calloc(pl->k, 1);
-				if (!f.frames || !val || sched_frameset_parse(val, pl->k, f.frames, err, sizeof(err))) {
-					PERR(pl, line, "frames: %s", val ? err : "missing");
-					free(f.frames);
-					return;
-				}
-				i++;
-			} else if (!strcmp(w[i], "match")) {
-				size_t at = 0;
-				for (i++; i < n; i++)
-					at += (size_t)snprintf(f.match + at, at < sizeof(f.match) ? sizeof(f.match) - at : 0, "%s%s",
-							       at ? " " : "", w[i]);
-				if (at >= sizeof(f.match) || !at) {
-					PERR(pl, line, at ? "match is too long" : "match needs keys, as in a table: dscp 46 udp-dport 7350");
-					return;
-				}
-			} else {
-				PERR(pl, line, "unknown flow attribute '%s' (from, to, path, packets, size, frames, stamp, match)", w[i]);
-				return;
-			}
-		}
-		if (f.explicit_path) {
-			if (f.npath < 3) {
-				PERR(pl, line, "flow %s: a path runs from a host through at least one router to a host", f.name);
-				return;
-			}
-			f.src = f.path[0];
-			f.dst = f.path[f.npath - 1];
-		}
-		if (f.src == UINT32_MAX || f.dst == UINT32_MAX || !f.packets || !f.size || !f.match[0]) {
-			PERR(pl, line, "flow %s needs from, to (or path), packets, size and match", f.name);
-			free(f.frames);
-			return;
-		}
-		/* the match as a table will read it */
-		char tbl[400];
-		int tn = snprintf(tbl, sizeof(tbl), "tdp-schedule 1\ntf 1ms\nk 1\nport p rate 1Gbit/s\nflow x port p size 100 %s\n",
-				  f.match);
-		struct sched_diags d;
-		sched_diags_init(&d, pl->file);
-		struct sched_table *st = sched_parse(tbl, (size_t)tn, &d);
-		if (!st) {
-			PERR(pl, line, "flow %s: match '%s': %s", f.name, f.match, d.n ? d.v[0].msg : "not a match");
-			free(f.frames);
-		} else {
-			pl->flows[pl->nflows++] = f;
-		}
-		sched_free(st);
-		sched_diags_free(&d);
-	} else {
-		PERR(pl, line, "unknown directive '%s' (tdp-topology, tf, k, guard, epoch, clock-error, host, router, link, "
-			       "flow)", w[0]);
-	}
-}
-
-int plan_read(struct plan *pl, const char *path)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	if (!f) {
-		fprintf(stderr, "tdpctl plan: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	int rc = plan_read_stream(pl, f);
-	if (f != stdin)
-		fclose(f);
-	return rc;
-}
-
-int plan_read_stream(struct plan *pl, FILE *f)
-{
-	char buf[4096];
-	uint32_t line = 0;
-	bool have_ver = false;
-	while (fgets(buf, sizeof(buf), f)) {
-		line++;
-		char *hash = strchr(buf, '#');
-		if (hash)
-			*hash = 0;
-		char *w[128];
-		int n = 0;
-		for (char *save = NULL, *t = strtok_r(buf, " \t\r\n", &save); t && n < 128; t = strtok_r(NULL, " \t\r\n", &save))
-			w[n++] = t;
-		if (n)
-			parse_line(pl, line, w, n, &have_ver);
-	}
-	if (!have_ver)
-		PERR(pl, 1, "empty topology: expected 'tdp-topology 1'");
-	if (!pl->tf_ns || !pl->k)
-		PERR(pl, 1, "tf and k are required");
-	else if (SCHED_NS_PER_S % (pl->tf_ns * pl->k) || pl->tf_ns * pl->k > SCHED_NS_PER_S)
-		PERR(pl, 1, "k x TF must divide one second");
-	else if (pl->guard_ns >= pl->tf_ns)
-		PERR(pl, 1, "the guard band must be shorter than TF");
-	return pl->errors ? -1 : 0;
+	va_list ap;
+	if (line)
+		fprintf(stderr, "%s:%u: error: ", pl->file, (unsigned)line);
+	else
+		fprintf(stderr, "%s: error: ", pl->file);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	pl->errors++;
 }
 
 /* The link between nodes a and b and the direction from a, or -1. */
@@ -346,7 +47,7 @@ static int link_between(const struct plan *pl, uint32_t a, uint32_t b, uint8_t *
 	return -1;
 }
 
-/* Fewest hops from src to dst, through routers only. */
+/* Fewest hops from src to dst, through routers only: O(nodes x links). */
 static int shortest_path(const struct plan *pl, struct preq *f)
 {
 	int prev[PLAN_MAX_NODES], q[PLAN_MAX_NODES], qh = 0, qt = 0;
@@ -360,19 +61,20 @@ static int shortest_path(const struct plan *pl, struct preq *f)
 			break;
 		if ((uint32_t)a != f->src && !pl->nodes[a].router)
 			continue; /* hosts do not forward */
-		for (uint32_t b = 0; b < pl->nnodes; b++) {
-			uint8_t d;
-			if (prev[b] == -2 && link_between(pl, (uint32_t)a, b, &d) >= 0) {
-				prev[b] = a;
-				q[qt++] = (int)b;
+		for (uint32_t l = 0; l < pl->nlinks; l++)
+			for (int d = 0; d < 2; d++) {
+				uint32_t b = pl->links[l].e[1 - d].node;
+				if (pl->links[l].e[d].node == (uint32_t)a && prev[b] == -2) {
+					prev[b] = a;
+					q[qt++] = (int)b;
+				}
 			}
-		}
 	}
 	if (prev[f->dst] == -2)
 		return -1;
-	uint32_t rev[PLAN_MAX_PATH], n = 0;
-	for (int x = (int)f->dst; x != -1 && n < PLAN_MAX_PATH; x = prev[x])
-		rev[n++] = (uint32_t)x;
+	uint32_t rev[PLAN_MAX_NODES], n = 0;
+	for (int x = (int)f->dst; x != -1; x = prev[x])
+		rev[n++] = (uint32_t)x; /* each node once: at most PLAN_MAX_NODES */
 	f->npath = n;
 	for (uint32_t i = 0; i < n; i++)
 		f->path[i] = rev[n - 1 - i];
@@ -399,21 +101,33 @@ uint64_t plan_shift(const struct preq *f, uint32_t h)
 	return a;
 }
 
-static uint32_t fits_at(const struct plan *pl, const struct preq *f, uint32_t i, uint32_t *block)
+/* How many more packets of f fit when it enters in frame i: the least over
+ * the path's links (and which hop that is, in *block). */
+static uint64_t fits_at(const struct plan *pl, const struct preq *f, uint32_t i, uint32_t *block)
 {
-	uint64_t bits = plan_wire_bits(pl, f->size);
-	uint32_t best = UINT32_MAX;
+	uint64_t bits = plan_wire_bits(pl, f->size), best = UINT64_MAX, shift = 0;
 	for (uint32_t h = 0; h + 1 < f->npath; h++) {
 		const struct link *l = &pl->links[f->link[h]];
-		uint32_t fr = (uint32_t)((i + plan_shift(f, h)) % pl->k);
-		uint64_t room = plan_cap_bits(pl, l) - l->used[f->dir[h]][fr];
-		uint32_t n = (uint32_t)(room / bits);
+		shift += h ? f->alpha[h] : 0;
+		uint32_t fr = (uint32_t)((i + shift) % pl->k);
+		uint64_t n = (plan_cap_bits(pl, l) - l->used[f->dir[h]][fr]) / bits;
 		if (n < best) {
 			best = n;
 			*block = h;
 		}
 	}
 	return best;
+}
+
+/* The candidate after x that is not full, with path halving: a frame found full
+ * stays full for this flow, so each is passed over once. */
+static uint32_t next_open(uint32_t *nx, uint32_t x)
+{
+	while (nx[x] != x) {
+		nx[x] = nx[nx[x]];
+		x = nx[x];
+	}
+	return x;
 }
 
 static int plan_flow(struct plan *pl, struct preq *f)
@@ -425,6 +139,11 @@ static int plan_flow(struct plan *pl, struct preq *f)
 	}
 	if (pl->nodes[f->src].router || pl->nodes[f->dst].router) {
 		PERR(pl, f->line, "flow %s: flows run from a host to a host", f->name);
+		return -1;
+	}
+	if (f->npath < 3) {
+		PERR(pl, f->line, "flow %s: %s and %s are linked directly; a flow runs through at least one router",
+		     f->name, pl->nodes[f->src].name, pl->nodes[f->dst].name);
 		return -1;
 	}
 	for (uint32_t h = 0; h + 1 < f->npath; h++) {
@@ -440,7 +159,9 @@ static int plan_flow(struct plan *pl, struct preq *f)
 		}
 		f->link[h] = (uint32_t)l;
 	}
-	/* the smallest alpha per router the rule allows */
+	/* the smallest alpha per router the rule allows; every term is bounded
+	 * when read (TF, guard <= 1 s, delay <= 10 s, processing and clock
+	 * error <= 1 s), so the sum cannot wrap */
 	for (uint32_t h = 1; h + 1 < f->npath; h++) {
 		const struct node *r = &pl->nodes[f->path[h]];
 		const struct link *in = &pl->links[f->link[h - 1]];
@@ -448,43 +169,65 @@ static int plan_flow(struct plan *pl, struct preq *f)
 		uint64_t a = (late + pl->tf_ns - 1) / pl->tf_ns;
 		if (a < r->min_alpha)
 			a = r->min_alpha;
+		if (a > PLAN_MAX_ALPHA) {
+			PERR(pl, f->line, "flow %s: router %s needs alpha %" PRIu64 ", more than a table allows (%d): "
+					  "a longer TF, or less delay or processing", f->name, r->name, a, PLAN_MAX_ALPHA);
+			return -1;
+		}
 		f->alpha[h] = (uint32_t)(a ? a : 1);
 	}
+	for (uint32_t h = 0; h + 1 < f->npath; h++)
+		for (int d = 0; d < 2; d++) {
+			struct link *l = &pl->links[f->link[h]];
+			if (!l->used[d] && !(l->used[d] = calloc(pl->k, sizeof(uint64_t)))) {
+				PERR(pl, f->line, "out of memory");
+				return -1;
+			}
+		}
 	f->count = calloc(pl->k, sizeof(*f->count));
-	if (!f->count)
+	uint32_t *cl = calloc((size_t)pl->k + 1, sizeof(*cl)), *blocked = calloc(pl->k, sizeof(*blocked));
+	uint32_t *nx = calloc((size_t)pl->k + 1, sizeof(*nx));
+	if (!f->count || !cl || !blocked || !nx) {
+		PERR(pl, f->line, "out of memory");
+		free(cl);
+		free(blocked);
+		free(nx);
 		return -1;
-	/* place packets one at a time, spread over the allowed ingress frames */
+	}
+	/* place packets one at a time, spread over the allowed ingress frames;
+	 * a packet takes the first candidate from its spread position on with
+	 * room, and a full candidate is skipped from then on */
 	uint32_t ncand = 0;
 	for (uint32_t i = 0; i < pl->k; i++)
 		if (!f->frames || f->frames[i])
-			ncand++;
-	uint32_t *cl = calloc(ncand + 1, sizeof(*cl)), *blocked = calloc(pl->k, sizeof(*blocked));
-	if (!cl || !blocked) {
-		free(cl);
-		free(blocked);
-		return -1;
-	}
-	ncand = 0;
-	for (uint32_t i = 0; i < pl->k; i++)
-		if (!f->frames || f->frames[i])
 			cl[ncand++] = i;
+	for (uint32_t x = 0; x <= ncand; x++)
+		nx[x] = x;
 	uint64_t bits = plan_wire_bits(pl, f->size);
-	uint32_t placed = 0;
-	for (uint32_t p = 0; p < f->packets; p++) {
-		uint32_t start = (uint32_t)((uint64_t)p * ncand / f->packets), got = UINT32_MAX;
-		for (uint32_t x = 0; x < ncand; x++) {
-			uint32_t i = cl[(start + x) % ncand], b = 0;
+	uint32_t placed = 0, open = ncand;
+	for (uint32_t p = 0; p < f->packets && open; p++) {
+		uint32_t x = next_open(nx, (uint32_t)((uint64_t)p * ncand / f->packets)), got = UINT32_MAX;
+		while (open) {
+			if (x == ncand)
+				x = next_open(nx, 0); /* around the cycle */
+			uint32_t i = cl[x], b = 0;
 			if (fits_at(pl, f, i, &b) >= 1) {
 				got = i;
 				break;
 			}
 			blocked[i] = b + 1;
+			nx[x] = x + 1;
+			open--;
+			x = next_open(nx, x + 1);
 		}
 		if (got == UINT32_MAX)
 			break;
 		f->count[got]++;
-		for (uint32_t h = 0; h + 1 < f->npath; h++)
-			pl->links[f->link[h]].used[f->dir[h]][(got + plan_shift(f, h)) % pl->k] += bits;
+		uint64_t shift = 0;
+		for (uint32_t h = 0; h + 1 < f->npath; h++) {
+			shift += h ? f->alpha[h] : 0;
+			pl->links[f->link[h]].used[f->dir[h]][(got + shift) % pl->k] += bits;
+		}
 		placed++;
 	}
 	if (placed < f->packets) {
@@ -499,7 +242,8 @@ static int plan_flow(struct plan *pl, struct preq *f)
 			if (nf) {
 				char s[256];
 				qsort(fr, nf, sizeof(*fr), u32_cmp);
-				sched_frames_format(fr, nf, s, sizeof(s));
+				if (sched_frames_format(fr, nf, s, sizeof(s)) >= sizeof(s))
+					strcpy(s + sizeof(s) - 5, "...");
 				const struct link *l = &pl->links[f->link[h]];
 				fprintf(stderr, "  link %s:%s -> %s:%s (line %u) has no room for a %u-byte packet in frames %s\n",
 					pl->nodes[l->e[f->dir[h]].node].name, l->e[f->dir[h]].port,
@@ -510,48 +254,80 @@ static int plan_flow(struct plan *pl, struct preq *f)
 	}
 	free(cl);
 	free(blocked);
+	free(nx);
 	return placed < f->packets ? -1 : 0;
 }
 
 /* Ingress frames of a flow as a frame list. */
-void plan_ingress_frames(const struct plan *pl, const struct preq *f, uint64_t add, char *out, size_t len)
+char *plan_ingress_frames(const struct plan *pl, const struct preq *f, uint64_t add)
 {
-	uint32_t *fr = calloc(pl->k, sizeof(*fr)), n = 0;
-	if (!fr) {
-		snprintf(out, len, "?");
-		return;
-	}
+	uint32_t *fr = calloc((size_t)pl->k + 1, sizeof(*fr)), n = 0;
+	char *out = NULL;
+	if (!fr)
+		return NULL;
 	for (uint32_t i = 0; i < pl->k; i++)
 		if (f->count[i])
 			fr[n++] = (uint32_t)((i + add) % pl->k);
 	qsort(fr, n, sizeof(*fr), u32_cmp);
-	sched_frames_format(fr, n, out, len);
+	size_t need = sched_frames_format(fr, n, NULL, 0);
+	if ((out = malloc(need + 1)))
+		sched_frames_format(fr, n, out, need + 1);
 	free(fr);
+	return out;
 }
 
-/* The table of node x: its link ports, the flows it sends, their frames. */
-int plan_write_table(const struct plan *pl, uint32_t x, const char *dir, const char *from, char *path, size_t plen)
+/* The text of a table, and for each line the topology line it comes from. */
+struct emit {
+	FILE *o;
+	uint32_t *src;
+	uint32_t n, cap;
+	bool oom;
+};
+
+static void out_line(struct emit *e, uint32_t src, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void out_line(struct emit *e, uint32_t src, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(e->o, fmt, ap);
+	va_end(ap);
+	fputc('\n', e->o);
+	if (e->n == e->cap) {
+		uint32_t *ns = realloc(e->src, sizeof(*ns) * (e->cap = e->cap ? e->cap * 2 : 64));
+		if (!ns) {
+			e->oom = true;
+			return;
+		}
+		e->src = ns;
+	}
+	e->src[e->n++] = src;
+}
+
+static void render(const struct plan *pl, uint32_t x, const char *path, struct emit *e)
 {
 	const struct node *nd = &pl->nodes[x];
-	snprintf(path, plen, "%s/%s.tdp", dir, nd->name);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *o = open_memstream(&buf, &len);
-	if (!o)
-		return -1;
-	char t[32];
-	fprintf(o, "tdp-schedule 1\n# %s %s, planned by tdpctl plan from %s", nd->router ? "router" : "host", nd->name, from);
+	char t[32], from[256];
+	/* the topology's name in a comment: one line, whatever the name holds */
+	snprintf(from, sizeof(from), "%s", path);
+	for (char *c = from; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	out_line(e, pl->l_version, "tdp-schedule 1");
 	if (nd->router)
-		fprintf(o, "; run tdpd with node-id %u", nd->id);
+		out_line(e, nd->line, "# router %s, planned by tdpctl plan from %s; run tdpd with node-id %u", nd->name,
+			 from, nd->id);
+	else
+		out_line(e, nd->line, "# host %s, planned by tdpctl plan from %s", nd->name, from);
 	sched_fmt_time(pl->tf_ns, t, sizeof(t));
-	fprintf(o, "\ntf %s\nk %u\n", t, pl->k);
+	out_line(e, pl->l_tf, "tf %s", t);
+	out_line(e, pl->l_k, "k %u", pl->k);
 	if (pl->epoch_ns) {
 		sched_fmt_time(pl->epoch_ns, t, sizeof(t));
-		fprintf(o, "epoch %s\n", t);
+		out_line(e, pl->l_epoch, "epoch %s", t);
 	}
 	if (pl->guard_ns) {
 		sched_fmt_time(pl->guard_ns, t, sizeof(t));
-		fprintf(o, "guard %s\n", t);
+		out_line(e, pl->l_guard, "guard %s", t);
 	}
 	for (uint32_t l = 0; l < pl->nlinks; l++)
 		for (int d = 0; d < 2; d++)
@@ -566,30 +342,29 @@ int plan_write_table(const struct plan *pl, uint32_t x, const char *dir, const c
 							big = pl->flows[i].size;
 				if (big > 1514)
 					snprintf(mf, sizeof(mf), " max-frame %u", big);
-				fprintf(o, "port %s rate %s%s   # to %s\n", pl->links[l].e[d].port, r, mf,
-					pl->nodes[pl->links[l].e[1 - d].node].name);
+				out_line(e, pl->links[l].line, "port %s rate %s%s   # to %s", pl->links[l].e[d].port, r, mf,
+					 pl->nodes[pl->links[l].e[1 - d].node].name);
 			}
 	for (uint32_t i = 0; i < pl->nflows; i++) {
 		const struct preq *f = &pl->flows[i];
 		for (uint32_t h = 0; f->count && h + 1 < f->npath; h++) {
 			if (f->path[h] != x)
 				continue;
-			fprintf(o, "flow %s port %s size %u", f->name, pl->links[f->link[h]].e[f->dir[h]].port, f->size);
+			char opts[96] = "";
 			if (h > 0) {
 				const struct link *in = &pl->links[f->link[h - 1]];
 				uint64_t d = in->delay_ns > pl->clock_err_ns ? in->delay_ns - pl->clock_err_ns : 0;
 				uint64_t whole = d / pl->tf_ns;
-				fprintf(o, " alpha %" PRIu64, f->alpha[h] - whole);
+				int at = snprintf(opts, sizeof(opts), " alpha %" PRIu64, f->alpha[h] - whole);
 				if (d % pl->tf_ns) {
 					sched_fmt_time(d % pl->tf_ns, t, sizeof(t));
-					fprintf(o, " delay %s", t);
+					at += snprintf(opts + at, sizeof(opts) - (size_t)at, " delay %s", t);
 				}
 				if (f->stamp)
-					fprintf(o, " stamp");
+					snprintf(opts + at, sizeof(opts) - (size_t)at, " stamp");
 			}
-			fprintf(o, " %s\n", f->match);
-			char fr[512];
-			plan_ingress_frames(pl, f, plan_shift(f, h), fr, sizeof(fr));
+			out_line(e, f->line, "flow %s port %s size %u%s %s", f->name, pl->links[f->link[h]].e[f->dir[h]].port,
+				 f->size, opts, f->match);
 			/* the same count in every frame, or one line per frame */
 			uint32_t c0 = 0;
 			bool same = true;
@@ -599,53 +374,113 @@ int plan_write_table(const struct plan *pl, uint32_t x, const char *dir, const c
 						same = false;
 					c0 = f->count[j];
 				}
-			if (same) {
-				fprintf(o, "frames %s: %s %u\n", fr, f->name, c0);
-			} else {
+			char *fr = same ? plan_ingress_frames(pl, f, plan_shift(f, h)) : NULL;
+			if (same && !fr)
+				e->oom = true;
+			else if (same)
+				out_line(e, f->line, "frames %s: %s %u", fr, f->name, c0);
+			else
 				for (uint32_t j = 0; j < pl->k; j++)
 					if (f->count[j])
-						fprintf(o, "frame %" PRIu64 ": %s %u\n", (j + plan_shift(f, h)) % pl->k, f->name, f->count[j]);
-			}
+						out_line(e, f->line, "frame %" PRIu64 ": %s %u", (j + plan_shift(f, h)) % pl->k,
+							 f->name, f->count[j]);
+			free(fr);
 		}
 	}
-	fclose(o);
-	/* a table the daemon takes: parse and admit it before it is written */
+}
+
+int plan_table_build(struct plan *pl, uint32_t x, const char *from, struct plan_table *t)
+{
+	struct emit e = { 0 };
+	memset(t, 0, sizeof(*t));
+	t->node = x;
+	if (!(e.o = open_memstream(&t->text, &t->len))) {
+		PERR(pl, 0, "out of memory");
+		return -1;
+	}
+	render(pl, x, from, &e);
+	if (fclose(e.o) != 0 || e.oom) {
+		free(e.src);
+		PERR(pl, 0, "out of memory");
+		return -1;
+	}
+	t->src = e.src;
+	t->nsrc = e.n;
+	/* a table the daemon takes: parsed and admitted before anything is
+	 * written; its errors point at the topology lines behind them */
 	struct sched_diags d;
-	sched_diags_init(&d, path);
-	struct sched_table *st = sched_parse(buf, len, &d);
+	sched_diags_init(&d, pl->file);
+	struct sched_table *st = sched_parse(t->text, t->len, &d);
 	if (st)
 		sched_admit(st, &d);
-	int rc = 0;
-	if (!st || d.nerr) {
-		sched_diags_print(&d, stderr);
-		fprintf(stderr, "tdpctl plan: the table planned for %s does not check (see above); the request is at fault "
-				"when two flows can match the same packet\n", nd->name);
-		rc = -1;
-	} else {
-		FILE *w = fopen(path, "w");
-		if (!w || fwrite(buf, 1, len, w) != len || fclose(w) != 0) {
-			fprintf(stderr, "tdpctl plan: %s: %s\n", path, strerror(errno));
-			rc = -1;
-		}
-	}
+	for (size_t i = 0; i < d.n; i++)
+		if (d.v[i].sev == SCHED_ERROR)
+			PERR(pl, d.v[i].line && d.v[i].line <= t->nsrc ? t->src[d.v[i].line - 1] : 0,
+			     "the table for %s does not check: %s", pl->nodes[x].name, d.v[i].msg);
+	int rc = !st || d.nerr ? -1 : 0;
+	if (d.nerr > d.n)
+		PERR(pl, 0, "the table for %s: %zu more errors", pl->nodes[x].name, d.nerr - d.n);
 	sched_free(st);
 	sched_diags_free(&d);
-	free(buf);
 	return rc;
 }
 
+void plan_table_free(struct plan_table *t)
+{
+	free(t->text);
+	free(t->src);
+	free(t->path);
+	memset(t, 0, sizeof(*t));
+}
+
+int plan_tables_write(struct plan *pl, struct plan_table *t, uint32_t n, const char *dir)
+{
+	uint32_t done = 0;
+	char *tmp = NULL;
+	int rc = 0;
+	for (; done < n && rc == 0; done++) {
+		FILE *w = NULL;
+		free(tmp);
+		tmp = NULL;
+		if (asprintf(&t[done].path, "%s/%s.tdp", dir, pl->nodes[t[done].node].name) < 0 ||
+		    asprintf(&tmp, "%s.tmp", t[done].path) < 0) {
+			t[done].path = NULL;
+			PERR(pl, 0, "out of memory");
+			rc = -1;
+		} else if (!(w = fopen(tmp, "w")) || fwrite(t[done].text, 1, t[done].len, w) != t[done].len ||
+			   fflush(w) != 0 || ferror(w)) {
+			fprintf(stderr, "tdpctl plan: %s: %s\n", tmp, strerror(errno));
+			pl->errors++;
+			rc = -1;
+		}
+		if (w && fclose(w) != 0 && rc == 0) {
+			fprintf(stderr, "tdpctl plan: %s: %s\n", tmp, strerror(errno));
+			pl->errors++;
+			rc = -1;
+		}
+	}
+	free(tmp);
+	/* every table is on disk under its temporary name: put them in place,
+	 * or take every one of them away */
+	for (uint32_t i = 0; i < done; i++) {
+		char *tp = NULL;
+		if (!t[i].path || asprintf(&tp, "%s.tmp", t[i].path) < 0)
+			continue;
+		if (rc == 0 && rename(tp, t[i].path) != 0) {
+			fprintf(stderr, "tdpctl plan: %s: %s\n", t[i].path, strerror(errno));
+			pl->errors++;
+			rc = -1;
+		}
+		if (rc != 0)
+			unlink(tp);
+		free(tp);
+	}
+	return rc;
+}
 
 int plan_place(struct plan *pl)
 {
-	for (uint32_t l = 0; l < pl->nlinks; l++)
-		for (int d = 0; d < 2; d++) {
-			pl->links[l].used[d] = calloc(pl->k, sizeof(uint64_t));
-			if (!pl->links[l].used[d]) {
-				fprintf(stderr, "tdpctl plan: out of memory\n");
-				pl->errors++;
-				return -1;
-			}
-		}
+	/* a link's room per frame is kept only for links some path uses */
 	for (uint32_t i = 0; i < pl->nflows; i++)
 		plan_flow(pl, &pl->flows[i]);
 	return pl->errors ? -1 : 0;

@@ -13,8 +13,10 @@
 #define PLAN_MAX_LINKS 1024
 #define PLAN_MAX_FLOWS 1024
 #define PLAN_MAX_K 100000
-#define PLAN_MAX_PATH 32
-#define PATH_MAX_PLAN 512
+#define PLAN_MAX_BYTES (16 << 20)             /* a topology file */
+#define PLAN_MAX_ALPHA 1000000                /* as a table's alpha */
+#define PLAN_MAX_PROC_NS 1000000000ull        /* processing, clock-error: 1 s */
+#define PLAN_MAX_DELAY_NS 10000000000ull      /* a link's delay: 10 s */
 
 struct node {
 	char name[SCHED_NAME_MAX];
@@ -39,7 +41,7 @@ struct link {
 struct preq {
 	char name[SCHED_NAME_MAX];
 	uint32_t src, dst;
-	uint32_t path[PLAN_MAX_PATH], npath;  /* nodes, src first */
+	uint32_t path[PLAN_MAX_NODES], npath; /* nodes, src first, each once */
 	bool explicit_path;
 	uint32_t packets, size;
 	bool stamp;
@@ -47,9 +49,9 @@ struct preq {
 	char match[200];
 	uint32_t line;
 	/* planned */
-	uint32_t link[PLAN_MAX_PATH];      /* link from path[h] to path[h+1] */
-	uint8_t dir[PLAN_MAX_PATH];
-	uint32_t alpha[PLAN_MAX_PATH];     /* alpha[h] for router path[h], h >= 1 */
+	uint32_t link[PLAN_MAX_NODES];     /* link from path[h] to path[h+1] */
+	uint8_t dir[PLAN_MAX_NODES];
+	uint32_t alpha[PLAN_MAX_NODES];    /* alpha[h] for router path[h], h >= 1 */
 	uint32_t *count;                   /* packets per ingress frame, k */
 };
 
@@ -65,29 +67,51 @@ struct plan {
 	struct preq flows[PLAN_MAX_FLOWS];
 	uint32_t nflows;
 	int errors;
+	/* where each setting was given (0: not given) */
+	uint32_t l_version, l_tf, l_k, l_guard, l_epoch, l_clock;
 };
 
-/* Reads a topology file ("-": standard input); errors go to stderr as
- * FILE:LINE: error: ..., counted in pl->errors. 0 or -1. pl->file names it. */
+/* A table planned for one node, in memory until every table checks. */
+struct plan_table {
+	uint32_t node;
+	char *text;
+	size_t len;
+	uint32_t *src;           /* the topology line behind each line of text */
+	uint32_t nsrc;
+	char *path;              /* once written */
+};
+
+/* Reads a topology file ("-": standard input), at most PLAN_MAX_BYTES; errors
+ * go to stderr as FILE:LINE: error: ..., counted in pl->errors. 0 or -1.
+ * pl->file names it. */
 int plan_read(struct plan *pl, const char *path);
-/* The same from a stream. */
+/* The same from a stream, and from text in memory. */
 int plan_read_stream(struct plan *pl, FILE *f);
+int plan_read_text(struct plan *pl, const char *buf, size_t len);
 /* Places every flow (paths, alphas, frames), in the order given; a flow
  * that does not fit is an error naming the link and the frames. 0 or -1. */
 int plan_place(struct plan *pl);
 /* What plan_read and plan_place allocated. */
 void plan_free(struct plan *pl);
+/* "FILE:LINE: error: ..." on stderr (no LINE when 0), counted. */
+void plan_error(struct plan *pl, uint32_t line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Frames from a flow's ingress frame to hop h's (the sum of its alphas). */
 uint64_t plan_shift(const struct preq *f, uint32_t h);
 /* A packet of size bytes on the wire, in bits; a link's room in one frame. */
 uint64_t plan_wire_bits(const struct plan *pl, uint32_t size);
 uint64_t plan_cap_bits(const struct plan *pl, const struct link *l);
-/* The flow's frames at the ingress plus add, as a frame list ("0-3,7"). */
-void plan_ingress_frames(const struct plan *pl, const struct preq *f, uint64_t add, char *out, size_t len);
-/* Writes node x's table into dir (checked as tdpd would first); its path in path. 0 or -1. */
-int plan_write_table(const struct plan *pl, uint32_t x, const char *dir, const char *from, char *path, size_t plen);
+/* The flow's frames at the ingress plus add, as a frame list ("0-3,7"), of
+ * any length; the caller frees it. NULL when out of memory. */
+char *plan_ingress_frames(const struct plan *pl, const struct preq *f, uint64_t add);
 /* True when node x gets a table: a router with a link, or a host that sends. */
 bool plan_node_has_table(const struct plan *pl, uint32_t x);
+/* Node x's table, checked as tdpd would check it; a table that does not check
+ * is reported at the topology lines behind it. 0 or -1. */
+int plan_table_build(struct plan *pl, uint32_t x, const char *from, struct plan_table *t);
+/* Writes every table into dir as NODE.tdp: each to a temporary file first,
+ * then all renamed, so a failure leaves no table of this plan. 0 or -1. */
+int plan_tables_write(struct plan *pl, struct plan_table *t, uint32_t n, const char *dir);
+void plan_table_free(struct plan_table *t);
 
 #endif

@@ -58,6 +58,8 @@ int tdpctl_plan(int argc, char **argv)
 		return TDPCTL_EXIT_USAGE;
 	}
 	static struct plan pl;
+	struct plan_table *tab = NULL;
+	uint32_t ntab = 0;
 	memset(&pl, 0, sizeof(pl));
 	pl.file = topo;
 	pl.overhead = 24;
@@ -71,22 +73,31 @@ int tdpctl_plan(int argc, char **argv)
 		rc = TDPCTL_EXIT_BAD;
 		goto done;
 	}
-	char written[PLAN_MAX_NODES][PATH_MAX_PLAN];
-	uint32_t nwritten = 0;
+	/* every table built and checked before any is written */
+	if (out && !(tab = calloc(pl.nnodes + 1, sizeof(*tab)))) {
+		fprintf(stderr, "tdpctl plan: out of memory\n");
+		rc = TDPCTL_EXIT_USAGE;
+		goto done;
+	}
+	for (uint32_t x = 0; out && x < pl.nnodes; x++)
+		if (plan_node_has_table(&pl, x) && plan_table_build(&pl, x, topo, &tab[ntab++]) != 0)
+			rc = TDPCTL_EXIT_BAD;
+	if (rc) {
+		fprintf(stderr, "tdpctl plan: %d error%s; no tables written\n", pl.errors, pl.errors == 1 ? "" : "s");
+		goto done;
+	}
 	if (out) {
-		if (mkdir(out, 0755) != 0 && errno != EEXIST) {
-			fprintf(stderr, "tdpctl plan: %s: %s\n", out, strerror(errno));
+		struct stat st;
+		if (mkdir(out, 0755) != 0 && (errno != EEXIST || stat(out, &st) != 0 || !S_ISDIR(st.st_mode))) {
+			fprintf(stderr, "tdpctl plan: %s: %s\n", out, errno == EEXIST ? "exists and is not a directory"
+											: strerror(errno));
 			rc = TDPCTL_EXIT_USAGE;
 			goto done;
 		}
-		for (uint32_t x = 0; x < pl.nnodes; x++) {
-			if (!plan_node_has_table(&pl, x))
-				continue;
-			if (plan_write_table(&pl, x, out, topo, written[nwritten], sizeof(written[0]))) {
-				rc = TDPCTL_EXIT_BAD;
-				goto done;
-			}
-			nwritten++;
+		if (plan_tables_write(&pl, tab, ntab, out) != 0) {
+			fprintf(stderr, "tdpctl plan: no tables written\n");
+			rc = TDPCTL_EXIT_USAGE;
+			goto done;
 		}
 	}
 	char tf[32];
@@ -105,11 +116,17 @@ int tdpctl_plan(int argc, char **argv)
 		const struct link *ll = &pl.links[f->link[last]];
 		uint64_t ser = (plan_wire_bits(&pl, f->size) * SCHED_NS_PER_S + ll->rate_bps - 1) / ll->rate_bps;
 		uint64_t lo = a * pl.tf_ns + ll->delay_ns + ser, hi = a * pl.tf_ns + pl.tf_ns - pl.guard_ns + ll->delay_ns;
-		char alist[128] = "", fr[512];
-		size_t at = 0;
-		for (uint32_t h = 1; h <= last; h++)
-			at += (size_t)snprintf(alist + at, sizeof(alist) - at, "%s%u", h > 1 ? "," : "", f->alpha[h]);
-		plan_ingress_frames(&pl, f, 0, fr, sizeof(fr));
+		char *alist = NULL, *fr = plan_ingress_frames(&pl, f, 0);
+		size_t alen = 0;
+		FILE *am = open_memstream(&alist, &alen);
+		for (uint32_t h = 1; am && h <= last; h++)
+			fprintf(am, "%s%u", h > 1 ? "," : "", f->alpha[h]);
+		if (!am || fclose(am) != 0 || !fr) {
+			fprintf(stderr, "tdpctl plan: out of memory\n");
+			free(fr);
+			rc = TDPCTL_EXIT_USAGE;
+			goto done;
+		}
 		if (json) {
 			fprintf(o, "%s{\"name\": \"%s\", \"path\": [", i ? ", " : "", f->name);
 			for (uint32_t h = 0; h < f->npath; h++)
@@ -120,6 +137,8 @@ int tdpctl_plan(int argc, char **argv)
 			fprintf(o, "], \"packets\": %u, \"size\": %u, \"ingress_frames\": \"%s\", \"frames_total\": %" PRIu64
 				   ", \"delay_min_ns\": %" PRIu64 ", \"delay_max_ns\": %" PRIu64 ", \"jitter_ns\": %" PRIu64 "}",
 				f->packets, f->size, fr, a, lo, hi, hi - lo);
+			free(fr);
+			free(alist);
 			continue;
 		}
 		fprintf(o, "\nflow %s: ", f->name);
@@ -130,10 +149,11 @@ int tdpctl_plan(int argc, char **argv)
 		fprintf(o, "  %-4u %-12s %-26s %5s  %s\n", 0u, pl.nodes[f->path[0]].name, "(ingress)", "-", fr);
 		for (uint32_t h = 1; h <= last; h++) {
 			const struct link *in = &pl.links[f->link[h - 1]];
-			char from[80], frh[512];
+			char from[80], *frh = plan_ingress_frames(&pl, f, plan_shift(f, h));
 			snprintf(from, sizeof(from), "%s:%s", pl.nodes[in->e[f->dir[h - 1]].node].name, in->e[f->dir[h - 1]].port);
-			plan_ingress_frames(&pl, f, plan_shift(f, h), frh, sizeof(frh));
-			fprintf(o, "  %-4u %-12s %-26s %5u  %s\n", h, pl.nodes[f->path[h]].name, from, f->alpha[h], frh);
+			fprintf(o, "  %-4u %-12s %-26s %5u  %s\n", h, pl.nodes[f->path[h]].name, from, f->alpha[h],
+				frh ? frh : "?");
+			free(frh);
 		}
 		char s1[32], s2[32], s3[32];
 		fmt_ns(lo, s1, sizeof(s1));
@@ -145,11 +165,13 @@ int tdpctl_plan(int argc, char **argv)
 			fprintf(o, "  verify: tdp-probe send --table %s/%s.tdp --flow %s --stamps %u ...; tdp-probe recv "
 			   "--alpha %s --frame-delay %" PRIu64 " ...\n", out ? out : "DIR", pl.nodes[f->path[0]].name, f->name,
 			last, alist, a);
+		free(fr);
+		free(alist);
 	}
 	if (json) {
 		fprintf(o, "], \"tables\": [");
-		for (uint32_t x = 0; x < nwritten; x++)
-			fprintf(o, "%s\"%s\"", x ? ", " : "", written[x]);
+		for (uint32_t x = 0; x < ntab; x++)
+			fprintf(o, "%s\"%s\"", x ? ", " : "", tab[x].path);
 		fprintf(o, "]}\n");
 	} else {
 		fprintf(o, "\n");
@@ -157,6 +179,8 @@ int tdpctl_plan(int argc, char **argv)
 			for (int d = 0; d < 2; d++) {
 				const struct link *lk = &pl.links[l];
 				uint64_t sum = 0, mx = 0;
+				if (!lk->used[d])
+					continue; /* on no path */
 				for (uint32_t j = 0; j < pl.k; j++) {
 					sum += lk->used[d][j];
 					if (lk->used[d][j] > mx)
@@ -169,13 +193,16 @@ int tdpctl_plan(int argc, char **argv)
 					lk->e[1 - d].port, 100.0 * (double)mx / (double)plan_cap_bits(&pl, lk),
 					100.0 * (double)sum / pl.k / (double)plan_cap_bits(&pl, lk));
 			}
-		for (uint32_t x = 0; x < nwritten; x++)
-			fprintf(o, "wrote %s\n", written[x]);
-		if (nwritten)
+		for (uint32_t x = 0; x < ntab; x++)
+			fprintf(o, "wrote %s\n", tab[x].path);
+		if (ntab)
 			fprintf(o, "deploy: tdpctl --socket ROUTER.sock schedule load %s/ROUTER.tdp --at T on every router, "
 				   "with the same whole TAI second T\n", out);
 	}
 done:
+	for (uint32_t x = 0; x < ntab; x++)
+		plan_table_free(&tab[x]);
+	free(tab);
 	plan_free(&pl);
 	return rc;
 }
