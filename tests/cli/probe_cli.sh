@@ -20,7 +20,7 @@ t() {
 	if [ "$got" = "$rc" ] && grep -qF -- "$want" <<<"$out"; then ok "$name"; else notok "$name" "rc $got: $out"; fi
 }
 j() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=(d.get("flows") or [{}])[0]; print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
-echo "1..33"
+echo "1..36"
 
 t "no command: usage, exit 2" 2 "usage: tdp-probe COMMAND" "$PROBE"
 t "--help" 0 "report" "$PROBE" --help
@@ -45,6 +45,24 @@ if [ "$(id -u)" = 0 ]; then
 		"rc $rc: $(cat "$W/tight.out" "$W/tight.json")"
 else
 	ok "send --late skip: no probe after its frame's send window # SKIP not root"
+fi
+# SIGINT or SIGTERM while waiting for the first frame ends the wait at once,
+# for every timer, and sends nothing early
+if [ "$(id -u)" = 0 ]; then
+	for tm in predictive nanosleep spin; do
+		"$PROBE" send -i lo --tf 1ms --start-in 60s --timer "$tm" >"$W/stop-$tm.out" 2>&1 &
+		pid=$!
+		sleep 0.5
+		kill -"$([ $tm = nanosleep ] && echo TERM || echo INT)" "$pid"
+		for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; fi
+		wait "$pid"
+	done
+	check "send --start-in 60s: a signal ends the wait (predictive and spin: SIGINT, nanosleep: SIGTERM), 0 probes sent" \
+		'[ "$(grep -l "tdp-probe send: 0 probes in 0 frames" "$W"/stop-{predictive,nanosleep,spin}.out | wc -l)" -eq 3 ]' \
+		"$(cat "$W"/stop-*.out)"
+else
+	ok "send --start-in: a signal ends the wait # SKIP not root"
 fi
 t "send: a bad time" 2 "--tf: '1 parsec' is not a time" "$PROBE" send -i lo --tf "1 parsec"
 t "send: k*TF must divide a second, said by the table parser" 2 "--tf/--k/--frames:" \
@@ -112,6 +130,35 @@ PY
 r=$(j "$W/fast.json" '(f["flow"], f["sent"], f["received"], f["lost"], f["latency"]["min"] >= 10000, f["latency"]["p50"] < 14000)')
 if [ "$r" = "(3, 5000, 4998, 2, True, True)" ]; then ok "analyze decodes the independent encoder's probes: counts and L"
 else notok "analyze decodes the independent encoder's probes: counts and L" "$r $(cat "$W/fast.out")"; fi
+# a pipe is read once: no reopening that would start after bytes already taken
+cat "$W/fast.pcap" | "$PROBE" analyze - --json "$W/pipe1.json" >"$W/pipe1.out" 2>&1
+"$PROBE" analyze <(cat "$W/fast.pcap") --json "$W/pipe2.json" >"$W/pipe2.out" 2>&1
+r1=$(j "$W/pipe1.json" '(f["sent"], f["received"], f["lost"])' 2>&1)
+r2=$(j "$W/pipe2.json" '(f["sent"], f["received"], f["lost"])' 2>&1)
+check "analyze from standard input and from a pipe's path: the same counts as from the file" \
+	'[ "$r1" = "(5000, 4998, 2)" ] && [ "$r2" = "(5000, 4998, 2)" ] && grep -q "nanosecond timestamps" "$W/pipe2.out"' \
+	"$r1 / $r2 $(cat "$W/pipe1.out" "$W/pipe2.out")"
+# pcapng whose interface counts whole seconds (if_tsresol 0): a record 2^40 s
+# after 1970 is 2^40 * 10^9 ns, past 2^63; the two before it are fine
+python3 - "$W" <<'PY'
+import struct, sys
+w = sys.argv[1]
+def block(t, body):
+    body += bytes(-len(body) % 4)
+    n = 12 + len(body)
+    return struct.pack("<II", t, n) + body + struct.pack("<I", n)
+shb = block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))
+opt = struct.pack("<HHB", 9, 1, 0) + bytes(3) + struct.pack("<HH", 0, 0)
+idb = block(1, struct.pack("<HHI", 1, 0, 65535) + opt)
+fr = bytes(60)
+def epb(sec):
+    return block(6, struct.pack("<IIIII", 0, sec >> 32, sec & 0xffffffff, len(fr), len(fr)) + fr)
+open(w + "/coarse.pcapng", "wb").write(shb + idb + epb(1800000000) + epb(1800000001) + epb(1 << 40))
+PY
+"$PROBE" analyze "$W/coarse.pcapng" --clock tai >"$W/coarse.out" 2>&1
+rc=$?
+check "pcapng with a time past 2^63 ns: that record is counted and left out, not wrapped" \
+	'[ $rc -le 1 ] && grep -q "3 records (pcapng), 1 with a time past 2^63 ns, not used" "$W/coarse.out"' "$(cat "$W/coarse.out")"
 "$PROBE" report "$W/fast.json" "$W/slow.json" -o "$W/r.png" >"$W/table.txt" 2>"$W/report.err" &&
 	"$PROBE" report "$W/fast.json" "$W/slow.json" -o "$W/r.svg" >/dev/null 2>&1 &&
 	"$PROBE" report "$W/fast.json" "$W/slow.json" -o "$W/r.html" --title "two runs" >/dev/null 2>&1

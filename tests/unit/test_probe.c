@@ -181,6 +181,7 @@ static void malformed_and_foreign(void **state)
 	probe_hdr_write(p, &h);
 	assert_int_equal(probe_hdr_read(p, PROBE_HDR_LEN + PROBE_STAMP_LEN, &got), PROBE_MALFORMED); /* hops > room */
 	h.room = 2;
+	h.frame = 1000;
 	h.stamp[0] = (struct probe_stamp){.node = 7, .flags = PROBE_STAMP_LATE, .dframe = 3, .push_off = 111};
 	h.stamp[1] = (struct probe_stamp){.node = 65535, .dframe = -1, .push_off = -222};
 	probe_hdr_write(p, &h);
@@ -193,6 +194,21 @@ static void malformed_and_foreign(void **state)
 	assert_int_equal(got.stamp[1].node, 65535);
 	assert_int_equal(got.stamp[1].dframe, -1);
 	assert_int_equal(got.stamp[1].push_off, -222);
+	/* a hop's frame must start at a time that fits, as the probe's does:
+	 * dframe 2^31 - 1 at TF 2^32 - 1 ns is 2^63 ns past the probe's frame,
+	 * and before frame 0 is before 1970 */
+	h.tf_ns = UINT32_MAX;
+	h.epoch_ns = 0;
+	h.frame = 1000;
+	h.stamp[1].dframe = INT32_MAX;
+	probe_hdr_write(p, &h);
+	assert_int_equal(probe_hdr_read(p, PROBE_HDR_LEN + 2 * PROBE_STAMP_LEN, &got), PROBE_MALFORMED);
+	h.stamp[1].dframe = -1001;
+	probe_hdr_write(p, &h);
+	assert_int_equal(probe_hdr_read(p, PROBE_HDR_LEN + 2 * PROBE_STAMP_LEN, &got), PROBE_MALFORMED);
+	h.stamp[1].dframe = -1000;
+	probe_hdr_write(p, &h);
+	assert_int_equal(probe_hdr_read(p, PROBE_HDR_LEN + 2 * PROBE_STAMP_LEN, &got), PROBE_OK);
 	/* a UDP length beyond the IP payload on our port, with our magic */
 	static struct probe_tmpl t;
 	struct probe_addr a;

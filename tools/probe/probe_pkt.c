@@ -137,6 +137,11 @@ enum probe_verdict probe_hdr_read(const uint8_t *p, uint32_t len, struct probe_h
 	for (unsigned i = 0; i < h->hops; i++) {
 		const uint8_t *q = p + PROBE_HDR_LEN + PROBE_STAMP_LEN * i;
 		h->stamp[i] = (struct probe_stamp){rd16(q), q[2], (int32_t)rd32(q + 4), (int32_t)rd32(q + 8)};
+		/* a hop's frame is a frame whose start fits as the probe's does,
+		 * so that its push time (start + push offset) fits too */
+		int64_t fr = h->frame + h->stamp[i].dframe;
+		if (fr < 0 || fr > (INT64_MAX - h->epoch_ns - INT32_MAX) / h->tf_ns)
+			return PROBE_MALFORMED;
 	}
 	return PROBE_OK;
 }

@@ -206,25 +206,33 @@ struct send_stats {
 	struct hist err;          /* t1 - start(i) of each frame's first probe */
 };
 
-static tdp_time_t wait_for(enum timer tm, const struct hostclock *clk, struct pw *pw, tdp_time_t boundary)
+/* Until the boundary, or until SIGINT or SIGTERM (probe_stop) when stoppable:
+ * a wait of --start-in may be long, and a signal must end it, not be spun or
+ * slept through. */
+static tdp_time_t wait_for(enum timer tm, const struct hostclock *clk, struct pw *pw, tdp_time_t boundary,
+			   bool stoppable)
 {
 	tdp_time_t now = hostclock_fast_now(clk);
 	if (tm == T_NANOSLEEP) {
-		if (tdp_time_before(now, boundary))
+		/* clock_nanosleep returns early with EINTR when a signal comes */
+		while (tdp_time_before(now, boundary) && !(stoppable && probe_stop)) {
 			hostclock_sleep_until(clk, boundary);
-		return hostclock_fast_now(clk);
+			now = hostclock_fast_now(clk);
+		}
+		return now;
 	}
 	if (tm == T_PREDICTIVE) {
 		tdp_time_t to;
 		if (pw_plan(pw, now, boundary, &to)) {
-			hostclock_sleep_until(clk, to);
+			while (hostclock_sleep_until(clk, to) == -EINTR && !(stoppable && probe_stop))
+				;
 			tdp_time_t woke = hostclock_fast_now(clk);
 			if (pw_woke(pw, to, woke, boundary))
 				pw_book_cost(pw, tdp_time_diff(hostclock_fast_now(clk), woke));
 			now = hostclock_fast_now(clk);
 		}
 	}
-	while (tdp_time_before(now, boundary))
+	while (tdp_time_before(now, boundary) && !(stoppable && probe_stop))
 		now = hostclock_fast_now(clk);
 	return now;
 }
@@ -495,7 +503,12 @@ int probe_cmd_send(int argc, char **argv)
 			}
 		}
 		tdp_time_t start = frame_start(&p.g, i);
-		now = wait_for(o.timer, &clk, &pw, start);
+		now = wait_for(o.timer, &clk, &pw, start, true);
+		if (tdp_time_before(now, start)) {
+			/* stopped while waiting: nothing goes before its frame
+			 * (the prepared slots are the queue's, freed at close) */
+			break;
+		}
 		if (tdp_time_diff(now, start) >= late_ns) {
 			/* past the send window: the frame is skipped */
 			s.skipped++;
@@ -543,11 +556,11 @@ int probe_cmd_send(int argc, char **argv)
 	 * that routers that serve a pipelined flow in exactly its frames forward
 	 * them like the probes */
 	int64_t ei = last;
-	for (int e = 0; e < 3; e++) {
+	for (int e = 0; seq && e < 3; e++) { /* none when nothing was sent */
 		for (uint32_t x = 0; x < p.g.k; x++)
 			if (p.n[frame_tfc(&p.g, ++ei)])
 				break;
-		wait_for(T_NANOSLEEP, &clk, &pw, frame_start(&p.g, ei));
+		wait_for(T_NANOSLEEP, &clk, &pw, frame_start(&p.g, ei), false);
 		if (send_end(q, &endt, seq, ei))
 			log_warn("could not send the end packet");
 	}

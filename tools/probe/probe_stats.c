@@ -313,6 +313,14 @@ static int hops_make(const struct probe_rx *rx, struct probe_flow *f)
 	return rc;
 }
 
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+	int64_t d;
+	if (__builtin_sub_overflow(a, b, &d))
+		return a > b ? INT64_MAX : INT64_MIN;
+	return d;
+}
+
 /*
  * The hop stamps of one probe: per hop the measured alpha (its frame minus the
  * previous node's; the sender's is the probe's frame i), its push offset and
@@ -345,9 +353,11 @@ static void hops_account(struct probe_rx *rx, struct probe_flow *f, const struct
 			hp->alpha[a - PROBE_ALPHA_LO]++;
 		else
 			hp->alpha_other++;
+		/* probe_decode keeps the hop's frame start and push time in range;
+		 * legs between times that far apart saturate */
 		int64_t push = start + (int64_t)st->dframe * h->tf_ns + st->push_off;
 		lhist_add(&hp->push, st->push_off);
-		lhist_add(&hp->leg, push - prev_push);
+		lhist_add(&hp->leg, sat_sub(push, prev_push));
 		if (k < c->plan_hops && a != (int64_t)c->plan_alpha[k]) {
 			hp->off_plan++;
 			if (!off && f->noffplan < PROBE_OFFPLAN_KEEP)
@@ -358,7 +368,7 @@ static void hops_account(struct probe_rx *rx, struct probe_flow *f, const struct
 		prev_frame = st->dframe;
 		prev_push = push;
 	}
-	lhist_add(&f->last_leg, t2 - prev_push);
+	lhist_add(&f->last_leg, sat_sub(t2, prev_push));
 	if (off)
 		f->off_plan++;
 }

@@ -134,26 +134,6 @@ static void analyze_usage(FILE *o)
 		"  --json FILE, --csv FILE, --label TEXT\n");
 }
 
-static int native_precision(const char *path, char *what, size_t len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t m[4] = {0};
-	size_t n = f ? fread(m, 1, 4, f) : 0;
-	if (f)
-		fclose(f);
-	uint32_t be = n == 4 ? (uint32_t)m[0] << 24 | (uint32_t)m[1] << 16 | (uint32_t)m[2] << 8 | m[3] : 0;
-	if (be == 0xa1b23c4d || be == 0x4d3cb2a1)
-		snprintf(what, len, "pcap, nanosecond timestamps");
-	else if (be == 0xa1b2c3d4 || be == 0xd4c3b2a1) {
-		snprintf(what, len, "pcap, microsecond timestamps");
-		return -1;
-	} else if (be == 0x0a0d0d0a)
-		snprintf(what, len, "pcapng");
-	else
-		snprintf(what, len, "unknown format");
-	return 0;
-}
-
 int probe_cmd_analyze(int argc, char **argv)
 {
 	enum { O_CLOCK = 256, O_OFF, O_PORT, O_BIN, O_RANGE, O_SERIES, O_DELAY, O_JSON, O_CSV, O_LABEL, O_ALPHA };
@@ -223,14 +203,14 @@ int probe_cmd_analyze(int argc, char **argv)
 				add = (int64_t)HC_UTC_TAI_DEFAULT_S * TDP_NS_PER_S;
 		}
 	}
-	char ebuf[PCAP_ERRBUF_SIZE] = "";
-	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, ebuf);
+	char ebuf[PCAP_ERRBUF_SIZE] = "", fmt[64];
+	bool micro;
+	pcap_t *p = probe_pcap_open(path, fmt, sizeof(fmt), &micro, ebuf, sizeof(ebuf));
 	if (!p) {
 		fprintf(stderr, "tdp-probe: %s: %s\n", path, ebuf);
 		return 1;
 	}
-	char fmt[64];
-	if (native_precision(path, fmt, sizeof(fmt)))
+	if (micro)
 		fprintf(stderr, "tdp-probe: warning: %s has microsecond timestamps; latencies are known to 1 us only\n",
 			path);
 	struct probe_pcap_info info;
@@ -242,8 +222,12 @@ int probe_cmd_analyze(int argc, char **argv)
 		char ts[160];
 		snprintf(ts, sizeof(ts), "capture (%s, %s + %" PRId64 " s)", fmt, tai ? "TAI" : "UTC", (int64_t)(add / TDP_NS_PER_S));
 		struct probe_meta m = {.label = label, .source = "analyze", .where = path, .timestamps = ts};
-		fprintf(json && !strcmp(json, "-") ? stderr : stdout, "%s: %" PRIu64 " records (%s)%s\n", path,
+		fprintf(json && !strcmp(json, "-") ? stderr : stdout, "%s: %" PRIu64 " records (%s)%s", path,
 			info.records, fmt, info.unusable ? ", some of them too short to use" : "");
+		if (info.bad_time)
+			fprintf(json && !strcmp(json, "-") ? stderr : stdout, ", %" PRIu64 " with a time past 2^63 ns, not used",
+				info.bad_time);
+		fputc('\n', json && !strcmp(json, "-") ? stderr : stdout);
 		rc = probe_finish(&rx, &m, json, csv) ? 1 : 0;
 	}
 	pcap_close(p);
