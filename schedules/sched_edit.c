@@ -39,22 +39,43 @@ static void edit_free(struct edit *e)
 	free(e->after);
 }
 
+/* A line's own ending: CRLF when its '\n' has a '\r' before it. */
+static const char *line_eol(const struct sched_table *t, uint32_t i)
+{
+	const struct sched_line *ln = &t->lines[i];
+	return ln->off + ln->len < t->src_len && t->src[ln->off + ln->len] == '\r' ? "\r\n" : "\n";
+}
+
+/* Lines added in the file's way: its first line's ending. */
+static void put_lines(struct sched_buf *b, const char *text, const char *eol)
+{
+	for (const char *s = text, *nl; *s; s = nl + 1) {
+		if (!(nl = strchr(s, '\n'))) {
+			sched_buf_put(b, s, strlen(s));
+			return;
+		}
+		sched_buf_put(b, s, (size_t)(nl - s));
+		sched_buf_put(b, eol, strlen(eol));
+	}
+}
+
 static char *edit_text(const struct edit *e)
 {
 	const struct sched_table *t = e->t;
 	struct sched_buf b = { 0 };
+	const char *eol = t->nlines ? line_eol(t, 0) : "\n";
 
 	for (uint32_t i = 0; i < t->nlines; i++) {
 		const struct sched_line *ln = &t->lines[i];
 		if (e->repl[i])
-			sched_buf_printf(&b, "%s\n", e->repl[i]);
+			sched_buf_printf(&b, "%s%s", e->repl[i], line_eol(t, i));
 		else if (!e->del[i])
-			sched_buf_printf(&b, "%.*s\n", (int)ln->len, t->src + ln->off);
+			sched_buf_printf(&b, "%.*s%s", (int)ln->len, t->src + ln->off, line_eol(t, i));
 		if (e->after[i])
-			sched_buf_put(&b, e->after[i], strlen(e->after[i]));
+			put_lines(&b, e->after[i], eol);
 	}
 	if (e->after[t->nlines])
-		sched_buf_put(&b, e->after[t->nlines], strlen(e->after[t->nlines]));
+		put_lines(&b, e->after[t->nlines], eol);
 	if (b.oom) {
 		free(b.s);
 		return NULL;

@@ -849,11 +849,13 @@ struct sched_table *sched_load(const char *path, struct sched_diags *d)
 
 	if (!f) {
 		sched_diag_add(d, SCHED_ERROR, 0, 0, "cannot open: %s", strerror(errno));
+		d->io = true;
 		return NULL;
 	}
 	struct stat st;
 	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
 		sched_diag_add(d, SCHED_ERROR, 0, 0, "is a directory, not a reservation table");
+		d->io = true;
 		goto fail;
 	}
 	for (;;) {
@@ -872,6 +874,7 @@ struct sched_table *sched_load(const char *path, struct sched_diags *d)
 	}
 	if (ferror(f)) {
 		sched_diag_add(d, SCHED_ERROR, 0, 0, "read error: %s", strerror(errno));
+		d->io = true;
 		goto fail;
 	}
 	if (f != stdin)

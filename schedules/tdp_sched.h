@@ -44,6 +44,7 @@ struct sched_diags {
 	size_t n, cap;
 	size_t nerr, nwarn; /* all of them, also those not kept */
 	uint64_t work;      /* steps the checks and the expansion took: tests bound it */
+	bool io;            /* sched_load could not read the file (not the table's fault) */
 };
 
 void sched_diags_init(struct sched_diags *d, const char *file);

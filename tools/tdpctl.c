@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* tdpctl: the operator's tool: talks to a running tdpd, works on reservation
  * tables offline, prepares and audits the host. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,7 @@ static void usage(FILE *out)
 	      "3 the daemon cannot be reached. See tdpctl(8), tdp-schedule(5).\n", out);
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	struct tdpctl_global g = {.socket = NULL, .json = false, .timeout_ms = 5000};
 	bool timeout_set = false;
@@ -125,4 +126,16 @@ int main(int argc, char **argv)
 	fprintf(stderr, "tdpctl: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return TDPCTL_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	int rc = run(argc, argv);
+	/* what went to standard output must have arrived (a full disk, a closed
+	 * pipe): otherwise that is an I/O error, whatever the command said */
+	if ((fflush(stdout) != 0 || ferror(stdout)) && rc != TDPCTL_EXIT_USAGE) {
+		fprintf(stderr, "tdpctl: standard output: %s\n", strerror(errno ? errno : EIO));
+		rc = TDPCTL_EXIT_USAGE;
+	}
+	return rc;
 }

@@ -32,14 +32,34 @@ static void usage(FILE *out)
 	      "Nothing here needs a running daemon. See tdp-schedule(5).\n", out);
 }
 
-static struct sched_table *load(const char *path)
+/* A table, or NULL with *fail the exit status: 2 when the file could not be
+ * read, 1 when it is not a valid table (tdpctl(8), EXIT STATUS). */
+static struct sched_table *load(const char *path, int *fail)
 {
 	struct sched_diags d;
 	sched_diags_init(&d, path);
 	struct sched_table *t = sched_load(path, &d);
 	sched_diags_print(&d, stderr);
+	*fail = d.io ? TDPCTL_EXIT_USAGE : TDPCTL_EXIT_BAD;
 	sched_diags_free(&d);
 	return t;
+}
+
+/* An option's value goes into a table as one word: no white space, no
+ * control character (a newline would add lines of its own). */
+static bool one_word(const char *opt, const char *v)
+{
+	for (const unsigned char *c = (const unsigned char *)v; *c; c++)
+		if (*c <= ' ' || *c == 0x7f || *c == '#') {
+			fprintf(stderr, "tdpctl: --%s: '%s' is not one word (a space, a '#' or a control character at "
+					"byte %zu)\n", opt, v, (size_t)((const char *)c - v) + 1);
+			return false;
+		}
+	if (!*v) {
+		fprintf(stderr, "tdpctl: --%s: an empty value\n", opt);
+		return false;
+	}
+	return true;
 }
 
 static void si(double v, const char *unit, char *out, size_t n)
@@ -113,8 +133,10 @@ static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o
 		case O_GUARD: o->guard = optarg; break;
 		case O_EPOCH: o->epoch = optarg; break;
 		case O_PORT:
-			if (o->nports == SCHED_MAX_PORTS)
+			if (o->nports == SCHED_MAX_PORTS) {
+				fprintf(stderr, "tdpctl schedule: more than %d --port options\n", SCHED_MAX_PORTS);
 				return -1;
+			}
 			o->ports[o->nports++] = optarg;
 			break;
 		case O_DRY: o->dry_run = true; break;
@@ -217,7 +239,8 @@ static int cmd_check(int argc, char **argv)
 		if (t)
 			sched_admit(t, &d);
 		bool ok = t && d.nerr == 0;
-		bad |= !ok;
+		if (!ok && bad != TDPCTL_EXIT_USAGE)
+			bad = d.io ? TDPCTL_EXIT_USAGE : TDPCTL_EXIT_BAD;
 		if (o.json) {
 			printf("%s{\"file\":", i > optind ? "," : "");
 			sched_json_str(stdout, argv[i]);
@@ -249,7 +272,7 @@ static int cmd_check(int argc, char **argv)
 	}
 	if (o.json)
 		fputs("]\n", stdout);
-	return bad ? TDPCTL_EXIT_BAD : 0;
+	return bad;
 }
 
 /* ---- show ----------------------------------------------------------------- */
@@ -265,9 +288,10 @@ static int cmd_show(int argc, char **argv, bool json_verb)
 		return TDPCTL_EXIT_USAGE;
 	}
 	const char *path = argv[optind];
-	struct sched_table *t = load(path);
+	int fail;
+	struct sched_table *t = load(path, &fail);
 	if (!t)
-		return TDPCTL_EXIT_BAD;
+		return fail;
 	struct sched_diags d;
 	sched_diags_init(&d, path);
 	if (sched_admit(t, &d)) {
@@ -375,6 +399,9 @@ static int cmd_new(int argc, char **argv)
 				"[--port NAME:RATE[:MAXFRAME[:OVERHEAD]]]... [-o FILE]\n");
 		return TDPCTL_EXIT_USAGE;
 	}
+	if (!one_word("tf", o.tf) || !one_word("k", o.k) || (o.guard && !one_word("guard", o.guard)) ||
+	    (o.epoch && !one_word("epoch", o.epoch)))
+		return TDPCTL_EXIT_USAGE;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *b = open_memstream(&text, &len);
@@ -389,22 +416,35 @@ static int cmd_new(int argc, char **argv)
 	if (o.nports)
 		fprintf(b, "\n# output ports\n");
 	for (unsigned i = 0; i < o.nports; i++) {
-		char tmp[256], *f[4] = { 0 }, *save = NULL;
-		int nf = 0;
-		snprintf(tmp, sizeof(tmp), "%s", o.ports[i]);
-		for (char *s = strtok_r(tmp, ":", &save); s && nf < 4; s = strtok_r(NULL, ":", &save))
-			f[nf++] = s;
-		if (nf < 2) {
-			fprintf(stderr, "tdpctl: --port %s: expected NAME:RATE[:MAXFRAME[:OVERHEAD]]\n", o.ports[i]);
+		/* NAME:RATE[:MAXFRAME[:OVERHEAD]]: two to four fields, none empty */
+		const char *v = o.ports[i], *f[4];
+		size_t fl[4];
+		unsigned nf = 0;
+		bool bad = !one_word("port", v);
+		for (const char *s = v; !bad; s++) {
+			const char *c = strchr(s, ':');
+			size_t n = c ? (size_t)(c - s) : strlen(s);
+			if (nf == 4 || n == 0) {
+				bad = true;
+				break;
+			}
+			f[nf] = s;
+			fl[nf++] = n;
+			if (!c)
+				break;
+			s = c;
+		}
+		if (bad || nf < 2) {
+			fprintf(stderr, "tdpctl: --port %s: expected NAME:RATE[:MAXFRAME[:OVERHEAD]], each field given\n", v);
 			fclose(b);
 			free(text);
 			return TDPCTL_EXIT_USAGE;
 		}
-		fprintf(b, "port %s rate %s", f[0], f[1]);
-		if (f[2])
-			fprintf(b, " max-frame %s", f[2]);
-		if (f[3])
-			fprintf(b, " overhead %s", f[3]);
+		fprintf(b, "port %.*s rate %.*s", (int)fl[0], f[0], (int)fl[1], f[1]);
+		if (nf > 2)
+			fprintf(b, " max-frame %.*s", (int)fl[2], f[2]);
+		if (nf > 3)
+			fprintf(b, " overhead %.*s", (int)fl[3], f[3]);
 		fprintf(b, "\n");
 	}
 	fprintf(b, "\n# flows: flow NAME port PORT size BYTES [alpha N] MATCH...\n"
@@ -454,9 +494,10 @@ static int cmd_edit(int argc, char **argv, bool reserve)
 		fprintf(stderr, "tdpctl: packet count must be 1..%d\n", SCHED_MAX_N);
 		return TDPCTL_EXIT_USAGE;
 	}
-	struct sched_table *t = load(path);
+	int fail;
+	struct sched_table *t = load(path, &fail);
 	if (!t)
-		return TDPCTL_EXIT_BAD;
+		return fail;
 	int rc = TDPCTL_EXIT_BAD;
 	uint8_t *member = malloc(t->k);
 	char *text = NULL;
@@ -521,9 +562,10 @@ static int cmd_fmt(int argc, char **argv)
 		return TDPCTL_EXIT_USAGE;
 	}
 	const char *path = argv[optind];
-	struct sched_table *t = load(path), *back = NULL;
+	int fail;
+	struct sched_table *t = load(path, &fail), *back = NULL;
 	if (!t)
-		return TDPCTL_EXIT_BAD;
+		return fail;
 	char *buf = NULL;
 	size_t len = 0;
 	int rc = TDPCTL_EXIT_USAGE;
@@ -574,7 +616,8 @@ static int cmd_diff(int argc, char **argv)
 		fprintf(stderr, "usage: tdpctl schedule diff [--json] OLD NEW\n");
 		return TDPCTL_EXIT_USAGE;
 	}
-	struct sched_table *a = load(argv[optind]), *b = load(argv[optind + 1]);
+	int fail;
+	struct sched_table *a = load(argv[optind], &fail), *b = load(argv[optind + 1], &fail);
 	int rc = TDPCTL_EXIT_USAGE;
 	if (a && b) {
 		int r = sched_diff(a, b, o.json, stdout);

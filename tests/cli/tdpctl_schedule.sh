@@ -37,7 +37,7 @@ printf 'tdp-schedule 1\ntf 100us\nk 4\nport eth0 rate 1Gbit/s\nflow big port eth
 expect "check rejects an overbooked table" 1 "$T" schedule check "$W/over.tdp"
 has "overbooking names frames, port, flows and excess" "$W/err" "over.tdp:6:1: error: frames 0,2 (2 frames): port eth0 overbooked by 10.736us"
 
-expect "check of a missing file fails cleanly" 1 "$T" schedule check "$W/nope.tdp"
+expect "check of a missing file: an I/O error, exit 2 as tdpctl(8) says" 2 "$T" schedule check "$W/nope.tdp"
 has "and says why" "$W/err" "nope.tdp: error: cannot open: No such file or directory"
 
 head -c 4096 /bin/ls >"$W/junk.tdp"
@@ -47,7 +47,7 @@ has "as not text" "$W/err" "is not text: this is not a schedule table"
 expect "an empty file is rejected" 1 "$T" schedule check "$W/empty.tdp"
 expect "an endless input (/dev/zero) is refused, not read forever" 1 timeout 20 "$T" schedule check /dev/zero
 has "past 256 MiB" "$W/err" "/dev/zero: error: more than 256 MiB: not a reservation table"
-expect "a directory is refused" 1 "$T" schedule check "$W"
+expect "a directory is refused, exit 2 (not an invalid table)" 2 "$T" schedule check "$W"
 has "as one" "$W/err" "error: is a directory, not a reservation table"
 
 expect "check --json reports every file" 1 "$T" schedule check --json "$EX"/demo.tdp "$W/bad.tdp"
@@ -138,6 +138,31 @@ expect "diff of different tables exits 1" 1 "$T" schedule diff "$EX"/demo.tdp "$
 has "and names the change" "$W/out" "tf: 1ms -> 100us"
 expect "diff --json" 1 "$T" schedule diff --json "$EX"/demo.tdp "$EX"/voice-video-be.tdp
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["equal"] is False and r["changes"]' "$W/out" && ok "diff --json is JSON" || nok "diff --json is JSON"
+
+# --- I/O errors, option values, line endings -----------------------------------
+expect "show of a missing file: exit 2" 2 "$T" schedule show "$W/nope.tdp"
+expect "fmt of a missing file: exit 2" 2 "$T" schedule fmt "$W/nope.tdp"
+expect "reserve on a missing file: exit 2" 2 "$T" schedule reserve "$W/nope.tdp" a 1 0
+expect "a missing file and an invalid one: the I/O error wins, exit 2" 2 "$T" schedule check "$W/bad.tdp" "$W/nope.tdp"
+"$T" schedule fmt "$EX"/demo.tdp >/dev/full 2>"$W/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "standard output: No space left on device" "$W/err"; then ok "stdout on a full disk: exit 2, said so"
+else nok "stdout on a full disk: exit 2, said so" "exit $rc" "$(cat "$W/err")"; fi
+expect "--port with an empty field is refused (it was read as NAME:RATE=MAXFRAME)" 2 \
+	"$T" schedule new --tf 100us --k 10 --port "p::1500"
+has "naming the form" "$W/err" "--port p::1500: expected NAME:RATE[:MAXFRAME[:OVERHEAD]], each field given"
+expect "--port with a fifth field is refused (it was dropped)" 2 "$T" schedule new --tf 100us --k 10 --port "p:1Gbit/s:1514:24:9"
+expect "a newline in --tf is refused (it injected a line into the table)" 2 \
+	"$T" schedule new --tf "$(printf '100us\nport evil rate 1Gbit/s')" --k 10
+has "saying where" "$W/err" "--tf: '100us"
+expect "a newline in --port is refused" 2 "$T" schedule new --tf 100us --k 10 --port "$(printf 'p:1Gbit/s\nguard 1us')"
+expect "four fields of --port" 0 "$T" schedule new --tf 100us --k 10 --port "p:1Gbit/s:9000:20"
+has "each in its place" "$W/out" "port p rate 1Gbit/s max-frame 9000 overhead 20"
+printf 'tdp-schedule 1\r\ntf 100us\r\nk 10\r\nport p rate 1Gbit/s\r\nflow a port p size 100 dscp 1  # voice\r\nframes 0: a 1\r\n' >"$W/crlf.tdp"
+expect "reserve on a CRLF table" 0 "$T" schedule reserve "$W/crlf.tdp" a 1 5
+if [ "$(grep -c $'\r$' "$W/crlf.tdp")" -eq "$(wc -l <"$W/crlf.tdp")" ] && grep -q $'^frame.* 5: a 1\r$' "$W/crlf.tdp"; then
+	ok "keeps every line CRLF, the new line too (it rewrote them as LF)"
+else nok "keeps every line CRLF, the new line too (it rewrote them as LF)" "$(od -c "$W/crlf.tdp" | head -20)"; fi
 
 # --- usage ----------------------------------------------------------------------
 expect "--help" 0 "$T" --help
