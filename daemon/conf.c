@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "conf_priv.h"
 #include "hpmode.h"
 #include "tb_phc.h"
 #include "tb_sim.h"
@@ -187,10 +188,7 @@ const struct conf_opt *conf_find(const char *name, unsigned sect)
 	return NULL;
 }
 
-static void error_at(FILE *err, const char *file, uint32_t line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void error_at(FILE *err, const char *file, uint32_t line, const char *fmt, ...)
+void conf_error_at(FILE *err, const char *file, uint32_t line, const char *fmt, ...)
 {
 	va_list ap;
 	if (line)
@@ -350,7 +348,7 @@ struct conf_port *conf_port_find(struct conf *c, const char *name)
 	return NULL;
 }
 
-static struct conf_port *port_add(struct conf *c, const char *name, const char *file, uint32_t line)
+struct conf_port *conf_port_add(struct conf *c, const char *name, const char *file, uint32_t line)
 {
 	if (c->nports == CONF_MAX_PORTS)
 		return NULL;
@@ -369,7 +367,7 @@ static struct conf_port *port_add(struct conf *c, const char *name, const char *
 	return p;
 }
 
-static const char *keep_name(struct conf *c, const char *file)
+const char *conf_keep_name(struct conf *c, const char *file)
 {
 	for (uint32_t i = 0; i < c->nfiles; i++)
 		if (strcmp(c->files[i], file) == 0)
@@ -383,15 +381,15 @@ static const char *keep_name(struct conf *c, const char *file)
 int conf_set(struct conf *c, const char *port, const char *name, const char *value, const char *file,
 	     uint32_t line, FILE *err)
 {
-	file = keep_name(c, file);
+	file = conf_keep_name(c, file);
 	unsigned sect = port ? CS_PORT : CS_GLOBAL;
 	const struct conf_opt *o = conf_find(name, sect);
 	if (!o) {
 		const struct conf_opt *other = conf_find(name, port ? CS_GLOBAL : CS_PORT);
 		if (other)
-			error_at(err, file, line, "'%s' belongs in %s", name, port ? "[global]" : "a [port NAME] section");
+			conf_error_at(err, file, line, "'%s' belongs in %s", name, port ? "[global]" : "a [port NAME] section");
 		else
-			error_at(err, file, line, "unknown option '%s'", name);
+			conf_error_at(err, file, line, "unknown option '%s'", name);
 		return -1;
 	}
 	void *base = c;
@@ -401,7 +399,7 @@ int conf_set(struct conf *c, const char *port, const char *name, const char *val
 	if (port) {
 		p = conf_port_find(c, port);
 		if (!p) {
-			error_at(err, file, line, "no [port %s] section", port);
+			conf_error_at(err, file, line, "no [port %s] section", port);
 			return -1;
 		}
 		base = p;
@@ -415,7 +413,7 @@ int conf_set(struct conf *c, const char *port, const char *name, const char *val
 		struct conf_list *l = (struct conf_list *)(void *)((char *)base + o->off);
 		struct conf_item *nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
 		if (!nv) {
-			error_at(err, file, line, "out of memory");
+			conf_error_at(err, file, line, "out of memory");
 			return -1;
 		}
 		l->v = nv;
@@ -425,189 +423,18 @@ int conf_set(struct conf *c, const char *port, const char *name, const char *val
 	}
 	/* the command line overrides the file; within one file a value is given once */
 	if (*set_line && *set_file == file && strcmp(file, "command line") != 0) {
-		error_at(err, file, line, "'%s' given twice (first at line %u)", name, *set_line);
+		conf_error_at(err, file, line, "'%s' given twice (first at line %u)", name, *set_line);
 		return -1;
 	}
 	const char *why = NULL;
 	char wb[160];
 	if (parse_value(o, value, base, &why, wb, sizeof(wb)) != 0) {
-		error_at(err, file, line, "%s '%s': %s", name, value, why);
+		conf_error_at(err, file, line, "%s '%s': %s", name, value, why);
 		return -1;
 	}
 	*set_line = line ? line : 1;
 	*set_file = file;
 	return 0;
-}
-
-static char *trim(char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	size_t n = strlen(s);
-	while (n && isspace((unsigned char)s[n - 1]))
-		s[--n] = 0;
-	return s;
-}
-
-/* The whole of path, NUL-terminated, at most CONF_MAX_BYTES: a FIFO or
- * standard input as well as a file; a directory, an endless input or a read
- * error is an error. */
-static char *read_all(const char *path, size_t *len, FILE *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		error_at(err, path, 0, "cannot open: %s", strerror(errno));
-		return NULL;
-	}
-	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		error_at(err, path, 0, "is a directory, not a configuration file");
-		close(fd);
-		return NULL;
-	}
-	size_t cap = 8192, n = 0;
-	char *buf = malloc(cap);
-	for (;;) {
-		if (buf && n + 1 >= cap && cap <= CONF_MAX_BYTES) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb)
-				free(buf);
-			buf = nb;
-			cap *= 2;
-		}
-		if (!buf) {
-			error_at(err, path, 0, "out of memory");
-			break;
-		}
-		ssize_t r = read(fd, buf + n, cap - 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			error_at(err, path, 0, "reading: %s", strerror(errno));
-			break;
-		}
-		if (r == 0) {
-			close(fd);
-			buf[n] = 0;
-			*len = n;
-			return buf;
-		}
-		n += (size_t)r;
-		if (n > CONF_MAX_BYTES) {
-			error_at(err, path, 0, "more than %u bytes: not a configuration file", CONF_MAX_BYTES);
-			break;
-		}
-	}
-	free(buf);
-	close(fd);
-	return NULL;
-}
-
-int conf_read_file(struct conf *c, const char *path, FILE *err)
-{
-	size_t len = 0;
-	char *text = read_all(path, &len, err);
-	if (!text)
-		return 1;
-	const char *file = keep_name(c, path);
-	char buf[4096];
-	uint32_t line = 0;
-	int errors = 0;
-	char port[32] = "";
-	bool in_global = true, bad_section = false;
-	for (size_t at = 0; at < len;) {
-		const char *start = text + at, *nl = memchr(start, '\n', len - at);
-		size_t n = nl ? (size_t)(nl - start) : len - at;
-		at += n + (nl != NULL);
-		line++;
-		if (n > sizeof(buf) - 2) {
-			error_at(err, file, line, "line longer than %zu characters", sizeof(buf) - 2);
-			errors++;
-			continue;
-		}
-		const char *nul = memchr(start, 0, n);
-		if (nul) {
-			error_at(err, file, line, "a NUL byte at column %zu: not a text file", (size_t)(nul - start) + 1);
-			errors++;
-			continue;
-		}
-		memcpy(buf, start, n);
-		buf[n] = 0;
-		char *hash = strchr(buf, '#');
-		if (hash)
-			*hash = 0;
-		char *s = trim(buf);
-		if (!*s)
-			continue;
-		if (*s == '[') {
-			char *close = strchr(s, ']');
-			bad_section = false;
-			if (!close || *trim(close + 1)) {
-				error_at(err, file, line, "a section header is [global] or [port NAME]");
-				errors++;
-				bad_section = true;
-				continue;
-			}
-			*close = 0;
-			char *name = trim(s + 1);
-			if (strcmp(name, "global") == 0) {
-				in_global = true;
-				continue;
-			}
-			if (strncmp(name, "port", 4) == 0 && isspace((unsigned char)name[4])) {
-				char *pn = trim(name + 4);
-				size_t pl = strlen(pn);
-				bool ok = pl > 0 && pl < sizeof(port);
-				for (size_t i = 0; ok && i < pl; i++)
-					ok = isalnum((unsigned char)pn[i]) || strchr("_-.", pn[i]);
-				if (!ok) {
-					error_at(err, file, line, "bad port name '%s' (letters, digits, '_', '-', '.'; at most 31)", pn);
-					errors++;
-					bad_section = true;
-					continue;
-				}
-				struct conf_port *old = conf_port_find(c, pn);
-				if (old) {
-					error_at(err, file, line, "[port %s] given twice (first at line %u)", pn, old->line);
-					errors++;
-					bad_section = true;
-					continue;
-				}
-				if (!port_add(c, pn, file, line)) {
-					error_at(err, file, line, "more than %d ports", CONF_MAX_PORTS);
-					errors++;
-					bad_section = true;
-					continue;
-				}
-				snprintf(port, sizeof(port), "%s", pn);
-				in_global = false;
-				continue;
-			}
-			error_at(err, file, line, "unknown section [%s]; sections are [global] and [port NAME]", name);
-			errors++;
-			bad_section = true;
-			continue;
-		}
-		if (bad_section)
-			continue;
-		char *sp = s;
-		while (*sp && !isspace((unsigned char)*sp))
-			sp++;
-		char *val = "";
-		if (*sp) {
-			*sp = 0;
-			val = trim(sp + 1);
-		}
-		if (!*val) {
-			error_at(err, file, line, "'%s' needs a value", s);
-			errors++;
-			continue;
-		}
-		if (conf_set(c, in_global ? NULL : port, s, val, file, line, err) != 0)
-			errors++;
-	}
-	free(text);
-	return errors;
 }
 
 /* The same DPDK device (name before the first comma) or the same kernel
@@ -632,7 +459,7 @@ int conf_check(const struct conf *c, FILE *err)
 	int po, pi;
 	if (tb_phc_pins(c->tb.phc.tick, &po, &pi)) {
 		size_t oi = (size_t)(conf_find("phc-tick", CS_GLOBAL) - conf_opts);
-		error_at(err, c->set_file[oi] ? c->set_file[oi] : "command line", c->set_line[oi],
+		conf_error_at(err, c->set_file[oi] ? c->set_file[oi] : "command line", c->set_line[oi],
 			 "phc-tick '%s': give none, or two different pin numbers OUT,IN", c->tb.phc.tick);
 		errors++;
 	}
@@ -640,18 +467,18 @@ int conf_check(const struct conf *c, FILE *err)
 		if (!o->required)
 			continue;
 		if (o->sect == CS_GLOBAL && !c->set_line[opt_index(o)]) {
-			error_at(err, c->nfiles ? c->files[0] : "config", 0, "'%s' is required in [global] (%s)", o->name, o->doc);
+			conf_error_at(err, c->nfiles ? c->files[0] : "config", 0, "'%s' is required in [global] (%s)", o->name, o->doc);
 			errors++;
 		}
 		for (uint32_t p = 0; o->sect == CS_PORT && p < c->nports; p++)
 			if (!c->ports[p].set_line[opt_index(o)]) {
-				error_at(err, c->ports[p].file, c->ports[p].line, "[port %s] needs '%s' (%s)",
+				conf_error_at(err, c->ports[p].file, c->ports[p].line, "[port %s] needs '%s' (%s)",
 					 c->ports[p].name, o->name, o->doc);
 				errors++;
 			}
 	}
 	if (c->nports == 0) {
-		error_at(err, c->nfiles ? c->files[0] : "config", 0, "no [port NAME] section");
+		conf_error_at(err, c->nfiles ? c->files[0] : "config", 0, "no [port NAME] section");
 		errors++;
 	}
 	size_t hpi = opt_index(conf_find("host-path", CS_PORT)), hii = opt_index(conf_find("host-interface", CS_PORT));
@@ -666,13 +493,13 @@ int conf_check(const struct conf *c, FILE *err)
 		if (hp_mode_for(cp->name, cp->device, (int)cp->host_path, cp->host_interface, &mode, taps[p], why,
 				sizeof(why)) != 0) {
 			size_t at = cp->set_line[hii] ? hii : cp->set_line[hpi] ? hpi : 0;
-			error_at(err, at ? cp->set_file[at] : cp->file, at ? cp->set_line[at] : cp->line, "[port %s] %s",
+			conf_error_at(err, at ? cp->set_file[at] : cp->file, at ? cp->set_line[at] : cp->line, "[port %s] %s",
 				 cp->name, why);
 			errors++;
 		}
 		for (uint32_t q = 0; q < p && taps[p][0]; q++)
 			if (strcmp(taps[p], taps[q]) == 0) {
-				error_at(err, cp->file, cp->line, "[port %s] has the exception interface %s of [port %s]: "
+				conf_error_at(err, cp->file, cp->line, "[port %s] has the exception interface %s of [port %s]: "
 					 "name one with host-interface", cp->name, taps[p], c->ports[q].name);
 				errors++;
 			}
@@ -680,7 +507,7 @@ int conf_check(const struct conf *c, FILE *err)
 	for (uint32_t p = 0; p < c->nports; p++)
 		for (uint32_t q = 0; q < p; q++)
 			if (c->ports[p].device[0] && same_device(c->ports[p].device, c->ports[q].device)) {
-				error_at(err, c->ports[p].file, c->ports[p].line, "[port %s] uses the device or interface of [port %s]",
+				conf_error_at(err, c->ports[p].file, c->ports[p].line, "[port %s] uses the device or interface of [port %s]",
 					 c->ports[p].name, c->ports[q].name);
 				errors++;
 			}

@@ -119,6 +119,8 @@ void conf_init(struct conf *c);
 void conf_free(struct conf *c);
 /* Reads a file. Returns the number of errors (printed to err as file:line: error: ...). */
 int conf_read_file(struct conf *c, const char *path, FILE *err);
+/* The same from text in memory (path names it in messages). */
+int conf_read_text(struct conf *c, const char *text, size_t len, const char *path, FILE *err);
 /* Sets one option; port NULL for [global]. Returns 0 or -1 after printing. */
 int conf_set(struct conf *c, const char *port, const char *name, const char *value, const char *file,
 	     uint32_t line, FILE *err);

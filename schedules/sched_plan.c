@@ -24,14 +24,15 @@ static int u32_cmp(const void *a, const void *b)
 void plan_error(struct plan *pl, uint32_t line, const char *fmt, ...)
 {
 	va_list ap;
+	FILE *o = plan_err(pl);
 	if (line)
-		fprintf(stderr, "%s:%u: error: ", pl->file, (unsigned)line);
+		fprintf(o, "%s:%u: error: ", pl->file, (unsigned)line);
 	else
-		fprintf(stderr, "%s: error: ", pl->file);
+		fprintf(o, "%s: error: ", pl->file);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vfprintf(o, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fputc('\n', o);
 	pl->errors++;
 }
 
@@ -245,7 +246,7 @@ static int plan_flow(struct plan *pl, struct preq *f)
 				if (sched_frames_format(fr, nf, s, sizeof(s)) >= sizeof(s))
 					strcpy(s + sizeof(s) - 5, "...");
 				const struct link *l = &pl->links[f->link[h]];
-				fprintf(stderr, "  link %s:%s -> %s:%s (line %u) has no room for a %u-byte packet in frames %s\n",
+				fprintf(plan_err(pl), "  link %s:%s -> %s:%s (line %u) has no room for a %u-byte packet in frames %s\n",
 					pl->nodes[l->e[f->dir[h]].node].name, l->e[f->dir[h]].port,
 					pl->nodes[l->e[1 - f->dir[h]].node].name, l->e[1 - f->dir[h]].port, l->line, f->size, s);
 			}

@@ -67,6 +67,7 @@ struct plan {
 	struct preq flows[PLAN_MAX_FLOWS];
 	uint32_t nflows;
 	int errors;
+	FILE *err;               /* where errors go; NULL: stderr */
 	/* where each setting was given (0: not given) */
 	uint32_t l_version, l_tf, l_k, l_guard, l_epoch, l_clock;
 };
@@ -93,7 +94,11 @@ int plan_read_text(struct plan *pl, const char *buf, size_t len);
 int plan_place(struct plan *pl);
 /* What plan_read and plan_place allocated. */
 void plan_free(struct plan *pl);
-/* "FILE:LINE: error: ..." on stderr (no LINE when 0), counted. */
+static inline FILE *plan_err(const struct plan *pl)
+{
+	return pl->err ? pl->err : stderr;
+}
+/* "FILE:LINE: error: ..." on plan_err (no LINE when 0), counted. */
 void plan_error(struct plan *pl, uint32_t line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Frames from a flow's ingress frame to hop h's (the sum of its alphas). */

@@ -266,6 +266,17 @@ int sched_frameset_parse(const char *s, uint32_t k, uint8_t *member, char *err, 
 /* Writes a sorted frame list as compact spans ("0-90/10,95"). Returns chars needed. */
 size_t sched_frames_format(const uint32_t *frames, size_t n, char *out, size_t outlen);
 
+/* ---- a new table -------------------------------------------------------- */
+
+struct sched_new {
+	const char *tf, *k, *guard, *epoch;  /* as given; tf and k required */
+	const char *const *ports;            /* NAME:RATE[:MAXFRAME[:OVERHEAD]] */
+	unsigned nports;
+};
+/* The text of a new table with this header and these ports, not yet parsed;
+ * NULL with err set when a value is not one word or a port not 2..4 fields. */
+char *sched_new_text(const struct sched_new *nw, char *err, size_t errlen);
+
 /* ---- writing ---------------------------------------------------------- */
 
 /* Units: largest exact unit. */

@@ -45,23 +45,6 @@ static struct sched_table *load(const char *path, int *fail)
 	return t;
 }
 
-/* An option's value goes into a table as one word: no white space, no
- * control character (a newline would add lines of its own). */
-static bool one_word(const char *opt, const char *v)
-{
-	for (const unsigned char *c = (const unsigned char *)v; *c; c++)
-		if (*c <= ' ' || *c == 0x7f || *c == '#') {
-			fprintf(stderr, "tdpctl: --%s: '%s' is not one word (a space, a '#' or a control character at "
-					"byte %zu)\n", opt, v, (size_t)((const char *)c - v) + 1);
-			return false;
-		}
-	if (!*v) {
-		fprintf(stderr, "tdpctl: --%s: an empty value\n", opt);
-		return false;
-	}
-	return true;
-}
-
 static void si(double v, const char *unit, char *out, size_t n)
 {
 	static const char *const pre[] = { "", "k", "M", "G", "T" };
@@ -399,58 +382,15 @@ static int cmd_new(int argc, char **argv)
 				"[--port NAME:RATE[:MAXFRAME[:OVERHEAD]]]... [-o FILE]\n");
 		return TDPCTL_EXIT_USAGE;
 	}
-	if (!one_word("tf", o.tf) || !one_word("k", o.k) || (o.guard && !one_word("guard", o.guard)) ||
-	    (o.epoch && !one_word("epoch", o.epoch)))
+	char err[640];
+	struct sched_new nw = {.tf = o.tf, .k = o.k, .guard = o.guard, .epoch = o.epoch, .ports = o.ports,
+			       .nports = o.nports};
+	char *text = sched_new_text(&nw, err, sizeof(err));
+	if (!text) {
+		fprintf(stderr, "tdpctl: %s\n", err);
 		return TDPCTL_EXIT_USAGE;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *b = open_memstream(&text, &len);
-	if (!b)
-		return TDPCTL_EXIT_USAGE;
-	fprintf(b, "tdp-schedule 1\n\n# time-frame length, frames per cycle (k x tf divides one second)\n"
-		   "tf %s\nk %s\n", o.tf, o.k);
-	if (o.guard)
-		fprintf(b, "# nothing may start in the last part of a frame\nguard %s\n", o.guard);
-	if (o.epoch)
-		fprintf(b, "# cycle 0 starts this long after every TAI second\nepoch %s\n", o.epoch);
-	if (o.nports)
-		fprintf(b, "\n# output ports\n");
-	for (unsigned i = 0; i < o.nports; i++) {
-		/* NAME:RATE[:MAXFRAME[:OVERHEAD]]: two to four fields, none empty */
-		const char *v = o.ports[i], *f[4];
-		size_t fl[4];
-		unsigned nf = 0;
-		bool bad = !one_word("port", v);
-		for (const char *s = v; !bad; s++) {
-			const char *c = strchr(s, ':');
-			size_t n = c ? (size_t)(c - s) : strlen(s);
-			if (nf == 4 || n == 0) {
-				bad = true;
-				break;
-			}
-			f[nf] = s;
-			fl[nf++] = n;
-			if (!c)
-				break;
-			s = c;
-		}
-		if (bad || nf < 2) {
-			fprintf(stderr, "tdpctl: --port %s: expected NAME:RATE[:MAXFRAME[:OVERHEAD]], each field given\n", v);
-			fclose(b);
-			free(text);
-			return TDPCTL_EXIT_USAGE;
-		}
-		fprintf(b, "port %.*s rate %.*s", (int)fl[0], f[0], (int)fl[1], f[1]);
-		if (nf > 2)
-			fprintf(b, " max-frame %.*s", (int)fl[2], f[2]);
-		if (nf > 3)
-			fprintf(b, " overhead %.*s", (int)fl[3], f[3]);
-		fprintf(b, "\n");
 	}
-	fprintf(b, "\n# flows: flow NAME port PORT size BYTES [alpha N] MATCH...\n"
-		   "# rows:  frames SET: FLOW N, FLOW N\n");
-	if (fclose(b))
-		return TDPCTL_EXIT_USAGE;
+	size_t len = strlen(text);
 	struct sched_diags d;
 	sched_diags_init(&d, "(new table)");
 	struct sched_table *t = sched_parse(text, len, &d);
