@@ -288,7 +288,9 @@ static void housekeeping_tick(struct tdpd *d)
 	}
 }
 
-static void run(struct tdpd *d)
+/* 0, or 1 when the engine did not start or the counters asked for in
+ * summary-json could not be written. */
+static int run(struct tdpd *d)
 {
 	struct conf *c = &d->conf;
 	struct summary_src ss = {.e = d->e, .rx = &d->rx, .timebase = d->tb->ops->name, .tb = d->tb};
@@ -300,7 +302,7 @@ static void run(struct tdpd *d)
 	int64_t deadline = c->duration_ns ? t0 + c->duration_ns : INT64_MAX;
 	if (rte_eal_remote_launch(engine_lcore, d, 1) != 0) {
 		log_err("cannot start the frame engine on its lcore");
-		return;
+		return 1;
 	}
 	d->ctl.started_mono_ns = t0;
 	char err[256];
@@ -358,20 +360,32 @@ static void run(struct tdpd *d)
 	ss.ndrv = d->nports_open;
 	summary_text(&ss, stdout);
 	fflush(stdout);
-	if (c->summary_json[0]) {
-		char tmp[PATH_MAX];
-		snprintf(tmp, sizeof(tmp), "%s.tmp", c->summary_json);
-		FILE *f = fopen(tmp, "w");
-		if (f) {
-			summary_json(&ss, f);
-			if (fclose(f) == 0 && rename(tmp, c->summary_json) == 0)
-				log_info("counters written to %s", c->summary_json);
-			else
-				log_warn("summary-json %s: %s", c->summary_json, strerror(errno));
-		} else {
-			log_warn("summary-json %s: %s", c->summary_json, strerror(errno));
+	if (!c->summary_json[0])
+		return 0;
+	/* written whole or not at all: a full disk leaves neither a cut file
+	 * nor the temporary one, and the exit status says so */
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", c->summary_json);
+	FILE *f = fopen(tmp, "w");
+	if (f) {
+		summary_json(&ss, f);
+		bool ok = fflush(f) == 0 && !ferror(f);
+		int e = errno;
+		if (fclose(f) != 0 && ok) {
+			ok = false;
+			e = errno;
 		}
+		if (ok && rename(tmp, c->summary_json) == 0) {
+			log_info("counters written to %s", c->summary_json);
+			return 0;
+		}
+		log_err("summary-json %s: %s; the counters are only in the text above", c->summary_json,
+			strerror(ok ? errno : e));
+		unlink(tmp);
+	} else {
+		log_err("summary-json %s: %s; the counters are only in the text above", c->summary_json, strerror(errno));
 	}
+	return 1;
 }
 
 int main(int argc, char **argv)
@@ -435,8 +449,8 @@ int main(int argc, char **argv)
 		tdpd_shut_down(&d);
 		return 1;
 	}
-	run(&d);
+	rc = run(&d);
 	tdpd_shut_down(&d);
 	log_notice("stopped");
-	return 0;
+	return rc;
 }

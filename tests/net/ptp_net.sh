@@ -12,6 +12,8 @@
 #   - the master stopped: holdover, then unlocked when the budget is spent,
 #     with the alarms in the log and the frames counted per state;
 #   - the master back: locked again;
+#   - the slave ptp4l killed (tdpd's source gone): not locked; restarted on
+#     the same socket: locked again;
 #   - forwarding never stopped (sync-unlocked-action alarm): no probe lost.
 # Bounded waits only; no assertion on a time.
 # usage: ptp_net.sh TDP_PROBE TDPD SRCDIR  (TAP)
@@ -30,7 +32,7 @@ wait_count() {
 	for _ in $(seq $(($3 * 10))); do [ "$(grep -c -- "$1" "$W/tdpd.err")" -ge "$2" ] && return 0; sleep 0.1; done
 	return 1
 }
-echo "1..10"
+echo "1..12"
 
 net_up "ptp$$"
 ip -n "$NS_SND" link add pm type veth peer name ps netns "$NS_RTR"
@@ -67,8 +69,12 @@ master() {
 	PIDS+=($MPID)
 }
 master
-ip netns exec "$NS_RTR" ptp4l -S -i ps -f "$W/s.cfg" -m >"$W/s.log" 2>&1 &
-PIDS+=($!)
+slave() {
+	ip netns exec "$NS_RTR" ptp4l -S -i ps -f "$W/s.cfg" -m >>"$W/s.log" 2>&1 &
+	SLPID=$!
+	PIDS+=($SLPID)
+}
+slave
 
 probe_table "$W/probe.tdp"
 router_conf "$W/tdpd.conf" "$W/probe.tdp" "late-policy carry" "timebase ptp" "ptp-socket $W/s.sock" \
@@ -112,6 +118,15 @@ sleep 1
 master
 check "the master back: locked again" 'wait_count "sync: unlocked -> locked" 2 40' \
 	"$(tail -8 "$W/tdpd.err")"
+# the ptp4l tdpd asks, killed: no answers on its socket is no evidence of lock
+kill -KILL "$SLPID"
+wait "$SLPID" 2>/dev/null
+check "ptp4l killed: tdpd leaves locked, and is not locked while it is gone" \
+	'wait_count "sync: locked -> holdover" 2 20 && sleep 3 && [ "$(grep -c "sync: [a-z]* -> locked" "$W/tdpd.err")" -eq 2 ]' \
+	"$(tail -8 "$W/tdpd.err")"
+slave
+check "ptp4l restarted on the same socket: locked again" 'wait_count "sync: [a-z]* -> locked" 3 60' \
+	"$(tail -8 "$W/tdpd.err"; tail -5 "$W/s.log")"
 sleep 1
 kill -INT "$SPID"
 wait "$SPID"
@@ -125,5 +140,5 @@ check "forwarding went on through holdover and unlocked; every probe lost counte
 	'[ "$(j "$W/rcv.json" "f[\"sent\"] > 1000 and f[\"received\"] > 0")" = True ] && [ "$lost" -le "$counted" ] && [ "$counted" -le $((lost + 3)) ]' \
 	"$(cat "$W/rcv.out" "$W/send.err")"
 check "the counters saw each state: frames in holdover and unlocked, alarm frames, transitions" \
-	'[ "$(j "$W/sum.json" "(d[\"engine\"][\"holdover_frames\"] > 0, d[\"engine\"][\"unlocked_frames\"] > 0, d[\"engine\"][\"alarm_frames\"] == d[\"engine\"][\"unlocked_frames\"], d[\"sync\"][\"transitions\"] >= 4, d[\"sync\"][\"faults\"] > 0, d[\"sync\"][\"state\"])")" = "(True, True, True, True, True, '"'locked'"')" ]' \
+	'[ "$(j "$W/sum.json" "(d[\"engine\"][\"holdover_frames\"] > 0, d[\"engine\"][\"unlocked_frames\"] > 0, d[\"engine\"][\"alarm_frames\"] == d[\"engine\"][\"unlocked_frames\"], d[\"sync\"][\"transitions\"] >= 6, d[\"sync\"][\"faults\"] > 0, d[\"sync\"][\"state\"])")" = "(True, True, True, True, True, '"'locked'"')" ]' \
 	"$(j "$W/sum.json" "d[\"sync\"], d[\"engine\"]")"
