@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Builds the runtime form from the rows as written.
+ * Builds the runtime form from the rows as written, once sched_fold has
+ * folded them into segments that do not overlap on their chain of frames.
  *
- * Expansion walks the cycle once. Every span waits in the bucket of the next
- * frame it covers (a calendar queue), so the work is O(k + entries) and the
- * scratch memory O(k + spans), however the spans interleave. Each frame's row is
- * sorted by (port, flow), merged, and looked up in a hash of the distinct rows.
+ * Expansion walks the cycle once. Every segment waits in the bucket of the
+ * next frame it covers (a calendar queue), so the work is O(k + the entries of
+ * the segments each frame meets) and the scratch memory O(k + segments),
+ * however they interleave; a frame meets at most one segment per chain. Each
+ * frame's row is sorted by (port, flow), merged, and looked up in a hash of the
+ * distinct rows.
  */
 #include <errno.h>
 #include <stdlib.h>

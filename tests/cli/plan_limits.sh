@@ -41,29 +41,23 @@ check "TF x k past 64 bits: an error at the tf line (was a division by zero)" \
 	'refused fpe "fpe.topo:2: error: tf: .281474976710656ns. is not a time up to 1s (too large)" &&
 	 [ "$(grep -c error "$W/fpe.out")" -eq 1 ]' "$(cat "$W/fpe.out")"
 
+row() { # row N ROUTER-ATTRS FLOW-LINE: a - r1 - ... - rN - b
+	printf 'tdp-topology 1\ntf 100us\nk 10\nhost a\nhost b\n'
+	for i in $(seq 1 "$1"); do echo "router r$i $2"; done
+	echo "link a:e r1:i rate 1Gbit/s"
+	for i in $(seq 1 $(($1 - 1))); do echo "link r$i:o r$((i + 1)):i rate 1Gbit/s"; done
+	echo "link r$1:o b:e rate 1Gbit/s"
+	echo "$3"
+}
 # 40 routers in a row: longer than the old 32-node path, and 40 alphas of
 # 1000000 (a 320-character list)
-{
-	printf 'tdp-topology 1\ntf 100us\nk 10\nhost a\nhost b\n'
-	for i in $(seq 1 40); do echo "router r$i min-alpha 1000000"; done
-	echo "link a:e r1:i rate 1Gbit/s"
-	for i in $(seq 1 39); do echo "link r$i:o r$((i + 1)):i rate 1Gbit/s"; done
-	echo "link r40:o b:e rate 1Gbit/s"
-	echo "flow f from a to b packets 1 size 100 frames 0 stamp match dscp 1"
-} >"$W/long.topo"
+row 40 "min-alpha 1000000" "flow f from a to b packets 1 size 100 frames 0 stamp match dscp 1" >"$W/long.topo"
 plan long -o "$W/long"
 check "a 42-node path in full, with 40 alphas of 10^6 in the report (paths were cut at 32)" \
 	'[ $rc -eq 0 ] && grep -q "^  40   r40  *r39:o  *1000000  0$" "$W/long.out" && [ "$(ls "$W/long" | wc -l)" -eq 41 ] &&
 	 grep -q -- "--alpha 1000000,1000000,.*,1000000 --frame-delay 40000000 " "$W/long.out" &&
 	 [ "$(grep -o -- "--alpha [0-9,]*" "$W/long.out" | tr , "\n" | wc -l)" -eq 40 ]' "$(grep -E "^  40 |verify" "$W/long.out" | cut -c1-300)"
-{
-	printf 'tdp-topology 1\ntf 100us\nk 10\nhost a\nhost b\n'
-	for i in $(seq 1 140); do echo "router r$i"; done
-	echo "link a:e r1:i rate 1Gbit/s"
-	for i in $(seq 1 139); do echo "link r$i:o r$((i + 1)):i rate 1Gbit/s"; done
-	echo "link r140:o b:e rate 1Gbit/s"
-	echo "flow f path a $(seq -s ' ' -f 'r%g' 1 140) b packets 1 size 100 match dscp 1 udp-dport 7"
-} >"$W/words.topo"
+row 140 "" "flow f path a $(seq -s ' ' -f 'r%g' 1 140) b packets 1 size 100 match dscp 1 udp-dport 7" >"$W/words.topo"
 plan words --json
 check "a path of 142 words on one line is read whole (words past 128 were dropped)" \
 	'[ $rc -eq 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d[\"flows\"][0]; sys.exit(not (len(f[\"path\"]) == 142 and len(f[\"alpha\"]) == 140))" "$W/words.out"' \
