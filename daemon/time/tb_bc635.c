@@ -194,7 +194,7 @@ static int bc_init(struct tb_bc *b, const struct tb_params *p, char *err, size_t
 	b->tai_off_ns = (int64_t)p->utc_tai_offset_s * TDP_NS_PER_S;
 	int rc = bc635_open(&b->card, b->bus, err, errlen);
 	if (rc == 0)
-		rc = bc635_setup(&b->card, p->tf_ns, err, errlen);
+		rc = bc635_setup(&b->card, p->tf_ns, -1, err, errlen);
 	if (rc)
 		return rc;
 	rc = tb_init(&b->base, b->base.ops, p, tb_now(b->host), "no heartbeat yet", err, errlen);
@@ -208,8 +208,9 @@ static int bc_init(struct tb_bc *b, const struct tb_params *p, char *err, size_t
 	bc635_divider(p->tf_ns, &n1, &n2, &why);
 	char bus[300];
 	b->bus->ops->describe(b->bus, bus, sizeof(bus));
-	snprintf(b->what, sizeof(b->what), "%s; model %s, serial %s, firmware %s; heartbeat 1 MHz / (%u x %u) on 1PPS%s",
-		 bus, b->card.model, b->card.serial, b->card.firmware, n1, n2,
+	snprintf(b->what, sizeof(b->what), "%s; model %s, serial %s, firmware %s; timing mode %s; heartbeat 1 MHz / "
+		 "(%u x %u) on 1PPS%s", bus, b->card.model, b->card.serial, b->card.firmware,
+		 bc635_mode_name(b->card.mode), n1, n2,
 		 (flags & BC_T0_FLYWHEEL) ? "; the receiver is flywheeling (no GPS yet)" : "");
 	return 0;
 }

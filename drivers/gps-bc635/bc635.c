@@ -71,24 +71,30 @@ int bc635_command(struct bc635 *c, const uint8_t *pkt, uint32_t n)
 	}
 }
 
-int bc635_request(struct bc635 *c, uint8_t what, char *out, size_t len)
+int bc635_request(struct bc635 *c, uint8_t what, uint8_t *out, uint32_t len)
 {
 	uint8_t pkt[2] = {BC_CMD_REQUEST, what};
 	int rc = bc635_command(c, pkt, 2);
 	if (rc)
 		return rc;
 	struct bc_bus *b = c->bus;
-	if (b->ops->dp_rd8(b, c->out_off) != what)
+	if (len > BC_DP_AREA_MAX || b->ops->dp_rd8(b, c->out_off) != what)
 		return -EPROTO;
-	size_t i = 0;
-	for (; i + 1 < len && i < BC_DP_AREA_MAX - 1; i++) {
-		uint8_t ch = b->ops->dp_rd8(b, c->out_off + 1 + (uint32_t)i);
-		if (!ch)
-			break;
-		out[i] = (char)(ch >= 0x20 && ch < 0x7f ? ch : '?');
-	}
-	out[i] = 0;
+	/* a fixed length per sub-code, the echoed sub-code first; no terminator */
+	for (uint32_t i = 0; i < len; i++)
+		out[i] = b->ops->dp_rd8(b, c->out_off + i);
 	return 0;
+}
+
+/* n ASCII bytes as a string: printable, trailing blanks and NULs dropped. */
+static void ascii(const uint8_t *in, uint32_t n, char *out, size_t len)
+{
+	size_t k = 0;
+	for (uint32_t i = 0; i < n && k + 1 < len; i++)
+		out[k++] = (char)(in[i] >= 0x20 && in[i] < 0x7f ? in[i] : '?');
+	while (k && (out[k - 1] == ' ' || out[k - 1] == '?'))
+		k--;
+	out[k] = 0;
 }
 
 int bc635_open(struct bc635 *c, struct bc_bus *bus, char *err, size_t errlen)
@@ -96,28 +102,41 @@ int bc635_open(struct bc635 *c, struct bc_bus *bus, char *err, size_t errlen)
 	memset(c, 0, sizeof(*c));
 	c->bus = bus;
 	c->cmd_timeout_us = 100000;
-	uint16_t in = (uint16_t)(bus->ops->dp_rd8(bus, BC_DP_INPUT_PTR) | bus->ops->dp_rd8(bus, BC_DP_INPUT_PTR + 1) << 8);
-	uint16_t out = (uint16_t)(bus->ops->dp_rd8(bus, BC_DP_OUTPUT_PTR) | bus->ops->dp_rd8(bus, BC_DP_OUTPUT_PTR + 1) << 8);
-	if (in + BC_DP_AREA_MAX > BC_DP_INPUT_PTR - 2 || out + BC_DP_AREA_MAX > BC_DP_INPUT_PTR - 2 || in == out) {
-		snprintf(err, errlen, "DPRAM area offsets 0x%04x (input) and 0x%04x (output) make no sense: "
-			 "not a bc635, or the BARs are the other way round (bc635-bars)", in, out);
+	/* most significant byte first (btfp.c 317-335) */
+	uint16_t in = (uint16_t)(bus->ops->dp_rd8(bus, BC_DP_INPUT_PTR) << 8 | bus->ops->dp_rd8(bus, BC_DP_INPUT_PTR + 1));
+	uint16_t out = (uint16_t)(bus->ops->dp_rd8(bus, BC_DP_OUTPUT_PTR) << 8 | bus->ops->dp_rd8(bus, BC_DP_OUTPUT_PTR + 1));
+	if (in + BC_DP_AREA_MAX > BC_DP_OUTPUT_PTR || out + BC_DP_AREA_MAX > BC_DP_OUTPUT_PTR || in == out) {
+		snprintf(err, errlen, "DPRAM area offsets 0x%04x (input) and 0x%04x (output) make no sense "
+			 "(usually 0x0102 and 0x0082): not a bc635, or the BARs are the other way round (bc635-bars)", in, out);
 		return -ENODEV;
 	}
 	c->in_off = in;
 	c->out_off = out;
-	int rc = bc635_request(c, BC_REQ_MODEL, c->model, sizeof(c->model));
+	uint8_t model[BC_REQ_MODEL_LEN], serial[BC_REQ_SERIAL_LEN], fw[BC_REQ_FIRMWARE_LEN];
+	int rc = bc635_request(c, BC_REQ_MODEL, model, sizeof(model));
 	if (rc == 0)
-		rc = bc635_request(c, BC_REQ_SERIAL, c->serial, sizeof(c->serial));
+		rc = bc635_request(c, BC_REQ_SERIAL, serial, sizeof(serial));
 	if (rc == 0)
-		rc = bc635_request(c, BC_REQ_FIRMWARE, c->firmware, sizeof(c->firmware));
+		rc = bc635_request(c, BC_REQ_FIRMWARE, fw, sizeof(fw));
 	if (rc) {
 		snprintf(err, errlen, "the card does not answer DPRAM requests (%s)", strerror(-rc));
 		return rc;
 	}
+	ascii(model + 1, BC_REQ_MODEL_LEN - 1, c->model, sizeof(c->model));
+	snprintf(c->serial, sizeof(c->serial), "%u",
+		 (unsigned)serial[1] << 24 | (unsigned)serial[2] << 16 | (unsigned)serial[3] << 8 | serial[4]);
+	ascii(fw + 1, BC_REQ_FIRMWARE_LEN - 1, c->firmware, sizeof(c->firmware));
+	/* "BC637PCI": the fifth character says whether a GPS receiver is on board */
+	c->has_gps = model[5] == '7';
 	return 0;
 }
 
-int bc635_setup(struct bc635 *c, int64_t tf_ns, char *err, size_t errlen)
+const char *bc635_mode_name(int mode)
+{
+	return mode == BC_MODE_GPS ? "GPS" : mode == BC_MODE_EXT_1PPS ? "external 1PPS" : mode == BC_MODE_TIMECODE ? "time code" : "?";
+}
+
+int bc635_setup(struct bc635 *c, int64_t tf_ns, int mode, char *err, size_t errlen)
 {
 	uint16_t n1, n2;
 	const char *why;
@@ -125,12 +144,25 @@ int bc635_setup(struct bc635 *c, int64_t tf_ns, char *err, size_t errlen)
 		snprintf(err, errlen, "TF %lld ns: %s", (long long)tf_ns, why);
 		return -EINVAL;
 	}
-	uint8_t mode[2] = {BC_CMD_TIMING_MODE, BC_MODE_GPS};
+	/* GPS on a bc637; a bc635 has no receiver and follows a time code
+	 * unless told to follow an external 1PPS */
+	if (mode < 0)
+		mode = c->has_gps ? BC_MODE_GPS : BC_MODE_TIMECODE;
+	if (mode == BC_MODE_GPS && !c->has_gps) {
+		snprintf(err, errlen, "timing mode GPS: the card is a %s, without a GPS receiver (time code or external "
+			 "1PPS)", c->model);
+		return -EINVAL;
+	}
+	c->mode = mode;
+	char mname[40];
+	snprintf(mname, sizeof(mname), "timing mode %s", bc635_mode_name(mode));
+	uint8_t mcmd[2] = {BC_CMD_TIMING_MODE, (uint8_t)mode};
 	uint8_t fmt[2] = {BC_CMD_TIME_FORMAT, BC_FORMAT_BINARY};
-	uint8_t per[6] = {BC_CMD_PERIODIC, 1, (uint8_t)n1, (uint8_t)(n1 >> 8), (uint8_t)n2, (uint8_t)(n2 >> 8)};
-	const uint8_t *cmds[] = {mode, fmt, per};
+	/* n1 and n2 most significant byte first (btfp_test.c 146) */
+	uint8_t per[6] = {BC_CMD_PERIODIC, 1, (uint8_t)(n1 >> 8), (uint8_t)n1, (uint8_t)(n2 >> 8), (uint8_t)n2};
+	const uint8_t *cmds[] = {mcmd, fmt, per};
 	const uint32_t lens[] = {2, 2, 6};
-	const char *names[] = {"timing mode GPS", "binary time format", "periodic output"};
+	const char *names[] = {mname, "binary time format", "periodic output"};
 	for (int i = 0; i < 3; i++) {
 		int rc = bc635_command(c, cmds[i], lens[i]);
 		if (rc) {

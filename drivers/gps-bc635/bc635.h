@@ -28,6 +28,8 @@ struct bc635 {
 	uint16_t in_off, out_off;
 	int cmd_timeout_us;
 	char model[32], serial[32], firmware[32];
+	bool has_gps;             /* a bc637 (model "BC637PCI") */
+	int mode;                 /* the timing mode set (BC_MODE_*) */
 	struct bc635_stats st;
 };
 
@@ -39,11 +41,14 @@ int bc635_divider(int64_t tf_ns, uint16_t *n1, uint16_t *n2, const char **why);
 int bc635_open(struct bc635 *c, struct bc_bus *bus, char *err, size_t errlen);
 /* One DPRAM command; 0, or -ETIMEDOUT when the card does not acknowledge. */
 int bc635_command(struct bc635 *c, const uint8_t *pkt, uint32_t n);
-/* 0x19: a string the card answers in its output area. */
-int bc635_request(struct bc635 *c, uint8_t what, char *out, size_t len);
-/* GPS timing, binary time, heartbeat at tf_ns synchronised to 1PPS, edge
- * latched into EVENT0/1, its interrupt enabled. */
-int bc635_setup(struct bc635 *c, int64_t tf_ns, char *err, size_t errlen);
+/* 0x19: the card's answer of len bytes (the echoed sub-code first) from its
+ * output area. 0, -EPROTO when the echo is wrong, or bc635_command's error. */
+int bc635_request(struct bc635 *c, uint8_t what, uint8_t *out, uint32_t len);
+/* The timing mode (mode < 0: GPS on a bc637, time code on a bc635; GPS on a
+ * bc635 is refused), binary time, heartbeat at tf_ns synchronised to 1PPS,
+ * edge latched into EVENT0/1, its interrupt enabled. */
+int bc635_setup(struct bc635 *c, int64_t tf_ns, int mode, char *err, size_t errlen);
+const char *bc635_mode_name(int mode);
 /* Latches and reads the time now (TIMEREQ, TIME0/1). */
 void bc635_read_time(struct bc635 *c, struct bc635_time *t);
 /* After irq_fd became readable: takes the interrupt, acknowledges it in

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The bc635PCI-U register map and DPRAM command set, from the public manual. */
+/* The bc635PCI-U register map and DPRAM command set. Each fact of the DPRAM
+ * carries its public source (drivers/gps-bc635/README.md lists them). */
 #ifndef BC635_REGS_H
 #define BC635_REGS_H
 
@@ -46,23 +47,42 @@
 #define BC_T0_TIME_OFFSET 0x02000000   /* time offset beyond the card's threshold */
 #define BC_T0_FREQ_OFFSET 0x04000000   /* frequency offset beyond the card's threshold */
 
-/* DPRAM: 4 KiB; the little-endian 16-bit words at 0xFFE and 0xFFC give the
- * offsets of the input area (host to card) and the output area (card to host) */
+/*
+ * DPRAM: 4 KiB on the PCI card. At its top, 16-bit offsets of the areas,
+ * most significant byte first: the input area (host to card) at 0xFFE/0xFFF,
+ * usually 0x0102, and the output area (card to host) at 0xFFC/0xFFD, usually
+ * 0x0082 (btfp.h 206-216; btfp.c 317-335, which reads byte[top-2] << 8 |
+ * byte[top-1]). The DPRAM is read and written a byte at a time (btfp.h).
+ */
 #define BC_DPRAM_SIZE 4096
-#define BC_DP_INPUT_PTR 0xFFE
-#define BC_DP_OUTPUT_PTR 0xFFC
+#define BC_DP_INPUT_PTR 0xFFE     /* MSB; LSB at 0xFFF */
+#define BC_DP_OUTPUT_PTR 0xFFC    /* MSB; LSB at 0xFFD */
 #define BC_DP_AREA_MAX 128
 
 /* commands (first byte of the input area) */
 #define BC_CMD_TIMING_MODE 0x10   /* 1 byte: mode */
 #define BC_CMD_TIME_FORMAT 0x11   /* 1 byte: 0 decimal, 1 binary */
-#define BC_CMD_PERIODIC 0x14      /* 1 byte sync-to-1PPS, u16 n1, u16 n2 (little endian): 1 MHz / (n1 n2) */
+/* 1 byte sync-to-1PPS, then n1 and n2 as 16-bit big-endian words: a
+ * heartbeat of 1 MHz / (n1 n2) (btfp_test.c 146 reads them back with
+ * be16toh) */
+#define BC_CMD_PERIODIC 0x14
 #define BC_CMD_REQUEST 0x19       /* 1 byte: what; the answer in the output area */
 
+/* timing modes (btfp.c 29-31 and 1118-1122): GPS only on the bc637, whose
+ * model reply has '7' as its fifth character (btfp.c 348-352) */
+#define BC_MODE_TIMECODE 0x00
+#define BC_MODE_EXT_1PPS 0x02
 #define BC_MODE_GPS 0x06
 #define BC_FORMAT_BINARY 0x01
-#define BC_REQ_MODEL 0x0A
-#define BC_REQ_SERIAL 0x0F
-#define BC_REQ_FIRMWARE 0x06
+
+/* 0x19 sub-codes. The answer echoes the sub-code in the output area's first
+ * byte and has a fixed length, that byte included, with no terminator
+ * (btfp.h 308-312; btfp.c 995-1019) */
+#define BC_REQ_MODEL 0xF6         /* 8 ASCII bytes, "BC635PCI" or "BC637PCI" */
+#define BC_REQ_MODEL_LEN 9
+#define BC_REQ_SERIAL 0xFE        /* a 32-bit big-endian number */
+#define BC_REQ_SERIAL_LEN 5
+#define BC_REQ_FIRMWARE 0x4F      /* 11 ASCII bytes (the PCI firmware revision) */
+#define BC_REQ_FIRMWARE_LEN 12
 
 #endif

@@ -12,8 +12,11 @@
 #include "bc635_regs.h"
 #include "bc635_sim.h"
 
-#define IN_AREA 0x0100
-#define OUT_AREA 0x0200
+/* the usual layout: year at 0, GPS packets at 0x0002, output area at
+ * 0x0082, input area at 0x0102 (btfp.c 310-315; btfp.h 206-216) */
+#define IN_AREA 0x0102
+#define OUT_AREA 0x0082
+#define CMD_LOG 8
 
 struct bc_sim {
 	struct bc_bus bus;
@@ -26,6 +29,9 @@ struct bc_sim {
 	bool locked;              /* EVENT0/1 held (LOCKEN) until UNLOCK */
 	uint8_t mode, format;
 	bool sync_pps;            /* edges synchronised to 1PPS (the only way tdpd programs it) */
+	char model[9];            /* 8 ASCII bytes answered to 0x19 0xF6 */
+	uint8_t cmd_log[CMD_LOG][8]; /* the input area's first bytes of the last commands */
+	unsigned ncmd;
 	int64_t period_ns, next_edge;
 	uint32_t flags;
 	unsigned lose, dbl;
@@ -121,6 +127,7 @@ static void command(struct bc_sim *s)
 	const uint8_t *in = s->dp + IN_AREA;
 	uint8_t *out = s->dp + OUT_AREA;
 	s->st.commands++;
+	memcpy(s->cmd_log[s->ncmd++ % CMD_LOG], in, 8);
 	switch (in[0]) {
 	case BC_CMD_TIMING_MODE:
 		s->mode = in[1];
@@ -129,20 +136,26 @@ static void command(struct bc_sim *s)
 		s->format = in[1];
 		break;
 	case BC_CMD_PERIODIC: {
-		unsigned n1 = in[2] | in[3] << 8, n2 = in[4] | in[5] << 8;
+		/* sync, n1, n2; n1 and n2 big-endian (btfp_test.c 146) */
+		unsigned n1 = (unsigned)in[2] << 8 | in[3], n2 = (unsigned)in[4] << 8 | in[5];
 		s->sync_pps = in[1];
 		s->period_ns = (n1 >= 2 && n2 >= 2) ? (int64_t)n1 * n2 * 1000 : 0;
 		s->next_edge = 0;
 		break;
 	}
-	case BC_CMD_REQUEST: {
-		const char *a = in[1] == BC_REQ_MODEL ? "BC635PCI-U (simulated)"
-				: in[1] == BC_REQ_SERIAL ? "SIM-0001"
-				: in[1] == BC_REQ_FIRMWARE ? "sim 1.0" : "";
+	case BC_CMD_REQUEST:
+		/* the sub-code echoed, then a fixed length, no terminator
+		 * (btfp.h 308-312; btfp.c 995-1019) */
 		out[0] = in[1];
-		snprintf((char *)out + 1, BC_DP_AREA_MAX - 1, "%s", a);
+		if (in[1] == BC_REQ_MODEL) {
+			memcpy(out + 1, s->model, 8);
+		} else if (in[1] == BC_REQ_SERIAL) {
+			static const uint8_t serial[4] = {0x00, 0x01, 0xe2, 0x40}; /* 123456 */
+			memcpy(out + 1, serial, 4);
+		} else if (in[1] == BC_REQ_FIRMWARE) {
+			memcpy(out + 1, "SIM 1.0    ", 11);
+		}
 		break;
-	}
 	}
 }
 
@@ -261,10 +274,12 @@ struct bc_sim *bcsim_new(int64_t (*utc_now)(void *arg), void *arg)
 		return NULL;
 	}
 	pthread_mutex_init(&s->lock, NULL);
-	s->dp[BC_DP_INPUT_PTR] = IN_AREA & 0xff;
-	s->dp[BC_DP_INPUT_PTR + 1] = IN_AREA >> 8;
-	s->dp[BC_DP_OUTPUT_PTR] = OUT_AREA & 0xff;
-	s->dp[BC_DP_OUTPUT_PTR + 1] = OUT_AREA >> 8;
+	/* the area offsets, most significant byte first (btfp.c 317-335) */
+	s->dp[BC_DP_INPUT_PTR] = IN_AREA >> 8;
+	s->dp[BC_DP_INPUT_PTR + 1] = IN_AREA & 0xff;
+	s->dp[BC_DP_OUTPUT_PTR] = OUT_AREA >> 8;
+	s->dp[BC_DP_OUTPUT_PTR + 1] = OUT_AREA & 0xff;
+	memcpy(s->model, "BC637PCI", 9);
 	return s;
 }
 
@@ -373,4 +388,29 @@ uint8_t bcsim_time_format(struct bc_sim *s)
 	uint8_t m;
 	LOCKED(m = s->format);
 	return m;
+}
+
+void bcsim_set_model(struct bc_sim *s, const char model[8])
+{
+	pthread_mutex_lock(&s->lock);
+	memcpy(s->model, model, 8);
+	pthread_mutex_unlock(&s->lock);
+}
+
+int bcsim_command_bytes(struct bc_sim *s, unsigned back, uint8_t out[8])
+{
+	pthread_mutex_lock(&s->lock);
+	int rc = back < CMD_LOG && back < s->ncmd ? 0 : -1;
+	if (rc == 0)
+		memcpy(out, s->cmd_log[(s->ncmd - 1 - back) % CMD_LOG], 8);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+void bcsim_dpram_poke(struct bc_sim *s, uint32_t off, uint8_t v)
+{
+	pthread_mutex_lock(&s->lock);
+	if (off < BC_DPRAM_SIZE)
+		s->dp[off] = v;
+	pthread_mutex_unlock(&s->lock);
 }

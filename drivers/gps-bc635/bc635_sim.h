@@ -49,5 +49,12 @@ void bcsim_stats(struct bc_sim *s, struct bc_sim_stats *out);
 int64_t bcsim_period_ns(struct bc_sim *s);
 uint8_t bcsim_timing_mode(struct bc_sim *s);
 uint8_t bcsim_time_format(struct bc_sim *s);
+/* The model the card answers (8 ASCII bytes; "BC637PCI", with GPS, by default). */
+void bcsim_set_model(struct bc_sim *s, const char model[8]);
+/* The first 8 bytes of the input area as the card took them, `back` commands
+ * ago (0: the last). 0, or -1 when not that many were given. */
+int bcsim_command_bytes(struct bc_sim *s, unsigned back, uint8_t out[8]);
+/* A byte of DPRAM as the card holds it (the area offsets included). */
+void bcsim_dpram_poke(struct bc_sim *s, uint32_t off, uint8_t v);
 
 #endif

@@ -22,8 +22,8 @@ ip netns exec "$NS_RTR" "$TDPD" -f "$W/tdpd.conf" >"$W/tdpd.out" 2>"$W/tdpd.err"
 TPID=$!
 PIDS+=($TPID)
 for _ in $(seq 100); do grep -q "forwarding:" "$W/tdpd.err" && break; sleep 0.1; done
-check "tdpd comes up on the simulated card, heartbeat 1 MHz / (n1 x n2) = 1 kHz" \
-	'grep -q "timebase bc635-sim: bc635 simulator.*model BC635PCI-U (simulated).*heartbeat 1 MHz / (25 x 40) on 1PPS" "$W/tdpd.err"' \
+check "tdpd comes up on the simulated card (a bc637: timing mode GPS), heartbeat 1 MHz / (n1 x n2) = 1 kHz" \
+	'grep -q "timebase bc635-sim: bc635 simulator.*model BC637PCI, serial 123456, firmware SIM 1.0; timing mode GPS; heartbeat 1 MHz / (25 x 40) on 1PPS" "$W/tdpd.err"' \
 	"$(cat "$W/tdpd.err")"
 ip netns exec "$NS_RCV" timeout 60 "$PROBE" recv -i r0 --cpu 0 --no-live --duration 50s --frame-delay 1 \
 	--json "$W/rcv.json" --ready "$W/rcv.ready" >"$W/rcv.out" 2>"$W/rcv.err" &

@@ -69,22 +69,55 @@ static void command_protocol(void **st)
 	struct bc_sim *sim = bcsim_new(sim_clock, clk);
 	struct bc635 c;
 	char err[256];
-	assert_int_equal(bc635_open(&c, bcsim_bus(sim), err, sizeof(err)), 0);
-	assert_string_equal(c.model, "BC635PCI-U (simulated)");
-	assert_string_equal(c.serial, "SIM-0001");
-	assert_string_equal(c.firmware, "sim 1.0");
-	assert_int_equal(bc635_setup(&c, 250000, err, sizeof(err)), 0);
+	struct bc_bus *b = bcsim_bus(sim);
+	/* the DPRAM's top as the public sources give it: the input area's
+	 * offset 0x0102 at 0xFFE (MSB) and 0xFFF, the output area's 0x0082 at
+	 * 0xFFC and 0xFFD (btfp.h 206-216) */
+	static const uint8_t top[4] = {0x00, 0x82, 0x01, 0x02};
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(b->ops->dp_rd8(b, 0xFFC + (uint32_t)i), top[i]);
+	assert_int_equal(bc635_open(&c, b, err, sizeof(err)), 0);
+	assert_int_equal(c.in_off, 0x0102);
+	assert_int_equal(c.out_off, 0x0082);
+	/* the model reply: the sub-code, then 8 ASCII bytes, no terminator;
+	 * the serial a 32-bit big-endian number; the firmware 11 ASCII bytes */
+	static const uint8_t model[9] = {0xF6, 'B', 'C', '6', '3', '7', 'P', 'C', 'I'};
+	uint8_t got[12];
+	assert_int_equal(bc635_request(&c, BC_REQ_MODEL, got, 9), 0);
+	assert_memory_equal(got, model, 9);
+	assert_string_equal(c.model, "BC637PCI");
+	assert_true(c.has_gps);
+	assert_string_equal(c.serial, "123456");
+	assert_string_equal(c.firmware, "SIM 1.0");
+	uint8_t cmd[8];
+	assert_int_equal(bcsim_command_bytes(sim, 0, cmd), 0);
+	assert_memory_equal(cmd, ((const uint8_t[]){BC_CMD_REQUEST, BC_REQ_MODEL}), 2);
+	assert_int_equal(bc635_setup(&c, 250000, -1, err, sizeof(err)), 0);
 	assert_int_equal(bcsim_timing_mode(sim), BC_MODE_GPS);
+	assert_int_equal(c.mode, BC_MODE_GPS);
+	/* 0x14 for 250 us: sync on, n1 10 and n2 25, each big-endian */
+	assert_int_equal(bcsim_command_bytes(sim, 0, cmd), 0);
+	assert_memory_equal(cmd, ((const uint8_t[]){0x14, 0x01, 0x00, 0x0A, 0x00, 0x19}), 6);
 	assert_int_equal(bcsim_time_format(sim), BC_FORMAT_BINARY);
 	assert_int_equal(bcsim_period_ns(sim), 250000);
-	struct bc_bus *b = bcsim_bus(sim);
 	assert_int_equal(b->ops->rd32(b, BC_MASK), BC_INT_PERIODIC);
 	assert_int_equal(b->ops->rd32(b, BC_CONTROL), BC_CTL_LOCKEN | BC_CTL_EVSOURCE | BC_CTL_EVENTEN);
-	assert_int_equal(c.st.commands, 3 + 3);
+	assert_int_equal(c.st.commands, 3 + 1 + 3); /* open, the request above, set-up */
+	/* 100 Hz: 1 MHz / (100 x 100) = [0x14 0x01 0x00 0x64 0x00 0x64]; and 1 Hz,
+	 * where 1000 = 0x03E8 shows the byte order */
+	assert_int_equal(bc635_setup(&c, 10000000, -1, err, sizeof(err)), 0);
+	assert_int_equal(bcsim_command_bytes(sim, 0, cmd), 0);
+	assert_memory_equal(cmd, ((const uint8_t[]){0x14, 0x01, 0x00, 0x64, 0x00, 0x64}), 6);
+	assert_int_equal(bc635_setup(&c, 1000000000, -1, err, sizeof(err)), 0);
+	assert_int_equal(bcsim_command_bytes(sim, 0, cmd), 0);
+	assert_memory_equal(cmd, ((const uint8_t[]){0x14, 0x01, 0x03, 0xE8, 0x03, 0xE8}), 6);
+	assert_int_equal(bcsim_period_ns(sim), 1000000000);
+	assert_int_equal(bc635_setup(&c, 250000, -1, err, sizeof(err)), 0);
+	assert_int_equal(c.st.commands, 7 + 9);
 	/* a TF the divider cannot make is refused before anything is sent */
-	assert_int_equal(bc635_setup(&c, 131000, err, sizeof(err)), -EINVAL);
+	assert_int_equal(bc635_setup(&c, 131000, -1, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "TF 131000 ns"));
-	assert_int_equal(c.st.commands, 6);
+	assert_int_equal(c.st.commands, 16);
 	/* binary time: seconds, microseconds and the 100 ns digit */
 	tb_sim_advance(clk, 123456700);
 	struct bc635_time t;
@@ -118,6 +151,38 @@ struct rig {
 	struct timebase *clk, *tb;
 	struct bc_sim *sim;
 };
+
+/* A bc635 has no GPS receiver: its model reply's fifth character is '5', and
+ * timing mode GPS (0x06, bc637 only) is refused; it follows a time code, or
+ * an external 1PPS when told (btfp.c 29-31, 348-352, 1118-1122). */
+static void timing_mode_from_the_model(void **st)
+{
+	(void)st;
+	struct timebase *clk = tb_sim_new(tdp_time(T0), 0);
+	struct bc_sim *sim = bcsim_new(sim_clock, clk);
+	struct bc635 c;
+	char err[256];
+	bcsim_set_model(sim, "BC635PCI");
+	assert_int_equal(bc635_open(&c, bcsim_bus(sim), err, sizeof(err)), 0);
+	assert_string_equal(c.model, "BC635PCI");
+	assert_false(c.has_gps);
+	assert_int_equal(bc635_setup(&c, 1000000, -1, err, sizeof(err)), 0);
+	assert_int_equal(bcsim_timing_mode(sim), BC_MODE_TIMECODE);
+	assert_string_equal(bc635_mode_name(c.mode), "time code");
+	assert_int_equal(bc635_setup(&c, 1000000, BC_MODE_GPS, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "without a GPS receiver"));
+	assert_int_equal(bcsim_timing_mode(sim), BC_MODE_TIMECODE);
+	assert_int_equal(bc635_setup(&c, 1000000, BC_MODE_EXT_1PPS, err, sizeof(err)), 0);
+	assert_int_equal(bcsim_timing_mode(sim), BC_MODE_EXT_1PPS);
+	/* area offsets read little-endian would be 0x0201 and 0x8200: a card
+	 * whose pointers say so is refused, not misread */
+	bcsim_dpram_poke(sim, 0xFFC, 0x82);
+	bcsim_dpram_poke(sim, 0xFFD, 0x00);
+	assert_int_equal(bc635_open(&c, bcsim_bus(sim), err, sizeof(err)), -ENODEV);
+	assert_non_null(strstr(err, "0x8200 (output)"));
+	bcsim_free(sim);
+	clk->ops->destroy(clk);
+}
 
 static void rig_up(struct rig *r, int64_t tf_ns)
 {
@@ -376,6 +441,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(divider),
 		cmocka_unit_test(command_protocol),
+		cmocka_unit_test(timing_mode_from_the_model),
 		cmocka_unit_test(heartbeat_ticks_for_tfs),
 		cmocka_unit_test(lost_doubled_and_stopped),
 		cmocka_unit_test(flywheel_and_step),
