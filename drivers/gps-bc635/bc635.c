@@ -170,10 +170,13 @@ int bc635_setup(struct bc635 *c, int64_t tf_ns, int mode, char *err, size_t errl
 			return rc;
 		}
 	}
-	WR(c, BC_CONTROL, BC_CTL_LOCKEN | BC_CTL_EVSOURCE | BC_CTL_EVENTEN);
-	WR(c, BC_INTSTAT, 0xff);
-	WR(c, BC_UNLOCK, 1);
-	WR(c, BC_MASK, BC_INT_PERIODIC);
+	/* the event bits only: the strobe and frequency output stay as the
+	 * card has them (btfp.h 393-402) */
+	uint32_t ctl = RD(c, BC_CONTROL);
+	WR(c, BC_CONTROL, (ctl & ~(uint32_t)BC_CTL_EVENT_BITS) | BC_CTL_LOCKEN | BC_CTL_EVSOURCE | BC_CTL_EVENTEN);
+	WR(c, BC_INTSTAT, BC_INT_ALL);
+	(void)RD(c, BC_UNLOCK);
+	WR(c, BC_MASK, (RD(c, BC_MASK) & ~(uint32_t)BC_INT_ALL) | BC_INT_PERIODIC);
 	return 0;
 }
 
@@ -188,20 +191,25 @@ void bc635_read_time(struct bc635 *c, struct bc635_time *t)
 int bc635_take_tick(struct bc635 *c, struct bc635_time *edge)
 {
 	struct bc_bus *b = c->bus;
-	int n = b->ops->irq_take(b);
+	int n = b->ops->irq_take(b), got = 0;
 	if (n > 0)
 		c->st.irqs += (uint64_t)n;
-	uint32_t st = RD(c, BC_INTSTAT);
-	if (!(st & BC_INT_PERIODIC)) {
-		if (n > 0)
-			c->st.spurious++;
-		return 0;
+	/* level-triggered: read INTSTAT, clear what it holds, and only then
+	 * let the interrupt through again, or it fires at once a second time */
+	uint32_t st = RD(c, BC_INTSTAT) & BC_INT_ALL;
+	if (st)
+		WR(c, BC_INTSTAT, st);
+	if (st & BC_INT_PERIODIC) {
+		uint32_t t0 = RD(c, BC_EVENT0);
+		uint32_t t1 = RD(c, BC_EVENT1);
+		(void)RD(c, BC_UNLOCK); /* a read re-arms the event latch (btfp.c 931) */
+		bc635_decode(t0, t1, edge);
+		c->st.heartbeats++;
+		got = 1;
+	} else if (n > 0) {
+		c->st.spurious++;
 	}
-	WR(c, BC_INTSTAT, BC_INT_PERIODIC);
-	uint32_t t0 = RD(c, BC_EVENT0);
-	uint32_t t1 = RD(c, BC_EVENT1);
-	WR(c, BC_UNLOCK, 1);
-	bc635_decode(t0, t1, edge);
-	c->st.heartbeats++;
-	return 1;
+	if (n > 0)
+		b->ops->irq_rearm(b);
+	return got;
 }

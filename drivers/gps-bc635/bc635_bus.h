@@ -20,9 +20,13 @@ struct bc_bus_ops {
 	void (*dp_wr8)(struct bc_bus *b, uint32_t off, uint8_t v);
 	/* readable when the card interrupted; -1 when there is none */
 	int (*irq_fd)(struct bc_bus *b);
-	/* consumes what made irq_fd readable and re-arms the interrupt; returns
-	 * the interrupts counted since the last call (0: none; < 0: -errno) */
+	/* consumes what made irq_fd readable; returns the interrupts counted
+	 * since the last call (0: none; < 0: -errno) */
 	int (*irq_take)(struct bc_bus *b);
+	/* lets the interrupt through again (UIO: write 1; VFIO: unmask). The
+	 * line is level-triggered: re-armed while INTSTAT still asserts it, it
+	 * fires again at once, so the driver clears INTSTAT first */
+	int (*irq_rearm)(struct bc_bus *b);
 	void (*close)(struct bc_bus *b);
 	void (*describe)(struct bc_bus *b, char *buf, size_t len);
 };

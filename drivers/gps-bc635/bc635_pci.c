@@ -90,27 +90,39 @@ static int pci_irq_fd(struct bc_bus *b)
 	return PB(b)->irq;
 }
 
+/* uio_pci_generic masks INTx in the kernel's handler; writing 1 to the
+ * device lets it through again (the kernel's UIO HOWTO) */
 static int uio_take(struct bc_bus *b)
 {
 	struct pci_bus *p = PB(b);
-	uint32_t count, one = 1;
+	uint32_t count;
 	if (read(p->irq, &count, sizeof(count)) != sizeof(count))
 		return errno == EAGAIN ? 0 : -errno;
-	if (write(p->irq, &one, sizeof(one)) != sizeof(one)) /* re-enable the interrupt */
-		return -errno;
 	return 1;
 }
 
+static int uio_rearm(struct bc_bus *b)
+{
+	uint32_t one = 1;
+	return write(PB(b)->irq, &one, sizeof(one)) == sizeof(one) ? 0 : -errno;
+}
+
+/* vfio-pci masks INTx when it fires and signals the eventfd; an UNMASK
+ * lets it through again (linux/vfio.h, VFIO_DEVICE_SET_IRQS) */
 static int vfio_take(struct bc_bus *b)
 {
 	struct pci_bus *p = PB(b);
 	uint64_t n;
 	if (read(p->irq, &n, sizeof(n)) != sizeof(n))
 		return errno == EAGAIN ? 0 : -errno;
+	return (int)n;
+}
+
+static int vfio_rearm(struct bc_bus *b)
+{
 	struct vfio_irq_set u = {.argsz = sizeof(u), .flags = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_UNMASK,
 				 .index = VFIO_PCI_INTX_IRQ_INDEX, .start = 0, .count = 1};
-	ioctl(p->vfio_dev, VFIO_DEVICE_SET_IRQS, &u);
-	return (int)n;
+	return ioctl(PB(b)->vfio_dev, VFIO_DEVICE_SET_IRQS, &u) == 0 ? 0 : -errno;
 }
 
 static void pci_close(struct bc_bus *b)
@@ -137,12 +149,13 @@ static void pci_describe(struct bc_bus *b, char *buf, size_t len)
 
 static struct bc_bus_ops uio_ops = {
 	.rd32 = pci_rd32, .wr32 = pci_wr32, .dp_rd8 = pci_dp_rd8, .dp_wr8 = pci_dp_wr8,
-	.irq_fd = pci_irq_fd, .irq_take = uio_take, .close = pci_close, .describe = pci_describe,
+	.irq_fd = pci_irq_fd, .irq_take = uio_take, .irq_rearm = uio_rearm, .close = pci_close, .describe = pci_describe,
 };
 
 static struct bc_bus_ops vfio_ops = {
 	.rd32 = pci_rd32, .wr32 = pci_wr32, .dp_rd8 = pci_dp_rd8, .dp_wr8 = pci_dp_wr8,
-	.irq_fd = pci_irq_fd, .irq_take = vfio_take, .close = pci_close, .describe = pci_describe,
+	.irq_fd = pci_irq_fd, .irq_take = vfio_take, .irq_rearm = vfio_rearm, .close = pci_close,
+	.describe = pci_describe,
 };
 
 static int check_ids(const char *devdir, char *err, size_t errlen)

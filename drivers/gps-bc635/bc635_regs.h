@@ -8,9 +8,9 @@
 #define BC635_DEVICE 0x4013
 
 /* registers (32-bit) */
-#define BC_TIMEREQ 0x00   /* write: latch the time into TIME0/1 */
-#define BC_EVENTREQ 0x04  /* write: latch the time into EVENT0/1 (a software event) */
-#define BC_UNLOCK 0x08    /* write: release the EVENT registers after a capture */
+#define BC_TIMEREQ 0x00   /* latch the time into TIME0/1 (a read in btfp.c 362, a write in LIGO's driver) */
+#define BC_EVENTREQ 0x04  /* latch the time into EVENT0/1 (a software event) */
+#define BC_UNLOCK 0x08    /* a read releases the EVENT registers after a capture (btfp.h 361, btfp.c 931) */
 #define BC_CONTROL 0x10
 #define BC_ACK 0x14       /* DPRAM handshake */
 #define BC_MASK 0x18      /* interrupt enables */
@@ -20,18 +20,28 @@
 #define BC_EVENT0 0x38
 #define BC_EVENT1 0x3C
 
-/* CONTROL */
+/* CONTROL (btfp.h 363-402): bits 0-3 the event capture; bits 4-7 the strobe
+ * (enable, mode) and the frequency output's select, which are the card's
+ * outputs and not the driver's to change; the rest reserved. Read, modify,
+ * write. */
 #define BC_CTL_LOCKEN 0x01    /* hold EVENT0/1 after a capture until UNLOCK */
 #define BC_CTL_EVSOURCE 0x02  /* event capture from the periodic (heartbeat) output, not the EVENT input */
 #define BC_CTL_EVSENSE 0x04   /* capture on the falling edge */
 #define BC_CTL_EVENTEN 0x08   /* event capture on */
+#define BC_CTL_EVENT_BITS 0x0f
+#define BC_CTL_STREN 0x10
+#define BC_CTL_STRMODE 0x20
+#define BC_CTL_FREQSEL 0xc0
 
-/* MASK and INTSTAT */
+/* MASK and INTSTAT (btfp.h 421-432); INTSTAT bits are cleared by writing 1
+ * (btfp.c 463-487). The interrupt is a level-triggered INTx: asserted while
+ * INTSTAT & MASK is not 0. */
 #define BC_INT_EVENT 0x01     /* event captured */
 #define BC_INT_PERIODIC 0x02  /* heartbeat edge */
 #define BC_INT_STROBE 0x04
 #define BC_INT_1PPS 0x08
-#define BC_INT_DPRAM 0x10     /* DPRAM output data ready */
+#define BC_INT_GPSPKT 0x10    /* a GPS packet from the receiver (bc637) */
+#define BC_INT_ALL 0x1f
 
 /* ACK: the host writes 0x01 to clear the ready bit, 0x80 to hand the card a
  * command; the card sets bit 0 when it is done with it */

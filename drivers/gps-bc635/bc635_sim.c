@@ -36,6 +36,7 @@ struct bc_sim {
 	uint32_t flags;
 	unsigned lose, dbl;
 	bool irqs_off, mute;
+	bool armed;               /* the host lets the interrupt through (INTx not masked) */
 	int64_t dup_edge;         /* an edge to signal again after the next UNLOCK; -1 none */
 	int efd;
 	pthread_t th;
@@ -66,6 +67,18 @@ static void raise_irq(struct bc_sim *s)
 		s->st.lost++;
 }
 
+/* The INTx line is level-triggered: asserted while INTSTAT & MASK is not 0
+ * (btfp.h 421-432). The host's side (uio_pci_generic, vfio-pci) masks it when
+ * it fires, until the driver lets it through again; let through while still
+ * asserted, it fires again at once. */
+static void line(struct bc_sim *s)
+{
+	if (s->armed && !s->irqs_off && (s->reg[BC_INTSTAT / 4] & s->reg[BC_MASK / 4] & BC_INT_ALL)) {
+		s->armed = false;
+		raise_irq(s);
+	}
+}
+
 static void latch_edge(struct bc_sim *s, int64_t t, bool lock)
 {
 	uint32_t ctl = s->reg[BC_CONTROL / 4];
@@ -74,8 +87,7 @@ static void latch_edge(struct bc_sim *s, int64_t t, bool lock)
 		s->locked = lock && (ctl & BC_CTL_LOCKEN);
 	}
 	s->reg[BC_INTSTAT / 4] |= BC_INT_PERIODIC;
-	if ((s->reg[BC_MASK / 4] & BC_INT_PERIODIC) && !s->irqs_off)
-		raise_irq(s);
+	line(s);
 }
 
 /* one heartbeat edge at card time t */
@@ -164,6 +176,16 @@ static uint32_t sim_rd32(struct bc_bus *b, uint32_t off)
 	struct bc_sim *s = SIM(b);
 	pthread_mutex_lock(&s->lock);
 	uint32_t v = off < sizeof(s->reg) && !(off & 3) ? s->reg[off / 4] : 0xffffffff;
+	if (off == BC_UNLOCK) {
+		/* a read releases the capture lockout (btfp.h 361, 365-370; btfp.c 931) */
+		s->locked = false;
+		if (s->dup_edge >= 0) {
+			int64_t t = s->dup_edge;
+			s->dup_edge = -1;
+			/* the same edge presented again; a real edge after it still latches */
+			latch_edge(s, t, false);
+		}
+	}
 	pthread_mutex_unlock(&s->lock);
 	return v;
 }
@@ -183,17 +205,14 @@ static void sim_wr32(struct bc_bus *b, uint32_t off, uint32_t v)
 		}
 		break;
 	case BC_UNLOCK:
-		s->locked = false;
-		if (s->dup_edge >= 0) {
-			int64_t t = s->dup_edge;
-			s->dup_edge = -1;
-			/* the same edge presented again; a real edge after it still latches */
-			latch_edge(s, t, false);
-		}
+		s->st.unlock_writes++; /* no source has the card take a write here */
 		break;
 	case BC_CONTROL:
+		s->reg[off / 4] = v;
+		break;
 	case BC_MASK:
 		s->reg[off / 4] = v;
+		line(s);
 		break;
 	case BC_INTSTAT:
 		s->reg[off / 4] &= ~v;
@@ -242,6 +261,17 @@ static int sim_irq_take(struct bc_bus *b)
 	return (int)n;
 }
 
+static int sim_irq_rearm(struct bc_bus *b)
+{
+	struct bc_sim *s = SIM(b);
+	pthread_mutex_lock(&s->lock);
+	s->armed = true;
+	s->st.rearms++;
+	line(s);
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
 static void sim_describe(struct bc_bus *b, char *buf, size_t len)
 {
 	struct bc_sim *s = SIM(b);
@@ -256,7 +286,8 @@ static void sim_close(struct bc_bus *b)
 
 static const struct bc_bus_ops sim_ops = {
 	.rd32 = sim_rd32, .wr32 = sim_wr32, .dp_rd8 = sim_dp_rd8, .dp_wr8 = sim_dp_wr8,
-	.irq_fd = sim_irq_fd, .irq_take = sim_irq_take, .close = sim_close, .describe = sim_describe,
+	.irq_fd = sim_irq_fd, .irq_take = sim_irq_take, .irq_rearm = sim_irq_rearm, .close = sim_close,
+	.describe = sim_describe,
 };
 
 struct bc_sim *bcsim_new(int64_t (*utc_now)(void *arg), void *arg)
@@ -268,6 +299,7 @@ struct bc_sim *bcsim_new(int64_t (*utc_now)(void *arg), void *arg)
 	s->utc_now = utc_now;
 	s->arg = arg;
 	s->dup_edge = -1;
+	s->armed = true;
 	s->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (s->efd < 0) {
 		free(s);
@@ -356,7 +388,10 @@ void bcsim_double(struct bc_sim *s, unsigned n)
 
 void bcsim_irqs_off(struct bc_sim *s, bool off)
 {
-	LOCKED(s->irqs_off = off);
+	pthread_mutex_lock(&s->lock);
+	s->irqs_off = off;
+	line(s); /* back on with INTSTAT still set: the line is asserted */
+	pthread_mutex_unlock(&s->lock);
 }
 
 void bcsim_mute(struct bc_sim *s, bool mute)
@@ -412,5 +447,13 @@ void bcsim_dpram_poke(struct bc_sim *s, uint32_t off, uint8_t v)
 	pthread_mutex_lock(&s->lock);
 	if (off < BC_DPRAM_SIZE)
 		s->dp[off] = v;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void bcsim_set_reg(struct bc_sim *s, uint32_t off, uint32_t v)
+{
+	pthread_mutex_lock(&s->lock);
+	if (off < sizeof(s->reg) && !(off & 3))
+		s->reg[off / 4] = v;
 	pthread_mutex_unlock(&s->lock);
 }

@@ -26,6 +26,7 @@ struct bc_sim;
 
 struct bc_sim_stats {
 	uint64_t edges, irqs, lost, doubled, commands;
+	uint64_t rearms, unlock_writes; /* interrupts let through again; writes to UNLOCK (ignored) */
 };
 
 /* utc_now returns the host's idea of UTC in ns. NULL on failure. */
@@ -54,6 +55,8 @@ void bcsim_set_model(struct bc_sim *s, const char model[8]);
 /* The first 8 bytes of the input area as the card took them, `back` commands
  * ago (0: the last). 0, or -1 when not that many were given. */
 int bcsim_command_bytes(struct bc_sim *s, unsigned back, uint8_t out[8]);
+/* A register as the card holds it (e.g. CONTROL's output bits at power-up). */
+void bcsim_set_reg(struct bc_sim *s, uint32_t off, uint32_t v);
 /* A byte of DPRAM as the card holds it (the area offsets included). */
 void bcsim_dpram_poke(struct bc_sim *s, uint32_t off, uint8_t v);
 

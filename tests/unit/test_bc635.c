@@ -130,7 +130,7 @@ static void command_protocol(void **st)
 	b->ops->wr32(b, BC_EVENTREQ, 1);   /* locked: ignored */
 	bc635_decode(b->ops->rd32(b, BC_EVENT0), b->ops->rd32(b, BC_EVENT1), &t);
 	assert_int_equal(t.utc_ns, T0 + 123456700);
-	b->ops->wr32(b, BC_UNLOCK, 1);
+	(void)b->ops->rd32(b, BC_UNLOCK);
 	b->ops->wr32(b, BC_EVENTREQ, 1);
 	bc635_decode(b->ops->rd32(b, BC_EVENT0), b->ops->rd32(b, BC_EVENT1), &t);
 	assert_int_equal(t.utc_ns, T0 + 123457700);
@@ -203,6 +203,83 @@ static void rig_down(struct rig *r)
 	r->tb->ops->destroy(r->tb);
 	bcsim_free(r->sim);
 	r->clk->ops->destroy(r->clk);
+}
+
+/* The driver's order with a level-triggered INTx: INTSTAT read and cleared,
+ * then the interrupt let through again; one interrupt per edge. Let through
+ * before the clear, the line (still asserted) fires a second time at once:
+ * the simulator models that, and the old order counted it as spurious. CONTROL
+ * is read, modified and written (its strobe and frequency output kept), and
+ * UNLOCK is read, never written (btfp.h 361-402, 421-432; btfp.c 463-487, 931). */
+static struct bc_bus *early_in;
+static const struct bc_bus_ops *early_ops;
+
+static int early_take(struct bc_bus *b)
+{
+	(void)b;
+	int n = early_ops->irq_take(early_in);
+	if (n > 0)
+		early_ops->irq_rearm(early_in); /* the old order: re-armed before INTSTAT is cleared */
+	return n;
+}
+
+static int no_rearm(struct bc_bus *b)
+{
+	(void)b;
+	return 0;
+}
+
+static uint32_t early_rd32(struct bc_bus *b, uint32_t off) { (void)b; return early_ops->rd32(early_in, off); }
+static void early_wr32(struct bc_bus *b, uint32_t off, uint32_t v) { (void)b; early_ops->wr32(early_in, off, v); }
+
+static void interrupt_order_and_control(void **st)
+{
+	(void)st;
+	struct timebase *clk = tb_sim_new(tdp_time(T0 + 500000), 0);
+	struct bc_sim *sim = bcsim_new(sim_clock, clk);
+	struct bc_bus *b = bcsim_bus(sim);
+	struct bc635 c;
+	char err[256];
+	bcsim_set_reg(sim, BC_CONTROL, BC_CTL_STREN | 0x40);
+	assert_int_equal(bc635_open(&c, b, err, sizeof(err)), 0);
+	assert_int_equal(bc635_setup(&c, 1000000, -1, err, sizeof(err)), 0);
+	assert_int_equal(b->ops->rd32(b, BC_CONTROL), BC_CTL_STREN | 0x40 | BC_CTL_LOCKEN | BC_CTL_EVSOURCE | BC_CTL_EVENTEN);
+	struct pollfd p = {.fd = b->ops->irq_fd(b), .events = POLLIN};
+	struct bc635_time e;
+	for (int k = 1; k <= 20; k++) {
+		tb_sim_advance(clk, 1000000);
+		bcsim_run_to(sim, tb_sim_time(clk).ns);
+		assert_int_equal(poll(&p, 1, 0), 1);
+		assert_int_equal(bc635_take_tick(&c, &e), 1);
+		assert_int_equal(poll(&p, 1, 0), 0); /* cleared before re-armed: no second interrupt */
+		assert_int_equal(e.utc_ns, T0 + (int64_t)k * 1000000);
+	}
+	struct bc_sim_stats ss;
+	bcsim_stats(sim, &ss);
+	assert_int_equal(ss.irqs, 20);
+	assert_int_equal(ss.unlock_writes, 0);
+	assert_int_equal(c.st.spurious, 0);
+	/* the old order through a wrapper: every edge interrupts twice */
+	static struct bc_bus_ops early;
+	early.rd32 = early_rd32;
+	early.wr32 = early_wr32;
+	early.irq_take = early_take;
+	early.irq_rearm = no_rearm;
+	early_in = b;
+	early_ops = b->ops;
+	struct bc_bus wrapped = {&early};
+	c.bus = &wrapped;
+	for (int k = 0; k < 5; k++) {
+		tb_sim_advance(clk, 1000000);
+		bcsim_run_to(sim, tb_sim_time(clk).ns);
+		while (poll(&p, 1, 0) == 1)
+			bc635_take_tick(&c, &e);
+	}
+	bcsim_stats(sim, &ss);
+	assert_int_equal(ss.irqs, 20 + 2 * 5);
+	assert_int_equal(c.st.spurious, 5);
+	bcsim_free(sim);
+	clk->ops->destroy(clk);
 }
 
 /* Moves the clock one frame on and takes the ticks that came: -1 if none. */
@@ -399,9 +476,10 @@ static uint8_t wb_dp_rd8(struct bc_bus *b, uint32_t off) { (void)b; return wb.in
 static void wb_dp_wr8(struct bc_bus *b, uint32_t off, uint8_t v) { (void)b; wb.in->ops->dp_wr8(wb.in, off, v); }
 static int wb_irq_fd(struct bc_bus *b) { (void)b; return wb.in->ops->irq_fd(wb.in); }
 static int wb_irq_take(struct bc_bus *b) { (void)b; return wb.in->ops->irq_take(wb.in); }
+static int wb_irq_rearm(struct bc_bus *b) { (void)b; return wb.in->ops->irq_rearm(wb.in); }
 static void wb_close(struct bc_bus *b) { (void)b; }
 static void wb_describe(struct bc_bus *b, char *buf, size_t len) { (void)b; snprintf(buf, len, "wrapped simulator"); }
-static const struct bc_bus_ops wb_ops = {wb_rd32, wb_wr32, wb_dp_rd8, wb_dp_wr8, wb_irq_fd, wb_irq_take, wb_close,
+static const struct bc_bus_ops wb_ops = {wb_rd32, wb_wr32, wb_dp_rd8, wb_dp_wr8, wb_irq_fd, wb_irq_take, wb_irq_rearm, wb_close,
 					 wb_describe};
 
 /*
@@ -442,6 +520,7 @@ int main(void)
 		cmocka_unit_test(divider),
 		cmocka_unit_test(command_protocol),
 		cmocka_unit_test(timing_mode_from_the_model),
+		cmocka_unit_test(interrupt_order_and_control),
 		cmocka_unit_test(heartbeat_ticks_for_tfs),
 		cmocka_unit_test(lost_doubled_and_stopped),
 		cmocka_unit_test(flywheel_and_step),
