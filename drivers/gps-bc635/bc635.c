@@ -17,6 +17,16 @@ int bc635_divider(int64_t tf_ns, uint16_t *n1, uint16_t *n2, const char **why)
 		return -EINVAL;
 	}
 	int64_t us = tf_ns / 1000;
+	/* synchronised to 1PPS, the edges restart at every second: a period that
+	 * does not divide it leaves a short gap before each second */
+	if (us < 4) {
+		*why = "the heartbeat cannot be faster than 1 MHz / (2 x 2): TF must be at least 4 us";
+		return -EINVAL;
+	}
+	if (us > 1000000 || 1000000 % us) {
+		*why = "the heartbeat, synchronised to 1PPS, must divide one second: TF must divide 1 s";
+		return -EINVAL;
+	}
 	/* the most even split, so that both stay well inside 2..65535 */
 	int64_t x = 2;
 	while ((x + 1) * (x + 1) <= us)
@@ -28,8 +38,7 @@ int bc635_divider(int64_t tf_ns, uint16_t *n1, uint16_t *n2, const char **why)
 			return 0;
 		}
 	}
-	*why = us < 4 ? "the heartbeat cannot be faster than 1 MHz / (2 x 2): TF must be at least 4 us"
-		      : "TF in microseconds is not a product n1 x n2 with both from 2 to 65535";
+	*why = "TF in microseconds is not a product n1 x n2 with both from 2 to 65535";
 	return -EINVAL;
 }
 
@@ -160,10 +169,15 @@ int bc635_setup(struct bc635 *c, int64_t tf_ns, int mode, char *err, size_t errl
 	uint8_t fmt[2] = {BC_CMD_TIME_FORMAT, BC_FORMAT_BINARY};
 	/* n1 and n2 most significant byte first (btfp_test.c 146) */
 	uint8_t per[6] = {BC_CMD_PERIODIC, 1, (uint8_t)(n1 >> 8), (uint8_t)n1, (uint8_t)(n2 >> 8), (uint8_t)n2};
-	const uint8_t *cmds[] = {mcmd, fmt, per};
-	const uint32_t lens[] = {2, 2, 6};
-	const char *names[] = {mname, "binary time format", "periodic output"};
-	for (int i = 0; i < 3; i++) {
+	/* the time scale pinned: UTC, not GPS time (18 s ahead), on a bc637
+	 * (btfp.h 341-343; btfp.c 385-390), and no local time offset (btfp.h
+	 * 347-349) */
+	uint8_t utc[2] = {BC_CMD_GPS_TIMEFMT, BC_GPS_TIMEFMT_UTC};
+	uint8_t nolocal[2] = {BC_CMD_OBS_LOCAL, BC_OBS_LOCAL_OFF};
+	const uint8_t *cmds[] = {mcmd, fmt, per, nolocal, utc};
+	const uint32_t lens[] = {2, 2, 6, 2, 2};
+	const char *names[] = {mname, "binary time format", "periodic output", "no local time offset", "UTC from GPS"};
+	for (int i = 0; i < (c->has_gps ? 5 : 4); i++) {
 		int rc = bc635_command(c, cmds[i], lens[i]);
 		if (rc) {
 			snprintf(err, errlen, "command %s: %s", names[i], strerror(-rc));

@@ -77,6 +77,14 @@
  * be16toh) */
 #define BC_CMD_PERIODIC 0x14
 #define BC_CMD_REQUEST 0x19       /* 1 byte: what; the answer in the output area */
+/* the time scale: 0x33 0 = UTC, 1 = GPS time (UTC + leap seconds), bc637
+ * (btfp.h 341-343; btfp.c 385-390); 0x40 0 = do not observe the local time
+ * offset of 0x1D (btfp.h 323, 347-349) */
+#define BC_CMD_GPS_TIMEFMT 0x33
+#define BC_GPS_TIMEFMT_UTC 0x00
+#define BC_GPS_TIMEFMT_GPS 0x01
+#define BC_CMD_OBS_LOCAL 0x40
+#define BC_OBS_LOCAL_OFF 0x00
 
 /* timing modes (btfp.c 29-31 and 1118-1122): GPS only on the bc637, whose
  * model reply has '7' as its fifth character (btfp.c 348-352) */

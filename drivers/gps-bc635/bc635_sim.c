@@ -30,6 +30,10 @@ struct bc_sim {
 	uint8_t mode, format;
 	bool sync_pps;            /* edges synchronised to 1PPS (the only way tdpd programs it) */
 	char model[9];            /* 8 ASCII bytes answered to 0x19 0xF6 */
+	/* the time scale at power-up, the worst a card may hold: GPS time on a
+	 * bc637 (18 s ahead of UTC) and a local offset observed (1 h) */
+	bool gps_time, obs_local;
+	int64_t local_off_ns;
 	uint8_t cmd_log[CMD_LOG][8]; /* the input area's first bytes of the last commands */
 	unsigned ncmd;
 	int64_t period_ns, next_edge;
@@ -47,9 +51,16 @@ struct bc_sim {
 
 #define SIM(b) ((struct bc_sim *)(b))
 
+/* what the card's time is ahead of UTC: GPS time, a local offset, a step */
+static int64_t card_ahead(const struct bc_sim *s)
+{
+	return s->step_ns + (s->gps_time && s->model[4] == '7' ? 18 * 1000000000LL : 0) +
+	       (s->obs_local ? s->local_off_ns : 0);
+}
+
 static int64_t card_now(struct bc_sim *s)
 {
-	return s->utc_now(s->arg) + s->step_ns;
+	return s->utc_now(s->arg) + card_ahead(s);
 }
 
 static void encode(int64_t ns, uint32_t flags, uint32_t *t0, uint32_t *t1)
@@ -109,21 +120,24 @@ static void edge(struct bc_sim *s, int64_t t)
 
 static int64_t first_edge_after(struct bc_sim *s, int64_t t)
 {
-	/* synchronised to 1PPS: edges at whole multiples of the period from each second */
-	int64_t p = s->period_ns;
-	return (t / p + 1) * p;
+	/* synchronised to 1PPS: edges at whole multiples of the period from each
+	 * second, restarting at the next (a period that does not divide the
+	 * second leaves a short gap before it) */
+	int64_t p = s->period_ns, sec = t / 1000000000 * 1000000000;
+	int64_t e = sec + ((t - sec) / p + 1) * p;
+	return e < sec + 1000000000 ? e : sec + 1000000000;
 }
 
 static void run_to_locked(struct bc_sim *s, int64_t utc)
 {
 	if (!s->period_ns)
 		return;
-	int64_t card = utc + s->step_ns;
+	int64_t card = utc + card_ahead(s);
 	if (s->next_edge == 0 || s->next_edge > card + s->period_ns || s->next_edge < card - 1000 * s->period_ns)
 		s->next_edge = first_edge_after(s, card - s->period_ns); /* (re)start, or the card's time jumped */
 	while (s->next_edge <= card) {
 		edge(s, s->next_edge);
-		s->next_edge += s->period_ns;
+		s->next_edge = first_edge_after(s, s->next_edge);
 	}
 }
 
@@ -155,6 +169,12 @@ static void command(struct bc_sim *s)
 		s->next_edge = 0;
 		break;
 	}
+	case BC_CMD_GPS_TIMEFMT:
+		s->gps_time = in[1] == BC_GPS_TIMEFMT_GPS;
+		break;
+	case BC_CMD_OBS_LOCAL:
+		s->obs_local = in[1] & 1;
+		break;
 	case BC_CMD_REQUEST:
 		/* the sub-code echoed, then a fixed length, no terminator
 		 * (btfp.h 308-312; btfp.c 995-1019) */
@@ -312,6 +332,8 @@ struct bc_sim *bcsim_new(int64_t (*utc_now)(void *arg), void *arg)
 	s->dp[BC_DP_OUTPUT_PTR] = OUT_AREA >> 8;
 	s->dp[BC_DP_OUTPUT_PTR + 1] = OUT_AREA & 0xff;
 	memcpy(s->model, "BC637PCI", 9);
+	s->gps_time = s->obs_local = true;
+	s->local_off_ns = 3600 * 1000000000LL;
 	return s;
 }
 
@@ -327,7 +349,7 @@ static void *edge_thread(void *arg)
 		pthread_mutex_lock(&s->lock);
 		int64_t now = s->utc_now(s->arg);
 		run_to_locked(s, now);
-		int64_t next = s->period_ns ? s->next_edge - s->step_ns : now + 10000000;
+		int64_t next = s->period_ns ? s->next_edge - card_ahead(s) : now + 10000000;
 		pthread_mutex_unlock(&s->lock);
 		if (next - now > 10000000)
 			next = now + 10000000; /* look at the stop flag and new settings now and then */

@@ -36,7 +36,7 @@ static int64_t sim_clock(void *arg)
 static void divider(void **st)
 {
 	(void)st;
-	static const int64_t ok[] = {4000, 100000, 125000, 250000, 1000000, 10000000, 1000000000, 196608000};
+	static const int64_t ok[] = {4000, 100000, 125000, 250000, 1000000, 10000000, 1000000000, 200000000, 15625000};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		uint16_t n1 = 0, n2 = 0;
 		const char *why = NULL;
@@ -50,8 +50,10 @@ static void divider(void **st)
 	} bad[] = {
 		{1500, "multiple of 1 us"},
 		{3000, "at least 4 us"},
-		{131000, "not a product n1 x n2"},          /* 131 is prime */
-		{131074000, "not a product n1 x n2"},       /* 2 x 65537, and 65537 is prime */
+		{131000, "must divide one second"},         /* 131 is prime */
+		{131074000, "must divide one second"},      /* longer than a second */
+		{300000, "must divide one second"},         /* 15 x 20, but 3333.3 Hz */
+		{196608000, "must divide one second"},
 		{0, "multiple of 1 us"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -95,29 +97,34 @@ static void command_protocol(void **st)
 	assert_int_equal(bc635_setup(&c, 250000, -1, err, sizeof(err)), 0);
 	assert_int_equal(bcsim_timing_mode(sim), BC_MODE_GPS);
 	assert_int_equal(c.mode, BC_MODE_GPS);
-	/* 0x14 for 250 us: sync on, n1 10 and n2 25, each big-endian */
-	assert_int_equal(bcsim_command_bytes(sim, 0, cmd), 0);
+	/* 0x14 for 250 us: sync on, n1 10 and n2 25, each big-endian; then the
+	 * time scale pinned: no local offset, UTC from GPS */
+	assert_int_equal(bcsim_command_bytes(sim, 2, cmd), 0);
 	assert_memory_equal(cmd, ((const uint8_t[]){0x14, 0x01, 0x00, 0x0A, 0x00, 0x19}), 6);
+	assert_int_equal(bcsim_command_bytes(sim, 1, cmd), 0);
+	assert_memory_equal(cmd, ((const uint8_t[]){0x40, 0x00}), 2);
+	assert_int_equal(bcsim_command_bytes(sim, 0, cmd), 0);
+	assert_memory_equal(cmd, ((const uint8_t[]){0x33, 0x00}), 2);
 	assert_int_equal(bcsim_time_format(sim), BC_FORMAT_BINARY);
 	assert_int_equal(bcsim_period_ns(sim), 250000);
 	assert_int_equal(b->ops->rd32(b, BC_MASK), BC_INT_PERIODIC);
 	assert_int_equal(b->ops->rd32(b, BC_CONTROL), BC_CTL_LOCKEN | BC_CTL_EVSOURCE | BC_CTL_EVENTEN);
-	assert_int_equal(c.st.commands, 3 + 1 + 3); /* open, the request above, set-up */
+	assert_int_equal(c.st.commands, 3 + 1 + 5); /* open, the request above, set-up */
 	/* 100 Hz: 1 MHz / (100 x 100) = [0x14 0x01 0x00 0x64 0x00 0x64]; and 1 Hz,
 	 * where 1000 = 0x03E8 shows the byte order */
 	assert_int_equal(bc635_setup(&c, 10000000, -1, err, sizeof(err)), 0);
-	assert_int_equal(bcsim_command_bytes(sim, 0, cmd), 0);
+	assert_int_equal(bcsim_command_bytes(sim, 2, cmd), 0);
 	assert_memory_equal(cmd, ((const uint8_t[]){0x14, 0x01, 0x00, 0x64, 0x00, 0x64}), 6);
 	assert_int_equal(bc635_setup(&c, 1000000000, -1, err, sizeof(err)), 0);
-	assert_int_equal(bcsim_command_bytes(sim, 0, cmd), 0);
+	assert_int_equal(bcsim_command_bytes(sim, 2, cmd), 0);
 	assert_memory_equal(cmd, ((const uint8_t[]){0x14, 0x01, 0x03, 0xE8, 0x03, 0xE8}), 6);
 	assert_int_equal(bcsim_period_ns(sim), 1000000000);
 	assert_int_equal(bc635_setup(&c, 250000, -1, err, sizeof(err)), 0);
-	assert_int_equal(c.st.commands, 7 + 9);
+	assert_int_equal(c.st.commands, 9 + 15);
 	/* a TF the divider cannot make is refused before anything is sent */
 	assert_int_equal(bc635_setup(&c, 131000, -1, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "TF 131000 ns"));
-	assert_int_equal(c.st.commands, 16);
+	assert_int_equal(c.st.commands, 24);
 	/* binary time: seconds, microseconds and the 100 ns digit */
 	tb_sim_advance(clk, 123456700);
 	struct bc635_time t;
@@ -180,6 +187,62 @@ static void timing_mode_from_the_model(void **st)
 	bcsim_dpram_poke(sim, 0xFFD, 0x00);
 	assert_int_equal(bc635_open(&c, bcsim_bus(sim), err, sizeof(err)), -ENODEV);
 	assert_non_null(strstr(err, "0x8200 (output)"));
+	bcsim_free(sim);
+	clk->ops->destroy(clk);
+}
+
+/* A card may hold GPS time (18 s ahead of UTC, bc637) and observe a local
+ * offset: set-up pins UTC and no local offset, and the time read is UTC
+ * (btfp.h 341-349; btfp.c 385-390). On a bc635, 0x33 is not sent. */
+static void time_scale_pinned(void **st)
+{
+	(void)st;
+	for (int gps = 1; gps >= 0; gps--) {
+		struct timebase *clk = tb_sim_new(tdp_time(T0), 0);
+		struct bc_sim *sim = bcsim_new(sim_clock, clk);
+		struct bc635 c;
+		struct bc635_time t;
+		char err[256];
+		if (!gps)
+			bcsim_set_model(sim, "BC635PCI");
+		assert_int_equal(bc635_open(&c, bcsim_bus(sim), err, sizeof(err)), 0);
+		bc635_read_time(&c, &t);
+		assert_int_equal(t.utc_ns, T0 + 3600 * TDP_NS_PER_S + (gps ? 18 * TDP_NS_PER_S : 0)); /* power-up */
+		assert_int_equal(bc635_setup(&c, 1000000, -1, err, sizeof(err)), 0);
+		bc635_read_time(&c, &t);
+		assert_int_equal(t.utc_ns, T0);
+		uint8_t cmd[8];
+		assert_int_equal(bcsim_command_bytes(sim, 0, cmd), 0);
+		assert_int_equal(cmd[0], gps ? 0x33 : 0x40);
+		bcsim_free(sim);
+		clk->ops->destroy(clk);
+	}
+}
+
+/* Edges synchronised to 1PPS restart at every second: a period that does
+ * not divide the second (300 us, which tdpd refuses) leaves a 100 us gap
+ * before it, where counting from the epoch would not. */
+static void edges_restart_each_second(void **st)
+{
+	(void)st;
+	struct timebase *clk = tb_sim_new(tdp_time(T0 + 999000000), 0);
+	struct bc_sim *sim = bcsim_new(sim_clock, clk);
+	struct bc_bus *b = bcsim_bus(sim);
+	struct bc635 c;
+	char err[256];
+	assert_int_equal(bc635_open(&c, b, err, sizeof(err)), 0);
+	assert_int_equal(bc635_setup(&c, 1000000, -1, err, sizeof(err)), 0);
+	static const uint8_t per[6] = {0x14, 0x01, 0x00, 15, 0x00, 20}; /* 300 us */
+	assert_int_equal(bc635_command(&c, per, 6), 0);
+	assert_int_equal(bcsim_period_ns(sim), 300000);
+	int64_t want[] = {T0 + 999300000, T0 + 999600000, T0 + 999900000, T0 + 1000000000, T0 + 1000300000};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		tb_sim_advance(clk, want[i] - tb_sim_time(clk).ns);
+		bcsim_run_to(sim, tb_sim_time(clk).ns);
+		struct bc635_time e;
+		assert_int_equal(bc635_take_tick(&c, &e), 1);
+		assert_int_equal(e.utc_ns, want[i]);
+	}
 	bcsim_free(sim);
 	clk->ops->destroy(clk);
 }
@@ -521,6 +584,8 @@ int main(void)
 		cmocka_unit_test(command_protocol),
 		cmocka_unit_test(timing_mode_from_the_model),
 		cmocka_unit_test(interrupt_order_and_control),
+		cmocka_unit_test(time_scale_pinned),
+		cmocka_unit_test(edges_restart_each_second),
 		cmocka_unit_test(heartbeat_ticks_for_tfs),
 		cmocka_unit_test(lost_doubled_and_stopped),
 		cmocka_unit_test(flywheel_and_step),
