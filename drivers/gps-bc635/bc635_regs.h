@@ -40,8 +40,15 @@
 #define BC_INT_PERIODIC 0x02  /* heartbeat edge */
 #define BC_INT_STROBE 0x04
 #define BC_INT_1PPS 0x08
-#define BC_INT_GPSPKT 0x10    /* a GPS packet from the receiver (bc637) */
+#define BC_INT_GPSPKT 0x10    /* a GPS packet from the receiver (bc637; the SDK's INT_DPA) */
 #define BC_INT_ALL 0x1f
+/* the second generation (PCI revision 0x20-0x2F) adds two event inputs
+ * (BC637PCI.h v10: INT_EVENT2, INT_EVENT3, BC_PCI_V2_REV_ID_START/END) */
+#define BC_INT_EVENT2 0x20
+#define BC_INT_EVENT3 0x40
+#define BC_REV_V1 0x12
+#define BC_REV_V2_FIRST 0x20
+#define BC_REV_V2_LAST 0x2f
 
 /* ACK: the host writes 0x01 to clear the ready bit, 0x80 to hand the card a
  * command; the card sets bit 0 when it is done with it */
@@ -86,10 +93,14 @@
 #define BC_CMD_OBS_LOCAL 0x40
 #define BC_OBS_LOCAL_OFF 0x00
 
-/* timing modes (btfp.c 29-31 and 1118-1122): GPS only on the bc637, whose
- * model reply has '7' as its fifth character (btfp.c 348-352) */
+/* timing modes (BC637PCI.h v10: MODE_IRIG 0, MODE_FREE 1, MODE_1PPS 2,
+ * MODE_RTC 3, MODE_GPS 6): GPS only on the bc637 (btfp.c 29-31, 1118-1122),
+ * whose model reply has '7' as its fifth character (btfp.c 348-352; the
+ * SDK's ManufData: model5 '5' or '7') */
 #define BC_MODE_TIMECODE 0x00
+#define BC_MODE_FREE 0x01
 #define BC_MODE_EXT_1PPS 0x02
+#define BC_MODE_RTC 0x03
 #define BC_MODE_GPS 0x06
 #define BC_FORMAT_BINARY 0x01
 
