@@ -436,41 +436,47 @@ void plan_table_free(struct plan_table *t)
 
 int plan_tables_write(struct plan *pl, struct plan_table *t, uint32_t n, const char *dir)
 {
-	uint32_t done = 0;
+	uint32_t done = 0, renamed = 0;
 	char *tmp = NULL;
 	int rc = 0;
 	for (; done < n && rc == 0; done++) {
 		FILE *w = NULL;
 		free(tmp);
 		tmp = NULL;
-		if (asprintf(&t[done].path, "%s/%s.tdp", dir, pl->nodes[t[done].node].name) < 0 ||
-		    asprintf(&tmp, "%s.tmp", t[done].path) < 0) {
+		if (asprintf(&t[done].path, "%s/%s.tdp", dir, pl->nodes[t[done].node].name) < 0) {
 			t[done].path = NULL;
+			PERR(pl, 0, "out of memory");
+			rc = -1;
+		} else if (asprintf(&tmp, "%s.tmp", t[done].path) < 0) {
+			tmp = NULL;
 			PERR(pl, 0, "out of memory");
 			rc = -1;
 		} else if (!(w = fopen(tmp, "w")) || fwrite(t[done].text, 1, t[done].len, w) != t[done].len ||
 			   fflush(w) != 0 || ferror(w)) {
-			fprintf(stderr, "tdpctl plan: %s: %s\n", tmp, strerror(errno));
-			pl->errors++;
+			PERR(pl, 0, "%s: %s", tmp, strerror(errno));
 			rc = -1;
 		}
 		if (w && fclose(w) != 0 && rc == 0) {
-			fprintf(stderr, "tdpctl plan: %s: %s\n", tmp, strerror(errno));
-			pl->errors++;
+			PERR(pl, 0, "%s: %s", tmp, strerror(errno));
 			rc = -1;
 		}
 	}
 	free(tmp);
 	/* every table is on disk under its temporary name: put them in place,
-	 * or take every one of them away */
+	 * or take every one of them away (those renamed already too: a plan
+	 * half in place is worse than none) */
 	for (uint32_t i = 0; i < done; i++) {
 		char *tp = NULL;
 		if (!t[i].path || asprintf(&tp, "%s.tmp", t[i].path) < 0)
 			continue;
 		if (rc == 0 && rename(tp, t[i].path) != 0) {
-			fprintf(stderr, "tdpctl plan: %s: %s\n", t[i].path, strerror(errno));
-			pl->errors++;
+			PERR(pl, 0, "%s: %s; the tables of this plan already in place are removed", t[i].path,
+			     strerror(errno));
 			rc = -1;
+			for (uint32_t j = 0; j < renamed; j++)
+				unlink(t[j].path);
+		} else if (rc == 0) {
+			renamed++;
 		}
 		if (rc != 0)
 			unlink(tp);

@@ -124,6 +124,7 @@ int tdpctl_plan(int argc, char **argv)
 		if (!am || fclose(am) != 0 || !fr) {
 			fprintf(stderr, "tdpctl plan: out of memory\n");
 			free(fr);
+			free(alist);
 			rc = TDPCTL_EXIT_USAGE;
 			goto done;
 		}
@@ -170,8 +171,10 @@ int tdpctl_plan(int argc, char **argv)
 	}
 	if (json) {
 		fprintf(o, "], \"tables\": [");
-		for (uint32_t x = 0; x < ntab; x++)
-			fprintf(o, "%s\"%s\"", x ? ", " : "", tab[x].path);
+		for (uint32_t x = 0; x < ntab; x++) {
+			fputs(x ? ", " : "", o);
+			sched_json_str(o, tab[x].path); /* a directory's name may need escapes */
+		}
 		fprintf(o, "]}\n");
 	} else {
 		fprintf(o, "\n");

@@ -9,7 +9,7 @@ CTL=$1
 . "$(dirname "$0")/../tap.sh"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-echo "1..17"
+echo "1..20"
 
 hdr() { # a - r1 - b at 1 Gbit/s, TF 1 ms, k 10
 	printf 'tdp-topology 1\ntf 1ms\nk 10\nhost a\nhost b\nrouter r1\n'
@@ -141,3 +141,20 @@ plan loop
 check "a path through a node twice, and a link from a node to itself: errors" \
 	'refused loop "loop.topo:9: error: path: r1 appears twice" && grep -q "loop.topo:10: error: a link joins two nodes, not r1 to itself" "$W/loop.out"' \
 	"$(cat "$W/loop.out")"
+
+# a table that cannot be written, and one that cannot be put in place:
+# nothing of the plan is left in the directory either way
+{ hdr; echo "flow f from a to b packets 1 size 100 match dscp 1"; } >"$W/io.topo"
+mkdir -p "$W/io1/r1.tdp.tmp" "$W/io2/r1.tdp/x"
+plan io -o "$W/io1"
+check "a table's temporary file cannot be written: exit 2, no table written" \
+	'[ $rc -eq 2 ] && grep -q "io1/r1.tdp.tmp: Is a directory" "$W/io.out" && [ ! -e "$W/io1/a.tdp" ] && [ ! -e "$W/io1/a.tdp.tmp" ]' \
+	"$(cat "$W/io.out"; ls "$W/io1")"
+plan io -o "$W/io2"
+check "a table cannot be renamed into place: the tables already renamed are taken away too" \
+	'[ $rc -eq 2 ] && grep -q "the tables of this plan already in place are removed" "$W/io.out" &&
+	 [ ! -e "$W/io2/a.tdp" ] && [ "$(ls "$W/io2")" = r1.tdp ]' "$(cat "$W/io.out"; ls -R "$W/io2")"
+plan io -o "$W/q\"uote" --json
+check "--json with a quote in the directory's name is still JSON" \
+	'[ $rc -eq 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not d[\"tables\"][0].endswith(\"q\\\"uote/a.tdp\"))" "$W/io.out"' \
+	"$(cat "$W/io.out")"
