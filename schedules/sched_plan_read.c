@@ -203,25 +203,24 @@ static void parse_link(struct plan *pl, uint32_t line, char **w, int n)
 	pl->links[pl->nlinks++] = l;
 }
 
-static bool flow_keyword(const char *s)
-{
-	static const char *const kw[] = { "from", "to", "path", "packets", "size", "frames", "stamp", "match" };
-	for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]); i++)
-		if (!strcmp(s, kw[i]))
-			return true;
-	return false;
-}
-
 enum { FA_FROM, FA_TO, FA_PATH, FA_PACKETS, FA_SIZE, FA_FRAMES, FA_STAMP, FA_MATCH, FA_N };
+
+/* A flow attribute's FA_ index, or FA_N for a word that is none. */
+static int flow_attr_index(const char *s)
+{
+	static const char *const kw[FA_N] = { "from", "to", "path", "packets", "size", "frames", "stamp", "match" };
+	int i = 0;
+	while (i < FA_N && strcmp(s, kw[i]))
+		i++;
+	return i;
+}
 
 /* One flow attribute at w[*i]; advances *i past its values. 0 or -1. */
 static int flow_attr(struct plan *pl, uint32_t line, char **w, int n, int *i, struct preq *f, uint32_t *seen)
 {
 	const char *a = w[*i], *val = *i + 1 < n ? w[*i + 1] : NULL;
 	uint64_t v;
-	int which = !strcmp(a, "from") ? FA_FROM : !strcmp(a, "to") ? FA_TO : !strcmp(a, "path") ? FA_PATH
-		  : !strcmp(a, "packets") ? FA_PACKETS : !strcmp(a, "size") ? FA_SIZE : !strcmp(a, "frames") ? FA_FRAMES
-		  : !strcmp(a, "stamp") ? FA_STAMP : !strcmp(a, "match") ? FA_MATCH : FA_N;
+	int which = flow_attr_index(a);
 	if (which == FA_N) {
 		PERR(pl, line, "unknown flow attribute '%s' (from, to, path, packets, size, frames, stamp, match)", a);
 		return -1;
@@ -241,7 +240,7 @@ static int flow_attr(struct plan *pl, uint32_t line, char **w, int n, int *i, st
 		return 0;
 	}
 	case FA_PATH:
-		for ((*i)++; *i < n && !flow_keyword(w[*i]); (*i)++) {
+		for ((*i)++; *i < n && flow_attr_index(w[*i]) == FA_N; (*i)++) {
 			int nd = node_find(pl, w[*i]);
 			if (nd < 0) {
 				PERR(pl, line, "path: no node named '%s'", w[*i]);
@@ -320,7 +319,6 @@ static void parse_flow(struct plan *pl, uint32_t line, char **w, int n)
 		return;
 	}
 	struct preq *f = &pl->flows[pl->nflows];
-	memset(f, 0, sizeof(*f));
 	*f = (struct preq){.line = line, .src = UINT32_MAX, .dst = UINT32_MAX};
 	snprintf(f->name, sizeof(f->name), "%s", w[1]);
 	for (uint32_t j = 0; j < pl->nflows; j++)

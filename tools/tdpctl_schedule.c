@@ -556,6 +556,8 @@ static int cmd_diff(int argc, char **argv)
 		fprintf(stderr, "usage: tdpctl schedule diff [--json] OLD NEW\n");
 		return TDPCTL_EXIT_USAGE;
 	}
+	/* 1 means "they differ" here: a table that cannot be read or is
+	 * invalid is 2 either way */
 	int fail;
 	struct sched_table *a = load(argv[optind], &fail), *b = load(argv[optind + 1], &fail);
 	int rc = TDPCTL_EXIT_USAGE;
