@@ -248,9 +248,9 @@ static struct bc_bus *uio_open(const char *dev, enum bc_bars bars, char *err, si
 		pci_close(&p->bus);
 		return NULL;
 	}
-	uint32_t one = 1;
-	if (write(p->irq, &one, sizeof(one)) != sizeof(one)) {
-		snprintf(err, errlen, "%s: cannot enable the interrupt: %s", path, strerror(errno));
+	int e = uio_rearm(&p->bus);
+	if (e) {
+		snprintf(err, errlen, "%s: cannot enable the interrupt: %s", path, strerror(-e));
 		pci_close(&p->bus);
 		return NULL;
 	}

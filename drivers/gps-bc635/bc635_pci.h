@@ -2,7 +2,8 @@
 /*
  * A real bc635PCI-U on the PCI bus, as a struct bc_bus: its BARs mapped and its
  * interrupt delivered through UIO (uio_pci_generic: a blocking read on
- * /dev/uioN, re-armed by writing 1) or VFIO (an eventfd, unmasked after each).
+ * /dev/uioN, re-armed by writing 1) or VFIO (an eventfd, re-armed by an unmask),
+ * each re-armed by the driver only after it cleared INTSTAT.
  * Public drivers disagree on which BAR holds the registers and which the
  * DPRAM; bc635_pick_bars decides from the BAR sizes unless told.
  */

@@ -320,6 +320,7 @@ static void interrupt_order_and_control(void **st)
 	struct bc_sim_stats ss;
 	bcsim_stats(sim, &ss);
 	assert_int_equal(ss.irqs, 20);
+	assert_int_equal(ss.rearms, 20);
 	assert_int_equal(ss.unlock_writes, 0);
 	assert_int_equal(c.st.spurious, 0);
 	/* the old order through a wrapper: every edge interrupts twice */
