@@ -17,28 +17,32 @@ int bc635_divider(int64_t tf_ns, uint16_t *n1, uint16_t *n2, const char **why)
 		return -EINVAL;
 	}
 	int64_t us = tf_ns / 1000;
-	/* synchronised to 1PPS, the edges restart at every second: a period that
-	 * does not divide it leaves a short gap before each second */
-	if (us < 4) {
-		*why = "the heartbeat cannot be faster than 1 MHz / (2 x 2): TF must be at least 4 us";
+	/* synchronised to 1PPS, each divider from 3 to 65535: with a divider
+	 * of 2 a synchronous heartbeat is not guaranteed (the sibling
+	 * bc620/627AT guide, p. 4-6; tdpd only programs synchronous ones) */
+	if (us < 9) {
+		*why = "the synchronous heartbeat cannot be faster than 1 MHz / (3 x 3): TF must be at least 9 us";
 		return -EINVAL;
 	}
+	/* the edges restart at every second: a period that does not divide it
+	 * leaves a short gap before each second */
 	if (us > 1000000 || 1000000 % us) {
 		*why = "the heartbeat, synchronised to 1PPS, must divide one second: TF must divide 1 s";
 		return -EINVAL;
 	}
-	/* the most even split, so that both stay well inside 2..65535 */
-	int64_t x = 2;
+	/* the most even split, so that both stay well inside 3..65535 */
+	int64_t x = 3;
 	while ((x + 1) * (x + 1) <= us)
 		x++;
-	for (; x >= 2; x--) {
-		if (us % x == 0 && us / x <= 65535) {
+	for (; x >= 3; x--) {
+		if (us % x == 0 && us / x >= 3 && us / x <= 65535) {
 			*n1 = (uint16_t)x;
 			*n2 = (uint16_t)(us / x);
 			return 0;
 		}
 	}
-	*why = "TF in microseconds is not a product n1 x n2 with both from 2 to 65535";
+	*why = "TF in microseconds is not a product n1 x n2 with both from 3 to 65535 (a synchronous heartbeat is not "
+	       "guaranteed with a divider of 2)";
 	return -EINVAL;
 }
 

@@ -36,12 +36,13 @@ static int64_t sim_clock(void *arg)
 static void divider(void **st)
 {
 	(void)st;
-	static const int64_t ok[] = {4000, 100000, 125000, 250000, 1000000, 10000000, 1000000000, 200000000, 15625000};
+	static const int64_t ok[] = {16000, 100000, 125000, 250000, 1000000, 10000000, 1000000000, 200000000, 15625000,
+				     20000, 25000};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		uint16_t n1 = 0, n2 = 0;
 		const char *why = NULL;
 		assert_int_equal(bc635_divider(ok[i], &n1, &n2, &why), 0);
-		assert_true(n1 >= 2 && n2 >= 2);
+		assert_true(n1 >= 3 && n2 >= 3); /* no divider of 2 in synchronous mode */
 		assert_int_equal((int64_t)n1 * n2 * 1000, ok[i]);
 	}
 	static const struct {
@@ -49,7 +50,10 @@ static void divider(void **st)
 		const char *why;
 	} bad[] = {
 		{1500, "multiple of 1 us"},
-		{3000, "at least 4 us"},
+		{3000, "at least 9 us"},
+		{4000, "at least 9 us"},         /* 2 x 2 */
+		{8000, "at least 9 us"},         /* only 2 x 4 */
+		{10000, "both from 3 to 65535"}, /* only 2 x 5 */
 		{131000, "must divide one second"},         /* 131 is prime */
 		{131074000, "must divide one second"},      /* longer than a second */
 		{300000, "must divide one second"},         /* 15 x 20, but 3333.3 Hz */
