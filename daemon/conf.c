@@ -23,7 +23,7 @@ static const char *const clock_names[] = {"auto", "tai", "realtime", NULL};
 static const char *const fast_names[] = {"auto", "tsc", "os", NULL};
 const char *const conf_action_names[] = {"serve", "alarm", "demote", NULL};
 static const char *const ptp_mode_names[] = {"disciplined", "offset", NULL};
-static const char *const bars_names[] = {"auto", "0,1", "1,0", NULL};
+static const char *const bars_names[] = {"auto", "0,1", "1,0", "2,3", NULL};
 static const char *const syssync_names[] = {"adjtimex", "assume-locked", NULL};
 static const char *const huge_names[] = {"auto", "yes", "no", NULL};
 static const char *const host_path_names[] = {"auto", "tap", "none", NULL};   /* enum hp_path */
@@ -58,8 +58,8 @@ const struct conf_opt conf_opts[] = {
 	 "phc timebase: the frame tick from the clock's periodic output on pin OUT wired to its timestamp input on pin IN; none uses the clock alone", false},
 	{"bc635-device", CS_GLOBAL, CT_STR, "uio0", 0, 0, NULL, G(tb.bc635.device), "DEV",
 	 "bc635 timebase: the card through UIO (uioN or /dev/uioN, uio_pci_generic bound) or VFIO (its PCI address, vfio-pci bound)", false},
-	{"bc635-bars", CS_GLOBAL, CT_ENUM, "auto", 0, 0, bars_names, G(tb.bc635.bars), "auto|0,1|1,0",
-	 "bc635 timebase: which BARs hold the registers and the DPRAM; auto decides from their sizes", false},
+	{"bc635-bars", CS_GLOBAL, CT_ENUM, "auto", 0, 0, bars_names, G(tb.bc635.bars), "auto|0,1|1,0|2,3",
+	 "bc635 timebase: which BARs hold the registers and the DPRAM (0,1 and 1,0 with 4 KiB of it, 2,3 with 2 KiB); auto decides from the PCI revision (0x12: 0,1; 0x20-0x2F: 2,3)", false},
 	{"sync-lock-threshold", CS_GLOBAL, CT_DUR, "1us", 1, 1000000000, NULL, G(tb.sync.lock_ns), "TIME",
 	 "a sample whose error is within this is good; sync-lock-samples good ones in a row lock, as many bad ones unlock", false},
 	{"sync-lock-samples", CS_GLOBAL, CT_INT, "4", 1, 1000, NULL, G(tb.sync.lock_samples), "N",

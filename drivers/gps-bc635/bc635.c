@@ -115,12 +115,21 @@ int bc635_open(struct bc635 *c, struct bc_bus *bus, char *err, size_t errlen)
 	memset(c, 0, sizeof(*c));
 	c->bus = bus;
 	c->cmd_timeout_us = 100000;
-	/* most significant byte first (btfp.c 317-335) */
-	uint16_t in = (uint16_t)(bus->ops->dp_rd8(bus, BC_DP_INPUT_PTR) << 8 | bus->ops->dp_rd8(bus, BC_DP_INPUT_PTR + 1));
-	uint16_t out = (uint16_t)(bus->ops->dp_rd8(bus, BC_DP_OUTPUT_PTR) << 8 | bus->ops->dp_rd8(bus, BC_DP_OUTPUT_PTR + 1));
-	if (in + BC_DP_AREA_MAX > BC_DP_OUTPUT_PTR || out + BC_DP_AREA_MAX > BC_DP_OUTPUT_PTR || in == out) {
-		snprintf(err, errlen, "DPRAM area offsets 0x%04x (input) and 0x%04x (output) make no sense "
-			 "(usually 0x0102 and 0x0082): not a bc635, or the BARs are the other way round (bc635-bars)", in, out);
+	/* at the DPRAM's top, most significant byte first (btfp.c 317-335) */
+	uint32_t top = bus->dp_size;
+	if (top < 256 || top > BC_DPRAM_MAX) {
+		snprintf(err, errlen, "DPRAM of %u bytes: the card's is 2 or 4 KiB", top);
+		return -ENODEV;
+	}
+	uint16_t in = (uint16_t)(bus->ops->dp_rd8(bus, BC_DP_INPUT_PTR(top)) << 8 |
+				 bus->ops->dp_rd8(bus, BC_DP_INPUT_PTR(top) + 1));
+	uint16_t out = (uint16_t)(bus->ops->dp_rd8(bus, BC_DP_OUTPUT_PTR(top)) << 8 |
+				  bus->ops->dp_rd8(bus, BC_DP_OUTPUT_PTR(top) + 1));
+	if ((uint32_t)in + BC_DP_AREA_MAX > BC_DP_OUTPUT_PTR(top) || (uint32_t)out + BC_DP_AREA_MAX > BC_DP_OUTPUT_PTR(top) ||
+	    (in < out ? out - in : in - out) < BC_DP_AREA_MAX) {
+		snprintf(err, errlen, "DPRAM area offsets 0x%04x (input) and 0x%04x (output) at 0x%03x make no sense "
+			 "(usually 0x0102 and 0x0082): not a bc635, another generation, or the BARs are not where "
+			 "assumed (bc635-bars)", in, out, BC_DP_OUTPUT_PTR(top));
 		return -ENODEV;
 	}
 	c->in_off = in;

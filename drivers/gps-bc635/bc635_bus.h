@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * How the bc635 driver reaches a card: 32-bit registers, the 4 KiB DPRAM byte
- * by byte, and an fd that becomes readable on an interrupt. Implemented by
+ * How the bc635 driver reaches a card: 32-bit registers, the DPRAM byte by byte
+ * (4 KiB on the first generation, 2 KiB on the second), and an fd that becomes
+ * readable on an interrupt. Implemented by
  * the UIO and VFIO back-ends (bc635_pci.c) for a real card and by the
  * register-level simulator (bc635_sim.c); the driver cannot tell them apart.
  */
@@ -33,6 +34,7 @@ struct bc_bus_ops {
 
 struct bc_bus {
 	const struct bc_bus_ops *ops;
+	uint32_t dp_size;         /* the DPRAM's size: its area offsets are at its top */
 };
 
 #endif

@@ -50,6 +50,12 @@
 #define BC_REV_V2_FIRST 0x20
 #define BC_REV_V2_LAST 0x2f
 
+/* 1 or 2 from the PCI revision; 0 for one no public source names */
+static inline int bc635_generation(unsigned rev)
+{
+	return rev == BC_REV_V1 ? 1 : rev >= BC_REV_V2_FIRST && rev <= BC_REV_V2_LAST ? 2 : 0;
+}
+
 /* ACK: the host writes 0x01 to clear the ready bit, 0x80 to hand the card a
  * command; the card sets bit 0 when it is done with it */
 #define BC_ACK_CLEAR 0x01
@@ -65,15 +71,20 @@
 #define BC_T0_FREQ_OFFSET 0x04000000   /* frequency offset beyond the card's threshold */
 
 /*
- * DPRAM: 4 KiB on the PCI card. At its top, 16-bit offsets of the areas,
- * most significant byte first: the input area (host to card) at 0xFFE/0xFFF,
- * usually 0x0102, and the output area (card to host) at 0xFFC/0xFFD, usually
- * 0x0082 (btfp.h 206-216; btfp.c 317-335, which reads byte[top-2] << 8 |
- * byte[top-1]). The DPRAM is read and written a byte at a time (btfp.h).
+ * DPRAM: 4 KiB on the first generation (PCI revision 0x12, in BAR1), 2 KiB on
+ * the second (revisions 0x20-0x2F, PCIe, in BAR3; registers in BAR2: LIGO's
+ * symmetricomGps.c maps BAR2 and BAR3). At its top, 16-bit offsets of the
+ * areas, most significant byte first: the input area (host to card) at
+ * top-2/top-1, usually 0x0102, and the output area (card to host) at
+ * top-4/top-3, usually 0x0082 (btfp.h 206-216; btfp.c 317-335, which reads
+ * byte[top-2] << 8 | byte[top-1]; LIGO's driver finds the same areas at 0x102
+ * and 0x82 of BAR3). The DPRAM is read and written a byte at a time (btfp.h).
  */
-#define BC_DPRAM_SIZE 4096
-#define BC_DP_INPUT_PTR 0xFFE     /* MSB; LSB at 0xFFF */
-#define BC_DP_OUTPUT_PTR 0xFFC    /* MSB; LSB at 0xFFD */
+#define BC_DPRAM_SIZE_V1 4096
+#define BC_DPRAM_SIZE_V2 2048
+#define BC_DPRAM_MAX 4096
+#define BC_DP_INPUT_PTR(top) ((top) - 2u)  /* MSB; LSB at top-1 */
+#define BC_DP_OUTPUT_PTR(top) ((top) - 4u) /* MSB; LSB at top-3 */
 #define BC_DP_AREA_MAX 128
 
 /* commands (first byte of the input area) */

@@ -25,7 +25,9 @@ struct bc_sim {
 	void *arg;
 	int64_t step_ns;
 	uint32_t reg[0x40 / 4];
-	uint8_t dp[BC_DPRAM_SIZE];
+	uint8_t dp[BC_DPRAM_MAX]; /* dp_size of it is there */
+	uint32_t dp_size;         /* the card's; bus.dp_size is what it tells the driver */
+	uint8_t revision;         /* the PCI revision: the generation */
 	bool locked;              /* EVENT0/1 held (LOCKEN) until UNLOCK */
 	uint8_t mode, format;
 	bool sync_pps;            /* edges synchronised to 1PPS (the only way tdpd programs it) */
@@ -253,7 +255,7 @@ static uint8_t sim_dp_rd8(struct bc_bus *b, uint32_t off)
 {
 	struct bc_sim *s = SIM(b);
 	pthread_mutex_lock(&s->lock);
-	uint8_t v = off < BC_DPRAM_SIZE ? s->dp[off] : 0xff;
+	uint8_t v = off < s->dp_size ? s->dp[off] : 0xff;
 	pthread_mutex_unlock(&s->lock);
 	return v;
 }
@@ -262,7 +264,7 @@ static void sim_dp_wr8(struct bc_bus *b, uint32_t off, uint8_t v)
 {
 	struct bc_sim *s = SIM(b);
 	pthread_mutex_lock(&s->lock);
-	if (off < BC_DPRAM_SIZE && off < BC_DP_OUTPUT_PTR)
+	if (off < BC_DP_OUTPUT_PTR(s->dp_size))
 		s->dp[off] = v;
 	pthread_mutex_unlock(&s->lock);
 }
@@ -310,6 +312,21 @@ static const struct bc_bus_ops sim_ops = {
 	.describe = sim_describe,
 };
 
+/* The DPRAM of the generation the revision names (4 KiB on 0x12, 2 KiB on
+ * 0x20-0x2F: bc635_regs.h), empty but for the area offsets at its top, most
+ * significant byte first (btfp.c 317-335). */
+static void layout(struct bc_sim *s, uint8_t rev)
+{
+	s->revision = rev;
+	s->dp_size = s->bus.dp_size = rev >= BC_REV_V2_FIRST ? BC_DPRAM_SIZE_V2 : BC_DPRAM_SIZE_V1;
+	memset(s->dp, 0, sizeof(s->dp));
+	uint32_t top = s->dp_size;
+	s->dp[BC_DP_INPUT_PTR(top)] = IN_AREA >> 8;
+	s->dp[BC_DP_INPUT_PTR(top) + 1] = IN_AREA & 0xff;
+	s->dp[BC_DP_OUTPUT_PTR(top)] = OUT_AREA >> 8;
+	s->dp[BC_DP_OUTPUT_PTR(top) + 1] = OUT_AREA & 0xff;
+}
+
 struct bc_sim *bcsim_new(int64_t (*utc_now)(void *arg), void *arg)
 {
 	struct bc_sim *s = calloc(1, sizeof(*s));
@@ -326,11 +343,7 @@ struct bc_sim *bcsim_new(int64_t (*utc_now)(void *arg), void *arg)
 		return NULL;
 	}
 	pthread_mutex_init(&s->lock, NULL);
-	/* the area offsets, most significant byte first (btfp.c 317-335) */
-	s->dp[BC_DP_INPUT_PTR] = IN_AREA >> 8;
-	s->dp[BC_DP_INPUT_PTR + 1] = IN_AREA & 0xff;
-	s->dp[BC_DP_OUTPUT_PTR] = OUT_AREA >> 8;
-	s->dp[BC_DP_OUTPUT_PTR + 1] = OUT_AREA & 0xff;
+	layout(s, BC_REV_V1);
 	memcpy(s->model, "BC637PCI", 9);
 	s->gps_time = s->obs_local = true;
 	s->local_off_ns = 3600 * 1000000000LL;
@@ -467,9 +480,21 @@ int bcsim_command_bytes(struct bc_sim *s, unsigned back, uint8_t out[8])
 void bcsim_dpram_poke(struct bc_sim *s, uint32_t off, uint8_t v)
 {
 	pthread_mutex_lock(&s->lock);
-	if (off < BC_DPRAM_SIZE)
+	if (off < s->dp_size)
 		s->dp[off] = v;
 	pthread_mutex_unlock(&s->lock);
+}
+
+void bcsim_set_revision(struct bc_sim *s, uint8_t rev)
+{
+	LOCKED(layout(s, rev));
+}
+
+uint8_t bcsim_revision(struct bc_sim *s)
+{
+	uint8_t r;
+	LOCKED(r = s->revision);
+	return r;
 }
 
 void bcsim_set_reg(struct bc_sim *s, uint32_t off, uint32_t v)

@@ -62,7 +62,7 @@ expect_err "an unknown timebase lists the sources" "${G/late-policy carry/timeba
 expect_err "a sync action that does not exist" "${G/late-policy carry/sync-unlocked-action panic}" "expected one of serve, alarm, demote"
 expect_err "ptp-mode names its two modes" "${G/late-policy carry/ptp-mode slave}" "expected one of disciplined, offset"
 expect_err "phc-tick needs two different pins" "${G/late-policy carry/phc-tick 1,1}" "bad.conf:3: error: phc-tick '1,1': give none, or two different pin numbers OUT,IN"
-expect_err "bc635-bars names its layouts" "${G/late-policy carry/bc635-bars 2,3}" "expected one of auto, 0,1, 1,0"
+expect_err "bc635-bars names its layouts" "${G/late-policy carry/bc635-bars 3,2}" "expected one of auto, 0,1, 1,0, 2,3"
 expect_err "bad duration" "${G/late-policy carry/spin-below 20 parsecs}" "bad.conf:3: error: spin-below '20 parsecs'"
 expect_err "a value given twice" "${G/late-policy carry/late-policy carry
 late-policy drop}" "bad.conf:4: error: 'late-policy' given twice (first at line 3)"

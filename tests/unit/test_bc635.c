@@ -5,7 +5,7 @@
  * range of TFs, heartbeat programming and the event latch, flywheeling, a lost
  * interrupt seen as a gap in the frame index, a doubled one ignored,
  * interrupts that stop, a card that does not answer, a step of the card's
- * time, and the BAR layout from the BAR sizes.
+ * time, the two generations' BARs and DPRAM.
  */
 #include <errno.h>
 #include <poll.h>
@@ -335,7 +335,7 @@ static void interrupt_order_and_control(void **st)
 	early.irq_rearm = no_rearm;
 	early_in = b;
 	early_ops = b->ops;
-	struct bc_bus wrapped = {&early};
+	struct bc_bus wrapped = {&early, b->dp_size};
 	c.bus = &wrapped;
 	for (int k = 0; k < 5; k++) {
 		tb_sim_advance(clk, 1000000);
@@ -486,25 +486,40 @@ static void flywheel_and_step(void **st)
 	rig_down(&r);
 }
 
-static void bars_from_sizes(void **st)
+/* Which BARs, and how much DPRAM, from the PCI revision: 0x12 registers in
+ * BAR0 and 4 KiB in BAR1 (btfp.c 249-266), 0x20-0x2F registers in BAR2 and
+ * 2 KiB in BAR3 (LIGO's symmetricomGps.c); anything else only when told. */
+static void layout_from_the_revision(void **st)
 {
 	(void)st;
-	int rb, db;
-	const char *how;
-	uint64_t a[6] = {128, 4096}, b[6] = {4096, 256}, c[6] = {4096, 4096}, d[6] = {128, 128}, e[6] = {4096};
-	assert_int_equal(bc635_pick_bars(a, BC_BARS_AUTO, &rb, &db, &how), 0);
-	assert_true(rb == 0 && db == 1);
-	assert_int_equal(bc635_pick_bars(b, BC_BARS_AUTO, &rb, &db, &how), 0);
-	assert_true(rb == 1 && db == 0);
-	assert_int_equal(bc635_pick_bars(c, BC_BARS_AUTO, &rb, &db, &how), 0);
-	assert_true(rb == 0 && db == 1);
-	assert_non_null(strstr(how, "assumed"));
-	assert_int_equal(bc635_pick_bars(d, BC_BARS_AUTO, &rb, &db, &how), -ENODEV);
-	assert_int_equal(bc635_pick_bars(e, BC_BARS_AUTO, &rb, &db, &how), -ENODEV);
-	/* the override wins, and is checked */
-	assert_int_equal(bc635_pick_bars(c, BC_BARS_1_0, &rb, &db, &how), 0);
-	assert_true(rb == 1 && db == 0);
-	assert_int_equal(bc635_pick_bars(a, BC_BARS_1_0, &rb, &db, &how), -ENODEV);
+	struct bc_layout l;
+	char how[300];
+	uint64_t v1[6] = {128, 4096}, v2[6] = {0, 0, 128, 2048}, small[6] = {128, 1024, 128, 1024};
+	assert_int_equal(bc635_layout(0x12, v1, BC_BARS_AUTO, &l, how, sizeof(how)), 0);
+	assert_true(l.reg_bar == 0 && l.dp_bar == 1 && l.dp_size == 4096 && l.generation == 1);
+	assert_non_null(strstr(how, "first generation (PCI revision 0x12)"));
+	for (int rev = 0x20; rev <= 0x2f; rev++) {
+		assert_int_equal(bc635_layout(rev, v2, BC_BARS_AUTO, &l, how, sizeof(how)), 0);
+		assert_true(l.reg_bar == 2 && l.dp_bar == 3 && l.dp_size == 2048 && l.generation == 2);
+	}
+	assert_non_null(strstr(how, "second generation (PCI revision 0x2f): registers in BAR 2, 2 KiB of DPRAM in BAR 3"));
+	/* BARs too small for what the revision says */
+	assert_int_equal(bc635_layout(0x12, v2, BC_BARS_AUTO, &l, how, sizeof(how)), -ENODEV);
+	assert_non_null(strstr(how, "not a bc635PCI-U"));
+	assert_int_equal(bc635_layout(0x21, small, BC_BARS_AUTO, &l, how, sizeof(how)), -ENODEV);
+	/* a revision no public source names, or none read: only when told */
+	assert_int_equal(bc635_layout(0x30, v2, BC_BARS_AUTO, &l, how, sizeof(how)), -ENODEV);
+	assert_non_null(strstr(how, "PCI revision 0x30 is neither"));
+	assert_int_equal(bc635_layout(0x11, v1, BC_BARS_AUTO, &l, how, sizeof(how)), -ENODEV);
+	assert_int_equal(bc635_layout(-1, v1, BC_BARS_AUTO, &l, how, sizeof(how)), -ENODEV);
+	assert_non_null(strstr(how, "could not be read"));
+	assert_int_equal(bc635_layout(0x30, v2, BC_BARS_2_3, &l, how, sizeof(how)), 0);
+	assert_true(l.reg_bar == 2 && l.dp_bar == 3 && l.dp_size == 2048 && l.generation == 0);
+	assert_non_null(strstr(how, "as bc635-bars says"));
+	uint64_t swapped[6] = {4096, 128};
+	assert_int_equal(bc635_layout(0x12, swapped, BC_BARS_1_0, &l, how, sizeof(how)), 0);
+	assert_true(l.reg_bar == 1 && l.dp_bar == 0 && l.dp_size == 4096);
+	assert_int_equal(bc635_layout(0x12, v1, BC_BARS_1_0, &l, how, sizeof(how)), -ENODEV);
 	/* and a card that is not there says so */
 	char err[256];
 	assert_null(bc635_pci_open("uio97", BC_BARS_AUTO, err, sizeof(err)));
@@ -512,6 +527,43 @@ static void bars_from_sizes(void **st)
 	assert_null(bc635_pci_open("0000:7f:1f.7", BC_BARS_AUTO, err, sizeof(err)));
 	assert_null(bc635_pci_open("eth0", BC_BARS_AUTO, err, sizeof(err)));
 	assert_non_null(strstr(err, "give uioN"));
+}
+
+/* The second generation's 2 KiB DPRAM has the area offsets at 0x7FC-0x7FF;
+ * the driver finds them there, and only there, and runs the card. */
+static void second_generation_dpram(void **st)
+{
+	(void)st;
+	struct timebase *clk = tb_sim_new(tdp_time(T0), 0);
+	struct bc_sim *sim = bcsim_new(sim_clock, clk);
+	bcsim_set_revision(sim, 0x21);
+	struct bc_bus *b = bcsim_bus(sim);
+	assert_int_equal(b->dp_size, 2048);
+	static const uint8_t top[4] = {0x00, 0x82, 0x01, 0x02};
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(b->ops->dp_rd8(b, 0x7FC + (uint32_t)i), top[i]);
+		assert_int_equal(b->ops->dp_rd8(b, 0xFFC + (uint32_t)i), 0xff); /* nothing there */
+	}
+	struct bc635 c;
+	char err[256];
+	if (bc635_open(&c, b, err, sizeof(err)))
+		fail_msg("bc635_open on the second generation: %s", err);
+	assert_int_equal(c.in_off, 0x0102);
+	assert_int_equal(c.out_off, 0x0082);
+	assert_string_equal(c.model, "BC637PCI");
+	assert_int_equal(bc635_setup(&c, 1000000, -1, err, sizeof(err)), 0);
+	assert_int_equal(bcsim_period_ns(sim), 1000000);
+	/* a driver that assumes the first generation's 4 KiB finds no offsets */
+	b->dp_size = 4096;
+	assert_int_equal(bc635_open(&c, b, err, sizeof(err)), -ENODEV);
+	assert_non_null(strstr(err, "0xffff"));
+	/* and the first generation's DPRAM read as the second's neither */
+	bcsim_set_revision(sim, 0x12);
+	assert_int_equal(b->dp_size, 4096);
+	b->dp_size = 2048;
+	assert_int_equal(bc635_open(&c, b, err, sizeof(err)), -ENODEV);
+	bcsim_free(sim);
+	clk->ops->destroy(clk);
 }
 
 /* A bus in front of the simulator's that, once armed, runs the engine's
@@ -564,6 +616,7 @@ static void now_beside_the_engine(void **st)
 	struct bc_sim *sim = bcsim_new(sim_clock, wb.clk);
 	wb.in = bcsim_bus(sim);
 	wb.bus.ops = &wb_ops;
+	wb.bus.dp_size = wb.in->dp_size;
 	struct tb_params p = {.tf_ns = 1000000, .epoch_ns = 0};
 	tb_sync_params_defaults(&p.sync);
 	char err[256];
@@ -594,7 +647,8 @@ int main(void)
 		cmocka_unit_test(heartbeat_ticks_for_tfs),
 		cmocka_unit_test(lost_doubled_and_stopped),
 		cmocka_unit_test(flywheel_and_step),
-		cmocka_unit_test(bars_from_sizes),
+		cmocka_unit_test(layout_from_the_revision),
+		cmocka_unit_test(second_generation_dpram),
 		cmocka_unit_test(now_beside_the_engine),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
