@@ -24,24 +24,11 @@
 #include "coalesce.h"
 #include "host.h"
 #include "tdpctl.h"
+#include "tdpctl_doctor.h"
 
-enum verdict { PASS, WARN, FAIL };
 static const char *const vname[] = {"pass", "warn", "fail"};
 
-struct doc {
-	struct host h;
-	int cpu;
-	int64_t tf_ns, guard_ns;
-	double lat_s;
-	const char *netdevs[16];
-	int nnetdevs;
-	bool json;
-	json_t *out;
-	int count[3];
-};
-
-__attribute__((format(printf, 5, 6))) static void finding(struct doc *d, const char *check, enum verdict v,
-							   const char *fix, const char *fmt, ...)
+void finding(struct doc *d, const char *check, enum verdict v, const char *fix, const char *fmt, ...)
 {
 	char detail[1024];
 	va_list ap;
@@ -379,82 +366,6 @@ static void check_ptp(struct doc *d)
 			"ptp4l.service this system does not have): use tdpd-phc2sys@IFACE" : "");
 }
 
-/* ---- time sources: what this box can take its time from --------------------- */
-
-struct srcs {
-	struct doc *d;
-	char gps[256], phc[512], dpdk[512];
-	int ngps, nphc, ndpdk;
-};
-
-static void pci_dev(const char *name, void *arg)
-{
-	struct srcs *s = arg;
-	char p[300], v[32] = "", dv[32] = "", cls[32] = "", drv[64] = "";
-	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/vendor", name);
-	host_read(&s->d->h, p, v, sizeof(v));
-	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/device", name);
-	host_read(&s->d->h, p, dv, sizeof(dv));
-	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/class", name);
-	host_read(&s->d->h, p, cls, sizeof(cls));
-	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/driver", name);
-	if (host_link_base(&s->d->h, p, drv, sizeof(drv)) != 0)
-		snprintf(drv, sizeof(drv), "no driver");
-	char item[160];
-	/* the bc635PCI-U: vendor 0x12e2 (Symmetricom/Datum), device 0x4013 */
-	if (strtoul(v, NULL, 16) == 0x12e2 && strtoul(dv, NULL, 16) == 0x4013) {
-		snprintf(item, sizeof(item), "%s (%s)", name, drv);
-		host_list_add(s->gps, sizeof(s->gps), &s->ngps, 4, item);
-	} else if ((strtoul(cls, NULL, 16) >> 16) == 0x02 &&
-		   (!strcmp(drv, "vfio-pci") || !strcmp(drv, "uio_pci_generic") || !strcmp(drv, "igb_uio"))) {
-		/* a network controller the kernel has let go of, for DPDK */
-		snprintf(item, sizeof(item), "%s (%s)", name, drv);
-		host_list_add(s->dpdk, sizeof(s->dpdk), &s->ndpdk, 4, item);
-	}
-}
-
-static void phc_name(const char *name, void *arg)
-{
-	if (!strncmp(name, "ptp", 3))
-		snprintf(arg, 32, "%.31s", name);
-}
-
-static void phc_of(const char *ifname, void *arg)
-{
-	struct srcs *s = arg;
-	char p[300], clk[32] = "";
-	/* the netdev's PHC: the one entry of device/ptp (ptpN) */
-	snprintf(p, sizeof(p), "/sys/class/net/%s/device/ptp", ifname);
-	host_each(&s->d->h, p, phc_name, clk);
-	if (!clk[0])
-		return;
-	char item[160];
-	snprintf(item, sizeof(item), "%s on %s", clk, ifname);
-	host_list_add(s->phc, sizeof(s->phc), &s->nphc, 6, item);
-}
-
-static void check_time_sources(struct doc *d)
-{
-	struct srcs s = {.d = d};
-	host_each(&d->h, "/sys/bus/pci/devices", pci_dev, &s);
-	host_each(&d->h, "/sys/class/net", phc_of, &s);
-	char dp[700] = "";
-	if (s.ndpdk)
-		snprintf(dp, sizeof(dp), "; NICs DPDK took from the kernel, with no ptp4l and no PTP clock of theirs: "
-			 "%s%s", s.dpdk, host_list_more(s.ndpdk, 4));
-	if (s.ngps || s.nphc)
-		finding(d, "time-source", PASS, NULL, "%s%s%s%s%s%s%s", s.ngps ? "GPS card bc635PCI-U " : "",
-			s.gps, host_list_more(s.ngps, 4), s.ngps && s.nphc ? "; " : "",
-			s.nphc ? "PTP clocks on kernel interfaces (ptp4l there, then tdpd's ptp or phc timebase): " : "",
-			s.phc, dp);
-	else
-		finding(d, "time-source", WARN,
-			"a PTP-capable NIC left with the kernel (an af_xdp port keeps its, or a separate one), or the "
-			"bc635PCI-U GPS card",
-			"no GPS card and no PTP clock on a kernel interface: only the system clock, as good as what "
-			"disciplines it (chronyd, ntpd)%s", dp);
-}
-
 /* ---- wake-up latency ------------------------------------------------------ */
 
 struct lat {
@@ -636,6 +547,7 @@ int tdpctl_doctor(int argc, char **argv)
 	check_netdevs(&d);
 	check_ptp(&d);
 	check_time_sources(&d);
+	check_cards(&d);
 	check_latency(&d);
 	if (d.json) {
 		json_t *o = json_pack("{si so s{si si si}}", "cpu", d.cpu, "findings", d.out, "summary", "pass", d.count[PASS],

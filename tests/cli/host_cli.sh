@@ -10,7 +10,7 @@ CTL=$1
 . "$(dirname "$0")/../tap.sh"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-echo "1..14"
+echo "1..19"
 
 put() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" >"$1"; } # as the kernel's files read back after a write
 
@@ -41,14 +41,16 @@ put $G/proc/301/comm phc2sys
 put $G/sys/bus/pci/devices/0000:03:00.0/vendor 0x12e2
 put $G/sys/bus/pci/devices/0000:03:00.0/device 0x4013
 put $G/sys/bus/pci/devices/0000:03:00.0/class 0x118000
+put $G/sys/bus/pci/devices/0000:03:00.0/revision 0x12
 ln -s ../../../bus/pci/drivers/uio_pci_generic $G/sys/bus/pci/devices/0000:03:00.0/driver
+mkdir -p $G/sys/bus/pci/devices/0000:03:00.0/uio/uio0
 mkdir -p $G/sys/class/net/eth1/device/ptp/ptp0 $G/sys/class/net/lo
 
 rc=0
 "$CTL" doctor --root "$G" --cpu 3 --latency 0 --json >"$W/good.json" 2>&1 || rc=$?
 st() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join(f["check"] + "=" + f["status"] for f in d["findings"]))' "$1" 2>&1; }
 check "a tuned box: every check passes, exit 0" \
-	'[ $rc -eq 0 ] && [ "$(st "$W/good.json")" = "preemption=pass isolcpus=pass nohz_full=pass rcu_nocbs=pass cpuset=pass irqs=pass kthreads=pass smt=pass rt-throttle=pass governor=pass c-states=pass clocksource=pass tsc=pass hugepages=pass ptp=pass time-source=pass" ]' \
+	'[ $rc -eq 0 ] && [ "$(st "$W/good.json")" = "preemption=pass isolcpus=pass nohz_full=pass rcu_nocbs=pass cpuset=pass irqs=pass kthreads=pass smt=pass rt-throttle=pass governor=pass c-states=pass clocksource=pass tsc=pass hugepages=pass ptp=pass time-source=pass bc635=pass" ]' \
 	"rc $rc: $(st "$W/good.json")"
 
 # ---- a box with every problem -------------------------------------------------------
@@ -100,6 +102,49 @@ rc=0
 check "the latency check measures and fails a TF below the guard band plus the worst wake-up" \
 	'[ $rc -eq 1 ] && python3 -c "import json,sys; f=json.load(open(sys.argv[1]))[\"findings\"][-1]; assert f[\"check\"]==\"latency\" and f[\"status\"]==\"fail\" and f[\"latency_ns\"][\"samples\"] > 0 and f[\"holds_tf_ns\"] > 20000 and \"this box can hold TF\" in f[\"detail\"], f" "$W/lat.json"' \
 	"rc $rc: $(tail -c 600 "$W/lat.json")"
+
+# ---- bc635 cards: generation, driver, the bind line -------------------------------
+C=$W/cards
+card() { # ADDR REV DRIVER GROUP: config space with the ids and revision (no revision file)
+	local d=$C/sys/bus/pci/devices/$1
+	put $d/vendor 0x12e2
+	put $d/device 0x4013
+	printf "\xe2\x12\x13\x40\x00\x00\x00\x00\x$2" >$d/config
+	[ "$3" = - ] || ln -s ../../../bus/pci/drivers/$3 $d/driver
+	[ "$4" = - ] || { mkdir -p $C/sys/kernel/iommu_groups/$4; ln -s ../../../kernel/iommu_groups/$4 $d/iommu_group; }
+}
+card 0000:02:00.0 21 - 11
+card 0000:04:00.0 12 bc635 -
+card 0000:05:00.0 30 vfio-pci 7
+card 0000:06:00.0 2a vfio-pci 9
+"$CTL" doctor --root "$C" --cpu 0 --latency 0 --json >"$W/cards.json" 2>/dev/null
+cards() { python3 - "$W/cards.json" <<'PY'
+import json, sys
+for f in json.load(open(sys.argv[1]))["findings"]:
+    if f["check"] == "bc635":
+        c = f["card"]
+        print(c["pci"], f["status"], c["generation"], c["revision"], c["driver"] or "-", c["bc635_device"] or "-", "|", c["bind"], "|", f["detail"])
+PY
+}
+cards >"$W/cards.txt" 2>&1
+line() { grep "^$1 " "$W/cards.txt"; }
+check "a second-generation card bound to nothing, with an IOMMU group: the vfio-pci bind line" \
+	'line 0000:02:00.0 | grep -qF "0000:02:00.0 warn 2 33 - - | modprobe vfio-pci && echo vfio-pci > /sys/bus/pci/devices/0000:02:00.0/driver_override && echo 0000:02:00.0 > /sys/bus/pci/drivers_probe | 0000:02:00.0: bc635PCI-U, second generation (PCI revision 0x21): registers in BAR2, 2 KiB of DPRAM in BAR3; bound to no driver"' \
+	"$(cat "$W/cards.txt")"
+check "a first-generation card held by another driver, no IOMMU: unbind, then uio_pci_generic, and what to do if it refuses" \
+	'line 0000:04:00.0 | grep -qF "0000:04:00.0 warn 1 18 bc635 - | modprobe uio_pci_generic && echo 0000:04:00.0 > /sys/bus/pci/devices/0000:04:00.0/driver/unbind && echo uio_pci_generic > /sys/bus/pci/devices/0000:04:00.0/driver_override && echo 0000:04:00.0 > /sys/bus/pci/drivers_probe (uio_pci_generic binds only a card with PCI 2.3" &&
+	 line 0000:04:00.0 | grep -qF "bound to bc635, which tdpd cannot use"' "$(cat "$W/cards.txt")"
+check "a revision no public source names: bound, but bc635-bars must say where the BARs are" \
+	'line 0000:05:00.0 | grep -qF "0000:05:00.0 warn 0 48 vfio-pci 0000:05:00.0 |  | 0000:05:00.0: bc635PCI-U, PCI revision 0x30, which no public source names; bound to vfio-pci (IOMMU group 7)" &&
+	 python3 -c "import json,sys; f=[f for f in json.load(open(sys.argv[1]))[\"findings\"] if f.get(\"card\",{}).get(\"pci\")==\"0000:05:00.0\"][0]; assert \"set bc635-bars (0,1 or 2,3)\" in f[\"fix\"], f" "$W/cards.json"' \
+	"$(cat "$W/cards.txt")"
+check "a second-generation card on vfio-pci passes and names the bc635-device line" \
+	'line 0000:06:00.0 | grep -qF "0000:06:00.0 pass 2 42 vfio-pci 0000:06:00.0 |  | 0000:06:00.0: bc635PCI-U, second generation (PCI revision 0x2a): registers in BAR2, 2 KiB of DPRAM in BAR3; bound to vfio-pci (IOMMU group 9): bc635-device 0000:06:00.0"' \
+	"$(cat "$W/cards.txt")"
+"$CTL" doctor --root "$C" --cpu 0 --latency 0 >"$W/cards.words" 2>&1
+check "in words, each card is its own finding with its fix" \
+	'[ "$(grep -c "^warn  bc635" "$W/cards.words")" = 3 ] && [ "$(grep -c "^pass  bc635" "$W/cards.words")" = 1 ] && grep -q "fix: modprobe vfio-pci" "$W/cards.words"' \
+	"$(cat "$W/cards.words")"
 
 # ---- shield -------------------------------------------------------------------------
 S=$W/shield
