@@ -297,8 +297,9 @@ static int sim_irq_rearm(struct bc_bus *b)
 static void sim_describe(struct bc_bus *b, char *buf, size_t len)
 {
 	struct bc_sim *s = SIM(b);
-	snprintf(buf, len, "bc635 simulator (registers, DPRAM and heartbeat in memory, interrupts on an eventfd%s)",
-		 s->th_up ? ", edges in real time" : "");
+	snprintf(buf, len, "bc635 simulator (%s generation, PCI revision 0x%02x: registers, %u KiB of DPRAM and "
+		 "heartbeat in memory, interrupts on an eventfd%s)", s->revision >= BC_REV_V2_FIRST ? "second" : "first",
+		 s->revision, s->dp_size / 1024, s->th_up ? ", edges in real time" : "");
 }
 
 static void sim_close(struct bc_bus *b)
@@ -488,13 +489,6 @@ void bcsim_dpram_poke(struct bc_sim *s, uint32_t off, uint8_t v)
 void bcsim_set_revision(struct bc_sim *s, uint8_t rev)
 {
 	LOCKED(layout(s, rev));
-}
-
-uint8_t bcsim_revision(struct bc_sim *s)
-{
-	uint8_t r;
-	LOCKED(r = s->revision);
-	return r;
 }
 
 void bcsim_set_reg(struct bc_sim *s, uint32_t off, uint32_t v)

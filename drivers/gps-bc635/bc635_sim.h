@@ -60,7 +60,6 @@ void bcsim_set_reg(struct bc_sim *s, uint32_t off, uint32_t v);
 /* The PCI revision, and with it the generation and its DPRAM: 0x12 (the
  * default) 4 KiB, 0x20-0x2F 2 KiB. The DPRAM is laid out afresh. */
 void bcsim_set_revision(struct bc_sim *s, uint8_t rev);
-uint8_t bcsim_revision(struct bc_sim *s);
 /* A byte of DPRAM as the card holds it (the area offsets included). */
 void bcsim_dpram_poke(struct bc_sim *s, uint32_t off, uint8_t v);
 

@@ -539,6 +539,9 @@ static void second_generation_dpram(void **st)
 	bcsim_set_revision(sim, 0x21);
 	struct bc_bus *b = bcsim_bus(sim);
 	assert_int_equal(b->dp_size, 2048);
+	char what[200];
+	b->ops->describe(b, what, sizeof(what));
+	assert_non_null(strstr(what, "second generation, PCI revision 0x21: registers, 2 KiB of DPRAM"));
 	static const uint8_t top[4] = {0x00, 0x82, 0x01, 0x02};
 	for (int i = 0; i < 4; i++) {
 		assert_int_equal(b->ops->dp_rd8(b, 0x7FC + (uint32_t)i), top[i]);
