@@ -140,7 +140,7 @@ void bc635_pci_release(struct pci_bus *p)
 	free(p);
 }
 
-static void pci_close(struct bc_bus *b)
+void bc635_pci_close(struct bc_bus *b)
 {
 	bc635_pci_release(PB(b));
 }
@@ -234,7 +234,7 @@ static int uio_rearm(struct bc_bus *b)
 
 static const struct bc_bus_ops uio_ops = {
 	.rd32 = bc635_pci_rd32, .wr32 = bc635_pci_wr32, .dp_rd8 = bc635_pci_dp_rd8, .dp_wr8 = bc635_pci_dp_wr8,
-	.irq_fd = bc635_pci_irq_fd, .irq_take = uio_take, .irq_rearm = uio_rearm, .close = pci_close,
+	.irq_fd = bc635_pci_irq_fd, .irq_take = uio_take, .irq_rearm = uio_rearm, .close = bc635_pci_close,
 	.describe = bc635_pci_describe,
 };
 

@@ -52,6 +52,7 @@ uint8_t bc635_pci_dp_rd8(struct bc_bus *b, uint32_t off);
 void bc635_pci_dp_wr8(struct bc_bus *b, uint32_t off, uint8_t v);
 int bc635_pci_irq_fd(struct bc_bus *b);
 void bc635_pci_describe(struct bc_bus *b, char *buf, size_t len);
+void bc635_pci_close(struct bc_bus *b);
 
 struct bc_bus *bc635_vfio_open(const struct bc_pci_host *h, const char *addr, enum bc_bars bars, char *err,
 			       size_t errlen);

@@ -38,14 +38,9 @@ static int vfio_rearm(struct bc_bus *b)
 	return p->host->ioctl(p->vfio_dev, VFIO_DEVICE_SET_IRQS, &u) == 0 ? 0 : -errno;
 }
 
-static void vfio_close(struct bc_bus *b)
-{
-	bc635_pci_release(PB(b));
-}
-
 static const struct bc_bus_ops vfio_ops = {
 	.rd32 = bc635_pci_rd32, .wr32 = bc635_pci_wr32, .dp_rd8 = bc635_pci_dp_rd8, .dp_wr8 = bc635_pci_dp_wr8,
-	.irq_fd = bc635_pci_irq_fd, .irq_take = vfio_take, .irq_rearm = vfio_rearm, .close = vfio_close,
+	.irq_fd = bc635_pci_irq_fd, .irq_take = vfio_take, .irq_rearm = vfio_rearm, .close = bc635_pci_close,
 	.describe = bc635_pci_describe,
 };
 
