@@ -24,6 +24,7 @@ static const char *const fast_names[] = {"auto", "tsc", "os", NULL};
 const char *const conf_action_names[] = {"serve", "alarm", "demote", NULL};
 static const char *const ptp_mode_names[] = {"disciplined", "offset", NULL};
 static const char *const bars_names[] = {"auto", "0,1", "1,0", "2,3", NULL};
+static const char *const predictor_names[] = {"max", "quantile", NULL};
 static const char *const syssync_names[] = {"adjtimex", "assume-locked", NULL};
 static const char *const huge_names[] = {"auto", "yes", "no", NULL};
 static const char *const host_path_names[] = {"auto", "tap", "none", NULL};   /* enum hp_path */
@@ -103,10 +104,14 @@ const struct conf_opt conf_opts[] = {
 	{"max-lead", CS_GLOBAL, CT_DUR, "0", 0, 1000000000, NULL, G(max_lead_ns), "TIME",
 	 "cap the predictive wait's lead: the engine polls the clock at most this long before a boundary (0: no cap); "
 	 "for routers that share CPUs, at the price of late wake-ups when the machine is busy", false},
+	{"wake-predictor", CS_GLOBAL, CT_ENUM, "max", 0, 0, predictor_names, G(wake_predictor), "max|quantile",
+	 "how the oversleep is predicted: max, the largest of the last oversleep-window sleeps (ClockFix's rule); quantile, the oversleep only wake-miss-target of the sleeps exceed, from a histogram over about 1000 / wake-miss-target sleeps", false},
+	{"wake-miss-target", CS_GLOBAL, CT_FRAC, "1e-4", 1, 100000000, NULL, G(wake_miss_ppb), "FRACTION",
+	 "quantile predictor: the share of frames allowed to wake after their boundary (1e-9 to 0.1); less costs CPU, polling the clock for a longer lead", false},
 	{"oversleep-window", CS_GLOBAL, CT_INT, "32", 1, 256, NULL, G(oversleep_window), "N",
-	 "sleeps over which the maximum oversleep is taken as the prediction", false},
+	 "max predictor: sleeps over which the maximum oversleep is taken as the prediction", false},
 	{"oversleep-decay", CS_GLOBAL, CT_INT, "95", 1, 100, NULL, G(oversleep_decay), "PERCENT",
-	 "each frame without a sleep scales the oversleep window by this much", false},
+	 "max predictor: each frame without a sleep scales the oversleep window by this much", false},
 	{"be-poll", CS_GLOBAL, CT_DUR, "100us", 0, 1000000000, NULL, G(be_poll_ns), "TIME",
 	 "while waiting for a boundary, fill best effort this often; 0 fills only after each push", false},
 	{"clock-refresh", CS_GLOBAL, CT_DUR, "100ms", 0, 60000000000LL, NULL, G(clock_refresh_ns), "TIME",
@@ -278,6 +283,24 @@ static int parse_value(const struct conf_opt *o, const char *v, void *base, cons
 			*why = whybuf;
 		}
 		return -1;
+	case CT_FRAC: {
+		/* a fraction, decimal or with an exponent, kept in 1e-9 */
+		char *end;
+		errno = 0;
+		double x = strtod(v, &end);
+		if (errno || end == v || *end || !(x >= 0) || x > 1) {
+			*why = "not a fraction from 0 to 1 (e.g. 1e-4 or 0.0001)";
+			return -1;
+		}
+		int64_t ppb = (int64_t)(x * 1e9 + 0.5);
+		if (ppb < o->min || ppb > o->max) {
+			snprintf(whybuf, wlen, "%s is out of range %.9g..%.9g", v, (double)o->min / 1e9, (double)o->max / 1e9);
+			*why = whybuf;
+			return -1;
+		}
+		*iv = ppb;
+		return 0;
+	}
 	case CT_LIST:
 		*why = "internal: list";
 		return -1;
@@ -592,6 +615,9 @@ static void dump_value(const struct conf_opt *o, const void *base, FILE *out)
 	case CT_ENUM:
 		fputs(o->choices[v], out);
 		break;
+	case CT_FRAC:
+		fprintf(out, "%.9g", (double)v / 1e9);
+		break;
 	case CT_LIST:
 		break;
 	}
@@ -641,6 +667,7 @@ static const char *type_word(const struct conf_opt *o)
 	case CT_RATE: return "a rate (e.g. 1Gbit/s), or 0";
 	case CT_BOOL: return "yes or no";
 	case CT_INT: return "an integer";
+	case CT_FRAC: return "a fraction (e.g. 1e-4)";
 	default: return NULL;
 	}
 }

@@ -34,7 +34,7 @@
 #define CONF_STR 256
 #define CONF_MAX_BYTES (1u << 20)  /* a configuration file is at most this long */
 
-enum conf_type { CT_STR, CT_INT, CT_DUR, CT_RATE, CT_ENUM, CT_BOOL, CT_LIST };
+enum conf_type { CT_STR, CT_INT, CT_DUR, CT_RATE, CT_ENUM, CT_BOOL, CT_LIST, CT_FRAC /* in 1e-9 */ };
 enum { CS_GLOBAL = 1, CS_PORT = 2 };
 
 struct conf_item {
@@ -74,6 +74,7 @@ struct conf {
 	int64_t max_lead_ns;
 	int64_t flow_queue_depth, be_queue_depth;
 	int64_t spin_below_ns, min_sleep_ns, wake_margin_ns, oversleep_window, oversleep_decay;
+	int64_t wake_predictor, wake_miss_ppb;
 	int64_t be_poll_ns, clock_refresh_ns;
 	int64_t mbufs;
 	int64_t rx_idle_sleep_ns;

@@ -532,7 +532,8 @@ static int engine_up(struct tdpd *d)
 		.unlocked_action = (enum sync_action)c->sync_unlocked_action,
 		.pw = {.spin_below_ns = c->spin_below_ns, .min_sleep_ns = c->min_sleep_ns,
 		       .margin_ns = c->wake_margin_ns, .window = (uint32_t)c->oversleep_window,
-		       .decay_pct = (uint32_t)c->oversleep_decay, .book_init_ns = 200, .max_lead_ns = c->max_lead_ns},
+		       .decay_pct = (uint32_t)c->oversleep_decay, .book_init_ns = 200, .max_lead_ns = c->max_lead_ns,
+		       .miss_ppb = c->wake_predictor ? (uint64_t)c->wake_miss_ppb : 0},
 	};
 	d->e = engine_create(&ec, err, sizeof(err));
 	if (!d->e) {

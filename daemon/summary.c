@@ -115,9 +115,14 @@ void summary_text(const struct summary_src *s, FILE *out)
 			es.ticks, es.tick_timeouts, ts.missed, ts.doubled, ts.spurious, hist_quantile(th, 0.5),
 			hist_quantile(th, 0.99), th->count ? th->max : 0);
 	}
+	char pred[48];
+	if (pw.miss_ppb)
+		snprintf(pred, sizeof(pred), "quantile for %.9g", (double)pw.miss_ppb / 1e9);
+	else
+		snprintf(pred, sizeof(pred), "max of %u", pw.window);
 	fprintf(out, "wait    %" PRIu64 " sleeps, %" PRIu64 " spins, predicted oversleep %" PRId64
-		     " ns, bookkeeping %" PRId64 " ns (%" PRIu64 " deferred)\n",
-		pw.st.sleeps, pw.st.spins, pw.pred_ns, pw.book_ns, pw.st.deferred);
+		     " ns (%s), bookkeeping %" PRId64 " ns (%" PRIu64 " deferred)\n",
+		pw.st.sleeps, pw.st.spins, pw.pred_ns, pred, pw.book_ns, pw.st.deferred);
 	fprintf(out, "\n%-16s %-8s %10s %10s %10s %8s %8s %8s %8s %8s %8s %8s %8s\n", "flow", "port", "rx", "reserved",
 		"sent", "unused", "late-drop", "carried", "arr-late", "overflow", "tx-drop", "demoted", "stamped");
 	/* carried: packets of late frames and the ones the driver had not taken
@@ -260,6 +265,9 @@ json_t *summary_engine_json(const struct summary_src *s)
 			      "deferred", J(pw.st.deferred), "predicted_oversleep_ns", J(pw.pred_ns), "skip_events",
 			      J(es.skip_events), "back_steps", J(es.back_steps), "repeated_frames",
 			      J(es.repeated_frames), "last_jump_frames", J(es.last_jump_frames));
+	json_object_set_new(o, "predictor", pw.miss_ppb ? json_pack("{ss sf}", "kind", "quantile", "miss_target",
+								    (double)pw.miss_ppb / 1e9)
+							 : json_pack("{ss si}", "kind", "max", "window", (int)pw.window));
 	json_t *more = json_pack("{sI sI sI sI sI sI sI sI sI sI sI}", "holdover_frames", J(es.holdover_frames),
 				 "unlocked_frames", J(es.unlocked_frames), "alarm_frames", J(es.alarm_frames),
 				 "demoted_frames", J(es.demoted_frames), "ticks", J(es.ticks), "tick_timeouts",

@@ -14,6 +14,15 @@ int pw_init(struct pw *p, const struct pw_config *c)
 	memset(p, 0, sizeof(*p));
 	p->cfg = *c;
 	p->book_ema_ns = c->book_init_ns << 3;
+	if (c->miss_ppb) {
+		/* a horizon of 1000 / miss keeps ~1000 samples past the quantile: fewer
+		 * (100 / miss) let the estimate miss 20 % more than asked (test_pw) */
+		uint64_t h = c->horizon ? c->horizon : 1000000000000ull / c->miss_ppb;
+		if (h > 1000000000u)
+			h = 1000000000u;
+		if (pwq_init(&p->q, c->miss_ppb, h))
+			return -1;
+	}
 	return 0;
 }
 
@@ -39,6 +48,11 @@ static void recompute(struct pw *p)
 
 static void push(struct pw *p, int64_t over_ns)
 {
+	if (p->cfg.miss_ppb) {
+		pwq_add(&p->q, over_ns);
+		__atomic_store_n(&p->pred_ns, pwq_quantile(&p->q), __ATOMIC_RELAXED);
+		return;
+	}
 	p->win[p->head] = over_ns;
 	p->head = (p->head + 1) % p->cfg.window;
 	if (p->n < p->cfg.window)
@@ -48,6 +62,11 @@ static void push(struct pw *p, int64_t over_ns)
 
 static void decay(struct pw *p)
 {
+	if (p->cfg.miss_ppb) {
+		pwq_forget_top(&p->q);
+		__atomic_store_n(&p->pred_ns, pwq_quantile(&p->q), __ATOMIC_RELAXED);
+		return;
+	}
 	if (p->cfg.decay_pct == 100)
 		return;
 	for (uint32_t i = 0; i < p->n; i++)
@@ -119,4 +138,6 @@ void pw_snapshot(const struct pw *p, struct pw_snap *out)
 	out->st.early_wakes = __atomic_load_n(&p->st.early_wakes, __ATOMIC_RELAXED);
 	out->pred_ns = __atomic_load_n(&p->pred_ns, __ATOMIC_RELAXED);
 	out->book_ns = __atomic_load_n(&p->book_ema_ns, __ATOMIC_RELAXED) >> 3;
+	out->miss_ppb = p->cfg.miss_ppb;
+	out->window = p->cfg.window;
 }

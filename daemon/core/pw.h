@@ -5,12 +5,16 @@
  * (the ClockFix method).
  *
  *  - Every sleep's oversleep (woke - asked) is a sample. The next oversleep is
- *    predicted as the maximum over a sliding window of the last `window`
- *    samples.
+ *    predicted either as the maximum over a sliding window of the last
+ *    `window` samples (ClockFix's rule), or, with miss_ppb set, as the
+ *    quantile of a long-horizon histogram that only that share of sleeps
+ *    exceed (pwq.h): a lead aimed at a miss rate rather than at the recent
+ *    past.
  *  - When the engine does not sleep (too little time before the boundary for
  *    the predicted oversleep), it gets no new sample, so one outlier could keep
  *    it spinning forever. Every such frame therefore scales the window by
- *    decay/100, and the prediction falls until sleeping is allowed again.
+ *    decay/100 (or drops the histogram's highest sample), and the prediction
+ *    falls until sleeping is allowed again.
  *  - Recording a sample is bookkeeping with a cost of its own. Its cost is
  *    predicted by an exponential moving average (weight 1/8); if less time
  *    than that is left before the boundary, the sample is deferred to after
@@ -25,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pwq.h"
 #include "tdp_time.h"
 
 #define PW_WINDOW_MAX 256
@@ -38,6 +43,8 @@ struct pw_config {
 	uint32_t decay_pct;      /* scale per frame without sleep, 1..100 */
 	int64_t book_init_ns;    /* starting bookkeeping estimate */
 	int64_t max_lead_ns;     /* the lead never exceeds this (0: no cap) */
+	uint64_t miss_ppb;       /* 0: the window's maximum; else the quantile only this share of sleeps exceed (1e-9) */
+	uint64_t horizon;        /* quantile: samples between halvings of the histogram (0: 1000 / miss) */
 };
 
 struct pw_stats {
@@ -51,7 +58,8 @@ struct pw {
 	struct pw_config cfg;
 	int64_t win[PW_WINDOW_MAX];
 	uint32_t head, n;
-	int64_t pred_ns;         /* max over the window */
+	struct pwq q;            /* with miss_ppb */
+	int64_t pred_ns;         /* max over the window, or the quantile */
 	int64_t book_ema_ns;     /* EMA of the bookkeeping cost, in ns << 3 */
 	bool pending;            /* a deferred sample */
 	tdp_time_t pend_asked, pend_woke;
@@ -66,6 +74,8 @@ int pw_init(struct pw *p, const struct pw_config *c);
 struct pw_snap {
 	struct pw_stats st;
 	int64_t pred_ns, book_ns;
+	uint64_t miss_ppb;       /* the predictor: 0 the window's maximum, else the quantile's target */
+	uint32_t window;
 };
 void pw_snapshot(const struct pw *p, struct pw_snap *out);
 

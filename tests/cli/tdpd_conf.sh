@@ -48,7 +48,7 @@ $out"
 	fi
 }
 
-echo "1..45"
+echo "1..48"
 good >"$W/good.conf"
 out=$("$TDPD" -f "$W/good.conf" --check 2>&1) && grep -q "valid: 2 ports, 2 flows" <<<"$out" &&
 	ok "a good configuration passes --check" || notok "a good configuration passes --check" "$out"
@@ -63,6 +63,8 @@ expect_err "a sync action that does not exist" "${G/late-policy carry/sync-unloc
 expect_err "ptp-mode names its two modes" "${G/late-policy carry/ptp-mode slave}" "expected one of disciplined, offset"
 expect_err "phc-tick needs two different pins" "${G/late-policy carry/phc-tick 1,1}" "bad.conf:3: error: phc-tick '1,1': give none, or two different pin numbers OUT,IN"
 expect_err "bc635-bars names its layouts" "${G/late-policy carry/bc635-bars 3,2}" "expected one of auto, 0,1, 1,0, 2,3"
+expect_err "a miss target must be a fraction" "${G/late-policy carry/wake-miss-target often}" "bad.conf:3: error: wake-miss-target 'often': not a fraction from 0 to 1 (e.g. 1e-4 or 0.0001)"
+expect_err "a miss target past 0.1 is out of range" "${G/late-policy carry/wake-miss-target 0.5}" "bad.conf:3: error: wake-miss-target '0.5': 0.5 is out of range 1e-09..0.1"
 expect_err "bad duration" "${G/late-policy carry/spin-below 20 parsecs}" "bad.conf:3: error: spin-below '20 parsecs'"
 expect_err "a value given twice" "${G/late-policy carry/late-policy carry
 late-policy drop}" "bad.conf:4: error: 'late-policy' given twice (first at line 3)"
@@ -137,6 +139,11 @@ rc=0; out=$("$TDPD" -f "$W/dump.conf" --check 2>&1) || rc=$?
 	notok "--dump-config reads back as the same configuration (options not set are comments)" "exit $rc: $out"
 expect_err "a rate past 64 bits signed is refused, not dumped as -1bit/s" "$G" \
 	"rate '18446744073709551615bit/s': beyond the largest rate tdpd takes" --port out:rate=18446744073709551615bit/s
+
+out=$("$TDPD" -f "$W/good.conf" --wake-predictor quantile --wake-miss-target 2.5e-5 --dump-config 2>&1)
+grep -q "^wake-predictor quantile$" <<<"$out" && grep -q "^wake-miss-target 2.5e-05$" <<<"$out" &&
+	ok "the quantile predictor and its miss target, dumped as set" ||
+	notok "the quantile predictor and its miss target, dumped as set" "$out"
 
 out=$("$TDPD" -f "$W/good.conf" --late-policy drop --port out:rate=1Gbit/s --dump-config 2>&1)
 grep -q "^late-policy drop$" <<<"$out" && grep -q "^rate 1000000000bit/s$" <<<"$out" &&

@@ -27,7 +27,7 @@ SOAK_S=${SOAK_S:-8}
 net_test_begin
 . "$SRC/tests/tap.sh"
 net_cleanup() { mountpoint -q "$W/full" 2>/dev/null && umount "$W/full"; }
-echo "1..11"
+echo "1..12"
 
 net_up "flt$$"
 router_conf "$W/tdpd.conf" "$SRC/schedules/examples/demo.tdp" "late-policy drop"
@@ -163,7 +163,9 @@ check "soak: a best-effort flood for ${SOAK_S} s, tdpd's memory flat (${r0} kB a
 mkdir -p "$W/full"
 mount -t tmpfs -o size=16k tmpfs "$W/full"
 dd if=/dev/zero of="$W/full/fill" bs=1k count=64 2>/dev/null
-router_conf "$W/tdpd2.conf" "$SRC/schedules/examples/demo.tdp" "late-policy drop" "summary-json $W/full/sum.json"
+# (this run also takes the quantile predictor: the summary names it)
+router_conf "$W/tdpd2.conf" "$SRC/schedules/examples/demo.tdp" "late-policy drop" "summary-json $W/full/sum.json" \
+	"wake-predictor quantile" "wake-miss-target 1e-3"
 kill -TERM "$PID"
 wait "$PID"
 start "$W/tdpd2.conf" "$W/t2"
@@ -174,6 +176,8 @@ check "the summary file's disk full: exit 1, said so, nothing half-written, the 
 	'[ $rc -eq 1 ] && grep -q "summary-json $W/full/sum.json: No space left on device" "$W/t2.err" &&
 	 [ ! -e "$W/full/sum.json" ] && [ ! -e "$W/full/sum.json.tmp" ] && grep -q "^frames " "$W/t2.out"' \
 	"exit $rc; $(tail -3 "$W/t2.err"; ls "$W/full")"
+check "wake-predictor quantile is the engine's: the summary says so" \
+	'grep -q "^wait .* predicted oversleep [0-9]* ns (quantile for 0.001)" "$W/t2.out"' "$(grep "^wait" "$W/t2.out")"
 
 start "$W/tdpd.conf" "$W/t3"
 kill -KILL "$PID"

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The predictive wait: the max of the window, the cap on the lead, decay,
- * deferred bookkeeping, spinning below the threshold.
+ * deferred bookkeeping, spinning below the threshold; the oversleep quantile
+ * (its count, its horizon, its decay) and the miss rate each
+ * predictor reaches on the same heavy-tailed oversleeps.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 #include "frame.h"
 #include "hist.h"
 #include "pw.h"
+#include "pwq.h"
 #include "tb_system.h"
 #include "tb_sim.h"
 #include "tscclock.h"
@@ -123,6 +126,91 @@ static void pw_spins_below_threshold(void **state)
 	assert_int_equal(pw_init(&p, &c), -1);
 }
 
+/* the quantile only miss of the samples exceed; the largest seen until
+ * there are enough to tell; halving forgets; a frame without a sleep drops
+ * the top */
+static void pwq_counts(void **state)
+{
+	struct pwq q;
+	assert_int_equal(pwq_init(&q, 100000, 1000000000), 0); /* 1e-4 */
+	assert_int_equal(pwq_quantile(&q), 0);
+	pwq_add(&q, 200000);
+	assert_int_equal(pwq_quantile(&q), pwq_edge(200000)); /* one sample: its own */
+	for (int i = 0; i < 99999; i++)
+		pwq_add(&q, 5000);
+	/* 100,000 samples, 1 above 5 us: 1e-5 of them, within 1e-4 */
+	assert_int_equal(pwq_quantile(&q), pwq_edge(5000));
+	for (int i = 0; i < 10; i++)
+		pwq_add(&q, 200000);
+	/* 11 of 100,010 above: more than 1e-4 (10) */
+	assert_int_equal(pwq_quantile(&q), pwq_edge(200000));
+	pwq_forget_top(&q);
+	assert_int_equal(pwq_quantile(&q), pwq_edge(5000));
+	assert_int_equal(pwq_init(&q, 0, 1), -1);
+	assert_int_equal(pwq_init(&q, 1000000001, 1), -1);
+
+	/* a horizon of 100: the lone 1 ms sample is halved away */
+	assert_int_equal(pwq_init(&q, 1, 100), 0);
+	pwq_add(&q, 1000000);
+	for (int i = 0; i < 99; i++)
+		pwq_add(&q, 3000);
+	assert_int_equal(pwq_quantile(&q), pwq_edge(1000000));
+	pwq_add(&q, 3000);
+	assert_int_equal(pwq_quantile(&q), pwq_edge(3000));
+}
+
+/* a fixed stream of oversleeps: 3-8 us, with a Pareto tail (alpha 1) from
+ * 20 us in 2 % of them, as a VM's wake-ups look */
+static int64_t oversleep(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	double u = (double)(*s >> 11) / 9007199254740992.0;
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	double w = (double)(*s >> 11) / 9007199254740992.0;
+	if (u < 0.98)
+		return 3000 + (int64_t)(w * 5000);
+	double x = 20000.0 / (1.0 - w);
+	return x > 1e9 ? 1000000000 : (int64_t)x;
+}
+
+/*
+ * Each predictor's lead before every sleep against that sleep's oversleep:
+ * ClockFix's max of 32 misses about one in 33 whatever the tail (a new
+ * maximum of 33 samples); the quantile misses what it was asked, here 1e-3
+ * and 1e-4 within their statistical spread, and leads by less than the
+ * window's maximum on most frames.
+ */
+static void miss_rate_of_each_predictor(void **state)
+{
+	const uint64_t targets[] = {0, 1000000, 100000}; /* max-of-32, 1e-3, 1e-4 */
+	const int n = 2000000, warm = 200000;
+	for (int t = 0; t < 3; t++) {
+		struct pw p;
+		struct pw_config c = pwc();
+		c.window = 32;
+		c.miss_ppb = targets[t];
+		assert_int_equal(pw_init(&p, &c), 0);
+		uint64_t seed = 42;
+		int misses = 0;
+		double lead_sum = 0;
+		for (int i = 0; i < n; i++) {
+			int64_t over = oversleep(&seed);
+			if (i >= warm) {
+				misses += over > p.pred_ns;
+				lead_sum += (double)p.pred_ns;
+			}
+			pw_woke(&p, tdp_time(0), tdp_time(over), tdp_time(2000000000));
+		}
+		double rate = (double)misses / (n - warm), mean = lead_sum / (n - warm);
+		print_message("predictor %s: miss rate %.2e, mean lead %.0f ns\n",
+			      t == 0 ? "max of 32" : t == 1 ? "quantile 1e-3" : "quantile 1e-4", rate, mean);
+		if (t == 0)
+			assert_true(rate > 0.02 && rate < 0.04);
+		else
+			assert_true(rate <= 1.5e-9 * (double)targets[t] && rate >= 0.3e-9 * (double)targets[t]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -131,6 +219,8 @@ int main(void)
 		cmocka_unit_test(pw_decays_when_it_cannot_sleep),
 		cmocka_unit_test(pw_defers_bookkeeping_near_the_boundary),
 		cmocka_unit_test(pw_spins_below_threshold),
+		cmocka_unit_test(pwq_counts),
+		cmocka_unit_test(miss_rate_of_each_predictor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
