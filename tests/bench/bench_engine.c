@@ -6,15 +6,15 @@
  *
  *   clock     cost of a clock read: clock_gettime(CLOCK_TAI / REALTIME) and
  *             the engine's fast clock (TSC mapped onto the CTR)
- *   start     frame-start error at TF 100 us and 1 ms: the engine (system
- *             timebase, an in-memory port), a plain clock_nanosleep to each
- *             boundary, and cyclictest at the same interval; the engine's CPU
- *             duty cycle
+ *   start     frame-start error at TF 100 us and 1 ms, fairly (bench_start.c):
+ *             the engine with each predictor, spin, clock_nanosleep and
+ *             cyclictest interleaved in blocks under the same PM QoS, with
+ *             ratios and their spread, and the CPU-against-p99.9 frontier
  *   datapath  Mpps per core: classify+enqueue (RX), dequeue+push (engine),
  *             against a plain rx_burst->tx_burst loop
  *   frame     per-frame engine cost for k 10..10^6 and 10..10^4 flows
  *
- * usage: bench_engine [clock|start|datapath|frame]... [--cpu N] [--quick]
+ * usage: bench_engine [clock|start|datapath|frame|tick|stamps]... [--cpu N] [--quick] [--svg PREFIX]
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -47,53 +47,7 @@
 #include "tb_sim.h"
 #include "tb_system.h"
 
-static int cpu = 1;
-static bool quick;
-
-static int64_t mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int64_t thread_cpu(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static struct sched_table *table_from(const char *txt)
-{
-	struct sched_diags d;
-	sched_diags_init(&d, "bench");
-	struct sched_table *t = sched_parse(txt, strlen(txt), &d);
-	if (!t || d.nerr) {
-		sched_diags_print(&d, stderr);
-		exit(1);
-	}
-	sched_diags_free(&d);
-	return t;
-}
-
-static void rt_self(void)
-{
-	cpu_set_t s;
-	CPU_ZERO(&s);
-	CPU_SET(cpu, &s);
-	pthread_setaffinity_np(pthread_self(), sizeof(s), &s);
-	struct sched_param sp = {.sched_priority = 80};
-	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0)
-		fprintf(stderr, "bench: no SCHED_FIFO (%s); figures will be worse\n", strerror(errno));
-	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-}
-
-static void rt_off(void)
-{
-	struct sched_param sp = {.sched_priority = 0};
-	pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
-}
+#include "bench.h"
 
 /* ---- clock read cost ----------------------------------------------------- */
 
@@ -128,7 +82,6 @@ static double fast_cost(struct timebase *tb)
 	return best;
 }
 
-static double g_read_ns;
 
 static void bench_clock(struct timebase *tb)
 {
@@ -143,21 +96,6 @@ static void bench_clock(struct timebase *tb)
 }
 
 /* ---- frame-start error ----------------------------------------------------- */
-
-struct figs {
-	int64_t p50, p99, p999, max;
-	uint64_t n;
-	double duty;
-};
-
-static void figs_of(const struct hist *h, struct figs *f)
-{
-	f->p50 = hist_quantile(h, 0.5);
-	f->p99 = hist_quantile(h, 0.99);
-	f->p999 = hist_quantile(h, 0.999);
-	f->max = h->max;
-	f->n = h->count;
-}
 
 static struct figs g_tick; /* tick latency of the latest run_engine, when the source ticks */
 
@@ -237,87 +175,6 @@ static void run_engine(struct timebase *tb, int64_t tf_ns, uint32_t frames, stru
 	sched_free(t);
 }
 
-static void run_nanosleep(struct timebase *tb, int64_t tf_ns, uint32_t frames, struct figs *out)
-{
-	struct hist h;
-	hist_init(&h);
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	int64_t next = ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec) / tf_ns * tf_ns + 2 * tf_ns;
-	int64_t c0 = thread_cpu(), w0 = mono();
-	for (uint32_t i = 0; i < frames; i++, next += tf_ns) {
-		struct timespec at = {next / 1000000000, next % 1000000000};
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL);
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		hist_add(&h, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - next);
-	}
-	int64_t c1 = thread_cpu(), w1 = mono();
-	figs_of(&h, out);
-	out->duty = (double)(c1 - c0) / (double)(w1 - w0);
-}
-
-/* cyclictest's own histogram (1 us bins) into figures; -1 when it cannot run */
-static int run_cyclictest(int64_t tf_ns, uint32_t frames, struct figs *out)
-{
-	char hf[] = "/tmp/tdpbench-hist-XXXXXX";
-	int fd = mkstemp(hf);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd),
-		 "cyclictest -m -p 80 -a %d -t 1 -i %" PRId64 " -l %u -q -h 100000 --histfile=%s >/dev/null 2>&1", cpu,
-		 tf_ns / 1000, frames, hf);
-	int rc = system(cmd);
-	FILE *f = fopen(hf, "r");
-	if (rc != 0 || !f) {
-		if (f)
-			fclose(f);
-		unlink(hf);
-		return -1;
-	}
-	uint64_t *bins = calloc(100001, sizeof(uint64_t));
-	uint64_t total = 0, overflow = 0;
-	int64_t max_us = 0;
-	char line[256];
-	while (fgets(line, sizeof(line), f)) {
-		long us;
-		unsigned long long cnt;
-		if (line[0] == '#') {
-			long long m;
-			if (sscanf(line, "# Max Latencies: %lld", &m) == 1)
-				max_us = m;
-			if (sscanf(line, "# Histogram Overflows: %llu", &cnt) == 1)
-				overflow = cnt;
-			continue;
-		}
-		if (sscanf(line, "%ld %llu", &us, &cnt) == 2 && us >= 0 && us <= 100000) {
-			bins[us] += cnt;
-			total += cnt;
-		}
-	}
-	fclose(f);
-	unlink(hf);
-	total += overflow;
-	int64_t q[3] = {-1, -1, -1};
-	double want[3] = {0.5, 0.99, 0.999};
-	uint64_t seen = 0;
-	for (long us = 0; us <= 100000; us++) {
-		seen += bins[us];
-		for (int i = 0; i < 3; i++)
-			if (q[i] < 0 && (double)seen >= want[i] * (double)total)
-				q[i] = us * 1000;
-	}
-	free(bins);
-	out->p50 = q[0];
-	out->p99 = q[1];
-	out->p999 = q[2];
-	out->max = max_us * 1000;
-	out->n = total;
-	out->duty = -1;
-	return 0;
-}
-
 static void row(const char *name, const struct figs *f)
 {
 	printf("  %-22s %8" PRIu64 " %10" PRId64 " %10" PRId64 " %10" PRId64 " %10" PRId64, name, f->n, f->p50, f->p99,
@@ -325,38 +182,6 @@ static void row(const char *name, const struct figs *f)
 	if (f->duty >= 0)
 		printf(" %7.1f%%", 100 * f->duty);
 	printf("\n");
-}
-
-static void bench_start(struct timebase *tb)
-{
-	int64_t tfs[] = {100000, 1000000};
-	for (int i = 0; i < 2; i++) {
-		int64_t tf = tfs[i];
-		uint32_t frames = (uint32_t)((quick ? 1 : 4) * 1000000000LL / tf / (tf < 1000000 ? 2 : 1));
-		if (tf >= 1000000)
-			frames /= 1;
-		struct figs eng, ns, cyc;
-		rt_self();
-		run_engine(tb, tf, frames, &eng);
-		run_nanosleep(tb, tf, frames, &ns);
-		rt_off();
-		int have_cyc = run_cyclictest(tf, frames, &cyc) == 0;
-		printf("\n== frame-start error at TF %" PRId64 " us, CPU %d, SCHED_FIFO 80 (ns; cyclictest in 1 us bins)\n",
-		       tf / 1000, cpu);
-		printf("  %-22s %8s %10s %10s %10s %10s %8s\n", "", "frames", "p50", "p99", "p99.9", "max", "CPU");
-		row("tdpd engine", &eng);
-		row("clock_nanosleep", &ns);
-		if (have_cyc)
-			row("cyclictest", &cyc);
-		else
-			printf("  cyclictest             (could not run: is rt-tests installed, and are we root?)\n");
-		printf("  engine p50 / clock read cost:      %.2fx   (target <= 2x)\n",
-		       g_read_ns > 0 ? (double)eng.p50 / g_read_ns : 0);
-		printf("  engine p50 below clock_nanosleep:  %.2f%%  (target >= 98%%)\n",
-		       ns.p50 > 0 ? 100.0 * (1.0 - (double)eng.p50 / (double)ns.p50) : 0);
-		if (tf == 1000000)
-			printf("  engine CPU at TF 1 ms:             %.1f%%   (target < 15%%)\n", 100 * eng.duty);
-	}
 }
 
 /* ---- data path --------------------------------------------------------------- */
@@ -784,12 +609,15 @@ static void bench_tick(struct timebase *sys)
 int main(int argc, char **argv)
 {
 	bool want[6] = {false, false, false, false, false, false}, any = false;
+	const char *svg = NULL;
 	const char *names[6] = {"clock", "start", "datapath", "frame", "tick", "stamps"};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
 			cpu = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--quick"))
 			quick = true;
+		else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
+			svg = argv[++i];
 		else
 			for (int j = 0; j < 6; j++)
 				if (!strcmp(argv[i], names[j]))
@@ -815,7 +643,7 @@ int main(int argc, char **argv)
 	printf("tdpd engine benchmarks; timebase: %s\n", desc);
 	bench_clock(tb);   /* the ratios below need the read cost */
 	if (want[1])
-		bench_start(tb);
+		bench_start(tb, svg);
 	if (want[4])
 		bench_tick(tb);
 	if (want[2]) {
