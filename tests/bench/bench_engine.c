@@ -30,6 +30,9 @@
 #include <unistd.h>
 
 #include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_lpm.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -332,6 +335,68 @@ static void bench_rx_piped(struct timebase *clk)
 	printf("                                      %7.1f ns/packet   (+%.1f ns)\n", piped, piped - in_order);
 }
 
+/* An l3fwd-style router for the same frames: the Ethernet and IPv4 headers
+ * at fixed offsets, one bulk LPM lookup per burst over a table of 1,000
+ * routes, the MACs rewritten, TTL decremented with an incremental checksum
+ * (RFC 1624), tx_burst. The like-for-like yardstick for RX, which also
+ * classifies. */
+static struct rte_lpm *l3fwd_lpm(void)
+{
+	struct rte_lpm_config cfg = {.max_rules = 4096, .number_tbl8s = 256};
+	struct rte_lpm *lpm = rte_lpm_create("bench_l3fwd", SOCKET_ID_ANY, &cfg);
+	if (!lpm)
+		return NULL;
+	for (uint32_t i = 0; i < 1000; i++) /* 10.100.0.0/24 ... : not ours */
+		rte_lpm_add(lpm, RTE_IPV4(10, 100 + i / 256, i % 256, 0), 24, 0);
+	rte_lpm_add(lpm, RTE_IPV4(10, 0, 2, 0), 24, 1);
+	return lpm;
+}
+
+static uint64_t l3fwd_burst(struct rte_lpm *lpm, uint16_t pin, uint16_t pout, const uint8_t *dmac, const uint8_t *smac)
+{
+	struct rte_mbuf *b[32];
+	uint32_t dst[32], hop[32];
+	uint64_t done = 0;
+	uint16_t n;
+	while ((n = rte_eth_rx_burst(pin, 0, b, 32)) != 0) {
+		uint16_t k = 0;
+		for (uint16_t i = 0; i < n; i++) {
+			struct rte_ether_hdr *eh = rte_pktmbuf_mtod(b[i], struct rte_ether_hdr *);
+			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
+			if (eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) || ip->time_to_live <= 1) {
+				rte_pktmbuf_free(b[i]);
+				continue;
+			}
+			b[k] = b[i];
+			dst[k++] = rte_be_to_cpu_32(ip->dst_addr);
+		}
+		rte_lpm_lookup_bulk(lpm, dst, hop, k);
+		uint16_t out = 0;
+		for (uint16_t i = 0; i < k; i++) {
+			if (!(hop[i] & RTE_LPM_LOOKUP_SUCCESS) || (hop[i] & 0xffffff) != 1) {
+				rte_pktmbuf_free(b[i]);
+				continue;
+			}
+			struct rte_ether_hdr *eh = rte_pktmbuf_mtod(b[i], struct rte_ether_hdr *);
+			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
+			memcpy(&eh->dst_addr, dmac, 6);
+			memcpy(&eh->src_addr, smac, 6);
+			ip->time_to_live--;
+			/* HC' = ~(~HC + ~m + m'), m the TTL/protocol word (RFC 1624) */
+			uint32_t sum = (uint32_t)(uint16_t)~rte_be_to_cpu_16(ip->hdr_checksum) + 0xfeffu;
+			sum = (sum & 0xffff) + (sum >> 16);
+			sum = (sum & 0xffff) + (sum >> 16);
+			ip->hdr_checksum = rte_cpu_to_be_16((uint16_t)~sum);
+			b[out++] = b[i];
+		}
+		uint16_t s = rte_eth_tx_burst(pout, 0, b, out);
+		for (uint16_t i = s; i < out; i++)
+			rte_pktmbuf_free(b[i]);
+		done += s;
+	}
+	return done;
+}
+
 static void bench_datapath(void)
 {
 	const uint32_t batch = 4000, rounds = quick ? 50 : 250;
@@ -345,8 +410,10 @@ static void bench_datapath(void)
 	struct rx rxc = d.rx;
 	rt_self();
 	/* classify + enqueue */
-	int64_t rx_ns = 0, tx_ns = 0, plain_ns = 0;
-	uint64_t rx_pk = 0, tx_pk = 0, plain_pk = 0;
+	int64_t rx_ns = 0, tx_ns = 0, plain_ns = 0, l3_ns = 0;
+	uint64_t rx_pk = 0, tx_pk = 0, plain_pk = 0, l3_pk = 0;
+	struct rte_lpm *lpm = l3fwd_lpm();
+	static const uint8_t next_mac[6] = {2, 0, 0, 0, 2, 2};
 	engine_start(e);
 	for (uint32_t r = 0; r < rounds; r++) {
 		fill_ring(rx0, batch, 4);
@@ -379,14 +446,26 @@ static void bench_datapath(void)
 		}
 		plain_ns += mono() - t0;
 		env_drain(tx1);
+		/* the l3fwd-style loop on the same frames */
+		if (lpm) {
+			fill_ring(rx0, batch, 4);
+			t0 = mono();
+			l3_pk += l3fwd_burst(lpm, (uint16_t)pin, (uint16_t)pout, next_mac, ports[1].mac);
+			l3_ns += mono() - t0;
+			env_drain(tx1);
+		}
 	}
 	rt_off();
 	double rx_mpps = (double)rx_pk / (double)rx_ns * 1e3, tx_mpps = (double)tx_pk / (double)tx_ns * 1e3,
 	       plain = (double)plain_pk / (double)plain_ns * 1e3;
 	printf("\n== data path, in-memory ports (net_ring), one core, 4 flows, 100-byte packets\n");
 	printf("  plain loop (l2fwd: MAC rewrite)     %7.2f Mpps\n", plain);
-	printf("  RX: parse, classify, route, enqueue %7.2f Mpps   (%.2fx the plain loop; target >= 0.8x)\n", rx_mpps,
-	       rx_mpps / plain);
+	double l3 = l3_ns ? (double)l3_pk / (double)l3_ns * 1e3 : 0;
+	printf("  l3fwd-style (parse, bulk LPM over 1,001 routes, rewrite, TTL and checksum) %7.2f Mpps = %.1f ns/packet\n",
+	       l3, l3 > 0 ? 1e3 / l3 : 0);
+	printf("  RX: parse, classify, route, enqueue %7.2f Mpps = %.1f ns/packet  (%.2fx the plain loop, %.2fx the "
+	       "l3fwd-style loop; 25 GbE 64-byte frames: 27 ns)\n", rx_mpps, 1e3 / rx_mpps, rx_mpps / plain,
+	       l3 > 0 ? rx_mpps / l3 : 0);
 	printf("  engine: dequeue + push (one frame)  %7.2f Mpps   (%.2fx the plain loop; target >= 0.8x)\n", tx_mpps,
 	       tx_mpps / plain);
 	uint64_t dropped = 0;
@@ -394,6 +473,8 @@ static void bench_datapath(void)
 		dropped += rxc.st.drop[i];
 	printf("  (%" PRIu64 " packets classified, %" PRIu64 " pushed, %" PRIu64 " dropped by RX)\n", rx_pk, tx_pk,
 	       dropped);
+	if (lpm)
+		rte_lpm_free(lpm);
 	dp_down(&d);
 }
 
