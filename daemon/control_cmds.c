@@ -88,10 +88,27 @@ char *control_reply_ok(json_t *result)
 				   result ? result : json_object()));
 }
 
+/* An error message is built from what a client sent (a parse error quotes
+ * its bytes, a name is cut at a width): bytes that are not UTF-8 become '?',
+ * or the reply could not be encoded at all and the client would get none. */
+static void utf8_clean(char *msg)
+{
+	size_t n = strlen(msg);
+	for (size_t i = 0; i < n;) {
+		size_t len = sched_utf8_len((const unsigned char *)msg + i, n - i);
+		if (len == 0) {
+			msg[i] = '?';
+			len = 1;
+		}
+		i += len;
+	}
+}
+
 static json_t *err_obj(const char *code, const char *fmt, va_list ap)
 {
 	char msg[512];
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	utf8_clean(msg);
 	return json_pack("{si sb ss ss}", "version", CTL_VERSION, "ok", 0, "code", code, "error", msg);
 }
 

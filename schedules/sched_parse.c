@@ -43,32 +43,33 @@ static const char *kind_word[] = {
 	[SCHED_L_FLOW] = "flow", [SCHED_L_ROW] = "frames",
 };
 
+size_t sched_utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	if (c < 0x80)
+		return 1;
+	size_t len = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+	if (len == 0 || c == 0xc0 || c == 0xc1 || c > 0xf4 || len > n)
+		return 0;
+	/* RFC 3629 section 4: the second byte's range rules out overlong forms
+	 * (E0, F0), surrogates (ED) and code points past U+10FFFF (F4) */
+	unsigned lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+	unsigned hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t j = 2; j < len; j++)
+		if ((s[j] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
 /* Valid UTF-8 and no control characters but tab. Returns the bad column or 0. */
 static uint32_t bad_byte(const unsigned char *s, size_t n, unsigned *byte)
 {
 	for (size_t i = 0; i < n;) {
 		unsigned c = s[i];
-		if (c < 0x80) {
-			if ((c < 0x20 && c != '\t') || c == 0x7f) {
-				*byte = c;
-				return (uint32_t)i + 1;
-			}
-			i++;
-			continue;
-		}
-		size_t len = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-		if (len == 0 || c == 0xc0 || c == 0xc1 || c > 0xf4 || i + len > n) {
-			*byte = c;
-			return (uint32_t)i + 1;
-		}
-		/* RFC 3629 section 4: the second byte's range rules out overlong
-		 * forms (E0, F0), surrogates (ED) and code points past U+10FFFF (F4) */
-		unsigned lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
-		unsigned hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
-		bool bad = s[i + 1] < lo || s[i + 1] > hi;
-		for (size_t j = 2; j < len; j++)
-			bad |= (s[i + j] & 0xc0) != 0x80;
-		if (bad) {
+		size_t len = sched_utf8_len(s + i, n - i);
+		if (len == 0 || (c < 0x20 && c != '\t') || c == 0x7f) {
 			*byte = c;
 			return (uint32_t)i + 1;
 		}

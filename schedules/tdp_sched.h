@@ -259,6 +259,12 @@ int sched_num_time(const char *s, size_t n, uint64_t *ns, const char **why);
 int sched_num_rate(const char *s, size_t n, uint64_t *bps, const char **why);
 int sched_num_prefix(const char *s, size_t n, struct sched_match *m, const char **why);
 
+/* The length (1 to 4) of the UTF-8 sequence at s as RFC 3629 §4 allows it
+ * (no overlong forms, surrogates or code points past U+10FFFF), or 0 when
+ * the bytes there are not one; n bytes are readable. Shared with the
+ * daemon's control replies. */
+size_t sched_utf8_len(const unsigned char *s, size_t n);
+
 /* ---- frame sets ------------------------------------------------------- */
 
 /* Parse "0-99/10,5,*" against k. Returns 0 or -1 with a message in err. */

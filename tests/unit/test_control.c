@@ -69,6 +69,21 @@ static void refused_before_any_handler(void **st)
 	}
 }
 
+/* A reply quotes what the client sent: a parse error near bytes that are not
+ * UTF-8, or an unknown command cut inside a character, must still be one
+ * JSON line (an error that could not be encoded left the client with none). */
+static void replies_to_bytes_that_are_not_utf8(void **st)
+{
+	(void)st;
+	assert_string_equal(code_of("{\"versik\\\xdd\x93\x90" "fag-levbl\"\"}", false), "malformed");
+	assert_string_equal(code_of("{\"version\":1,\"cmd\":\"\xff\xfe\"}", true), "malformed");
+	char req[200] = "{\"version\":1,\"cmd\":\"";
+	for (int i = 0; i < 63; i++)
+		strcat(req, "x");
+	strcat(req, "\xc3\xa9\"}"); /* the 64-byte cut falls inside the U+00E9 */
+	assert_string_equal(code_of(req, true), "unknown-command");
+}
+
 static void log_level_on_both_sockets(void **st)
 {
 	(void)st;
@@ -90,6 +105,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_command_has_its_handler),
 		cmocka_unit_test(refused_before_any_handler),
+		cmocka_unit_test(replies_to_bytes_that_are_not_utf8),
 		cmocka_unit_test(log_level_on_both_sockets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
