@@ -136,9 +136,10 @@ static void card(const char *name, void *arg)
 	host_each(&d->h, p, uio_name, uio);
 
 	char what[200];
+	struct bc635_bars_of b = bc635_bars_of(gen);
 	if (gen)
-		snprintf(what, sizeof(what), "%s generation (PCI revision 0x%02x): registers in BAR%d, %d KiB of DPRAM in BAR%d",
-			 gen == 1 ? "first" : "second", rev, gen == 1 ? 0 : 2, gen == 1 ? 4 : 2, gen == 1 ? 1 : 3);
+		snprintf(what, sizeof(what), "%s generation (PCI revision 0x%02x): registers in BAR%d, %u KiB of DPRAM in BAR%d",
+			 gen == 1 ? "first" : "second", rev, b.reg_bar, b.dp_size / 1024, b.dp_bar);
 	else if (rev < 0)
 		snprintf(what, sizeof(what), "PCI revision unreadable, so the generation is not known");
 	else

@@ -102,7 +102,9 @@ static void record(struct pw *p, tdp_time_t asked, tdp_time_t woke)
 bool pw_woke(struct pw *p, tdp_time_t asked, tdp_time_t woke, tdp_time_t boundary)
 {
 	pw_flush(p);
-	if (tdp_time_diff(boundary, woke) < pw_book_ns(p)) {
+	/* a sample that halves the quantile's histogram walks every bin, a
+	 * cost the bookkeeping estimate does not know: after the push */
+	if (tdp_time_diff(boundary, woke) < pw_book_ns(p) || (p->cfg.miss_ppb && pwq_halving_due(&p->q))) {
 		p->pending = true;
 		p->pend_asked = asked;
 		p->pend_woke = woke;

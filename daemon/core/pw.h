@@ -18,7 +18,8 @@
  *  - Recording a sample is bookkeeping with a cost of its own. Its cost is
  *    predicted by an exponential moving average (weight 1/8); if less time
  *    than that is left before the boundary, the sample is deferred to after
- *    the push.
+ *    the push (as is a quantile sample that halves its histogram, whose walk
+ *    over every bin the estimate does not know).
  *  - Below spin_below (a TF threshold) the engine never sleeps.
  *
  * Pure: no clock, no I/O. The caller reads the clock and sleeps.

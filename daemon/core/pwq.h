@@ -22,6 +22,7 @@
 #ifndef TDP_PWQ_H
 #define TDP_PWQ_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "hist.h"
@@ -38,6 +39,11 @@ struct pwq {
 /* miss_ppb 1..1e9 (1e-9 .. 1), horizon 1..1e9. 0, or -1 when out of range. */
 int pwq_init(struct pwq *q, uint64_t miss_ppb, uint64_t horizon);
 void pwq_add(struct pwq *q, int64_t over_ns);
+/* The next pwq_add halves every count first. */
+static inline bool pwq_halving_due(const struct pwq *q)
+{
+	return q->since_halve >= q->horizon;
+}
 /* A frame without a sleep: one count less in the highest bin. */
 void pwq_forget_top(struct pwq *q);
 /* The smallest bin edge x with at most miss of the samples above it. */

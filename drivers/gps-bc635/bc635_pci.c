@@ -32,9 +32,11 @@ int bc635_layout(int revision, const uint64_t size[6], enum bc_bars want, struct
 		}
 		want = gen == 1 ? BC_BARS_0_1 : BC_BARS_2_3;
 	}
-	l->reg_bar = want == BC_BARS_1_0 ? 1 : want == BC_BARS_2_3 ? 2 : 0;
-	l->dp_bar = want == BC_BARS_1_0 ? 0 : want == BC_BARS_2_3 ? 3 : 1;
-	l->dp_size = want == BC_BARS_2_3 ? BC_DPRAM_SIZE_V2 : BC_DPRAM_SIZE_V1;
+	struct bc635_bars_of b = bc635_bars_of(want == BC_BARS_2_3 ? 2 : 1);
+	bool swapped = want == BC_BARS_1_0; /* the first generation's, the other way round */
+	l->reg_bar = swapped ? b.dp_bar : b.reg_bar;
+	l->dp_bar = swapped ? b.reg_bar : b.dp_bar;
+	l->dp_size = b.dp_size;
 	char gname[80];
 	if (gen)
 		snprintf(gname, sizeof(gname), "%s generation (PCI revision 0x%02x)", gen == 1 ? "first" : "second",

@@ -50,11 +50,6 @@
 #define BC_REV_V2_FIRST 0x20
 #define BC_REV_V2_LAST 0x2f
 
-/* 1 or 2 from the PCI revision; 0 for one no public source names */
-static inline int bc635_generation(unsigned rev)
-{
-	return rev == BC_REV_V1 ? 1 : rev >= BC_REV_V2_FIRST && rev <= BC_REV_V2_LAST ? 2 : 0;
-}
 
 /* ACK: the host writes 0x01 to clear the ready bit, 0x80 to hand the card a
  * command; the card sets bit 0 when it is done with it */
@@ -86,6 +81,24 @@ static inline int bc635_generation(unsigned rev)
 #define BC_DP_INPUT_PTR(top) ((top) - 2u)  /* MSB; LSB at top-1 */
 #define BC_DP_OUTPUT_PTR(top) ((top) - 4u) /* MSB; LSB at top-3 */
 #define BC_DP_AREA_MAX 128
+
+/* 1 or 2 from the PCI revision; 0 for one no public source names */
+static inline int bc635_generation(unsigned rev)
+{
+	return rev == BC_REV_V1 ? 1 : rev >= BC_REV_V2_FIRST && rev <= BC_REV_V2_LAST ? 2 : 0;
+}
+
+/* Where a generation has its registers and its DPRAM (btfp.c 249-266: BAR0
+ * and BAR1; LIGO's symmetricomGps.c: BAR2 and BAR3) and how large that is. */
+struct bc635_bars_of {
+	int reg_bar, dp_bar;
+	unsigned dp_size;
+};
+static inline struct bc635_bars_of bc635_bars_of(int generation)
+{
+	return generation == 2 ? (struct bc635_bars_of){2, 3, BC_DPRAM_SIZE_V2}
+			       : (struct bc635_bars_of){0, 1, BC_DPRAM_SIZE_V1};
+}
 
 /* commands (first byte of the input area) */
 #define BC_CMD_TIMING_MODE 0x10   /* 1 byte: mode */

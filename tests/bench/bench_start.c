@@ -323,6 +323,21 @@ static void report(int64_t tf, int nb, const char *svg)
 	}
 }
 
+/* sched_rt_runtime_us as found, put back at the end or on an exit on the way */
+static char rt_was[32];
+
+static void rt_restore(void)
+{
+	if (!rt_was[0])
+		return;
+	FILE *rt = fopen("/proc/sys/kernel/sched_rt_runtime_us", "w");
+	if (rt) {
+		fprintf(rt, "%s\n", rt_was);
+		fclose(rt);
+	}
+	rt_was[0] = 0;
+}
+
 void bench_start(struct timebase *tb, const char *svg)
 {
 	/* the same PM QoS for every method, held for the whole run */
@@ -339,10 +354,14 @@ void bench_start(struct timebase *tb, const char *svg)
 	if (rt)
 		fclose(rt);
 	was[strcspn(was, "\n")] = 0;
-	rt = fopen("/proc/sys/kernel/sched_rt_runtime_us", "w");
+	rt = was[0] ? fopen("/proc/sys/kernel/sched_rt_runtime_us", "w") : NULL; /* only what can be put back */
 	bool unthrottled = rt && fputs("-1\n", rt) >= 0;
 	if (rt && fclose(rt) != 0)
 		unthrottled = false;
+	if (unthrottled) {
+		snprintf(rt_was, sizeof(rt_was), "%s", was);
+		atexit(rt_restore);
+	}
 	printf("\n== frame-start error, fair: /dev/cpu_dma_latency %s and RT throttling %s for every method; methods "
 	       "interleaved in blocks\n", held ? "held at 0" : "not held (not root?)",
 	       unthrottled ? "off" : "on (not root?): polling methods are stopped 50 ms a second");
@@ -374,15 +393,10 @@ void bench_start(struct timebase *tb, const char *svg)
 				engine_down(&methods[i]);
 		report(tf, nb, svg);
 		if (g_read_ns > 0 && methods[1].ok)
-			printf("  engine (max of 32) p50 / clock read cost: %.2fx\n", (double)methods[1].b[0].p50 / g_read_ns);
+			printf("  engine (max of 32) p50 / clock read cost: %.2fx\n",
+			       (double)hist_quantile(&methods[1].all, 0.5) / g_read_ns);
 	}
 	if (qos >= 0)
 		close(qos);
-	if (unthrottled && was[0]) {
-		rt = fopen("/proc/sys/kernel/sched_rt_runtime_us", "w");
-		if (rt) {
-			fprintf(rt, "%s\n", was);
-			fclose(rt);
-		}
-	}
+	rt_restore();
 }

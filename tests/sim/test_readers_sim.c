@@ -51,6 +51,10 @@ static void summaries_beside_the_engine(void **state)
 		assert_non_null(strstr(line, "frames "));
 		json_t *o = summary_engine_json(&s);
 		assert_non_null(o);
+		/* the rig's predictor: ClockFix's rule over 16 sleeps */
+		json_t *pr = json_object_get(o, "predictor");
+		assert_string_equal(json_string_value(json_object_get(pr, "kind")), "max");
+		assert_int_equal(json_integer_value(json_object_get(pr, "window")), 16);
 		json_decref(o);
 		struct flow_stats fs;
 		engine_flow_stats(r.e, 0, &fs);

@@ -155,8 +155,23 @@ static void pwq_counts(void **state)
 	for (int i = 0; i < 99; i++)
 		pwq_add(&q, 3000);
 	assert_int_equal(pwq_quantile(&q), pwq_edge(1000000));
+	assert_true(pwq_halving_due(&q));
 	pwq_add(&q, 3000);
+	assert_false(pwq_halving_due(&q));
 	assert_int_equal(pwq_quantile(&q), pwq_edge(3000));
+
+	/* the predictive wait records a halving sample only after the push,
+	 * however much time is left before the boundary */
+	struct pw p;
+	struct pw_config c = pwc();
+	c.miss_ppb = 1;
+	c.horizon = 3;
+	assert_int_equal(pw_init(&p, &c), 0);
+	for (int i = 0; i < 3; i++)
+		assert_true(pw_woke(&p, tdp_time(0), tdp_time(2000), tdp_time(1000000)));
+	assert_false(pw_woke(&p, tdp_time(0), tdp_time(2000), tdp_time(1000000)));
+	assert_int_equal(p.st.deferred, 1);
+	assert_true(pw_flush(&p));
 }
 
 /* a fixed stream of oversleeps: 3-8 us, with a Pareto tail (alpha 1) from
