@@ -22,7 +22,9 @@
  *           their push:
  *             0 u16 node id (tdpd.conf node-id)
  *             2 u8  flags: bit 0 set when the packet missed its frame at that
- *                   hop and went out under the late policy (carried)
+ *                   hop and went out under the late policy (carried); bit 1
+ *                   set when the push time is the launch time the NIC was
+ *                   given (handed over launch-lead earlier)
  *             3 u8  0
  *             4 i32 frame sent in there, minus i
  *             8 i32 push time there minus the start of that frame, ns
@@ -39,6 +41,7 @@
 #define PROBE_STAMP_LEN 12
 #define PROBE_MAX_HOPS 15
 #define PROBE_STAMP_LATE 0x01
+#define PROBE_STAMP_LAUNCH 0x02
 
 /* byte offsets in the probe header */
 #define PROBE_OFF_MAGIC 0

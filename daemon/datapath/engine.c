@@ -186,20 +186,60 @@ static void step_skip(struct engine *e, int64_t j, int64_t woke_in)
 	CTR_SET(e->next, woke_in + 1);
 }
 
+/* A port's push at t, or its late policy when the burst would no longer end
+ * before the guard band at `end`. True when late. */
+static bool push_port(struct engine *e, struct eng_port *pt, int64_t j, tdp_time_t t, tdp_time_t end,
+		      const struct launch_map *lm)
+{
+	if (pt->nstage && tdp_time_diff(end, tdp_time_max(t, pt->cursor)) < pt->stage_wire_ns) {
+		eng_late_port(e, pt);
+		return true;
+	}
+	eng_push(e, pt, j, t, end, lm);
+	return false;
+}
+
+/* Launch-time ports, handed over a lead before start: each with its launch
+ * times when its map is ready and the hand-over is no later than start -
+ * launch-margin, else marked for the CPU push at start. True when a marked
+ * port has a row to push. */
+static bool push_launch(struct engine *e, int64_t j, tdp_time_t start, tdp_time_t pushed_at, tdp_time_t end,
+			bool *late)
+{
+	tdp_time_t by = tdp_time_add(start, -e->launch_margin_ns);
+	bool cpu = false;
+	for (uint32_t p = 0; p < e->nports; p++) {
+		struct eng_port *pt = &e->ports[p];
+		struct launch_map lm;
+		pt->cpu_push = true;
+		if (pt->c.launch && launch_map_get(pt->c.launch, &lm) && !tdp_time_before(by, pushed_at)) {
+			pt->cpu_push = false;
+			*late |= push_port(e, pt, j, start, end, &lm);
+		} else if (pt->c.launch && pt->nseg) {
+			CTR_ADD(*(tdp_time_before(by, pushed_at) ? &pt->st.launch_late : &pt->st.launch_unready), 1);
+		}
+		cpu |= pt->cpu_push && pt->nseg;
+	}
+	return cpu;
+}
+
 /* 4b. On time: each port pushes its burst, or follows the late policy when
- * the burst would no longer end before the guard band. */
+ * the burst would no longer end before the guard band. With launch-time
+ * ports, those go first and the others after a poll to start(j). */
 static void step_push(struct engine *e, int64_t j, tdp_time_t start, tdp_time_t pushed_at)
 {
 	tdp_time_t end = tdp_time_add(start, e->g.tf_ns - e->guard_ns);
 	bool late = false;
+	if (e->lead_ns && push_launch(e, j, start, pushed_at, end, &late)) {
+		while (tdp_time_before(pushed_at, start)) {
+			rte_pause();
+			pushed_at = tb_fast_now(e->tb);
+		}
+	}
 	for (uint32_t p = 0; p < e->nports; p++) {
 		struct eng_port *pt = &e->ports[p];
-		if (pt->nstage && tdp_time_diff(end, tdp_time_max(pushed_at, pt->cursor)) < pt->stage_wire_ns) {
-			eng_late_port(e, pt);
-			late = true;
-		} else {
-			eng_push(e, pt, j, pushed_at, end);
-		}
+		if (!e->lead_ns || pt->cpu_push)
+			late |= push_port(e, pt, j, pushed_at, end, NULL);
 	}
 	if (late)
 		CTR_ADD(e->st.late_frames, 1);
@@ -225,11 +265,13 @@ int64_t engine_step(struct engine *e)
 	tdp_time_t start = frame_start(&e->g, j);
 	enum tb_state ss;
 	enum sync_action act = step_begin(e, j, &ss);
-	/* 2. stage frame j and wait for its start; the time read past it */
-	tdp_time_t pushed_at = wait_and_stage(e, j, start);
+	/* 2. stage frame j and wait for its start, or a launch lead before it;
+	 * the time read past that */
+	tdp_time_t target = tdp_time_add(start, -e->lead_ns);
+	tdp_time_t pushed_at = wait_and_stage(e, j, target);
 	int64_t woke_in = frame_index(&e->g, pushed_at);
 	e->seen = woke_in;
-	step_count(e, pushed_at, start, ss, act);
+	step_count(e, pushed_at, target, ss, act);
 	if (woke_in > j)
 		step_skip(e, j, woke_in);
 	else

@@ -39,6 +39,13 @@
  * clock still times the push. A tick that does not come before the precise
  * wait must begin is counted (tick_timeouts) and the clock carries on alone.
  *
+ * A port with launch time (launch.h) gets its burst launch-lead before
+ * start(j) instead, each packet stamped with its wire time on the NIC's
+ * clock; the engine's wait then aims at start(j) - launch-lead, ports
+ * without it are pushed after a poll to start(j), and a hand-over later
+ * than start(j) - launch-margin falls back to the CPU push at start(j).
+ * The wait's error is then taken against start(j) - launch-lead.
+ *
  * engine_step() runs one frame and is what the tests drive against the sim
  * timebase; engine_run() loops it until engine_stop(). Nothing on this path
  * allocates, locks or makes a syscall apart from the clock read, the sleep and
@@ -66,11 +73,18 @@ struct rte_ring;
 enum late_policy { LATE_DROP, LATE_CARRY };
 enum sync_action { SA_SERVE, SA_ALARM, SA_DEMOTE };
 
+struct launch_clock;
+
 struct eng_port_cfg {
 	uint16_t dpdk_port;
 	uint16_t txq;
 	uint64_t rate_bps;        /* rate the filler and the late check use */
 	uint32_t overhead;        /* per-packet wire overhead, bytes */
+	/* launch time (launch.h): the device clock's map, the mbuf's timestamp
+	 * field and its TX flag; NULL: the CPU pushes at the boundary */
+	const struct launch_clock *launch;
+	int ts_off;
+	uint64_t ts_flag;
 };
 
 struct eng_config {
@@ -85,6 +99,10 @@ struct eng_config {
 	enum sync_action unlocked_action;
 	uint16_t node_id;                /* this router's id in hop stamps */
 	const struct eng_port_cfg *ports; /* t->nports, indexed like t->ports */
+	/* with a launch-time port: its bursts are handed over launch_lead_ns
+	 * before their frame, and no later than launch_margin_ns before it */
+	int64_t launch_lead_ns;
+	int64_t launch_margin_ns;
 };
 
 /* Counters are written by the engine only and read through atomics. */
@@ -120,6 +138,12 @@ struct port_stats {
 	uint64_t late_carried;    /* flows' late_carried */
 	uint64_t arr_late_dropped; /* flows' arr_late_dropped */
 	uint64_t push_retries;    /* calls to the driver beyond the first, while it took part of a burst */
+	/* launch-time ports: frames handed over with launch times, and frames
+	 * the CPU pushed at the boundary instead because the hand-over came
+	 * after start - launch-margin (late) or the clock map was not ready */
+	uint64_t launch_frames;
+	uint64_t launch_late;
+	uint64_t launch_unready;
 };
 
 struct eng_stats {

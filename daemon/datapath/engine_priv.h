@@ -19,6 +19,7 @@
 #include <rte_ring.h>
 
 #include "counters.h"
+#include "launch.h"
 #include "engine.h"
 #include "stamp.h"
 
@@ -102,6 +103,7 @@ struct eng_port {
 	tdp_time_t cursor;        /* when the port will have sent what it was given */
 	uint32_t *flows;          /* the port's flows, for demotion (table in force) */
 	uint32_t nflows, demote_rr;
+	bool cpu_push;            /* this frame: pushed by the CPU at the boundary */
 	struct port_stats st;
 } __rte_cache_aligned;
 
@@ -117,6 +119,8 @@ struct engine {
 	int64_t guard_ns;
 	enum late_policy late;
 	int64_t be_poll_ns;
+	int64_t lead_ns;          /* launch-lead when a port has launch time, else 0 */
+	int64_t launch_margin_ns;
 	struct pw pw;
 
 	enum sync_action act[3];  /* by enum tb_state */
@@ -169,7 +173,9 @@ void eng_skip_frame(struct engine *e, int64_t j);
 
 /* engine_tx.c */
 void eng_stage(struct engine *e, int64_t j);
-void eng_push(struct engine *e, struct eng_port *p, int64_t j, tdp_time_t t, tdp_time_t end);
+/* lm: the port's launch map for a push with launch times, else NULL */
+void eng_push(struct engine *e, struct eng_port *p, int64_t j, tdp_time_t t, tdp_time_t end,
+	      const struct launch_map *lm);
 void eng_be_fill_all(struct engine *e, tdp_time_t now);
 
 #endif

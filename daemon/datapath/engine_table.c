@@ -355,6 +355,16 @@ struct engine *engine_create(const struct eng_config *c, char *err, size_t errle
 			goto fail;
 		}
 	}
+	for (uint32_t p = 0; p < e->nports; p++)
+		if (c->ports[p].launch)
+			e->lead_ns = c->launch_lead_ns;
+	e->launch_margin_ns = c->launch_margin_ns;
+	if (e->lead_ns && (e->lead_ns > e->g.tf_ns / 2 || c->launch_margin_ns < 0 ||
+			   c->launch_margin_ns >= e->lead_ns)) {
+		snprintf(err, errlen, "launch-lead %" PRId64 " ns must be above launch-margin (%" PRId64
+			 " ns) and at most half the TF (%" PRId64 " ns)", e->lead_ns, c->launch_margin_ns, e->g.tf_ns);
+		goto fail;
+	}
 	struct eng_table *nt = table_build(e, t, NULL, err, errlen);
 	if (!nt)
 		goto fail;

@@ -50,6 +50,10 @@ static void be_fill(struct engine *e, struct eng_port *p, tdp_time_t now)
 	uint64_t bytes = 0;
 	tdp_time_t at = tdp_time_max(now, p->cursor);
 	int64_t room = e->g.tf_ns - e->guard_ns;
+	/* the frame being filled starts at fstart; a packet that would start
+	 * before it (a launch-time port handed frame j over a lead early, with
+	 * nothing of its own in j) ends by the guard band of the frame before */
+	tdp_time_t fstart = tdp_time_add(e->fill_end, e->guard_ns - e->g.tf_ns);
 	for (;;) {
 		struct rte_mbuf *m = p->held;
 		uint32_t dflow = UINT32_MAX;
@@ -64,7 +68,8 @@ static void be_fill(struct engine *e, struct eng_port *p, tdp_time_t now)
 			CTR_ADD(p->st.be_too_big, 1);
 			continue;
 		}
-		if (tdp_time_diff(e->fill_end, at) < w) {
+		tdp_time_t lim = tdp_time_before(at, fstart) ? tdp_time_add(fstart, -e->guard_ns) : e->fill_end;
+		if (tdp_time_diff(lim, at) < w) {
 			p->held = m;
 			if (dflow != UINT32_MAX)
 				CTR_ADD(e->flows[dflow]->st.demoted, 1);
@@ -114,11 +119,14 @@ static void stamp_find(struct engine *e, struct eng_port *p, uint32_t flow, int6
 	}
 }
 
-/* Just before the push: this node, the frame and the push time into each probe. */
-static void stamp_push(struct engine *e, struct eng_port *p, int64_t j, tdp_time_t t)
+/* Just before the push: this node, the frame and the push time into each
+ * probe; with launch times, the burst's launch time, flagged as such. */
+static void stamp_push(struct engine *e, struct eng_port *p, int64_t j, tdp_time_t t, bool launch)
 {
 	int32_t off = (int32_t)tdp_time_diff(t, frame_start(&e->g, j));
 	for (uint32_t i = 0; i < p->nstamps; i++) {
+		if (launch)
+			p->stamps[i].s.flags |= PROBE_STAMP_LAUNCH;
 		stamp_write(&p->stamps[i].s, e->node_id, j, off);
 		CTR_ADD(e->flows[p->stamps[i].flow]->st.stamped, 1);
 	}
@@ -197,25 +205,45 @@ static uint32_t tx_until(struct engine *e, struct eng_port *p, uint32_t done, td
 	return done;
 }
 
+/* Each staged packet's launch time: the burst's start plus the wire time of
+ * the packets before it, on the device's clock. */
+static void launch_set(struct eng_port *p, const struct launch_map *lm, tdp_time_t base)
+{
+	for (uint32_t i = 0; i < p->nstage; i++) {
+		struct rte_mbuf *m = p->stage[i];
+		*RTE_MBUF_DYNFIELD(m, p->c.ts_off, uint64_t *) = launch_dev(lm, tdp_time_add(base, p->wire_end[i]));
+		m->ol_flags |= p->c.ts_flag;
+	}
+}
+
 /*
  * Pushes p's staged frame j at t: one call to the driver when it takes the
  * whole burst (the common case), else tx_until. Packets the driver has not
  * taken by the guard band follow the late policy and are counted, by flow and
- * by port with the same numbers, as tx_drop or tx_carried.
+ * by port with the same numbers, as tx_drop or tx_carried. With lm, t is the
+ * frame's start, a lead ahead: each packet goes with its launch time, and one
+ * not taken loses it (carried, it goes out by the CPU's timing or again with
+ * a launch time of its next frame).
  */
-void eng_push(struct engine *e, struct eng_port *p, int64_t j, tdp_time_t t, tdp_time_t end)
+void eng_push(struct engine *e, struct eng_port *p, int64_t j, tdp_time_t t, tdp_time_t end,
+	      const struct launch_map *lm)
 {
 	uint32_t n = p->nstage;
 	bool whole = true;
+	tdp_time_t base = tdp_time_max(t, p->cursor);
 	if (p->nstamps)
-		stamp_push(e, p, j, t);
+		stamp_push(e, p, j, lm ? base : t, lm != NULL);
 	if (n) {
+		if (lm)
+			launch_set(p, lm, base);
 		uint32_t want = n < ENG_TX_CHUNK ? n : ENG_TX_CHUNK;
 		uint32_t done = rte_eth_tx_burst(p->c.dpdk_port, p->c.txq, p->stage, (uint16_t)want);
-		tdp_time_t cursor = tdp_time_max(t, p->cursor);
-		cursor = tdp_time_add(cursor, p->wire_end[done]);
+		tdp_time_t cursor = tdp_time_add(base, p->wire_end[done]);
 		if (done < n)
 			done = tx_until(e, p, done, t, end, &cursor);
+		if (lm)
+			for (uint32_t i = done; i < n; i++)
+				p->stage[i]->ol_flags &= ~p->c.ts_flag;
 		uint64_t bytes = 0;
 		for (uint32_t i = 0; i < done; i++)
 			bytes += p->stage[i]->pkt_len;
@@ -242,8 +270,11 @@ void eng_push(struct engine *e, struct eng_port *p, int64_t j, tdp_time_t t, tdp
 		p->cursor = cursor;
 		whole = done == n;
 	}
-	if (p->nseg)
+	if (p->nseg) {
 		CTR_ADD(*(whole ? &p->st.frames : &p->st.late_frames), 1);
+		if (lm)
+			CTR_ADD(p->st.launch_frames, 1);
+	}
 	p->nstage = 0;
 	p->nseg = 0;
 }

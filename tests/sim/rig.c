@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <rte_ethdev.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -51,6 +52,9 @@ static uint16_t log_tx(uint16_t port, uint16_t q, struct rte_mbuf **pkts, uint16
 		r->flow = d[TAG_OFF] == TAG_MAGIC ? (int32_t)(d[TAG_OFF + 1] | d[TAG_OFF + 2] << 8) : -1;
 		memcpy(&r->seq, d + TAG_OFF + 3, 4);
 		r->len = pkts[i]->pkt_len;
+		r->launch = INT64_MIN;
+		if (txlog.ts_flag && (pkts[i]->ol_flags & txlog.ts_flag))
+			r->launch = rig_dev_to_sim(*RTE_MBUF_DYNFIELD(pkts[i], txlog.ts_off, uint64_t *));
 	}
 	return n;
 }
@@ -74,6 +78,43 @@ struct rte_mbuf *mk(int32_t flow, uint32_t seq, uint32_t len)
 }
 
 static int rig_no;
+
+#define DEV_ORIGIN 123456789012345LL
+#define DEV_PPM 100
+
+uint64_t rig_dev(int64_t sim_ns)
+{
+	return (uint64_t)(DEV_ORIGIN + sim_ns + sim_ns / 1000000 * DEV_PPM + sim_ns % 1000000 * DEV_PPM / 1000000);
+}
+
+int64_t rig_dev_to_sim(uint64_t dev)
+{
+	/* when the NIC sends a packet stamped dev: the first ns its clock reads dev or more */
+	__extension__ __int128 d = (int64_t)dev - DEV_ORIGIN;
+	int64_t t = (int64_t)(d * 1000000 / (1000000 + DEV_PPM));
+	while (rig_dev(t - 1) >= dev)
+		t--;
+	while (rig_dev(t) < dev)
+		t++;
+	return t;
+}
+
+static int rig_dev_read(void *arg, uint64_t *dev)
+{
+	*dev = rig_dev(tb_sim_time(arg).ns);
+	return 0;
+}
+
+static tdp_time_t rig_now(void *arg)
+{
+	return tb_sim_time(arg);
+}
+
+void rig_launch_sample(struct rig *r)
+{
+	for (uint32_t p = 0; p < r->t->nports; p++)
+		assert_int_equal(launch_clock_sample(&r->lc[p], rig_now, r->tb), 0);
+}
 
 static int64_t sim_clock(void *arg)
 {
@@ -99,6 +140,18 @@ void rig_up_with(struct rig *r, const char *table, enum late_policy late, int64_
 	txlog.take_max = 0;
 	txlog.call_ns = 0;
 	txlog.calls = 0;
+	txlog.ts_flag = 0;
+	r->launch = o->launch;
+	if (o->launch) {
+		assert_int_equal(rte_mbuf_dyn_tx_timestamp_register(&txlog.ts_off, &txlog.ts_flag), 0);
+		for (uint32_t p = 0; p < r->t->nports; p++) {
+			launch_clock_init(&r->lc[p], rig_dev_read, r->tb, 1000);
+			assert_int_equal(launch_clock_sample(&r->lc[p], rig_now, r->tb), 0);
+		}
+		tb_sim_advance(r->tb, 1000000000);
+		for (uint32_t p = 0; p < r->t->nports && !o->launch_unready; p++)
+			assert_int_equal(launch_clock_sample(&r->lc[p], rig_now, r->tb), 0);
+	}
 	struct eng_port_cfg pc[4];
 	for (uint32_t p = 0; p < r->t->nports; p++) {
 		char name[32];
@@ -109,6 +162,10 @@ void rig_up_with(struct rig *r, const char *table, enum late_policy late, int64_
 		drv_ring[r->port[p]] = r->tx[p];
 		pc[p] = (struct eng_port_cfg){.dpdk_port = (uint16_t)r->port[p], .txq = 0,
 					      .rate_bps = 0, .overhead = r->t->ports[p].overhead};
+		if (o->launch)
+			pc[p] = (struct eng_port_cfg){.dpdk_port = (uint16_t)r->port[p], .txq = 0, .rate_bps = 0,
+						      .overhead = r->t->ports[p].overhead, .launch = &r->lc[p],
+						      .ts_off = txlog.ts_off, .ts_flag = txlog.ts_flag};
 	}
 	rig_no++;
 	struct timebase *etb = r->tb;
@@ -126,6 +183,7 @@ void rig_up_with(struct rig *r, const char *table, enum late_policy late, int64_
 		.t = r->t, .tb = etb, .late = late, .flow_depth = depth, .be_depth = 256,
 		.be_poll_ns = be_poll_ns, .ports = pc,
 		.holdover_action = o->hold, .unlocked_action = o->unl,
+		.launch_lead_ns = o->lead_ns, .launch_margin_ns = o->margin_ns,
 		.pw = {.spin_below_ns = 0, .min_sleep_ns = 1000, .margin_ns = 500, .window = 16,
 		       .decay_pct = 90, .book_init_ns = 100},
 	};
@@ -150,6 +208,10 @@ void rig_down(struct rig *r)
 		env_drain(r->tx[p]);
 	}
 	r->tb->ops->destroy(r->tb);
+	if (r->launch)
+		for (uint32_t p = 0; p < r->t->nports; p++)
+			launch_clock_fini(&r->lc[p]);
+	txlog.ts_flag = 0;
 	sched_free(r->t);
 }
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "launch.h"
 #include "tb_bc635.h"
 #include "tb_sim.h"
 
@@ -22,6 +23,7 @@ struct rte_mempool;
 
 struct txrec {
 	int64_t t;           /* sim time of the hand-over */
+	int64_t launch;      /* its launch time, in sim time (INT64_MIN: none) */
 	uint16_t port;
 	int32_t flow;        /* -1: best effort */
 	uint32_t seq;
@@ -38,6 +40,9 @@ struct txlog {
 	uint16_t take_max;
 	int64_t call_ns;
 	uint64_t calls;
+	/* launch times: the mbuf's timestamp field and flag (flag 0: none) */
+	int ts_off;
+	uint64_t ts_flag;
 };
 extern struct txlog txlog;
 
@@ -52,6 +57,9 @@ struct rig {
 	/* with rig_opts.bc635: the simulated card and its source, on the sim clock */
 	struct bc_sim *sim;
 	struct timebase *bctb;
+	/* with rig_opts.launch: each port's device clock map */
+	struct launch_clock lc[4];
+	bool launch;
 };
 
 /* A rig's settings beyond the table: what the engine does in holdover and
@@ -60,7 +68,18 @@ struct rig {
 struct rig_opts {
 	enum sync_action hold, unl;
 	bool bc635;
+	/* launch time on every port, over the rig's device clock (rig_dev):
+	 * its map sampled at the start and one second of sim time later */
+	bool launch;
+	int64_t lead_ns, margin_ns;
+	bool launch_unready;  /* one sample only: the map has no rate */
 };
+
+/* Samples each port's map, as the daemon's housekeeping does every clock-refresh. */
+void rig_launch_sample(struct rig *r);
+/* The rig's NIC clock: 1 tick a ns plus 100 ppm, from an origin of its own. */
+uint64_t rig_dev(int64_t sim_ns);
+int64_t rig_dev_to_sim(uint64_t dev);
 
 /* One flow, a frame of 100 us with room to spare: the late-frame and clock tests' table. */
 extern const char table_late[];
