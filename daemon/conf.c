@@ -28,6 +28,7 @@ static const char *const predictor_names[] = {"max", "quantile", NULL};
 static const char *const syssync_names[] = {"adjtimex", "assume-locked", NULL};
 static const char *const huge_names[] = {"auto", "yes", "no", NULL};
 static const char *const host_path_names[] = {"auto", "tap", "none", NULL};   /* enum hp_path */
+static const char *const launch_names[] = {"auto", "off", "on", NULL};         /* enum pmd_launch */
 const char *const conf_level_names[] = {"error", "warning", "notice", "info", "debug", NULL};
 
 #define G(field) offsetof(struct conf, field)
@@ -112,6 +113,10 @@ const struct conf_opt conf_opts[] = {
 	 "max predictor: sleeps over which the maximum oversleep is taken as the prediction", false},
 	{"oversleep-decay", CS_GLOBAL, CT_INT, "95", 1, 100, NULL, G(oversleep_decay), "PERCENT",
 	 "max predictor: each frame without a sleep scales the oversleep window by this much", false},
+	{"launch-lead", CS_GLOBAL, CT_DUR, "100us", 1000, 500000000, NULL, G(launch_lead_ns), "TIME",
+	 "ports that push by launch time (tx-launch) get each frame's burst this long before the frame starts, each packet with its time on the wire; the engine may wake this late without a late frame. At most half the TF. Packets that arrive in the last launch-lead of a frame go in a later one", false},
+	{"launch-margin", CS_GLOBAL, CT_DUR, "5us", 0, 100000000, NULL, G(launch_margin_ns), "TIME",
+	 "a launch-time port's burst handed over later than this before its frame goes out by the CPU at the boundary instead (counted: launch_late); below launch-lead", false},
 	{"be-poll", CS_GLOBAL, CT_DUR, "100us", 0, 1000000000, NULL, G(be_poll_ns), "TIME",
 	 "while waiting for a boundary, fill best effort this often; 0 fills only after each push", false},
 	{"clock-refresh", CS_GLOBAL, CT_DUR, "100ms", 0, 60000000000LL, NULL, G(clock_refresh_ns), "TIME",
@@ -163,6 +168,8 @@ const struct conf_opt conf_opts[] = {
 	 "our address on this port; its prefix becomes a connected route, and tdpd puts it on the port's kernel interface (repeatable)", false},
 	{"host-path", CS_PORT, CT_ENUM, "auto", 0, 0, host_path_names, P(host_path), "auto|tap|none",
 	 "where the router's host stack meets the port: auto is the interface itself on af_xdp and af_packet, an exception interface (TAP) on a PCI port; tap gives an af_xdp port one too; none counts and drops the host's frames", false},
+	{"tx-launch", CS_PORT, CT_ENUM, "auto", 0, 0, launch_names, P(tx_launch), "auto|off|on",
+	 "push reserved packets by launch time where the PMD offers the send-on-timestamp offload (mlx5 with its tx_pp devarg in DPDK 22.11): the NIC, not the CPU, meets the frame boundary; auto uses it where offered, on refuses to start without it, off never", false},
 	{"host-interface", CS_PORT, CT_STR, "", 0, 0, NULL, P(host_interface), "NAME",
 	 "the exception interface's name (default tdp-PORT), created with the port's MAC while tdpd runs", false},
 	{"neighbour", CS_PORT, CT_LIST, NULL, 0, 0, NULL, P(neighbour), "ADDR MAC",

@@ -57,6 +57,7 @@ struct conf_port {
 	int64_t rx_desc, tx_desc;
 	char peer_mac[CONF_STR];
 	int64_t host_path;             /* enum hp_path */
+	int64_t tx_launch;             /* enum pmd_launch */
 	char host_interface[CONF_STR];
 	struct conf_list address, neighbour, route;
 	uint32_t set_line[CONF_MAX_OPTS];         /* where each option was set, by index in conf_opts */
@@ -75,6 +76,7 @@ struct conf {
 	int64_t flow_queue_depth, be_queue_depth;
 	int64_t spin_below_ns, min_sleep_ns, wake_margin_ns, oversleep_window, oversleep_decay;
 	int64_t wake_predictor, wake_miss_ppb;
+	int64_t launch_lead_ns, launch_margin_ns;
 	int64_t be_poll_ns, clock_refresh_ns;
 	int64_t mbufs;
 	int64_t rx_idle_sleep_ns;

@@ -38,6 +38,8 @@ struct dtable {
 struct dtable *dtable_new(struct eng_table *et, const char *name);
 void dtable_free(struct dtable *dt);
 
+struct launch_clock;
+
 struct ctl_port_info {
 	const char *name, *device, *rate_from;  /* rate_from NULL: not in the table */
 	int table_port;           /* index in the table (the engine's port), or -1 */
@@ -48,6 +50,8 @@ struct ctl_port_info {
 	char ifname[32];          /* kernel netdev behind the port, "" for DPDK-owned */
 	char coalesce[160];       /* what was done about interrupt coalescing */
 	const struct hp_port *hp; /* its kernel interface and XDP program; NULL: none */
+	const char *push;         /* which push and why (pmd_port.push) */
+	const struct launch_clock *launch; /* its device clock's map; NULL: no launch time */
 };
 
 struct nl;

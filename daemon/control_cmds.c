@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "control.h"
+#include "launch.h"
 #include "ctl_proto.h"
 #include "frame.h"
 #include "log.h"
@@ -195,6 +196,23 @@ static json_t *cmd_status(struct control *c)
 	return o;
 }
 
+/* How the port's reserved bursts go out: launch time, with its clock map's
+ * state, or the CPU at the boundary, and why. */
+static json_t *push_json(const struct ctl_port_info *pi)
+{
+	json_t *o = json_pack("{ss ss}", "kind", pi->launch ? "launch-time" : "cpu", "why", pi->push ? pi->push : "");
+	if (pi->launch) {
+		struct launch_stats st;
+		launch_clock_stats(pi->launch, &st);
+		json_object_set_new(o, "clock", json_pack("{sb sI sI sI sI sI sI sI}", "ready", st.ready, "samples",
+							  (json_int_t)st.samples, "wide", (json_int_t)st.wide, "failed",
+							  (json_int_t)st.failed, "steps", (json_int_t)st.steps,
+							  "last_bracket_ns", (json_int_t)st.last_bracket_ns, "last_miss_ns",
+							  (json_int_t)st.last_miss_ns, "rate_ppb", (json_int_t)st.rate_ppb));
+	}
+	return o;
+}
+
 static json_t *cmd_ports(struct control *c)
 {
 	struct summary_src s = src(c);
@@ -218,6 +236,7 @@ static json_t *cmd_ports(struct control *c)
 			json_object_set_new(o, "host_path", h);
 		}
 		json_object_set_new(o, "driver", summary_drv_json(pi->dpdk_port));
+		json_object_set_new(o, "push", push_json(pi));
 		json_array_append_new(a, o);
 	}
 	return json_pack("{so}", "ports", a);

@@ -339,6 +339,7 @@ static int run(struct tdpd *d)
 				tb_refresh(d->tb);
 				next_refresh = c->clock_refresh_ns ? now + c->clock_refresh_ns : INT64_MAX;
 			}
+			tdpd_launch_sample(d, now);
 			watch(d, &w);
 			housekeeping_tick(d);
 			if (now >= deadline)

@@ -382,7 +382,7 @@ static int tap_up(struct tdpd *d, uint32_t p)
 	snprintf(dev, sizeof(dev), "%s,mac=%02x:%02x:%02x:%02x:%02x:%02x", hp->tap_device, m[0], m[1], m[2], m[3],
 		 m[4], m[5]);
 	if (pmd_vdev_add(dev, err, sizeof(err)) != 0 ||
-	    pmd_port_open(&d->taps[p], dev, 1, HP_TAP_RXD, HP_TAP_TXD, d->mp, err, sizeof(err)) != 0 ||
+	    pmd_port_open(&d->taps[p], dev, 1, HP_TAP_RXD, HP_TAP_TXD, d->mp, PMD_LAUNCH_OFF, err, sizeof(err)) != 0 ||
 	    hp_tap_created(hp, err, sizeof(err)) != 0) {
 		log_err("[port %s] the exception interface %s: %s", d->conf.ports[p].name, hp->ifname, err);
 		return -1;
@@ -407,7 +407,7 @@ static int ports_up(struct tdpd *d)
 	for (uint32_t p = 0; p < c->nports; p++) {
 		struct conf_port *cp = &c->ports[p];
 		if (pmd_port_open(&d->ports[p], d->hp[p].device, d->hp[p].queues, (uint16_t)cp->rx_desc,
-				  (uint16_t)cp->tx_desc, d->mp, err, sizeof(err)) != 0) {
+				  (uint16_t)cp->tx_desc, d->mp, (enum pmd_launch)cp->tx_launch, err, sizeof(err)) != 0) {
 			const char *k = d->hp[p].mode == RXH_XDP ? xdpp_kernel_said() : "";
 			log_err("[port %s] %s%s%s", cp->name, err, k[0] ? "; the kernel said: " : "", k);
 			return -1;
@@ -433,6 +433,7 @@ static int ports_up(struct tdpd *d)
 		pi->dpdk_port = d->ports[p].id;
 		memcpy(pi->mac, m, 6);
 		pi->link_mbps = d->ports[p].link_mbps;
+		pi->push = d->ports[p].push;
 		pi->hp = d->hp[p].mode != RXH_NONE ? &d->hp[p] : NULL;
 		size_t il = strnlen(d->ports[p].ifname, sizeof(pi->ifname) - 1);
 		memcpy(pi->ifname, d->ports[p].ifname, il);
@@ -523,6 +524,7 @@ static int engine_up(struct tdpd *d)
 		d->pinfo[p].rate_from = from;
 		epc[tp_] = (struct eng_port_cfg){.dpdk_port = d->ports[p].id, .txq = 0, .rate_bps = rate,
 						 .overhead = d->t->ports[tp_].overhead};
+		tdpd_launch_port(d, p, &epc[tp_]);
 	}
 	struct eng_config ec = {
 		.t = d->t, .tb = d->tb, .late = c->late_policy ? LATE_CARRY : LATE_DROP, .node_id = (uint16_t)c->node_id,
@@ -534,10 +536,12 @@ static int engine_up(struct tdpd *d)
 		       .margin_ns = c->wake_margin_ns, .window = (uint32_t)c->oversleep_window,
 		       .decay_pct = (uint32_t)c->oversleep_decay, .book_init_ns = 200, .max_lead_ns = c->max_lead_ns,
 		       .miss_ppb = c->wake_predictor ? (uint64_t)c->wake_miss_ppb : 0},
+		.launch_lead_ns = c->launch_lead_ns, .launch_margin_ns = c->launch_margin_ns,
 	};
 	d->e = engine_create(&ec, err, sizeof(err));
 	if (!d->e) {
 		log_err("frame engine: %s", err);
+		tdpd_launch_down(d);
 		return -1;
 	}
 	return 0;
@@ -547,6 +551,7 @@ static void engine_down(struct tdpd *d)
 {
 	engine_destroy(d->e);
 	d->e = NULL;
+	tdpd_launch_down(d);
 }
 
 /* routes, the table in force for RX and control, what a frame may hold */

@@ -245,12 +245,13 @@ json_t *summary_port_json(const struct summary_src *s, uint32_t p)
 	struct port_stats ps;
 	engine_port_stats(s->e, p, &ps);
 	const struct sched_table *t = summary_table(s);
-	return json_pack("{ss sI sI sI sI sI sI sI sI sI sI sI sI sI sI}", "name", t->ports[p].name, "frames",
+	return json_pack("{ss sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI}", "name", t->ports[p].name, "frames",
 			 J(ps.frames), "late_frames", J(ps.late_frames), "reserved_pkts", J(ps.rsv_pkts), "reserved_bytes",
 			 J(ps.rsv_bytes), "be_pkts", J(ps.be_pkts), "be_bytes", J(ps.be_bytes), "be_too_big",
 			 J(ps.be_too_big), "tx_drop", J(ps.tx_drop), "tx_carried", J(ps.tx_carried), "late_dropped",
 			 J(ps.late_dropped), "late_carried", J(ps.late_carried), "arr_late_dropped", J(ps.arr_late_dropped),
-			 "push_retries", J(ps.push_retries), "be_tx_drop", J(ps.be_tx_drop));
+			 "push_retries", J(ps.push_retries), "be_tx_drop", J(ps.be_tx_drop), "launch_frames",
+			 J(ps.launch_frames), "launch_late", J(ps.launch_late), "launch_unready", J(ps.launch_unready));
 }
 
 json_t *summary_engine_json(const struct summary_src *s)

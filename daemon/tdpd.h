@@ -12,6 +12,7 @@
 #include "control.h"
 #include "engine.h"
 #include "hostpath.h"
+#include "launch.h"
 #include "nl.h"
 #include "notify.h"
 #include "pmd.h"
@@ -42,6 +43,10 @@ struct tdpd {
 	uint32_t table_to_port[SCHED_MAX_PORTS];
 	struct control ctl;
 	struct ctl_port_info pinfo[CONF_MAX_PORTS];
+	/* launch-time ports: the device clock's map, sampled by housekeeping */
+	struct launch_clock lc[CONF_MAX_PORTS];
+	bool lc_on[CONF_MAX_PORTS], lc_ready_said[CONF_MAX_PORTS];
+	int64_t next_launch_sample_ns;
 	struct notify nt;
 	bool reported;            /* READY=1 sent */
 	bool stall_logged;        /* the watchdog is being withheld, and it was said */
@@ -66,6 +71,11 @@ int tdpd_build_routes(struct tdpd *d);
  * set-up, DPDK, pool, ports, time source, engine, tables); on a failure the
  * ones up are torn down. 0 or -1. */
 int tdpd_start_up(struct tdpd *d);
+/* Launch time (txlaunch.c): port p's engine settings (its map set up when
+ * the port has launch time), every map's sample, and their release. */
+void tdpd_launch_port(struct tdpd *d, uint32_t p, struct eng_port_cfg *epc);
+void tdpd_launch_sample(struct tdpd *d, int64_t mono_now);
+void tdpd_launch_down(struct tdpd *d);
 /* Tears down what is up, in exact reverse order, then the configuration. */
 void tdpd_shut_down(struct tdpd *d);
 

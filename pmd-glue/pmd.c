@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* rte_eth_read_clock is experimental in DPDK 22.11 */
+#define ALLOW_EXPERIMENTAL_API 1
 #include <ctype.h>
 #include <errno.h>
 #include <net/if.h>
@@ -14,6 +16,7 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_mbuf_pool_ops.h>
 #include <rte_mempool.h>
 
@@ -244,8 +247,28 @@ static void vdev_name(const char *device, char *name, size_t len, char *ifname, 
 	}
 }
 
+bool pmd_launch_decide(uint64_t tx_offload_capa, const char *driver, enum pmd_launch want, char *why,
+		       size_t whylen)
+{
+	if (want == PMD_LAUNCH_OFF) {
+		snprintf(why, whylen, "the CPU at the frame boundary (tx-launch off)");
+		return false;
+	}
+	if (!(tx_offload_capa & RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP)) {
+		snprintf(why, whylen, "the CPU at the frame boundary: %s offers no send-on-timestamp offload", driver);
+		return false;
+	}
+	snprintf(why, whylen, "launch time: %s offers the send-on-timestamp offload", driver);
+	return true;
+}
+
+int pmd_read_clock(void *arg, uint64_t *dev)
+{
+	return rte_eth_read_clock((uint16_t)(uintptr_t)arg, dev);
+}
+
 int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16_t rxd, uint16_t txd,
-		  struct rte_mempool *mp, char *err, size_t errlen)
+		  struct rte_mempool *mp, enum pmd_launch launch, char *err, size_t errlen)
 {
 	memset(pp, 0, sizeof(*pp));
 	snprintf(pp->device, sizeof(pp->device), "%s", device);
@@ -270,6 +293,21 @@ int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16
 	}
 	struct rte_eth_conf conf;
 	memset(&conf, 0, sizeof(conf));
+	pp->launch = pmd_launch_decide(info.tx_offload_capa, info.driver_name, launch, pp->push, sizeof(pp->push));
+	if (pp->launch) {
+		/* registered before the port starts: the PMD looks for it then (mlx5's tx_pp) */
+		if (rte_mbuf_dyn_tx_timestamp_register(&pp->ts_off, &pp->ts_flag) != 0) {
+			snprintf(pp->push, sizeof(pp->push), "the CPU at the frame boundary: the mbuf timestamp field "
+				 "could not be registered (%s)", rte_strerror(rte_errno));
+			pp->launch = false;
+		} else {
+			conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP;
+		}
+	}
+	if (launch == PMD_LAUNCH_ON && !pp->launch) {
+		snprintf(err, errlen, "device %s: tx-launch on, but it pushes by %s", device, pp->push);
+		return -1;
+	}
 	if (rxd > info.rx_desc_lim.nb_max && info.rx_desc_lim.nb_max)
 		rxd = info.rx_desc_lim.nb_max;
 	if (txd > info.tx_desc_lim.nb_max && info.tx_desc_lim.nb_max)
@@ -300,6 +338,19 @@ int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16
 		return -1;
 	}
 	pp->started = true;
+	if (pp->launch) {
+		uint64_t clk;
+		rc = rte_eth_read_clock(pp->id, &clk);
+		if (rc != 0) {
+			snprintf(pp->push, sizeof(pp->push), "the CPU at the frame boundary: %s offers send on timestamp "
+				 "but cannot read its clock (%s)", info.driver_name, rte_strerror(-rc));
+			pp->launch = false;
+			if (launch == PMD_LAUNCH_ON) {
+				snprintf(err, errlen, "device %s: tx-launch on, but it pushes by %s", device, pp->push);
+				return -1;
+			}
+		}
+	}
 	pp->nrxq = nrxq;
 	pp->rxd = rxd;
 	pp->txd = txd;

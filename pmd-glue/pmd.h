@@ -42,7 +42,21 @@ struct pmd_port {
 	uint16_t rxd, txd;        /* descriptors set up, after the PMD's limits */
 	uint16_t nrxq;            /* RX queues set up (and as many TX queues; tdpd sends on 0) */
 	bool started;
+	/* launch time (RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP): on, the mbuf's
+	 * timestamp field and its TX flag; push says which push and why */
+	bool launch;
+	int ts_off;
+	uint64_t ts_flag;
+	char push[200];
 };
+
+/* tdpd.conf's tx-launch: off; auto, where the PMD offers it; on, or refuse the port */
+enum pmd_launch { PMD_LAUNCH_AUTO, PMD_LAUNCH_OFF, PMD_LAUNCH_ON };
+
+/* Whether a port with these TX offload capabilities pushes by launch time,
+ * and why (or why not) in why. */
+bool pmd_launch_decide(uint64_t tx_offload_capa, const char *driver, enum pmd_launch want, char *why,
+		       size_t whylen);
 
 /* The buffers a port's RX queues keep from the pool while it runs: each
  * queue's ring, or on af_xdp the PMD's fill ring, which DPDK 22.11 fills
@@ -68,10 +82,14 @@ struct rte_mempool *pmd_pool(uint32_t mbufs, bool iova_contig, char *err, size_t
  * a port that meets them stops receiving. 0 when all lie inside; *registered
  * gets the UMEM's length in bytes. */
 uint32_t pmd_pool_umem_outside(struct rte_mempool *mp, uint64_t *registered);
-/* Opens the port with nrxq RX queues (and as many TX queues). Errors quote
- * DPDK's log line that says why, when it said. */
+/* Opens the port with nrxq RX queues (and as many TX queues), with launch
+ * time as `launch` asks: the offload configured and the timestamp field
+ * registered, and the device's clock read once to see that it can be.
+ * Errors quote DPDK's log line that says why, when it said. */
 int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16_t rxd, uint16_t txd,
-		  struct rte_mempool *mp, char *err, size_t errlen);
+		  struct rte_mempool *mp, enum pmd_launch launch, char *err, size_t errlen);
+/* The device clock (rte_eth_read_clock); arg is the DPDK port id. */
+int pmd_read_clock(void *arg, uint64_t *dev);
 /* The driver's own counts of a port (rte_eth_stats): frames it received and
  * sent, and the ones it lost before tdpd saw them: missed (the NIC or, on
  * af_xdp, the kernel had no buffer or no room), no-mbuf (the pool was empty),

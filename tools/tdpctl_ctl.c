@@ -156,6 +156,17 @@ static void show_ports(json_t *r)
 			       I(dv, "no_mbuf"), I(dv, "rx_errors"), I(dv, "tx"), I(dv, "tx_errors"));
 		else
 			printf("%s: driver: no counters\n", S(p, "name"));
+		json_t *pu = json_object_get(p, "push"), *ck = json_object_get(pu, "clock");
+		if (pu)
+			printf("%s: pushes by %s\n", S(p, "name"), S(pu, "why"));
+		if (ck)
+			printf("%s: launch clock %s: %" PRId64 " samples (%" PRId64 " too slow, %" PRId64 " failed, %" PRId64
+			       " steps), rate %+" PRId64 " ppb, latest read %" PRId64 " ns, map missed it by %" PRId64
+			       " ns; frames launched %" PRId64 ", late hand-overs %" PRId64 ", map not ready %" PRId64 "\n",
+			       S(p, "name"), json_is_true(json_object_get(ck, "ready")) ? "ready" : "not ready",
+			       I(ck, "samples"), I(ck, "wide"), I(ck, "failed"), I(ck, "steps"), I(ck, "rate_ppb"),
+			       I(ck, "last_bracket_ns"), I(ck, "last_miss_ns"), I(p, "launch_frames"), I(p, "launch_late"),
+			       I(p, "launch_unready"));
 	}
 }
 
@@ -410,7 +421,10 @@ static void show_prometheus(json_t *r)
 		{"late_carried", "Reserved packets of late frames carried."},
 		{"arr_late_dropped", "Pipelined packets that arrived after their frame was staged, dropped."},
 		{"push_retries", "Calls to the driver beyond the first of a push, while it took part of the burst."},
-		{"be_tx_drop", "Best-effort packets the driver refused."}};
+		{"be_tx_drop", "Best-effort packets the driver refused."},
+		{"launch_frames", "Frames handed to the NIC with launch times."},
+		{"launch_late", "Frames of a launch-time port pushed by the CPU: handed over after start - launch-margin."},
+		{"launch_unready", "Frames of a launch-time port pushed by the CPU: its clock map not ready."}};
 	prom_per(json_object_get(r, "ports"), "port", pc, sizeof(pc) / sizeof(pc[0]));
 	json_t *rx = json_object_get(r, "rx");
 	prom_head("tdpd_rx_packets_total", "counter", "Packets received.");

@@ -48,7 +48,7 @@ $out"
 	fi
 }
 
-echo "1..48"
+echo "1..51"
 good >"$W/good.conf"
 out=$("$TDPD" -f "$W/good.conf" --check 2>&1) && grep -q "valid: 2 ports, 2 flows" <<<"$out" &&
 	ok "a good configuration passes --check" || notok "a good configuration passes --check" "$out"
@@ -65,6 +65,8 @@ expect_err "phc-tick needs two different pins" "${G/late-policy carry/phc-tick 1
 expect_err "bc635-bars names its layouts" "${G/late-policy carry/bc635-bars 3,2}" "expected one of auto, 0,1, 1,0, 2,3"
 expect_err "a miss target must be a fraction" "${G/late-policy carry/wake-miss-target often}" "bad.conf:3: error: wake-miss-target 'often': not a fraction from 0 to 1 (e.g. 1e-4 or 0.0001)"
 expect_err "a miss target past 0.1 is out of range" "${G/late-policy carry/wake-miss-target 0.5}" "bad.conf:3: error: wake-miss-target '0.5': 0.5 is out of range 1e-09..0.1"
+expect_err "a launch lead below a microsecond is out of range" "${G/late-policy carry/launch-lead 500ns}" "bad.conf:3: error: launch-lead '500ns'"
+expect_err "tx-launch names its three modes" "$G" "expected one of auto, off, on" --port out:tx-launch=always
 expect_err "bad duration" "${G/late-policy carry/spin-below 20 parsecs}" "bad.conf:3: error: spin-below '20 parsecs'"
 expect_err "a value given twice" "${G/late-policy carry/late-policy carry
 late-policy drop}" "bad.conf:4: error: 'late-policy' given twice (first at line 3)"
@@ -144,6 +146,11 @@ out=$("$TDPD" -f "$W/good.conf" --wake-predictor quantile --wake-miss-target 2.5
 grep -q "^wake-predictor quantile$" <<<"$out" && grep -q "^wake-miss-target 2.5e-05$" <<<"$out" &&
 	ok "the quantile predictor and its miss target, dumped as set" ||
 	notok "the quantile predictor and its miss target, dumped as set" "$out"
+
+out=$("$TDPD" -f "$W/good.conf" --launch-lead 200us --port out:tx-launch=off --dump-config 2>&1)
+grep -q "^launch-lead 200us$" <<<"$out" && grep -q "^launch-margin 5us$" <<<"$out" && grep -q "^tx-launch off$" <<<"$out" &&
+	ok "launch time's options, dumped as set (tx-launch per port)" ||
+	notok "launch time's options, dumped as set (tx-launch per port)" "$out"
 
 out=$("$TDPD" -f "$W/good.conf" --late-policy drop --port out:rate=1Gbit/s --dump-config 2>&1)
 grep -q "^late-policy drop$" <<<"$out" && grep -q "^rate 1000000000bit/s$" <<<"$out" &&

@@ -20,7 +20,7 @@ SRC=$4
 net_test_begin
 chmod 0755 "$W" # the unprivileged peer must reach the sockets to be refused by them
 . "$SRC/tests/tap.sh"
-echo "1..26"
+echo "1..27"
 
 RO=$W/tdpd-ro.sock
 RW=$W/tdpd.sock
@@ -76,6 +76,8 @@ d = {c: json.load(open(f"{sys.argv[1]}/{c}.json")) for c in ("status", "ports", 
 assert d["status"]["frames"]["processed"] > 0 and d["status"]["table"]["k"] == 10, d["status"]
 assert [p["name"] for p in d["ports"]["ports"]] == ["in", "out"], d["ports"]
 assert [p["scheduled"] for p in d["ports"]["ports"]] == [False, True], d["ports"]
+assert all(p["push"]["kind"] == "cpu" and "net_af_packet offers no send-on-timestamp" in p["push"]["why"]
+           and "clock" not in p["push"] for p in d["ports"]["ports"]), d["ports"]
 assert [f["name"] for f in d["flows"]["flows"]] == ["probe"], d["flows"]
 assert d["sync"]["timebase"] == "system" and d["sync"]["state"] == "unlocked", d["sync"]
 assert d["stats"]["start_error_ns"]["count"] > 0 and d["stats"]["engine"]["frames"] > 0, d["stats"]
@@ -321,3 +323,11 @@ check "systemd: READY=1 once, after the ports and the time source; the watchdog 
 check "the exit summary counts the two swaps and the last swap frame" \
 	'[ "$(j "$W/sum.json" "(d[\"engine\"][\"swaps\"], d[\"engine\"][\"late_swaps\"], d[\"engine\"][\"last_swap_frame\"] == json.load(open(sys.argv[1].replace(\"sum\", \"swap2\")))[\"frame\"])")" = "(2, 0, True)" ]' \
 	"$(head -c 400 "$W/sum.json")"
+
+# a port that must push by launch time, on a PMD without the offload: refused, and why
+sed '/^\[port out\]/a tx-launch on' "$W/tdpd.conf" >"$W/launch.conf"
+rc=0
+timeout 60 ip netns exec "$NS_RTR" "$TDPD" -f "$W/launch.conf" >/dev/null 2>"$W/launch.err" || rc=$?
+check "tx-launch on where the PMD has no send-on-timestamp offload: tdpd refuses to start, naming the port and why" \
+	'[ $rc -ne 0 ] && grep -q "\[port out\] device net_af_packet1,iface=rout: tx-launch on, but it pushes by the CPU at the frame boundary: net_af_packet offers no send-on-timestamp offload" "$W/launch.err"' \
+	"rc $rc: $(tail -5 "$W/launch.err")"

@@ -747,10 +747,11 @@ int probe_rx_csv(FILE *f, const struct probe_rx *rx)
 		const struct probe_rec *r = &rx->rec[i];
 		fprintf(f, "%" PRIu32 ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
 			",%u,", r->flow, r->seq, r->frame, r->t1, r->t2, r->lat, r->transit, r->ipt, r->hops);
-		/* node:frames after i:push offset ns[:late] per hop, ';' between hops */
+		/* node:frames after i:push offset ns[:late][:launch] per hop, ';' between hops */
 		for (unsigned k = 0; k < r->hops && k < PROBE_MAX_HOPS; k++)
-			fprintf(f, "%s%u:%" PRId32 ":%" PRId32 "%s", k ? ";" : "", r->stamp[k].node, r->stamp[k].dframe,
-				r->stamp[k].push_off, r->stamp[k].flags & PROBE_STAMP_LATE ? ":late" : "");
+			fprintf(f, "%s%u:%" PRId32 ":%" PRId32 "%s%s", k ? ";" : "", r->stamp[k].node, r->stamp[k].dframe,
+				r->stamp[k].push_off, r->stamp[k].flags & PROBE_STAMP_LATE ? ":late" : "",
+				r->stamp[k].flags & PROBE_STAMP_LAUNCH ? ":launch" : "");
 		fputc('\n', f);
 	}
 	return ferror(f) ? -EIO : 0;

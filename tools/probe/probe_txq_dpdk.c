@@ -87,7 +87,7 @@ struct probe_txq *probe_txq_dpdk(const char *dev, int cpu, char *err, size_t err
 		goto fail;
 	}
 	d->mp = pmd_pool(1023, pmd_is_pci(dev), err, errlen);
-	if (!d->mp || pmd_port_open(&d->port, dev, 1, 256, 256, d->mp, err, errlen))
+	if (!d->mp || pmd_port_open(&d->port, dev, 1, 256, 256, d->mp, PMD_LAUNCH_OFF, err, errlen))
 		goto fail;
 	d->q = (struct probe_txq){.prepare = dp_prepare, .slot = dp_slot, .send = dp_send, .close = dp_close};
 	memcpy(d->q.mac, d->port.mac, 6);
