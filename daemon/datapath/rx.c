@@ -24,6 +24,59 @@ const char *rx_drop_name(enum rx_drop d)
 	return d < RXD_MAX ? n[d] : "unknown";
 }
 
+/*
+ * What one burst queues, grouped by queue: each group goes in with one
+ * enqueue at the burst's end (a ring's tail is published once per group, not
+ * once a packet), in the order its packets came. fr: the reserved flow's
+ * counts; NULL for a port's best-effort queue.
+ */
+struct rx_group {
+	struct rte_ring *q;
+	struct flow_rx *fr;
+	uint16_t n;
+	struct rte_mbuf *m[RX_BURST];
+};
+
+struct rx_pend {
+	uint16_t ng;
+	struct rx_group g[RX_BURST];
+};
+
+static void pend_add(struct rx_pend *pd, struct rte_ring *q, struct flow_rx *fr, struct rte_mbuf *m)
+{
+	uint16_t i = 0;
+	while (i < pd->ng && pd->g[i].q != q)
+		i++;
+	if (i == pd->ng) {
+		pd->g[i].q = q;
+		pd->g[i].fr = fr;
+		pd->g[i].n = 0;
+		pd->ng++;
+	}
+	pd->g[i].m[pd->g[i].n++] = m;
+}
+
+static void pend_flush(struct rx *rx, struct rx_pend *pd)
+{
+	for (uint16_t i = 0; i < pd->ng; i++) {
+		struct rx_group *g = &pd->g[i];
+		unsigned k = rte_ring_sp_enqueue_burst(g->q, (void *const *)g->m, g->n, NULL);
+		for (unsigned x = k; x < g->n; x++)
+			rte_pktmbuf_free(g->m[x]);
+		if (g->fr) {
+			CTR_ADD(g->fr->enq, k);
+			CTR_ADD(rx->st.reserved, k);
+			if (k < g->n)
+				CTR_ADD(g->fr->overflow, g->n - k);
+		} else {
+			CTR_ADD(rx->st.best_effort, k);
+			if (k < g->n)
+				CTR_ADD(rx->st.drop[RXD_BE_OVERFLOW], g->n - k);
+		}
+	}
+	pd->ng = 0;
+}
+
 static void drop(struct rx *rx, struct rte_mbuf *m, enum rx_drop why)
 {
 	CTR_ADD(rx->st.drop[why], 1);
@@ -127,11 +180,11 @@ static void ask_resolve(struct rx *rx, uint32_t out, int family, const uint8_t n
 		CTR_ADD(rx->st.resolve_asked, 1);
 }
 
-void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
+/* One packet of a burst (rx->st.pkts and bytes counted by the caller); what
+ * goes to a queue waits in pd for the burst's end. */
+static void rx_one(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, struct rx_pend *pd)
 {
 	struct pkt_info pi;
-	CTR_ADD(rx->st.pkts, 1);
-	CTR_ADD(rx->st.bytes, m->pkt_len);
 	if (m->nb_segs != 1 || m->pkt_len != m->data_len) {
 		drop(rx, m, RXD_MALFORMED);   /* chained mbufs: not produced by our pools */
 		return;
@@ -233,25 +286,28 @@ void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 		} else {
 			engine_pkt_set_due(m, ENGINE_DUE_NONE); /* if a swap makes the flow pipelined */
 		}
-		if (rte_ring_sp_enqueue(fr->q, m) != 0) {
-			CTR_ADD(fr->overflow, 1);
-			rte_pktmbuf_free(m);
-			return;
-		}
-		CTR_ADD(fr->enq, 1);
-		CTR_ADD(rx->st.reserved, 1);
+		pend_add(pd, fr->q, fr, m);
 		return;
 	}
 	if (rx->be_q[out]) {
-		if (rte_ring_sp_enqueue(rx->be_q[out], m) != 0) {
-			drop(rx, m, RXD_BE_OVERFLOW);
-			return;
-		}
-	} else if (rte_eth_tx_burst(rx->ports[out].dpdk_port, 0, &m, 1) != 1) {
+		pend_add(pd, rx->be_q[out], NULL, m);
+		return;
+	}
+	if (rte_eth_tx_burst(rx->ports[out].dpdk_port, 0, &m, 1) != 1) {
 		drop(rx, m, RXD_TX_FULL);
 		return;
 	}
 	CTR_ADD(rx->st.best_effort, 1);
+}
+
+void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
+{
+	struct rx_pend pd;
+	pd.ng = 0;
+	CTR_ADD(rx->st.pkts, 1);
+	CTR_ADD(rx->st.bytes, m->pkt_len);
+	rx_one(rx, in_port, m, &pd);
+	pend_flush(rx, &pd);
 }
 
 /* One burst from queue q of port p. */
@@ -277,11 +333,20 @@ static uint16_t poll_queue(struct rx *rx, uint32_t p, uint16_t q)
 		rte_prefetch0(pkts[i]);
 	for (uint16_t i = 0; i < n && i < RX_PREFETCH; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	struct rx_pend pd;
+	pd.ng = 0;
+	uint64_t bytes = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		if (i + RX_PREFETCH < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RX_PREFETCH], void *));
-		rx_packet(rx, p, pkts[i]);
+		bytes += pkts[i]->pkt_len;
+		rx_one(rx, p, pkts[i], &pd);
 	}
+	if (n) {
+		CTR_ADD(rx->st.pkts, n);
+		CTR_ADD(rx->st.bytes, bytes);
+	}
+	pend_flush(rx, &pd);
 	return n;
 }
 

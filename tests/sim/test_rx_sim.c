@@ -299,6 +299,49 @@ static void queues_are_bounded(void **state)
 	assert_int_equal(rte_mempool_in_use_count(env_pool()), 0);
 }
 
+/* One burst's packets go to their queues together at its end, each queue's
+ * in the order they came; what a full queue refuses is counted as if they had
+ * gone one by one. */
+static void one_burst_queued_in_order(void **state)
+{
+	struct rig r;
+	rig_up(&r);
+	/* 24 frames: every third reserved (sizes 100, 101, ...), the rest best effort (sizes 200, ...) */
+	uint32_t nr = 0, nb = 0;
+	for (int i = 0; i < 24; i++) {
+		struct pg g = from_sender("10.0.2.2");
+		if (i % 3 == 0) {
+			g.dscp = 46;
+			g.dport = 5000;
+			g.size = 100 + nr++;
+		} else {
+			g.size = 200 + nb++;
+		}
+		assert_int_equal(rte_ring_sp_enqueue(r.ringrx[0], frame(&g)), 0);
+	}
+	assert_int_equal(rx_poll(&r.rx), 24);
+	assert_int_equal(r.rx.st.pkts, 24);
+	assert_int_equal(r.frx[0]->enq, 4);           /* depth 4 */
+	assert_int_equal(r.frx[0]->overflow, nr - 4);
+	assert_int_equal(r.rx.st.reserved, 4);
+	assert_int_equal(r.rx.st.best_effort, 8);     /* depth 8 */
+	assert_int_equal(r.rx.st.drop[RXD_BE_OVERFLOW], nb - 8);
+	for (uint32_t i = 0; i < 4; i++) {
+		struct rte_mbuf *m = NULL;
+		assert_int_equal(rte_ring_sc_dequeue(r.fq[0], (void **)&m), 0);
+		assert_int_equal(m->pkt_len, 100 + i);
+		rte_pktmbuf_free(m);
+	}
+	for (uint32_t i = 0; i < 8; i++) {
+		struct rte_mbuf *m = NULL;
+		assert_int_equal(rte_ring_sc_dequeue(r.rx.be_q[1], (void **)&m), 0);
+		assert_int_equal(m->pkt_len, 200 + i);
+		rte_pktmbuf_free(m);
+	}
+	rig_down(&r);
+	assert_int_equal(rte_mempool_in_use_count(env_pool()), 0);
+}
+
 static tdp_time_t tick_clock(void *arg)
 {
 	int64_t *us = arg;
@@ -729,6 +772,7 @@ int main(void)
 		cmocka_unit_test(failed_neighbour_host_unreachable),
 		cmocka_unit_test(kernel_routes_swap_in_between_bursts),
 		cmocka_unit_test(queues_are_bounded),
+		cmocka_unit_test(one_burst_queued_in_order),
 		cmocka_unit_test(rx_poll_reads_ports),
 		cmocka_unit_test(pipelined_due_frames),
 		cmocka_unit_test(swap_to_pipelined_measures_arrivals),
