@@ -16,9 +16,10 @@
  * may ask the device through the kernel; the bracket bounds the map's error) */
 #define LAUNCH_MAX_BRACKET_NS 50000
 
+/* the read the engine times its frames by, so that the map is of that clock */
 static tdp_time_t ctr_now(void *arg)
 {
-	return tb_now(arg);
+	return tb_fast_now(arg);
 }
 
 void tdpd_launch_port(struct tdpd *d, uint32_t p, struct eng_port_cfg *epc)

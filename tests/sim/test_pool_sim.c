@@ -8,6 +8,7 @@
  * its last buffers lie past that length; the kernel refuses them from the
  * fill ring and a port stalls once they circulate. The pool tdpd builds for
  * vdev-only boxes is one block, every buffer inside, each a whole mbuf.
+ * And the push a port gets from its PMD's TX offloads (launch time).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
@@ -68,6 +70,20 @@ static void the_vdev_pool_is_one_block_of_whole_mbufs(void **state)
 	rte_mempool_free(mp);
 }
 
+/* The push a port gets from its PMD's TX offloads and tx-launch. */
+static void launch_time_where_the_pmd_offers_it(void **state)
+{
+	char why[200];
+	const uint64_t with = RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP | RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	assert_true(pmd_launch_decide(with, "mlx5_pci", PMD_LAUNCH_AUTO, why, sizeof(why)));
+	assert_string_equal(why, "launch time: mlx5_pci offers the send-on-timestamp offload");
+	assert_true(pmd_launch_decide(with, "mlx5_pci", PMD_LAUNCH_ON, why, sizeof(why)));
+	assert_false(pmd_launch_decide(with, "mlx5_pci", PMD_LAUNCH_OFF, why, sizeof(why)));
+	assert_string_equal(why, "the CPU at the frame boundary (tx-launch off)");
+	assert_false(pmd_launch_decide(RTE_ETH_TX_OFFLOAD_MULTI_SEGS, "net_af_xdp", PMD_LAUNCH_AUTO, why, sizeof(why)));
+	assert_string_equal(why, "the CPU at the frame boundary: net_af_xdp offers no send-on-timestamp offload");
+}
+
 int main(void)
 {
 	if (env_eal_init() != 0) {
@@ -77,6 +93,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_page_bound_pool_has_buffers_past_the_umem),
 		cmocka_unit_test(the_vdev_pool_is_one_block_of_whole_mbufs),
+		cmocka_unit_test(launch_time_where_the_pmd_offers_it),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
