@@ -114,7 +114,7 @@ const struct conf_opt conf_opts[] = {
 	{"oversleep-decay", CS_GLOBAL, CT_INT, "95", 1, 100, NULL, G(oversleep_decay), "PERCENT",
 	 "max predictor: each frame without a sleep scales the oversleep window by this much", false},
 	{"launch-lead", CS_GLOBAL, CT_DUR, "100us", 1000, 500000000, NULL, G(launch_lead_ns), "TIME",
-	 "ports that push by launch time (tx-launch) get each frame's burst this long before the frame starts, each packet with its time on the wire; the engine may wake this late without a late frame. At most half the TF. Packets that arrive in the last launch-lead of a frame go in a later one", false},
+	 "ports that push by launch time (tx-launch) get each frame's burst this long before the frame starts, each packet with its time on the wire; the engine may wake this late without a late frame. At most half the TF; left at its default, half the TF where that is less. Packets that arrive in the last launch-lead of a frame go in a later one", false},
 	{"launch-margin", CS_GLOBAL, CT_DUR, "5us", 0, 100000000, NULL, G(launch_margin_ns), "TIME",
 	 "a launch-time port's burst handed over later than this before its frame goes out by the CPU at the boundary instead (counted: launch_late); below launch-lead", false},
 	{"be-poll", CS_GLOBAL, CT_DUR, "100us", 0, 1000000000, NULL, G(be_poll_ns), "TIME",
@@ -488,6 +488,14 @@ int conf_check(const struct conf *c, FILE *err)
 		size_t oi = (size_t)(conf_find("phc-tick", CS_GLOBAL) - conf_opts);
 		conf_error_at(err, c->set_file[oi] ? c->set_file[oi] : "command line", c->set_line[oi],
 			 "phc-tick '%s': give none, or two different pin numbers OUT,IN", c->tb.phc.tick);
+		errors++;
+	}
+	if (c->launch_margin_ns >= c->launch_lead_ns) {
+		size_t mi = opt_index(conf_find("launch-margin", CS_GLOBAL)), li = opt_index(conf_find("launch-lead", CS_GLOBAL));
+		size_t at = c->set_line[mi] ? mi : li;
+		conf_error_at(err, c->set_file[at] ? c->set_file[at] : "command line", c->set_line[at],
+			 "launch-margin (%" PRId64 " ns) must be below launch-lead (%" PRId64 " ns)", c->launch_margin_ns,
+			 c->launch_lead_ns);
 		errors++;
 	}
 	for (const struct conf_opt *o = conf_opts; o->name; o++) {

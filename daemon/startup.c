@@ -536,7 +536,10 @@ static int engine_up(struct tdpd *d)
 		       .margin_ns = c->wake_margin_ns, .window = (uint32_t)c->oversleep_window,
 		       .decay_pct = (uint32_t)c->oversleep_decay, .book_init_ns = 200, .max_lead_ns = c->max_lead_ns,
 		       .miss_ppb = c->wake_predictor ? (uint64_t)c->wake_miss_ppb : 0},
-		.launch_lead_ns = c->launch_lead_ns, .launch_margin_ns = c->launch_margin_ns,
+		/* left at its default, the lead is cut to half the TF where longer */
+		.launch_lead_ns = c->launch_lead_ns,
+		.launch_lead_default = !c->set_line[conf_find("launch-lead", CS_GLOBAL) - conf_opts],
+		.launch_margin_ns = c->launch_margin_ns,
 	};
 	d->e = engine_create(&ec, err, sizeof(err));
 	if (!d->e) {
@@ -544,6 +547,11 @@ static int engine_up(struct tdpd *d)
 		tdpd_launch_down(d);
 		return -1;
 	}
+	if (engine_launch_lead(d->e))
+		log_info("launch-time ports: each burst handed over %" PRId64 " ns before its frame (launch-lead%s), "
+			 "no later than %" PRId64 " ns before it (launch-margin)", engine_launch_lead(d->e),
+			 engine_launch_lead(d->e) < c->launch_lead_ns ? ": half the TF, the default being longer" : "",
+			 c->launch_margin_ns);
 	return 0;
 }
 

@@ -34,9 +34,8 @@ void tdpd_launch_port(struct tdpd *d, uint32_t p, struct eng_port_cfg *epc)
 	epc->launch = &d->lc[p];
 	epc->ts_off = pp->ts_off;
 	epc->ts_flag = pp->ts_flag;
-	log_info("port %s: each burst handed over %" PRId64 " ns before its frame (launch-lead), the CPU pushes "
-		 "at the boundary until the device clock's rate is measured (%lld ms)", d->conf.ports[p].name,
-		 d->conf.launch_lead_ns, LAUNCH_RATE_SPAN_NS / 1000000);
+	log_info("port %s: the CPU pushes at the boundary until the device clock's rate is measured (%lld ms)",
+		 d->conf.ports[p].name, LAUNCH_RATE_SPAN_NS / 1000000);
 }
 
 void tdpd_launch_sample(struct tdpd *d, int64_t mono_now)

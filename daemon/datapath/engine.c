@@ -325,6 +325,11 @@ const struct hist *engine_tick_hist(const struct engine *e)
 	return &e->tick_lat;
 }
 
+int64_t engine_launch_lead(const struct engine *e)
+{
+	return e->lead_ns;
+}
+
 const struct pw *engine_pw(const struct engine *e)
 {
 	return &e->pw;

@@ -102,6 +102,7 @@ struct eng_config {
 	/* with a launch-time port: its bursts are handed over launch_lead_ns
 	 * before their frame, and no later than launch_margin_ns before it */
 	int64_t launch_lead_ns;
+	bool launch_lead_default;        /* the lead is a default: cut to TF/2 where longer */
 	int64_t launch_margin_ns;
 };
 
@@ -215,6 +216,8 @@ uint64_t engine_table_retire(struct engine *e, struct eng_table *nt);
 struct flow_rx *engine_table_flow_rx(struct eng_table *nt, uint32_t flow);
 void engine_table_flow_stats(const struct eng_table *nt, uint32_t flow, struct flow_stats *out);
 
+/* The launch-lead in use: 0 without a launch-time port. */
+int64_t engine_launch_lead(const struct engine *e);
 /* Sets the first frame to push: the one after the frame containing now.
  * engine_run does it; callers of engine_step call it first. */
 void engine_start(struct engine *e);

@@ -357,7 +357,8 @@ struct engine *engine_create(const struct eng_config *c, char *err, size_t errle
 	}
 	for (uint32_t p = 0; p < e->nports; p++)
 		if (c->ports[p].launch)
-			e->lead_ns = c->launch_lead_ns;
+			e->lead_ns = c->launch_lead_default && c->launch_lead_ns > e->g.tf_ns / 2 ? e->g.tf_ns / 2
+												  : c->launch_lead_ns;
 	e->launch_margin_ns = c->launch_margin_ns;
 	if (e->lead_ns && (e->lead_ns > e->g.tf_ns / 2 || c->launch_margin_ns < 0 ||
 			   c->launch_margin_ns >= e->lead_ns)) {

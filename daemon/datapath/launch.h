@@ -12,7 +12,8 @@
  *
  *     dev(t) = dev0 + (t - ctr0) * mult / 2^32     (mult: ticks per ns, << 32)
  *
- * fitted off the data path (the housekeeping thread, every clock-refresh):
+ * fitted off the data path (tdpd's housekeeping thread samples it every
+ * 100 ms):
  * a CTR read, the device read, a CTR read; the middle of the two CTR reads
  * stands for the device read, and a sample whose two reads lie more than
  * max_bracket_ns apart is not taken. Each sample moves the map's origin;

@@ -48,7 +48,7 @@ $out"
 	fi
 }
 
-echo "1..51"
+echo "1..52"
 good >"$W/good.conf"
 out=$("$TDPD" -f "$W/good.conf" --check 2>&1) && grep -q "valid: 2 ports, 2 flows" <<<"$out" &&
 	ok "a good configuration passes --check" || notok "a good configuration passes --check" "$out"
@@ -66,6 +66,8 @@ expect_err "bc635-bars names its layouts" "${G/late-policy carry/bc635-bars 3,2}
 expect_err "a miss target must be a fraction" "${G/late-policy carry/wake-miss-target often}" "bad.conf:3: error: wake-miss-target 'often': not a fraction from 0 to 1 (e.g. 1e-4 or 0.0001)"
 expect_err "a miss target past 0.1 is out of range" "${G/late-policy carry/wake-miss-target 0.5}" "bad.conf:3: error: wake-miss-target '0.5': 0.5 is out of range 1e-09..0.1"
 expect_err "a launch lead below a microsecond is out of range" "${G/late-policy carry/launch-lead 500ns}" "bad.conf:3: error: launch-lead '500ns'"
+expect_err "a launch margin not below the lead is refused, where it was set" "${G/late-policy carry/launch-margin 200us}" \
+	"bad.conf:3: error: launch-margin (200000 ns) must be below launch-lead (100000 ns)"
 expect_err "tx-launch names its three modes" "$G" "expected one of auto, off, on" --port out:tx-launch=always
 expect_err "bad duration" "${G/late-policy carry/spin-below 20 parsecs}" "bad.conf:3: error: spin-below '20 parsecs'"
 expect_err "a value given twice" "${G/late-policy carry/late-policy carry

@@ -69,8 +69,9 @@ check "status: table, frames, start error and sync in a few lines" \
 	'grep -q "^table .*a.tdp: TF 1.0 ms, k 10" "$W/st" && grep -q "^frames .* processed" "$W/st" && grep -q "^time .*sync unlocked" "$W/st"' \
 	"$(cat "$W/st")"
 for c in status ports flows sync stats; do "$CTL" --socket "$RO" --json $c >"$W/$c.json" 2>&1; done
-check "--json: status, ports, flows, sync and stats parse and agree with the table" \
-	'python3 - "$W" <<"PY"
+"$CTL" --socket "$RO" ports >"$W/ports.txt" 2>&1
+check "--json: status, ports, flows, sync and stats parse and agree with the table; ports says how each pushes" \
+	'grep -q "^out: pushes by the CPU at the frame boundary: net_af_packet offers no send-on-timestamp offload$" "$W/ports.txt" && python3 - "$W" <<"PY"
 import json, sys
 d = {c: json.load(open(f"{sys.argv[1]}/{c}.json")) for c in ("status", "ports", "flows", "sync", "stats")}
 assert d["status"]["frames"]["processed"] > 0 and d["status"]["table"]["k"] == 10, d["status"]

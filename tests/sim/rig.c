@@ -162,10 +162,11 @@ void rig_up_with(struct rig *r, const char *table, enum late_policy late, int64_
 		drv_ring[r->port[p]] = r->tx[p];
 		pc[p] = (struct eng_port_cfg){.dpdk_port = (uint16_t)r->port[p], .txq = 0,
 					      .rate_bps = 0, .overhead = r->t->ports[p].overhead};
-		if (o->launch)
-			pc[p] = (struct eng_port_cfg){.dpdk_port = (uint16_t)r->port[p], .txq = 0, .rate_bps = 0,
-						      .overhead = r->t->ports[p].overhead, .launch = &r->lc[p],
-						      .ts_off = txlog.ts_off, .ts_flag = txlog.ts_flag};
+		if (o->launch) {
+			pc[p].launch = &r->lc[p];
+			pc[p].ts_off = txlog.ts_off;
+			pc[p].ts_flag = txlog.ts_flag;
+		}
 	}
 	rig_no++;
 	struct timebase *etb = r->tb;

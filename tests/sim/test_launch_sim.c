@@ -427,7 +427,8 @@ static void map_fitted_from_samples(void **state)
 	launch_clock_fini(&lc);
 }
 
-/* A lead the frame cannot hold, or a margin not below the lead, is refused. */
+/* A lead the frame cannot hold, or a margin not below the lead, is refused;
+ * the default lead is cut to what the frame holds. */
 static void lead_out_of_range_refused(void **state)
 {
 	assert_int_equal(env_eal_init(), 0);
@@ -445,6 +446,20 @@ static void lead_out_of_range_refused(void **state)
 		assert_null(engine_create(&c, err, sizeof(err)));
 		assert_non_null(strstr(err, "launch-lead"));
 	}
+	/* the default lead, 600 us, is cut to half the TF; without a launch-time port there is none */
+	struct eng_config c = {.t = t, .tb = tb, .flow_depth = 8, .be_depth = 8, .ports = &pc,
+			       .launch_lead_ns = 600000, .launch_lead_default = true, .launch_margin_ns = 5000,
+			       .pw = {.min_sleep_ns = 1000, .margin_ns = 500, .window = 16, .decay_pct = 90}};
+	char err[256] = "";
+	struct engine *e = engine_create(&c, err, sizeof(err));
+	assert_non_null(e);
+	assert_int_equal(engine_launch_lead(e), 500000);
+	engine_destroy(e);
+	pc.launch = NULL;
+	e = engine_create(&c, err, sizeof(err));
+	assert_non_null(e);
+	assert_int_equal(engine_launch_lead(e), 0);
+	engine_destroy(e);
 	launch_clock_fini(&lc);
 	tb_destroy(tb);
 	sched_free(t);
