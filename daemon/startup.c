@@ -578,10 +578,11 @@ static int tables_up(struct tdpd *d)
 	}
 	for (uint32_t p = 0; p < c->nports; p++)
 		d->be_q[p] = d->rxp[p].table_port >= 0 ? engine_be_ring(d->e, (uint32_t)d->rxp[p].table_port) : NULL;
-	d->rx = (struct rx){.ports = d->rxp, .nports = c->nports, .rt = d->rt, .tab = &d->ctl.cur->rxt,
+	d->rx = (struct rx){.ports = d->rxp, .nports = c->nports, .tab = &d->ctl.cur->rxt,
 			    .be_q = d->be_q, .table_to_port = d->table_to_port, .clock = rx_clock, .clock_arg = d->tb,
 			    .g = *engine_geom(d->e), .icmp_rate = (uint32_t)c->icmp_rate,
 			    .icmp_burst = (uint32_t)c->icmp_burst};
+	rx_set_router(&d->rx, d->rt);
 	/* the ICMP errors' source on each port: its first address of each family */
 	uint8_t la[CONF_MAX_PORTS * 8][17];
 	uint32_t lp[CONF_MAX_PORTS * 8];

@@ -160,9 +160,10 @@ void summary_text(const struct summary_src *s, FILE *out)
 	for (int i = 0; i < ICMP_ERR_MAX; i++)
 		fprintf(out, " %s %" PRIu64, icmp_err_name((enum icmp_err)i), s->rx->st.icmp_sent[i]);
 	fprintf(out, "; not sent: rate-limited %" PRIu64 " no-source %" PRIu64 " tx-full %" PRIu64
-		     "; resolve asked %" PRIu64 " (ring full %" PRIu64 ")\n",
+		     "; resolve asked %" PRIu64 " (ring full %" PRIu64 "); reserved routed by their flow's cached "
+		     "route %" PRIu64 "\n",
 		s->rx->st.icmp_rate_limited, s->rx->st.icmp_no_source, s->rx->st.icmp_tx_full, s->rx->st.resolve_asked,
-		s->rx->st.resolve_ring_full);
+		s->rx->st.resolve_ring_full, s->rx->st.nh_cached);
 	/* what the drivers lost before tdpd saw it */
 	for (uint32_t p = 0; p < s->ndrv; p++) {
 		struct pmd_counters d;
@@ -294,11 +295,12 @@ json_t *summary_rx_json(const struct rx *rx)
 	json_object_update_new(icmp, json_pack("{sI sI sI}", "rate_limited", J(CTR_GET(rx->st.icmp_rate_limited)),
 					       "no_source", J(CTR_GET(rx->st.icmp_no_source)), "tx_full",
 					       J(CTR_GET(rx->st.icmp_tx_full))));
-	return json_pack("{sI sI sI sI so so so sI}", "pkts", J(CTR_GET(rx->st.pkts)), "bytes",
+	return json_pack("{sI sI sI sI so so so sI sI}", "pkts", J(CTR_GET(rx->st.pkts)), "bytes",
 			 J(CTR_GET(rx->st.bytes)), "reserved",
 			 J(CTR_GET(rx->st.reserved)), "best_effort",
 			 J(CTR_GET(rx->st.best_effort)), "drop", drop, "host", host, "icmp_sent", icmp,
-			 "resolve_asked", J(CTR_GET(rx->st.resolve_asked)));
+			 "resolve_asked", J(CTR_GET(rx->st.resolve_asked)), "route_cached",
+			 J(CTR_GET(rx->st.nh_cached)));
 }
 
 json_t *summary_drv_json(uint16_t dpdk_port)

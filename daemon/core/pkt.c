@@ -152,21 +152,28 @@ const char *pkt_err_name(int err)
 
 /* ---- classification --------------------------------------------------- */
 
+/*
+ * A flow's key, whatever its shape, in three words: w packs the scalar
+ * fields (MPLS label 20 bits, VID 12, UDP port 16, DSCP 6, PCP 3, family 4),
+ * d the destination masked to the group's prefix (an IPv4 address in d[0]'s
+ * first four bytes, as pkt_info holds it). A group's fields not matched are 0.
+ */
 struct cls_key {
-	uint32_t mpls;
-	uint16_t vlan, udp;
-	uint8_t dscp, pcp, family, pad;
-	uint8_t dst[16];
+	uint64_t w;
+	uint64_t d[2];
 };
 
+/* 32 bytes: two slots a cache line */
 struct cls_slot {
 	struct cls_key key;
 	int32_t flow;           /* -1 when empty */
+	uint32_t pad;
 };
 
 struct cls_group {
 	uint32_t fields;
 	uint8_t family, dst_len;
+	uint64_t dmask[2];      /* the prefix as a mask over d */
 	uint32_t mask;          /* slots - 1 */
 	struct cls_slot *slot;
 };
@@ -176,15 +183,28 @@ struct cls {
 	struct cls_group *g;
 };
 
-/* multiply-xorshift over the key's 32-bit words: a few cycles, well mixed */
-static uint64_t key_hash(const struct cls_key *k)
+static inline uint64_t key_w(uint32_t mpls, uint16_t vlan, uint16_t udp, uint8_t dscp, uint8_t pcp, uint8_t family)
 {
-	uint32_t w[sizeof(*k) / 4];
-	memcpy(w, k, sizeof(w));
-	uint64_t h = 0x9e3779b97f4a7c15ull;
-	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
-		h = (h ^ w[i]) * 0xff51afd7ed558ccdull;
-	return h ^ (h >> 32);
+	return (uint64_t)(mpls & 0xfffff) | (uint64_t)(vlan & 0xfff) << 20 | (uint64_t)udp << 32 |
+	       (uint64_t)(dscp & 63) << 48 | (uint64_t)(pcp & 7) << 54 | (uint64_t)(family & 15) << 57;
+}
+
+/* The three words folded by multiplication, then MurmurHash3's 64-bit
+ * finaliser: a product's low bits depend only on its factors' low bits, and
+ * the slot is taken from the low bits, so the high ones are folded down. */
+static inline uint64_t key_hash(const struct cls_key *k)
+{
+	uint64_t h = (k->w ^ 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull;
+	h = (h ^ (k->d[0] >> 29 | k->d[0] << 35) ^ k->d[1]) * 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+
+static inline bool key_eq(const struct cls_key *a, const struct cls_key *b)
+{
+	return ((a->w ^ b->w) | (a->d[0] ^ b->d[0]) | (a->d[1] ^ b->d[1])) == 0;
 }
 
 static void mask_prefix(uint8_t *dst, unsigned len)
@@ -196,62 +216,63 @@ static void mask_prefix(uint8_t *dst, unsigned len)
 	}
 }
 
-/* Builds the key a packet has in group g; false when it lacks a field. */
-static bool pkt_key(const struct cls_group *g, const struct pkt_info *pi, struct cls_key *k)
+/* Builds the key a packet has in group g; false when it lacks a field. Reads
+ * only the fields the group matches on. */
+static inline bool pkt_key(const struct cls_group *g, const struct pkt_info *pi, struct cls_key *k)
 {
-	memset(k, 0, sizeof(*k));
 	uint32_t f = g->fields;
+	uint32_t mpls = 0;
+	uint16_t vlan = 0, udp = 0;
+	uint8_t dscp = 0, pcp = 0, family = 0;
 	if (f & (SCHED_M_VLAN | SCHED_M_PCP)) {
 		if (!(pi->flags & PKT_F_VLAN))
 			return false;
 		if (f & SCHED_M_VLAN)
-			k->vlan = pi->vlan;
+			vlan = pi->vlan;
 		if (f & SCHED_M_PCP)
-			k->pcp = pi->pcp;
+			pcp = pi->pcp;
 	}
 	if (f & SCHED_M_MPLS) {
 		if (!(pi->flags & PKT_F_MPLS))
 			return false;
-		k->mpls = pi->mpls;
+		mpls = pi->mpls;
 	}
 	if (f & SCHED_M_DSCP) {
 		if (!pi->family)
 			return false;
-		k->dscp = pi->dscp;
+		dscp = pi->dscp;
 	}
 	if (f & SCHED_M_UDP_DPORT) {
 		if (!(pi->flags & PKT_F_UDP))
 			return false;
-		k->udp = pi->udp_dport;
+		udp = pi->udp_dport;
 	}
+	k->d[0] = k->d[1] = 0;
 	if (f & SCHED_M_DST) {
 		if (pi->family != g->family)
 			return false;
-		k->family = g->family;
-		memcpy(k->dst, pi->dst, g->family == 4 ? 4 : 16);
-		mask_prefix(k->dst, g->dst_len);
+		family = g->family;
+		uint64_t d[2];
+		memcpy(d, pi->dst, 16);
+		k->d[0] = d[0] & g->dmask[0];
+		k->d[1] = d[1] & g->dmask[1];
 	}
+	k->w = key_w(mpls, vlan, udp, dscp, pcp, family);
 	return true;
 }
 
 static void flow_key(const struct sched_match *m, struct cls_key *k)
 {
-	memset(k, 0, sizeof(*k));
-	if (m->fields & SCHED_M_VLAN)
-		k->vlan = m->vlan;
-	if (m->fields & SCHED_M_PCP)
-		k->pcp = m->pcp;
-	if (m->fields & SCHED_M_MPLS)
-		k->mpls = m->mpls;
-	if (m->fields & SCHED_M_DSCP)
-		k->dscp = m->dscp;
-	if (m->fields & SCHED_M_UDP_DPORT)
-		k->udp = m->udp_dport;
-	if (m->fields & SCHED_M_DST) {
-		k->family = m->dst_family;
-		memcpy(k->dst, m->dst, 16);
-		mask_prefix(k->dst, m->dst_len);
+	uint32_t f = m->fields;
+	uint8_t dst[16] = {0};
+	if (f & SCHED_M_DST) {
+		memcpy(dst, m->dst, m->dst_family == 4 ? 4 : 16);
+		mask_prefix(dst, m->dst_len);
 	}
+	memcpy(k->d, dst, 16);
+	k->w = key_w(f & SCHED_M_MPLS ? m->mpls : 0, f & SCHED_M_VLAN ? m->vlan : 0,
+		     f & SCHED_M_UDP_DPORT ? m->udp_dport : 0, f & SCHED_M_DSCP ? m->dscp : 0,
+		     f & SCHED_M_PCP ? m->pcp : 0, f & SCHED_M_DST ? m->dst_family : 0);
 }
 
 static bool same_shape(const struct cls_group *g, const struct sched_match *m)
@@ -292,14 +313,22 @@ struct cls *cls_build(const struct sched_table *t)
 			c->g[g].fields = m->fields;
 			c->g[g].family = (m->fields & SCHED_M_DST) ? m->dst_family : 0;
 			c->g[g].dst_len = (m->fields & SCHED_M_DST) ? m->dst_len : 0;
+			uint8_t mk[16];
+			memset(mk, 0xff, sizeof(mk));
+			mask_prefix(mk, c->g[g].dst_len);
+			if (c->g[g].family == 4)
+				memset(mk + 4, 0, 12);
+			memcpy(c->g[g].dmask, mk, 16);
 			c->ngroups++;
 		}
 		gof[f] = g;
 		count[g]++;
 	}
 	for (uint32_t g = 0; g < c->ngroups; g++) {
+		/* load at most 2/3: a lookup that finds nothing (best effort)
+		 * probes a few slots on, in the same or the next cache line */
 		uint32_t slots = 4;
-		while (slots < 2 * count[g])
+		while (2 * slots < 3 * count[g])
 			slots <<= 1;
 		c->g[g].mask = slots - 1;
 		c->g[g].slot = malloc(slots * sizeof(struct cls_slot));
@@ -337,12 +366,22 @@ int cls_lookup(const struct cls *c, const struct pkt_info *pi)
 			continue;
 		uint32_t s = (uint32_t)key_hash(&k) & g->mask;
 		while (g->slot[s].flow >= 0) {
-			if (memcmp(&g->slot[s].key, &k, sizeof(k)) == 0)
+			if (key_eq(&g->slot[s].key, &k))
 				return g->slot[s].flow;
 			s = (s + 1) & g->mask;
 		}
 	}
 	return -1;
+}
+
+void cls_prefetch(const struct cls *c, const struct pkt_info *pi)
+{
+	for (uint32_t i = 0; i < c->ngroups; i++) {
+		const struct cls_group *g = &c->g[i];
+		struct cls_key k;
+		if (pkt_key(g, pi, &k))
+			__builtin_prefetch(&g->slot[(uint32_t)key_hash(&k) & g->mask]);
+	}
 }
 
 uint32_t cls_groups(const struct cls *c)

@@ -63,6 +63,9 @@ void cls_free(struct cls *c);
 /* The flow the packet belongs to, or -1. Flows of a valid table never overlap,
  * so at most one matches. O(number of distinct match shapes). */
 int cls_lookup(const struct cls *c, const struct pkt_info *pi);
+/* Asks the CPU for the slots cls_lookup will read for the packet: called for
+ * a burst's packets before their lookups, so the misses overlap. */
+void cls_prefetch(const struct cls *c, const struct pkt_info *pi);
 uint32_t cls_groups(const struct cls *c);
 
 /* ---- forwarding rewrite ----------------------------------------------- */

@@ -175,9 +175,8 @@ struct eng_table;
 struct engine *engine_create(const struct eng_config *c, char *err, size_t errlen);
 void engine_destroy(struct engine *e);
 
-/* The queues the RX side fills: one per flow of the table in force, one
- * best-effort per port. */
-struct rte_ring *engine_flow_ring(struct engine *e, uint32_t flow);
+/* The queues the RX side fills: one per flow of the table in force (flowq.h),
+ * one best-effort ring per port. */
 struct flow_rx *engine_flow_rx(struct engine *e, uint32_t flow);
 struct rte_ring *engine_be_ring(struct engine *e, uint32_t port);
 

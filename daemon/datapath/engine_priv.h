@@ -35,7 +35,6 @@ struct seg {
 /* A flow's state lives as long as the flow: a table swap that keeps a flow
  * (same name, same port) keeps its queue, its carried packets and its counters. */
 struct eng_flow {
-	struct rte_ring *q;
 	uint32_t port;
 	uint32_t carry_cap, ncarry;
 	struct rte_mbuf **carry;  /* FIFO of packets carried from late frames */

@@ -32,7 +32,7 @@ uint32_t eng_take(struct eng_flow *fl, struct rte_mbuf **out, uint32_t want)
 		fl->early = NULL;
 	}
 	if (c < want)
-		c += rte_ring_sc_dequeue_burst(fl->q, (void **)out + c, want - c, NULL);
+		c += flowq_dequeue(&fl->rx, out + c, want - c);
 	return c;
 }
 
@@ -63,7 +63,7 @@ static uint32_t take_due(struct engine *e, struct eng_flow *fl, int64_t frame, s
 		struct rte_mbuf *m = fl->early;
 		if (m)
 			fl->early = NULL;
-		else if (rte_ring_sc_dequeue(fl->q, (void **)&m) != 0)
+		else if (flowq_dequeue(&fl->rx, &m, 1) != 1)
 			break;
 		int64_t d = engine_pkt_due(m);
 		if (d > frame) {

@@ -14,6 +14,7 @@
 
 /* ---- set-up ----------------------------------------------------------- */
 
+/* A port's best-effort ring (single producer, single consumer) at *mem. */
 static struct rte_ring *ring_at(uint8_t **mem, uint32_t depth)
 {
 	struct rte_ring *r = (struct rte_ring *)*mem;
@@ -28,9 +29,9 @@ static void flow_free(struct eng_flow *fl, uint64_t *dropped)
 {
 	if (!fl)
 		return;
-	void *m;
+	struct rte_mbuf *m;
 	uint64_t n = 0;
-	while (fl->q && rte_ring_sc_dequeue(fl->q, &m) == 0) {
+	while (fl->rx.slot && flowq_dequeue(&fl->rx, &m, 1) == 1) {
 		rte_pktmbuf_free(m);
 		n++;
 	}
@@ -43,7 +44,7 @@ static void flow_free(struct eng_flow *fl, uint64_t *dropped)
 	}
 	if (dropped)
 		*dropped += n;
-	free(fl->q);
+	free(fl->rx.slot);
 	free(fl->carry);
 	free(fl->rx.arr);
 	free(fl);
@@ -73,22 +74,14 @@ static struct eng_flow *flow_new(const char *name, uint32_t port, uint32_t carry
 	fl->port = port;
 	fl->carry_cap = carry_cap;
 	fl->carry = calloc(carry_cap + 1, sizeof(*fl->carry));
-	size_t sz = RTE_ALIGN_CEIL((size_t)rte_ring_get_memsize(rte_align32pow2(depth + 1)), RTE_CACHE_LINE_SIZE);
-	void *mem = NULL;
-	if (!fl->carry || posix_memalign(&mem, RTE_CACHE_LINE_SIZE, sz) != 0) {
+	void *slot = NULL;
+	if (!fl->carry ||
+	    posix_memalign(&slot, RTE_CACHE_LINE_SIZE, flowq_slots(depth) * sizeof(struct rte_mbuf *)) != 0) {
 		free(fl->carry);
 		free(fl);
 		return NULL;
 	}
-	uint8_t *at = mem;
-	fl->q = ring_at(&at, depth);
-	if (!fl->q) {
-		free(mem);
-		free(fl->carry);
-		free(fl);
-		return NULL;
-	}
-	fl->rx.q = fl->q;
+	flowq_init(&fl->rx, slot, depth);
 	return fl;
 }
 
@@ -556,12 +549,6 @@ uint64_t engine_table_retire(struct engine *e, struct eng_table *cur)
 struct flow_rx *engine_table_flow_rx(struct eng_table *nt, uint32_t flow)
 {
 	return flow < nt->nflows ? &nt->flows[flow]->rx : NULL;
-}
-
-struct rte_ring *engine_flow_ring(struct engine *e, uint32_t flow)
-{
-	struct eng_table *cur = engine_table_current(e);
-	return flow < cur->nflows ? cur->flows[flow]->q : NULL;
 }
 
 struct flow_rx *engine_flow_rx(struct engine *e, uint32_t flow)

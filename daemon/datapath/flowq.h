@@ -8,13 +8,13 @@
 #ifndef TDP_FLOWQ_H
 #define TDP_FLOWQ_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
 #include <rte_mbuf.h>
 
 struct hist;
-struct rte_ring;
 
 /*
  * Pipelined flows (a table's flow with alpha): RX writes into each packet the
@@ -47,25 +47,116 @@ static inline int64_t engine_pkt_due(const struct rte_mbuf *m)
 	return due;
 }
 
-/* What RX needs of a flow: its queue, and the counters RX writes. */
+/*
+ * A flow's queue and what RX writes beside it: a single-producer,
+ * single-consumer ring. The first cache line is RX's: its head, its view of
+ * the engine's tail, the slots, the counters of every packet, the arrival
+ * histogram and the flow's latest next hop; the second is the engine's: its
+ * tail and its view of RX's head; the third holds RX's rare counters. Each
+ * side reads the other's line only when its own view says the queue is full
+ * (RX) or empty (the engine), so with 10^4 flows a packet costs RX one line
+ * of the flow and one slot, where a DPDK ring (header, producer, consumer,
+ * then the slot) and a line of counters cost five. Heads and tails count
+ * packets since the start and wrap at 2^32; a slot is the count masked.
+ */
 struct flow_rx {
-	struct rte_ring *q;
+	_Atomic uint32_t head;    /* packets RX queued: published with release */
+	uint32_t tail_seen;       /* the engine's tail as RX last read it */
+	uint32_t mask;            /* slots - 1 (a power of two) */
+	uint32_t depth;           /* at most this many queued */
+	struct rte_mbuf **slot;
 	uint64_t enq;             /* queued by RX */
 	uint64_t overflow;        /* dropped by RX: the queue was full */
 	/* pipelined flows (alpha): when each packet arrived, measured from the
 	 * start of the upstream frame it was mapped to (after the link delay):
 	 * the upstream's push offset plus the link's and this node's RX latency,
 	 * the margin a plan's processing time must cover. NULL until the flow is
-	 * pipelined. arr_guard counts arrivals in that frame's last guard band,
-	 * where no upstream push lands: a packet that late is near the next
-	 * frame, and one later still is mapped there (one frame late, or late on
-	 * arrival). */
+	 * pipelined. */
 	struct hist *arr;
-	uint64_t arr_guard;
-	/* pipelined packets RX read the clock for so late (after a stall) that
-	 * they may belong to an earlier upstream frame than the one they were
-	 * mapped to: the packets a slip by whole frames can have hit */
+	/* RX's cache of the route of the flow's latest IPv4 packet: the
+	 * destination, the egress port and the next hop's MAC, valid while RX
+	 * has the router of generation nh_gen (never 0) */
+	uint32_t nh_gen;
+	uint32_t nh_dst;
+	uint16_t nh_port;
+	uint8_t nh_mac[6];
+	/* the engine's line */
+	_Atomic uint32_t tail __attribute__((aligned(64)));   /* packets the engine took: release */
+	uint32_t head_seen;       /* RX's head as the engine last read it */
+	/* RX's rare counts. arr_guard: pipelined arrivals in their upstream
+	 * frame's last guard band, where no upstream push lands: a packet that
+	 * late is near the next frame, and one later still is mapped there (one
+	 * frame late, or late on arrival). arr_uncertain: pipelined packets RX
+	 * read the clock for so late (after a stall) that they may belong to an
+	 * earlier upstream frame than the one they were mapped to: the packets a
+	 * slip by whole frames can have hit. */
+	uint64_t arr_guard __attribute__((aligned(64)));
 	uint64_t arr_uncertain;
-};
+} __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct flow_rx) == 192, "a flow's queue is three cache lines");
+_Static_assert(__builtin_offsetof(struct flow_rx, tail) == 64, "RX's hot fields fill one cache line");
+
+/* Entries a queue of depth packets has: a power of two above depth. */
+static inline uint32_t flowq_slots(uint32_t depth)
+{
+	uint32_t n = 1;
+	while (n < depth + 1)
+		n <<= 1;
+	return n;
+}
+
+/* An empty queue of depth packets (slot: the next power of two above depth
+ * entries, owned by the caller). */
+static inline void flowq_init(struct flow_rx *q, struct rte_mbuf **slot, uint32_t depth)
+{
+	memset(q, 0, sizeof(*q));
+	q->slot = slot;
+	q->mask = flowq_slots(depth) - 1;
+	q->depth = depth;
+}
+
+/* RX: queues up to n packets in order; returns how many (the rest are the
+ * caller's). Counts nothing. */
+static inline uint32_t flowq_enqueue(struct flow_rx *q, struct rte_mbuf *const *m, uint32_t n)
+{
+	uint32_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
+	uint32_t room = q->depth - (head - q->tail_seen);
+	if (room < n) {
+		q->tail_seen = atomic_load_explicit(&q->tail, memory_order_acquire);
+		room = q->depth - (head - q->tail_seen);
+		if (room < n)
+			n = room;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		q->slot[(head + i) & q->mask] = m[i];
+	atomic_store_explicit(&q->head, head + n, memory_order_release);
+	return n;
+}
+
+/* The engine: takes up to n packets in order; returns how many. */
+static inline uint32_t flowq_dequeue(struct flow_rx *q, struct rte_mbuf **m, uint32_t n)
+{
+	uint32_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
+	uint32_t avail = q->head_seen - tail;
+	if (avail < n) {
+		q->head_seen = atomic_load_explicit(&q->head, memory_order_acquire);
+		avail = q->head_seen - tail;
+		if (avail < n)
+			n = avail;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		m[i] = q->slot[(tail + i) & q->mask];
+	atomic_store_explicit(&q->tail, tail + n, memory_order_release);
+	return n;
+}
+
+/* Packets queued, as the engine's side sees them now (either side may call
+ * it; it reads both counts). */
+static inline uint32_t flowq_count(struct flow_rx *q)
+{
+	uint32_t tail = atomic_load_explicit(&q->tail, memory_order_acquire);
+	return atomic_load_explicit(&q->head, memory_order_acquire) - tail;
+}
 
 #endif

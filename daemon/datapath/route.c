@@ -419,20 +419,15 @@ int router_build(struct router *r, char *err, size_t errlen)
 	return 0;
 }
 
-int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *port, uint8_t mac[6], uint8_t nh[16])
+static inline uint32_t ip4_of(const struct pkt_info *pi)
 {
-	uint32_t hop;
-	if (pi->family == 4) {
-		uint32_t ip = (uint32_t)pi->dst[0] << 24 | (uint32_t)pi->dst[1] << 16 |
-			      (uint32_t)pi->dst[2] << 8 | pi->dst[3];
-		if (rte_lpm_lookup(r->lpm4, ip, &hop) != 0)
-			return ROUTE_NONE;
-	} else if (pi->family == 6) {
-		if (rte_lpm6_lookup(r->lpm6, pi->dst, &hop) != 0)
-			return ROUTE_NONE;
-	} else {
-		return ROUTE_NONE;
-	}
+	return (uint32_t)pi->dst[0] << 24 | (uint32_t)pi->dst[1] << 16 | (uint32_t)pi->dst[2] << 8 | pi->dst[3];
+}
+
+/* What the LPM's next hop hop says for the packet. */
+static int hop_result(const struct router *r, uint32_t hop, const struct pkt_info *pi, uint32_t *port, uint8_t mac[6],
+		      uint8_t nh[16])
+{
 	const struct rt_entry *e = &r->ent[hop];
 	*port = e->port;
 	if (e->kind == RT_LOCAL)
@@ -444,6 +439,42 @@ int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *p
 	if (nh)
 		memcpy(nh, e->has_gw ? e->gw : pi->dst, 16);
 	return e->failed ? ROUTE_NEIGH_FAILED : ROUTE_NO_NEIGH;
+}
+
+int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *port, uint8_t mac[6], uint8_t nh[16])
+{
+	uint32_t hop;
+	if (pi->family == 4) {
+		if (rte_lpm_lookup(r->lpm4, ip4_of(pi), &hop) != 0)
+			return ROUTE_NONE;
+	} else if (pi->family == 6) {
+		if (rte_lpm6_lookup(r->lpm6, pi->dst, &hop) != 0)
+			return ROUTE_NONE;
+	} else {
+		return ROUTE_NONE;
+	}
+	return hop_result(r, hop, pi, port, mac, nh);
+}
+
+void router_lookup_bulk(const struct router *r, const struct pkt_info *const *pi, uint32_t n, struct route_hop *out)
+{
+	uint32_t ip[ROUTE_BULK_MAX], hop[ROUTE_BULK_MAX], at[ROUTE_BULK_MAX], n4 = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (pi[i]->family == 4 && n4 < ROUTE_BULK_MAX) {
+			at[n4] = i;
+			ip[n4++] = ip4_of(pi[i]);
+			continue;
+		}
+		out[i].res = (int8_t)router_lookup(r, pi[i], &out[i].port, out[i].mac, NULL);
+	}
+	if (n4)
+		rte_lpm_lookup_bulk(r->lpm4, ip, hop, n4);
+	for (uint32_t k = 0; k < n4; k++) {
+		struct route_hop *o = &out[at[k]];
+		o->res = (hop[k] & RTE_LPM_LOOKUP_SUCCESS)
+				 ? (int8_t)hop_result(r, hop[k] & 0x00ffffff, pi[at[k]], &o->port, o->mac, NULL)
+				 : ROUTE_NONE;
+	}
 }
 
 size_t router_routes(const struct router *r, struct route_view *v, size_t max)

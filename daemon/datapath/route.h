@@ -79,6 +79,16 @@ int router_build(struct router *r, char *err, size_t errlen);
  * ROUTE_NO_NEIGH and ROUTE_NEIGH_FAILED, nh (when not NULL) gets the address
  * whose MAC is missing: the gateway, or the destination on a connected prefix. */
 int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *port, uint8_t mac[6], uint8_t nh[16]);
+/* router_lookup for n packets (IPv4 in one bulk LPM lookup), without the
+ * missing next hop's address: where res is ROUTE_NO_NEIGH or
+ * ROUTE_NEIGH_FAILED, router_lookup gives it. */
+#define ROUTE_BULK_MAX 64
+struct route_hop {
+	int8_t res;           /* enum route_res */
+	uint8_t mac[6];
+	uint32_t port;
+};
+void router_lookup_bulk(const struct router *r, const struct pkt_info *const *pi, uint32_t n, struct route_hop *out);
 const char *route_res_name(int res);
 const char *route_origin_name(int origin);
 /* The routes (connected, static, kernel) and neighbours, up to max; each

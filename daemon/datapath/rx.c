@@ -27,8 +27,8 @@ const char *rx_drop_name(enum rx_drop d)
 /*
  * What one burst queues, grouped by queue: each group goes in with one
  * enqueue at the burst's end (a ring's tail is published once per group, not
- * once a packet), in the order its packets came. fr: the reserved flow's
- * counts; NULL for a port's best-effort queue.
+ * once a packet), in the order its packets came: a reserved flow's queue
+ * (fr), or a port's best-effort ring (q).
  */
 struct rx_group {
 	struct rte_ring *q;
@@ -45,7 +45,7 @@ struct rx_pend {
 static void pend_add(struct rx_pend *pd, struct rte_ring *q, struct flow_rx *fr, struct rte_mbuf *m)
 {
 	uint16_t i = 0;
-	while (i < pd->ng && pd->g[i].q != q)
+	while (i < pd->ng && (pd->g[i].q != q || pd->g[i].fr != fr))
 		i++;
 	if (i == pd->ng) {
 		pd->g[i].q = q;
@@ -60,7 +60,8 @@ static void pend_flush(struct rx *rx, struct rx_pend *pd)
 {
 	for (uint16_t i = 0; i < pd->ng; i++) {
 		struct rx_group *g = &pd->g[i];
-		unsigned k = rte_ring_sp_enqueue_burst(g->q, (void *const *)g->m, g->n, NULL);
+		unsigned k = g->fr ? flowq_enqueue(g->fr, g->m, g->n)
+				   : rte_ring_sp_enqueue_burst(g->q, (void *const *)g->m, g->n, NULL);
 		for (unsigned x = k; x < g->n; x++)
 			rte_pktmbuf_free(g->m[x]);
 		if (g->fr) {
@@ -180,24 +181,33 @@ static void ask_resolve(struct rx *rx, uint32_t out, int family, const uint8_t n
 		CTR_ADD(rx->st.resolve_asked, 1);
 }
 
-/* One packet of a burst (rx->st.pkts and bytes counted by the caller); what
- * goes to a queue waits in pd for the burst's end. */
-static void rx_one(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, struct rx_pend *pd)
-{
+/* A packet of a burst between the stages of rx_burst. */
+struct rx_pk {
+	struct rte_mbuf *m;
+	int32_t f;              /* its reserved flow, or -1 */
+	bool routed;            /* IP, not labelled: routed by destination */
+	struct route_hop hop;   /* when routed */
 	struct pkt_info pi;
+};
+
+/* Stage 1, each packet on its own: the link's checks, the parse and the
+ * host's frames. false: done with (dropped or the host's). */
+static bool rx_front(struct rx *rx, uint32_t in_port, struct rx_pk *k)
+{
+	struct rte_mbuf *m = k->m;
 	if (m->nb_segs != 1 || m->pkt_len != m->data_len) {
 		drop(rx, m, RXD_MALFORMED);   /* chained mbufs: not produced by our pools */
-		return;
+		return false;
 	}
 	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
 	if (m->pkt_len < 14) {
 		drop(rx, m, RXD_RUNT);
-		return;
+		return false;
 	}
 	/* our own transmissions seen again by a tap-like PMD */
 	if (memcmp(d + 6, rx->ports[in_port].mac, 6) == 0) {
 		drop(rx, m, RXD_OWN);
-		return;
+		return false;
 	}
 	/* Unicast to another station: ports are promiscuous (and a veth or a
 	 * switch flooding an unknown address delivers it anyway), but a router
@@ -205,44 +215,82 @@ static void rx_one(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, struct r
 	 * Forwarding it would put a second copy on the wire. */
 	if (!(d[0] & 1) && memcmp(d, rx->ports[in_port].mac, 6) != 0) {
 		drop(rx, m, RXD_OTHER_HOST);
-		return;
+		return false;
 	}
-	int rc = pkt_parse(d, m->pkt_len, &pi);
+	int rc = pkt_parse(d, m->pkt_len, &k->pi);
 	if (rc != PKT_OK) {
 		drop(rx, m, rc == PKT_RUNT ? RXD_RUNT : RXD_MALFORMED);
-		return;
+		return false;
 	}
-	enum punt_class pc = punt_classify(d, m->pkt_len, &pi);
+	enum punt_class pc = punt_classify(d, m->pkt_len, &k->pi);
 	if (pc != PUNT_NONE) {
 		host(rx, in_port, m, pc);
-		return;
+		return false;
 	}
+	k->routed = k->pi.family && !(k->pi.flags & PKT_F_MPLS);
+	return true;
+}
+
+void rx_set_router(struct rx *rx, const struct router *rt)
+{
+	rx->rt = rt;
+	rx->rt_gen = rx->rt_gen + 1 ? rx->rt_gen + 1 : 1;   /* the flows' cached routes are of the old one */
+}
+
+static inline uint32_t dst4(const struct pkt_info *pi)
+{
+	uint32_t a;
+	memcpy(&a, pi->dst, 4);
+	return a;
+}
+
+/* The flow's cached route, when it is of this router and this destination. */
+static bool nh_cached(const struct rx *rx, const struct flow_rx *fr, const struct pkt_info *pi, struct route_hop *h)
+{
+	if (pi->family != 4 || !rx->rt_gen || fr->nh_gen != rx->rt_gen || fr->nh_dst != dst4(pi))
+		return false;
+	h->res = ROUTE_OK;
+	h->port = fr->nh_port;
+	memcpy(h->mac, fr->nh_mac, 6);
+	return true;
+}
+
+/* Stage 3, in the burst's order: the route's verdict, the rewrite, the queue.
+ * What goes to a queue waits in pd for the burst's end. */
+static void rx_back(struct rx *rx, uint32_t in_port, struct rx_pk *k, struct rx_pend *pd)
+{
+	struct rte_mbuf *m = k->m;
+	const struct pkt_info *pi = &k->pi;
 	const struct rx_table *tab = rx->tab;
-	int f = cls_lookup(tab->cls, &pi);
+	int f = k->f;
 	uint32_t out;
-	uint8_t mac[6];
-	if (pi.family && !(pi.flags & PKT_F_MPLS)) {
-		uint8_t nh[16];
-		rc = router_lookup(rx->rt, &pi, &out, mac, nh);
+	const uint8_t *mac;
+	if (k->routed) {
+		int rc = k->hop.res;
+		out = k->hop.port;
 		if (rc == ROUTE_LOCAL) {
 			host(rx, in_port, m, PUNT_LOCAL);
 			return;
 		}
 		/* a failed one too: the kernel tries again, and answers when the host is back */
-		if (rc == ROUTE_NO_NEIGH || rc == ROUTE_NEIGH_FAILED)
-			ask_resolve(rx, out, pi.family, nh);
+		if (rc == ROUTE_NO_NEIGH || rc == ROUTE_NEIGH_FAILED) {
+			uint8_t nh[16], unused[6];
+			router_lookup(rx->rt, pi, &out, unused, nh);
+			ask_resolve(rx, out, pi->family, nh);
+		}
 		if (rc != ROUTE_OK) {
 			/* an expired TTL is the first thing a router checks (RFC 1812 §5.3.1) */
-			if (pi.ttl <= 1)
-				icmp_drop(rx, in_port, m, &pi, RXD_TTL, ICMP_ERR_TTL);
+			if (pi->ttl <= 1)
+				icmp_drop(rx, in_port, m, pi, RXD_TTL, ICMP_ERR_TTL);
 			else if (rc == ROUTE_NONE)
-				icmp_drop(rx, in_port, m, &pi, RXD_NO_ROUTE, ICMP_ERR_NO_ROUTE);
+				icmp_drop(rx, in_port, m, pi, RXD_NO_ROUTE, ICMP_ERR_NO_ROUTE);
 			else if (rc == ROUTE_NEIGH_FAILED)   /* RFC 1812 §4.3.3.1, RFC 4443 §3.1 */
-				icmp_drop(rx, in_port, m, &pi, RXD_NO_NEIGH, ICMP_ERR_NO_NEIGH);
+				icmp_drop(rx, in_port, m, pi, RXD_NO_NEIGH, ICMP_ERR_NO_NEIGH);
 			else
 				drop(rx, m, RXD_NO_NEIGH);
 			return;
 		}
+		mac = k->hop.mac;
 	} else {
 		/* not routed: a reserved flow's port or nothing */
 		if (f < 0) {
@@ -254,14 +302,15 @@ static void rx_one(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, struct r
 			drop(rx, m, RXD_NO_NEIGH);
 			return;
 		}
-		memcpy(mac, rx->ports[out].peer_mac, 6);
+		mac = rx->ports[out].peer_mac;
 	}
 	if (f >= 0 && out != rx->table_to_port[tab->t->flows[f].port]) {
 		drop(rx, m, RXD_WRONG_PORT);
 		return;
 	}
-	if (pkt_forward(d, &pi, rx->ports[out].mac, mac) != 0) {
-		icmp_drop(rx, in_port, m, &pi, RXD_TTL, ICMP_ERR_TTL);
+	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+	if (pkt_forward(d, pi, rx->ports[out].mac, mac) != 0) {
+		icmp_drop(rx, in_port, m, pi, RXD_TTL, ICMP_ERR_TTL);
 		return;
 	}
 	if (f >= 0) {
@@ -286,7 +335,7 @@ static void rx_one(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, struct r
 		} else {
 			engine_pkt_set_due(m, ENGINE_DUE_NONE); /* if a swap makes the flow pipelined */
 		}
-		pend_add(pd, fr->q, fr, m);
+		pend_add(pd, NULL, fr, m);
 		return;
 	}
 	if (rx->be_q[out]) {
@@ -300,13 +349,76 @@ static void rx_one(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, struct r
 	CTR_ADD(rx->st.best_effort, 1);
 }
 
+/*
+ * A burst of n packets of in_port (rx->st.pkts and bytes counted by the
+ * caller), in stages so that each stage's cache misses overlap across the
+ * burst: the checks and the parse, with the classifier's slots asked for;
+ * the classification, with each reserved flow's line asked for, and the
+ * routes: a reserved flow's cached one, or one bulk LPM lookup for the rest;
+ * then, in order, the rewrite and the queues.
+ */
+static void rx_burst(struct rx *rx, uint32_t in_port, struct rte_mbuf **pkts, uint16_t n, struct rx_pend *pd)
+{
+	struct rx_pk pk[RX_BURST];
+	const struct pkt_info *lp[RX_BURST];
+	struct route_hop hop[RX_BURST];
+	uint16_t li[RX_BURST], live = 0, nl = 0;
+	const struct rx_table *tab = rx->tab;
+	for (uint16_t i = 0; i < n; i++) {
+		if (i + RX_PREFETCH < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RX_PREFETCH], void *));
+		pk[live].m = pkts[i];
+		if (rx_front(rx, in_port, &pk[live])) {
+			cls_prefetch(tab->cls, &pk[live].pi);
+			live++;
+		}
+	}
+	for (uint16_t j = 0; j < live; j++) {
+		struct rx_pk *k = &pk[j];
+		k->f = cls_lookup(tab->cls, &k->pi);
+		if (k->f >= 0)
+			rte_prefetch0(tab->flows[k->f]);
+		if (k->routed) {
+			lp[nl] = &k->pi;
+			li[nl++] = j;
+		}
+	}
+	/* a reserved flow's route from its cache, where it holds this
+	 * destination; the rest in one lookup */
+	uint16_t nm = 0;
+	for (uint16_t x = 0; x < nl; x++) {
+		struct rx_pk *k = &pk[li[x]];
+		if (k->f >= 0 && nh_cached(rx, tab->flows[k->f], &k->pi, &k->hop)) {
+			CTR_ADD(rx->st.nh_cached, 1);
+			continue;
+		}
+		lp[nm] = lp[x];
+		li[nm++] = li[x];
+	}
+	if (nm)
+		router_lookup_bulk(rx->rt, lp, nm, hop);
+	for (uint16_t x = 0; x < nm; x++) {
+		struct rx_pk *k = &pk[li[x]];
+		k->hop = hop[x];
+		if (k->f >= 0 && k->hop.res == ROUTE_OK && k->pi.family == 4 && rx->rt_gen) {
+			struct flow_rx *fr = tab->flows[k->f];
+			fr->nh_gen = rx->rt_gen;
+			fr->nh_dst = dst4(&k->pi);
+			fr->nh_port = (uint16_t)k->hop.port;
+			memcpy(fr->nh_mac, k->hop.mac, 6);
+		}
+	}
+	for (uint16_t j = 0; j < live; j++)
+		rx_back(rx, in_port, &pk[j], pd);
+}
+
 void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 {
 	struct rx_pend pd;
 	pd.ng = 0;
 	CTR_ADD(rx->st.pkts, 1);
 	CTR_ADD(rx->st.bytes, m->pkt_len);
-	rx_one(rx, in_port, m, &pd);
+	rx_burst(rx, in_port, &m, 1, &pd);
 	pend_flush(rx, &pd);
 }
 
@@ -336,15 +448,12 @@ static uint16_t poll_queue(struct rx *rx, uint32_t p, uint16_t q)
 	struct rx_pend pd;
 	pd.ng = 0;
 	uint64_t bytes = 0;
-	for (uint16_t i = 0; i < n; i++) {
-		if (i + RX_PREFETCH < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RX_PREFETCH], void *));
+	for (uint16_t i = 0; i < n; i++)
 		bytes += pkts[i]->pkt_len;
-		rx_one(rx, p, pkts[i], &pd);
-	}
 	if (n) {
 		CTR_ADD(rx->st.pkts, n);
 		CTR_ADD(rx->st.bytes, bytes);
+		rx_burst(rx, p, pkts, n, &pd);
 	}
 	pend_flush(rx, &pd);
 	return n;
@@ -392,7 +501,7 @@ uint32_t rx_poll(struct rx *rx)
 	}
 	const struct router *nr = atomic_load_explicit(&rx->rt_offer, memory_order_acquire);
 	if (__builtin_expect(nr != NULL, 0)) {
-		rx->rt = nr;
+		rx_set_router(rx, nr);
 		atomic_store_explicit(&rx->rt_offer, NULL, memory_order_release);
 	}
 	for (uint32_t p = 0; p < rx->nports; p++) {

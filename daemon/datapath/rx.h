@@ -94,6 +94,7 @@ struct rx_stats {
 	uint64_t icmp_sent[ICMP_ERR_MAX];
 	uint64_t icmp_rate_limited, icmp_no_source, icmp_tx_full;
 	uint64_t resolve_asked, resolve_ring_full;
+	uint64_t nh_cached;       /* reserved packets routed by their flow's cached route */
 };
 
 /* What RX classifies against: a table, its classifier and its flows' queues. */
@@ -107,6 +108,10 @@ struct rx {
 	struct rx_port *ports;
 	uint32_t nports;
 	const struct router *rt;
+	/* rt's generation, which the flows' cached routes carry (flowq.h):
+	 * one more at each router rx_set_router installs; 0 (never set):
+	 * nothing is cached */
+	uint32_t rt_gen;
 	/* a new router from nl.c: taken at the next poll, which then stores
 	 * NULL here to say the old one is no longer in use */
 	_Atomic(const struct router *) rt_offer;
@@ -143,6 +148,9 @@ const char *rx_drop_name(enum rx_drop d);
 /* Handles one received packet (takes ownership), arrived at rx->now (and
  * after rx->since when since_ok). */
 void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m);
+/* Routes by rt from the next packet on (the flows' cached routes are of the
+ * router before). Before the first rx_poll; after, routers are offered. */
+void rx_set_router(struct rx *rx, const struct router *rt);
 /* Takes a table offered by the control side and a router offered by nl.c,
  * then one burst from every queue of every port;
  * returns packets received. The daemon's main loop calls it (with its idle

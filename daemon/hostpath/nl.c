@@ -383,7 +383,7 @@ static void publish(struct nl *n, bool rx_running)
 			}
 		}
 	} else {
-		n->rx->rt = r;
+		rx_set_router(n->rx, r);
 	}
 	pthread_mutex_lock(&n->lock);
 	struct router *old = n->cur;
@@ -514,7 +514,7 @@ struct nl *nl_start(struct rx *rx, const struct router *base, struct hp_port *hp
 	n->started = true;
 	return n;
 fail:
-	n->rx->rt = base;
+	rx_set_router(n->rx, base);
 	nl_stop(n);
 	return NULL;
 }
@@ -529,7 +529,7 @@ void nl_stop(struct nl *n)
 			log_warn("kernel routes: cannot stop the thread: %s", strerror(errno));
 		pthread_join(n->th, NULL);
 	}
-	n->rx->rt = n->base;
+	rx_set_router(n->rx, n->base);
 	router_free(n->cur);
 	free(n->routes.v);
 	free(n->neigh.v);

@@ -34,5 +34,9 @@ int run_cyclictest(int64_t tf_ns, uint32_t frames, struct figs *out, struct hist
 
 /* the fair frame-start benchmark (bench_start.c) */
 void bench_start(struct timebase *tb, const char *svg);
+/* the data path (bench_datapath.c): RX, the engine's push and the l2fwd- and
+ * l3fwd-style loops at 4 and 10^4 flows; RX of pipelined flows */
+void bench_datapath(void);
+void bench_rx_piped(struct timebase *clk);
 
 #endif

@@ -187,297 +187,6 @@ static void row(const char *name, const struct figs *f)
 	printf("\n");
 }
 
-/* ---- data path --------------------------------------------------------------- */
-
-static const char dp_table[] =
-	"tdp-schedule 1\ntf 1ms\nk 1\nport out rate 100Gbit/s\n"
-	"flow a port out size 100 dscp 46 udp-dport 5000\n"
-	"flow b port out size 100 dscp 46 udp-dport 5001\n"
-	"flow c port out size 100 dscp 46 udp-dport 5002\n"
-	"flow d port out size 100 dscp 46 udp-dport 5003\n"
-	"frames 0: a 4096, b 4096, c 4096, d 4096\n";
-
-/* the same flows pipelined: RX maps each packet to its due frame and
- * measures its arrival in the upstream frame */
-static const char dp_table_piped[] =
-	"tdp-schedule 1\ntf 1ms\nk 1\nguard 10us\nport out rate 100Gbit/s\n"
-	"flow a port out size 100 alpha 1 dscp 46 udp-dport 5000\n"
-	"flow b port out size 100 alpha 1 dscp 46 udp-dport 5001\n"
-	"flow c port out size 100 alpha 1 dscp 46 udp-dport 5002\n"
-	"flow d port out size 100 alpha 1 dscp 46 udp-dport 5003\n"
-	"frames 0: a 4096, b 4096, c 4096, d 4096\n";
-
-static tdp_time_t bench_rx_clock(void *arg)
-{
-	return tb_fast_now(arg);
-}
-
-/* the "in" port's MAC, which fill_ring's frames are sent to */
-static const uint8_t mac_in[6] = {2, 0, 0, 0, 1, 1};
-
-static void fill_ring(struct rte_ring *r, uint32_t n, uint32_t nflows)
-{
-	for (uint32_t i = 0; i < n; i++) {
-		struct pg g;
-		pg_defaults(&g);
-		memcpy(g.dmac, mac_in, 6);
-		g.dscp = 46;
-		g.dport = (uint16_t)(5000 + i % nflows);
-		struct rte_mbuf *m = rte_pktmbuf_alloc(env_pool());
-		pg_build(&g, (uint8_t *)rte_pktmbuf_append(m, (uint16_t)g.size));
-		if (rte_ring_sp_enqueue(r, m) != 0)
-			rte_pktmbuf_free(m);
-	}
-}
-
-/* A router on two in-memory ports: the engine on the table, RX polling "in"
- * and routing 10.0.2.2 out of port 1, the table's port. */
-struct dp_rig {
-	struct sched_table *t;
-	struct rte_ring *rx0, *tx0, *rx1, *tx1;
-	struct timebase *tb;
-	struct engine *e;
-	struct cls *cls;
-	struct router *rt;
-	uint8_t mac[6];
-	struct rx_port ports[2];
-	struct rte_ring *beq[2];
-	struct flow_rx *frx[4];
-	struct rx_table rxt;
-	uint32_t t2p[1];
-	struct rx rx;
-};
-
-static void dp_up(struct dp_rig *d, const char *table, const char *in, const char *out)
-{
-	memset(d, 0, sizeof(*d));
-	d->t = table_from(table);
-	int pin = env_ring_port(in, &d->rx0, &d->tx0), pout = env_ring_port(out, &d->rx1, &d->tx1);
-	d->tb = tb_sim_new(tdp_time(1000 * TDP_NS_PER_S), 1);
-	struct eng_port_cfg pc = {.dpdk_port = (uint16_t)pout, .overhead = 24};
-	struct eng_config c = {.t = d->t, .tb = d->tb, .late = LATE_DROP, .flow_depth = 4096, .be_depth = 64,
-			       .ports = &pc,
-			       .pw = {.spin_below_ns = 0, .min_sleep_ns = 1000, .window = 4, .decay_pct = 90}};
-	char err[160];
-	d->e = engine_create(&c, err, sizeof(err));
-	d->cls = cls_build(d->t);
-	d->rt = router_create(2, err, sizeof(err));
-	uint8_t a[16];
-	memcpy(d->mac, (uint8_t[6]){2, 0, 0, 0, 2, 2}, 6);
-	int fam;
-	unsigned len;
-	route_parse_prefix("10.0.2.1/24", &fam, a, &len);
-	router_add_address(d->rt, 1, fam, a, len, err, sizeof(err));
-	route_parse_addr("10.0.2.2", &fam, a);
-	router_add_neighbour(d->rt, 1, fam, a, d->mac, err, sizeof(err));
-	router_build(d->rt, err, sizeof(err));
-	d->ports[0] = (struct rx_port){.dpdk_port = (uint16_t)pin, .table_port = -1};
-	memcpy(d->ports[0].mac, mac_in, 6);
-	d->ports[1] = (struct rx_port){.dpdk_port = (uint16_t)pout, .table_port = 0};
-	d->ports[1].mac[0] = 0xaa;
-	d->beq[1] = engine_be_ring(d->e, 0);
-	for (int f = 0; f < 4; f++)
-		d->frx[f] = engine_flow_rx(d->e, (uint32_t)f);
-	d->rxt = (struct rx_table){.cls = d->cls, .t = d->t, .flows = d->frx};
-	d->t2p[0] = 1;
-	d->rx = (struct rx){.ports = d->ports, .nports = 1, .rt = d->rt, .tab = &d->rxt, .be_q = d->beq,
-			    .table_to_port = d->t2p, .g = *engine_geom(d->e)};
-}
-
-static void dp_down(struct dp_rig *d)
-{
-	engine_destroy(d->e);
-	cls_free(d->cls);
-	router_free(d->rt);
-	d->tb->ops->destroy(d->tb);
-	sched_free(d->t);
-}
-
-/*
- * RX alone, in order and pipelined: the pipelined pass reads the clock
- * before each burst and after each burst with packets (as tdpd's RX does),
- * maps each packet to its due frame and adds its arrival to the flow's
- * histogram. The difference per packet is what pipelining costs RX.
- */
-static double rx_pass(struct timebase *clk, bool piped, const char *in, const char *out)
-{
-	const uint32_t batch = 4000, rounds = quick ? 50 : 250;
-	struct dp_rig d;
-	dp_up(&d, piped ? dp_table_piped : dp_table, in, out);
-	if (piped) {
-		d.rx.clock = bench_rx_clock;
-		d.rx.clock_arg = clk;
-	}
-	int64_t ns = 0;
-	uint64_t pk = 0;
-	rt_self();
-	for (uint32_t r = 0; r < rounds; r++) {
-		fill_ring(d.rx0, batch, 4);
-		int64_t t0 = mono();
-		uint32_t got;
-		while ((got = rx_poll(&d.rx)) != 0)
-			pk += got;
-		ns += mono() - t0;
-		for (int f = 0; f < 4; f++)
-			env_drain(d.frx[f]->q);
-	}
-	rt_off();
-	dp_down(&d);
-	return (double)ns / (double)pk;
-}
-
-static void bench_rx_piped(struct timebase *clk)
-{
-	double in_order = rx_pass(clk, false, "rxo_in", "rxo_out"), piped = rx_pass(clk, true, "rxp_in", "rxp_out");
-	printf("\n== RX of pipelined flows, in-memory ports, one core, 4 flows, 100-byte packets, bursts of 32\n");
-	printf("  in order                            %7.1f ns/packet\n", in_order);
-	printf("  pipelined: clock per burst, due frame, arrival histogram\n");
-	printf("                                      %7.1f ns/packet   (+%.1f ns)\n", piped, piped - in_order);
-}
-
-/* An l3fwd-style router for the same frames: the Ethernet and IPv4 headers
- * at fixed offsets, one bulk LPM lookup per burst over a table of 1,000
- * routes, the MACs rewritten, TTL decremented with an incremental checksum
- * (RFC 1624), tx_burst. The like-for-like yardstick for RX, which also
- * classifies. */
-static struct rte_lpm *l3fwd_lpm(void)
-{
-	struct rte_lpm_config cfg = {.max_rules = 4096, .number_tbl8s = 256};
-	struct rte_lpm *lpm = rte_lpm_create("bench_l3fwd", SOCKET_ID_ANY, &cfg);
-	if (!lpm)
-		return NULL;
-	for (uint32_t i = 0; i < 1000; i++) /* 10.100.0.0/24 ... : not ours */
-		rte_lpm_add(lpm, RTE_IPV4(10, 100 + i / 256, i % 256, 0), 24, 0);
-	rte_lpm_add(lpm, RTE_IPV4(10, 0, 2, 0), 24, 1);
-	return lpm;
-}
-
-static uint64_t l3fwd_burst(struct rte_lpm *lpm, uint16_t pin, uint16_t pout, const uint8_t *dmac, const uint8_t *smac)
-{
-	struct rte_mbuf *b[32];
-	uint32_t dst[32], hop[32];
-	uint64_t done = 0;
-	uint16_t n;
-	while ((n = rte_eth_rx_burst(pin, 0, b, 32)) != 0) {
-		uint16_t k = 0;
-		for (uint16_t i = 0; i < n; i++) {
-			struct rte_ether_hdr *eh = rte_pktmbuf_mtod(b[i], struct rte_ether_hdr *);
-			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
-			if (eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) || ip->time_to_live <= 1) {
-				rte_pktmbuf_free(b[i]);
-				continue;
-			}
-			b[k] = b[i];
-			dst[k++] = rte_be_to_cpu_32(ip->dst_addr);
-		}
-		rte_lpm_lookup_bulk(lpm, dst, hop, k);
-		uint16_t out = 0;
-		for (uint16_t i = 0; i < k; i++) {
-			if (!(hop[i] & RTE_LPM_LOOKUP_SUCCESS) || (hop[i] & 0xffffff) != 1) {
-				rte_pktmbuf_free(b[i]);
-				continue;
-			}
-			struct rte_ether_hdr *eh = rte_pktmbuf_mtod(b[i], struct rte_ether_hdr *);
-			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
-			memcpy(&eh->dst_addr, dmac, 6);
-			memcpy(&eh->src_addr, smac, 6);
-			ip->time_to_live--;
-			/* HC' = ~(~HC + ~m + m'), m the TTL/protocol word (RFC 1624) */
-			uint32_t sum = (uint32_t)(uint16_t)~rte_be_to_cpu_16(ip->hdr_checksum) + 0xfeffu;
-			sum = (sum & 0xffff) + (sum >> 16);
-			sum = (sum & 0xffff) + (sum >> 16);
-			ip->hdr_checksum = rte_cpu_to_be_16((uint16_t)~sum);
-			b[out++] = b[i];
-		}
-		uint16_t s = rte_eth_tx_burst(pout, 0, b, out);
-		for (uint16_t i = s; i < out; i++)
-			rte_pktmbuf_free(b[i]);
-		done += s;
-	}
-	return done;
-}
-
-static void bench_datapath(void)
-{
-	const uint32_t batch = 4000, rounds = quick ? 50 : 250;
-	struct dp_rig d;
-	dp_up(&d, dp_table, "dp_in", "dp_out");
-	struct engine *e = d.e;
-	struct rte_ring *rx0 = d.rx0, *tx1 = d.tx1;
-	uint8_t *mac = d.mac;
-	struct rx_port *ports = d.ports;
-	int pin = d.ports[0].dpdk_port, pout = d.ports[1].dpdk_port;
-	struct rx rxc = d.rx;
-	rt_self();
-	/* classify + enqueue */
-	int64_t rx_ns = 0, tx_ns = 0, plain_ns = 0, l3_ns = 0;
-	uint64_t rx_pk = 0, tx_pk = 0, plain_pk = 0, l3_pk = 0;
-	struct rte_lpm *lpm = l3fwd_lpm();
-	static const uint8_t next_mac[6] = {2, 0, 0, 0, 2, 2};
-	engine_start(e);
-	for (uint32_t r = 0; r < rounds; r++) {
-		fill_ring(rx0, batch, 4);
-		int64_t t0 = mono();
-		uint32_t got;
-		while ((got = rx_poll(&rxc)) != 0)
-			rx_pk += got;
-		rx_ns += mono() - t0;
-		/* dequeue + push: one frame takes up to 4 x 4096 */
-		t0 = mono();
-		engine_step(e);
-		tx_ns += mono() - t0;
-		tx_pk += rte_ring_count(tx1);
-		env_drain(tx1);
-		/* the plain loop, l2fwd-style: rx_burst, rewrite both MACs, tx_burst */
-		fill_ring(rx0, batch, 4);
-		t0 = mono();
-		struct rte_mbuf *b[32];
-		uint16_t n;
-		while ((n = rte_eth_rx_burst((uint16_t)pin, 0, b, 32)) != 0) {
-			for (uint16_t i = 0; i < n; i++) {
-				uint8_t *pd = rte_pktmbuf_mtod(b[i], uint8_t *);
-				memcpy(pd, mac, 6);
-				memcpy(pd + 6, ports[1].mac, 6);
-			}
-			uint16_t s = rte_eth_tx_burst((uint16_t)pout, 0, b, n);
-			for (uint16_t i = s; i < n; i++)
-				rte_pktmbuf_free(b[i]);
-			plain_pk += n;
-		}
-		plain_ns += mono() - t0;
-		env_drain(tx1);
-		/* the l3fwd-style loop on the same frames */
-		if (lpm) {
-			fill_ring(rx0, batch, 4);
-			t0 = mono();
-			l3_pk += l3fwd_burst(lpm, (uint16_t)pin, (uint16_t)pout, next_mac, ports[1].mac);
-			l3_ns += mono() - t0;
-			env_drain(tx1);
-		}
-	}
-	rt_off();
-	double rx_mpps = (double)rx_pk / (double)rx_ns * 1e3, tx_mpps = (double)tx_pk / (double)tx_ns * 1e3,
-	       plain = (double)plain_pk / (double)plain_ns * 1e3;
-	printf("\n== data path, in-memory ports (net_ring), one core, 4 flows, 100-byte packets\n");
-	printf("  plain loop (l2fwd: MAC rewrite)     %7.2f Mpps\n", plain);
-	double l3 = l3_ns ? (double)l3_pk / (double)l3_ns * 1e3 : 0;
-	printf("  l3fwd-style (parse, bulk LPM over 1,001 routes, rewrite, TTL and checksum) %7.2f Mpps = %.1f ns/packet\n",
-	       l3, l3 > 0 ? 1e3 / l3 : 0);
-	printf("  RX: parse, classify, route, enqueue %7.2f Mpps = %.1f ns/packet  (%.2fx the plain loop, %.2fx the "
-	       "l3fwd-style loop; 25 GbE 64-byte frames: 27 ns)\n", rx_mpps, 1e3 / rx_mpps, rx_mpps / plain,
-	       l3 > 0 ? rx_mpps / l3 : 0);
-	printf("  engine: dequeue + push (one frame)  %7.2f Mpps   (%.2fx the plain loop; target >= 0.8x)\n", tx_mpps,
-	       tx_mpps / plain);
-	uint64_t dropped = 0;
-	for (int i = 0; i < RXD_MAX; i++)
-		dropped += rxc.st.drop[i];
-	printf("  (%" PRIu64 " packets classified, %" PRIu64 " pushed, %" PRIu64 " dropped by RX)\n", rx_pk, tx_pk,
-	       dropped);
-	if (lpm)
-		rte_lpm_free(lpm);
-	dp_down(&d);
-}
-
 /* ---- pipelined flows and hop stamps ------------------------------------------ */
 
 /*
@@ -521,7 +230,8 @@ static double stamp_round(const char *flowopts, bool piped, uint32_t rounds)
 			probe_stamp(&tm, d, i, j - 1, 0);
 			if (piped)
 				engine_pkt_set_due(m, j);
-			rte_ring_sp_enqueue(engine_flow_ring(e, 0), m);
+			if (flowq_enqueue(engine_flow_rx(e, 0), &m, 1) != 1)
+				rte_pktmbuf_free(m);
 		}
 		int64_t t0 = thread_cpu();
 		engine_step(e);
@@ -707,7 +417,8 @@ int main(int argc, char **argv)
 	if (!any)
 		for (int j = 0; j < 6; j++)
 			want[j] = true;
-	if (env_eal_init() != 0) {
+	bool huge;
+	if (env_eal_init_huge(&huge) != 0) {
 		fprintf(stderr, "bench: EAL init failed\n");
 		return 1;
 	}
@@ -722,6 +433,9 @@ int main(int argc, char **argv)
 	char desc[256];
 	tb->ops->describe(tb, desc, sizeof(desc));
 	printf("tdpd engine benchmarks; timebase: %s\n", desc);
+	printf("DPDK memory: %s\n", huge ? "2 MiB hugepages, as tdpd uses them where they are free"
+					 : "4 KiB pages (fewer than 256 hugepages free; reserve them for the figures "
+					   "tdpd has on hugepages: echo 256 > /proc/sys/vm/nr_hugepages)");
 	bench_clock(tb);   /* the ratios below need the read cost */
 	if (want[1])
 		bench_start(tb, svg);

@@ -13,7 +13,7 @@
 
 static struct rte_mempool *pool;
 
-int env_eal_init(void)
+static int eal_init(bool huge)
 {
 	static int done;
 	if (done)
@@ -23,6 +23,8 @@ int env_eal_init(void)
 	char *argv[] = {"test", "--no-huge", "-m", "512", "--no-shconf", "--no-pci", "--no-telemetry",
 			"--log-level=*:error", "-l", "0", prefix, NULL};
 	int argc = (int)(sizeof(argv) / sizeof(argv[0])) - 1;
+	if (huge)   /* the pages' files go when the process does */
+		argv[1] = "--huge-unlink";
 	if (rte_eal_init(argc, argv) < 0)
 		return -1;
 	pool = rte_pktmbuf_pool_create("tdptest", 32767, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
@@ -30,6 +32,31 @@ int env_eal_init(void)
 		return -1;
 	done = 1;
 	return 0;
+}
+
+int env_eal_init(void)
+{
+	return eal_init(false);
+}
+
+/* 2 MiB pages free, from /proc/meminfo */
+static long huge_free(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long n = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "HugePages_Free: %ld", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+int env_eal_init_huge(bool *huge)
+{
+	*huge = huge_free() >= 512 / 2 && eal_init(true) == 0;
+	return *huge ? 0 : eal_init(false);
 }
 
 struct rte_mempool *env_pool(void)

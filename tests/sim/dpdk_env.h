@@ -4,6 +4,7 @@
 #ifndef TDP_DPDK_ENV_H
 #define TDP_DPDK_ENV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct rte_mempool;
@@ -11,6 +12,10 @@ struct rte_ring;
 
 /* Initialises the EAL once; returns 0 or -1. */
 int env_eal_init(void);
+/* The same on hugepages where 512 MiB of them are free (*huge says whether
+ * it did), as tdpd's huge-pages auto; for benchmarks, whose figures depend
+ * on the TLB. */
+int env_eal_init_huge(bool *huge);
 struct rte_mempool *env_pool(void);
 /* A started net_ring port; *tx receives what it transmits, *rx feeds what it receives. */
 int env_ring_port(const char *name, struct rte_ring **rx, struct rte_ring **tx);

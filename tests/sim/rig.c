@@ -220,9 +220,11 @@ void rig_down(struct rig *r)
 void top_up(struct rig *r, uint32_t want, uint32_t be_want, const uint32_t *be_sizes, size_t nbs)
 {
 	for (uint32_t f = 0; f < r->t->nflows; f++) {
-		struct rte_ring *q = engine_flow_ring(r->e, f);
-		while (rte_ring_count(q) < want)
-			assert_int_equal(rte_ring_sp_enqueue(q, mk((int32_t)f, r->seq[f]++, r->t->flows[f].size)), 0);
+		struct flow_rx *q = engine_flow_rx(r->e, f);
+		while (flowq_count(q) < want) {
+			struct rte_mbuf *m = mk((int32_t)f, r->seq[f]++, r->t->flows[f].size);
+			assert_int_equal(flowq_enqueue(q, &m, 1), 1);
+		}
 	}
 	for (uint32_t p = 0; p < r->t->nports && nbs; p++) {
 		struct rte_ring *q = engine_be_ring(r->e, p);

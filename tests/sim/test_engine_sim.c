@@ -140,7 +140,7 @@ static void late_frame_dropped(void **state)
 	}
 	/* a's frame-0 packets (queued first) were the two dropped */
 	engine_flow_stats(r.e, 0, &fs);
-	assert_int_equal(fs.sent + fs.late_dropped + rte_ring_count(engine_flow_ring(r.e, 0)), r.seq[0]);
+	assert_int_equal(fs.sent + fs.late_dropped + flowq_count(engine_flow_rx(r.e, 0)), r.seq[0]);
 	(void)first;
 	rig_down(&r);
 }

@@ -316,7 +316,7 @@ static void stamp_says_launch_time(void **state)
 		uint8_t *d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)t.len);
 		memcpy(d, t.buf, t.len);
 		probe_stamp(&t, d, 1, i, 0);
-		assert_int_equal(rte_ring_sp_enqueue(engine_flow_ring(r.e, 0), m), 0);
+		assert_int_equal(flowq_enqueue(engine_flow_rx(r.e, 0), &m, 1), 1);
 		assert_int_equal(engine_step(r.e), i);
 		struct rte_mbuf *out = NULL;
 		assert_int_equal(rte_ring_sc_dequeue(r.tx[0], (void **)&out), 0);

@@ -37,7 +37,7 @@ static void pipe_send(struct rig *r, int64_t u)
 	for (uint32_t i = 0; i < 2; i++) {
 		struct rte_mbuf *m = mk(0, (uint32_t)(u * 2 + i), 200);
 		engine_pkt_set_due(m, u + 2);
-		assert_int_equal(rte_ring_sp_enqueue(engine_flow_ring(r->e, 0), m), 0);
+		assert_int_equal(flowq_enqueue(engine_flow_rx(r->e, 0), &m, 1), 1);
 	}
 }
 
@@ -118,11 +118,11 @@ static void swap_to_pipelined_keeps_queued(void **state)
 	/* frame 5 of a cycle: no reservation before the next cycle */
 	rig_up(&r, table_inorder, LATE_DROP, 1000 * TDP_NS_PER_S + 550000, 0, 16);
 	engine_start(r.e);
-	struct rte_ring *q = engine_flow_ring(r.e, 0);
+	struct flow_rx *q = engine_flow_rx(r.e, 0);
 	for (uint32_t i = 0; i < 6; i++) {
 		struct rte_mbuf *m = mk(0, r.seq[0]++, 200);
 		engine_pkt_set_due(m, ENGINE_DUE_NONE);
-		assert_int_equal(rte_ring_sp_enqueue(q, m), 0);
+		assert_int_equal(flowq_enqueue(q, &m, 1), 1);
 	}
 	char err[256];
 	struct eng_table *nt = engine_table_build(r.e, parse_ok(table_pipe), err, sizeof(err));

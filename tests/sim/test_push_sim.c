@@ -49,9 +49,11 @@ static struct rte_mempool *small_pool(void)
 
 static void fill(struct rig *r, uint32_t flow, uint32_t n)
 {
-	struct rte_ring *q = engine_flow_ring(r->e, flow);
-	for (uint32_t i = 0; i < n; i++)
-		assert_int_equal(rte_ring_sp_enqueue(q, mk_in(small_pool(), (int32_t)flow, r->seq[flow]++, 64)), 0);
+	struct flow_rx *q = engine_flow_rx(r->e, flow);
+	for (uint32_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = mk_in(small_pool(), (int32_t)flow, r->seq[flow]++, 64);
+		assert_int_equal(flowq_enqueue(q, &m, 1), 1);
+	}
 }
 
 /* Each reason a reserved packet was not sent: the port's count is the sum of

@@ -20,138 +20,13 @@
 #include <rte_ring_elem.h>
 
 #include "dpdk_env.h"
+#include "rx_rig.h"
 #include "engine.h"
 #include "pktgen.h"
 #include "route.h"
 #include "rx.h"
 #include "tb_sim.h"
 #include "testutil.h"
-
-static const char table[] =
-	"tdp-schedule 1\ntf 1ms\nk 10\n"
-	"port out rate 100Mbit/s\n"
-	"flow probe port out size 100 dscp 46 udp-dport 5000\n"
-	"flow l2 port out size 100 dscp 20 mpls 77\n"
-	"frames 0: probe 1, l2 1\n";
-
-static const uint8_t mac_in[6] = {2, 0, 0, 0, 1, 1}, mac_out[6] = {2, 0, 0, 0, 2, 1};
-static const uint8_t host_rcv[6] = {2, 0, 0, 0, 2, 2}, host_snd[6] = {2, 0, 0, 0, 1, 2};
-static const uint8_t gw_far[6] = {2, 0, 0, 0, 2, 9};
-
-struct rig {
-	struct sched_table *t;
-	struct timebase *tb;
-	struct engine *e;
-	struct cls *cls;
-	struct router *rt;
-	struct rx rx;
-	struct rx_port ports[2];
-	struct rte_ring *fq[2], *beq[2], *ringrx[2], *ringtx[2];
-	uint32_t t2p[1];
-	struct flow_rx *frx[2];
-	struct rx_table rxt;
-};
-
-static void addr(const char *s, uint8_t a[16])
-{
-	int fam;
-	assert_int_equal(route_parse_addr(s, &fam, a), 0);
-}
-
-static const char *rig_table = table;
-
-static void rig_up(struct rig *r)
-{
-	static int no;
-	char name[32], err[160];
-	memset(r, 0, sizeof(*r));
-	assert_int_equal(env_eal_init(), 0);
-	r->t = parse_ok(rig_table);
-	r->tb = tb_sim_new(tdp_time(0), 20);
-	int pid[2];
-	for (int p = 0; p < 2; p++) {
-		snprintf(name, sizeof(name), "rx%d_%d", no, p);
-		pid[p] = env_ring_port(name, &r->ringrx[p], &r->ringtx[p]);
-		assert_true(pid[p] >= 0);
-	}
-	no++;
-	/* configured port 0 = "in" (not in the table), 1 = "out" (table port 0) */
-	struct eng_port_cfg pc = {.dpdk_port = (uint16_t)pid[1], .overhead = 24};
-	struct eng_config c = {.t = r->t, .tb = r->tb, .flow_depth = 4, .be_depth = 8, .ports = &pc,
-			       .pw = {.min_sleep_ns = 1000, .window = 4, .decay_pct = 90}};
-	r->e = engine_create(&c, err, sizeof(err));
-	assert_non_null(r->e);
-	r->cls = cls_build(r->t);
-	r->rt = router_create(2, err, sizeof(err));
-	uint8_t a[16], gw[16], p[16];
-	int fam;
-	unsigned len;
-	assert_int_equal(route_parse_prefix("10.0.1.1/24", &fam, a, &len), 0);
-	assert_int_equal(router_add_address(r->rt, 0, fam, a, len, err, sizeof(err)), 0);
-	assert_int_equal(route_parse_prefix("10.0.2.1/24", &fam, a, &len), 0);
-	assert_int_equal(router_add_address(r->rt, 1, fam, a, len, err, sizeof(err)), 0);
-	addr("10.0.1.2", a);
-	assert_int_equal(router_add_neighbour(r->rt, 0, 4, a, host_snd, err, sizeof(err)), 0);
-	addr("10.0.2.2", a);
-	assert_int_equal(router_add_neighbour(r->rt, 1, 4, a, host_rcv, err, sizeof(err)), 0);
-	addr("10.0.2.9", gw);
-	assert_int_equal(router_add_neighbour(r->rt, 1, 4, gw, gw_far, err, sizeof(err)), 0);
-	assert_int_equal(route_parse_prefix("10.9.0.0/16", &fam, p, &len), 0);
-	assert_int_equal(router_add_route(r->rt, 1, fam, p, len, gw, err, sizeof(err)), 0);
-	/* a gateway that is not a neighbour on the port is refused */
-	addr("10.0.1.2", gw);
-	assert_int_equal(router_add_route(r->rt, 1, fam, p, len, gw, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "neither a neighbour"));
-	if (router_build(r->rt, err, sizeof(err)) != 0)
-		fail_msg("router_build: %s", err);
-
-	r->ports[0] = (struct rx_port){.dpdk_port = (uint16_t)pid[0], .table_port = -1};
-	memcpy(r->ports[0].mac, mac_in, 6);
-	r->ports[1] = (struct rx_port){.dpdk_port = (uint16_t)pid[1], .table_port = 0, .has_peer = true};
-	memcpy(r->ports[1].mac, mac_out, 6);
-	memcpy(r->ports[1].peer_mac, host_rcv, 6);
-	r->fq[0] = engine_flow_ring(r->e, 0);
-	r->fq[1] = engine_flow_ring(r->e, 1);
-	r->beq[0] = NULL;
-	r->beq[1] = engine_be_ring(r->e, 0);
-	r->t2p[0] = 1;
-	r->frx[0] = engine_flow_rx(r->e, 0);
-	r->frx[1] = engine_flow_rx(r->e, 1);
-	r->rxt = (struct rx_table){.cls = r->cls, .t = r->t, .flows = r->frx};
-	r->rx = (struct rx){.ports = r->ports, .nports = 2, .rt = r->rt, .tab = &r->rxt, .be_q = r->beq,
-			    .table_to_port = r->t2p, .g = *engine_geom(r->e)};
-}
-
-static void rig_down(struct rig *r)
-{
-	engine_destroy(r->e);
-	router_free(r->rt);
-	cls_free(r->cls);
-	for (int p = 0; p < 2; p++)
-		env_drain(r->ringtx[p]);
-	r->tb->ops->destroy(r->tb);
-	sched_free(r->t);
-}
-
-static struct rte_mbuf *frame(const struct pg *g)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(env_pool());
-	uint8_t *d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)g->size);
-	pg_build(g, d);
-	return m;
-}
-
-static struct pg from_sender(const char *dst)
-{
-	struct pg g;
-	pg_defaults(&g);
-	memcpy(g.dmac, mac_in, 6);
-	memcpy(g.smac, host_snd, 6);
-	uint8_t a[16];
-	addr(dst, a);
-	memcpy(g.dst, a, 4);
-	return g;
-}
 
 static void reserved_and_best_effort_are_routed(void **state)
 {
@@ -162,9 +37,9 @@ static void reserved_and_best_effort_are_routed(void **state)
 	g.dport = 5000;
 	g.ttl = 10;
 	rx_packet(&r.rx, 0, frame(&g));
-	assert_int_equal(rte_ring_count(r.fq[0]), 1);
+	assert_int_equal(flowq_count(r.fq[0]), 1);
 	struct rte_mbuf *m = NULL;
-	assert_int_equal(rte_ring_sc_dequeue(r.fq[0], (void **)&m), 0);
+	assert_int_equal(flowq_dequeue(r.fq[0], &m, 1), 1);
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	assert_memory_equal(d, host_rcv, 6);
 	assert_memory_equal(d + 6, mac_out, 6);
@@ -196,7 +71,7 @@ static void reserved_and_best_effort_are_routed(void **state)
 	g.mpls = 77;
 	g.dscp = 20;
 	rx_packet(&r.rx, 0, frame(&g));
-	assert_int_equal(rte_ring_count(r.fq[1]), 1);
+	assert_int_equal(flowq_count(r.fq[1]), 1);
 	assert_int_equal(r.rx.st.reserved, 2);
 	assert_int_equal(r.rx.st.best_effort, 2);
 	for (int i = 0; i < RXD_MAX; i++)
@@ -328,7 +203,7 @@ static void one_burst_queued_in_order(void **state)
 	assert_int_equal(r.rx.st.drop[RXD_BE_OVERFLOW], nb - 8);
 	for (uint32_t i = 0; i < 4; i++) {
 		struct rte_mbuf *m = NULL;
-		assert_int_equal(rte_ring_sc_dequeue(r.fq[0], (void **)&m), 0);
+		assert_int_equal(flowq_dequeue(r.fq[0], &m, 1), 1);
 		assert_int_equal(m->pkt_len, 100 + i);
 		rte_pktmbuf_free(m);
 	}
@@ -395,7 +270,7 @@ static int64_t due_of_probe(struct rig *r, int64_t now)
 	r->rx.now = tdp_time(now);
 	rx_packet(&r->rx, 0, frame(&g));
 	struct rte_mbuf *m = NULL;
-	assert_int_equal(rte_ring_sc_dequeue(r->fq[0], (void **)&m), 0);
+	assert_int_equal(flowq_dequeue(r->fq[0], &m, 1), 1);
 	int64_t due = engine_pkt_due(m);
 	rte_pktmbuf_free(m);
 	return due;
@@ -414,7 +289,7 @@ static void pipelined_due_frames(void **state)
 	struct rig r;
 	rig_table = piped;
 	rig_up(&r);
-	rig_table = table;
+	rig_table = rig_table_default;
 	/* arrivals around the edge: frame u starts at u ms + 200 us, and the
 	 * upstream's frame-u packets arrive from start(u) + 300 us on */
 	const int64_t at[] = {6499999, 6500000, 7499999, 7500000, 7449999, 7450000};
@@ -662,7 +537,7 @@ static void failed_neighbour_host_unreachable(void **state)
 	uint8_t st[16] = {10, 0, 2, 2};
 	assert_int_equal(router_add_kernel_failed(k, 1, 4, st), 1);
 	assert_int_equal(router_build(k, err, sizeof(err)), 0);
-	r.rx.rt = k;
+	rx_set_router(&r.rx, k);
 	struct pg g = from_sender("10.0.2.77");
 	rx_packet(&r.rx, 0, frame(&g));
 	g = from_sender("10.8.3.3");                       /* via the failed gateway */
@@ -692,7 +567,7 @@ static void failed_neighbour_host_unreachable(void **state)
 	for (size_t i = 0; i < n && i < 8; i++)
 		nf += v[i].failed && !v[i].resolved;
 	assert_int_equal(nf, 2);
-	r.rx.rt = r.rt;
+	rx_set_router(&r.rx, r.rt);
 	router_free(k);
 	rte_ring_free(res);
 	rig_down(&r);
@@ -728,7 +603,7 @@ static void kernel_routes_swap_in_between_bursts(void **state)
 	assert_memory_equal(q.addr, gw, 4);                 /* the gateway, for the kernel to ARP */
 	/* the kernel resolved it: the next router forwards (the old one freed
 	 * first: each holds 128 MiB of tables) */
-	r.rx.rt = r.rt;
+	rx_set_router(&r.rx, r.rt);
 	router_free(k);
 	struct router *k2 = router_copy_static(r.rt);
 	const uint8_t gmac[6] = {2, 0, 0, 0, 2, 7};
@@ -754,7 +629,7 @@ static void kernel_routes_swap_in_between_bursts(void **state)
 			seen9 = v[i].origin == ROUTE_ORIGIN_STATIC;
 	}
 	assert_true(seen8 && seen9);
-	r.rx.rt = r.rt;
+	rx_set_router(&r.rx, r.rt);
 	router_free(k2);
 	rte_ring_free(res);
 	rig_down(&r);

@@ -56,10 +56,12 @@ static void swap_top_up(struct rig *r, uint32_t want)
 {
 	const struct sched_table *t = engine_table_sched(engine_table_current(r->e));
 	for (uint32_t f = 0; f < t->nflows; f++) {
-		struct rte_ring *q = engine_flow_ring(r->e, f);
+		struct flow_rx *q = engine_flow_rx(r->e, f);
 		uint32_t g = gid(t, f);
-		while (rte_ring_count(q) < want)
-			assert_int_equal(rte_ring_sp_enqueue(q, mk((int32_t)g, r->seq[g]++, t->flows[f].size)), 0);
+		while (flowq_count(q) < want) {
+			struct rte_mbuf *m = mk((int32_t)g, r->seq[g]++, t->flows[f].size);
+			assert_int_equal(flowq_enqueue(q, &m, 1), 1);
+		}
 	}
 }
 

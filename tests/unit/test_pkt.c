@@ -203,6 +203,124 @@ static void many_flows_each_found(void **state)
 	free(txt);
 }
 
+/* What a flow's match says of a packet, read from the definition. */
+static bool matches(const struct sched_match *m, const struct pkt_info *pi)
+{
+	uint32_t f = m->fields;
+	if ((f & (SCHED_M_VLAN | SCHED_M_PCP)) && !(pi->flags & PKT_F_VLAN))
+		return false;
+	if ((f & SCHED_M_VLAN) && pi->vlan != m->vlan)
+		return false;
+	if ((f & SCHED_M_PCP) && pi->pcp != m->pcp)
+		return false;
+	if ((f & SCHED_M_MPLS) && (!(pi->flags & PKT_F_MPLS) || pi->mpls != m->mpls))
+		return false;
+	if ((f & SCHED_M_DSCP) && (!pi->family || pi->dscp != m->dscp))
+		return false;
+	if ((f & SCHED_M_UDP_DPORT) && (!(pi->flags & PKT_F_UDP) || pi->udp_dport != m->udp_dport))
+		return false;
+	if (f & SCHED_M_DST) {
+		if (pi->family != m->dst_family)
+			return false;
+		for (unsigned b = 0; b < m->dst_len; b++)
+			if (((pi->dst[b / 8] ^ m->dst[b / 8]) >> (7 - b % 8)) & 1)
+				return false;
+	}
+	return true;
+}
+
+/*
+ * Random tables of every match shape against random packets from the same
+ * values: the classifier finds the flow whose match the packet meets, or
+ * none, as the definition says.
+ */
+static void classifier_agrees_with_the_definition(void **state)
+{
+	static const char *const field[] = {
+		"vlan 1", "vlan 2", "pcp 5", "pcp 0", "mpls 100", "mpls 200", "dscp 10", "dscp 46",
+		"udp-dport 5000", "udp-dport 5001", "dst 10.1.0.0/16", "dst 10.1.2.0/24", "dst 10.1.2.3/32",
+		"dst 10.1.2.0/23", "dst 2001:db8::/32", "dst 2001:db8:1::/48", "dst 2001:db8:1::7/128",
+	};
+	enum { NF = sizeof(field) / sizeof(field[0]) };
+	uint32_t seed = 12345, hits = 0, checked = 0;
+#define RND(n) ((seed = seed * 1103515245u + 12345u) >> 16) % (n)
+	for (int tab = 0; tab < 60; tab++) {
+		char flows[64][96];
+		int nflows = 0;
+		char txt[8192];
+		struct sched_table *t = NULL;
+		for (int cand = 0; cand < 40 && nflows < 64; cand++) {
+			int nfield = 1 + (int)RND(3);
+			size_t n = (size_t)snprintf(flows[nflows], sizeof(flows[nflows]), "flow f%d port p size 100", nflows);
+			uint32_t used = 0;
+			for (int k = 0; k < nfield; k++) {
+				uint32_t i = RND(NF);
+				/* one value per field: the keyword's first word */
+				uint32_t kw = i < 10 ? i / 2 : 5;
+				if (used & (1u << kw))
+					continue;
+				used |= 1u << kw;
+				n += (size_t)snprintf(flows[nflows] + n, sizeof(flows[nflows]) - n, " %s", field[i]);
+			}
+			size_t at = (size_t)snprintf(txt, sizeof(txt), "tdp-schedule 1\ntf 1ms\nk 1\nport p rate 1Gbit/s\n");
+			for (int f = 0; f <= nflows; f++)
+				at += (size_t)snprintf(txt + at, sizeof(txt) - at, "%s\n", flows[f]);
+			snprintf(txt + at, sizeof(txt) - at, "frames 0: f0 1\n");
+			struct sched_diags d;
+			sched_diags_init(&d, "rnd");
+			struct sched_table *nt = sched_parse(txt, strlen(txt), &d);
+			sched_diags_free(&d);
+			if (nt) {      /* it overlaps none of the flows before it */
+				sched_free(t);
+				t = nt;
+				nflows++;
+			}
+		}
+		assert_non_null(t);
+		struct cls *c = cls_build(t);
+		assert_non_null(c);
+		for (int p = 0; p < 400; p++) {
+			struct pg g;
+			pg_defaults(&g);
+			g.vlan = RND(3) ? (int)RND(3) : -1;
+			g.pcp = RND(2) ? 5 : 0;
+			g.mpls = RND(4) == 0 ? (RND(2) ? 100 : 200) : -1;
+			g.family = RND(3) ? 4 : 6;
+			g.dscp = RND(2) ? 10 : 46;
+			g.dport = (uint16_t)(RND(3) ? 5000 + RND(2) : 7);
+			memset(g.dst, 0, 16);
+			if (g.family == 4) {
+				uint8_t d4[4] = {10, 1, (uint8_t)(1 + RND(3)), (uint8_t)(RND(2) ? 3 : 9)};
+				memcpy(g.dst, d4, 4);
+			} else {
+				uint8_t d6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, (uint8_t)RND(2)};
+				d6[15] = RND(2) ? 7 : 8;
+				memcpy(g.dst, d6, 16);
+			}
+			uint8_t b[160];
+			struct pkt_info pi;
+			assert_int_equal(pkt_parse(b, pg_build(&g, b), &pi), PKT_OK);
+			int want = -1;
+			for (uint32_t f = 0; f < t->nflows; f++)
+				if (matches(&t->flows[f].match, &pi)) {
+					assert_int_equal(want, -1);   /* a valid table's flows do not overlap */
+					want = (int)f;
+				}
+			int got = cls_lookup(c, &pi);
+			if (got != want)
+				fail_msg("table %d packet %d: classified %d, the matches say %d", tab, p, got, want);
+			hits += want >= 0;
+			checked++;
+		}
+		cls_free(c);
+		sched_free(t);
+	}
+#undef RND
+	/* the packets met flows often enough to mean something */
+	assert_true(hits > checked / 10);
+	assert_true(hits < checked);
+}
+
 static void forward_rewrites_and_keeps_checksum(void **state)
 {
 	struct pg g;
@@ -252,6 +370,7 @@ int main(void)
 		cmocka_unit_test(malformed_packets_are_named),
 		cmocka_unit_test(classifies_by_the_tables_matches),
 		cmocka_unit_test(many_flows_each_found),
+		cmocka_unit_test(classifier_agrees_with_the_definition),
 		cmocka_unit_test(forward_rewrites_and_keeps_checksum),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

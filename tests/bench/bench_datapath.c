@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The data path's benchmark: RX (parse, classify, route, enqueue) and the
+ * engine's dequeue and push on in-memory ports, against two loops on the
+ * same frames in the same rounds: l2fwd-style (MAC rewrite) and
+ * l3fwd-style (parse, bulk LPM, rewrite). Two tables: 4 flows matched on
+ * DSCP and UDP port, and 10^4 flows matched on destination and UDP port,
+ * each packet of a round to the next flow. Figures only.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_lpm.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "../sim/dpdk_env.h"
+#include "../unit/pktgen.h"
+#include "engine.h"
+#include "pkt.h"
+#include "route.h"
+#include "rx.h"
+#include "tb_sim.h"
+
+#include "bench.h"
+
+/* the "in" port's MAC, which the frames are sent to */
+static const uint8_t mac_in[6] = {2, 0, 0, 0, 1, 1};
+static const uint8_t next_mac[6] = {2, 0, 0, 0, 2, 2};
+
+/* Flows of the benchmark's tables: few (DSCP 46, UDP ports 5000..) or many
+ * (10.200.x.y/32, UDP port 5000). Each flow gets 16,384 / nflows packets a
+ * frame (at least 1); pipelined flows have alpha 1. */
+static char *dp_table(uint32_t nflows, bool piped)
+{
+	bool many = nflows > 256;
+	size_t cap = 256 + (size_t)nflows * 96;
+	char *txt = malloc(cap);
+	size_t n = (size_t)snprintf(txt, cap, "tdp-schedule 1\ntf 1ms\nk 1\n%sport out rate 100Gbit/s\n",
+				    piped ? "guard 10us\n" : "");
+	for (uint32_t f = 0; f < nflows; f++) {
+		if (many)
+			n += (size_t)snprintf(txt + n, cap - n, "flow f%u port out size 100%s dst 10.200.%u.%u/32 udp-dport 5000\n",
+					      f, piped ? " alpha 1" : "", f >> 8, f & 255);
+		else
+			n += (size_t)snprintf(txt + n, cap - n, "flow f%u port out size 100%s dscp 46 udp-dport %u\n", f,
+					      piped ? " alpha 1" : "", 5000 + f);
+	}
+	uint32_t per = nflows < 16384 ? 16384 / nflows : 1;
+	/* rows add up: a line per 1,000 flows (a line holds at most 8,192 words) */
+	for (uint32_t f = 0; f < nflows; f++)
+		n += (size_t)snprintf(txt + n, cap - n, "%s f%u %u%s", f % 1000 ? "," : "frames 0:", f, per,
+				      f % 1000 == 999 || f + 1 == nflows ? "\n" : "");
+	return txt;
+}
+
+/* n frames into r, frame i of flow i % nflows, as dp_table's flows match */
+static void fill_ring(struct rte_ring *r, uint32_t n, uint32_t nflows)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct pg g;
+		pg_defaults(&g);
+		memcpy(g.dmac, mac_in, 6);
+		uint32_t f = i % nflows;
+		g.dscp = 46;
+		if (nflows > 256) {
+			g.dst[1] = 200, g.dst[2] = (uint8_t)(f >> 8), g.dst[3] = (uint8_t)f;
+			g.dport = 5000;
+		} else {
+			g.dport = (uint16_t)(5000 + f);
+		}
+		struct rte_mbuf *m = rte_pktmbuf_alloc(env_pool());
+		pg_build(&g, (uint8_t *)rte_pktmbuf_append(m, (uint16_t)g.size));
+		if (rte_ring_sp_enqueue(r, m) != 0)
+			rte_pktmbuf_free(m);
+	}
+}
+
+/* A router on two in-memory ports: the engine on the table, RX polling "in"
+ * and routing 10.0.2.0/24 (neighbour 10.0.2.2) and 10.200.0.0/16 (via
+ * 10.0.2.2) out of port 1, the table's port. */
+struct dp_rig {
+	uint32_t nflows;
+	struct sched_table *t;
+	struct rte_ring *rx0, *tx0, *rx1, *tx1;
+	struct timebase *tb;
+	struct engine *e;
+	struct cls *cls;
+	struct router *rt;
+	struct rx_port ports[2];
+	struct rte_ring *beq[2];
+	struct flow_rx **frx;
+	struct rx_table rxt;
+	uint32_t t2p[1];
+	struct rx rx;
+};
+
+static void dp_up(struct dp_rig *d, uint32_t nflows, bool piped, const char *in, const char *out)
+{
+	memset(d, 0, sizeof(*d));
+	d->nflows = nflows;
+	char *txt = dp_table(nflows, piped);
+	d->t = table_from(txt);
+	free(txt);
+	int pin = env_ring_port(in, &d->rx0, &d->tx0), pout = env_ring_port(out, &d->rx1, &d->tx1);
+	d->tb = tb_sim_new(tdp_time(1000 * TDP_NS_PER_S), 1);
+	struct eng_port_cfg pc = {.dpdk_port = (uint16_t)pout, .overhead = 24};
+	struct eng_config c = {.t = d->t, .tb = d->tb, .late = LATE_DROP, .flow_depth = nflows > 256 ? 64 : 4096,
+			       .be_depth = 64, .ports = &pc,
+			       .pw = {.spin_below_ns = 0, .min_sleep_ns = 1000, .window = 4, .decay_pct = 90}};
+	char err[160];
+	d->e = engine_create(&c, err, sizeof(err));
+	if (!d->e) {
+		fprintf(stderr, "bench: %s\n", err);
+		exit(1);
+	}
+	d->cls = cls_build(d->t);
+	d->rt = router_create(2, err, sizeof(err));
+	uint8_t a[16], gw[16];
+	int fam;
+	unsigned len;
+	route_parse_prefix("10.0.2.1/24", &fam, a, &len);
+	router_add_address(d->rt, 1, fam, a, len, err, sizeof(err));
+	route_parse_addr("10.0.2.2", &fam, gw);
+	router_add_neighbour(d->rt, 1, fam, gw, next_mac, err, sizeof(err));
+	route_parse_prefix("10.200.0.0/16", &fam, a, &len);
+	router_add_route(d->rt, 1, fam, a, len, gw, err, sizeof(err));
+	if (router_build(d->rt, err, sizeof(err)) != 0) {
+		fprintf(stderr, "bench: %s\n", err);
+		exit(1);
+	}
+	d->ports[0] = (struct rx_port){.dpdk_port = (uint16_t)pin, .table_port = -1};
+	memcpy(d->ports[0].mac, mac_in, 6);
+	d->ports[1] = (struct rx_port){.dpdk_port = (uint16_t)pout, .table_port = 0};
+	d->ports[1].mac[0] = 0xaa;
+	d->beq[1] = engine_be_ring(d->e, 0);
+	d->frx = calloc(nflows, sizeof(*d->frx));
+	for (uint32_t f = 0; f < nflows; f++)
+		d->frx[f] = engine_flow_rx(d->e, f);
+	d->rxt = (struct rx_table){.cls = d->cls, .t = d->t, .flows = d->frx};
+	d->t2p[0] = 1;
+	d->rx = (struct rx){.ports = d->ports, .nports = 1, .tab = &d->rxt, .be_q = d->beq,
+			    .table_to_port = d->t2p, .g = *engine_geom(d->e)};
+	rx_set_router(&d->rx, d->rt);
+}
+
+static void dp_drain_flows(struct dp_rig *d)
+{
+	struct rte_mbuf *m;
+	for (uint32_t f = 0; f < d->nflows; f++)
+		while (flowq_dequeue(d->frx[f], &m, 1) == 1)
+			rte_pktmbuf_free(m);
+}
+
+static void dp_down(struct dp_rig *d)
+{
+	engine_destroy(d->e);
+	cls_free(d->cls);
+	router_free(d->rt);
+	d->tb->ops->destroy(d->tb);
+	sched_free(d->t);
+	free(d->frx);
+}
+
+/* ---- the l3fwd-style loop ------------------------------------------------ */
+
+/* An l3fwd-style router for the same frames: the Ethernet and IPv4 headers
+ * at fixed offsets, one bulk LPM lookup per burst over a table of 1,002
+ * routes, the MACs rewritten, TTL decremented with an incremental checksum
+ * (RFC 1624), tx_burst. The like-for-like yardstick for RX, which also
+ * classifies. */
+static struct rte_lpm *l3fwd_lpm(void)
+{
+	struct rte_lpm_config cfg = {.max_rules = 4096, .number_tbl8s = 256};
+	struct rte_lpm *lpm = rte_lpm_create("bench_l3fwd", SOCKET_ID_ANY, &cfg);
+	if (!lpm)
+		return NULL;
+	for (uint32_t i = 0; i < 1000; i++) /* 10.100.0.0/24 ... : not ours */
+		rte_lpm_add(lpm, RTE_IPV4(10, 100 + i / 256, i % 256, 0), 24, 0);
+	rte_lpm_add(lpm, RTE_IPV4(10, 0, 2, 0), 24, 1);
+	rte_lpm_add(lpm, RTE_IPV4(10, 200, 0, 0), 16, 1);
+	return lpm;
+}
+
+static uint64_t l3fwd_burst(struct rte_lpm *lpm, uint16_t pin, uint16_t pout, const uint8_t *dmac, const uint8_t *smac)
+{
+	struct rte_mbuf *b[32];
+	uint32_t dst[32], hop[32];
+	uint64_t done = 0;
+	uint16_t n;
+	while ((n = rte_eth_rx_burst(pin, 0, b, 32)) != 0) {
+		uint16_t k = 0;
+		for (uint16_t i = 0; i < n; i++) {
+			struct rte_ether_hdr *eh = rte_pktmbuf_mtod(b[i], struct rte_ether_hdr *);
+			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
+			if (eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) || ip->time_to_live <= 1) {
+				rte_pktmbuf_free(b[i]);
+				continue;
+			}
+			b[k] = b[i];
+			dst[k++] = rte_be_to_cpu_32(ip->dst_addr);
+		}
+		rte_lpm_lookup_bulk(lpm, dst, hop, k);
+		uint16_t out = 0;
+		for (uint16_t i = 0; i < k; i++) {
+			if (!(hop[i] & RTE_LPM_LOOKUP_SUCCESS) || (hop[i] & 0xffffff) != 1) {
+				rte_pktmbuf_free(b[i]);
+				continue;
+			}
+			struct rte_ether_hdr *eh = rte_pktmbuf_mtod(b[i], struct rte_ether_hdr *);
+			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
+			memcpy(&eh->dst_addr, dmac, 6);
+			memcpy(&eh->src_addr, smac, 6);
+			ip->time_to_live--;
+			/* HC' = ~(~HC + ~m + m'), m the TTL/protocol word (RFC 1624) */
+			uint32_t sum = (uint32_t)(uint16_t)~rte_be_to_cpu_16(ip->hdr_checksum) + 0xfeffu;
+			sum = (sum & 0xffff) + (sum >> 16);
+			sum = (sum & 0xffff) + (sum >> 16);
+			ip->hdr_checksum = rte_cpu_to_be_16((uint16_t)~sum);
+			b[out++] = b[i];
+		}
+		uint16_t s = rte_eth_tx_burst(pout, 0, b, out);
+		for (uint16_t i = s; i < out; i++)
+			rte_pktmbuf_free(b[i]);
+		done += s;
+	}
+	return done;
+}
+
+/* the l2fwd-style loop: rx_burst, rewrite both MACs, tx_burst */
+static uint64_t l2fwd_burst(uint16_t pin, uint16_t pout, const uint8_t *dmac, const uint8_t *smac)
+{
+	struct rte_mbuf *b[32];
+	uint64_t done = 0;
+	uint16_t n;
+	while ((n = rte_eth_rx_burst(pin, 0, b, 32)) != 0) {
+		for (uint16_t i = 0; i < n; i++) {
+			uint8_t *pd = rte_pktmbuf_mtod(b[i], uint8_t *);
+			memcpy(pd, dmac, 6);
+			memcpy(pd + 6, smac, 6);
+		}
+		uint16_t s = rte_eth_tx_burst(pout, 0, b, n);
+		for (uint16_t i = s; i < n; i++)
+			rte_pktmbuf_free(b[i]);
+		done += n;
+	}
+	return done;
+}
+
+/* ---- one table: RX, the engine and both loops, alternated in rounds --------- */
+
+static void datapath_case(uint32_t nflows, const char *what)
+{
+	const uint32_t batch = 4000, rounds = quick ? 50 : 250;
+	char in[32], out[32];
+	snprintf(in, sizeof(in), "dp_in%u", nflows);
+	snprintf(out, sizeof(out), "dp_out%u", nflows);
+	struct dp_rig d;
+	dp_up(&d, nflows, false, in, out);
+	uint16_t pin = d.ports[0].dpdk_port, pout = d.ports[1].dpdk_port;
+	struct rte_lpm *lpm = l3fwd_lpm();
+	int64_t rx_ns = 0, tx_ns = 0, plain_ns = 0, l3_ns = 0;
+	uint64_t rx_pk = 0, tx_pk = 0, plain_pk = 0, l3_pk = 0;
+	rt_self();
+	engine_start(d.e);
+	for (uint32_t r = 0; r < rounds; r++) {
+		/* classify + enqueue */
+		fill_ring(d.rx0, batch, nflows);
+		int64_t t0 = mono();
+		uint32_t got;
+		while ((got = rx_poll(&d.rx)) != 0)
+			rx_pk += got;
+		rx_ns += mono() - t0;
+		/* dequeue + push: one frame */
+		t0 = mono();
+		engine_step(d.e);
+		tx_ns += mono() - t0;
+		tx_pk += rte_ring_count(d.tx1);
+		env_drain(d.tx1);
+		dp_drain_flows(&d);
+		fill_ring(d.rx0, batch, nflows);
+		t0 = mono();
+		plain_pk += l2fwd_burst(pin, pout, next_mac, d.ports[1].mac);
+		plain_ns += mono() - t0;
+		env_drain(d.tx1);
+		if (lpm) {
+			fill_ring(d.rx0, batch, nflows);
+			t0 = mono();
+			l3_pk += l3fwd_burst(lpm, pin, pout, next_mac, d.ports[1].mac);
+			l3_ns += mono() - t0;
+			env_drain(d.tx1);
+		}
+	}
+	rt_off();
+	double rx_mpps = (double)rx_pk / (double)rx_ns * 1e3, tx_mpps = (double)tx_pk / (double)tx_ns * 1e3,
+	       plain = (double)plain_pk / (double)plain_ns * 1e3;
+	double l3 = l3_ns ? (double)l3_pk / (double)l3_ns * 1e3 : 0;
+	printf("\n== data path, in-memory ports (net_ring), one core, %s, 100-byte packets\n", what);
+	printf("  plain loop (l2fwd: MAC rewrite)     %7.2f Mpps = %.1f ns/packet\n", plain, 1e3 / plain);
+	printf("  l3fwd-style (parse, bulk LPM over 1,002 routes, rewrite, TTL and checksum) %7.2f Mpps = %.1f ns/packet\n",
+	       l3, l3 > 0 ? 1e3 / l3 : 0);
+	printf("  RX: parse, classify, route, enqueue %7.2f Mpps = %.1f ns/packet  (%.2fx the plain loop, %.2fx the "
+	       "l3fwd-style loop; 25 GbE 64-byte frames: 27 ns)\n", rx_mpps, 1e3 / rx_mpps, rx_mpps / plain,
+	       l3 > 0 ? rx_mpps / l3 : 0);
+	printf("  engine: dequeue + push (one frame)  %7.2f Mpps   (%.2fx the plain loop; target >= 0.8x)\n", tx_mpps,
+	       tx_mpps / plain);
+	uint64_t dropped = 0;
+	for (int i = 0; i < RXD_MAX; i++)
+		dropped += d.rx.st.drop[i];
+	printf("  (%" PRIu64 " packets classified, %" PRIu64 " reserved, %" PRIu64 " pushed, %" PRIu64
+	       " dropped by RX)\n", rx_pk, d.rx.st.reserved, tx_pk, dropped);
+	if (lpm)
+		rte_lpm_free(lpm);
+	dp_down(&d);
+}
+
+void bench_datapath(void)
+{
+	datapath_case(4, "4 flows (DSCP, UDP port)");
+	datapath_case(10000, "10^4 flows (destination /32, UDP port)");
+}
+
+/* ---- pipelined flows --------------------------------------------------------- */
+
+static tdp_time_t bench_rx_clock(void *arg)
+{
+	return tb_fast_now(arg);
+}
+
+/*
+ * RX alone, in order and pipelined: the pipelined pass reads the clock
+ * before each burst and after each burst with packets (as tdpd's RX does),
+ * maps each packet to its due frame and adds its arrival to the flow's
+ * histogram. The difference per packet is what pipelining costs RX.
+ */
+static double rx_pass(struct timebase *clk, bool piped, const char *in, const char *out)
+{
+	const uint32_t batch = 4000, rounds = quick ? 50 : 250;
+	struct dp_rig d;
+	dp_up(&d, 4, piped, in, out);
+	if (piped) {
+		d.rx.clock = bench_rx_clock;
+		d.rx.clock_arg = clk;
+	}
+	int64_t ns = 0;
+	uint64_t pk = 0;
+	rt_self();
+	for (uint32_t r = 0; r < rounds; r++) {
+		fill_ring(d.rx0, batch, 4);
+		int64_t t0 = mono();
+		uint32_t got;
+		while ((got = rx_poll(&d.rx)) != 0)
+			pk += got;
+		ns += mono() - t0;
+		dp_drain_flows(&d);
+	}
+	rt_off();
+	dp_down(&d);
+	return (double)ns / (double)pk;
+}
+
+void bench_rx_piped(struct timebase *clk)
+{
+	double in_order = rx_pass(clk, false, "rxo_in", "rxo_out"), piped = rx_pass(clk, true, "rxp_in", "rxp_out");
+	printf("\n== RX of pipelined flows, in-memory ports, one core, 4 flows, 100-byte packets, bursts of 32\n");
+	printf("  in order                            %7.1f ns/packet\n", in_order);
+	printf("  pipelined: clock per burst, due frame, arrival histogram\n");
+	printf("                                      %7.1f ns/packet   (+%.1f ns)\n", piped, piped - in_order);
+}
