@@ -52,7 +52,8 @@ static inline int64_t engine_pkt_due(const struct rte_mbuf *m)
  * single-consumer ring. The first cache line is RX's: its head, its view of
  * the engine's tail, the slots, the counters of every packet, the arrival
  * histogram and the flow's latest next hop; the second is the engine's: its
- * tail and its view of RX's head; the third holds RX's rare counters. Each
+ * tail, its view of RX's head and its own copy of the slots' address; the
+ * third holds RX's rare counters. Each
  * side reads the other's line only when its own view says the queue is full
  * (RX) or empty (the engine), so with 10^4 flows a packet costs RX one line
  * of the flow and one slot, where a DPDK ring (header, producer, consumer,
@@ -83,6 +84,8 @@ struct flow_rx {
 	/* the engine's line */
 	_Atomic uint32_t tail __attribute__((aligned(64)));   /* packets the engine took: release */
 	uint32_t head_seen;       /* RX's head as the engine last read it */
+	uint32_t c_mask;          /* the engine's copies of mask and slot, so that a */
+	struct rte_mbuf **c_slot; /* dequeue reads nothing of the line RX writes */
 	/* RX's rare counts. arr_guard: pipelined arrivals in their upstream
 	 * frame's last guard band, where no upstream push lands: a packet that
 	 * late is near the next frame, and one later still is mapped there (one
@@ -111,8 +114,8 @@ static inline uint32_t flowq_slots(uint32_t depth)
 static inline void flowq_init(struct flow_rx *q, struct rte_mbuf **slot, uint32_t depth)
 {
 	memset(q, 0, sizeof(*q));
-	q->slot = slot;
-	q->mask = flowq_slots(depth) - 1;
+	q->slot = q->c_slot = slot;
+	q->mask = q->c_mask = flowq_slots(depth) - 1;
 	q->depth = depth;
 }
 
@@ -146,7 +149,7 @@ static inline uint32_t flowq_dequeue(struct flow_rx *q, struct rte_mbuf **m, uin
 			n = avail;
 	}
 	for (uint32_t i = 0; i < n; i++)
-		m[i] = q->slot[(tail + i) & q->mask];
+		m[i] = q->c_slot[(tail + i) & q->c_mask];
 	atomic_store_explicit(&q->tail, tail + n, memory_order_release);
 	return n;
 }

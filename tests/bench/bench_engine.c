@@ -434,8 +434,9 @@ int main(int argc, char **argv)
 	tb->ops->describe(tb, desc, sizeof(desc));
 	printf("tdpd engine benchmarks; timebase: %s\n", desc);
 	printf("DPDK memory: %s\n", huge ? "2 MiB hugepages, as tdpd uses them where they are free"
-					 : "4 KiB pages (fewer than 256 hugepages free; reserve them for the figures "
-					   "tdpd has on hugepages: echo 256 > /proc/sys/vm/nr_hugepages)");
+					 : "4 KiB pages (fewer than 256 hugepages free, or no hugetlbfs mounted; for "
+					   "the figures tdpd has on hugepages: echo 256 > /proc/sys/vm/nr_hugepages, and "
+					   "mount -t hugetlbfs nodev /dev/hugepages)");
 	bench_clock(tb);   /* the ratios below need the read cost */
 	if (want[1])
 		bench_start(tb, svg);

@@ -53,9 +53,23 @@ static long huge_free(void)
 	return n;
 }
 
+/* a hugetlbfs is mounted: without one the EAL fails, and cannot be started
+ * a second time without hugepages */
+static bool huge_mounted(void)
+{
+	FILE *f = fopen("/proc/mounts", "r");
+	char line[512];
+	bool found = false;
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, " hugetlbfs ") != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
 int env_eal_init_huge(bool *huge)
 {
-	*huge = huge_free() >= 512 / 2 && eal_init(true) == 0;
+	*huge = huge_free() >= 512 / 2 && huge_mounted() && eal_init(true) == 0;
 	return *huge ? 0 : eal_init(false);
 }
 
