@@ -82,6 +82,8 @@ const struct conf_opt conf_opts[] = {
 	 "the shielded CPU of the frame engine; -1 takes the last online CPU", false},
 	{"housekeeping-cpu", CS_GLOBAL, CT_INT, "0", 0, 1023, NULL, G(housekeeping_cpu), "CPU",
 	 "the CPU of the RX, classification and control thread", false},
+	{"rx-cpus", CS_GLOBAL, CT_STR, "", 0, 0, NULL, G(rx_cpus), "CPU,CPU...",
+	 "RX cores beside the housekeeping thread's, one per CPU listed (at most 7): each polls its share of every port's RX queues (a PCI port gets one queue per RX core, spread by RSS on the IP addresses and ports) into its own queue of each flow; empty: RX on the housekeeping CPU alone", false},
 	{"engine-priority", CS_GLOBAL, CT_INT, "80", 0, 99, NULL, G(engine_priority), "PRIO",
 	 "SCHED_FIFO priority of the frame engine; 0 runs it SCHED_OTHER", false},
 	{"rx-priority", CS_GLOBAL, CT_INT, "0", 0, 99, NULL, G(rx_priority), "PRIO",
@@ -480,9 +482,47 @@ static bool same_device(const char *a, const char *b)
 	return na == nb && strncmp(ia, ib, na) == 0;
 }
 
+int conf_rx_cpus(const char *s, int *cpus, char *why, size_t whylen)
+{
+	int n = 0;
+	const char *p = s;
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p || v < 0 || v > 1023 || (*end && *end != ',')) {
+			snprintf(why, whylen, "'%s': expected CPU numbers 0 to 1023 separated by commas", s);
+			return -1;
+		}
+		if (n == CONF_MAX_RX_CPUS) {
+			snprintf(why, whylen, "'%s': at most %d RX cores beside the housekeeping thread's", s,
+				 CONF_MAX_RX_CPUS);
+			return -1;
+		}
+		for (int i = 0; i < n; i++)
+			if (cpus[i] == (int)v) {
+				snprintf(why, whylen, "'%s': CPU %ld is listed twice", s, v);
+				return -1;
+			}
+		cpus[n++] = (int)v;
+		p = *end ? end + 1 : end;
+		if (*end && !*p) {
+			snprintf(why, whylen, "'%s': a comma ends the list", s);
+			return -1;
+		}
+	}
+	return n;
+}
+
 int conf_check(const struct conf *c, FILE *err)
 {
 	int errors = 0;
+	int rxc[CONF_MAX_RX_CPUS];
+	char rxwhy[160];
+	if (conf_rx_cpus(c->rx_cpus, rxc, rxwhy, sizeof(rxwhy)) < 0) {
+		size_t i = opt_index(conf_find("rx-cpus", CS_GLOBAL));
+		conf_error_at(err, c->set_file[i] ? c->set_file[i] : "command line", c->set_line[i], "rx-cpus %s", rxwhy);
+		errors++;
+	}
 	int po, pi;
 	if (tb_phc_pins(c->tb.phc.tick, &po, &pi)) {
 		size_t oi = (size_t)(conf_find("phc-tick", CS_GLOBAL) - conf_opts);

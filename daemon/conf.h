@@ -31,6 +31,8 @@
 #endif
 
 #define CONF_MAX_PORTS 32
+/* RX cores beside the housekeeping thread's (rx-cpus) */
+#define CONF_MAX_RX_CPUS 7
 #define CONF_STR 256
 #define CONF_MAX_BYTES (1u << 20)  /* a configuration file is at most this long */
 
@@ -70,6 +72,7 @@ struct conf {
 	struct tb_params tb;             /* the time sources' settings, each reads its own */
 	int64_t sync_holdover_action, sync_unlocked_action;
 	int64_t engine_cpu, housekeeping_cpu, engine_priority, rx_priority;
+	char rx_cpus[CONF_STR];          /* CPUs of the RX cores beyond housekeeping's */
 	int64_t late_policy;
 	int64_t node_id;
 	int64_t max_lead_ns;
@@ -134,6 +137,9 @@ struct conf_port *conf_port_find(struct conf *c, const char *name);
 /* Documentation: --help text, and the option list for the man pages' tests. */
 void conf_usage(FILE *out);
 void conf_list_options(FILE *out);
+/* rx-cpus' list: the CPUs (at most CONF_MAX_RX_CPUS, distinct), their
+ * count, or -1 with why. */
+int conf_rx_cpus(const char *s, int *cpus, char *why, size_t whylen);
 /* The effective configuration in file syntax. */
 void conf_dump(const struct conf *c, FILE *out);
 /* The options as roff .TP paragraphs: file syntax, or the long options. */

@@ -28,7 +28,8 @@
 struct dtable {
 	struct eng_table *et;
 	struct cls *cls;
-	struct rx_table rxt;
+	struct rx_table rxt[RX_MAX_CORES];   /* one per RX core: its queue of each flow */
+	uint32_t nrxt;
 	char name[256];           /* where it came from, for people */
 	int64_t loaded_unix_s;
 	int64_t asked_tai_ns;     /* the time a load --at resolved to; 0: the next cycle */
@@ -81,7 +82,8 @@ struct control {
 	/* filled in by the daemon before control_open */
 	struct conf *conf;
 	struct engine *e;
-	struct rx *rx;
+	struct rx *rx;             /* the RX cores, nrx of them */
+	uint32_t nrx;
 	struct timebase *tb;
 	const char *timebase_name;
 	struct ctl_port_info *ports;

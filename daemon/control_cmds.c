@@ -34,17 +34,21 @@ struct dtable *dtable_new(struct eng_table *et, const char *name)
 	const struct sched_table *t = engine_table_sched(et);
 	dt->et = et;
 	dt->cls = cls_build(t);
-	dt->rxt.flows = calloc(t->nflows + 1, sizeof(*dt->rxt.flows));
-	if (!dt->cls || !dt->rxt.flows) {
-		cls_free(dt->cls);
-		free(dt->rxt.flows);
-		free(dt);
+	dt->nrxt = engine_table_rx_cores(et);
+	bool ok = dt->cls != NULL;
+	for (uint32_t c = 0; ok && c < dt->nrxt; c++) {
+		struct rx_table *rt = &dt->rxt[c];
+		rt->flows = calloc(t->nflows + 1, sizeof(*rt->flows));
+		ok = rt->flows != NULL;
+		for (uint32_t f = 0; ok && f < t->nflows; f++)
+			rt->flows[f] = engine_table_flow_rxq(et, f, c);
+		rt->cls = dt->cls;
+		rt->t = t;
+	}
+	if (!ok) {
+		dtable_free(dt);
 		return NULL;
 	}
-	for (uint32_t f = 0; f < t->nflows; f++)
-		dt->rxt.flows[f] = engine_table_flow_rx(et, f);
-	dt->rxt.cls = dt->cls;
-	dt->rxt.t = t;
 	snprintf(dt->name, sizeof(dt->name), "%s", name);
 	dt->loaded_unix_s = (int64_t)time(NULL);
 	return dt;
@@ -55,7 +59,8 @@ void dtable_free(struct dtable *dt)
 	if (!dt)
 		return;
 	cls_free(dt->cls);
-	free(dt->rxt.flows);
+	for (uint32_t c = 0; c < RX_MAX_CORES; c++)
+		free(dt->rxt[c].flows);
 	free(dt);
 }
 
@@ -126,7 +131,7 @@ char *control_reply_err(const char *code, const char *fmt, ...)
 
 static struct summary_src src(struct control *c)
 {
-	return (struct summary_src){.e = c->e, .rx = c->rx, .timebase = c->timebase_name, .tb = c->tb,
+	return (struct summary_src){.e = c->e, .rx = c->rx, .nrx = c->nrx, .timebase = c->timebase_name, .tb = c->tb,
 				    .elapsed_s = (double)(control_mono_ns() - c->started_mono_ns) / 1e9};
 }
 
@@ -170,7 +175,7 @@ static json_t *cmd_status(struct control *c)
 	hist_snapshot(&hs, h);
 	struct tb_sync sy;
 	tb_sync(c->tb, &sy);
-	json_t *rx = summary_rx_json(c->rx);
+	json_t *rx = summary_rx_json(c->rx, c->nrx);
 	json_int_t drops = 0;
 	const char *k;
 	json_t *v;
@@ -230,9 +235,11 @@ static json_t *cmd_ports(struct control *c)
 						    pi->coalesce, "scheduled", pi->table_port >= 0));
 		if (pi->hp) {
 			json_t *h = control_host_path_json(pi->hp);
-			const struct rx_port *rp = &c->rx->ports[p];
-			if (rp->has_tap)
-				json_object_set_new(h, "exception", summary_tap_json(&rp->tap));
+			if (c->rx->ports[p].has_tap) {
+				struct rx_tap_stats ts;
+				rx_tap_sum(c->rx, c->nrx ? c->nrx : 1, p, &ts);
+				json_object_set_new(h, "exception", summary_tap_json(&ts));
+			}
 			json_object_set_new(o, "host_path", h);
 		}
 		json_object_set_new(o, "driver", summary_drv_json(pi->dpdk_port));
@@ -525,11 +532,13 @@ void control_advance(struct control *c)
 	if (!nt || engine_table_adopted(nt->et) == INT64_MIN)
 		return;
 	if (!c->rx_offered) {
-		atomic_store_explicit(&c->rx->offer, &nt->rxt, memory_order_release);
+		for (uint32_t k = 0; k < c->nrx; k++)
+			atomic_store_explicit(&c->rx[k].offer, &nt->rxt[k], memory_order_release);
 		c->rx_offered = true;
 	}
-	if (atomic_load_explicit(&c->rx->offer, memory_order_acquire) != NULL)
-		return; /* RX has not taken it yet */
+	for (uint32_t k = 0; k < c->nrx; k++)
+		if (atomic_load_explicit(&c->rx[k].offer, memory_order_acquire) != NULL)
+			return; /* an RX core has not taken it yet */
 	struct dtable *old = c->cur;
 	uint64_t dropped = engine_table_retire(c->e, nt->et);
 	c->swap_dropped += dropped;

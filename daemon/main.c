@@ -4,7 +4,8 @@
  * table, best effort in the gaps. The command line, the run loop (RX, the
  * time source's refresh, the watchdog, summaries) and signals; start-up and
  * tear-down are startup.c's. The frame engine runs on its own lcore, RX and
- * housekeeping on the main one.
+ * housekeeping on the main one, RX cores beyond the first (rx-cpus) on lcores
+ * 2, 3, ...
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -180,19 +181,59 @@ static int parse_args(struct tdpd *d, int argc, char **argv, bool *check, bool *
 
 /* ---- run ---------------------------------------------------------------- */
 
-static int engine_lcore(void *arg)
+/* the TAP PMD signals a readable exception interface with a real-time
+ * signal to the process (F_SETSIG); its handler must not run on the engine's
+ * lcore, nor on the RX cores beside the main one */
+static void block_rt_signals(void)
 {
-	struct tdpd *d = arg;
-	/* the TAP PMD signals a readable exception interface with a real-time
-	 * signal to the process (F_SETSIG); its handler must not run here */
 	sigset_t rt;
 	sigemptyset(&rt);
 	for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
 		sigaddset(&rt, s);
 	pthread_sigmask(SIG_BLOCK, &rt, NULL);
+}
+
+static int engine_lcore(void *arg)
+{
+	struct tdpd *d = arg;
+	block_rt_signals();
 	/* warnings are logged where they happen; nothing is shared with main here */
 	rt_thread_setup("frame engine", -1, (int)d->conf.engine_priority);
 	engine_run(d->e);
+	return 0;
+}
+
+/* Polls with the main loop's idle back-off: rx-idle-sleep after 64 empty
+ * polls in a row. */
+static uint32_t rx_poll_idle(struct rx *rx, const struct conf *c, unsigned *idle)
+{
+	uint32_t n = rx_poll(rx);
+	if (n)
+		*idle = 0;
+	else if (c->rx_idle_sleep_ns > 0 && ++*idle >= 64) {
+		struct timespec ts = {0, c->rx_idle_sleep_ns};
+		nanosleep(&ts, NULL);
+	}
+	return n;
+}
+
+/* An RX core beyond the first, on lcore core + 1. */
+struct rx_worker {
+	struct tdpd *d;
+	uint32_t core;
+};
+
+static int rx_lcore(void *arg)
+{
+	const struct rx_worker *w = arg;
+	struct tdpd *d = w->d;
+	block_rt_signals();
+	char name[16];
+	snprintf(name, sizeof(name), "rx %u", w->core);
+	rt_thread_setup(name, -1, (int)d->conf.rx_priority);
+	unsigned idle = 0;
+	while (!atomic_load_explicit(&d->rx_stop, memory_order_acquire))
+		rx_poll_idle(&d->rx[w->core], &d->conf, &idle);
 	return 0;
 }
 
@@ -293,7 +334,7 @@ static void housekeeping_tick(struct tdpd *d)
 static int run(struct tdpd *d)
 {
 	struct conf *c = &d->conf;
-	struct summary_src ss = {.e = d->e, .rx = &d->rx, .timebase = d->tb->ops->name, .tb = d->tb};
+	struct summary_src ss = {.e = d->e, .rx = d->rx, .nrx = d->nrx, .timebase = d->tb->ops->name, .tb = d->tb};
 	struct watch w = {.state = tb_state(d->tb)};
 	rt_thread_setup("rx", -1, (int)c->rx_priority);
 	int64_t t0 = mono_ns();
@@ -304,6 +345,19 @@ static int run(struct tdpd *d)
 		log_err("cannot start the frame engine on its lcore");
 		return 1;
 	}
+	static struct rx_worker rw[RX_MAX_CORES];
+	for (uint32_t k = 1; k < d->nrx; k++) {
+		rw[k] = (struct rx_worker){d, k};
+		if (rte_eal_remote_launch(rx_lcore, &rw[k], k + 1) != 0) {
+			log_err("cannot start RX core %u on its lcore", k);
+			atomic_store(&d->rx_stop, 1);
+			engine_stop(d->e);
+			rte_eal_mp_wait_lcore();
+			return 1;
+		}
+	}
+	if (d->nrx > 1)
+		log_info("RX: %u cores (the housekeeping CPU and rx-cpus %s)", d->nrx, c->rx_cpus);
 	d->ctl.started_mono_ns = t0;
 	char err[256];
 	if (control_start(&d->ctl, err, sizeof(err)) != 0)
@@ -317,13 +371,7 @@ static int run(struct tdpd *d)
 			log_notice("SIGHUP: ignored; tdpd goes on (a table changes with tdpctl schedule load --at, at a "
 				   "frame every router agrees on)");
 		}
-		uint32_t n = rx_poll(&d->rx);
-		if (n)
-			idle = 0;
-		else if (c->rx_idle_sleep_ns > 0 && ++idle >= 64) {
-			struct timespec ts = {0, c->rx_idle_sleep_ns};
-			nanosleep(&ts, NULL);
-		}
+		rx_poll_idle(&d->rx[0], c, &idle);
 		if ((++tick & 255) == 0) {
 			int64_t now = mono_ns();
 			if (now >= next_stats) {
@@ -350,6 +398,7 @@ static int run(struct tdpd *d)
 		log_notice("%s: stopping", strsignal(got_signal));
 	notify_send(&d->nt, "STOPPING=1");
 	control_stop(&d->ctl);
+	atomic_store_explicit(&d->rx_stop, 1, memory_order_release);
 	engine_stop(d->e);
 	rte_eal_mp_wait_lcore();
 	ss.elapsed_s = (double)(mono_ns() - t0) / 1e9;

@@ -114,20 +114,32 @@ int tdpd_build_routes(struct tdpd *d)
 
 /* ---- the table against the configuration --------------------------------- */
 
+uint32_t tdpd_rx_cores(const struct conf *c, int *cpus)
+{
+	int tmp[CONF_MAX_RX_CPUS];
+	char why[160];
+	int n = conf_rx_cpus(c->rx_cpus, cpus ? cpus : tmp, why, sizeof(why));
+	return n > 0 ? 1 + (uint32_t)n : 1;   /* refused by conf_check when < 0 */
+}
+
 /*
  * What one frame may hold on this box (sched_fit): the pool, less what the
  * ports' RX queues keep (pmd_rx_held: on af_xdp the fill rings) and TX rings
- * hold when full and what the two lcores' mempool
+ * hold when full and what the lcores' (the engine's, the RX cores') mempool
  * caches may keep (1.5 x their size, DPDK's flush threshold); a flow's queue;
  * each table port's TX ring. Before the ports are open the configured
  * descriptor counts, after it the ones the PMD set up.
  */
 static void fit_limits(struct tdpd *d, const struct sched_table *t)
 {
-	uint64_t held = 2 * (PMD_POOL_CACHE + PMD_POOL_CACHE / 2);
+	uint32_t ncores = tdpd_rx_cores(&d->conf, NULL);
+	uint64_t held = (1 + ncores) * (PMD_POOL_CACHE + PMD_POOL_CACHE / 2);
 	for (uint32_t p = 0; p < d->conf.nports; p++) {
 		bool open = p < d->nports_open;
-		held += pmd_rx_held(d->conf.ports[p].device, open ? d->ports[p].nrxq : d->hp[p].queues,
+		uint16_t q = open ? d->ports[p].nrxq : d->hp[p].queues;
+		if (!open && pmd_is_pci(d->conf.ports[p].device))
+			q = (uint16_t)ncores;
+		held += pmd_rx_held(d->conf.ports[p].device, q,
 				    open ? d->ports[p].rxd : (uint16_t)d->conf.ports[p].rx_desc);
 		held += open ? d->ports[p].txd : (uint64_t)d->conf.ports[p].tx_desc;
 		int mode;
@@ -269,6 +281,8 @@ static int hostpath_up(struct tdpd *d)
 			return -1;
 		}
 		d->nhp = p + 1;
+		if (pmd_is_pci(cp->device))
+			hp->queues = (uint16_t)tdpd_rx_cores(c, NULL);
 		if (hp->mode == RXH_NONE)
 			log_info("port %s: no kernel interface: the router's host stack is not reachable through it",
 				 c->ports[p].name);
@@ -306,7 +320,13 @@ static int eal_up(struct tdpd *d)
 	if (engine_cpu == c->housekeeping_cpu)
 		log_warn("the frame engine shares CPU %d with RX and housekeeping; give it a CPU of its own "
 			 "(engine-cpu) for precise frame starts", engine_cpu);
+	d->nrx = tdpd_rx_cores(c, d->rx_cpu);
+	for (uint32_t i = 0; i + 1 < d->nrx; i++)
+		if (d->rx_cpu[i] == engine_cpu || d->rx_cpu[i] == c->housekeeping_cpu)
+			log_warn("RX core %u shares CPU %d with %s: give each RX core a CPU of its own (rx-cpus)", i + 1,
+				 d->rx_cpu[i], d->rx_cpu[i] == engine_cpu ? "the frame engine" : "housekeeping");
 	struct pmd_eal pe = {.main_cpu = (int)c->housekeeping_cpu, .engine_cpu = engine_cpu,
+			     .rx_cpus = d->rx_cpu, .nrx_cpus = (int)d->nrx - 1,
 			     .huge = (int)c->huge_pages, .mbufs = (uint32_t)c->mbufs, .devices = devs,
 			     .ndevices = c->nports, .log_level = tdp_log_level, .argc = d->eal_argc,
 			     .argv = d->eal_argv};
@@ -418,6 +438,16 @@ static int ports_up(struct tdpd *d)
 			return -1;
 		}
 		d->rxp[p].nrxq = d->ports[p].nrxq;
+		if (d->nrx > 1)
+			log_info("port %s: %u RX queue%s%s, polled by %u RX core%s", cp->name, d->ports[p].nrxq,
+				 d->ports[p].nrxq == 1 ? "" : "s", d->ports[p].rss ? " spread by RSS" : "",
+				 d->ports[p].nrxq < d->nrx ? d->ports[p].nrxq : d->nrx,
+				 (d->ports[p].nrxq < d->nrx ? d->ports[p].nrxq : d->nrx) == 1 ? "" : "s");
+		if (d->nrx > 1 && d->ports[p].nrxq == 1)
+			log_notice("port %s: one RX queue, so RX core 0 alone serves it (%s)", cp->name,
+				   pmd_is_pci(cp->device) ? "the device offers no RSS on IP addresses and ports"
+				   : pmd_is_af_xdp(cp->device) ? "give the interface combined channels: ethtool -L"
+				   : "af_packet: give the device qpairs=N");
 		d->rxp[p].dpdk_port = d->ports[p].id;
 		memcpy(d->rxp[p].mac, d->ports[p].mac, 6);
 		if (d->hp[p].mode == RXH_TAP && tap_up(d, p) != 0)
@@ -529,6 +559,7 @@ static int engine_up(struct tdpd *d)
 	struct eng_config ec = {
 		.t = d->t, .tb = d->tb, .late = c->late_policy ? LATE_CARRY : LATE_DROP, .node_id = (uint16_t)c->node_id,
 		.flow_depth = (uint32_t)c->flow_queue_depth, .be_depth = (uint32_t)c->be_queue_depth,
+		.rx_cores = d->nrx,
 		.be_poll_ns = c->be_poll_ns, .ports = epc,
 		.holdover_action = (enum sync_action)c->sync_holdover_action,
 		.unlocked_action = (enum sync_action)c->sync_unlocked_action,
@@ -578,11 +609,11 @@ static int tables_up(struct tdpd *d)
 	}
 	for (uint32_t p = 0; p < c->nports; p++)
 		d->be_q[p] = d->rxp[p].table_port >= 0 ? engine_be_ring(d->e, (uint32_t)d->rxp[p].table_port) : NULL;
-	d->rx = (struct rx){.ports = d->rxp, .nports = c->nports, .tab = &d->ctl.cur->rxt,
-			    .be_q = d->be_q, .table_to_port = d->table_to_port, .clock = rx_clock, .clock_arg = d->tb,
-			    .g = *engine_geom(d->e), .icmp_rate = (uint32_t)c->icmp_rate,
-			    .icmp_burst = (uint32_t)c->icmp_burst};
-	rx_set_router(&d->rx, d->rt);
+	d->rx[0] = (struct rx){.ports = d->rxp, .nports = c->nports, .tab = &d->ctl.cur->rxt[0],
+			       .be_q = d->be_q, .table_to_port = d->table_to_port, .clock = rx_clock, .clock_arg = d->tb,
+			       .g = *engine_geom(d->e), .icmp_rate = (uint32_t)c->icmp_rate,
+			       .icmp_burst = (uint32_t)c->icmp_burst, .ncores = (uint16_t)d->nrx};
+	rx_set_router(&d->rx[0], d->rt);
 	/* the ICMP errors' source on each port: its first address of each family */
 	uint8_t la[CONF_MAX_PORTS * 8][17];
 	uint32_t lp[CONF_MAX_PORTS * 8];
@@ -596,6 +627,26 @@ static int tables_up(struct tdpd *d)
 			memcpy(rp->ip6, la[i] + 1, 16);
 			rp->has_ip6 = true;
 		}
+	}
+	/* the other RX cores: copies of core 0's ports and settings, each its
+	 * own queues of the flows; ICMP errors share icmp-rate between them */
+	if (d->nrx > 1) {
+		d->handoff = rte_ring_create("tdpd_handoff", 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
+		if (!d->handoff) {
+			log_err("cannot create the RX cores' hand-off ring: %s", rte_strerror(rte_errno));
+			return -1;
+		}
+		d->rx[0].handoff = d->handoff;
+		d->rx[0].icmp_rate = (uint32_t)(c->icmp_rate + d->nrx - 1) / d->nrx;
+		d->rx[0].icmp_burst = (uint32_t)(c->icmp_burst + d->nrx - 1) / d->nrx;
+	}
+	for (uint32_t k = 1; k < d->nrx; k++) {
+		memcpy(d->rxp_core[k - 1], d->rxp, sizeof(d->rxp));
+		d->rx[k] = d->rx[0];
+		d->rx[k].ports = d->rxp_core[k - 1];
+		d->rx[k].core = (uint16_t)k;
+		d->rx[k].tab = &d->ctl.cur->rxt[k];
+		rx_set_router(&d->rx[k], d->rt);
 	}
 	/* table loads are checked against the rings the PMDs set up */
 	bool adjusted = false;
@@ -618,7 +669,8 @@ static int tables_up(struct tdpd *d)
 	d->ctl.fit = &d->fit;
 	d->ctl.conf = c;
 	d->ctl.e = d->e;
-	d->ctl.rx = &d->rx;
+	d->ctl.rx = d->rx;
+	d->ctl.nrx = d->nrx;
 	d->ctl.tb = d->tb;
 	d->ctl.timebase_name = d->tb->ops->name;
 	d->ctl.ports = d->pinfo;
@@ -628,6 +680,11 @@ static int tables_up(struct tdpd *d)
 
 static void tables_down(struct tdpd *d)
 {
+	struct rte_mbuf *m;
+	while (d->handoff && rte_ring_sc_dequeue(d->handoff, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+	rte_ring_free(d->handoff);
+	d->handoff = NULL;
 	control_free_tables(&d->ctl);
 	/* its LPM tables live in the EAL's memory: freed before the EAL goes */
 	router_free(d->rt);
@@ -670,16 +727,18 @@ static int kernel_up(struct tdpd *d)
 	}
 	char err[256];
 	d->resolve = rte_ring_create_elem("tdpd_resolve", sizeof(struct rx_resolve), RX_RESOLVE_RING,
-					  SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+					  SOCKET_ID_ANY, RING_F_SC_DEQ);   /* every RX core asks */
 	if (!d->resolve) {
 		log_err("cannot create the resolve ring: %s", rte_strerror(rte_errno));
 		return -1;
 	}
-	d->rx.resolve = d->resolve;
-	d->nl = nl_start(&d->rx, d->rt, d->hp, c->nports, err, sizeof(err));
+	for (uint32_t k = 0; k < d->nrx; k++)
+		d->rx[k].resolve = d->resolve;
+	d->nl = nl_start(d->rx, d->nrx, d->rt, d->hp, c->nports, err, sizeof(err));
 	if (!d->nl) {
 		log_err("kernel routes: %s", err);
-		d->rx.resolve = NULL;
+		for (uint32_t k = 0; k < d->nrx; k++)
+			d->rx[k].resolve = NULL;
 		rte_ring_free(d->resolve);
 		d->resolve = NULL;
 		return -1;
@@ -700,7 +759,8 @@ static void kernel_down(struct tdpd *d)
 	d->ctl.nl = NULL;
 	nl_stop(d->nl);
 	d->nl = NULL;
-	d->rx.resolve = NULL;
+	for (uint32_t k = 0; k < d->nrx; k++)
+		d->rx[k].resolve = NULL;
 	rte_ring_free(d->resolve);
 	d->resolve = NULL;
 }

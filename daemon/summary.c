@@ -17,12 +17,17 @@ static double duty(const struct eng_stats *es, double elapsed_s)
 	return d < 0 ? 0 : d > 1 ? 1 : d;
 }
 
-static uint64_t rx_drops(const struct rx *rx)
+static uint64_t rx_drops(const struct rx_stats *st)
 {
 	uint64_t d = 0;
 	for (int i = 0; i < RXD_MAX; i++)
-		d += CTR_GET(rx->st.drop[i]);
+		d += st->drop[i];
 	return d;
+}
+
+static uint32_t ncores(const struct summary_src *s)
+{
+	return s->nrx ? s->nrx : 1;
 }
 
 void summary_line(const struct summary_src *s, char *buf, size_t len)
@@ -34,16 +39,19 @@ void summary_line(const struct summary_src *s, char *buf, size_t len)
 	hist_snapshot(&h_, engine_error_hist(s->e));
 	uint64_t ovf = 0;
 	struct eng_table *et = engine_table_current(s->e);
-	for (uint32_t f = 0; f < engine_table_sched(et)->nflows; f++)
-		ovf += CTR_GET(engine_table_flow_rx(et, f)->overflow);
+	for (uint32_t f = 0; f < engine_table_sched(et)->nflows; f++) {
+		struct flow_rx_sum fs;
+		engine_table_flow_rx_sum(et, f, &fs, NULL);
+		ovf += fs.overflow;
+	}
+	struct rx_stats st;
+	rx_sum(s->rx, ncores(s), &st);
 	snprintf(buf, len,
 		 "sync %s | frames %" PRIu64 " late %" PRIu64 " skipped %" PRIu64 " | start error p50 %" PRId64 " ns p99 %" PRId64
 		 " ns max %" PRId64 " ns | rx %" PRIu64 " reserved %" PRIu64 " best-effort %" PRIu64 " dropped %" PRIu64
 		 " overflow %" PRIu64,
 		 tb_state_name(tb_state(s->tb)), es.frames, es.late_frames, es.skipped_frames, hist_quantile(h, 0.5),
-		 hist_quantile(h, 0.99), h->count ? h->max : 0, CTR_GET(s->rx->st.pkts),
-		 CTR_GET(s->rx->st.reserved),
-		 CTR_GET(s->rx->st.best_effort), rx_drops(s->rx), ovf);
+		 hist_quantile(h, 0.99), h->count ? h->max : 0, st.pkts, st.reserved, st.best_effort, rx_drops(&st), ovf);
 }
 
 const struct sched_table *summary_table(const struct summary_src *s)
@@ -59,8 +67,8 @@ static void summary_arrivals(FILE *out, const struct sched_table *t, struct eng_
 	static _Thread_local struct hist h;
 	bool head = false;
 	for (uint32_t f = 0; f < t->nflows; f++) {
-		const struct flow_rx *fr = engine_table_flow_rx(et, f);
-		if (!t->flows[f].alpha || !fr->arr)
+		struct flow_rx_sum fr;
+		if (!t->flows[f].alpha || !engine_table_flow_rx_sum(et, f, &fr, &h))
 			continue;
 		if (!head) {
 			fprintf(out, "\narrivals of pipelined flows, from the start of the upstream frame less the link delay\n");
@@ -68,12 +76,10 @@ static void summary_arrivals(FILE *out, const struct sched_table *t, struct eng_
 				"p50 ns", "p99 ns", "max ns", "in-guard", "uncertain");
 			head = true;
 		}
-		hist_snapshot(&h, fr->arr);
 		fprintf(out, "%-16s %5u %10" PRIu64 " %10" PRIu64 " %10" PRId64 " %10" PRId64 " %10" PRId64 " %8" PRIu64
 			     " %9" PRIu64 "\n",
 			t->flows[f].name, t->flows[f].alpha, t->flows[f].delay_ns, h.count, hist_quantile(&h, 0.5),
-			hist_quantile(&h, 0.99), h.count ? h.max : 0, CTR_GET(fr->arr_guard),
-			CTR_GET(fr->arr_uncertain));
+			hist_quantile(&h, 0.99), h.count ? h.max : 0, fr.arr_guard, fr.arr_uncertain);
 	}
 }
 
@@ -130,12 +136,13 @@ void summary_text(const struct summary_src *s, FILE *out)
 	for (uint32_t f = 0; f < t->nflows; f++) {
 		struct flow_stats fs;
 		engine_table_flow_stats(et, f, &fs);
-		const struct flow_rx *fr = engine_table_flow_rx(et, f);
+		struct flow_rx_sum fr;
+		engine_table_flow_rx_sum(et, f, &fr, NULL);
 		fprintf(out, "%-16s %-8s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
 			     " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
-			t->flows[f].name, t->ports[t->flows[f].port].name, fr->enq, fs.reserved, fs.sent,
+			t->flows[f].name, t->ports[t->flows[f].port].name, fr.enq, fs.reserved, fs.sent,
 			fs.unused, fs.late_dropped, fs.late_carried + fs.tx_carried, fs.arr_late_dropped + fs.arr_late_carried,
-			fr->overflow,
+			fr.overflow,
 			fs.tx_drop, fs.demoted, fs.stamped);
 	}
 	summary_arrivals(out, t, et);
@@ -149,21 +156,30 @@ void summary_text(const struct summary_src *s, FILE *out)
 			t->ports[p].name, ps.frames, ps.late_frames, ps.rsv_pkts, ps.be_pkts, ps.be_bytes, ps.be_too_big,
 			ps.late_dropped + ps.arr_late_dropped, ps.late_carried + ps.tx_carried, ps.tx_drop, ps.be_tx_drop);
 	}
-	fprintf(out, "\nrx      %" PRIu64 " packets, %" PRIu64 " reserved, %" PRIu64 " best effort; dropped:", s->rx->st.pkts,
-		s->rx->st.reserved, s->rx->st.best_effort);
+	struct rx_stats st;
+	rx_sum(s->rx, ncores(s), &st);
+	fprintf(out, "\nrx      %" PRIu64 " packets, %" PRIu64 " reserved, %" PRIu64 " best effort; dropped:", st.pkts,
+		st.reserved, st.best_effort);
 	for (int i = 0; i < RXD_MAX; i++)
-		fprintf(out, " %s %" PRIu64, rx_drop_name((enum rx_drop)i), s->rx->st.drop[i]);
+		fprintf(out, " %s %" PRIu64, rx_drop_name((enum rx_drop)i), st.drop[i]);
 	fprintf(out, "\nhost    the host stack's, by class:");
 	for (int i = PUNT_ARP; i < PUNT_MAX; i++)
-		fprintf(out, " %s %" PRIu64, punt_class_name((enum punt_class)i), s->rx->st.host[i]);
+		fprintf(out, " %s %" PRIu64, punt_class_name((enum punt_class)i), st.host[i]);
 	fprintf(out, "\nicmp    sent:");
 	for (int i = 0; i < ICMP_ERR_MAX; i++)
-		fprintf(out, " %s %" PRIu64, icmp_err_name((enum icmp_err)i), s->rx->st.icmp_sent[i]);
+		fprintf(out, " %s %" PRIu64, icmp_err_name((enum icmp_err)i), st.icmp_sent[i]);
 	fprintf(out, "; not sent: rate-limited %" PRIu64 " no-source %" PRIu64 " tx-full %" PRIu64
 		     "; resolve asked %" PRIu64 " (ring full %" PRIu64 "); reserved routed by their flow's cached "
 		     "route %" PRIu64 "\n",
-		s->rx->st.icmp_rate_limited, s->rx->st.icmp_no_source, s->rx->st.icmp_tx_full, s->rx->st.resolve_asked,
-		s->rx->st.resolve_ring_full, s->rx->st.nh_cached);
+		st.icmp_rate_limited, st.icmp_no_source, st.icmp_tx_full, st.resolve_asked, st.resolve_ring_full,
+		st.nh_cached);
+	if (ncores(s) > 1) {
+		fprintf(out, "rx      by core:");
+		for (uint32_t c = 0; c < ncores(s); c++)
+			fprintf(out, " %u: %" PRIu64, c, CTR_GET(s->rx[c].st.pkts));
+		fprintf(out, "; handed to core 0 to send %" PRIu64 " (refused by the driver %" PRIu64 ")\n",
+			st.handoff_sent, st.handoff_drop);
+	}
 	/* what the drivers lost before tdpd saw it */
 	for (uint32_t p = 0; p < s->ndrv; p++) {
 		struct pmd_counters d;
@@ -176,11 +192,12 @@ void summary_text(const struct summary_src *s, FILE *out)
 			s->drv[p].name, d.ipackets, d.imissed, d.rx_nombuf, d.ierrors, d.opackets, d.oerrors);
 	}
 	for (uint32_t p = 0; p < s->ndrv && p < s->rx->nports; p++) {
-		const struct rx_tap_stats *ts = &s->rx->ports[p].tap;
+		struct rx_tap_stats ts;
+		rx_tap_sum(s->rx, ncores(s), p, &ts);
 		if (s->drv[p].tap)
 			fprintf(out, "tap     %s on %s: to the kernel %" PRIu64 " (refused %" PRIu64 "); from the kernel %"
-				     PRIu64 " (dropped %" PRIu64 ")\n", s->drv[p].name, s->drv[p].tap, ts->to_kernel,
-				ts->to_kernel_drop, ts->from_kernel, ts->from_kernel_drop);
+				     PRIu64 " (dropped %" PRIu64 ")\n", s->drv[p].name, s->drv[p].tap, ts.to_kernel,
+				ts.to_kernel_drop, ts.from_kernel, ts.from_kernel_drop);
 	}
 }
 
@@ -222,21 +239,22 @@ json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uin
 {
 	struct flow_stats fs;
 	engine_table_flow_stats(et, f, &fs);
-	const struct flow_rx *fr = engine_table_flow_rx(et, f);
+	struct flow_rx_sum fr;
+	static _Thread_local struct hist arr;
+	bool has_arr = engine_table_flow_rx_sum(et, f, &fr, &arr);
 	json_t *o = json_pack("{ss ss sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI}", "name", t->flows[f].name, "port",
-			      t->ports[t->flows[f].port].name, "rx", J(CTR_GET(fr->enq)),
-			      "overflow", J(CTR_GET(fr->overflow)), "reserved", J(fs.reserved),
+			      t->ports[t->flows[f].port].name, "rx", J(fr.enq),
+			      "overflow", J(fr.overflow), "reserved", J(fs.reserved),
 			      "sent", J(fs.sent), "unused", J(fs.unused), "late_dropped", J(fs.late_dropped),
 			      "late_carried", J(fs.late_carried), "late_slots", J(fs.late_slots), "late_frames",
 			      J(fs.late_frames), "tx_drop", J(fs.tx_drop), "tx_carried", J(fs.tx_carried), "demoted",
 			      J(fs.demoted), "arr_late_dropped",
 			      J(fs.arr_late_dropped), "arr_late_carried", J(fs.arr_late_carried), "stamped", J(fs.stamped));
 	if (o) {
-		json_object_set_new(o, "arr_guard", json_integer(J(CTR_GET(fr->arr_guard))));
-		json_object_set_new(o, "arr_uncertain",
-				    json_integer(J(CTR_GET(fr->arr_uncertain))));
-		if (t->flows[f].alpha && fr->arr)
-			json_object_set_new(o, "arrival_ns", hist_json(fr->arr, false));
+		json_object_set_new(o, "arr_guard", json_integer(J(fr.arr_guard)));
+		json_object_set_new(o, "arr_uncertain", json_integer(J(fr.arr_uncertain)));
+		if (t->flows[f].alpha && has_arr)
+			json_object_set_new(o, "arrival_ns", hist_json(&arr, false));
 	}
 	return o;
 }
@@ -281,26 +299,38 @@ json_t *summary_engine_json(const struct summary_src *s)
 	return o;
 }
 
-json_t *summary_rx_json(const struct rx *rx)
+static json_t *rx_json(const struct rx_stats *st)
 {
 	json_t *drop = json_object();
 	for (int i = 0; i < RXD_MAX; i++)
-		json_object_set_new(drop, rx_drop_name((enum rx_drop)i),
-				    json_integer(J(CTR_GET(rx->st.drop[i]))));
+		json_object_set_new(drop, rx_drop_name((enum rx_drop)i), json_integer(J(st->drop[i])));
 	json_t *host = json_object(), *icmp = json_object();
 	for (int i = PUNT_ARP; i < PUNT_MAX; i++)
-		json_object_set_new(host, punt_class_name((enum punt_class)i), json_integer(J(CTR_GET(rx->st.host[i]))));
+		json_object_set_new(host, punt_class_name((enum punt_class)i), json_integer(J(st->host[i])));
 	for (int i = 0; i < ICMP_ERR_MAX; i++)
-		json_object_set_new(icmp, icmp_err_name((enum icmp_err)i), json_integer(J(CTR_GET(rx->st.icmp_sent[i]))));
-	json_object_update_new(icmp, json_pack("{sI sI sI}", "rate_limited", J(CTR_GET(rx->st.icmp_rate_limited)),
-					       "no_source", J(CTR_GET(rx->st.icmp_no_source)), "tx_full",
-					       J(CTR_GET(rx->st.icmp_tx_full))));
-	return json_pack("{sI sI sI sI so so so sI sI}", "pkts", J(CTR_GET(rx->st.pkts)), "bytes",
-			 J(CTR_GET(rx->st.bytes)), "reserved",
-			 J(CTR_GET(rx->st.reserved)), "best_effort",
-			 J(CTR_GET(rx->st.best_effort)), "drop", drop, "host", host, "icmp_sent", icmp,
-			 "resolve_asked", J(CTR_GET(rx->st.resolve_asked)), "route_cached",
-			 J(CTR_GET(rx->st.nh_cached)));
+		json_object_set_new(icmp, icmp_err_name((enum icmp_err)i), json_integer(J(st->icmp_sent[i])));
+	json_object_update_new(icmp, json_pack("{sI sI sI}", "rate_limited", J(st->icmp_rate_limited), "no_source",
+					       J(st->icmp_no_source), "tx_full", J(st->icmp_tx_full)));
+	return json_pack("{sI sI sI sI so so so sI sI sI sI}", "pkts", J(st->pkts), "bytes", J(st->bytes), "reserved",
+			 J(st->reserved), "best_effort", J(st->best_effort), "drop", drop, "host", host, "icmp_sent",
+			 icmp, "resolve_asked", J(st->resolve_asked), "route_cached", J(st->nh_cached),
+			 "handoff_sent", J(st->handoff_sent), "handoff_drop", J(st->handoff_drop));
+}
+
+json_t *summary_rx_json(const struct rx *rx, uint32_t nrx)
+{
+	if (!nrx)
+		nrx = 1;
+	struct rx_stats st;
+	rx_sum(rx, nrx, &st);
+	json_t *o = rx_json(&st);
+	json_t *cores = json_array();
+	for (uint32_t c = 0; o && cores && c < nrx; c++) {
+		rx_sum(rx + c, 1, &st);
+		json_array_append_new(cores, rx_json(&st));
+	}
+	json_object_set_new(o, "cores", cores);
+	return o;
 }
 
 json_t *summary_drv_json(uint16_t dpdk_port)
@@ -351,15 +381,18 @@ json_t *summary_to_json(const struct summary_src *s)
 	for (uint32_t p = 0; p < t->nports; p++)
 		json_array_append_new(pt, summary_port_json(s, p));
 	json_object_set_new(o, "ports", pt);
-	json_object_set_new(o, "rx", summary_rx_json(s->rx));
+	json_object_set_new(o, "rx", summary_rx_json(s->rx, s->nrx));
 	json_t *dr = json_object();
 	for (uint32_t p = 0; p < s->ndrv; p++)
 		json_object_set_new(dr, s->drv[p].name, summary_drv_json(s->drv[p].dpdk_port));
 	json_object_set_new(o, "driver", dr);
 	json_t *tp = json_object();
 	for (uint32_t p = 0; p < s->ndrv && p < s->rx->nports; p++)
-		if (s->drv[p].tap)
-			json_object_set_new(tp, s->drv[p].name, summary_tap_json(&s->rx->ports[p].tap));
+		if (s->drv[p].tap) {
+			struct rx_tap_stats ts;
+			rx_tap_sum(s->rx, ncores(s), p, &ts);
+			json_object_set_new(tp, s->drv[p].name, summary_tap_json(&ts));
+		}
 	json_object_set_new(o, "exception", tp);
 	return o;
 }

@@ -20,7 +20,8 @@ struct summary_drv {
 
 struct summary_src {
 	struct engine *e;         /* its table in force is the one reported */
-	const struct rx *rx;
+	const struct rx *rx;      /* the RX cores, nrx of them (0 counts as 1) */
+	uint32_t nrx;
 	double elapsed_s;
 	const char *timebase;
 	struct timebase *tb;      /* for the sync state */
@@ -40,7 +41,8 @@ json_t *summary_sync_json(struct timebase *tb);
 json_t *summary_tick_json(const struct summary_src *s);
 json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uint32_t f);
 json_t *summary_port_json(const struct summary_src *s, uint32_t p);
-json_t *summary_rx_json(const struct rx *rx);
+/* the RX cores' counters summed, and per core when there are several */
+json_t *summary_rx_json(const struct rx *rx, uint32_t nrx);
 /* the driver's counts of one port; null when the driver does not answer */
 json_t *summary_drv_json(uint16_t dpdk_port);
 /* what crossed a port's exception interface */

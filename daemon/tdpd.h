@@ -5,6 +5,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "coalesce.h"
@@ -34,7 +35,8 @@ struct tdpd {
 	struct pmd_port taps[CONF_MAX_PORTS];   /* exception interfaces (RXH_TAP) */
 	struct coalesce_saved coal[CONF_MAX_PORTS];
 	uint32_t nports_open;
-	struct rx_port rxp[CONF_MAX_PORTS];
+	struct rx_port rxp[CONF_MAX_PORTS];          /* RX core 0's view of the ports */
+	struct rx_port rxp_core[CONF_MAX_RX_CPUS][CONF_MAX_PORTS];  /* cores 1, 2, ...: copies of it */
 	struct hp_port hp[CONF_MAX_PORTS];   /* each port's kernel interface */
 	uint32_t nhp;             /* host paths prepared */
 	struct nl *nl;            /* routes and neighbours from the kernel; NULL: tdpd.conf's only */
@@ -53,7 +55,11 @@ struct tdpd {
 	int64_t next_status_ns;
 	struct timebase *tb;
 	struct engine *e;
-	struct rx rx;
+	struct rx rx[RX_MAX_CORES];    /* RX core 0 on the main lcore, the others on lcores 2, 3, ... */
+	uint32_t nrx;
+	int rx_cpu[CONF_MAX_RX_CPUS];
+	struct rte_ring *handoff;      /* cores > 0 -> core 0: packets to send at once */
+	atomic_int rx_stop;
 	struct sched_fit fit;     /* what one frame may hold, for every table load */
 	uint32_t fit_txd[SCHED_MAX_PORTS];
 	struct rt_process rtp;
@@ -65,6 +71,9 @@ struct tdpd {
 /* The configuration phase (tdpd --check stops after it); each returns the
  * errors it printed. */
 void tdpd_resolve_schedule(struct tdpd *d);
+/* RX cores the configuration asks for (1 + rx-cpus' count), their CPUs in
+ * cpus (not NULL) */
+uint32_t tdpd_rx_cores(const struct conf *c, int *cpus);
 int tdpd_load_table(struct tdpd *d);
 int tdpd_build_routes(struct tdpd *d);
 /* Brings the start-up steps up in order (notification, sockets, real-time

@@ -114,7 +114,11 @@ int pmd_eal_args(const struct pmd_eal *p, char **argv, int max, char *store, siz
 		}                                                                             \
 	} while (0)
 	ADD("tdpd");
-	ADD("--lcores=0@%d,1@%d", p->main_cpu, p->engine_cpu);
+	char lc[256];
+	size_t lu = (size_t)snprintf(lc, sizeof(lc), "--lcores=0@%d,1@%d", p->main_cpu, p->engine_cpu);
+	for (int i = 0; i < p->nrx_cpus && lu < sizeof(lc); i++)
+		lu += (size_t)snprintf(lc + lu, sizeof(lc) - lu, ",%d@%d", i + 2, p->rx_cpus[i]);
+	ADD("%s", lc);
 	ADD("--main-lcore=0");
 	*no_huge = p->no_huge;
 	if (*no_huge) {
@@ -318,6 +322,19 @@ int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16
 		snprintf(err, errlen, "device %s: %u RX queues wanted, the PMD offers %u RX and %u TX", device, nrxq,
 			 info.max_rx_queues, info.max_tx_queues);
 		return -1;
+	}
+	/* a PCI port's queues are filled by RSS on the IP addresses and ports,
+	 * as l3fwd sets it: a transport flow stays on one queue, so in order
+	 * (the hash functions the device offers, of those) */
+	uint64_t rss_hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) & info.flow_type_rss_offloads;
+	if (nrxq > 1 && pmd_is_pci(device)) {
+		if (!rss_hf) {
+			nrxq = 1;   /* queues beyond the first would stay empty */
+		} else {
+			conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+			conf.rx_adv_conf.rss_conf.rss_hf = rss_hf;
+			pp->rss = true;
+		}
 	}
 	/* as many TX queues as RX ones: af_xdp pairs them per socket; tdpd sends on 0 */
 	rc = rte_eth_dev_configure(pp->id, nrxq, nrxq, &conf);

@@ -23,6 +23,8 @@ struct rte_mempool;
 struct pmd_eal {
 	int main_cpu;             /* lcore 0, the calling thread */
 	int engine_cpu;           /* lcore 1 */
+	const int *rx_cpus;       /* lcores 2, 3, ...: the RX cores beyond the first */
+	int nrx_cpus;
 	int huge;                 /* PMD_HUGE_* */
 	bool no_huge;             /* decided by pmd_huge_plan */
 	uint32_t mbufs;
@@ -41,6 +43,7 @@ struct pmd_port {
 	uint32_t link_mbps;       /* 0 when the PMD cannot tell */
 	uint16_t rxd, txd;        /* descriptors set up, after the PMD's limits */
 	uint16_t nrxq;            /* RX queues set up (and as many TX queues; tdpd sends on 0) */
+	bool rss;                 /* spread over them by RSS (a PCI port with more than one) */
 	bool started;
 	/* launch time (RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP): on, the mbuf's
 	 * timestamp field and its TX flag; push says which push and why */

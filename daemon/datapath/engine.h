@@ -93,6 +93,7 @@ struct eng_config {
 	struct pw_config pw;             /* tf_ns is filled in from the table */
 	enum late_policy late;
 	uint32_t flow_depth;             /* packets per flow queue */
+	uint32_t rx_cores;               /* RX cores, each with a queue per flow (0: 1) */
 	uint32_t be_depth;               /* packets per best-effort queue */
 	int64_t be_poll_ns;              /* while waiting, fill best effort this often; 0 = no */
 	enum sync_action holdover_action;
@@ -175,10 +176,17 @@ struct eng_table;
 struct engine *engine_create(const struct eng_config *c, char *err, size_t errlen);
 void engine_destroy(struct engine *e);
 
-/* The queues the RX side fills: one per flow of the table in force (flowq.h),
- * one best-effort ring per port. */
+/* The queues the RX side fills: one per flow of the table in force and RX
+ * core (flowq.h; engine_flow_rx is core 0's), one best-effort ring per port
+ * (multi-producer with more than one RX core). */
 struct flow_rx *engine_flow_rx(struct engine *e, uint32_t flow);
 struct rte_ring *engine_be_ring(struct engine *e, uint32_t port);
+uint32_t engine_rx_cores(const struct engine *e);
+
+/* What the RX cores counted for a flow, summed over its queues. */
+struct flow_rx_sum {
+	uint64_t enq, overflow, arr_guard, arr_uncertain;
+};
 
 /*
  * Table swap, from one control thread (never the engine's):
@@ -213,6 +221,11 @@ int64_t engine_table_adopted(const struct eng_table *nt); /* INT64_MIN before */
 bool engine_table_retirable(const struct eng_table *nt);
 uint64_t engine_table_retire(struct engine *e, struct eng_table *nt);
 struct flow_rx *engine_table_flow_rx(struct eng_table *nt, uint32_t flow);
+struct flow_rx *engine_table_flow_rxq(struct eng_table *nt, uint32_t flow, uint32_t core);
+uint32_t engine_table_rx_cores(const struct eng_table *nt);
+/* The flow's RX counts over its queues, and (arr not NULL) their arrival
+ * histograms merged; returns whether the flow has them (pipelined once). */
+bool engine_table_flow_rx_sum(struct eng_table *nt, uint32_t flow, struct flow_rx_sum *out, struct hist *arr);
 void engine_table_flow_stats(const struct eng_table *nt, uint32_t flow, struct flow_stats *out);
 
 /* The launch-lead in use: 0 without a launch-time port. */

@@ -38,10 +38,11 @@ struct eng_flow {
 	uint32_t port;
 	uint32_t carry_cap, ncarry;
 	struct rte_mbuf **carry;  /* FIFO of packets carried from late frames */
-	struct rte_mbuf *early;   /* pipelined: the queue's head, due in a later frame */
+	/* one queue per RX core (written by that core), taken in turn from rr */
+	struct flow_rx *rxq;
+	uint32_t nrxq, rr;
 	struct flow_stats st;
 	char name[SCHED_NAME_MAX];
-	struct flow_rx rx __rte_cache_aligned;  /* written by RX */
 } __rte_cache_aligned;
 
 /* A staged probe's hop stamp, written just before the push. */
@@ -72,6 +73,7 @@ struct eng_table {
 	bool own_t;               /* freed with the table */
 	struct eng_flow **flows;  /* t->nflows, by the table's flow index */
 	uint32_t nflows;
+	uint32_t rx_cores;        /* queues each flow has */
 	struct eng_tport *ports;  /* t->nports */
 	uint32_t nports;
 	/* carry arrays that grow at adoption: new[f] (NULL: keep), freed old ones */
@@ -112,6 +114,7 @@ struct engine {
 	_Atomic(struct eng_table *) offer;  /* handed over, waiting for its frame */
 	_Atomic(struct eng_table *) pub;    /* in force, for readers */
 	uint32_t flow_depth;
+	uint32_t rx_cores;        /* queues per flow */
 	uint16_t node_id;         /* written into hop stamps */
 	struct timebase *tb;
 	struct frame_geom g;

@@ -23,16 +23,34 @@ static uint32_t take_carried(struct eng_flow *fl, struct rte_mbuf **out, uint32_
 	return c;
 }
 
-/* Takes up to want packets of flow fl: carried ones first, then its queue. */
+/* The flow's queues in turn, from the one after the previous call's first:
+ * RX cores share a flow's frames alike over time. */
+static inline struct flow_rx *queue_at(struct eng_flow *fl, uint32_t i)
+{
+	uint32_t q = fl->rr + i;
+	return &fl->rxq[q < fl->nrxq ? q : q - fl->nrxq];
+}
+
+static inline void queue_turn(struct eng_flow *fl)
+{
+	if (++fl->rr == fl->nrxq)
+		fl->rr = 0;
+}
+
+/* Takes up to want packets of flow fl: carried ones first, then its queues. */
 uint32_t eng_take(struct eng_flow *fl, struct rte_mbuf **out, uint32_t want)
 {
 	uint32_t c = take_carried(fl, out, want);
-	if (c < want && fl->early) {
-		out[c++] = fl->early;
-		fl->early = NULL;
+	for (uint32_t i = 0; c < want && i < fl->nrxq; i++) {
+		struct flow_rx *q = queue_at(fl, i);
+		if (q->early) {
+			out[c++] = q->early;
+			q->early = NULL;
+		}
+		if (c < want)
+			c += flowq_dequeue(q, out + c, want - c);
 	}
-	if (c < want)
-		c += flowq_dequeue(&fl->rx, out + c, want - c);
+	queue_turn(fl);
 	return c;
 }
 
@@ -51,30 +69,35 @@ static void arrived_late(struct engine *e, struct eng_flow *fl, struct rte_mbuf 
 }
 
 /*
- * Pipelined: up to want packets due in frame `frame`, in order; packets due earlier
- * are late on arrival, a packet due later stays at the head. Slots left free
- * go to carried packets, which were due earlier still.
+ * Pipelined: up to want packets due in frame `frame`, in order per queue;
+ * packets due earlier are late on arrival, a packet due later stays at its
+ * queue's head. Slots left free go to carried packets, which were due
+ * earlier still.
  */
 static uint32_t take_due(struct engine *e, struct eng_flow *fl, int64_t frame, struct rte_mbuf **out, uint32_t want,
 			 bool fill)
 {
 	uint32_t got = 0;
-	while (got < want) {
-		struct rte_mbuf *m = fl->early;
-		if (m)
-			fl->early = NULL;
-		else if (flowq_dequeue(&fl->rx, &m, 1) != 1)
-			break;
-		int64_t d = engine_pkt_due(m);
-		if (d > frame) {
-			fl->early = m;
-			break;
+	for (uint32_t i = 0; got < want && i < fl->nrxq; i++) {
+		struct flow_rx *q = queue_at(fl, i);
+		while (got < want) {
+			struct rte_mbuf *m = q->early;
+			if (m)
+				q->early = NULL;
+			else if (flowq_dequeue(q, &m, 1) != 1)
+				break;
+			int64_t d = engine_pkt_due(m);
+			if (d > frame) {
+				q->early = m;
+				break;
+			}
+			if (d == frame || d == ENGINE_DUE_NONE) /* the latter queued before the flow was pipelined */
+				out[got++] = m;
+			else
+				arrived_late(e, fl, m);
 		}
-		if (d == frame || d == ENGINE_DUE_NONE) /* the latter queued before the flow was pipelined */
-			out[got++] = m;
-		else
-			arrived_late(e, fl, m);
 	}
+	queue_turn(fl);
 	if (fill && got < want)
 		got += take_carried(fl, out + got, want - got);
 	return got;

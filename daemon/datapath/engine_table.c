@@ -14,12 +14,13 @@
 
 /* ---- set-up ----------------------------------------------------------- */
 
-/* A port's best-effort ring (single producer, single consumer) at *mem. */
-static struct rte_ring *ring_at(uint8_t **mem, uint32_t depth)
+/* A port's best-effort ring at *mem: one consumer, the engine; one producer
+ * per RX core (mp: several). */
+static struct rte_ring *ring_at(uint8_t **mem, uint32_t depth, bool mp)
 {
 	struct rte_ring *r = (struct rte_ring *)*mem;
 	ssize_t sz = rte_ring_get_memsize(rte_align32pow2(depth + 1));
-	if (rte_ring_init(r, "tdp", depth, RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ) != 0)
+	if (rte_ring_init(r, "tdp", depth, (mp ? 0 : RING_F_SP_ENQ) | RING_F_SC_DEQ | RING_F_EXACT_SZ) != 0)
 		return NULL;
 	*mem += RTE_ALIGN_CEIL((size_t)sz, RTE_CACHE_LINE_SIZE);
 	return r;
@@ -31,40 +32,48 @@ static void flow_free(struct eng_flow *fl, uint64_t *dropped)
 		return;
 	struct rte_mbuf *m;
 	uint64_t n = 0;
-	while (fl->rx.slot && flowq_dequeue(&fl->rx, &m, 1) == 1) {
-		rte_pktmbuf_free(m);
-		n++;
+	for (uint32_t c = 0; fl->rxq && c < fl->nrxq; c++) {
+		struct flow_rx *q = &fl->rxq[c];
+		while (q->slot && flowq_dequeue(q, &m, 1) == 1) {
+			rte_pktmbuf_free(m);
+			n++;
+		}
+		if (q->early) {
+			rte_pktmbuf_free(q->early);
+			n++;
+		}
+		free(q->slot);
+		free(q->arr);
 	}
 	for (uint32_t i = 0; i < fl->ncarry; i++)
 		rte_pktmbuf_free(fl->carry[i]);
 	n += fl->ncarry;
-	if (fl->early) {
-		rte_pktmbuf_free(fl->early);
-		n++;
-	}
 	if (dropped)
 		*dropped += n;
-	free(fl->rx.slot);
+	free(fl->rxq);
 	free(fl->carry);
-	free(fl->rx.arr);
 	free(fl);
 }
 
-/* A pipelined flow's arrival histogram, made once; a flow that stops being
- * pipelined keeps it (and its counts) for a later swap back. */
+/* A pipelined flow's arrival histograms (one per RX core), made once; a flow
+ * that stops being pipelined keeps them (and their counts) for a later swap
+ * back. */
 static int flow_arr_alloc(struct eng_flow *fl)
 {
-	if (fl->rx.arr)
-		return 0;
-	struct hist *h = malloc(sizeof(*h));
-	if (!h)
-		return -1;
-	hist_init(h);
-	fl->rx.arr = h;
+	for (uint32_t c = 0; c < fl->nrxq; c++) {
+		if (fl->rxq[c].arr)
+			continue;
+		struct hist *h = malloc(sizeof(*h));
+		if (!h)
+			return -1;
+		hist_init(h);
+		fl->rxq[c].arr = h;
+	}
 	return 0;
 }
 
-static struct eng_flow *flow_new(const char *name, uint32_t port, uint32_t carry_cap, uint32_t depth)
+static struct eng_flow *flow_new(const char *name, uint32_t port, uint32_t carry_cap, uint32_t depth,
+				 uint32_t nrxq)
 {
 	struct eng_flow *fl = NULL;
 	if (posix_memalign((void **)&fl, RTE_CACHE_LINE_SIZE, sizeof(*fl)) != 0)
@@ -74,14 +83,23 @@ static struct eng_flow *flow_new(const char *name, uint32_t port, uint32_t carry
 	fl->port = port;
 	fl->carry_cap = carry_cap;
 	fl->carry = calloc(carry_cap + 1, sizeof(*fl->carry));
-	void *slot = NULL;
-	if (!fl->carry ||
-	    posix_memalign(&slot, RTE_CACHE_LINE_SIZE, flowq_slots(depth) * sizeof(struct rte_mbuf *)) != 0) {
+	void *qs = NULL;
+	if (!fl->carry || posix_memalign(&qs, RTE_CACHE_LINE_SIZE, nrxq * sizeof(struct flow_rx)) != 0) {
 		free(fl->carry);
 		free(fl);
 		return NULL;
 	}
-	flowq_init(&fl->rx, slot, depth);
+	fl->rxq = qs;
+	memset(fl->rxq, 0, nrxq * sizeof(struct flow_rx));
+	fl->nrxq = nrxq;
+	for (uint32_t c = 0; c < nrxq; c++) {
+		void *slot = NULL;
+		if (posix_memalign(&slot, RTE_CACHE_LINE_SIZE, flowq_slots(depth) * sizeof(struct rte_mbuf *)) != 0) {
+			flow_free(fl, NULL);
+			return NULL;
+		}
+		flowq_init(&fl->rxq[c], slot, depth);
+	}
 	return fl;
 }
 
@@ -158,6 +176,7 @@ static struct eng_table *table_build(const struct engine *e, const struct sched_
 	nt->adopted = INT64_MIN;
 	nt->at = INT64_MIN;
 	nt->nflows = t->nflows;
+	nt->rx_cores = e->rx_cores;
 	nt->nports = t->nports;
 	nt->flows = calloc(t->nflows + 1, sizeof(*nt->flows));
 	nt->kept = calloc(t->nflows + 1, sizeof(*nt->kept));
@@ -239,7 +258,7 @@ static struct eng_table *table_build(const struct engine *e, const struct sched_
 			}
 			continue;
 		}
-		nt->flows[f] = flow_new(sf->name, sf->port, cap[f], e->flow_depth);
+		nt->flows[f] = flow_new(sf->name, sf->port, cap[f], e->flow_depth, e->rx_cores);
 		if (nt->flows[f] && sf->alpha && flow_arr_alloc(nt->flows[f]) != 0) {
 			flow_free(nt->flows[f], NULL);
 			nt->flows[f] = NULL;
@@ -308,6 +327,7 @@ struct engine *engine_create(const struct eng_config *c, char *err, size_t errle
 	e->late = c->late;
 	e->be_poll_ns = c->be_poll_ns;
 	e->flow_depth = c->flow_depth;
+	e->rx_cores = c->rx_cores ? c->rx_cores : 1;
 	e->node_id = c->node_id;
 	e->nports = t->nports;
 	e->act[TB_LOCKED] = SA_SERVE;
@@ -342,7 +362,7 @@ struct engine *engine_create(const struct eng_config *c, char *err, size_t errle
 		pt->c = c->ports[p];
 		if (pt->c.rate_bps == 0)
 			pt->c.rate_bps = t->ports[p].rate_bps;
-		pt->be = ring_at(&mem, c->be_depth);
+		pt->be = ring_at(&mem, c->be_depth, e->rx_cores > 1);
 		if (!pt->be) {
 			snprintf(err, errlen, "cannot make the best-effort queue of port %s", t->ports[p].name);
 			goto fail;
@@ -546,14 +566,53 @@ uint64_t engine_table_retire(struct engine *e, struct eng_table *cur)
 	return dropped;
 }
 
+struct flow_rx *engine_table_flow_rxq(struct eng_table *nt, uint32_t flow, uint32_t core)
+{
+	return flow < nt->nflows && core < nt->flows[flow]->nrxq ? &nt->flows[flow]->rxq[core] : NULL;
+}
+
 struct flow_rx *engine_table_flow_rx(struct eng_table *nt, uint32_t flow)
 {
-	return flow < nt->nflows ? &nt->flows[flow]->rx : NULL;
+	return engine_table_flow_rxq(nt, flow, 0);
 }
 
 struct flow_rx *engine_flow_rx(struct engine *e, uint32_t flow)
 {
 	return engine_table_flow_rx(engine_table_current(e), flow);
+}
+
+bool engine_table_flow_rx_sum(struct eng_table *nt, uint32_t flow, struct flow_rx_sum *out, struct hist *arr)
+{
+	memset(out, 0, sizeof(*out));
+	if (arr)
+		hist_init(arr);
+	bool has_arr = false;
+	for (uint32_t c = 0; flow < nt->nflows && c < nt->flows[flow]->nrxq; c++) {
+		const struct flow_rx *q = &nt->flows[flow]->rxq[c];
+		out->enq += CTR_GET(q->enq);
+		out->overflow += CTR_GET(q->overflow);
+		out->arr_guard += CTR_GET(q->arr_guard);
+		out->arr_uncertain += CTR_GET(q->arr_uncertain);
+		if (q->arr) {
+			has_arr = true;
+			if (arr) {
+				struct hist h;
+				hist_snapshot(&h, q->arr);
+				hist_merge(arr, &h);
+			}
+		}
+	}
+	return has_arr;
+}
+
+uint32_t engine_table_rx_cores(const struct eng_table *nt)
+{
+	return nt->rx_cores;
+}
+
+uint32_t engine_rx_cores(const struct engine *e)
+{
+	return e->rx_cores;
 }
 
 struct rte_ring *engine_be_ring(struct engine *e, uint32_t port)

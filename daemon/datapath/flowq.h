@@ -48,12 +48,16 @@ static inline int64_t engine_pkt_due(const struct rte_mbuf *m)
 }
 
 /*
+ * A flow has one such queue per RX core (rx-cpus), each with one producer:
+ * the engine takes from them in turn.
+ *
  * A flow's queue and what RX writes beside it: a single-producer,
  * single-consumer ring. The first cache line is RX's: its head, its view of
  * the engine's tail, the slots, the counters of every packet, the arrival
  * histogram and the flow's latest next hop; the second is the engine's: its
- * tail, its view of RX's head and its own copy of the slots' address; the
- * third holds RX's rare counters. Each
+ * tail, its view of RX's head, its own copy of the slots' address and a
+ * pipelined flow's packet taken off the head early; the third holds RX's
+ * rare counters. Each
  * side reads the other's line only when its own view says the queue is full
  * (RX) or empty (the engine), so with 10^4 flows a packet costs RX one line
  * of the flow and one slot, where a DPDK ring (header, producer, consumer,
@@ -86,6 +90,7 @@ struct flow_rx {
 	uint32_t head_seen;       /* RX's head as the engine last read it */
 	uint32_t c_mask;          /* the engine's copies of mask and slot, so that a */
 	struct rte_mbuf **c_slot; /* dequeue reads nothing of the line RX writes */
+	struct rte_mbuf *early;   /* pipelined: the queue's head, due in a later frame */
 	/* RX's rare counts. arr_guard: pipelined arrivals in their upstream
 	 * frame's last guard band, where no upstream push lands: a packet that
 	 * late is near the next frame, and one later still is mapped there (one

@@ -12,6 +12,9 @@
 #include "rx.h"
 
 #define RX_PREFETCH 8
+#define RX_PEND_BITS 7
+#define RX_PEND_SLOTS (1u << RX_PEND_BITS)
+_Static_assert(RX_PEND_SLOTS >= 2 * RX_BURST, "a burst's groups fill at most half the index");
 
 const char *rx_drop_name(enum rx_drop d)
 {
@@ -34,24 +37,44 @@ struct rx_group {
 	struct rte_ring *q;
 	struct flow_rx *fr;
 	uint16_t n;
+	uint8_t h;               /* its slot in rx_pend's index */
 	struct rte_mbuf *m[RX_BURST];
 };
 
 struct rx_pend {
 	uint16_t ng;
+	/* the groups by their queue's address: index + 1, 0 empty (linear
+	 * probing; at most RX_BURST of RX_PEND_SLOTS taken) */
+	uint8_t ix[RX_PEND_SLOTS];
 	struct rx_group g[RX_BURST];
 };
 
+static inline void pend_init(struct rx_pend *pd)
+{
+	pd->ng = 0;
+	memset(pd->ix, 0, sizeof(pd->ix));
+}
+
 static void pend_add(struct rx_pend *pd, struct rte_ring *q, struct flow_rx *fr, struct rte_mbuf *m)
 {
-	uint16_t i = 0;
-	while (i < pd->ng && (pd->g[i].q != q || pd->g[i].fr != fr))
-		i++;
-	if (i == pd->ng) {
-		pd->g[i].q = q;
-		pd->g[i].fr = fr;
-		pd->g[i].n = 0;
-		pd->ng++;
+	uintptr_t a = fr ? (uintptr_t)fr : (uintptr_t)q;
+	uint32_t h = (uint32_t)((a >> 6) * 0x9E3779B1u) >> (32 - RX_PEND_BITS);
+	uint16_t i;
+	for (;;) {
+		i = pd->ix[h];
+		if (!i) {
+			i = pd->ng++;
+			pd->ix[h] = (uint8_t)(i + 1);
+			pd->g[i].h = (uint8_t)h;
+			pd->g[i].q = q;
+			pd->g[i].fr = fr;
+			pd->g[i].n = 0;
+			break;
+		}
+		i--;
+		if (pd->g[i].q == q && pd->g[i].fr == fr)
+			break;
+		h = (h + 1) & (RX_PEND_SLOTS - 1);
 	}
 	pd->g[i].m[pd->g[i].n++] = m;
 }
@@ -61,7 +84,7 @@ static void pend_flush(struct rx *rx, struct rx_pend *pd)
 	for (uint16_t i = 0; i < pd->ng; i++) {
 		struct rx_group *g = &pd->g[i];
 		unsigned k = g->fr ? flowq_enqueue(g->fr, g->m, g->n)
-				   : rte_ring_sp_enqueue_burst(g->q, (void *const *)g->m, g->n, NULL);
+				   : rte_ring_enqueue_burst(g->q, (void *const *)g->m, g->n, NULL);
 		for (unsigned x = k; x < g->n; x++)
 			rte_pktmbuf_free(g->m[x]);
 		if (g->fr) {
@@ -75,6 +98,8 @@ static void pend_flush(struct rx *rx, struct rx_pend *pd)
 				CTR_ADD(rx->st.drop[RXD_BE_OVERFLOW], g->n - k);
 		}
 	}
+	for (uint16_t i = 0; i < pd->ng; i++)
+		pd->ix[pd->g[i].h] = 0;
 	pd->ng = 0;
 }
 
@@ -82,6 +107,33 @@ static void drop(struct rx *rx, struct rte_mbuf *m, enum rx_drop why)
 {
 	CTR_ADD(rx->st.drop[why], 1);
 	rte_pktmbuf_free(m);
+}
+
+/* Sends m out of DPDK port `port` at once, on TX queue 0: core 0 itself,
+ * another core through the hand-off ring, which core 0 drains (TX queues
+ * are not shared between threads, and a port's 0 is core 0's, or the
+ * engine's where the table schedules the port). false: not taken (m is the
+ * caller's). */
+static bool tx_now(struct rx *rx, uint16_t port, struct rte_mbuf *m)
+{
+	if (rx->core == 0 || !rx->handoff)
+		return rte_eth_tx_burst(port, 0, &m, 1) == 1;
+	m->port = port;
+	return rte_ring_mp_enqueue(rx->handoff, m) == 0;
+}
+
+/* Core 0: what the other cores handed over, out of its port's TX queue 0. */
+static uint32_t drain_handoff(struct rx *rx)
+{
+	struct rte_mbuf *m[RX_BURST];
+	uint32_t n = rte_ring_sc_dequeue_burst(rx->handoff, (void **)m, RX_BURST, NULL);
+	for (uint32_t i = 0; i < n; i++)
+		if (rte_eth_tx_burst(m[i]->port, 0, &m[i], 1) != 1) {
+			CTR_ADD(rx->st.handoff_drop, 1);
+			rte_pktmbuf_free(m[i]);
+		}
+	CTR_ADD(rx->st.handoff_sent, n);
+	return n;
 }
 
 /* for the host stack (punt.h): the kernel answers on its interface, or on
@@ -95,7 +147,7 @@ static void host(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, enum punt_
 		return;
 	}
 	CTR_ADD(rx->st.drop[RXD_HOST], 1);
-	if (rte_eth_tx_burst(pt->tap_port, 0, &m, 1) == 1) {
+	if (tx_now(rx, pt->tap_port, m)) {
 		CTR_ADD(pt->tap.to_kernel, 1);
 		return;
 	}
@@ -156,12 +208,12 @@ static void icmp_drop(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, const
 	memcpy(out, buf, n);
 	if (rx->be_q[in_port]) {
 		engine_pkt_set_due(m, ENGINE_DUE_NONE);
-		if (rte_ring_sp_enqueue(rx->be_q[in_port], m) != 0) {
+		if (rte_ring_enqueue(rx->be_q[in_port], m) != 0) {
 			CTR_ADD(rx->st.icmp_tx_full, 1);
 			rte_pktmbuf_free(m);
 			return;
 		}
-	} else if (rte_eth_tx_burst(pt->dpdk_port, 0, &m, 1) != 1) {
+	} else if (!tx_now(rx, pt->dpdk_port, m)) {
 		CTR_ADD(rx->st.icmp_tx_full, 1);
 		rte_pktmbuf_free(m);
 		return;
@@ -175,7 +227,7 @@ static void ask_resolve(struct rx *rx, uint32_t out, int family, const uint8_t n
 		return;
 	struct rx_resolve q = {.family = (uint8_t)family, .port = out};
 	memcpy(q.addr, nh, 16);
-	if (rte_ring_sp_enqueue_elem(rx->resolve, &q, sizeof(q)) != 0)
+	if (rte_ring_enqueue_elem(rx->resolve, &q, sizeof(q)) != 0)
 		CTR_ADD(rx->st.resolve_ring_full, 1);
 	else
 		CTR_ADD(rx->st.resolve_asked, 1);
@@ -342,7 +394,7 @@ static void rx_back(struct rx *rx, uint32_t in_port, struct rx_pk *k, struct rx_
 		pend_add(pd, rx->be_q[out], NULL, m);
 		return;
 	}
-	if (rte_eth_tx_burst(rx->ports[out].dpdk_port, 0, &m, 1) != 1) {
+	if (!tx_now(rx, rx->ports[out].dpdk_port, m)) {
 		drop(rx, m, RXD_TX_FULL);
 		return;
 	}
@@ -415,7 +467,7 @@ static void rx_burst(struct rx *rx, uint32_t in_port, struct rte_mbuf **pkts, ui
 void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 {
 	struct rx_pend pd;
-	pd.ng = 0;
+	pend_init(&pd);
 	CTR_ADD(rx->st.pkts, 1);
 	CTR_ADD(rx->st.bytes, m->pkt_len);
 	rx_burst(rx, in_port, &m, 1, &pd);
@@ -446,7 +498,7 @@ static uint16_t poll_queue(struct rx *rx, uint32_t p, uint16_t q)
 	for (uint16_t i = 0; i < n && i < RX_PREFETCH; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	struct rx_pend pd;
-	pd.ng = 0;
+	pend_init(&pd);
 	uint64_t bytes = 0;
 	for (uint16_t i = 0; i < n; i++)
 		bytes += pkts[i]->pkt_len;
@@ -477,7 +529,7 @@ static uint16_t poll_tap(struct rx *rx, uint32_t p)
 		bool ok;
 		if (rx->be_q[p]) {
 			engine_pkt_set_due(m, ENGINE_DUE_NONE);
-			ok = rte_ring_sp_enqueue(rx->be_q[p], m) == 0;
+			ok = rte_ring_enqueue(rx->be_q[p], m) == 0;
 		} else {
 			ok = rte_eth_tx_burst(pt->dpdk_port, 0, &m, 1) == 1;
 		}
@@ -504,12 +556,40 @@ uint32_t rx_poll(struct rx *rx)
 		rx_set_router(rx, nr);
 		atomic_store_explicit(&rx->rt_offer, NULL, memory_order_release);
 	}
+	/* core c of n polls queues c, c + n, ...; the exception interfaces and
+	 * the hand-off are core 0's */
+	uint16_t step = rx->ncores ? rx->ncores : 1;
 	for (uint32_t p = 0; p < rx->nports; p++) {
 		uint16_t nq = rx->ports[p].nrxq ? rx->ports[p].nrxq : 1;
-		for (uint16_t q = 0; q < nq; q++)
+		for (uint16_t q = rx->core; q < nq; q += step)
 			total += poll_queue(rx, p, q);
-		if (rx->ports[p].has_tap)
+		if (rx->core == 0 && rx->ports[p].has_tap)
 			total += poll_tap(rx, p);
 	}
+	if (rx->core == 0 && rx->handoff)
+		drain_handoff(rx);
 	return total;
+}
+
+void rx_sum(const struct rx *rx, uint32_t n, struct rx_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	uint64_t *o = (uint64_t *)st;
+	for (uint32_t c = 0; c < n; c++) {
+		const uint64_t *a = (const uint64_t *)&rx[c].st;
+		for (size_t i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
+			o[i] += __atomic_load_n(&a[i], __ATOMIC_RELAXED);
+	}
+}
+
+void rx_tap_sum(const struct rx *rx, uint32_t n, uint32_t port, struct rx_tap_stats *ts)
+{
+	memset(ts, 0, sizeof(*ts));
+	for (uint32_t c = 0; c < n; c++) {
+		const struct rx_tap_stats *a = &rx[c].ports[port].tap;
+		ts->to_kernel += CTR_GET(a->to_kernel);
+		ts->to_kernel_drop += CTR_GET(a->to_kernel_drop);
+		ts->from_kernel += CTR_GET(a->from_kernel);
+		ts->from_kernel_drop += CTR_GET(a->from_kernel_drop);
+	}
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The RX side, on the housekeeping lcore: bursts of 32 from every port;
+ * The RX side, on the housekeeping lcore and the RX cores beside it (rx-cpus):
+ * bursts of 32 from every port's queues;
  * each packet is parsed, classified by the table's flow matches and routed
  * (MAC rewrite, TTL decrement). A reserved packet goes to its flow's queue, the
  * rest to the best-effort queue of the port its route leads to; best effort for
@@ -28,6 +29,8 @@ struct rte_ring;
 #define RX_BURST 32
 /* RX queues tdpd polls on one port (one AF_XDP socket each) */
 #define RX_MAX_QUEUES 16
+/* RX cores: the housekeeping thread and the rx-cpus beside it */
+#define RX_MAX_CORES 8
 /* addresses RX asks the kernel to resolve, waiting for nl.c */
 #define RX_RESOLVE_RING 256
 
@@ -95,7 +98,13 @@ struct rx_stats {
 	uint64_t icmp_rate_limited, icmp_no_source, icmp_tx_full;
 	uint64_t resolve_asked, resolve_ring_full;
 	uint64_t nh_cached;       /* reserved packets routed by their flow's cached route */
+	/* core 0: packets other RX cores handed over to send at once (to a
+	 * port the table does not schedule, or its exception interface), and of
+	 * those the driver refused, dropped (the handing core counted them
+	 * sent, or queued: best_effort, to_kernel, icmp_sent) */
+	uint64_t handoff_sent, handoff_drop;
 };
+_Static_assert(sizeof(struct rx_stats) % sizeof(uint64_t) == 0, "rx_sum adds the counters as an array");
 
 /* What RX classifies against: a table, its classifier and its flows' queues. */
 struct rx_table {
@@ -104,9 +113,20 @@ struct rx_table {
 	struct flow_rx **flows;     /* per flow of t */
 };
 
+/*
+ * One RX core (rx-cpus): core c of ncores polls queues c, c + ncores, ... of
+ * every port into its own queue of each flow (engine.h); core 0 also polls
+ * the exception interfaces and sends what the others hand over for TX
+ * queues that are its own. Each core has its struct rx, its ports' state and
+ * its counters.
+ */
 struct rx {
 	struct rx_port *ports;
 	uint32_t nports;
+	uint16_t core, ncores;
+	/* with several cores: what cores > 0 send at once, for core 0 to send
+	 * (multi-producer, core 0 consumes); NULL with one core */
+	struct rte_ring *handoff;
 	const struct router *rt;
 	/* rt's generation, which the flows' cached routes carry (flowq.h):
 	 * one more at each router rx_set_router installs; 0 (never set):
@@ -156,5 +176,8 @@ void rx_set_router(struct rx *rx, const struct router *rt);
  * returns packets received. The daemon's main loop calls it (with its idle
  * back-off, stats and stop checks). */
 uint32_t rx_poll(struct rx *rx);
+/* The counters of n cores summed (relaxed reads). */
+void rx_sum(const struct rx *rx, uint32_t n, struct rx_stats *st);
+void rx_tap_sum(const struct rx *rx, uint32_t n, uint32_t port, struct rx_tap_stats *ts);
 
 #endif

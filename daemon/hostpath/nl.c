@@ -46,7 +46,8 @@ struct kset {
 #define RESOLVE_MEMORY 64
 
 struct nl {
-	struct rx *rx;
+	struct rx *rx;             /* the RX cores, nrx of them */
+	uint32_t nrx;
 	const struct router *base;
 	struct hp_port *hp;
 	uint32_t nports;
@@ -369,21 +370,31 @@ static void publish(struct nl *n, bool rx_running)
 		return;
 	set_local(n, r);
 	if (rx_running) {
-		atomic_store_explicit(&n->rx->rt_offer, r, memory_order_release);
-		while (atomic_load_explicit(&n->rx->rt_offer, memory_order_acquire) != NULL) {
-			struct pollfd pf = {.fd = n->stop_fd, .events = POLLIN};
-			if (poll(&pf, 1, 1) > 0) {
-				/* stopping: RX is gone too; whichever it holds is freed by nl_stop */
-				const struct router *exp = r;
-				if (atomic_compare_exchange_strong(&n->rx->rt_offer, &exp, NULL)) {
-					router_free(r);
-					return;
+		for (uint32_t c = 0; c < n->nrx; c++)
+			atomic_store_explicit(&n->rx[c].rt_offer, r, memory_order_release);
+		for (uint32_t c = 0; c < n->nrx; c++)
+			while (atomic_load_explicit(&n->rx[c].rt_offer, memory_order_acquire) != NULL) {
+				struct pollfd pf = {.fd = n->stop_fd, .events = POLLIN};
+				if (poll(&pf, 1, 1) > 0) {
+					/* stopping: RX is gone too; whichever router it holds is
+					 * freed by nl_stop; r too unless no core took it */
+					bool taken = false;
+					for (uint32_t k = 0; k < n->nrx; k++) {
+						const struct router *exp = r;
+						if (!atomic_compare_exchange_strong(&n->rx[k].rt_offer, &exp, NULL))
+							taken = true;
+					}
+					if (!taken) {
+						router_free(r);
+						return;
+					}
+					c = n->nrx;
+					break;
 				}
-				break;
 			}
-		}
 	} else {
-		rx_set_router(n->rx, r);
+		for (uint32_t c = 0; c < n->nrx; c++)
+			rx_set_router(&n->rx[c], r);
 	}
 	pthread_mutex_lock(&n->lock);
 	struct router *old = n->cur;
@@ -462,7 +473,7 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-struct nl *nl_start(struct rx *rx, const struct router *base, struct hp_port *hp, uint32_t nports,
+struct nl *nl_start(struct rx *rx, uint32_t nrx, const struct router *base, struct hp_port *hp, uint32_t nports,
 		    char *err, size_t errlen)
 {
 	struct nl *n = calloc(1, sizeof(*n));
@@ -471,6 +482,7 @@ struct nl *nl_start(struct rx *rx, const struct router *base, struct hp_port *hp
 		return NULL;
 	}
 	n->rx = rx;
+	n->nrx = nrx ? nrx : 1;
 	n->base = base;
 	n->hp = hp;
 	n->nports = nports;
@@ -514,7 +526,8 @@ struct nl *nl_start(struct rx *rx, const struct router *base, struct hp_port *hp
 	n->started = true;
 	return n;
 fail:
-	rx_set_router(n->rx, base);
+	for (uint32_t c = 0; c < n->nrx; c++)
+		rx_set_router(&n->rx[c], base);
 	nl_stop(n);
 	return NULL;
 }
@@ -529,7 +542,8 @@ void nl_stop(struct nl *n)
 			log_warn("kernel routes: cannot stop the thread: %s", strerror(errno));
 		pthread_join(n->th, NULL);
 	}
-	rx_set_router(n->rx, n->base);
+	for (uint32_t c = 0; c < n->nrx; c++)
+		rx_set_router(&n->rx[c], n->base);
 	router_free(n->cur);
 	free(n->routes.v);
 	free(n->neigh.v);

@@ -36,10 +36,11 @@ struct nl_stats {
 };
 
 /* Reads the kernel's tables (a dump), builds the first router and sets
- * rx->rt before RX runs; then starts the thread. base: tdpd.conf's router
+ * rx->rt of each of the nrx RX cores before RX runs; then starts the thread,
+ * which offers each new router to every core. base: tdpd.conf's router
  * (kept by the caller). hp: the ports' host paths (their ifindex and XDP
  * maps), nports of them. NULL with err on failure. */
-struct nl *nl_start(struct rx *rx, const struct router *base, struct hp_port *hp, uint32_t nports,
+struct nl *nl_start(struct rx *rx, uint32_t nrx, const struct router *base, struct hp_port *hp, uint32_t nports,
 		    char *err, size_t errlen);
 /* Stops the thread and frees what it built; rx->rt is left pointing at base. */
 void nl_stop(struct nl *n);

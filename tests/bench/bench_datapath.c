@@ -8,15 +8,20 @@
  * each packet of a round to the next flow. Figures only.
  */
 #include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_ethdev.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_lpm.h>
 #include <rte_mbuf.h>
+#include <rte_pause.h>
 #include <rte_ring.h>
 
 #include "../sim/dpdk_env.h"
@@ -98,20 +103,32 @@ struct dp_rig {
 	struct rx_table rxt;
 	uint32_t t2p[1];
 	struct rx rx;
+	/* with two RX cores: port "in" has two queues, core 1 polls the second
+	 * into its own queues of the flows */
+	uint32_t cores;
+	struct rte_ring *inrx[2], *intx[2];
+	struct rx rxc1;
+	struct rx_port ports1[2];
+	struct flow_rx **frx1;
+	struct rx_table rxt1;
 };
 
-static void dp_up(struct dp_rig *d, uint32_t nflows, bool piped, const char *in, const char *out)
+static void dp_up(struct dp_rig *d, uint32_t nflows, bool piped, const char *in, const char *out, uint32_t cores)
 {
 	memset(d, 0, sizeof(*d));
 	d->nflows = nflows;
+	d->cores = cores;
 	char *txt = dp_table(nflows, piped);
 	d->t = table_from(txt);
 	free(txt);
-	int pin = env_ring_port(in, &d->rx0, &d->tx0), pout = env_ring_port(out, &d->rx1, &d->tx1);
+	int pin = env_ring_port_mq(in, (uint16_t)cores, d->inrx, d->intx),
+	    pout = env_ring_port(out, &d->rx1, &d->tx1);
+	d->rx0 = d->inrx[0];
+	d->tx0 = d->intx[0];
 	d->tb = tb_sim_new(tdp_time(1000 * TDP_NS_PER_S), 1);
 	struct eng_port_cfg pc = {.dpdk_port = (uint16_t)pout, .overhead = 24};
 	struct eng_config c = {.t = d->t, .tb = d->tb, .late = LATE_DROP, .flow_depth = nflows > 256 ? 64 : 4096,
-			       .be_depth = 64, .ports = &pc,
+			       .be_depth = 64, .ports = &pc, .rx_cores = cores,
 			       .pw = {.spin_below_ns = 0, .min_sleep_ns = 1000, .window = 4, .decay_pct = 90}};
 	char err[160];
 	d->e = engine_create(&c, err, sizeof(err));
@@ -134,7 +151,7 @@ static void dp_up(struct dp_rig *d, uint32_t nflows, bool piped, const char *in,
 		fprintf(stderr, "bench: %s\n", err);
 		exit(1);
 	}
-	d->ports[0] = (struct rx_port){.dpdk_port = (uint16_t)pin, .table_port = -1};
+	d->ports[0] = (struct rx_port){.dpdk_port = (uint16_t)pin, .table_port = -1, .nrxq = (uint16_t)cores};
 	memcpy(d->ports[0].mac, mac_in, 6);
 	d->ports[1] = (struct rx_port){.dpdk_port = (uint16_t)pout, .table_port = 0};
 	d->ports[1].mac[0] = 0xaa;
@@ -145,16 +162,31 @@ static void dp_up(struct dp_rig *d, uint32_t nflows, bool piped, const char *in,
 	d->rxt = (struct rx_table){.cls = d->cls, .t = d->t, .flows = d->frx};
 	d->t2p[0] = 1;
 	d->rx = (struct rx){.ports = d->ports, .nports = 1, .tab = &d->rxt, .be_q = d->beq,
-			    .table_to_port = d->t2p, .g = *engine_geom(d->e)};
+			    .table_to_port = d->t2p, .g = *engine_geom(d->e), .ncores = (uint16_t)cores};
 	rx_set_router(&d->rx, d->rt);
+	if (cores < 2)
+		return;
+	d->frx1 = calloc(nflows, sizeof(*d->frx1));
+	for (uint32_t f = 0; f < nflows; f++)
+		d->frx1[f] = engine_table_flow_rxq(engine_table_current(d->e), f, 1);
+	d->rxt1 = (struct rx_table){.cls = d->cls, .t = d->t, .flows = d->frx1};
+	memcpy(d->ports1, d->ports, sizeof(d->ports));
+	d->rxc1 = d->rx;
+	d->rxc1.core = 1;
+	d->rxc1.ports = d->ports1;
+	d->rxc1.tab = &d->rxt1;
+	rx_set_router(&d->rxc1, d->rt);
 }
 
 static void dp_drain_flows(struct dp_rig *d)
 {
 	struct rte_mbuf *m;
-	for (uint32_t f = 0; f < d->nflows; f++)
+	for (uint32_t f = 0; f < d->nflows; f++) {
 		while (flowq_dequeue(d->frx[f], &m, 1) == 1)
 			rte_pktmbuf_free(m);
+		while (d->frx1 && flowq_dequeue(d->frx1[f], &m, 1) == 1)
+			rte_pktmbuf_free(m);
+	}
 }
 
 static void dp_down(struct dp_rig *d)
@@ -165,6 +197,7 @@ static void dp_down(struct dp_rig *d)
 	d->tb->ops->destroy(d->tb);
 	sched_free(d->t);
 	free(d->frx);
+	free(d->frx1);
 }
 
 /* ---- the l3fwd-style loop ------------------------------------------------ */
@@ -261,7 +294,7 @@ static void datapath_case(uint32_t nflows, const char *what)
 	snprintf(in, sizeof(in), "dp_in%u", nflows);
 	snprintf(out, sizeof(out), "dp_out%u", nflows);
 	struct dp_rig d;
-	dp_up(&d, nflows, false, in, out);
+	dp_up(&d, nflows, false, in, out, 1);
 	uint16_t pin = d.ports[0].dpdk_port, pout = d.ports[1].dpdk_port;
 	struct rte_lpm *lpm = l3fwd_lpm();
 	int64_t rx_ns = 0, tx_ns = 0, plain_ns = 0, l3_ns = 0;
@@ -319,10 +352,122 @@ static void datapath_case(uint32_t nflows, const char *what)
 	dp_down(&d);
 }
 
+/* ---- RX on one core and on two ------------------------------------------------ */
+
+/* RX core 1 on a thread of its own: polls its queue dry each round it is given. */
+struct rx_side {
+	struct rx *rx;
+	_Atomic uint32_t round, done;
+	_Atomic int stop;
+	uint64_t got;
+};
+
+static void *rx_side_run(void *arg)
+{
+	struct rx_side *w = arg;
+	uint32_t seen = 0;
+	while (!atomic_load(&w->stop)) {
+		uint32_t r = atomic_load_explicit(&w->round, memory_order_acquire);
+		if (r == seen) {
+			rte_pause();
+			continue;
+		}
+		uint32_t got;
+		while ((got = rx_poll(w->rx)) != 0)
+			w->got += got;
+		seen = r;
+		atomic_store_explicit(&w->done, r, memory_order_release);
+	}
+	return NULL;
+}
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The same packets through RX on one core (queue 0 alone) and on two (a
+ * queue each, at once), alternating which goes first round by round; the
+ * ratio of two cores' aggregate rate to one's per block of 10 rounds. */
+static void rx_cores_case(uint32_t nflows, const char *what)
+{
+	const uint32_t batch = 2000, rounds = quick ? 40 : 200, block = 10;
+	char in[32], out[32];
+	snprintf(in, sizeof(in), "rc_in%u", nflows);
+	snprintf(out, sizeof(out), "rc_out%u", nflows);
+	struct dp_rig d;
+	dp_up(&d, nflows, false, in, out, 2);
+	struct rx_side w = {.rx = &d.rxc1};
+	pthread_t th;
+	if (pthread_create(&th, NULL, rx_side_run, &w) != 0) {
+		fprintf(stderr, "bench: cannot start the second RX core's thread\n");
+		exit(1);
+	}
+	/* a CPU of its own: the EAL pinned this thread, and a thread it starts
+	 * inherits the pin */
+	int here = sched_getcpu(), ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t cs;
+	CPU_ZERO(&cs);
+	CPU_SET((here + 1) % ncpu, &cs);
+	if (ncpu < 2 || pthread_setaffinity_np(th, sizeof(cs), &cs) != 0)
+		printf("\n(the second RX core's thread could not get a CPU of its own: %d online)\n", ncpu);
+	int64_t ns[2] = {0, 0}, bns[2] = {0, 0};
+	uint64_t pk[2] = {0, 0}, bpk[2] = {0, 0};
+	double ratio[200 / 10];
+	uint32_t nratio = 0;
+	for (uint32_t r = 0; r < rounds; r++) {
+		for (int k = 0; k < 2; k++) {
+			int cores = (k + (int)r) % 2 ? 2 : 1;
+			if (cores == 1) {
+				fill_ring(d.inrx[0], 2 * batch, nflows);
+			} else {
+				fill_ring(d.inrx[0], batch, nflows);
+				fill_ring(d.inrx[1], batch, nflows);
+			}
+			uint64_t before = w.got, n = 0;
+			uint32_t got;
+			int64_t t0 = mono();
+			if (cores == 2)
+				atomic_store_explicit(&w.round, r + 1, memory_order_release);
+			while ((got = rx_poll(&d.rx)) != 0)
+				n += got;
+			if (cores == 2)
+				while (atomic_load_explicit(&w.done, memory_order_acquire) != r + 1)
+					rte_pause();
+			int64_t el = mono() - t0;
+			n += w.got - before;
+			ns[cores - 1] += el;
+			pk[cores - 1] += n;
+			bns[cores - 1] += el;
+			bpk[cores - 1] += n;
+			dp_drain_flows(&d);
+			env_drain(d.tx1);
+		}
+		if ((r + 1) % block == 0 && bns[0] && bns[1] && bpk[0]) {
+			ratio[nratio++] = ((double)bpk[1] / (double)bns[1]) / ((double)bpk[0] / (double)bns[0]);
+			bns[0] = bns[1] = 0;
+			bpk[0] = bpk[1] = 0;
+		}
+	}
+	atomic_store(&w.stop, 1);
+	pthread_join(th, NULL);
+	qsort(ratio, nratio, sizeof(*ratio), dcmp);
+	double one = (double)pk[0] / (double)ns[0] * 1e3, two = (double)pk[1] / (double)ns[1] * 1e3;
+	printf("\n== RX on one core and on two, %s (a queue per core, its own queue of each flow)\n", what);
+	printf("  one core                 %7.2f Mpps = %.1f ns/packet\n", one, 1e3 / one);
+	printf("  two cores, together      %7.2f Mpps = %.1f ns/packet  (%.2fx one core; per block of %u rounds: "
+	       "median %.2fx, range %.2f-%.2fx over %u blocks)\n", two, 1e3 / two, two / one, block,
+	       nratio ? ratio[nratio / 2] : 0, nratio ? ratio[0] : 0, nratio ? ratio[nratio - 1] : 0, nratio);
+	dp_down(&d);
+}
+
 void bench_datapath(void)
 {
 	datapath_case(4, "4 flows (DSCP, UDP port)");
 	datapath_case(10000, "10^4 flows (destination /32, UDP port)");
+	rx_cores_case(4, "4 flows");
+	rx_cores_case(10000, "10^4 flows");
 }
 
 /* ---- pipelined flows --------------------------------------------------------- */
@@ -342,7 +487,7 @@ static double rx_pass(struct timebase *clk, bool piped, const char *in, const ch
 {
 	const uint32_t batch = 4000, rounds = quick ? 50 : 250;
 	struct dp_rig d;
-	dp_up(&d, 4, piped, in, out);
+	dp_up(&d, 4, piped, in, out, 1);
 	if (piped) {
 		d.rx.clock = bench_rx_clock;
 		d.rx.clock_arg = clk;

@@ -78,26 +78,36 @@ struct rte_mempool *env_pool(void)
 	return pool;
 }
 
-int env_ring_port(const char *name, struct rte_ring **rx, struct rte_ring **tx)
+int env_ring_port_mq(const char *name, uint16_t nq, struct rte_ring **rx, struct rte_ring **tx)
 {
 	char n[64];
-	snprintf(n, sizeof(n), "%s_rx", name);
-	*rx = rte_ring_create(n, 4096, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	snprintf(n, sizeof(n), "%s_tx", name);
-	*tx = rte_ring_create(n, 16384, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (!*rx || !*tx)
-		return -1;
-	int port = rte_eth_from_rings(name, rx, 1, tx, 1, SOCKET_ID_ANY);
+	for (uint16_t q = 0; q < nq; q++) {
+		snprintf(n, sizeof(n), "%s_rx%u", name, q);
+		rx[q] = rte_ring_create(n, 4096, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(n, sizeof(n), "%s_tx%u", name, q);
+		tx[q] = rte_ring_create(n, 16384, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (!rx[q] || !tx[q])
+			return -1;
+	}
+	int port = rte_eth_from_rings(name, rx, nq, tx, nq, SOCKET_ID_ANY);
 	if (port < 0)
 		return -1;
 	struct rte_eth_conf conf;
 	memset(&conf, 0, sizeof(conf));
-	if (rte_eth_dev_configure((uint16_t)port, 1, 1, &conf) != 0 ||
-	    rte_eth_rx_queue_setup((uint16_t)port, 0, 256, SOCKET_ID_ANY, NULL, pool) != 0 ||
-	    rte_eth_tx_queue_setup((uint16_t)port, 0, 256, SOCKET_ID_ANY, NULL) != 0 ||
-	    rte_eth_dev_start((uint16_t)port) != 0)
+	if (rte_eth_dev_configure((uint16_t)port, nq, nq, &conf) != 0)
+		return -1;
+	for (uint16_t q = 0; q < nq; q++)
+		if (rte_eth_rx_queue_setup((uint16_t)port, q, 256, SOCKET_ID_ANY, NULL, pool) != 0 ||
+		    rte_eth_tx_queue_setup((uint16_t)port, q, 256, SOCKET_ID_ANY, NULL) != 0)
+			return -1;
+	if (rte_eth_dev_start((uint16_t)port) != 0)
 		return -1;
 	return port;
+}
+
+int env_ring_port(const char *name, struct rte_ring **rx, struct rte_ring **tx)
+{
+	return env_ring_port_mq(name, 1, rx, tx);
 }
 
 unsigned env_drain(struct rte_ring *r)

@@ -36,6 +36,8 @@ void addr(const char *s, uint8_t a[16])
 }
 
 const char *rig_table = rig_table_default;
+uint32_t rig_cores = 1, rig_flow_depth = 4;
+uint16_t rig_in_queues = 1;
 
 void rig_up(struct rig *r)
 {
@@ -46,15 +48,19 @@ void rig_up(struct rig *r)
 	r->t = parse_ok(rig_table);
 	r->tb = tb_sim_new(tdp_time(0), 20);
 	int pid[2];
-	for (int p = 0; p < 2; p++) {
-		snprintf(name, sizeof(name), "rx%d_%d", no, p);
-		pid[p] = env_ring_port(name, &r->ringrx[p], &r->ringtx[p]);
-		assert_true(pid[p] >= 0);
-	}
+	snprintf(name, sizeof(name), "rx%d_0", no);
+	pid[0] = env_ring_port_mq(name, rig_in_queues, r->inrx, r->intx);
+	assert_true(pid[0] >= 0);
+	r->ringrx[0] = r->inrx[0];
+	r->ringtx[0] = r->intx[0];
+	snprintf(name, sizeof(name), "rx%d_1", no);
+	pid[1] = env_ring_port(name, &r->ringrx[1], &r->ringtx[1]);
+	assert_true(pid[1] >= 0);
 	no++;
 	/* configured port 0 = "in" (not in the table), 1 = "out" (table port 0) */
 	struct eng_port_cfg pc = {.dpdk_port = (uint16_t)pid[1], .overhead = 24};
-	struct eng_config c = {.t = r->t, .tb = r->tb, .flow_depth = 4, .be_depth = 8, .ports = &pc,
+	struct eng_config c = {.t = r->t, .tb = r->tb, .flow_depth = rig_flow_depth, .be_depth = 8, .ports = &pc,
+			       .rx_cores = rig_cores,
 			       .pw = {.min_sleep_ns = 1000, .window = 4, .decay_pct = 90}};
 	r->e = engine_create(&c, err, sizeof(err));
 	assert_non_null(r->e);
@@ -82,7 +88,7 @@ void rig_up(struct rig *r)
 	if (router_build(r->rt, err, sizeof(err)) != 0)
 		fail_msg("router_build: %s", err);
 
-	r->ports[0] = (struct rx_port){.dpdk_port = (uint16_t)pid[0], .table_port = -1};
+	r->ports[0] = (struct rx_port){.dpdk_port = (uint16_t)pid[0], .table_port = -1, .nrxq = rig_in_queues};
 	memcpy(r->ports[0].mac, mac_in, 6);
 	r->ports[1] = (struct rx_port){.dpdk_port = (uint16_t)pid[1], .table_port = 0, .has_peer = true};
 	memcpy(r->ports[1].mac, mac_out, 6);
@@ -98,6 +104,23 @@ void rig_up(struct rig *r)
 	r->rx = (struct rx){.ports = r->ports, .nports = 2, .tab = &r->rxt, .be_q = r->beq,
 			    .table_to_port = r->t2p, .g = *engine_geom(r->e)};
 	rx_set_router(&r->rx, r->rt);
+	if (rig_cores < 2)
+		return;
+	snprintf(name, sizeof(name), "rx%d_handoff", no);
+	r->handoff = rte_ring_create(name, 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	assert_non_null(r->handoff);
+	r->rx.ncores = 2;
+	r->rx.handoff = r->handoff;
+	memcpy(r->ports1, r->ports, sizeof(r->ports));
+	struct eng_table *et = engine_table_current(r->e);
+	r->frx1[0] = engine_table_flow_rxq(et, 0, 1);
+	r->frx1[1] = engine_table_flow_rxq(et, 1, 1);
+	r->rxt1 = (struct rx_table){.cls = r->cls, .t = r->t, .flows = r->frx1};
+	r->rx1 = r->rx;
+	r->rx1.core = 1;
+	r->rx1.ports = r->ports1;
+	r->rx1.tab = &r->rxt1;
+	rx_set_router(&r->rx1, r->rt);
 }
 
 void rig_down(struct rig *r)
@@ -107,6 +130,12 @@ void rig_down(struct rig *r)
 	cls_free(r->cls);
 	for (int p = 0; p < 2; p++)
 		env_drain(r->ringtx[p]);
+	for (uint16_t q = 1; q < rig_in_queues; q++)
+		env_drain(r->intx[q]);
+	if (r->handoff) {
+		env_drain(r->handoff);
+		rte_ring_free(r->handoff);
+	}
 	r->tb->ops->destroy(r->tb);
 	sched_free(r->t);
 }

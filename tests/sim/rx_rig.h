@@ -22,6 +22,10 @@ struct rte_ring;
 extern const char rig_table_default[];
 /* the table rig_up uses: rig_table_default unless a test says otherwise */
 extern const char *rig_table;
+/* RX cores (1 or 2: rx, then rx1 with its own ports, tables and the
+ * hand-off to rx), the flows' queue depth, RX queues of port "in" (1 or 2) */
+extern uint32_t rig_cores, rig_flow_depth;
+extern uint16_t rig_in_queues;
 extern const uint8_t mac_in[6], mac_out[6], host_rcv[6], host_snd[6], gw_far[6];
 
 struct rig {
@@ -37,6 +41,13 @@ struct rig {
 	uint32_t t2p[1];
 	struct flow_rx *frx[2];
 	struct rx_table rxt;
+	/* RX core 1 (rig_cores 2) */
+	struct rx rx1;
+	struct rx_port ports1[2];
+	struct flow_rx *frx1[2];
+	struct rx_table rxt1;
+	struct rte_ring *handoff;
+	struct rte_ring *inrx[2], *intx[2];   /* port "in"'s queues */
 };
 
 void addr(const char *s, uint8_t a[16]);
