@@ -48,7 +48,7 @@ $out"
 	fi
 }
 
-echo "1..52"
+echo "1..55"
 good >"$W/good.conf"
 out=$("$TDPD" -f "$W/good.conf" --check 2>&1) && grep -q "valid: 2 ports, 2 flows" <<<"$out" &&
 	ok "a good configuration passes --check" || notok "a good configuration passes --check" "$out"
@@ -68,6 +68,10 @@ expect_err "a miss target past 0.1 is out of range" "${G/late-policy carry/wake-
 expect_err "a launch lead below a microsecond is out of range" "${G/late-policy carry/launch-lead 500ns}" "bad.conf:3: error: launch-lead '500ns'"
 expect_err "a launch margin not below the lead is refused, where it was set" "${G/late-policy carry/launch-margin 200us}" \
 	"bad.conf:3: error: launch-margin (200000 ns) must be below launch-lead (100000 ns)"
+expect_err "rx-cpus wants CPU numbers" "${G/late-policy carry/rx-cpus 2,x}" \
+	"bad.conf:3: error: rx-cpus '2,x': expected CPU numbers 0 to 1023 separated by commas"
+expect_err "rx-cpus refuses a CPU listed twice" "${G/late-policy carry/rx-cpus 2,3,2}" "rx-cpus '2,3,2': CPU 2 is listed twice"
+expect_err "rx-cpus has at most 7 CPUs" "${G/late-policy carry/rx-cpus 1,2,3,4,5,6,7,8}" "at most 7 RX cores beside"
 expect_err "tx-launch names its three modes" "$G" "expected one of auto, off, on" --port out:tx-launch=always
 expect_err "bad duration" "${G/late-policy carry/spin-below 20 parsecs}" "bad.conf:3: error: spin-below '20 parsecs'"
 expect_err "a value given twice" "${G/late-policy carry/late-policy carry
