@@ -29,7 +29,6 @@ struct dtable {
 	struct eng_table *et;
 	struct cls *cls;
 	struct rx_table rxt[RX_MAX_CORES];   /* one per RX core: its queue of each flow */
-	uint32_t nrxt;
 	char name[256];           /* where it came from, for people */
 	int64_t loaded_unix_s;
 	int64_t asked_tai_ns;     /* the time a load --at resolved to; 0: the next cycle */

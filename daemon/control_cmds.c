@@ -34,9 +34,9 @@ struct dtable *dtable_new(struct eng_table *et, const char *name)
 	const struct sched_table *t = engine_table_sched(et);
 	dt->et = et;
 	dt->cls = cls_build(t);
-	dt->nrxt = engine_table_rx_cores(et);
+	uint32_t ncores = engine_table_rx_cores(et);
 	bool ok = dt->cls != NULL;
-	for (uint32_t c = 0; ok && c < dt->nrxt; c++) {
+	for (uint32_t c = 0; ok && c < ncores; c++) {
 		struct rx_table *rt = &dt->rxt[c];
 		rt->flows = calloc(t->nflows + 1, sizeof(*rt->flows));
 		ok = rt->flows != NULL;

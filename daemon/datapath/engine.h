@@ -181,7 +181,6 @@ void engine_destroy(struct engine *e);
  * (multi-producer with more than one RX core). */
 struct flow_rx *engine_flow_rx(struct engine *e, uint32_t flow);
 struct rte_ring *engine_be_ring(struct engine *e, uint32_t port);
-uint32_t engine_rx_cores(const struct engine *e);
 
 /* What the RX cores counted for a flow, summed over its queues. */
 struct flow_rx_sum {

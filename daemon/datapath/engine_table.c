@@ -610,11 +610,6 @@ uint32_t engine_table_rx_cores(const struct eng_table *nt)
 	return nt->rx_cores;
 }
 
-uint32_t engine_rx_cores(const struct engine *e)
-{
-	return e->rx_cores;
-}
-
 struct rte_ring *engine_be_ring(struct engine *e, uint32_t port)
 {
 	return port < e->nports ? e->ports[port].be : NULL;

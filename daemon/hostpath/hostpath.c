@@ -201,6 +201,19 @@ int hp_prepare(struct hp_port *hp, const char *port, const char *device, int pat
 	hp->x.local_fd = hp->x.stats_fd = -1;
 	hp->queues = 1;
 	snprintf(hp->device, sizeof(hp->device), "%s", device);
+	/* af_packet with qpairs: the kernel spreads frames over that many
+	 * sockets (a fanout group, by flow hash), and each must be served */
+	char qp[16];
+	devarg(device, "qpairs", qp, sizeof(qp));
+	if (is_af_packet(device) && strstr(device, ",qpairs=")) {
+		char *end;
+		unsigned long v = strtoul(qp, &end, 10);
+		if (*end || v < 1 || v > RX_MAX_QUEUES) {
+			snprintf(err, errlen, "qpairs=%s: expected 1 to %u", qp, RX_MAX_QUEUES);
+			return -1;
+		}
+		hp->queues = (uint16_t)v;
+	}
 	int mode;
 	if (hp_mode_for(port, device, path, interface, &mode, hp->ifname, err, errlen) != 0)
 		return -1;
@@ -231,19 +244,6 @@ int hp_prepare(struct hp_port *hp, const char *port, const char *device, int pat
 	hp->flags_known = hp->flags >= 0;
 	if (hp->mode != RXH_KERNEL)
 		return prepare_xdp(hp, device, xdp_prog, err, errlen);
-	/* af_packet with qpairs: the kernel spreads frames over that many
-	 * sockets (a fanout group, by flow hash), and each must be served */
-	char qp[16];
-	devarg(device, "qpairs", qp, sizeof(qp));
-	if (qp[0]) {
-		char *end;
-		unsigned long v = strtoul(qp, &end, 10);
-		if (*end || v < 1 || v > RX_MAX_QUEUES) {
-			snprintf(err, errlen, "qpairs=%s: expected 1 to %u", qp, RX_MAX_QUEUES);
-			return -1;
-		}
-		hp->queues = (uint16_t)v;
-	}
 	/* af_packet: the kernel gets every frame too and must not forward it */
 	int rc = kif_ip4_forwarding(hp->dev_ifname, 0, &hp->fwd_old);
 	if (rc < 0) {
