@@ -13,6 +13,9 @@
  *   datapath  Mpps per core: classify+enqueue (RX), dequeue+push (engine),
  *             against a plain rx_burst->tx_burst loop
  *   frame     per-frame engine cost for k 10..10^6 and 10..10^4 flows
+ *   tick      the bc635 simulator's tick path against the timer path and
+ *             cyclictest, under the same fair conditions as start
+ *   stamps    what a pipelined flow's due check and a hop stamp cost
  *
  * usage: bench_engine [clock|start|datapath|frame|tick|stamps]... [--cpu N] [--quick] [--svg PREFIX]
  */
@@ -51,6 +54,7 @@
 #include "tb_system.h"
 
 #include "bench.h"
+#include "bench_fair.h"
 
 /* ---- clock read cost ----------------------------------------------------- */
 
@@ -96,95 +100,6 @@ static void bench_clock(struct timebase *tb)
 	printf("  clock_gettime(CLOCK_REALTIME)   %6.1f ns\n", rt);
 	printf("  clock_gettime(CLOCK_MONOTONIC)  %6.1f ns\n", mono_c);
 	printf("  engine fast clock (TSC -> CTR)  %6.1f ns   (%.2fx CLOCK_TAI)\n", fast, fast / tai);
-}
-
-/* ---- frame-start error ----------------------------------------------------- */
-
-static struct figs g_tick; /* tick latency of the latest run_engine, when the source ticks */
-
-/* tdpd's housekeeping thread, as far as the clock goes: the source's refresh
- * every 100 ms (or when it asks), beside the engine, never on its thread */
-struct refresher {
-	struct timebase *tb;
-	atomic_int stop;
-	pthread_t th;
-};
-
-static void *refresher_run(void *arg)
-{
-	struct refresher *r = arg;
-	/* as tdpd's housekeeping thread: on another CPU than the engine's */
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	if (n > 1) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		CPU_SET(cpu == 0 ? 1 : 0, &set);
-		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	}
-	int64_t next = mono() + 100000000;
-	while (!atomic_load(&r->stop)) {
-		if (mono() >= next || tb_refresh_asked(r->tb)) {
-			tb_refresh(r->tb);
-			next = mono() + 100000000;
-		}
-		struct timespec ts = {0, 10000000};
-		nanosleep(&ts, NULL);
-	}
-	return NULL;
-}
-
-static void run_engine(struct timebase *tb, int64_t tf_ns, uint32_t frames, struct figs *out)
-{
-	char txt[512];
-	snprintf(txt, sizeof(txt),
-		 "tdp-schedule 1\ntf %" PRId64 "ns\nk 10\nport p rate 1Gbit/s\nflow f port p size 100 udp-dport 1\nframes 0-9: f 1\n",
-		 tf_ns);
-	struct sched_table *t = table_from(txt);
-	static int no;
-	char name[32];
-	snprintf(name, sizeof(name), "bench%d", no++);
-	struct rte_ring *rx, *tx;
-	int port = env_ring_port(name, &rx, &tx);
-	struct eng_port_cfg pc = {.dpdk_port = (uint16_t)port, .overhead = 24};
-	struct eng_config c = {.t = t, .tb = tb, .late = LATE_DROP, .flow_depth = 64, .be_depth = 64,
-			       .be_poll_ns = 0, .ports = &pc,
-			       .pw = {.spin_below_ns = 20000, .min_sleep_ns = 10000, .margin_ns = 2000, .window = 32,
-				      .decay_pct = 95, .book_init_ns = 200}};
-	char err[128];
-	struct engine *e = engine_create(&c, err, sizeof(err));
-	if (!e) {
-		fprintf(stderr, "bench: %s\n", err);
-		exit(1);
-	}
-	struct refresher rf = {.tb = tb};
-	bool refreshing = pthread_create(&rf.th, NULL, refresher_run, &rf) == 0;
-	engine_start(e);
-	int64_t c0 = thread_cpu(), w0 = mono();
-	for (uint32_t i = 0; i < frames; i++)
-		engine_step(e);
-	int64_t c1 = thread_cpu(), w1 = mono();
-	if (refreshing) {
-		atomic_store(&rf.stop, 1);
-		pthread_join(rf.th, NULL);
-	}
-	figs_of(engine_error_hist(e), out);
-	out->duty = (double)(c1 - c0) / (double)(w1 - w0);
-	figs_of(engine_tick_hist(e), &g_tick);
-	struct eng_stats es;
-	engine_stats(e, &es);
-	g_tick.duty = frames ? (double)es.ticks / frames : 0; /* share of frames that had their tick */
-	engine_destroy(e);
-	rte_eth_dev_stop((uint16_t)port);
-	sched_free(t);
-}
-
-static void row(const char *name, const struct figs *f)
-{
-	printf("  %-22s %8" PRIu64 " %10" PRId64 " %10" PRId64 " %10" PRId64 " %10" PRId64, name, f->n, f->p50, f->p99,
-	       f->p999, f->max);
-	if (f->duty >= 0)
-		printf(" %7.1f%%", 100 * f->duty);
-	printf("\n");
 }
 
 /* ---- pipelined flows and hop stamps ------------------------------------------ */
@@ -361,40 +276,44 @@ static void bench_frame(void)
 
 /* The tick-driven path (the bc635 simulator's heartbeat interrupt on an
  * eventfd, edges from a thread sleeping to each) against the timer path, same
- * engine, same histograms. */
-static void bench_tick(struct timebase *sys)
+ * engine, same histograms, interleaved in blocks with cyclictest under the
+ * same conditions (bench_fair.h). */
+static void bench_tick(void)
 {
 	int64_t tfs[] = {1000000, 100000};
+	fair_begin();
 	for (int i = 0; i < 2; i++) {
 		int64_t tf = tfs[i];
-		uint32_t frames = (uint32_t)((quick ? 1 : 4) * 1000000000LL / tf / (tf < 1000000 ? 2 : 1));
 		struct tb_params p = {.clock = HC_CLOCK_AUTO, .utc_tai_offset_s = 37, .fast = HC_FAST_AUTO,
 				      .tf_ns = tf};
 		tb_sync_params_defaults(&p.sync);
-		struct timebase *bc;
+		struct timebase *bc, *sys;
 		char err[256];
 		if (timebase_find("bc635-sim")->create(&bc, &p, err, sizeof(err)) != 0) {
 			printf("\n== tick path: bc635-sim: %s\n", err);
-			return;
+			break;
 		}
-		struct figs timer, tick, lat;
-		rt_self();
-		run_engine(sys, tf, frames, &timer);
-		run_engine(bc, tf, frames, &tick);
-		lat = g_tick;
-		rt_off();
-		printf("\n== tick path (bc635 simulator heartbeat) vs timer path at TF %" PRId64 " us, CPU %d (ns)\n",
-		       tf / 1000, cpu);
-		printf("  %-22s %8s %10s %10s %10s %10s %8s\n", "frame-start error", "frames", "p50", "p99", "p99.9", "max",
-		       "CPU");
-		row("timer path (system)", &timer);
-		row("tick path (bc635-sim)", &tick);
-		printf("  tick latency (tick taken - its frame start): p50 %" PRId64 " p99 %" PRId64 " p99.9 %" PRId64
-		       " max %" PRId64 "; %.1f%% of frames had their tick\n",
-		       lat.p50, lat.p99, lat.p999, lat.max, 100 * lat.duty);
-		printf("  tick path p50 / timer path p50:    %.2fx\n", timer.p50 > 0 ? (double)tick.p50 / timer.p50 : 0);
+		if (timebase_find("system")->create(&sys, &p, err, sizeof(err)) != 0) {
+			printf("\n== tick path: system: %s\n", err);
+			bc->ops->destroy(bc);
+			break;
+		}
+		struct method ms[] = {
+			{.name = "timer path (system)", .kind = K_ENGINE, .window = 32, .tb = sys},
+			{.name = "tick path (bc635-sim)", .kind = K_ENGINE, .window = 32, .tb = bc},
+			{.name = "cyclictest", .kind = K_CYCLICTEST},
+		};
+		int nb = quick ? 3 : 10;
+		uint32_t frames = (uint32_t)((quick ? 300000000LL : 2000000000LL) / tf);
+		if (frames > 10000)
+			frames = 10000;
+		printf("\n== tick path (bc635 simulator heartbeat) against timer path at TF %" PRId64 " us\n", tf / 1000);
+		fair_run(ms, 3, sys, tf, nb, frames);
+		fair_report(ms, 3, tf, nb);
 		bc->ops->destroy(bc);
+		sys->ops->destroy(sys);
 	}
+	fair_end();
 }
 
 int main(int argc, char **argv)
@@ -441,7 +360,7 @@ int main(int argc, char **argv)
 	if (want[1])
 		bench_start(tb, svg);
 	if (want[4])
-		bench_tick(tb);
+		bench_tick();
 	if (want[2]) {
 		bench_datapath();
 		bench_rx_piped(tb);
