@@ -22,7 +22,7 @@ build=${1:?usage: testpmd_ref.sh BUILD [BLOCKS [SECONDS]]}
 blocks=${2:-5}
 secs=${3:-4}
 bench=$build/tests/bench_engine
-command -v dpdk-testpmd >/dev/null || { echo "testpmd_ref: dpdk-testpmd is not installed (Debian: dpdk)" >&2; exit 2; }
+command -v dpdk-testpmd >/dev/null || { echo "testpmd_ref: dpdk-testpmd is not installed (Debian: dpdk-dev)" >&2; exit 2; }
 [ -x "$bench" ] || { echo "testpmd_ref: $bench is not built" >&2; exit 2; }
 [ "$(nproc)" -ge 2 ] || { echo "testpmd_ref: needs two CPUs (testpmd's main lcore and its forwarding lcore)" >&2; exit 2; }
 
