@@ -187,6 +187,12 @@ struct sched_table *sched_parse(const char *buf, size_t len, struct sched_diags 
 struct sched_table *sched_load(const char *path, struct sched_diags *d);
 void sched_free(struct sched_table *t);
 
+/* The table's digest: SHA-256 of its text as read (t->src), in lowercase
+ * hex; the same bytes give the same digest on every router (sched_digest.c). */
+#define SCHED_DIGEST_HEX 65
+void sched_digest(const struct sched_table *t, char hex[SCHED_DIGEST_HEX]);
+void sched_digest_bytes(const void *buf, size_t len, char hex[SCHED_DIGEST_HEX]);
+
 static inline const struct sched_entry *sched_row(const struct sched_table *t, uint32_t tfc,
 						   uint32_t *n)
 {
