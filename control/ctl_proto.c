@@ -26,6 +26,9 @@ const struct ctl_cmd ctl_cmds[] = {
 	{"schedule-active", false, "the table in force, the one waiting, the latest swap"},
 	{"schedule-load", true, "validate a table and have the engine adopt it at a cycle boundary"},
 	{"schedule-cancel", true, "withdraw the table waiting to be adopted, before the engine takes it"},
+	{"schedule-stage", true, "validate and build a table, and hold it under an id until a commit or an abort"},
+	{"schedule-commit", true, "have the engine adopt a staged table at a cycle boundary"},
+	{"schedule-abort", true, "drop a staged table"},
 	{NULL, false, NULL},
 };
 

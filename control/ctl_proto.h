@@ -6,8 +6,9 @@
  * nothing. One request per connection:
  *
  *   client: {"version":1,"cmd":"NAME","args":{...}}\n   (at most 4096 bytes;
- *           "schedule-load" passes the table's open file descriptor along
- *           with it, SCM_RIGHTS, so the daemon needs no access to the path)
+ *           "schedule-load" and "schedule-stage" pass the table's open file
+ *           descriptor along with it, SCM_RIGHTS, so the daemon needs no
+ *           access to the path)
  *   daemon: {"version":1,"ok":true,"result":{...}}\n
  *        or {"version":1,"ok":false,"error":"...","code":"...", ...}\n
  *
@@ -21,7 +22,9 @@
  * a change on the monitor socket or from a peer without permission gets an
  * error reply and changes nothing. Error codes are stable
  * words scripts can test: malformed, too-long, version, unknown-command,
- * bad-args, read-only, permission, invalid-table, busy, too-late, internal.
+ * bad-args, read-only, permission, invalid-table, busy, too-late, internal;
+ * and of staged tables: unknown-stage (no table staged under that id, or it
+ * expired).
  */
 #ifndef TDP_CTL_PROTO_H
 #define TDP_CTL_PROTO_H

@@ -350,6 +350,7 @@ void control_stop(struct control *c)
 		c->running = false;
 	}
 	control_load_stop(c);
+	control_stage_drop(c); /* never offered: the engine does not know it */
 	if (c->waiter >= 0)
 		control_answer(c, &c->waiter, control_reply_err("busy", "tdpd is stopping; the table waiting for frame %" PRId64 " was not adopted",
 					     c->pending ? engine_table_requested(c->pending->et) : 0));

@@ -32,6 +32,7 @@ struct dtable {
 	char name[256];           /* where it came from, for people */
 	int64_t loaded_unix_s;
 	int64_t asked_tai_ns;     /* the time a load --at resolved to; 0: the next cycle */
+	char digest[SCHED_DIGEST_HEX]; /* SHA-256 of the table's text */
 };
 
 /* Builds the RX side of et (which holds t). NULL when out of memory. */
@@ -105,6 +106,12 @@ struct control {
 	uint64_t clients, clients_refused;  /* connections served, and refused busy */
 	bool rx_offered;
 	struct dtable *last_old;  /* for the reply: what was replaced */
+	/* a table staged (control_stage.c): built against the table in force,
+	 * put in force only by a commit of its id */
+	struct dtable *staged;
+	uint64_t staged_id, next_stage_id;
+	int64_t staged_expires_ns;  /* CLOCK_MONOTONIC */
+	uint64_t stages, commits, aborts, expired;
 	uint64_t loads, rejected, swap_dropped;
 	int64_t last_swap_frame, last_swap_requested;
 	char last_swap_name[256];
@@ -147,8 +154,26 @@ void control_answer(struct control *c, int *slot, char *line);
 int control_load_start(struct control *c, char *err, size_t errlen);
 void control_load_stop(struct control *c);
 int control_load_fd(const struct control *c);
-char *control_load_submit(struct control *c, json_t *args, int fd, int slot, bool *defer);
+char *control_load_submit(struct control *c, json_t *args, int fd, int slot, bool stage, bool *defer);
 void control_load_finish(struct control *c);
+/* A built table put on offer to the engine at the first cycle boundary at or
+ * after args' at_tai_ns / in_ns (counted from started_ns, CLOCK_MONOTONIC),
+ * or the next one. NULL and *wait: offered, the reply comes with the swap;
+ * otherwise the reply, and on a refusal nt is neither offered nor freed. */
+char *control_offer(struct control *c, struct dtable *nt, json_t *args, int64_t started_ns, bool *wait);
+
+#define CTL_STAGE_TTL_S 60          /* a staged table not committed by then is dropped */
+#define CTL_STAGE_MAX_TTL_S 3600
+
+/* control_stage.c's: a table built by a stage, kept under an id (the reply);
+ * commit and abort of it; its expiry, checked every loop; what the status
+ * says of it; dropping it at stop. */
+char *control_stage_keep(struct control *c, struct eng_table *et, const char *name, json_t *args);
+char *control_stage_commit(struct control *c, json_t *args, int slot, bool *defer);
+char *control_stage_abort(struct control *c, json_t *args);
+void control_stage_expire(struct control *c);
+json_t *control_stage_json(struct control *c);
+void control_stage_drop(struct control *c);
 /* One step of a swap in progress (the thread calls it every loop). */
 void control_advance(struct control *c);
 

@@ -51,6 +51,7 @@ struct dtable *dtable_new(struct eng_table *et, const char *name)
 	}
 	snprintf(dt->name, sizeof(dt->name), "%s", name);
 	dt->loaded_unix_s = (int64_t)time(NULL);
+	sched_digest(t, dt->digest);
 	return dt;
 }
 
@@ -143,6 +144,7 @@ static json_t *table_json(const struct dtable *dt, bool with_flows)
 			      (json_int_t)t->guard_ns, "flows", (int)t->nflows, "ports", (int)t->nports,
 			      "loaded_unix_s", (json_int_t)dt->loaded_unix_s, "adopted_frame",
 			      (json_int_t)engine_table_adopted(dt->et));
+	json_object_set_new(o, "digest", json_string(dt->digest));
 	if (with_flows) {
 		json_t *names = json_array();
 		for (uint32_t f = 0; f < t->nflows; f++)
@@ -315,9 +317,13 @@ static json_t *cmd_schedule_active(struct control *c, json_t *args)
 {
 	struct eng_stats es;
 	engine_stats(c->e, &es);
-	json_t *o = json_pack("{so so sI sI sI sI}", "table", table_json(c->cur, true), "pending", pending_json(c),
-			      "swaps", (json_int_t)es.swaps, "late_swaps", (json_int_t)es.late_swaps, "loads",
-			      (json_int_t)c->loads, "rejected", (json_int_t)c->rejected);
+	json_t *o = json_pack("{so so so sI sI sI sI}", "table", table_json(c->cur, true), "pending", pending_json(c),
+			      "staged", control_stage_json(c), "swaps", (json_int_t)es.swaps, "late_swaps",
+			      (json_int_t)es.late_swaps, "loads", (json_int_t)c->loads, "rejected",
+			      (json_int_t)c->rejected);
+	json_object_set_new(o, "stages", json_pack("{sI sI sI sI}", "staged", (json_int_t)c->stages, "committed",
+						   (json_int_t)c->commits, "aborted", (json_int_t)c->aborts,
+						   "expired", (json_int_t)c->expired));
 	if (c->last_swap_name[0])
 		json_object_set_new(o, "last_swap",
 				    json_pack("{ss sI sI}", "name", c->last_swap_name, "frame",
@@ -433,7 +439,22 @@ static char *h_schedule_active(struct control *c, const struct request *rq)
 
 static char *h_schedule_load(struct control *c, const struct request *rq)
 {
-	return control_load_submit(c, rq->args, rq->fd, rq->slot, rq->defer);
+	return control_load_submit(c, rq->args, rq->fd, rq->slot, false, rq->defer);
+}
+
+static char *h_schedule_stage(struct control *c, const struct request *rq)
+{
+	return control_load_submit(c, rq->args, rq->fd, rq->slot, true, rq->defer);
+}
+
+static char *h_schedule_commit(struct control *c, const struct request *rq)
+{
+	return control_stage_commit(c, rq->args, rq->slot, rq->defer);
+}
+
+static char *h_schedule_abort(struct control *c, const struct request *rq)
+{
+	return control_stage_abort(c, rq->args);
 }
 
 static char *h_schedule_cancel(struct control *c, const struct request *rq)
@@ -453,6 +474,9 @@ static const struct handler handlers[] = {
 	{"schedule-active", H_READ, NULL, NULL, h_schedule_active},
 	{"schedule-load", H_CHANGE, "loading a table", NULL, h_schedule_load},
 	{"schedule-cancel", H_CHANGE, "cancelling a table", NULL, h_schedule_cancel},
+	{"schedule-stage", H_CHANGE, "staging a table", NULL, h_schedule_stage},
+	{"schedule-commit", H_CHANGE, "committing a staged table", NULL, h_schedule_commit},
+	{"schedule-abort", H_CHANGE, "aborting a staged table", NULL, h_schedule_abort},
 	{NULL, H_READ, NULL, NULL, NULL},
 };
 
@@ -528,6 +552,7 @@ done:
 
 void control_advance(struct control *c)
 {
+	control_stage_expire(c);
 	struct dtable *nt = c->pending;
 	if (!nt || engine_table_adopted(nt->et) == INT64_MIN)
 		return;

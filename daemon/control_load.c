@@ -45,6 +45,7 @@ struct ctl_load {
 	int fd, slot;
 	char name[256];
 	json_t *args;
+	bool stage;               /* schedule-stage: kept under an id, not offered */
 	int64_t started_ns;
 	/* its result: a table built, or the reply that says why not */
 	struct eng_table *et;
@@ -214,32 +215,23 @@ int control_load_fd(const struct control *c)
 	return c->load ? c->load->efd : -1;
 }
 
-/* A load whose table was built: offered to the engine for the first cycle
- * boundary at or after the time asked for, or refused if that is past. */
-static char *offer(struct control *c, struct ctl_load *l, struct eng_table *et, bool *wait)
+char *control_offer(struct control *c, struct dtable *nt, json_t *args, int64_t started_ns, bool *wait)
 {
 	char err[512];
-	json_t *args = l->args;
-	const char *name = l->name;
-	struct dtable *nt = dtable_new(et, name);
-	if (!nt) {
-		engine_table_discard(c->e, et);
-		return control_reply_err("internal", "out of memory");
-	}
+	struct eng_table *et = nt->et;
 	json_t *at_j = json_object_get(args, "at_tai_ns"), *in_j = json_object_get(args, "in_ns");
 	const struct frame_geom *g = engine_geom(c->e);
 	int64_t next = engine_next_frame(c->e), from = next + 2;
+	nt->asked_tai_ns = 0;
 	if (at_j || in_j) {
 		/* "in" counts from the request, not from the end of the load */
-		int64_t in_ns = in_j ? json_integer_value(in_j) - (control_mono_ns() - l->started_ns) : 0;
+		int64_t in_ns = in_j ? json_integer_value(in_j) - (control_mono_ns() - started_ns) : 0;
 		tdp_time_t when = {.ns = at_j ? json_integer_value(at_j) : tb_now(c->tb).ns + in_ns};
 		int64_t j = frame_index(g, when);
 		if (frame_start(g, j).ns < when.ns)
 			j++;
 		if (j < from) {
 			c->rejected++;
-			engine_table_discard(c->e, et);
-			dtable_free(nt);
 			return control_reply_err("too-late", "TAI %" PRId64 " ns is frame %" PRId64 ", but the engine is at frame %"
 					 PRId64 " (TAI %" PRId64 " ns): a table is adopted at least 2 frames ahead",
 					 when.ns, j, next, tb_now(c->tb).ns);
@@ -250,25 +242,40 @@ static char *offer(struct control *c, struct ctl_load *l, struct eng_table *et, 
 	int64_t J = engine_table_boundary(c->e, et, from);
 	if (engine_table_offer(c->e, et, J, err, sizeof(err)) != 0) {
 		c->rejected++;
-		engine_table_discard(c->e, et);
-		dtable_free(nt);
 		return control_reply_err("too-late", "%s", err);
 	}
 	c->pending = nt;
 	c->rx_offered = false;
 	const struct sched_table *t = engine_table_sched(et);
-	log_notice("schedule load: %s (k %u, %u flows) accepted; adopted at frame %" PRId64 " (TAI %" PRId64 " ns)",
-		   name, t->k, t->nflows, J, frame_start(g, J).ns);
+	log_notice("schedule: %s (k %u, %u flows) accepted; adopted at frame %" PRId64 " (TAI %" PRId64 " ns)",
+		   nt->name, t->k, t->nflows, J, frame_start(g, J).ns);
 	json_t *w = json_object_get(args, "wait");
 	if (!w || json_is_true(w)) {
 		*wait = true;
 		return NULL;
 	}
-	json_t *o = json_pack("{ss sI sI sb}", "table", name, "requested_frame", (json_int_t)J, "start_tai_ns",
-			      (json_int_t)frame_start(g, J).ns, "waiting", 1);
+	json_t *o = json_pack("{ss sI sI sb ss}", "table", nt->name, "requested_frame", (json_int_t)J, "start_tai_ns",
+			      (json_int_t)frame_start(g, J).ns, "waiting", 1, "digest", nt->digest);
 	if (o && nt->asked_tai_ns)
 		json_object_set_new(o, "asked_tai_ns", json_integer(nt->asked_tai_ns));
 	return control_reply_ok(o);
+}
+
+/* A load whose table was built: offered, or dropped with the reply that says
+ * why not. */
+static char *offer(struct control *c, struct ctl_load *l, struct eng_table *et, bool *wait)
+{
+	struct dtable *nt = dtable_new(et, l->name);
+	if (!nt) {
+		engine_table_discard(c->e, et);
+		return control_reply_err("internal", "out of memory");
+	}
+	char *reply = control_offer(c, nt, l->args, l->started_ns, wait);
+	if (reply && !*wait && c->pending != nt) {
+		engine_table_discard(c->e, et);
+		dtable_free(nt);
+	}
+	return reply;
 }
 
 void control_load_finish(struct control *c)
@@ -285,11 +292,12 @@ void control_load_finish(struct control *c)
 	pthread_mutex_unlock(&l->mu);
 	int slot = l->slot;
 	bool wait = false;
-	if (!et) {
+	if (!et)
 		c->rejected++;
-	} else {
+	else if (l->stage)
+		reply = control_stage_keep(c, et, l->name, l->args);
+	else
 		reply = offer(c, l, et, &wait);
-	}
 	json_decref(l->args);
 	l->args = NULL;
 	l->slot = -1;
@@ -301,11 +309,15 @@ void control_load_finish(struct control *c)
 	control_answer(c, &slot, reply ? reply : control_reply_err("internal", "out of memory"));
 }
 
-char *control_load_submit(struct control *c, json_t *args, int fd, int slot, bool *defer)
+char *control_load_submit(struct control *c, json_t *args, int fd, int slot, bool stage, bool *defer)
 {
 	struct ctl_load *l = c->load;
+	const char *what = stage ? "schedule-stage" : "schedule-load";
 	if (fd < 0)
-		return control_reply_err("bad-args", "schedule-load needs the table's file descriptor passed with the request");
+		return control_reply_err("bad-args", "%s needs the table's file descriptor passed with the request", what);
+	if (c->staged)
+		return control_reply_err("busy", "table %s is staged as %" PRIu64 "; commit or abort it first",
+				 c->staged->name, c->staged_id);
 	if (c->pending)
 		return control_reply_err("busy", "table %s is waiting to be adopted at frame %" PRId64 "; load again after it",
 				 c->pending->name, engine_table_requested(c->pending->et));
@@ -315,6 +327,13 @@ char *control_load_submit(struct control *c, json_t *args, int fd, int slot, boo
 		return control_reply_err("busy", "table %s is being read and checked (for %.1f s); load again after it",
 				 l->name, (double)(control_mono_ns() - l->started_ns) / 1e9);
 	json_t *at_j = json_object_get(args, "at_tai_ns"), *in_j = json_object_get(args, "in_ns");
+	if (stage && (at_j || in_j))
+		return control_reply_err("bad-args", "a staged table is given its time by schedule-commit, not by the stage");
+	json_t *ttl_j = json_object_get(args, "ttl_ms");
+	if (stage && ttl_j && (!json_is_integer(ttl_j) || json_integer_value(ttl_j) < 1 ||
+			       json_integer_value(ttl_j) > (json_int_t)CTL_STAGE_MAX_TTL_S * 1000))
+		return control_reply_err("bad-args", "ttl_ms is how long the table stays staged: 1 ms to %d s",
+				 CTL_STAGE_MAX_TTL_S);
 	if ((at_j && !json_is_integer(at_j)) || (in_j && !json_is_integer(in_j)) || (at_j && in_j))
 		return control_reply_err("bad-args", "at_tai_ns or in_ns, as an integer number of nanoseconds, not both");
 	/* at most CTL_MAX_AHEAD_S ahead: a table waiting for years would make every
@@ -338,6 +357,7 @@ char *control_load_submit(struct control *c, json_t *args, int fd, int slot, boo
 	l->fd = own;
 	l->slot = slot;
 	l->args = json_incref(args);
+	l->stage = stage;
 	l->started_ns = control_mono_ns();
 	l->busy = l->job = true;
 	pthread_cond_signal(&l->cv);

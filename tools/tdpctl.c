@@ -26,10 +26,15 @@ static void usage(FILE *out)
 	      "  schedule active [--source]\n"
 	      "                           the table in force, the one waiting, the latest swap\n"
 	      "  schedule load FILE [--at TAI-SECONDS|+SECONDS | --next-cycle] [--no-wait]\n"
-	      "  schedule cancel   withdraw the table waiting to be adopted\n"
 	      "                           validate FILE and have the engine adopt it at the first\n"
 	      "                           cycle boundary at or after that time (default: the next);\n"
 	      "                           says the frame it took effect at\n"
+	      "  schedule cancel          withdraw the table waiting to be adopted\n"
+	      "  schedule stage FILE [--ttl SECONDS]\n"
+	      "                           validate and build FILE, hold it under an id (default 60 s)\n"
+	      "  schedule commit ID [--at TAI-SECONDS|+SECONDS] [--no-wait]\n"
+	      "                           put the staged table in force at that time, as load does\n"
+	      "  schedule abort ID        drop the staged table\n"
 	      "  raw JSON                 send one protocol request as it is, print the reply\n"
 	      "\n"
 	      "offline:\n"
@@ -47,7 +52,7 @@ static void usage(FILE *out)
 	      "--socket  reads go to " CTL_MONITOR_DEFAULT ", changes to " CTL_SOCKET_DEFAULT "\n"
 	      "--json    the daemon's answer as JSON\n"
 	      "--timeout give up after MS milliseconds without an answer (default 5000;\n"
-	      "          schedule load waits for its frame unless --no-wait)\n"
+	      "          schedule load and commit wait for the frame unless --no-wait)\n"
 	      "\n"
 	      "Exit status: 0 fine; 1 invalid table or refused request; 2 usage or I/O;\n"
 	      "3 the daemon cannot be reached. See tdpctl(8), tdp-schedule(5).\n", out);
@@ -102,6 +107,12 @@ static int run(int argc, char **argv)
 		if (!strcmp(v[1], "load") && !timeout_set)
 			g.timeout_ms = -1; /* the reply comes when the table is in force */
 		return tdpctl_live(&g, n, v);
+	}
+	if (!strcmp(cmd, "schedule") && n >= 2 &&
+	    (!strcmp(v[1], "stage") || !strcmp(v[1], "commit") || !strcmp(v[1], "abort"))) {
+		if (!strcmp(v[1], "commit") && !timeout_set)
+			g.timeout_ms = -1; /* the reply comes when the table is in force */
+		return tdpctl_stage(&g, n - 1, v + 1);
 	}
 	if (!strcmp(cmd, "schedule"))
 		return tdpctl_schedule(n, v);

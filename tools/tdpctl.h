@@ -3,7 +3,10 @@
 #define TDP_TDPCTL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#include <jansson.h>
 
 #include "tdp_sched.h"
 
@@ -26,6 +29,15 @@ int tdpctl_live(const struct tdpctl_global *g, int argc, char **argv);
 int tdpctl_shield(int argc, char **argv);
 int tdpctl_doctor(int argc, char **argv);
 int tdpctl_plan(int argc, char **argv);
+/* schedule stage|commit|abort (tdpctl_stage.c) */
+int tdpctl_stage(const struct tdpctl_global *g, int argc, char **argv);
+/* tdpctl_ctl.c's, for the commands elsewhere that talk to tdpd: one request
+ * (NULL when it could not be made, *rc the exit code); a change's reply
+ * printed as JSON or its error (NULL), else its result to print as text;
+ * TAI seconds[.fraction] or +seconds[.fraction] into ns. */
+json_t *tdpctl_call(const struct tdpctl_global *g, bool change, const char *cmd, json_t *args, int fd, int *rc);
+json_t *tdpctl_text_result(const struct tdpctl_global *g, json_t *o, int rc);
+int tdpctl_parse_when(const char *s, bool *relative, int64_t *ns);
 /* Sends one request line as it is and prints the reply (for scripts and tests). */
 int tdpctl_raw(const struct tdpctl_global *g, const char *line);
 

@@ -451,6 +451,7 @@ static void show_active(json_t *r, bool source)
 	fmt_ns(I(t, "tf_ns"), a, sizeof(a));
 	printf("in force  %s: TF %s, k %" PRId64 ", guard %" PRId64 " ns, %" PRId64 " flows, since frame %" PRId64 "\n",
 	       S(t, "name"), a, I(t, "k"), I(t, "guard_ns"), I(t, "flows"), I(t, "adopted_frame"));
+	printf("digest    %s\n", S(t, "digest"));
 	size_t i;
 	json_t *f;
 	printf("flows    ");
@@ -462,6 +463,11 @@ static void show_active(json_t *r, bool source)
 		       S(p, "name"), I(p, "k"), I(p, "flows"), I(p, "frame"), I(p, "start_tai_ns"));
 	else
 		printf("waiting   none\n");
+	json_t *st = json_object_get(r, "staged");
+	if (json_is_object(st))
+		printf("staged    %s as %" PRId64 ": k %" PRId64 ", %" PRId64 " flows, digest %.16s, %.1f s left\n",
+		       S(st, "name"), I(st, "id"), I(st, "k"), I(st, "flows"), S(st, "digest"),
+		       (double)I(st, "expires_in_ms") / 1000);
 	if (ls)
 		printf("last swap %s at frame %" PRId64 " (planned %" PRId64 ")\n", S(ls, "name"), I(ls, "frame"),
 		       I(ls, "requested"));
@@ -691,4 +697,21 @@ int tdpctl_raw(const struct tdpctl_global *g, const char *line)
 	fputs(reply, stdout);
 	free(reply);
 	return 0;
+}
+
+/* ---- for the other commands that talk to tdpd (tdpctl.h) ------------------ */
+
+json_t *tdpctl_call(const struct tdpctl_global *g, bool change, const char *cmd, json_t *args, int fd, int *rc)
+{
+	return call(g, pick_socket(g, change), cmd, args, fd, rc);
+}
+
+json_t *tdpctl_text_result(const struct tdpctl_global *g, json_t *o, int rc)
+{
+	return text_result(g, o, rc);
+}
+
+int tdpctl_parse_when(const char *s, bool *relative, int64_t *ns)
+{
+	return parse_when(s, relative, ns);
 }

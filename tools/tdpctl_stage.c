@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tdpctl schedule stage|commit|abort: a table loaded in two phases. The stage
+ * reads, checks and builds the table in the daemon and holds it under an id;
+ * the commit puts it in force at a time; the abort drops it. tdpctl deploy
+ * makes every router of a plan take the same steps.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "tdpctl.h"
+
+static int64_t num(json_t *o, const char *key)
+{
+	return (int64_t)json_integer_value(json_object_get(o, key));
+}
+
+static const char *str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+/* a positive id, or 0 */
+static uint64_t parse_id(const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	return *s >= '0' && *s <= '9' && !*end && !errno && v <= INT64_MAX ? v : 0;
+}
+
+static int usage_err(const char *msg)
+{
+	fprintf(stderr, "%s\n", msg);
+	return TDPCTL_EXIT_USAGE;
+}
+
+static int stage(const struct tdpctl_global *g, int argc, char **argv)
+{
+	const char *file = NULL;
+	json_t *args = json_object();
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--ttl") && i + 1 < argc) {
+			char *end;
+			double s = strtod(argv[++i], &end);
+			if (*end || !(s >= 0.001 && s <= 3600)) {
+				json_decref(args);
+				return usage_err("tdpctl: schedule stage --ttl takes seconds, 0.001 to 3600");
+			}
+			json_object_set_new(args, "ttl_ms", json_integer((json_int_t)(s * 1000 + 0.5)));
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "tdpctl: schedule stage: unknown option '%s'\n", argv[i]);
+			json_decref(args);
+			return TDPCTL_EXIT_USAGE;
+		} else if (!file) {
+			file = argv[i];
+		} else {
+			json_decref(args);
+			return usage_err("tdpctl: schedule stage takes one file");
+		}
+	}
+	if (!file) {
+		json_decref(args);
+		return usage_err("usage: tdpctl schedule stage FILE [--ttl SECONDS]");
+	}
+	int fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0) {
+		fprintf(stderr, "tdpctl: %s: %s\n", file, strerror(errno));
+		json_decref(args);
+		return TDPCTL_EXIT_USAGE;
+	}
+	json_object_set_new(args, "name", json_string(file));
+	int rc;
+	json_t *o = tdpctl_call(g, true, "schedule-stage", args, fd, &rc);
+	if (fd > 0)
+		close(fd);
+	if (!o)
+		return rc;
+	json_t *r = tdpctl_text_result(g, o, rc);
+	if (r)
+		printf("%s: staged as %" PRId64 " (digest %s, k %" PRId64 ", %" PRId64 " flows); commit or abort within "
+		       "%.1f s\n", file, num(r, "id"), str(r, "digest"), num(r, "k"), num(r, "flows"),
+		       (double)num(r, "expires_in_ms") / 1000);
+	json_decref(o);
+	return rc;
+}
+
+static int commit(const struct tdpctl_global *g, int argc, char **argv)
+{
+	uint64_t id = 0;
+	json_t *args = json_object();
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--at") && i + 1 < argc) {
+			bool rel;
+			int64_t ns;
+			if (tdpctl_parse_when(argv[++i], &rel, &ns) != 0) {
+				fprintf(stderr, "tdpctl: --at takes TAI seconds (e.g. 1795000000.5) or +SECONDS from now, "
+						"not '%s'\n", argv[i]);
+				json_decref(args);
+				return TDPCTL_EXIT_USAGE;
+			}
+			json_object_set_new(args, rel ? "in_ns" : "at_tai_ns", json_integer(ns));
+		} else if (!strcmp(argv[i], "--no-wait")) {
+			json_object_set_new(args, "wait", json_false());
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "tdpctl: schedule commit: unknown option '%s'\n", argv[i]);
+			json_decref(args);
+			return TDPCTL_EXIT_USAGE;
+		} else if (!id && (id = parse_id(argv[i])) != 0) {
+			json_object_set_new(args, "id", json_integer((json_int_t)id));
+		} else {
+			fprintf(stderr, "tdpctl: schedule commit: '%s' is not a stage's id (a positive integer)\n", argv[i]);
+			json_decref(args);
+			return TDPCTL_EXIT_USAGE;
+		}
+	}
+	if (!id) {
+		json_decref(args);
+		return usage_err("usage: tdpctl schedule commit ID [--at TAI-SECONDS|+SECONDS] [--no-wait]");
+	}
+	int rc;
+	json_t *o = tdpctl_call(g, true, "schedule-commit", args, -1, &rc);
+	if (!o)
+		return rc;
+	json_t *r = tdpctl_text_result(g, o, rc);
+	if (r && json_is_true(json_object_get(r, "waiting")))
+		printf("%s: committed; the engine adopts it at frame %" PRId64 " (TAI %" PRId64 " ns)\n", str(r, "table"),
+		       num(r, "requested_frame"), num(r, "start_tai_ns"));
+	else if (r)
+		printf("%s: in force from frame %" PRId64 " (TAI %" PRId64 " ns)%s\n", str(r, "table"), num(r, "frame"),
+		       num(r, "start_tai_ns"), json_is_true(json_object_get(r, "late")) ? ", later than planned" : "");
+	json_decref(o);
+	return rc;
+}
+
+static int abort_stage(const struct tdpctl_global *g, int argc, char **argv)
+{
+	uint64_t id = argc == 2 ? parse_id(argv[1]) : 0;
+	if (!id)
+		return usage_err("usage: tdpctl schedule abort ID");
+	int rc;
+	json_t *o = tdpctl_call(g, true, "schedule-abort", json_pack("{sI}", "id", (json_int_t)id), -1, &rc);
+	if (!o)
+		return rc;
+	json_t *r = tdpctl_text_result(g, o, rc);
+	if (r)
+		printf("%s (staged as %" PRId64 "): dropped; %s stays in force\n", str(r, "table"), num(r, "aborted"),
+		       str(r, "in_force"));
+	json_decref(o);
+	return rc;
+}
+
+int tdpctl_stage(const struct tdpctl_global *g, int argc, char **argv)
+{
+	if (!strcmp(argv[0], "stage"))
+		return stage(g, argc, argv);
+	if (!strcmp(argv[0], "commit"))
+		return commit(g, argc, argv);
+	return abort_stage(g, argc, argv);
+}
