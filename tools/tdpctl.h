@@ -34,10 +34,13 @@ int tdpctl_stage(const struct tdpctl_global *g, int argc, char **argv);
 /* tdpctl_ctl.c's, for the commands elsewhere that talk to tdpd: one request
  * (NULL when it could not be made, *rc the exit code); a change's reply
  * printed as JSON or its error (NULL), else its result to print as text;
- * TAI seconds[.fraction] or +seconds[.fraction] into ns. */
+ * --at's value (TAI seconds[.fraction] or +seconds[.fraction]) into args
+ * (-1, said on stderr, when it is neither); a swap's result (a load's or a
+ * commit's; NULL prints nothing) in words. */
 json_t *tdpctl_call(const struct tdpctl_global *g, bool change, const char *cmd, json_t *args, int fd, int *rc);
 json_t *tdpctl_text_result(const struct tdpctl_global *g, json_t *o, int rc);
-int tdpctl_parse_when(const char *s, bool *relative, int64_t *ns);
+int tdpctl_at_option(const char *v, json_t *args);
+void tdpctl_print_swap(const char *name, const char *verb, json_t *r);
 /* Sends one request line as it is and prints the reply (for scripts and tests). */
 int tdpctl_raw(const struct tdpctl_global *g, const char *line);
 

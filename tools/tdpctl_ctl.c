@@ -553,15 +553,10 @@ static int load(const struct tdpctl_global *g, int argc, char **argv)
 	bool at = false, next = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--at") && i + 1 < argc) {
-			bool rel;
-			int64_t ns;
-			if (parse_when(argv[++i], &rel, &ns) != 0) {
-				fprintf(stderr, "tdpctl: --at takes TAI seconds (e.g. 1795000000.5) or +SECONDS from now, "
-						"not '%s'\n", argv[i]);
+			if (tdpctl_at_option(argv[++i], args) != 0) {
 				json_decref(args);
 				return TDPCTL_EXIT_USAGE;
 			}
-			json_object_set_new(args, rel ? "in_ns" : "at_tai_ns", json_integer(ns));
 			at = true;
 		} else if (!strcmp(argv[i], "--next-cycle")) {
 			next = true;
@@ -597,14 +592,7 @@ static int load(const struct tdpctl_global *g, int argc, char **argv)
 		close(fd);
 	if (!o)
 		return rc;
-	json_t *r = text_result(g, o, rc);
-	if (r && json_is_true(json_object_get(r, "waiting")))
-		printf("%s: accepted; the engine adopts it at frame %" PRId64 " (TAI %" PRId64 " ns)\n", file,
-		       I(r, "requested_frame"), I(r, "start_tai_ns"));
-	else if (r)
-		printf("%s: in force from frame %" PRId64 " (TAI %" PRId64 " ns)%s; %" PRId64
-		       " packets queued for removed flows dropped\n", file, I(r, "frame"), I(r, "start_tai_ns"),
-		       json_is_true(json_object_get(r, "late")) ? ", later than planned" : "", I(r, "dropped_queued"));
+	tdpctl_print_swap(file, "accepted", text_result(g, o, rc));
 	json_decref(o);
 	return rc;
 }
@@ -711,7 +699,25 @@ json_t *tdpctl_text_result(const struct tdpctl_global *g, json_t *o, int rc)
 	return text_result(g, o, rc);
 }
 
-int tdpctl_parse_when(const char *s, bool *relative, int64_t *ns)
+int tdpctl_at_option(const char *v, json_t *args)
 {
-	return parse_when(s, relative, ns);
+	bool rel;
+	int64_t ns;
+	if (parse_when(v, &rel, &ns) != 0) {
+		fprintf(stderr, "tdpctl: --at takes TAI seconds (e.g. 1795000000.5) or +SECONDS from now, not '%s'\n", v);
+		return -1;
+	}
+	json_object_set_new(args, rel ? "in_ns" : "at_tai_ns", json_integer(ns));
+	return 0;
+}
+
+void tdpctl_print_swap(const char *name, const char *verb, json_t *r)
+{
+	if (r && json_is_true(json_object_get(r, "waiting")))
+		printf("%s: %s; the engine adopts it at frame %" PRId64 " (TAI %" PRId64 " ns)\n", name, verb,
+		       I(r, "requested_frame"), I(r, "start_tai_ns"));
+	else if (r)
+		printf("%s: in force from frame %" PRId64 " (TAI %" PRId64 " ns)%s; %" PRId64
+		       " packets queued for removed flows dropped\n", name, I(r, "frame"), I(r, "start_tai_ns"),
+		       json_is_true(json_object_get(r, "late")) ? ", later than planned" : "", I(r, "dropped_queued"));
 }

@@ -99,15 +99,10 @@ static int commit(const struct tdpctl_global *g, int argc, char **argv)
 	json_t *args = json_object();
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--at") && i + 1 < argc) {
-			bool rel;
-			int64_t ns;
-			if (tdpctl_parse_when(argv[++i], &rel, &ns) != 0) {
-				fprintf(stderr, "tdpctl: --at takes TAI seconds (e.g. 1795000000.5) or +SECONDS from now, "
-						"not '%s'\n", argv[i]);
+			if (tdpctl_at_option(argv[++i], args) != 0) {
 				json_decref(args);
 				return TDPCTL_EXIT_USAGE;
 			}
-			json_object_set_new(args, rel ? "in_ns" : "at_tai_ns", json_integer(ns));
 		} else if (!strcmp(argv[i], "--no-wait")) {
 			json_object_set_new(args, "wait", json_false());
 		} else if (argv[i][0] == '-' && argv[i][1]) {
@@ -131,12 +126,7 @@ static int commit(const struct tdpctl_global *g, int argc, char **argv)
 	if (!o)
 		return rc;
 	json_t *r = tdpctl_text_result(g, o, rc);
-	if (r && json_is_true(json_object_get(r, "waiting")))
-		printf("%s: committed; the engine adopts it at frame %" PRId64 " (TAI %" PRId64 " ns)\n", str(r, "table"),
-		       num(r, "requested_frame"), num(r, "start_tai_ns"));
-	else if (r)
-		printf("%s: in force from frame %" PRId64 " (TAI %" PRId64 " ns)%s\n", str(r, "table"), num(r, "frame"),
-		       num(r, "start_tai_ns"), json_is_true(json_object_get(r, "late")) ? ", later than planned" : "");
+	tdpctl_print_swap(str(r, "table"), "committed", r);
 	json_decref(o);
 	return rc;
 }
