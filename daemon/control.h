@@ -156,6 +156,9 @@ void control_load_stop(struct control *c);
 int control_load_fd(const struct control *c);
 char *control_load_submit(struct control *c, json_t *args, int fd, int slot, bool stage, bool *defer);
 void control_load_finish(struct control *c);
+/* args' at_tai_ns / in_ns, if any, checked: NULL, or the bad-args reply
+ * (not an integer, both, before the epoch, more than a day ahead). */
+char *control_when_check(struct control *c, json_t *args);
 /* A built table put on offer to the engine at the first cycle boundary at or
  * after args' at_tai_ns / in_ns (counted from started_ns, CLOCK_MONOTONIC),
  * or the next one. NULL and *wait: offered, the reply comes with the swap;

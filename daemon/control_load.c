@@ -309,6 +309,21 @@ void control_load_finish(struct control *c)
 	control_answer(c, &slot, reply ? reply : control_reply_err("internal", "out of memory"));
 }
 
+char *control_when_check(struct control *c, json_t *args)
+{
+	json_t *at_j = json_object_get(args, "at_tai_ns"), *in_j = json_object_get(args, "in_ns");
+	if ((at_j && !json_is_integer(at_j)) || (in_j && !json_is_integer(in_j)) || (at_j && in_j))
+		return control_reply_err("bad-args", "at_tai_ns or in_ns, as an integer number of nanoseconds, not both");
+	/* at most CTL_MAX_AHEAD_S ahead: a table waiting for years would make every
+	 * load busy (schedule-cancel withdraws one), and now + in must not overflow */
+	int64_t now_ns = tb_now(c->tb).ns, max_ahead = (int64_t)CTL_MAX_AHEAD_S * TDP_NS_PER_S;
+	int64_t at = at_j ? json_integer_value(at_j) : 0, in = in_j ? json_integer_value(in_j) : 0;
+	if ((at_j && (at < 0 || (at > now_ns && at - now_ns > max_ahead))) || (in_j && (in < 0 || in > max_ahead)))
+		return control_reply_err("bad-args", "a table is loaded for a time from now to %d s ahead (TAI %" PRId64
+				 " ns now); a time further ahead or before the epoch is refused", CTL_MAX_AHEAD_S, now_ns);
+	return NULL;
+}
+
 char *control_load_submit(struct control *c, json_t *args, int fd, int slot, bool stage, bool *defer)
 {
 	struct ctl_load *l = c->load;
@@ -334,15 +349,9 @@ char *control_load_submit(struct control *c, json_t *args, int fd, int slot, boo
 			       json_integer_value(ttl_j) > (json_int_t)CTL_STAGE_MAX_TTL_S * 1000))
 		return control_reply_err("bad-args", "ttl_ms is how long the table stays staged: 1 ms to %d s",
 				 CTL_STAGE_MAX_TTL_S);
-	if ((at_j && !json_is_integer(at_j)) || (in_j && !json_is_integer(in_j)) || (at_j && in_j))
-		return control_reply_err("bad-args", "at_tai_ns or in_ns, as an integer number of nanoseconds, not both");
-	/* at most CTL_MAX_AHEAD_S ahead: a table waiting for years would make every
-	 * load busy (schedule-cancel withdraws one), and now + in must not overflow */
-	int64_t now_ns = tb_now(c->tb).ns, max_ahead = (int64_t)CTL_MAX_AHEAD_S * TDP_NS_PER_S;
-	int64_t at = at_j ? json_integer_value(at_j) : 0, in = in_j ? json_integer_value(in_j) : 0;
-	if ((at_j && (at < 0 || (at > now_ns && at - now_ns > max_ahead))) || (in_j && (in < 0 || in > max_ahead)))
-		return control_reply_err("bad-args", "a table is loaded for a time from now to %d s ahead (TAI %" PRId64
-				 " ns now); a time further ahead or before the epoch is refused", CTL_MAX_AHEAD_S, now_ns);
+	char *bad = control_when_check(c, args);
+	if (bad)
+		return bad;
 	int own = dup(fd);
 	if (own < 0)
 		return control_reply_err("internal", "the passed descriptor: %s", strerror(errno));

@@ -81,11 +81,9 @@ char *control_stage_commit(struct control *c, json_t *args, int slot, bool *defe
 	struct dtable *dt = staged_of(c, args, "schedule-commit", &reply);
 	if (!dt)
 		return reply;
-	json_t *at_j = json_object_get(args, "at_tai_ns"), *in_j = json_object_get(args, "in_ns");
-	if ((at_j && !json_is_integer(at_j)) || (in_j && !json_is_integer(in_j)) || (at_j && in_j) ||
-	    (at_j && json_integer_value(at_j) < 0) || (in_j && json_integer_value(in_j) < 0))
-		return control_reply_err("bad-args", "at_tai_ns or in_ns, as a non-negative integer number of "
-				 "nanoseconds, not both");
+	reply = control_when_check(c, args);
+	if (reply)
+		return reply;
 	bool wait = false;
 	reply = control_offer(c, dt, args, control_mono_ns(), &wait);
 	if (c->pending == dt) {

@@ -80,10 +80,11 @@ ctl "$W/c0.json" schedule commit $((id1 + 7)); rc1=$rc
 ctl "$W/a0.json" schedule abort $((id1 + 7)); rc2=$rc
 "$CTL" --socket "$RW" raw '{"version":1,"cmd":"schedule-commit","args":{}}' >"$W/noid.json" 2>&1
 "$CTL" --socket "$RW" raw '{"version":1,"cmd":"schedule-commit","args":{"id":'"$id1"',"in_ns":-5}}' >"$W/neg.json" 2>&1
+"$CTL" --socket "$RW" raw '{"version":1,"cmd":"schedule-commit","args":{"id":'"$id1"',"in_ns":9223372036854775807}}' >"$W/far.json" 2>&1
 rc3=0; "$CTL" --socket "$RO" schedule commit "$id1" >"$W/ro.out" 2>&1 || rc3=$?
-check "commit and abort of an unknown id (unknown-stage), a commit with no id or a negative time (bad-args), a commit on the monitor socket (read-only)" \
-	'[ $rc1 -eq 1 ] && [ $rc2 -eq 1 ] && [ "$(code_of "$W/c0.json") $(code_of "$W/a0.json") $(code_of "$W/noid.json") $(code_of "$W/neg.json")" = "unknown-stage unknown-stage bad-args bad-args" ] && [ $rc3 -eq 1 ] && grep -q "read-only" "$W/ro.out"' \
-	"$rc1 $rc2 $rc3: $(cat "$W/c0.json" "$W/a0.json" "$W/noid.json" "$W/neg.json" "$W/ro.out")"
+check "commit and abort of an unknown id (unknown-stage), a commit with no id, a negative time or one at the 64-bit limit (bad-args), a commit on the monitor socket (read-only)" \
+	'[ $rc1 -eq 1 ] && [ $rc2 -eq 1 ] && [ "$(code_of "$W/c0.json") $(code_of "$W/a0.json") $(code_of "$W/noid.json") $(code_of "$W/neg.json") $(code_of "$W/far.json")" = "unknown-stage unknown-stage bad-args bad-args bad-args" ] && [ $rc3 -eq 1 ] && grep -q "read-only" "$W/ro.out"' \
+	"$rc1 $rc2 $rc3: $(cat "$W/c0.json" "$W/a0.json" "$W/noid.json" "$W/neg.json" "$W/far.json" "$W/ro.out")"
 
 # 4: a time already past: refused, still staged
 ctl "$W/past.json" schedule commit "$id1" --at 1000
