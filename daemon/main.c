@@ -397,10 +397,13 @@ static int run(struct tdpd *d)
 	if (got_signal)
 		log_notice("%s: stopping", strsignal(got_signal));
 	notify_send(&d->nt, "STOPPING=1");
-	control_stop(&d->ctl);
+	/* the other RX cores stop with core 0, which no longer drains the
+	 * hand-off; what they handed over before they stopped is sent below */
 	atomic_store_explicit(&d->rx_stop, 1, memory_order_release);
+	control_stop(&d->ctl);
 	engine_stop(d->e);
 	rte_eal_mp_wait_lcore();
+	rx_drain_handoff(&d->rx[0]);
 	ss.elapsed_s = (double)(mono_ns() - t0) / 1e9;
 	struct summary_drv drv[CONF_MAX_PORTS];
 	for (uint32_t p = 0; p < d->nports_open; p++)

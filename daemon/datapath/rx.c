@@ -136,6 +136,14 @@ static uint32_t drain_handoff(struct rx *rx)
 	return n;
 }
 
+uint32_t rx_drain_handoff(struct rx *rx)
+{
+	uint32_t total = 0, n;
+	while (rx->handoff && (n = drain_handoff(rx)) != 0)
+		total += n;
+	return total;
+}
+
 /* for the host stack (punt.h): the kernel answers on its interface, or on
  * the port's exception interface, which gets the frame */
 static void host(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, enum punt_class c)

@@ -176,6 +176,9 @@ void rx_set_router(struct rx *rx, const struct router *rt);
  * returns packets received. The daemon's main loop calls it (with its idle
  * back-off, stats and stop checks). */
 uint32_t rx_poll(struct rx *rx);
+/* Core 0, when the other cores have stopped: everything left in the
+ * hand-off sent (or counted handoff_drop). Returns how many it took. */
+uint32_t rx_drain_handoff(struct rx *rx);
 /* The counters of n cores summed (relaxed reads). */
 void rx_sum(const struct rx *rx, uint32_t n, struct rx_stats *st);
 void rx_tap_sum(const struct rx *rx, uint32_t n, uint32_t port, struct rx_tap_stats *ts);

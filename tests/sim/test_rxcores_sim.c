@@ -134,6 +134,16 @@ static void a_core_hands_what_it_sends_at_once_to_core_0(void **state)
 	rx_packet(&r.rx, 1, frame(&g));
 	assert_int_equal(rte_ring_count(r.ringtx[0]), 1);
 	assert_int_equal(rte_ring_count(r.handoff), 0);
+	env_drain(r.ringtx[0]);
+	/* at stop, what is left in the hand-off (more than a burst) is sent,
+	 * not left to be freed uncounted */
+	for (int i = 0; i < 40; i++)
+		rx_packet(&r.rx1, 1, frame(&g));
+	assert_int_equal(rte_ring_count(r.handoff), 40);
+	assert_int_equal(rx_drain_handoff(&r.rx), 40);
+	assert_int_equal(rte_ring_count(r.handoff), 0);
+	assert_int_equal(rte_ring_count(r.ringtx[0]), 40);
+	assert_int_equal(r.rx.st.handoff_sent, 41);
 	rig_down(&r);
 	one_core();
 }
