@@ -637,8 +637,6 @@ static int tables_up(struct tdpd *d)
 			return -1;
 		}
 		d->rx[0].handoff = d->handoff;
-		d->rx[0].icmp_rate = (uint32_t)(c->icmp_rate + d->nrx - 1) / d->nrx;
-		d->rx[0].icmp_burst = (uint32_t)(c->icmp_burst + d->nrx - 1) / d->nrx;
 	}
 	for (uint32_t k = 1; k < d->nrx; k++) {
 		memcpy(d->rxp_core[k - 1], d->rxp, sizeof(d->rxp));
@@ -647,6 +645,10 @@ static int tables_up(struct tdpd *d)
 		d->rx[k].core = (uint16_t)k;
 		d->rx[k].tab = &d->ctl.cur->rxt[k];
 		rx_set_router(&d->rx[k], d->rt);
+	}
+	for (uint32_t k = 0; k < d->nrx; k++) {
+		d->rx[k].icmp_rate = rx_share((uint32_t)c->icmp_rate, d->nrx, k);
+		d->rx[k].icmp_burst = rx_share((uint32_t)c->icmp_burst, d->nrx, k);
 	}
 	/* table loads are checked against the rings the PMDs set up */
 	bool adjusted = false;

@@ -179,6 +179,12 @@ uint32_t rx_poll(struct rx *rx);
 /* Core 0, when the other cores have stopped: everything left in the
  * hand-off sent (or counted handoff_drop). Returns how many it took. */
 uint32_t rx_drain_handoff(struct rx *rx);
+/* core's share of a limit shared by n RX cores (icmp-rate, icmp-burst): the
+ * shares add up to total exactly, the first total % n cores one more. */
+static inline uint32_t rx_share(uint32_t total, uint32_t n, uint32_t core)
+{
+	return n ? total / n + (core < total % n) : total;
+}
 /* The counters of n cores summed (relaxed reads). */
 void rx_sum(const struct rx *rx, uint32_t n, struct rx_stats *st);
 void rx_tap_sum(const struct rx *rx, uint32_t n, uint32_t port, struct rx_tap_stats *ts);

@@ -285,11 +285,31 @@ static void two_cores_at_once_lose_nothing_and_keep_their_order(void **state)
 	one_core();
 }
 
+/* icmp-rate and icmp-burst are shared out so that the cores together send
+ * no more than configured, and no less */
+static void limits_shared_out_add_up_exactly(void **state)
+{
+	(void)state;
+	for (uint32_t total = 0; total <= 100; total++)
+		for (uint32_t n = 1; n <= RX_MAX_CORES; n++) {
+			uint32_t sum = 0, lo = UINT32_MAX, hi = 0;
+			for (uint32_t k = 0; k < n; k++) {
+				uint32_t v = rx_share(total, n, k);
+				sum += v;
+				lo = v < lo ? v : lo;
+				hi = v > hi ? v : hi;
+			}
+			assert_int_equal(sum, total);
+			assert_true(hi - lo <= 1);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(each_core_polls_its_queues_into_its_own_flow_queues),
 		cmocka_unit_test(a_core_hands_what_it_sends_at_once_to_core_0),
+		cmocka_unit_test(limits_shared_out_add_up_exactly),
 		cmocka_unit_test(a_later_packet_on_one_core_does_not_hold_the_other),
 		cmocka_unit_test(two_cores_at_once_lose_nothing_and_keep_their_order),
 	};
