@@ -27,19 +27,7 @@ RW=$W/tdpd.sock
 j() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
 
 probe_table "$W/a.tdp"
-# k 20: two probe slots every other frame, and a flow of its own
-cat >"$W/b.tdp" <<'TDP'
-tdp-schedule 1
-tf 1ms
-k 20
-guard 20us
-port out rate 100Mbit/s max-frame 1514 overhead 24
-flow extra port out size 200 dscp 10 udp-dport 9
-flow probe port out size 78 dscp 46 udp-dport 7350
-frames 0-19/2: probe 2
-frames 5: extra 1
-TDP
-printf 'tdp-schedule 1\ntf 1ms\nk 10\nport out rate 100Mbit/s\nflow x port out size 9000 udp-dport 1\nframes 0: x 1\nframes 3: y 2\n' >"$W/bad.tdp"
+swap_tables "$W/b.tdp" "$W/bad.tdp"
 
 net_up "ctl$$"
 router_conf "$W/tdpd.conf" "$W/a.tdp" "late-policy carry" "summary-json $W/sum.json" "control-group tdpctltest$$"

@@ -112,6 +112,24 @@ frames 0-9: probe 1
 TDP
 }
 
+# swap_tables GOOD BAD: a table to swap probe_table's for (k 20: two probe
+# slots every other frame, and a flow of its own), and an invalid one (a
+# frame too large for the port, a flow never declared)
+swap_tables() {
+	cat >"$1" <<'TDP'
+tdp-schedule 1
+tf 1ms
+k 20
+guard 20us
+port out rate 100Mbit/s max-frame 1514 overhead 24
+flow extra port out size 200 dscp 10 udp-dport 9
+flow probe port out size 78 dscp 46 udp-dport 7350
+frames 0-19/2: probe 2
+frames 5: extra 1
+TDP
+	printf 'tdp-schedule 1\ntf 1ms\nk 10\nport out rate 100Mbit/s\nflow x port out size 9000 udp-dport 1\nframes 0: x 1\nframes 3: y 2\n' >"$2"
+}
+
 # router_conf FILE TABLE [[global] lines...]: the router's tdpd.conf. The
 # defaults suit a shared two-core machine, and put the control sockets next
 # to FILE; a given line replaces its default. The ports are af_packet, or

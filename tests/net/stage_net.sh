@@ -38,18 +38,7 @@ ctl() { local out=$1; shift; rc=0; "$CTL" --socket "$RW" --json "$@" >"$out" 2>&
 active() { "$CTL" --socket "$RO" --json schedule active >"$1" 2>&1; }
 
 probe_table "$W/a.tdp"
-cat >"$W/b.tdp" <<'TDP'
-tdp-schedule 1
-tf 1ms
-k 20
-guard 20us
-port out rate 100Mbit/s max-frame 1514 overhead 24
-flow extra port out size 200 dscp 10 udp-dport 9
-flow probe port out size 78 dscp 46 udp-dport 7350
-frames 0-19/2: probe 2
-frames 5: extra 1
-TDP
-printf 'tdp-schedule 1\ntf 1ms\nk 10\nport out rate 100Mbit/s\nflow x port out size 9000 udp-dport 1\nframes 0: x 1\nframes 3: y 2\n' >"$W/bad.tdp"
+swap_tables "$W/b.tdp" "$W/bad.tdp"
 digest_b=$(sha256sum "$W/b.tdp" | cut -d' ' -f1)
 digest_a=$(sha256sum "$W/a.tdp" | cut -d' ' -f1)
 
