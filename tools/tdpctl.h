@@ -40,6 +40,9 @@ int tdpctl_stage(const struct tdpctl_global *g, int argc, char **argv);
 json_t *tdpctl_call(const struct tdpctl_global *g, bool change, const char *cmd, json_t *args, int fd, int *rc);
 json_t *tdpctl_text_result(const struct tdpctl_global *g, json_t *o, int rc);
 int tdpctl_at_option(const char *v, json_t *args);
+/* a change that passes a table: FILE ("-": standard input) opened and its
+ * descriptor sent with cmd, args' name set to FILE; args are consumed */
+json_t *tdpctl_pass_table(const struct tdpctl_global *g, const char *cmd, const char *file, json_t *args, int *rc);
 void tdpctl_print_swap(const char *name, const char *verb, json_t *r);
 /* Sends one request line as it is and prints the reply (for scripts and tests). */
 int tdpctl_raw(const struct tdpctl_global *g, const char *line);

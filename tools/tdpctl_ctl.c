@@ -579,17 +579,8 @@ static int load(const struct tdpctl_global *g, int argc, char **argv)
 		json_decref(args);
 		return TDPCTL_EXIT_USAGE;
 	}
-	int fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : 0;
-	if (fd < 0) {
-		fprintf(stderr, "tdpctl: %s: %s\n", file, strerror(errno));
-		json_decref(args);
-		return TDPCTL_EXIT_USAGE;
-	}
-	json_object_set_new(args, "name", json_string(file));
 	int rc;
-	json_t *o = call(g, pick_socket(g, true), "schedule-load", args, fd, &rc);
-	if (fd > 0)
-		close(fd);
+	json_t *o = tdpctl_pass_table(g, "schedule-load", file, args, &rc);
 	if (!o)
 		return rc;
 	tdpctl_print_swap(file, "accepted", text_result(g, o, rc));
@@ -720,4 +711,20 @@ void tdpctl_print_swap(const char *name, const char *verb, json_t *r)
 		printf("%s: in force from frame %" PRId64 " (TAI %" PRId64 " ns)%s; %" PRId64
 		       " packets queued for removed flows dropped\n", name, I(r, "frame"), I(r, "start_tai_ns"),
 		       json_is_true(json_object_get(r, "late")) ? ", later than planned" : "", I(r, "dropped_queued"));
+}
+
+json_t *tdpctl_pass_table(const struct tdpctl_global *g, const char *cmd, const char *file, json_t *args, int *rc)
+{
+	int fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0) {
+		fprintf(stderr, "tdpctl: %s: %s\n", file, strerror(errno));
+		json_decref(args);
+		*rc = TDPCTL_EXIT_USAGE;
+		return NULL;
+	}
+	json_object_set_new(args, "name", json_string(file));
+	json_t *o = call(g, pick_socket(g, true), cmd, args, fd, rc);
+	if (fd > 0)
+		close(fd);
+	return o;
 }

@@ -6,12 +6,10 @@
  * makes every router of a plan take the same steps.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
@@ -71,17 +69,8 @@ static int stage(const struct tdpctl_global *g, int argc, char **argv)
 		json_decref(args);
 		return usage_err("usage: tdpctl schedule stage FILE [--ttl SECONDS]");
 	}
-	int fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : 0;
-	if (fd < 0) {
-		fprintf(stderr, "tdpctl: %s: %s\n", file, strerror(errno));
-		json_decref(args);
-		return TDPCTL_EXIT_USAGE;
-	}
-	json_object_set_new(args, "name", json_string(file));
 	int rc;
-	json_t *o = tdpctl_call(g, true, "schedule-stage", args, fd, &rc);
-	if (fd > 0)
-		close(fd);
+	json_t *o = tdpctl_pass_table(g, "schedule-stage", file, args, &rc);
 	if (!o)
 		return rc;
 	json_t *r = tdpctl_text_result(g, o, rc);
