@@ -443,7 +443,9 @@ int plan_tables_write(struct plan *pl, struct plan_table *t, uint32_t n, const c
 		FILE *w = NULL;
 		free(tmp);
 		tmp = NULL;
-		if (asprintf(&t[done].path, "%s/%s.tdp", dir, pl->nodes[t[done].node].name) < 0) {
+		int pr = t[done].file ? asprintf(&t[done].path, "%s/%s", dir, t[done].file)
+				      : asprintf(&t[done].path, "%s/%s.tdp", dir, pl->nodes[t[done].node].name);
+		if (pr < 0) {
 			t[done].path = NULL;
 			PERR(pl, 0, "out of memory");
 			rc = -1;
@@ -500,6 +502,18 @@ void plan_free(struct plan *pl)
 			free(pl->links[l].used[d]);
 			pl->links[l].used[d] = NULL;
 		}
+	for (uint32_t x = 0; x < pl->nnodes; x++) {
+		struct plan_reach *r = &pl->nodes[x].reach;
+		free(r->socket);
+		free(r->tdpctl);
+		free(r->ssh);
+		for (char **w = r->exec; w && *w; w++)
+			free(*w);
+		free(r->exec);
+		memset(r, 0, sizeof(*r));
+	}
+	free(pl->text);
+	pl->text = NULL;
 	for (uint32_t i = 0; i < pl->nflows; i++) {
 		free(pl->flows[i].frames);
 		free(pl->flows[i].count);

@@ -17,6 +17,17 @@
 #define PLAN_MAX_ALPHA 1000000                /* as a table's alpha */
 #define PLAN_MAX_PROC_NS 1000000000ull        /* processing, clock-error: 1 s */
 #define PLAN_MAX_DELAY_NS 10000000000ull      /* a link's delay: 10 s */
+#define PLAN_TOPOLOGY_FILE "topology"         /* the topology, in a plan's directory */
+
+/* How tdpctl deploy reaches a router's tdpd: the topology's control line,
+ * control NODE [socket PATH] [tdpctl PATH] [ssh DEST | exec WORD...]. */
+struct plan_reach {
+	uint32_t line;           /* 0: no control line */
+	char *socket;            /* tdpd's control socket there; NULL: its default */
+	char *tdpctl;            /* tdpctl there; NULL: this one (local, exec), "tdpctl" (ssh) */
+	char *ssh;               /* ssh's destination; NULL: not over ssh */
+	char **exec;             /* a command prefix, NULL-terminated; NULL: none */
+};
 
 struct node {
 	char name[SCHED_NAME_MAX];
@@ -24,6 +35,7 @@ struct node {
 	uint32_t id, min_alpha;
 	uint64_t proc_ns;
 	uint32_t line;
+	struct plan_reach reach;
 };
 
 struct end {
@@ -68,6 +80,8 @@ struct plan {
 	uint32_t nflows;
 	int errors;
 	FILE *err;               /* where errors go; NULL: stderr */
+	char *text;              /* the topology as read (tdpctl plan -o keeps it) */
+	size_t len;
 	/* where each setting was given (0: not given) */
 	uint32_t l_version, l_tf, l_k, l_guard, l_epoch, l_clock;
 };
@@ -79,6 +93,7 @@ struct plan_table {
 	size_t len;
 	uint32_t *src;           /* the topology line behind each line of text */
 	uint32_t nsrc;
+	const char *file;        /* its name in the directory; NULL: NODE.tdp */
 	char *path;              /* once written */
 };
 
@@ -114,7 +129,7 @@ bool plan_node_has_table(const struct plan *pl, uint32_t x);
 /* Node x's table, checked as tdpd would check it; a table that does not check
  * is reported at the topology lines behind it. 0 or -1. */
 int plan_table_build(struct plan *pl, uint32_t x, const char *from, struct plan_table *t);
-/* Writes every table into dir as NODE.tdp: each to a temporary file first,
+/* Writes every table into dir as NODE.tdp (or its file): each to a temporary file first,
  * then all renamed, so a failure leaves no table of this plan. 0 or -1. */
 int plan_tables_write(struct plan *pl, struct plan_table *t, uint32_t n, const char *dir);
 void plan_table_free(struct plan_table *t);

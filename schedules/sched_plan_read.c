@@ -203,6 +203,80 @@ static void parse_link(struct plan *pl, uint32_t line, char **w, int n)
 	pl->links[pl->nlinks++] = l;
 }
 
+static char *dup_word(struct plan *pl, uint32_t line, const char *w)
+{
+	char *d = strdup(w);
+	if (!d)
+		PERR(pl, line, "out of memory");
+	return d;
+}
+
+/* control NODE [socket PATH] [tdpctl PATH] [ssh DEST | exec WORD...]: how
+ * tdpctl deploy reaches the router's tdpd. exec takes the rest of the line. */
+static void parse_control(struct plan *pl, uint32_t line, char **w, int n)
+{
+	int x = n >= 2 ? node_find(pl, w[1]) : -1;
+	if (x < 0 || !pl->nodes[x].router) {
+		PERR(pl, line, "control names a router declared before it (control ROUTER [socket PATH] [tdpctl PATH] "
+			       "[ssh DEST | exec COMMAND...]), not '%s'", n >= 2 ? w[1] : "");
+		return;
+	}
+	struct plan_reach *r = &pl->nodes[x].reach, nr = {.line = line};
+	if (r->line) {
+		PERR(pl, line, "control %s given twice (first at line %u)", w[1], r->line);
+		return;
+	}
+	for (int i = 2; i < n; i++) {
+		const char *key = w[i], *val = i + 1 < n ? w[i + 1] : NULL;
+		char **slot = !strcmp(key, "socket") ? &nr.socket : !strcmp(key, "tdpctl") ? &nr.tdpctl
+							 : !strcmp(key, "ssh")	  ? &nr.ssh
+										  : NULL;
+		if (!strcmp(key, "exec")) {
+			if (nr.ssh || i + 1 == n) {
+				PERR(pl, line, nr.ssh ? "control %s: ssh or exec, not both" : "control %s: exec needs a command",
+				     w[1]);
+				goto bad;
+			}
+			if (!(nr.exec = calloc((size_t)(n - i), sizeof(*nr.exec)))) {
+				PERR(pl, line, "out of memory");
+				goto bad;
+			}
+			for (int k = i + 1; k < n; k++)
+				if (!(nr.exec[k - i - 1] = dup_word(pl, line, w[k])))
+					goto bad;
+			break; /* the rest of the line */
+		}
+		if (!slot) {
+			PERR(pl, line, "unknown control attribute '%s' (socket, tdpctl, ssh, exec)", key);
+			goto bad;
+		}
+		if (*slot || !val) {
+			PERR(pl, line, *slot ? "control %s: %s given twice" : "control %s: %s needs a value", w[1], key);
+			goto bad;
+		}
+		if (slot == &nr.socket && val[0] != '/') {
+			PERR(pl, line, "control %s: socket takes an absolute path, not '%s'", w[1], val);
+			goto bad;
+		}
+		if (slot == &nr.ssh && val[0] == '-') {
+			PERR(pl, line, "control %s: ssh takes a destination ([USER@]HOST), not the option '%s'", w[1], val);
+			goto bad;
+		}
+		if (!(*slot = dup_word(pl, line, val)))
+			goto bad;
+		i++;
+	}
+	*r = nr;
+	return;
+bad:
+	free(nr.socket);
+	free(nr.tdpctl);
+	free(nr.ssh);
+	for (char **q = nr.exec; q && *q; q++)
+		free(*q);
+	free(nr.exec);
+}
+
 enum { FA_FROM, FA_TO, FA_PATH, FA_PACKETS, FA_SIZE, FA_FRAMES, FA_STAMP, FA_MATCH, FA_N };
 
 /* A flow attribute's FA_ index, or FA_N for a word that is none. */
@@ -408,9 +482,11 @@ static void parse_line(struct plan *pl, uint32_t line, char **w, int n)
 		parse_link(pl, line, w, n);
 	} else if (!strcmp(w[0], "flow")) {
 		parse_flow(pl, line, w, n);
+	} else if (!strcmp(w[0], "control")) {
+		parse_control(pl, line, w, n);
 	} else {
 		PERR(pl, line, "unknown directive '%s' (tdp-topology, tf, k, guard, epoch, clock-error, host, router, link, "
-			       "flow)", w[0]);
+			       "flow, control)", w[0]);
 	}
 }
 
@@ -427,6 +503,14 @@ int plan_read_text(struct plan *pl, const char *buf, size_t len)
 	}
 	memcpy(s, buf, len);
 	s[len] = 0;
+	free(pl->text);
+	if ((pl->text = malloc(len + 1)) != NULL) {
+		memcpy(pl->text, buf, len);
+		pl->text[len] = 0;
+		pl->len = len;
+	} else {
+		PERR(pl, 0, "out of memory");
+	}
 	for (size_t off = 0; off < len;) {
 		char *l = s + off, *nl = memchr(l, '\n', len - off);
 		size_t ll = nl ? (size_t)(nl - l) : len - off;

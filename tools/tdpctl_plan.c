@@ -73,7 +73,8 @@ int tdpctl_plan(int argc, char **argv)
 		rc = TDPCTL_EXIT_BAD;
 		goto done;
 	}
-	/* every table built and checked before any is written */
+	/* every table built and checked before any is written; the topology
+	 * goes with them (tdpctl deploy reads its router list and control lines) */
 	if (out && !(tab = calloc(pl.nnodes + 1, sizeof(*tab)))) {
 		fprintf(stderr, "tdpctl plan: out of memory\n");
 		rc = TDPCTL_EXIT_USAGE;
@@ -87,6 +88,18 @@ int tdpctl_plan(int argc, char **argv)
 		goto done;
 	}
 	if (out) {
+		struct plan_table *tp = &tab[ntab];
+		tp->node = UINT32_MAX;
+		tp->file = PLAN_TOPOLOGY_FILE;
+		if (!(tp->text = malloc(pl.len + 1))) {
+			fprintf(stderr, "tdpctl plan: out of memory\n");
+			rc = TDPCTL_EXIT_USAGE;
+			goto done;
+		}
+		memcpy(tp->text, pl.text, pl.len);
+		tp->len = pl.len;
+	}
+	if (out) {
 		struct stat st;
 		if (mkdir(out, 0755) != 0 && (errno != EEXIST || stat(out, &st) != 0 || !S_ISDIR(st.st_mode))) {
 			fprintf(stderr, "tdpctl plan: %s: %s\n", out, errno == EEXIST ? "exists and is not a directory"
@@ -94,7 +107,7 @@ int tdpctl_plan(int argc, char **argv)
 			rc = TDPCTL_EXIT_USAGE;
 			goto done;
 		}
-		if (plan_tables_write(&pl, tab, ntab, out) != 0) {
+		if (plan_tables_write(&pl, tab, ntab + 1, out) != 0) {
 			fprintf(stderr, "tdpctl plan: no tables written\n");
 			rc = TDPCTL_EXIT_USAGE;
 			goto done;
@@ -175,7 +188,12 @@ int tdpctl_plan(int argc, char **argv)
 			fputs(x ? ", " : "", o);
 			sched_json_str(o, tab[x].path); /* a directory's name may need escapes */
 		}
-		fprintf(o, "]}\n");
+		fprintf(o, "]");
+		if (out) {
+			fprintf(o, ", \"topology\": ");
+			sched_json_str(o, tab[ntab].path);
+		}
+		fprintf(o, "}\n");
 	} else {
 		fprintf(o, "\n");
 		for (uint32_t l = 0; l < pl.nlinks; l++)
@@ -198,12 +216,12 @@ int tdpctl_plan(int argc, char **argv)
 			}
 		for (uint32_t x = 0; x < ntab; x++)
 			fprintf(o, "wrote %s\n", tab[x].path);
-		if (ntab)
-			fprintf(o, "deploy: tdpctl --socket ROUTER.sock schedule load %s/ROUTER.tdp --at T on every router, "
-				   "with the same whole TAI second T\n", out);
+		if (out)
+			fprintf(o, "wrote %s (the topology, for tdpctl deploy)\ndeploy: tdpctl deploy %s (--check first: "
+				   "every router stages its table, then drops it)\n", tab[ntab].path, out);
 	}
 done:
-	for (uint32_t x = 0; x < ntab; x++)
+	for (uint32_t x = 0; tab && x <= ntab; x++)
 		plan_table_free(&tab[x]);
 	free(tab);
 	plan_free(&pl);

@@ -35,8 +35,8 @@ j() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sy
 topo "$W/a.topo" 1.1ms "flow probe from snd to rcv packets 1 size 128 frames 0 stamp match dscp 46 udp-dport 7350"
 "$CTL" plan "$W/a.topo" -o "$W/a" >"$W/a.out" 2>&1
 rc=$?
-check "plan writes a table per router and one for the sending host, and each checks" \
-	'[ $rc -eq 0 ] && [ "$(ls "$W/a")" = "$(printf "r1.tdp\nr2.tdp\nsnd.tdp")" ] && "$CTL" schedule check "$W"/a/*.tdp >/dev/null' \
+check "plan writes a table per router, one for the sending host (each checks) and the topology" \
+	'[ $rc -eq 0 ] && [ "$(ls "$W/a")" = "$(printf "r1.tdp\nr2.tdp\nsnd.tdp\ntopology")" ] && "$CTL" schedule check "$W"/a/*.tdp >/dev/null' \
 	"$(cat "$W/a.out")"
 # r1: ceil((1000 - 50 + 5 + 200) / 1000) = 2; r2: ceil((1000 - 50 + 5 + 1100) / 1000) = 3
 check "alpha per router from TF, guard, link delay and processing: 2 then 3, frames 0 -> 2 -> 5" \

@@ -54,7 +54,7 @@ row() { # row N ROUTER-ATTRS FLOW-LINE: a - r1 - ... - rN - b
 row 40 "min-alpha 1000000" "flow f from a to b packets 1 size 100 frames 0 stamp match dscp 1" >"$W/long.topo"
 plan long -o "$W/long"
 check "a 42-node path in full, with 40 alphas of 10^6 in the report (paths were cut at 32)" \
-	'[ $rc -eq 0 ] && grep -q "^  40   r40  *r39:o  *1000000  0$" "$W/long.out" && [ "$(ls "$W/long" | wc -l)" -eq 41 ] &&
+	'[ $rc -eq 0 ] && grep -q "^  40   r40  *r39:o  *1000000  0$" "$W/long.out" && [ "$(ls "$W/long" | wc -l)" -eq 42 ] && [ -f "$W/long/topology" ] &&
 	 grep -q -- "--alpha 1000000,1000000,.*,1000000 --frame-delay 40000000 " "$W/long.out" &&
 	 [ "$(grep -o -- "--alpha [0-9,]*" "$W/long.out" | tr , "\n" | wc -l)" -eq 40 ]' "$(grep -E "^  40 |verify" "$W/long.out" | cut -c1-300)"
 row 140 "" "flow f path a $(seq -s ' ' -f 'r%g' 1 140) b packets 1 size 100 match dscp 1 udp-dport 7" >"$W/words.topo"
