@@ -49,9 +49,12 @@ char *control_stage_keep(struct control *c, struct eng_table *et, const char *na
 	const struct sched_table *t = engine_table_sched(et);
 	log_notice("schedule stage: %s (k %u, %u flows, digest %.16s) staged as %" PRIu64 " for %" PRId64 " ms",
 		   name, t->k, t->nflows, dt->digest, c->staged_id, ttl_ms);
-	return control_reply_ok(json_pack("{sI ss ss sI si sI ss}", "id", (json_int_t)c->staged_id, "table", name,
+	/* tai_ns: the daemon's time now, from which tdpctl deploy picks a
+	 * commit time every router can still meet */
+	return control_reply_ok(json_pack("{sI ss ss sI si sI ss sI}", "id", (json_int_t)c->staged_id, "table", name,
 					  "digest", dt->digest, "k", (json_int_t)t->k, "flows", (int)t->nflows,
-					  "expires_in_ms", (json_int_t)ttl_ms, "in_force", c->cur->name));
+					  "expires_in_ms", (json_int_t)ttl_ms, "in_force", c->cur->name, "tai_ns",
+					  (json_int_t)tb_now(c->tb).ns));
 }
 
 /* the staged table of args' id, or NULL and *reply */

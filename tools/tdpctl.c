@@ -30,12 +30,17 @@ static void usage(FILE *out)
 	      "                           cycle boundary at or after that time (default: the next);\n"
 	      "                           says the frame it took effect at\n"
 	      "  schedule cancel          withdraw the table waiting to be adopted\n"
-	      "  schedule stage FILE [--ttl SECONDS]\n"
+	      "  schedule stage FILE [--ttl SECONDS] [--name NAME]\n"
 	      "                           validate and build FILE, hold it under an id (default 60 s)\n"
 	      "  schedule commit ID [--at TAI-SECONDS|+SECONDS] [--no-wait]\n"
 	      "                           put the staged table in force at that time, as load does\n"
 	      "  schedule abort ID        drop the staged table\n"
 	      "  raw JSON                 send one protocol request as it is, print the reply\n"
+	      "\n"
+	      "every router of a plan:\n"
+	      "  deploy DIR [--check] [--at T|+S] [--margin S] [--allow-unsynced WHY] [--json] ...\n"
+	      "                           put the plan tdpctl plan wrote in DIR in force on every\n"
+	      "                           router at one cycle start, or on none ('deploy --help')\n"
 	      "\n"
 	      "offline:\n"
 	      "  schedule VERB            check, show, edit and compare reservation tables\n"
@@ -45,6 +50,7 @@ static void usage(FILE *out)
 	      "  plan TOPOLOGY [-o DIR] [--json]\n"
 	      "                           plan pipeline forwarding over a chain of routers: alpha\n"
 	      "                           per hop, admission on every link, one table per router\n"
+
 	      "  doctor [--cpu N] [--tf T] [--netdev IF]... [--json]\n"
 	      "                           audit this host for the engine's CPU, measure its\n"
 	      "                           wake-up latency, say which TF it can hold\n"
@@ -122,6 +128,8 @@ static int run(int argc, char **argv)
 		return tdpctl_doctor(n, v);
 	if (!strcmp(cmd, "plan"))
 		return tdpctl_plan(n, v);
+	if (!strcmp(cmd, "deploy"))
+		return tdpctl_deploy(n, v);
 	if (!strcmp(cmd, "raw")) {
 		if (n != 2) {
 			fprintf(stderr, "usage: tdpctl raw JSON\n");

@@ -29,6 +29,8 @@ int tdpctl_live(const struct tdpctl_global *g, int argc, char **argv);
 int tdpctl_shield(int argc, char **argv);
 int tdpctl_doctor(int argc, char **argv);
 int tdpctl_plan(int argc, char **argv);
+/* every router of a plan, through tdpctl on each (tdpctl_deploy.c) */
+int tdpctl_deploy(int argc, char **argv);
 /* schedule stage|commit|abort (tdpctl_stage.c) */
 int tdpctl_stage(const struct tdpctl_global *g, int argc, char **argv);
 /* tdpctl_ctl.c's, for the commands elsewhere that talk to tdpd: one request
@@ -41,8 +43,10 @@ json_t *tdpctl_call(const struct tdpctl_global *g, bool change, const char *cmd,
 json_t *tdpctl_text_result(const struct tdpctl_global *g, json_t *o, int rc);
 int tdpctl_at_option(const char *v, json_t *args);
 /* a change that passes a table: FILE ("-": standard input) opened and its
- * descriptor sent with cmd, args' name set to FILE; args are consumed */
-json_t *tdpctl_pass_table(const struct tdpctl_global *g, const char *cmd, const char *file, json_t *args, int *rc);
+ * descriptor sent with cmd, args' name set to name (NULL: FILE); args are
+ * consumed */
+json_t *tdpctl_pass_table(const struct tdpctl_global *g, const char *cmd, const char *file, const char *name,
+			  json_t *args, int *rc);
 void tdpctl_print_swap(const char *name, const char *verb, json_t *r);
 /* Sends one request line as it is and prints the reply (for scripts and tests). */
 int tdpctl_raw(const struct tdpctl_global *g, const char *line);

@@ -512,12 +512,18 @@ static int parse_when(const char *s, bool *relative, int64_t *ns)
 }
 
 /* A change's reply: the error, or with --json the result, printed here (NULL
- * back); else the result, for the caller to print as text. */
+ * back); else the result, for the caller to print as text. With --json, a
+ * refusal goes to standard output too, as the daemon's reply (ok false,
+ * error, code, diagnostics), for scripts and tdpctl deploy. */
 static json_t *text_result(const struct tdpctl_global *g, json_t *o, int rc)
 {
 	json_t *r = json_object_get(o, "result");
 	if (rc) {
 		print_error(o);
+		if (g->json) {
+			json_dumpf(o, stdout, JSON_INDENT(2));
+			putchar('\n');
+		}
 		return NULL;
 	}
 	if (g->json) {
@@ -580,7 +586,7 @@ static int load(const struct tdpctl_global *g, int argc, char **argv)
 		return TDPCTL_EXIT_USAGE;
 	}
 	int rc;
-	json_t *o = tdpctl_pass_table(g, "schedule-load", file, args, &rc);
+	json_t *o = tdpctl_pass_table(g, "schedule-load", file, NULL, args, &rc);
 	if (!o)
 		return rc;
 	tdpctl_print_swap(file, "accepted", text_result(g, o, rc));
@@ -713,7 +719,8 @@ void tdpctl_print_swap(const char *name, const char *verb, json_t *r)
 		       json_is_true(json_object_get(r, "late")) ? ", later than planned" : "", I(r, "dropped_queued"));
 }
 
-json_t *tdpctl_pass_table(const struct tdpctl_global *g, const char *cmd, const char *file, json_t *args, int *rc)
+json_t *tdpctl_pass_table(const struct tdpctl_global *g, const char *cmd, const char *file, const char *name,
+			  json_t *args, int *rc)
 {
 	int fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : 0;
 	if (fd < 0) {
@@ -722,7 +729,7 @@ json_t *tdpctl_pass_table(const struct tdpctl_global *g, const char *cmd, const 
 		*rc = TDPCTL_EXIT_USAGE;
 		return NULL;
 	}
-	json_object_set_new(args, "name", json_string(file));
+	json_object_set_new(args, "name", json_string(name ? name : file));
 	json_t *o = call(g, pick_socket(g, true), cmd, args, fd, rc);
 	if (fd > 0)
 		close(fd);

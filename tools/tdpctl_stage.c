@@ -43,9 +43,13 @@ static int usage_err(const char *msg)
 
 static int stage(const struct tdpctl_global *g, int argc, char **argv)
 {
-	const char *file = NULL;
+	const char *file = NULL, *name = NULL;
 	json_t *args = json_object();
 	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--name") && i + 1 < argc) {
+			name = argv[++i];
+			continue;
+		}
 		if (!strcmp(argv[i], "--ttl") && i + 1 < argc) {
 			char *end;
 			double s = strtod(argv[++i], &end);
@@ -67,16 +71,16 @@ static int stage(const struct tdpctl_global *g, int argc, char **argv)
 	}
 	if (!file) {
 		json_decref(args);
-		return usage_err("usage: tdpctl schedule stage FILE [--ttl SECONDS]");
+		return usage_err("usage: tdpctl schedule stage FILE [--ttl SECONDS] [--name NAME]");
 	}
 	int rc;
-	json_t *o = tdpctl_pass_table(g, "schedule-stage", file, args, &rc);
+	json_t *o = tdpctl_pass_table(g, "schedule-stage", file, name, args, &rc);
 	if (!o)
 		return rc;
 	json_t *r = tdpctl_text_result(g, o, rc);
 	if (r)
 		printf("%s: staged as %" PRId64 " (digest %s, k %" PRId64 ", %" PRId64 " flows); commit or abort within "
-		       "%.1f s\n", file, num(r, "id"), str(r, "digest"), num(r, "k"), num(r, "flows"),
+		       "%.1f s\n", name ? name : file, num(r, "id"), str(r, "digest"), num(r, "k"), num(r, "flows"),
 		       (double)num(r, "expires_in_ms") / 1000);
 	json_decref(o);
 	return rc;

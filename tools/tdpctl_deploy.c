@@ -1,0 +1,822 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tdpctl deploy DIR: the plan tdpctl plan wrote in DIR put in force on every
+ * router at one cycle start, or on none. The routers and how to reach each
+ * come from DIR's copy of the topology (its control lines). In steps, each
+ * run on every router at once (deploy_run.h):
+ *
+ *   look    status and schedule active: reachable, the sync state, the
+ *           table in force (its digest: a router already on its table of
+ *           this plan is left alone; its cycle, for the commit time)
+ *   stage   every changed router stages its table (read, checked, built)
+ *   commit  only when every stage succeeded and every router is locked (or
+ *           --allow-unsynced says why not): all at one time T, the first
+ *           cycle start common to every table in force and planned that is
+ *           --margin after the stages; else every staged table is aborted
+ *   undo    a commit refused anywhere: the others are cancelled before T,
+ *           the refused one aborted; a router that cannot be cancelled is
+ *           reported as the split it is
+ *   verify  after T, each router's table in force is the planned one,
+ *           adopted at the planned frame
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "deploy_run.h"
+#include "tdpctl.h"
+
+#define EXIT_NO_ROUTER 3
+#define NS ((int64_t)1000000000)
+
+struct router {
+	uint32_t node;
+	const char *name;
+	const struct plan_reach *reach;
+	char *table, *via;                /* DIR/NAME.tdp; how it is reached */
+	char digest[SCHED_DIGEST_HEX];
+	uint64_t tf_ns, cycle_ns, epoch_ns;
+	/* what it said */
+	char sync[16], sync_why[256], old_digest[SCHED_DIGEST_HEX];
+	uint64_t old_cycle_ns;
+	int64_t tai_ns, stage_id, frame, start_ns;
+	bool unchanged, staged, committed;
+	const char *result;               /* the outcome, a word */
+	const char *undone;               /* "aborted", "cancelled" or NULL */
+	json_t *error;                    /* {code, message, diagnostics} */
+};
+
+struct deploy {
+	const char *dir;
+	bool check, json, wait;
+	const char *allow_unsynced;
+	int64_t at_ns, margin_ns;         /* at_ns: 0 none, < 0 relative (-at) */
+	int ttl_s, timeout_ms;
+	char *ssh[16];
+	char self[PATH_MAX];
+	struct router *r;
+	uint32_t n;
+	int64_t T, frame;
+	const char *outcome;
+	char why[512];
+};
+
+static void deploy_usage(FILE *o)
+{
+	fputs("usage: tdpctl deploy DIR [--check] [--at TAI-SECONDS|+SECONDS] [--margin SECONDS]\n"
+	      "                    [--allow-unsynced WHY] [--ttl SECONDS] [--timeout SECONDS]\n"
+	      "                    [--ssh 'COMMAND...'] [--no-wait] [--json]\n"
+	      "  puts the plan tdpctl plan wrote in DIR in force on every router at one cycle start,\n"
+	      "  or on none: every router's table is staged first; they are committed together only\n"
+	      "  when every stage succeeded and every router's clock is locked, else every stage is\n"
+	      "  aborted. The routers and how to reach them: DIR/topology's control lines.\n"
+	      "  --check            stage and abort only: would the routers take the plan?\n"
+	      "  --at T|+S          commit for TAI second T (or S from now), rounded up to a cycle start\n"
+	      "                     common to every table (default: --margin after the stages)\n"
+	      "  --margin S         time for the commits to reach every router (default 2)\n"
+	      "  --allow-unsynced WHY  commit although a router's sync is not locked, saying why\n"
+	      "  --ttl S            how long a staged table waits for its commit (default 60)\n"
+	      "  --timeout S        how long each step waits for every router (default 30)\n"
+	      "  --ssh 'COMMAND'    what runs ssh (default 'ssh -o BatchMode=yes')\n"
+	      "  --no-wait          return after the commits, not after the tables are in force\n"
+	      "  Exit: 0 in force (or unchanged, or checked); 1 a router refused, is not locked or did\n"
+	      "  not adopt; 2 usage or the plan's files; 3 a router could not be reached.\n",
+	      o);
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NS + ts.tv_nsec;
+}
+
+static int64_t jint(json_t *o, const char *key)
+{
+	return (int64_t)json_integer_value(json_object_get(o, key));
+}
+
+static const char *jstr(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+/* ---- the plan ---------------------------------------------------------- */
+
+static int read_table(struct router *r)
+{
+	FILE *f = fopen(r->table, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = f ? open_memstream(&buf, &len) : NULL;
+	char chunk[65536];
+	size_t got;
+	while (m && (got = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, got, m);
+	int bad = !f || !m || ferror(f);
+	if (f)
+		fclose(f);
+	if (m && fclose(m) != 0)
+		bad = 1;
+	if (bad) {
+		fprintf(stderr, "tdpctl deploy: %s: %s (the plan has a table for router %s)\n", r->table,
+			strerror(errno ? errno : EIO), r->name);
+		free(buf);
+		return -1;
+	}
+	sched_digest_bytes(buf, len, r->digest);
+	struct sched_diags d;
+	sched_diags_init(&d, r->table);
+	struct sched_table *t = sched_parse(buf, len, &d);
+	if (!t) {
+		fprintf(stderr, "tdpctl deploy: %s:%u: %s\n", r->table, d.n ? d.v[0].line : 0,
+			d.n ? d.v[0].msg : "not a table");
+	} else {
+		r->tf_ns = t->tf_ns;
+		r->cycle_ns = t->tf_ns * t->k;
+		r->epoch_ns = t->epoch_ns;
+	}
+	sched_free(t);
+	sched_diags_free(&d);
+	free(buf);
+	return t ? 0 : -1;
+}
+
+/* DIR's topology: the routers with a table, each with its control line. */
+static int load_plan(struct deploy *dp, struct plan *pl)
+{
+	char *path = NULL;
+	if (asprintf(&path, "%s/%s", dp->dir, PLAN_TOPOLOGY_FILE) < 0)
+		return -1;
+	if (access(path, R_OK) != 0) {
+		fprintf(stderr, "tdpctl deploy: %s: %s (DIR is what tdpctl plan -o DIR wrote)\n", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	pl->file = path;
+	pl->overhead = 24;
+	int rc = plan_read(pl, path);
+	if (rc == 0 && !(dp->r = calloc(pl->nnodes + 1, sizeof(*dp->r))))
+		rc = -1;
+	/* every router without a control line or a table is named, not the first only */
+	for (uint32_t x = 0; dp->r && x < pl->nnodes; x++) {
+		const struct node *nd = &pl->nodes[x];
+		if (!nd->router || !plan_node_has_table(pl, x))
+			continue;
+		struct router *r = &dp->r[dp->n++];
+		r->node = x;
+		r->name = nd->name;
+		r->reach = &nd->reach;
+		r->result = "untouched";
+		if (!nd->reach.line) {
+			fprintf(stderr, "%s:%u: error: router %s has no control line (control %s socket PATH | ssh DEST | "
+					"exec COMMAND...): tdpctl deploy cannot reach it\n", path, nd->line, nd->name, nd->name);
+			rc = -1;
+			continue;
+		}
+		if (asprintf(&r->table, "%s/%s.tdp", dp->dir, nd->name) < 0 || !(r->via = deploy_via(&nd->reach)) ||
+		    read_table(r) != 0)
+			rc = -1;
+	}
+	if (rc == 0 && !dp->n) {
+		fprintf(stderr, "tdpctl deploy: %s: no router has a table in this plan\n", path);
+		rc = -1;
+	}
+	for (uint32_t i = 1; rc == 0 && i < dp->n; i++)
+		if (dp->r[i].tf_ns != dp->r[0].tf_ns || dp->r[i].epoch_ns != dp->r[0].epoch_ns) {
+			fprintf(stderr, "tdpctl deploy: %s and %s differ in TF or epoch: the routers would count different "
+					"frames (edited after the plan?)\n", dp->r[0].table, dp->r[i].table);
+			rc = -1;
+		}
+	return rc;
+}
+
+/* ---- one step on every router ---------------------------------------- */
+
+/* A step's words for one router: into a (NULL-terminated, at most 15), with
+ * what they allocate in own (freed after the start). 0 or -1. */
+typedef int step_args(const struct deploy *dp, const struct router *r, const char **a, char **own);
+
+/* Runs tdpctl with args' words on each router of want (NULL: all), at once.
+ * in_table: standard input is the router's table. */
+static struct drun *step(struct deploy *dp, const bool *want, bool in_table, step_args *args)
+{
+	struct drun *d = calloc(dp->n, sizeof(*d));
+	if (!d)
+		return NULL;
+	int *fds = calloc(dp->n, sizeof(*fds));
+	for (uint32_t i = 0; i < dp->n; i++) {
+		d[i].exit = -1;
+		if (fds)
+			fds[i] = -1;
+		if (want && !want[i])
+			continue;
+		const char *a[16] = { 0 };
+		char *own[4] = { 0 }, **argv = NULL;
+		if (fds && args(dp, &dp->r[i], a, own) == 0)
+			argv = deploy_argv(dp->r[i].reach, dp->self, dp->ssh, dp->timeout_ms, (char *const *)a);
+		if (argv && in_table)
+			fds[i] = open(dp->r[i].table, O_RDONLY | O_CLOEXEC);
+		if (!argv || (in_table && fds[i] < 0)) {
+			d[i].errtext = strdup(argv ? strerror(errno) : "out of memory");
+			d[i].pid = -1;
+		} else {
+			deploy_start(&d[i], argv, in_table ? fds[i] : -1);
+		}
+		deploy_argv_free(argv);
+		for (int k = 0; k < 4; k++)
+			free(own[k]);
+	}
+	deploy_wait(d, dp->n, dp->timeout_ms + 2000);
+	for (uint32_t i = 0; fds && i < dp->n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+	return d;
+}
+
+static void steps_free(struct deploy *dp, struct drun *d)
+{
+	for (uint32_t i = 0; d && i < dp->n; i++)
+		deploy_drun_free(&d[i]);
+	free(d);
+}
+
+/* What a run that failed says: the daemon's refusal, or why there was none.
+ * *no_daemon: the router could not be reached. */
+static json_t *run_error(const struct deploy *dp, const struct drun *d, bool *no_daemon)
+{
+	*no_daemon = false;
+	if (d->json && json_is_false(json_object_get(d->json, "ok"))) {
+		json_t *e = json_pack("{ss ss}", "code", jstr(d->json, "code"), "message", jstr(d->json, "error"));
+		json_t *dg = json_object_get(d->json, "diagnostics");
+		if (dg)
+			json_object_set(e, "diagnostics", dg);
+		return e;
+	}
+	char msg[600];
+	*no_daemon = true;
+	if (d->timed_out)
+		snprintf(msg, sizeof(msg), "no answer within %d s", dp->timeout_ms / 1000 + 2);
+	else
+		snprintf(msg, sizeof(msg), "%s (exit %d)", d->errtext && *d->errtext ? d->errtext : "no reply", d->exit);
+	return json_pack("{ss ss}", "code", d->timed_out ? "timeout" : "unreachable", "message", msg);
+}
+
+static bool run_ok(const struct drun *d)
+{
+	return d->exit == 0 && d->json && !json_object_get(d->json, "ok");
+}
+
+static void set_error(struct router *r, json_t *e, const char *result)
+{
+	json_decref(r->error);
+	r->error = e;
+	r->result = result;
+}
+
+/* A run's reply came (true), or the router's error and result are set from
+ * what it said instead. */
+static bool answered(const struct deploy *dp, const struct drun *d, struct router *r)
+{
+	bool nd;
+	if (run_ok(d))
+		return true;
+	json_t *e = run_error(dp, d, &nd);
+	set_error(r, e, nd ? "unreachable" : "refused");
+	return false;
+}
+
+static int a_status(const struct deploy *dp, const struct router *r, const char **a, char **own)
+{
+	(void)dp, (void)r, (void)own;
+	a[0] = "status";
+	return 0;
+}
+
+static int a_active(const struct deploy *dp, const struct router *r, const char **a, char **own)
+{
+	(void)dp, (void)r, (void)own;
+	a[0] = "schedule", a[1] = "active";
+	return 0;
+}
+
+static int a_stage(const struct deploy *dp, const struct router *r, const char **a, char **own)
+{
+	if (asprintf(&own[0], "%d", dp->ttl_s) < 0)
+		return own[0] = NULL, -1;
+	a[0] = "schedule", a[1] = "stage", a[2] = "-", a[3] = "--ttl", a[4] = own[0], a[5] = "--name", a[6] = r->table;
+	return 0;
+}
+
+static int a_commit(const struct deploy *dp, const struct router *r, const char **a, char **own)
+{
+	if (asprintf(&own[0], "%" PRId64, r->stage_id) < 0)
+		return own[0] = NULL, -1;
+	if (asprintf(&own[1], "%" PRId64 ".%09" PRId64, dp->T / NS, dp->T % NS) < 0)
+		return own[1] = NULL, -1;
+	a[0] = "schedule", a[1] = "commit", a[2] = own[0], a[3] = "--at", a[4] = own[1], a[5] = "--no-wait";
+	return 0;
+}
+
+static int a_abort(const struct deploy *dp, const struct router *r, const char **a, char **own)
+{
+	(void)dp;
+	if (asprintf(&own[0], "%" PRId64, r->stage_id) < 0)
+		return own[0] = NULL, -1;
+	a[0] = "schedule", a[1] = "abort", a[2] = own[0];
+	return 0;
+}
+
+static int a_cancel(const struct deploy *dp, const struct router *r, const char **a, char **own)
+{
+	(void)dp, (void)r, (void)own;
+	a[0] = "schedule", a[1] = "cancel";
+	return 0;
+}
+
+/* ---- the steps ------------------------------------------------------- */
+
+/* look: every router reachable; its sync state and table in force */
+static int look(struct deploy *dp)
+{
+	struct drun *st = step(dp, NULL, false, a_status), *ac = st ? step(dp, NULL, false, a_active) : NULL;
+	int rc = st && ac ? 0 : TDPCTL_EXIT_USAGE;
+	for (uint32_t i = 0; st && ac && i < dp->n; i++) {
+		struct router *r = &dp->r[i];
+		bool nd = false;
+		if (!run_ok(&st[i]) || !run_ok(&ac[i])) {
+			set_error(r, run_error(dp, run_ok(&st[i]) ? &ac[i] : &st[i], &nd), "unreachable");
+			rc = EXIT_NO_ROUTER;
+			continue;
+		}
+		json_t *sy = json_object_get(st[i].json, "sync"), *t = json_object_get(ac[i].json, "table");
+		snprintf(r->sync, sizeof(r->sync), "%s", jstr(sy, "state"));
+		snprintf(r->sync_why, sizeof(r->sync_why), "%s", jstr(sy, "reason"));
+		snprintf(r->old_digest, sizeof(r->old_digest), "%s", jstr(t, "digest"));
+		r->tai_ns = jint(st[i].json, "tai_ns");
+		r->old_cycle_ns = (uint64_t)jint(t, "tf_ns") * (uint64_t)jint(t, "k");
+		r->unchanged = !strcmp(r->old_digest, r->digest) && json_is_null(json_object_get(ac[i].json, "pending")) &&
+			       json_is_null(json_object_get(ac[i].json, "staged"));
+		if (r->unchanged)
+			r->result = "unchanged";
+	}
+	steps_free(dp, st);
+	steps_free(dp, ac);
+	return rc;
+}
+
+/* stage: every changed router; the digest it computed must be ours */
+static bool stage_all(struct deploy *dp, int64_t *newest_tai)
+{
+	bool *want = calloc(dp->n, sizeof(*want)), ok = true;
+	for (uint32_t i = 0; want && i < dp->n; i++)
+		want[i] = !dp->r[i].unchanged;
+	struct drun *d = want ? step(dp, want, true, a_stage) : NULL;
+	for (uint32_t i = 0; d && i < dp->n; i++) {
+		struct router *r = &dp->r[i];
+		if (!want[i])
+			continue;
+		if (!answered(dp, &d[i], r)) {
+			ok = false;
+			continue;
+		}
+		r->staged = true;
+		r->stage_id = jint(d[i].json, "id");
+		r->result = "staged";
+		int64_t t = jint(d[i].json, "tai_ns");
+		if (t > *newest_tai)
+			*newest_tai = t;
+		if (strcmp(jstr(d[i].json, "digest"), r->digest)) {
+			set_error(r, json_pack("{ss ss}", "code", "digest", "message",
+					       "the router's digest of the table is not the file's: it received other bytes"),
+				  "refused");
+			ok = false;
+		}
+	}
+	free(want);
+	steps_free(dp, d);
+	return d && ok;
+}
+
+/* undo: abort what is staged, cancel what is committed; false when some
+ * router could not be undone */
+static bool undo(struct deploy *dp)
+{
+	bool *ab = calloc(dp->n, sizeof(*ab)), *ca = calloc(dp->n, sizeof(*ca)), ok = ab && ca;
+	for (uint32_t i = 0; ok && i < dp->n; i++) {
+		ab[i] = dp->r[i].staged && !dp->r[i].committed;
+		ca[i] = dp->r[i].committed;
+	}
+	struct drun *da = ok ? step(dp, ab, false, a_abort) : NULL, *dc = ok ? step(dp, ca, false, a_cancel) : NULL;
+	for (uint32_t i = 0; da && dc && i < dp->n; i++) {
+		struct router *r = &dp->r[i];
+		bool nd;
+		if (ab[i] && run_ok(&da[i])) {
+			r->staged = false;
+			r->undone = "aborted";
+			if (!r->error)
+				r->result = "aborted";
+		} else if (ab[i]) {
+			/* a stage the router no longer holds (expired) is undone too */
+			json_t *e = run_error(dp, &da[i], &nd);
+			if (!strcmp(jstr(e, "code"), "unknown-stage")) {
+				r->staged = false;
+				r->undone = "expired";
+				json_decref(e);
+			} else {
+				set_error(r, e, "not-aborted");
+				ok = false;
+			}
+		}
+		if (ca[i] && run_ok(&dc[i])) {
+			r->committed = false;
+			r->undone = r->result = "cancelled";
+		} else if (ca[i]) {
+			set_error(r, run_error(dp, &dc[i], &nd), "NOT-CANCELLED");
+			ok = false;
+		}
+	}
+	free(ab);
+	free(ca);
+	steps_free(dp, da);
+	steps_free(dp, dc);
+	return da && dc && ok;
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* T: the first start common to every cycle (in force and planned) at or
+ * after the time asked; every cycle divides a second, so their lcm does too */
+static void pick_time(struct deploy *dp, int64_t now)
+{
+	uint64_t L = 1;
+	for (uint32_t i = 0; i < dp->n; i++) {
+		uint64_t c[2] = {dp->r[i].cycle_ns, dp->r[i].old_cycle_ns};
+		for (int j = 0; j < 2; j++)
+			if (c[j] && (uint64_t)NS % c[j] == 0)
+				L = L / gcd64(L, c[j]) * c[j];
+	}
+	int64_t e = (int64_t)dp->r[0].epoch_ns;
+	int64_t want = dp->at_ns > 0 ? dp->at_ns : dp->at_ns < 0 ? now - dp->at_ns : now + dp->margin_ns;
+	int64_t n = (want - e + (int64_t)L - 1) / (int64_t)L;
+	dp->T = e + n * (int64_t)L;
+}
+
+/* commit: all at T, every reply the same frame */
+static bool commit_all(struct deploy *dp)
+{
+	bool *want = calloc(dp->n, sizeof(*want)), ok = true;
+	for (uint32_t i = 0; want && i < dp->n; i++)
+		want[i] = dp->r[i].staged;
+	struct drun *d = want ? step(dp, want, false, a_commit) : NULL;
+	dp->frame = INT64_MIN;
+	for (uint32_t i = 0; d && i < dp->n; i++) {
+		struct router *r = &dp->r[i];
+		if (!want[i])
+			continue;
+		if (!answered(dp, &d[i], r)) {
+			ok = false;
+			continue;
+		}
+		r->committed = true;
+		r->result = "committed";
+		r->frame = jint(d[i].json, "requested_frame");
+		r->start_ns = jint(d[i].json, "start_tai_ns");
+		if (dp->frame == INT64_MIN)
+			dp->frame = r->frame;
+		if (r->frame != dp->frame || r->start_ns != dp->T) {
+			snprintf(dp->why, sizeof(dp->why), "%s chose frame %" PRId64 " at TAI %" PRId64 " ns, not the cycle "
+				 "start %" PRId64 " ns every router was given", r->name, r->frame, r->start_ns, dp->T);
+			ok = false;
+		}
+	}
+	free(want);
+	steps_free(dp, d);
+	return d && ok;
+}
+
+/* verify: after T, each changed router runs its table from the frame */
+static bool verify(struct deploy *dp, int64_t router_now, int64_t at_mono)
+{
+	/* the routers' clocks were at least router_now at at_mono */
+	int64_t wait = dp->T - router_now - (mono_ns() - at_mono) + 20000000;
+	if (wait > 0)
+		nanosleep(&(struct timespec){.tv_sec = wait / NS, .tv_nsec = wait % NS}, NULL);
+	bool ok = true;
+	for (int tries = 0; tries < 20; tries++) {
+		bool *want = calloc(dp->n, sizeof(*want)), again = false;
+		for (uint32_t i = 0; want && i < dp->n; i++)
+			want[i] = dp->r[i].committed && strcmp(dp->r[i].result, "in-force");
+		struct drun *d = want ? step(dp, want, false, a_active) : NULL;
+		ok = d != NULL;
+		for (uint32_t i = 0; d && i < dp->n; i++) {
+			struct router *r = &dp->r[i];
+			bool nd;
+			if (!want[i])
+				continue;
+			json_t *t = json_object_get(d[i].json, "table"), *p = json_object_get(d[i].json, "pending");
+			if (!run_ok(&d[i])) {
+				set_error(r, run_error(dp, &d[i], &nd), "unknown");
+				ok = false;
+			} else if (!strcmp(jstr(t, "digest"), r->digest) && jint(t, "adopted_frame") == r->frame) {
+				r->result = "in-force";
+			} else if (json_is_object(p) && !strcmp(jstr(p, "digest"), r->digest)) {
+				again = true; /* its clock is not at T yet */
+				ok = false;
+			} else {
+				char m[300];
+				snprintf(m, sizeof(m), "in force: %.16s… from frame %" PRId64 ", not this plan's table from "
+					 "frame %" PRId64, jstr(t, "digest"), jint(t, "adopted_frame"), r->frame);
+				set_error(r, json_pack("{ss ss}", "code", "not-adopted", "message", m), "not-adopted");
+				ok = false;
+			}
+		}
+		free(want);
+		steps_free(dp, d);
+		if (!again)
+			break;
+		nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
+	}
+	return ok;
+}
+
+/* ---- the report ------------------------------------------------------ */
+
+static void report_json(const struct deploy *dp)
+{
+	json_t *o = json_pack("{ss ss ss* sb}", "plan", dp->dir, "outcome", dp->outcome, "why",
+			      dp->why[0] ? dp->why : NULL, "check", dp->check);
+	json_object_set_new(o, "allow_unsynced", dp->allow_unsynced ? json_string(dp->allow_unsynced) : json_null());
+	json_object_set_new(o, "at_tai_ns", dp->T ? json_integer(dp->T) : json_null());
+	json_object_set_new(o, "frame", dp->frame != INT64_MIN && dp->T ? json_integer(dp->frame) : json_null());
+	json_t *a = json_array();
+	for (uint32_t i = 0; i < dp->n; i++) {
+		const struct router *r = &dp->r[i];
+		json_t *x = json_pack("{ss ss ss ss ss ss ss}", "name", r->name, "via", r->via ? r->via : "", "table",
+				      r->table ? r->table : "", "digest", r->digest, "in_force_before", r->old_digest,
+				      "sync", r->sync, "result", r->result);
+		json_object_set_new(x, "sync_reason", json_string(r->sync_why));
+		json_object_set_new(x, "undone", r->undone ? json_string(r->undone) : json_null());
+		json_object_set_new(x, "stage_id", r->stage_id ? json_integer(r->stage_id) : json_null());
+		json_object_set_new(x, "frame", r->frame ? json_integer(r->frame) : json_null());
+		json_object_set_new(x, "error", r->error ? json_incref(r->error) : json_null());
+		json_array_append_new(a, x);
+	}
+	json_object_set_new(o, "routers", a);
+	json_dumpf(o, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(o);
+}
+
+static void report_text(const struct deploy *dp)
+{
+	printf("%-12s %-10s %-18s %-12s %s\n", "router", "sync", "digest", "result", "via");
+	for (uint32_t i = 0; i < dp->n; i++) {
+		const struct router *r = &dp->r[i];
+		char dg[20];
+		snprintf(dg, sizeof(dg), "%.16s", r->digest);
+		printf("%-12s %-10s %-18s %-12s %s\n", r->name, r->sync[0] ? r->sync : "?", dg, r->result, r->via);
+		if (r->sync[0] && strcmp(r->sync, "locked"))
+			printf("  sync: %s\n", r->sync_why);
+		if (r->error) {
+			printf("  %s: %s\n", jstr(r->error, "code"), jstr(r->error, "message"));
+			size_t k;
+			json_t *dg2;
+			json_array_foreach(json_object_get(r->error, "diagnostics"), k, dg2)
+				printf("  %s:%" PRId64 ":%" PRId64 ": %s: %s\n", r->table, jint(dg2, "line"), jint(dg2, "col"),
+				       jstr(dg2, "severity"), jstr(dg2, "message"));
+		}
+	}
+	printf("%s: %s\n", dp->outcome, dp->why);
+	if (dp->allow_unsynced)
+		printf("committed with routers not locked: %s\n", dp->allow_unsynced);
+}
+
+/* ---- the command ------------------------------------------------------ */
+
+static int parse_secs(const char *v, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	double s = strtod(v, &end);
+	if (end == v || *end || errno || !(s >= lo && s <= hi))
+		return -1;
+	*out = s;
+	return 0;
+}
+
+static int parse_args(struct deploy *dp, int argc, char **argv, char **sshbuf)
+{
+	double s;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			deploy_usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "--check")) {
+			dp->check = true;
+		} else if (!strcmp(a, "--json")) {
+			dp->json = true;
+		} else if (!strcmp(a, "--no-wait")) {
+			dp->wait = false;
+		} else if (!v && a[0] == '-') {
+			fprintf(stderr, "tdpctl deploy: %s needs a value\n", a);
+			return TDPCTL_EXIT_USAGE;
+		} else if (!strcmp(a, "--at")) {
+			bool rel = v[0] == '+';
+			if (parse_secs(v + rel, 0, rel ? 86400 : 9e9, &s)) {
+				fprintf(stderr, "tdpctl deploy: --at takes TAI seconds or +SECONDS (at most a day), not '%s'\n", v);
+				return TDPCTL_EXIT_USAGE;
+			}
+			dp->at_ns = (int64_t)(s * 1e9 + 0.5) * (rel ? -1 : 1);
+			i++;
+		} else if (!strcmp(a, "--margin") || !strcmp(a, "--ttl") || !strcmp(a, "--timeout")) {
+			if (parse_secs(v, a[2] == 'm' ? 0.01 : 1, 3600, &s)) {
+				fprintf(stderr, "tdpctl deploy: %s takes seconds, %s to 3600, not '%s'\n", a,
+					a[2] == 'm' ? "0.01" : "1", v);
+				return TDPCTL_EXIT_USAGE;
+			}
+			if (a[2] == 'm')
+				dp->margin_ns = (int64_t)(s * 1e9);
+			else if (a[3] == 't')
+				dp->ttl_s = (int)s;
+			else
+				dp->timeout_ms = (int)(s * 1000);
+			i++;
+		} else if (!strcmp(a, "--allow-unsynced")) {
+			if (!*v) {
+				fprintf(stderr, "tdpctl deploy: --allow-unsynced needs the reason\n");
+				return TDPCTL_EXIT_USAGE;
+			}
+			dp->allow_unsynced = v;
+			i++;
+		} else if (!strcmp(a, "--ssh")) {
+			int n = 0;
+			if (!(*sshbuf = strdup(v)))
+				return TDPCTL_EXIT_USAGE;
+			for (char *sv = NULL, *w = strtok_r(*sshbuf, " \t", &sv); w && n < 15; w = strtok_r(NULL, " \t", &sv))
+				dp->ssh[n++] = w;
+			dp->ssh[n] = NULL;
+			if (!n) {
+				fprintf(stderr, "tdpctl deploy: --ssh needs a command\n");
+				return TDPCTL_EXIT_USAGE;
+			}
+			i++;
+		} else if (a[0] == '-') {
+			fprintf(stderr, "tdpctl deploy: unknown option '%s'\n", a);
+			deploy_usage(stderr);
+			return TDPCTL_EXIT_USAGE;
+		} else if (!dp->dir) {
+			dp->dir = a;
+		} else {
+			fprintf(stderr, "tdpctl deploy: one plan directory, not '%s' too\n", a);
+			return TDPCTL_EXIT_USAGE;
+		}
+	}
+	if (!dp->dir) {
+		deploy_usage(stderr);
+		return TDPCTL_EXIT_USAGE;
+	}
+	return -1;
+}
+
+static void progress(const struct deploy *dp, const char *what)
+{
+	if (!dp->json)
+		fprintf(stderr, "tdpctl deploy: %s\n", what);
+}
+
+static int deploy_run(struct deploy *dp)
+{
+	char line[200];
+	int rc = look(dp);
+	if (rc) {
+		dp->outcome = "refused";
+		snprintf(dp->why, sizeof(dp->why), "a router could not be reached: nothing was staged");
+		return rc;
+	}
+	uint32_t changed = 0, unlocked = 0;
+	for (uint32_t i = 0; i < dp->n; i++) {
+		changed += !dp->r[i].unchanged;
+		unlocked += strcmp(dp->r[i].sync, "locked") != 0;
+	}
+	if (!changed) {
+		dp->outcome = "unchanged";
+		snprintf(dp->why, sizeof(dp->why), "every router already runs its table of this plan");
+		return 0;
+	}
+	snprintf(line, sizeof(line), "staging %u table%s (%u router%s already on theirs)", changed,
+		 changed == 1 ? "" : "s", dp->n - changed, dp->n - changed == 1 ? "" : "s");
+	progress(dp, line);
+	int64_t m0 = mono_ns(), newest = 0;
+	bool staged = stage_all(dp, &newest);
+	bool sync_ok = !unlocked || dp->allow_unsynced;
+	if (!staged || !sync_ok || dp->check) {
+		bool undone = undo(dp);
+		dp->outcome = dp->check && staged && sync_ok ? "checked" : "refused";
+		if (!staged)
+			snprintf(dp->why, sizeof(dp->why), "a router refused its table: every staged table was aborted");
+		else if (!sync_ok)
+			snprintf(dp->why, sizeof(dp->why), "%u router%s not locked (--allow-unsynced WHY commits anyway): "
+				 "every staged table was aborted", unlocked, unlocked == 1 ? " is" : "s are");
+		else
+			snprintf(dp->why, sizeof(dp->why), "every router staged its table; all were aborted%s",
+				 sync_ok && unlocked ? " (some not locked: see sync)" : "");
+		if (!undone)
+			snprintf(dp->why + strlen(dp->why), sizeof(dp->why) - strlen(dp->why),
+				 "; a router could not abort its stage: it expires with its ttl (%d s)", dp->ttl_s);
+		return dp->check && staged && sync_ok ? 0 : 1;
+	}
+	/* a time every router can still meet: its clock read at the stage, plus
+	 * all the time since the stages began */
+	int64_t now = newest + (mono_ns() - m0), at_mono = mono_ns();
+	pick_time(dp, now);
+	snprintf(line, sizeof(line), "committing at TAI %" PRId64 ".%09" PRId64 " (in %.2f s)", dp->T / NS, dp->T % NS,
+		 (double)(dp->T - now) / 1e9);
+	progress(dp, line);
+	if (!commit_all(dp)) {
+		bool undone = undo(dp);
+		dp->outcome = undone ? "refused" : "SPLIT";
+		if (!dp->why[0])
+			snprintf(dp->why, sizeof(dp->why), "a router refused the commit (too late? raise --margin)");
+		snprintf(dp->why + strlen(dp->why), sizeof(dp->why) - strlen(dp->why), "%s",
+			 undone ? ": every router stays on its table" : ": a router marked NOT-CANCELLED switches at that "
+								  "frame while the others stay: cancel it by hand");
+		return 1;
+	}
+	char when[96];
+	snprintf(when, sizeof(when), "frame %" PRId64 " (TAI %" PRId64 ".%09" PRId64 ")", dp->frame, dp->T / NS,
+		 dp->T % NS);
+	dp->outcome = "committed";
+	snprintf(dp->why, sizeof(dp->why), "every changed router adopts its table at %s; not verified (--no-wait)",
+		 when);
+	if (!dp->wait)
+		return 0;
+	progress(dp, "waiting for the frame");
+	if (!verify(dp, newest, at_mono)) {
+		dp->outcome = "not-adopted";
+		snprintf(dp->why, sizeof(dp->why), "committed for %s, but a router does not run its table of this plan "
+			 "from that frame", when);
+		return 1;
+	}
+	dp->outcome = "in-force";
+	snprintf(dp->why, sizeof(dp->why), "every router runs its table of this plan, %u of them from %s", changed,
+		 when);
+	return 0;
+}
+
+int tdpctl_deploy(int argc, char **argv)
+{
+	static struct plan pl;
+	struct deploy dp = {.wait = true, .margin_ns = 2 * NS, .ttl_s = 60, .timeout_ms = 30000, .frame = INT64_MIN};
+	char *sshbuf = NULL;
+	dp.ssh[0] = "ssh", dp.ssh[1] = "-o", dp.ssh[2] = "BatchMode=yes";
+	int rc = parse_args(&dp, argc, argv, &sshbuf);
+	if (rc >= 0) {
+		free(sshbuf);
+		return rc;
+	}
+	ssize_t sl = readlink("/proc/self/exe", dp.self, sizeof(dp.self) - 1);
+	if (sl <= 0) {
+		fprintf(stderr, "tdpctl deploy: /proc/self/exe: %s\n", strerror(errno));
+		free(sshbuf);
+		return TDPCTL_EXIT_USAGE;
+	}
+	dp.self[sl] = 0;
+	memset(&pl, 0, sizeof(pl));
+	if (load_plan(&dp, &pl) != 0) {
+		rc = TDPCTL_EXIT_USAGE;
+	} else {
+		rc = deploy_run(&dp);
+		if (dp.json)
+			report_json(&dp);
+		else
+			report_text(&dp);
+	}
+	for (uint32_t i = 0; dp.r && i < dp.n; i++) {
+		free(dp.r[i].table);
+		free(dp.r[i].via);
+		json_decref(dp.r[i].error);
+	}
+	free(dp.r);
+	free((char *)pl.file);
+	plan_free(&pl);
+	free(sshbuf);
+	return rc;
+}
