@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The planner (sched_plan.h): placement and the tables; the topology file is
- * read by sched_plan_read.c. */
+/* The planner (sched_plan.h): the tables; the topology file is read by
+ * sched_plan_read.c, the flows placed by sched_plan_place.c. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -36,52 +36,6 @@ void plan_error(struct plan *pl, uint32_t line, const char *fmt, ...)
 	pl->errors++;
 }
 
-/* The link between nodes a and b and the direction from a, or -1. */
-static int link_between(const struct plan *pl, uint32_t a, uint32_t b, uint8_t *dir)
-{
-	for (uint32_t l = 0; l < pl->nlinks; l++)
-		for (int d = 0; d < 2; d++)
-			if (pl->links[l].e[d].node == a && pl->links[l].e[1 - d].node == b) {
-				*dir = (uint8_t)d;
-				return (int)l;
-			}
-	return -1;
-}
-
-/* Fewest hops from src to dst, through routers only: O(nodes x links). */
-static int shortest_path(const struct plan *pl, struct preq *f)
-{
-	int prev[PLAN_MAX_NODES], q[PLAN_MAX_NODES], qh = 0, qt = 0;
-	for (uint32_t i = 0; i < pl->nnodes; i++)
-		prev[i] = -2;
-	prev[f->src] = -1;
-	q[qt++] = (int)f->src;
-	while (qh < qt) {
-		int a = q[qh++];
-		if ((uint32_t)a == f->dst)
-			break;
-		if ((uint32_t)a != f->src && !pl->nodes[a].router)
-			continue; /* hosts do not forward */
-		for (uint32_t l = 0; l < pl->nlinks; l++)
-			for (int d = 0; d < 2; d++) {
-				uint32_t b = pl->links[l].e[1 - d].node;
-				if (pl->links[l].e[d].node == (uint32_t)a && prev[b] == -2) {
-					prev[b] = a;
-					q[qt++] = (int)b;
-				}
-			}
-	}
-	if (prev[f->dst] == -2)
-		return -1;
-	uint32_t rev[PLAN_MAX_NODES], n = 0;
-	for (int x = (int)f->dst; x != -1; x = prev[x])
-		rev[n++] = (uint32_t)x; /* each node once: at most PLAN_MAX_NODES */
-	f->npath = n;
-	for (uint32_t i = 0; i < n; i++)
-		f->path[i] = rev[n - 1 - i];
-	return 0;
-}
-
 uint64_t plan_wire_bits(const struct plan *pl, uint32_t size)
 {
 	return ((uint64_t)(size < SCHED_MIN_FRAME ? SCHED_MIN_FRAME : size) + pl->overhead) * 8;
@@ -100,163 +54,6 @@ uint64_t plan_shift(const struct preq *f, uint32_t h)
 	for (uint32_t x = 1; x <= h; x++)
 		a += f->alpha[x];
 	return a;
-}
-
-/* How many more packets of f fit when it enters in frame i: the least over
- * the path's links (and which hop that is, in *block). */
-static uint64_t fits_at(const struct plan *pl, const struct preq *f, uint32_t i, uint32_t *block)
-{
-	uint64_t bits = plan_wire_bits(pl, f->size), best = UINT64_MAX, shift = 0;
-	for (uint32_t h = 0; h + 1 < f->npath; h++) {
-		const struct link *l = &pl->links[f->link[h]];
-		shift += h ? f->alpha[h] : 0;
-		uint32_t fr = (uint32_t)((i + shift) % pl->k);
-		uint64_t n = (plan_cap_bits(pl, l) - l->used[f->dir[h]][fr]) / bits;
-		if (n < best) {
-			best = n;
-			*block = h;
-		}
-	}
-	return best;
-}
-
-/* The candidate after x that is not full, with path halving: a frame found full
- * stays full for this flow, so each is passed over once. */
-static uint32_t next_open(uint32_t *nx, uint32_t x)
-{
-	while (nx[x] != x) {
-		nx[x] = nx[nx[x]];
-		x = nx[x];
-	}
-	return x;
-}
-
-static int plan_flow(struct plan *pl, struct preq *f)
-{
-	if (!f->explicit_path && shortest_path(pl, f)) {
-		PERR(pl, f->line, "flow %s: no path from %s to %s through routers", f->name, pl->nodes[f->src].name,
-		     pl->nodes[f->dst].name);
-		return -1;
-	}
-	if (pl->nodes[f->src].router || pl->nodes[f->dst].router) {
-		PERR(pl, f->line, "flow %s: flows run from a host to a host", f->name);
-		return -1;
-	}
-	if (f->npath < 3) {
-		PERR(pl, f->line, "flow %s: %s and %s are linked directly; a flow runs through at least one router",
-		     f->name, pl->nodes[f->src].name, pl->nodes[f->dst].name);
-		return -1;
-	}
-	for (uint32_t h = 0; h + 1 < f->npath; h++) {
-		int l = link_between(pl, f->path[h], f->path[h + 1], &f->dir[h]);
-		if (l < 0) {
-			PERR(pl, f->line, "flow %s: no link from %s to %s", f->name, pl->nodes[f->path[h]].name,
-			     pl->nodes[f->path[h + 1]].name);
-			return -1;
-		}
-		if (h > 0 && !pl->nodes[f->path[h]].router) {
-			PERR(pl, f->line, "flow %s: %s is a host and does not forward", f->name, pl->nodes[f->path[h]].name);
-			return -1;
-		}
-		f->link[h] = (uint32_t)l;
-	}
-	/* the smallest alpha per router the rule allows; every term is bounded
-	 * when read (TF, guard <= 1 s, delay <= 10 s, processing and clock
-	 * error <= 1 s), so the sum cannot wrap */
-	for (uint32_t h = 1; h + 1 < f->npath; h++) {
-		const struct node *r = &pl->nodes[f->path[h]];
-		const struct link *in = &pl->links[f->link[h - 1]];
-		uint64_t late = pl->tf_ns - pl->guard_ns + in->delay_ns + r->proc_ns + pl->clock_err_ns;
-		uint64_t a = (late + pl->tf_ns - 1) / pl->tf_ns;
-		if (a < r->min_alpha)
-			a = r->min_alpha;
-		if (a > PLAN_MAX_ALPHA) {
-			PERR(pl, f->line, "flow %s: router %s needs alpha %" PRIu64 ", more than a table allows (%d): "
-					  "a longer TF, or less delay or processing", f->name, r->name, a, PLAN_MAX_ALPHA);
-			return -1;
-		}
-		f->alpha[h] = (uint32_t)(a ? a : 1);
-	}
-	for (uint32_t h = 0; h + 1 < f->npath; h++)
-		for (int d = 0; d < 2; d++) {
-			struct link *l = &pl->links[f->link[h]];
-			if (!l->used[d] && !(l->used[d] = calloc(pl->k, sizeof(uint64_t)))) {
-				PERR(pl, f->line, "out of memory");
-				return -1;
-			}
-		}
-	f->count = calloc(pl->k, sizeof(*f->count));
-	uint32_t *cl = calloc((size_t)pl->k + 1, sizeof(*cl)), *blocked = calloc(pl->k, sizeof(*blocked));
-	uint32_t *nx = calloc((size_t)pl->k + 1, sizeof(*nx));
-	if (!f->count || !cl || !blocked || !nx) {
-		PERR(pl, f->line, "out of memory");
-		free(cl);
-		free(blocked);
-		free(nx);
-		return -1;
-	}
-	/* place packets one at a time, spread over the allowed ingress frames;
-	 * a packet takes the first candidate from its spread position on with
-	 * room, and a full candidate is skipped from then on */
-	uint32_t ncand = 0;
-	for (uint32_t i = 0; i < pl->k; i++)
-		if (!f->frames || f->frames[i])
-			cl[ncand++] = i;
-	for (uint32_t x = 0; x <= ncand; x++)
-		nx[x] = x;
-	uint64_t bits = plan_wire_bits(pl, f->size);
-	uint32_t placed = 0, open = ncand;
-	for (uint32_t p = 0; p < f->packets && open; p++) {
-		uint32_t x = next_open(nx, (uint32_t)((uint64_t)p * ncand / f->packets)), got = UINT32_MAX;
-		while (open) {
-			if (x == ncand)
-				x = next_open(nx, 0); /* around the cycle */
-			uint32_t i = cl[x], b = 0;
-			if (fits_at(pl, f, i, &b) >= 1) {
-				got = i;
-				break;
-			}
-			blocked[i] = b + 1;
-			nx[x] = x + 1;
-			open--;
-			x = next_open(nx, x + 1);
-		}
-		if (got == UINT32_MAX)
-			break;
-		f->count[got]++;
-		uint64_t shift = 0;
-		for (uint32_t h = 0; h + 1 < f->npath; h++) {
-			shift += h ? f->alpha[h] : 0;
-			pl->links[f->link[h]].used[f->dir[h]][(got + shift) % pl->k] += bits;
-		}
-		placed++;
-	}
-	if (placed < f->packets) {
-		/* which link stops which ingress frames */
-		PERR(pl, f->line, "flow %s: %u of %u packets per cycle fit; every allowed ingress frame is full on some link "
-				  "of the path:", f->name, placed, f->packets);
-		for (uint32_t h = 0; h + 1 < f->npath; h++) {
-			uint32_t *fr = calloc(pl->k, sizeof(*fr)), nf = 0;
-			for (uint32_t i = 0; fr && i < pl->k; i++)
-				if (blocked[i] == h + 1)
-					fr[nf++] = (uint32_t)((i + plan_shift(f, h)) % pl->k);
-			if (nf) {
-				char s[256];
-				qsort(fr, nf, sizeof(*fr), u32_cmp);
-				if (sched_frames_format(fr, nf, s, sizeof(s)) >= sizeof(s))
-					strcpy(s + sizeof(s) - 5, "...");
-				const struct link *l = &pl->links[f->link[h]];
-				fprintf(plan_err(pl), "  link %s:%s -> %s:%s (line %u) has no room for a %u-byte packet in frames %s\n",
-					pl->nodes[l->e[f->dir[h]].node].name, l->e[f->dir[h]].port,
-					pl->nodes[l->e[1 - f->dir[h]].node].name, l->e[1 - f->dir[h]].port, l->line, f->size, s);
-			}
-			free(fr);
-		}
-	}
-	free(cl);
-	free(blocked);
-	free(nx);
-	return placed < f->packets ? -1 : 0;
 }
 
 /* Ingress frames of a flow as a frame list. */
@@ -485,14 +282,6 @@ int plan_tables_write(struct plan *pl, struct plan_table *t, uint32_t n, const c
 		free(tp);
 	}
 	return rc;
-}
-
-int plan_place(struct plan *pl)
-{
-	/* a link's room per frame is kept only for links some path uses */
-	for (uint32_t i = 0; i < pl->nflows; i++)
-		plan_flow(pl, &pl->flows[i]);
-	return pl->errors ? -1 : 0;
 }
 
 void plan_free(struct plan *pl)

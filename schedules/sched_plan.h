@@ -64,6 +64,9 @@ struct preq {
 	uint32_t link[PLAN_MAX_NODES];     /* link from path[h] to path[h+1] */
 	uint8_t dir[PLAN_MAX_NODES];
 	uint32_t alpha[PLAN_MAX_NODES];    /* alpha[h] for router path[h], h >= 1 */
+	uint32_t amin[PLAN_MAX_NODES];     /* the least alpha the rule allows there */
+	uint32_t paths_tried;              /* candidate paths with no room before this one */
+	char detour[160];                  /* the fewest-router path, when it had no room */
 	uint32_t *count;                   /* packets per ingress frame, k */
 };
 
@@ -104,8 +107,9 @@ int plan_read(struct plan *pl, const char *path);
 /* The same from a stream, and from text in memory. */
 int plan_read_stream(struct plan *pl, FILE *f);
 int plan_read_text(struct plan *pl, const char *buf, size_t len);
-/* Places every flow (paths, alphas, frames), in the order given; a flow
- * that does not fit is an error naming the link and the frames. 0 or -1. */
+/* Places every flow (paths, alphas, frames), in the order given
+ * (sched_plan_place.c says how); a flow that does not fit is an error naming,
+ * per path tried, the links and the frames. 0 or -1. */
 int plan_place(struct plan *pl);
 /* What plan_read and plan_place allocated. */
 void plan_free(struct plan *pl);
@@ -116,6 +120,10 @@ static inline FILE *plan_err(const struct plan *pl)
 /* "FILE:LINE: error: ..." on plan_err (no LINE when 0), counted. */
 void plan_error(struct plan *pl, uint32_t line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* What routers route f's packets by: its match's dst prefix, or else its
+ * destination node's name. Flows with the same key take one next hop at each
+ * router (sched_plan_place.c). */
+void plan_route_key(const struct plan *pl, const struct preq *f, char *out, size_t len);
 /* Frames from a flow's ingress frame to hop h's (the sum of its alphas). */
 uint64_t plan_shift(const struct preq *f, uint32_t h);
 /* A packet of size bytes on the wire, in bits; a link's room in one frame. */

@@ -22,6 +22,43 @@ static void plan_usage(FILE *out)
 	      out);
 }
 
+/* The routes the plan takes for granted: per router, each destination its
+ * flows are routed by and the next node and port, once. Text or JSON. */
+static void routes(const struct plan *pl, FILE *o, bool json)
+{
+	bool any = false;
+	for (uint32_t x = 0; x < pl->nnodes; x++)
+		for (uint32_t i = 0; i < pl->nflows; i++) {
+			const struct preq *f = &pl->flows[i];
+			char key[200], k2[200];
+			for (uint32_t h = 1; h + 1 < f->npath; h++) {
+				if (f->path[h] != x)
+					continue;
+				plan_route_key(pl, f, key, sizeof(key));
+				bool seen = false; /* by a flow before, at this router */
+				for (uint32_t j = 0; j < i && !seen; j++) {
+					plan_route_key(pl, &pl->flows[j], k2, sizeof(k2));
+					for (uint32_t g = 1; g + 1 < pl->flows[j].npath; g++)
+						seen |= pl->flows[j].path[g] == x && !strcmp(key, k2);
+				}
+				if (seen)
+					continue;
+				const struct link *l = &pl->links[f->link[h]];
+				const char *via = pl->nodes[f->path[h + 1]].name, *port = l->e[f->dir[h]].port;
+				if (json) {
+					fprintf(o, "%s{\"router\": \"%s\", \"to\": ", any ? ", " : "", pl->nodes[x].name);
+					sched_json_str(o, key);
+					fprintf(o, ", \"next\": \"%s\", \"port\": \"%s\"}", via, port);
+				} else {
+					fprintf(o, "%s%s: %s%s -> %s (port %s)\n", any ? "" : "\nroutes the plan takes (routers route "
+						"a flow by its destination; a route leaving by another port drops it):\n", pl->nodes[x].name,
+						key, strcmp(key, pl->nodes[f->dst].name) ? "" : "'s addresses", via, port);
+				}
+				any = true;
+			}
+		}
+}
+
 static void fmt_ns(uint64_t ns, char *s, size_t n)
 {
 	if (ns >= 1000000)
@@ -148,7 +185,15 @@ int tdpctl_plan(int argc, char **argv)
 			fprintf(o, "], \"alpha\": [");
 			for (uint32_t h = 1; h <= last; h++)
 				fprintf(o, "%s%u", h > 1 ? ", " : "", f->alpha[h]);
-			fprintf(o, "], \"packets\": %u, \"size\": %u, \"ingress_frames\": \"%s\", \"frames_total\": %" PRIu64
+			fprintf(o, "], \"alpha_least\": [");
+			for (uint32_t h = 1; h <= last; h++)
+				fprintf(o, "%s%u", h > 1 ? ", " : "", f->amin[h]);
+			fprintf(o, "], \"instead_of\": ");
+			if (f->detour[0])
+				sched_json_str(o, f->detour);
+			else
+				fputs("null", o);
+			fprintf(o, ", \"packets\": %u, \"size\": %u, \"ingress_frames\": \"%s\", \"frames_total\": %" PRIu64
 				   ", \"delay_min_ns\": %" PRIu64 ", \"delay_max_ns\": %" PRIu64 ", \"jitter_ns\": %" PRIu64 "}",
 				f->packets, f->size, fr, a, lo, hi, hi - lo);
 			free(fr);
@@ -159,14 +204,19 @@ int tdpctl_plan(int argc, char **argv)
 		for (uint32_t h = 0; h < f->npath; h++)
 			fprintf(o, "%s%s", h ? " -> " : "", pl.nodes[f->path[h]].name);
 		fprintf(o, ", %u packet%s per cycle of %u bytes\n", f->packets, f->packets == 1 ? "" : "s", f->size);
+		if (f->detour[0])
+			fprintf(o, "  (the path of the fewest routers, %s, has no room for it)\n", f->detour);
 		fprintf(o, "  %-4s %-12s %-26s %5s  %s\n", "hop", "node", "from", "alpha", "sends in frames");
 		fprintf(o, "  %-4u %-12s %-26s %5s  %s\n", 0u, pl.nodes[f->path[0]].name, "(ingress)", "-", fr);
 		for (uint32_t h = 1; h <= last; h++) {
 			const struct link *in = &pl.links[f->link[h - 1]];
 			char from[80], *frh = plan_ingress_frames(&pl, f, plan_shift(f, h));
 			snprintf(from, sizeof(from), "%s:%s", pl.nodes[in->e[f->dir[h - 1]].node].name, in->e[f->dir[h - 1]].port);
-			fprintf(o, "  %-4u %-12s %-26s %5u  %s\n", h, pl.nodes[f->path[h]].name, from, f->alpha[h],
+			fprintf(o, "  %-4u %-12s %-26s %5u  %s", h, pl.nodes[f->path[h]].name, from, f->alpha[h],
 				frh ? frh : "?");
+			if (f->alpha[h] != f->amin[h])
+				fprintf(o, "  (raised from %u: frames full)", f->amin[h]);
+			fputc('\n', o);
 			free(frh);
 		}
 		char s1[32], s2[32], s3[32];
@@ -183,6 +233,8 @@ int tdpctl_plan(int argc, char **argv)
 		free(alist);
 	}
 	if (json) {
+		fprintf(o, "], \"routes\": [");
+		routes(&pl, o, true);
 		fprintf(o, "], \"tables\": [");
 		for (uint32_t x = 0; x < ntab; x++) {
 			fputs(x ? ", " : "", o);
@@ -214,6 +266,7 @@ int tdpctl_plan(int argc, char **argv)
 					lk->e[1 - d].port, 100.0 * (double)mx / (double)plan_cap_bits(&pl, lk),
 					100.0 * (double)sum / pl.k / (double)plan_cap_bits(&pl, lk));
 			}
+		routes(&pl, o, false);
 		for (uint32_t x = 0; x < ntab; x++)
 			fprintf(o, "wrote %s\n", tab[x].path);
 		if (out)

@@ -3,14 +3,15 @@
 # tdpctl plan: alpha per hop from the forwarding rule, tables that check,
 # delay and jitter bounds, whole frames of link delay moved into alpha,
 # admission on every link, and clear refusals (file:line, the full link and
-# its frames) with nothing written.
+# its frames) with nothing written; in a mesh, a detour round a full link,
+# alpha raised where frames are full, and the routes the plan takes.
 # usage: plan_cli.sh TDPCTL  (TAP)
 set -uo pipefail
 CTL=$1
 . "$(dirname "$0")/../tap.sh"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-echo "1..11"
+echo "1..13"
 
 topo() { # topo FILE PROC2 [extra lines...]
 	local f=$1 p2=$2
@@ -105,3 +106,46 @@ check "flows run from a host to a host" 'grep -q "flows run from a host to a hos
 "$CTL" plan >/dev/null 2>&1
 rc=$?
 check "no topology: usage, exit 2" '[ $rc -eq 2 ]'
+
+# a mesh: r1 - r2 at 100 Mbit/s (7 packets of 1500 bytes a frame) and a way
+# round it through r3 and r5; a second sender into r1
+cat >"$W/mesh.topo" <<'EOF'
+tdp-topology 1
+tf 1ms
+k 10
+guard 50us
+host snd
+host snd2
+host rcv
+router r1 node-id 1 processing 200us
+router r2 node-id 2 processing 200us
+router r3 node-id 3 processing 200us
+router r4 node-id 4 processing 200us
+router r5 node-id 5 processing 200us
+link snd:e r1:a rate 1Gbit/s
+link snd2:e r1:d rate 1Gbit/s
+link r1:b r2:a rate 100Mbit/s
+link r2:b r4:a rate 1Gbit/s
+link r1:c r3:a rate 1Gbit/s
+link r3:b r5:a rate 1Gbit/s
+link r5:b r4:c rate 1Gbit/s
+link r4:b rcv:e rate 1Gbit/s
+flow a from snd to rcv packets 63 size 1500 frames 0-8 match dscp 46 dst 10.9.1.0/24
+flow b from snd to rcv packets 60 size 1500 match dscp 34 dst 10.9.2.0/24
+flow c from snd2 to rcv packets 1 size 1500 frames 0 match dscp 10 dst 10.9.1.0/24
+EOF
+"$CTL" plan "$W/mesh.topo" -o "$W/mesh" >"$W/mesh.out" 2>&1
+rc=$?
+# a fills r1 - r2 but for frame 1 (ingress 0-8, + 2); b has no room there
+# (60 packets, 7 places) and goes round; c, routed as a, cannot take frame 2
+# and is moved to frame 1: r1's alpha raised from 2 to 11
+check "mesh: b goes round the full link and says so; c's alpha at r1 raised from 2 to 11; the tables check" \
+	'[ $rc -eq 0 ] && grep -q "^flow b: snd -> r1 -> r3 -> r5 -> r4 -> rcv, 60 packets" "$W/mesh.out" &&
+	 grep -q "^  (the path of the fewest routers, snd r1 r2 r4 rcv, has no room for it)$" "$W/mesh.out" &&
+	 grep -Eq "^  1 +r1 +snd2:e +11  1  \(raised from 2: frames full\)$" "$W/mesh.out" &&
+	 grep -q "^flow c port b size 1500 alpha 11 " "$W/mesh/r1.tdp" && "$CTL" schedule check "$W"/mesh/*.tdp >/dev/null' \
+	"$(cat "$W/mesh.out")"
+check "mesh: the routes the plan takes, per router and destination" \
+	'grep -q "^r1: 10.9.1.0/24 -> r2 (port b)$" "$W/mesh.out" && grep -q "^r1: 10.9.2.0/24 -> r3 (port c)$" "$W/mesh.out" &&
+	 grep -q "^r5: 10.9.2.0/24 -> r4 (port b)$" "$W/mesh.out" && [ "$(grep -c "^r1: " "$W/mesh.out")" = 2 ]' \
+	"$(cat "$W/mesh.out")"

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The planner's core without the command line: alpha per hop from the
- * forwarding rule, the frames each hop sends in, a shared link's room, and a
- * refusal that writes nothing.
+ * forwarding rule, the frames each hop sends in, a shared link's room, a
+ * refusal that writes nothing; in meshes, a detour when the fewest-router
+ * path is full, one next hop per destination at each router, alpha raised
+ * where frames are full, a refusal per path.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -110,12 +112,144 @@ static void bad_topology_is_refused_by_line(void **st)
 	plan_free(&pl);
 }
 
+/* a topology from its text */
+static int read_text(const char *text)
+{
+	memset(&pl, 0, sizeof(pl));
+	pl.file = "test.topo";
+	pl.overhead = 24;
+	return plan_read_text(&pl, text, strlen(text));
+}
+
+/* snd - r1 - r2 - r4 - rcv, and around r2: r1 - r3 - r5 - r4; r1 - r2 at
+ * 100 Mbit/s holds 7 packets of 1500 bytes a frame, 70 a cycle */
+#define DIAMOND                                                                                                  \
+	"tdp-topology 1\ntf 1ms\nk 10\nguard 50us\nhost snd\nhost rcv\n"                                       \
+	"router r1 node-id 1 processing 200us\nrouter r2 node-id 2 processing 200us\n"                            \
+	"router r3 node-id 3 processing 200us\nrouter r4 node-id 4 processing 200us\n"                            \
+	"router r5 node-id 5 processing 200us\n"                                                                 \
+	"link snd:e r1:a rate 1Gbit/s\nlink r1:b r2:a rate 100Mbit/s\nlink r2:b r4:a rate 1Gbit/s\n"              \
+	"link r1:c r3:a rate 1Gbit/s\nlink r3:b r5:a rate 1Gbit/s\nlink r5:b r4:c rate 1Gbit/s\n"                 \
+	"link r4:b rcv:e rate 1Gbit/s\n"
+
+static void path_words(const struct preq *f, char *out, size_t len)
+{
+	size_t at = 0;
+	for (uint32_t h = 0; h < f->npath; h++)
+		at += (size_t)snprintf(out + at, len - at, "%s%s", h ? " " : "", pl.nodes[f->path[h]].name);
+}
+
+static void detour_when_the_fewest_routers_have_no_room(void **st)
+{
+	(void)st;
+	char w[128];
+	assert_int_equal(read_text(DIAMOND "flow a from snd to rcv packets 60 size 1500 match dscp 46 dst 10.9.1.0/24\n"
+					   "flow b from snd to rcv packets 60 size 1500 match dscp 34 dst 10.9.2.0/24\n"),
+			 0);
+	assert_int_equal(plan_place(&pl), 0);
+	path_words(&pl.flows[0], w, sizeof(w));
+	assert_string_equal(w, "snd r1 r2 r4 rcv");
+	assert_int_equal(pl.flows[0].paths_tried, 0);
+	assert_string_equal(pl.flows[0].detour, "");
+	/* 10 places left on r1 - r2: b goes round it, and says which path it left */
+	path_words(&pl.flows[1], w, sizeof(w));
+	assert_string_equal(w, "snd r1 r3 r5 r4 rcv");
+	assert_int_equal(pl.flows[1].paths_tried, 1);
+	assert_string_equal(pl.flows[1].detour, "snd r1 r2 r4 rcv");
+	for (uint32_t l = 0; l < pl.nlinks; l++)
+		for (int d = 0; d < 2; d++)
+			for (uint32_t i = 0; pl.links[l].used[d] && i < pl.k; i++)
+				assert_true(pl.links[l].used[d][i] <= plan_cap_bits(&pl, &pl.links[l]));
+	plan_free(&pl);
+}
+
+static void one_next_hop_per_destination(void **st)
+{
+	(void)st;
+	char *out = NULL;
+	size_t len = 0;
+	/* both to rcv, with no dst of their own: routers route them alike, so b
+	 * cannot go round r2 while a goes through it */
+	assert_int_equal(read_text(DIAMOND "flow a from snd to rcv packets 60 size 1500 match dscp 46\n"
+					   "flow b from snd to rcv packets 60 size 1500 match dscp 34\n"),
+			 0);
+	pl.err = open_memstream(&out, &len);
+	assert_int_equal(plan_place(&pl), -1);
+	fclose(pl.err);
+	pl.err = NULL;
+	char key[64];
+	plan_route_key(&pl, &pl.flows[1], key, sizeof(key));
+	assert_string_equal(key, "rcv");
+	assert_non_null(strstr(out, "test.topo:20: error: flow b: no path takes its 60 packets per cycle (at most 10 "
+				    "fit); each path tried:\n"));
+	assert_non_null(strstr(out, "\n  path snd r1 r3 r5 r4 rcv: r1 sends rcv to r2 (flow a), not to r3\n"));
+	free(out);
+	plan_free(&pl);
+}
+
+static void refused_on_every_path_names_each(void **st)
+{
+	(void)st;
+	char *out = NULL;
+	size_t len = 0;
+	assert_int_equal(read_text(DIAMOND "flow a from snd to rcv packets 60 size 1500 match dscp 46 dst 10.9.1.0/24\n"
+					   "flow b from snd to rcv packets 760 size 1500 match dscp 34 dst 10.9.2.0/24\n"),
+			 0);
+	pl.err = open_memstream(&out, &len);
+	assert_int_equal(plan_place(&pl), -1);
+	fclose(pl.err);
+	pl.err = NULL;
+	assert_int_equal(pl.errors, 1);
+	/* no path takes 760 packets a cycle (77 a frame on a gigabit link): each is named with what stopped it */
+	assert_non_null(strstr(out, "test.topo:20: error: flow b: 710 of 760 "));
+	assert_non_null(strstr(out, "packets per cycle fit; every allowed ingress frame is full on some link of each "
+				    "path tried:"));
+	assert_non_null(strstr(out, "\n  path snd r1 r2 r4 rcv: 10 fit "));
+	assert_non_null(strstr(out, "\n    link r1:b -> r2:a (line 13) has no room for a 1500-byte packet in frames 0-9\n"));
+	assert_non_null(strstr(out, "\n  path snd r1 r3 r5 r4 rcv: 710 fit "));
+	assert_non_null(strstr(out, "\n    link snd:e -> r1:a (line 12) has no room for a 1500-byte packet in frames "));
+	free(out);
+	plan_free(&pl);
+}
+
+static void alpha_raised_where_frames_are_full(void **st)
+{
+	(void)st;
+	/* a fills r1 - r2 in frame 0 + 2 (77 packets of 1500 bytes); b, from
+	 * another host into r1 in frame 0, cannot take frame 2 there: r1's alpha
+	 * for b is raised to 3, and b's table at r1 says so */
+	assert_int_equal(read_text("tdp-topology 1\ntf 1ms\nk 10\nguard 50us\nhost snd\nhost snd2\nhost rcv\n"
+				   "router r1 node-id 1 processing 200us\nrouter r2 node-id 2 processing 200us\n"
+				   "link snd:e r1:a rate 1Gbit/s\nlink snd2:e r1:d rate 1Gbit/s\n"
+				   "link r1:b r2:a rate 1Gbit/s\nlink r2:b rcv:e rate 1Gbit/s\n"
+				   "flow a from snd to rcv packets 77 size 1500 frames 0 match dscp 46\n"
+				   "flow b from snd2 to rcv packets 1 size 1500 frames 0 match dscp 34\n"),
+			 0);
+	assert_int_equal(plan_place(&pl), 0);
+	const struct preq *a = &pl.flows[0], *b = &pl.flows[1];
+	assert_int_equal(a->alpha[1], 2);
+	assert_int_equal(b->amin[1], 2);
+	assert_int_equal(b->alpha[1], 3);
+	assert_int_equal(b->alpha[2], 2);
+	assert_int_equal(plan_shift(b, 2), 5);
+	struct plan_table t;
+	assert_int_equal(plan_table_build(&pl, 3, "test.topo", &t), 0); /* r1 */
+	assert_non_null(strstr(t.text, "flow b port b size 1500 alpha 3 "));
+	assert_non_null(strstr(t.text, "flow a port b size 1500 alpha 2 "));
+	plan_table_free(&t);
+	plan_free(&pl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(alpha_per_hop_from_the_rule),
 		cmocka_unit_test(shared_link_fills_then_refuses),
 		cmocka_unit_test(bad_topology_is_refused_by_line),
+		cmocka_unit_test(detour_when_the_fewest_routers_have_no_room),
+		cmocka_unit_test(one_next_hop_per_destination),
+		cmocka_unit_test(refused_on_every_path_names_each),
+		cmocka_unit_test(alpha_raised_where_frames_are_full),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
