@@ -13,7 +13,8 @@
 # timeout; the namespaces and sshd go away however it ends.
 # usage: deploy_net.sh TDPCTL TDPD SRCDIR  (TAP)
 set -uo pipefail
-CTL=$1
+# absolute: r3's tdpctl runs from ssh's login directory
+CTL=$(readlink -f "$1")
 TDPD=$2
 SRC=$3
 
