@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The README's chain figure from chain_net.sh's receiver JSON (OUTDIR):
-PMF of L for the reserved flow through 1, 2 and 4 routers with and without
+PMF of L for the reserved flow through 1, 2, 4 and 8 routers with and without
 a best-effort flood; the same shifted by the plan's sum of alpha x TF, so the
 spreads lie on top of each other; and best effort through the same chains.
 usage: chain_figure.py OUTDIR FIGURE.png"""
 import json
+import os
 import sys
 
 import matplotlib
@@ -13,8 +14,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 out, fig_path = sys.argv[1], sys.argv[2]
-runs = [(n, f) for f in ("quiet", "flood") for n in (1, 2, 4)]
-colors = {1: "tab:blue", 2: "tab:orange", 4: "tab:green"}
+runs = [(n, f) for f in ("quiet", "flood") for n in (1, 2, 4, 8) if os.path.exists(f"{out}/chain-n{n}-{f}.json")]
+colors = {1: "tab:blue", 2: "tab:orange", 4: "tab:green", 8: "tab:red"}
 fig, ax = plt.subplots(1, 3, figsize=(15, 4.2))
 for n, f in runs:
     d = json.load(open(f"{out}/chain-n{n}-{f}.json"))

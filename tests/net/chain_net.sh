@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Pipeline forwarding through a chain of N = 1, 2 and 4 tdpd routers in
-# network namespaces (DPDK af_packet ports), planned by tdpctl plan and
-# deployed with schedule load --at the same TAI second on every router.
-# Reserved probes (one per 10 ms cycle, hop-stamped by every router) cross the
-# chain beside best-effort probes and a best-effort flood on every link; the
-# sender skips a frame it wakes for too late (--late skip). With late-policy
+# Pipeline forwarding through a chain of N tdpd routers in network namespaces
+# (DPDK af_packet ports), planned by tdpctl plan and put in force on every
+# router by one tdpctl deploy (after a deploy one router refuses, which must
+# leave every router on its old table). Reserved probes (one per 10 ms cycle,
+# 200 bytes, hop-stamped by every router) cross the chain beside best-effort
+# probes and a best-effort flood at 90 % of each link's unreserved capacity
+# (the links are planned at CHAIN_RATE, 20 Mbit/s by default); the sender
+# skips a frame it wakes for too late (--late skip). With late-policy
 # drop, every probe that arrives must have left every hop in exactly the
 # frame the plan gives it (ingress frame plus the alphas so far), but for as
 # many as the routers counted as uncertain arrivals (read after a stall
@@ -16,22 +18,23 @@
 # namespaces go away however the test ends.
 # usage: chain_net.sh TDPCTL TDP_PROBE TDPD SRCDIR [OUTDIR]  (TAP)
 #   OUTDIR keeps each run's receiver JSON (for the README's figures);
-#   CHAIN_RUNS="1:flood 2:flood 4:flood" and CHAIN_COUNT=400 choose the runs.
+#   CHAIN_RUNS="1:flood 2:flood 8:flood" and CHAIN_COUNT=400 choose the runs.
 set -uo pipefail
 TDPCTL=$1
 PROBE=$2
 TDPD=$3
 SRC=$4
 OUT=${5:-}
-RUNS=${CHAIN_RUNS:-"1:flood 2:flood 4:flood"}
+RUNS=${CHAIN_RUNS:-"2:flood 8:flood"}
 COUNT=${CHAIN_COUNT:-300}
+RATE=${CHAIN_RATE:-20Mbit/s}
 
 . "$SRC/tests/net/netns.sh"
 . "$SRC/tests/tap.sh"
 net_test_begin
 
 set -- $RUNS
-echo "1..$(($# * 6))"
+echo "1..$(($# * 7))"
 
 j() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null; }
 diag() { sed 's/^/# /' <<<"$1"; }
@@ -50,12 +53,14 @@ run() {
 		echo "host snd"
 		for i in $(seq 1 "$nr"); do echo "router r$i node-id $i processing 300us"; done
 		echo "host rcv"
-		echo "link snd:s0 r1:in rate 1Gbit/s delay 1us"
-		for i in $(seq 1 $((nr - 1))); do echo "link r$i:out r$((i + 1)):in rate 1Gbit/s delay 1us"; done
-		echo "link r$nr:out rcv:r0 rate 1Gbit/s delay 1us"
-		echo "flow probe from snd to rcv packets 1 size 128 frames 0 stamp match dscp 46 udp-dport 7350"
+		echo "link snd:s0 r1:in rate $RATE delay 1us"
+		for i in $(seq 1 $((nr - 1))); do echo "link r$i:out r$((i + 1)):in rate $RATE delay 1us"; done
+		echo "link r$nr:out rcv:r0 rate $RATE delay 1us"
+		echo "flow probe from snd to rcv packets 1 size 200 frames 0 stamp match dscp 46 udp-dport 7350"
+		for i in $(seq 1 "$nr"); do echo "control r$i socket $d/r$i/tdpd.sock"; done
 	} >"$d/topo"
 	"$TDPCTL" plan "$d/topo" -o "$d/plan" >"$d/plan.out" 2>&1
+	"$TDPCTL" plan "$d/topo" --json >"$d/plan.json" 2>/dev/null
 	local alpha sum
 	alpha=$(sed -n 's/.*--alpha \([0-9,]*\).*/\1/p' "$d/plan.out")
 	sum=$(sed -n 's/.*--frame-delay \([0-9]*\).*/\1/p' "$d/plan.out")
@@ -75,20 +80,26 @@ run() {
 		[ $up -eq "$nr" ] && break
 		sleep 0.1
 	done
-	local tai at frames
-	tai=$("$TDPCTL" --socket "$d/r1/tdpd-ro.sock" --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["tai_ns"])')
-	at=$((tai / 1000000000 + 3))
-	local loads=()
-	for i in $(seq 1 "$nr"); do
-		timeout 20 "$TDPCTL" --socket "$d/r$i/tdpd.sock" --json schedule load "$d/plan/r$i.tdp" --at "$at" \
-			>"$d/r$i/load.json" 2>"$d/r$i/load.err" &
-		loads+=($!)
-	done
-	wait "${loads[@]}"
-	frames=$(for i in $(seq 1 "$nr"); do j "$d/r$i/load.json" 'd["result"]["frame"] if "result" in d else d.get("frame")'; done | sort -u)
-	check "N=$nr $flood: tdpctl plan (alpha $alpha), all $nr routers up and on the plan from frame $frames" \
-		'[ -n "$alpha" ] && [ $up -eq "$nr" ] && [ "$(echo "$frames" | wc -l)" = 1 ] && [ "$frames" = "$((at * 1000))" ]' \
-		"$(cat "$d/plan.out" "$d"/r*/load.* "$d"/r*/err | tail -40)"
+	# the routers share this host's clock, which nothing disciplines here
+	local why="the routers share one host clock"
+	# a deploy the last router refuses (a port its tdpd.conf lacks): nobody moves
+	cp -r "$d/plan" "$d/bad"
+	sed -i 's/\bport out\b/port out9/' "$d/bad/r$nr.tdp"
+	local rcb=0 rc=0
+	timeout 120 "$TDPCTL" deploy --json --allow-unsynced "$why" "$d/bad" >"$d/bad.json" 2>"$d/bad.err" || rcb=$?
+	local before
+	before=$(for i in $(seq 1 "$nr"); do "$TDPCTL" --socket "$d/r$i/tdpd-ro.sock" --json schedule active |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["table"]["digest"], d["pending"], d["staged"])'; done)
+	check "N=$nr $flood: a deploy router $nr refuses leaves all $nr routers on their old tables, nothing waiting or staged" \
+		'[ $rcb -eq 1 ] && [ "$(j "$d/bad.json" "d[\"routers\"][-1][\"error\"][\"code\"]")" = invalid-table ] && [ "$(cut -d" " -f1 <<<"$before")" = "$(for i in $(seq 1 "$nr"); do sha256sum "$d/r$i/empty.tdp" | cut -d" " -f1; done)" ] && [ "$(cut -d" " -f2- <<<"$before" | sort -u)" = "None None" ]' \
+		"rc $rcb: $(cat "$d/bad.json" "$d/bad.err"; echo "$before")"
+	timeout 120 "$TDPCTL" deploy --json --allow-unsynced "$why" "$d/plan" >"$d/deploy.json" 2>"$d/deploy.err" || rc=$?
+	local frames
+	frames=$(for i in $(seq 1 "$nr"); do "$TDPCTL" --socket "$d/r$i/tdpd-ro.sock" --json schedule active |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["table"]["adopted_frame"])'; done | sort -u)
+	check "N=$nr $flood: tdpctl plan (alpha $alpha), one tdpctl deploy: all $nr routers up and on the plan from frame $frames" \
+		'[ -n "$alpha" ] && [ $up -eq "$nr" ] && [ $rc -eq 0 ] && [ "$(echo "$frames" | wc -l)" = 1 ] && [ "$frames" = "$(j "$d/deploy.json" "d[\"frame\"]")" ] && [ "$(j "$d/deploy.json" "d[\"outcome\"]")" = in-force ]' \
+		"$(cat "$d/plan.out" "$d/deploy.json" "$d/deploy.err" "$d"/r*/err | tail -60)"
 
 	local dst mac
 	dst=10.7.$nr.2
@@ -100,7 +111,22 @@ run() {
 	wait_file "$d/ready"
 	local fl=
 	if [ "$flood" = flood ]; then
-		ip netns exec "$CH_SND" timeout 40 "$PROBE" flood -i s0 --rate 30Mbit/s --size 64-1500 \
+		# 90 % of what the plan leaves of each link: the rate less the guard
+		# bands and the reserved bits
+		local fr
+		fr=$(python3 - "$d/plan.json" "$RATE" <<'PY'
+import json, re, sys
+p = json.load(open(sys.argv[1]))
+m = re.match(r"([0-9.]+)([kMG]?)bit/s$", sys.argv[2])
+rate = float(m.group(1)) * {"": 1, "k": 1e3, "M": 1e6, "G": 1e9}[m.group(2)]
+cycle = p["tf_ns"] * p["k"] / 1e9
+reserved = sum(f["packets"] * (f["size"] + 24) * 8 for f in p["flows"]) / cycle
+free = rate * (p["tf_ns"] - p["guard_ns"]) / p["tf_ns"] - reserved
+print(f"{0.9 * free / 1e6:.3f}Mbit/s")
+PY
+)
+		diag "N=$nr $flood: best effort at $fr on links of $RATE"
+		ip netns exec "$CH_SND" timeout 40 "$PROBE" flood -i s0 --rate "$fr" --size 64-1500 \
 			--duration "$((COUNT / 100 + 2))s" --dst "$dst" --src 10.7.0.1 --dst-mac "$mac" \
 			>"$d/flood.out" 2>"$d/flood.err" &
 		fl=$!
