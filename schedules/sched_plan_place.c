@@ -507,8 +507,12 @@ static int plan_flow(struct plan *pl, const struct adj *a, struct preq *f)
 		if (whylen)
 			fputs(why, plan_err(pl));
 	}
-	if (rc != 0)
+	if (rc != 0) {
+		/* not placed: no later flow's routes are held to its path */
 		f->detour[0] = 0;
+		free(f->count);
+		f->count = NULL;
+	}
 	free(why);
 	free(s.cl);
 	free(s.nx);

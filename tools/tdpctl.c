@@ -48,7 +48,7 @@ static void usage(FILE *out)
 	      "  shield on [--cpu N]|off|status\n"
 	      "                           shield the frame engine's CPU at run time, and undo it\n"
 	      "  plan TOPOLOGY [-o DIR] [--json]\n"
-	      "                           plan pipeline forwarding over a chain of routers: alpha\n"
+	      "                           plan pipeline forwarding over a network of routers: alpha\n"
 	      "                           per hop, admission on every link, one table per router\n"
 
 	      "  doctor [--cpu N] [--tf T] [--netdev IF]... [--json]\n"

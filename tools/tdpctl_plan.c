@@ -17,8 +17,9 @@ static void plan_usage(FILE *out)
 	fputs("usage: tdpctl plan TOPOLOGY [-o DIR] [--json]\n"
 	      "  plans pipeline forwarding for the flow requests of TOPOLOGY: alpha per hop, frames\n"
 	      "  admission-checked on every link, one table per router and per sending host in DIR\n"
-	      "  (default: print the report only); --json writes the report as JSON\n"
-	      "  TOPOLOGY: see tdpctl(8), PLANNING\n",
+	      "  with the topology, for tdpctl deploy DIR (default: print the report only); --json\n"
+	      "  writes the report as JSON\n"
+	      "  TOPOLOGY: see tdpctl(8), Planning a network of routers\n",
 	      out);
 }
 

@@ -187,6 +187,27 @@ static void one_next_hop_per_destination(void **st)
 	plan_free(&pl);
 }
 
+static void a_refused_flow_holds_no_routes(void **st)
+{
+	(void)st;
+	char w[128];
+	/* a fits no path (800 packets a cycle); b, to the same destination,
+	 * takes the path of the fewest routers: a's last try holds no route */
+	assert_int_equal(read_text(DIAMOND "flow a from snd to rcv packets 800 size 1500 match dscp 46 dst 10.9.1.0/24\n"
+					   "flow b from snd to rcv packets 60 size 1500 match dscp 34 dst 10.9.1.0/24\n"),
+			 0);
+	FILE *null = fopen("/dev/null", "w");
+	pl.err = null;
+	assert_int_equal(plan_place(&pl), -1);
+	fclose(null);
+	pl.err = NULL;
+	assert_int_equal(pl.errors, 1);
+	assert_null(pl.flows[0].count);
+	path_words(&pl.flows[1], w, sizeof(w));
+	assert_string_equal(w, "snd r1 r2 r4 rcv");
+	plan_free(&pl);
+}
+
 static void refused_on_every_path_names_each(void **st)
 {
 	(void)st;
@@ -248,6 +269,7 @@ int main(void)
 		cmocka_unit_test(bad_topology_is_refused_by_line),
 		cmocka_unit_test(detour_when_the_fewest_routers_have_no_room),
 		cmocka_unit_test(one_next_hop_per_destination),
+		cmocka_unit_test(a_refused_flow_holds_no_routes),
 		cmocka_unit_test(refused_on_every_path_names_each),
 		cmocka_unit_test(alpha_raised_where_frames_are_full),
 	};
