@@ -50,7 +50,6 @@ static void usage(FILE *out)
 	      "  plan TOPOLOGY [-o DIR] [--json]\n"
 	      "                           plan pipeline forwarding over a network of routers: alpha\n"
 	      "                           per hop, admission on every link, one table per router\n"
-
 	      "  doctor [--cpu N] [--tf T] [--netdev IF]... [--json]\n"
 	      "                           audit this host for the engine's CPU, measure its\n"
 	      "                           wake-up latency, say which TF it can hold\n"

@@ -97,13 +97,13 @@ check "the same id committed again: unknown-stage, b.tdp stays" \
 	'[ $rc -eq 1 ] && [ "$(code_of "$W/again.json")" = unknown-stage ] && "$CTL" --socket "$RO" schedule active | grep -q "in force .*b.tdp"' \
 	"rc $rc: $(cat "$W/again.json")"
 
-# 6: abort
-ctl "$W/s2.json" schedule stage "$W/a.tdp"
+# 6: abort (the table from standard input, named by --name)
+ctl "$W/s2.json" schedule stage --name from-stdin.tdp - <"$W/a.tdp"
 id2=$(j "$W/s2.json" 'd["id"]')
 ctl "$W/abort.json" schedule abort "$id2"
 active "$W/act4.json"
-check "stage then abort: a new id, dropped, nothing staged, b.tdp still in force" \
-	'[ $rc -eq 0 ] && [ "$id2" -gt "$id1" ] && [ "$(j "$W/abort.json" "(d[\"aborted\"], d[\"in_force\"].endswith(\"b.tdp\"))")" = "($id2, True)" ] && [ "$(j "$W/act4.json" "(d[\"staged\"], d[\"table\"][\"k\"], d[\"stages\"][\"aborted\"])")" = "(None, 20, 1)" ]' \
+check "stage from standard input with --name, then abort: a new id, the name and the daemon's TAI time in the reply, dropped, nothing staged, b.tdp still in force" \
+	'[ $rc -eq 0 ] && [ "$id2" -gt "$id1" ] && [ "$(j "$W/s2.json" "(d[\"table\"], d[\"digest\"], d[\"tai_ns\"] > 1600000000 * 10**9)")" = "('"'from-stdin.tdp'"', '"'$digest_a'"', True)" ] && [ "$(j "$W/abort.json" "(d[\"aborted\"], d[\"table\"], d[\"in_force\"].endswith(\"b.tdp\"))")" = "($id2, '"'from-stdin.tdp'"', True)" ] && [ "$(j "$W/act4.json" "(d[\"staged\"], d[\"table\"][\"k\"], d[\"stages\"][\"aborted\"])")" = "(None, 20, 1)" ]' \
 	"rc $rc: $(cat "$W/s2.json" "$W/abort.json" "$W/act4.json")"
 ctl "$W/after_abort.json" schedule commit "$id2"
 check "a commit after the abort: unknown-stage" \
