@@ -12,7 +12,9 @@
 #define PLAN_MAX_NODES 256
 #define PLAN_MAX_LINKS 1024
 #define PLAN_MAX_FLOWS 1024
-#define PLAN_MAX_K 100000
+#define PLAN_MAX_K 1000000
+#define PLAN_MAX_MEM (1ull << 30)             /* what placing may take: counts and room per frame */
+#define PLAN_MAX_WORK 10000000ull             /* frames and packet hops placement visits before it stops retrying */
 #define PLAN_MAX_BYTES (16 << 20)             /* a topology file */
 #define PLAN_MAX_ALPHA 1000000                /* as a table's alpha */
 #define PLAN_MAX_PROC_NS 1000000000ull        /* processing, clock-error: 1 s */
@@ -87,6 +89,8 @@ struct plan {
 	size_t len;
 	/* where each setting was given (0: not given) */
 	uint32_t l_version, l_tf, l_k, l_guard, l_epoch, l_clock;
+	uint64_t work;           /* frames visited by placement so far */
+	uint64_t max_work;       /* then no more retries; 0: PLAN_MAX_WORK */
 };
 
 /* A table planned for one node, in memory until every table checks. */

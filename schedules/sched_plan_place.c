@@ -154,6 +154,13 @@ static void candidate_paths(const struct plan *pl, const struct adj *a, const st
 
 /* ---- placement on one path ---------------------------------------------- */
 
+/* Frames placement may visit in all before it stops retrying: a bound on
+ * the search, not a time. */
+static uint64_t max_work(const struct plan *pl)
+{
+	return pl->max_work ? pl->max_work : PLAN_MAX_WORK;
+}
+
 /* How many more packets of f fit when it enters in frame i: the least over
  * the path's links (and which hop that is, in *block). */
 static uint64_t fits_at(const struct plan *pl, const struct preq *f, uint32_t i, uint32_t *block)
@@ -213,6 +220,7 @@ struct scratch {
 static uint32_t place(struct plan *pl, struct preq *f, struct scratch *s)
 {
 	uint32_t ncand = 0;
+	pl->work += (uint64_t)pl->k + (uint64_t)f->packets * (f->npath - 1);
 	memset(f->count, 0, pl->k * sizeof(*f->count));
 	memset(s->blocked, 0, pl->k * sizeof(*s->blocked));
 	for (uint32_t i = 0; i < pl->k; i++)
@@ -323,7 +331,7 @@ static bool fit_path(struct plan *pl, struct preq *f, struct scratch *s, uint32_
 			return true;
 		uint32_t first, h = worst_hop(pl, f, s, &first);
 		book(pl, f, -1);
-		if (h == 0 || first == UINT32_MAX || tries == PLAN_MAX_RAISES)
+		if (h == 0 || first == UINT32_MAX || tries == PLAN_MAX_RAISES || pl->work > max_work(pl))
 			return false; /* the sender's own link, or no more tries */
 		/* the least raise of router path[h] that moves frame first onto a
 		 * frame of its link with room; a raise of k reaches the same frames */
@@ -339,6 +347,12 @@ static bool fit_path(struct plan *pl, struct preq *f, struct scratch *s, uint32_
 	}
 }
 
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* The links of f's path that stopped its ingress frames, one line each. */
 static void say_blocked(const struct plan *pl, const struct preq *f, const struct scratch *s, FILE *o,
 			const char *indent)
@@ -350,12 +364,7 @@ static void say_blocked(const struct plan *pl, const struct preq *f, const struc
 				fr[nf++] = (uint32_t)((i + plan_shift(f, h)) % pl->k);
 		if (nf) {
 			char str[256];
-			for (uint32_t a = 1; a < nf; a++) /* insertion order is nearly sorted */
-				for (uint32_t b = a; b && fr[b - 1] > fr[b]; b--) {
-					uint32_t t = fr[b];
-					fr[b] = fr[b - 1];
-					fr[b - 1] = t;
-				}
+			qsort(fr, nf, sizeof(*fr), u32_cmp);
 			if (sched_frames_format(fr, nf, str, sizeof(str)) >= sizeof(str))
 				strcpy(str + sizeof(str) - 5, "...");
 			const struct link *l = &pl->links[f->link[h]];
@@ -461,7 +470,7 @@ static int plan_flow(struct plan *pl, const struct adj *a, struct preq *f)
 	size_t whylen = 0;
 	FILE *w = open_memstream(&why, &whylen);
 	f->detour[0] = 0;
-	for (uint32_t p = 0; w && p < ps.n && rc != 0; p++) {
+	for (uint32_t p = 0; w && p < ps.n && rc != 0 && (!p || pl->work <= max_work(pl)); p++) {
 		char words[512];
 		uint32_t at, next;
 		path_words(pl, ps.node[p], ps.len[p], words, sizeof(words));
@@ -506,6 +515,9 @@ static int plan_flow(struct plan *pl, const struct adj *a, struct preq *f)
 			     f->name, f->packets, best);
 		if (whylen)
 			fputs(why, plan_err(pl));
+		if (pl->work > max_work(pl))
+			fprintf(plan_err(pl), "  (the search stopped: the planner visits at most %llu frames and packets in all)\n",
+				(unsigned long long)max_work(pl));
 	}
 	if (rc != 0) {
 		/* not placed: no later flow's routes are held to its path */
@@ -523,6 +535,15 @@ static int plan_flow(struct plan *pl, const struct adj *a, struct preq *f)
 int plan_place(struct plan *pl)
 {
 	static struct adj a;
+	/* what placing will hold at most: counts per flow, room per link and
+	 * direction, and one flow's scratch, each an array of k */
+	uint64_t need = (uint64_t)pl->k * (4ull * pl->nflows + 16ull * pl->nlinks + 12);
+	if (need > PLAN_MAX_MEM) {
+		PERR(pl, pl->l_k, "k %u with %u flows and %u links takes %llu MiB to plan, more than %llu MiB: a smaller k, "
+				  "or fewer flows or links", pl->k, pl->nflows, pl->nlinks,
+		     (unsigned long long)(need >> 20), PLAN_MAX_MEM >> 20);
+		return -1;
+	}
 	adj_build(pl, &a);
 	/* a link's room per frame is kept only for links some path uses */
 	for (uint32_t i = 0; i < pl->nflows; i++)

@@ -9,7 +9,7 @@ CTL=$1
 . "$(dirname "$0")/../tap.sh"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-echo "1..20"
+echo "1..22"
 
 hdr() { # a - r1 - b at 1 Gbit/s, TF 1 ms, k 10
 	printf 'tdp-topology 1\ntf 1ms\nk 10\nhost a\nhost b\nrouter r1\n'
@@ -158,3 +158,23 @@ plan io -o "$W/q\"uote" --json
 check "--json with a quote in the directory's name is still JSON" \
 	'[ $rc -eq 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not d[\"tables\"][0].endswith(\"q\\\"uote/a.tdp\"))" "$W/io.out"' \
 	"$(cat "$W/io.out")"
+
+# k up to 10^6 (TF 1 us): two flows placed, tables that check; 10^6 + 1 refused
+printf 'tdp-topology 1\ntf 1us\nk 1000000\nguard 100ns\nhost a\nhost b\nrouter r1\nrouter r2\nlink a:e r1:i rate 10Gbit/s\nlink r1:o r2:i rate 10Gbit/s\nlink r2:o b:e rate 10Gbit/s\nflow f from a to b packets 3000 size 100 match dscp 1\nflow g from a to b packets 500 size 1000 frames 0-99999 match dscp 2\n' \
+	>"$W/mega.topo"
+plan mega -o "$W/mega"
+sed 's/^k 1000000$/k 1000001/' "$W/mega.topo" >"$W/mega1.topo"
+plan mega1
+check "k 1,000,000 is planned, its tables check (it stopped at 100,000); 1,000,001 is refused at its line" \
+	'grep -q "^k 1000000$" "$W/mega/r1.tdp" && "$CTL" schedule check "$W"/mega/*.tdp >/dev/null &&
+	 refused mega1 "mega1.topo:3: error: k must be a whole number in 1..1000000"' \
+	"$(cat "$W/mega.out" "$W/mega1.out" | cut -c1-200)"
+# what placing 300 flows at k 10^6 would hold (1.2 GB of counts and room) is refused, not tried
+{
+	printf 'tdp-topology 1\ntf 1us\nk 1000000\nhost a\nhost b\nrouter r1\nlink a:e r1:i rate 10Gbit/s\nlink r1:o b:e rate 10Gbit/s\n'
+	for i in $(seq 300); do echo "flow f$i from a to b packets 1 size 100 match dscp 1 udp-dport $i"; done
+} >"$W/mem.topo"
+plan mem -o "$W/mem"
+check "k 10^6 with 300 flows: the memory it would take is an error at the k line, nothing written" \
+	'refused mem "mem.topo:3: error: k 1000000 with 300 flows and 2 links takes 1186 MiB to plan, more than 1024 MiB" && [ ! -e "$W/mem" ]' \
+	"$(head -3 "$W/mem.out")"

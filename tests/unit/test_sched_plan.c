@@ -163,6 +163,28 @@ static void detour_when_the_fewest_routers_have_no_room(void **st)
 	plan_free(&pl);
 }
 
+static void the_search_is_bounded(void **st)
+{
+	(void)st;
+	char *out = NULL;
+	size_t len = 0;
+	/* the detour case with room for the first tries only: b is refused, and says why */
+	assert_int_equal(read_text(DIAMOND "flow a from snd to rcv packets 60 size 1500 match dscp 46 dst 10.9.1.0/24\n"
+					   "flow b from snd to rcv packets 60 size 1500 match dscp 34 dst 10.9.2.0/24\n"),
+			 0);
+	pl.max_work = 1;
+	pl.err = open_memstream(&out, &len);
+	assert_int_equal(plan_place(&pl), -1);
+	fclose(pl.err);
+	pl.err = NULL;
+	assert_int_equal(pl.errors, 1);
+	assert_non_null(strstr(out, "test.topo:20: error: flow b: 10 of 60 packets per cycle fit"));
+	assert_null(strstr(out, "snd r1 r3 r5 r4 rcv"));
+	assert_non_null(strstr(out, "\n  (the search stopped: the planner visits at most 1 frames and packets in all)\n"));
+	free(out);
+	plan_free(&pl);
+}
+
 static void one_next_hop_per_destination(void **st)
 {
 	(void)st;
@@ -269,6 +291,7 @@ int main(void)
 		cmocka_unit_test(bad_topology_is_refused_by_line),
 		cmocka_unit_test(detour_when_the_fewest_routers_have_no_room),
 		cmocka_unit_test(one_next_hop_per_destination),
+		cmocka_unit_test(the_search_is_bounded),
 		cmocka_unit_test(a_refused_flow_holds_no_routes),
 		cmocka_unit_test(refused_on_every_path_names_each),
 		cmocka_unit_test(alpha_raised_where_frames_are_full),
