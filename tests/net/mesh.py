@@ -164,8 +164,11 @@ def flood(plan_path, rate):
     # x per flood: 0.9 (cap - reserved) on the link where that is least per flood
     x = min(0.9 * (cap - reserved.get(e, 0)) / n for e, n in load.items())
     busiest = max(load, key=lambda e: (x * load[e] + reserved.get(e, 0)) / cap)
+    # every link a flood crosses, loaded to what share of what it has left
+    shares = sorted(round(100 * x * n / (cap - reserved.get(e, 0))) for e, n in load.items())
     print(f"{x / 1e6:.3f}Mbit/s", ",".join(f"{s}:{d}" for s, d in pairs.items()),
-          f"{busiest[0]}->{busiest[1]}", f"{100 * (x * load[busiest]) / (cap - reserved.get(busiest, 0)):.0f}")
+          f"{busiest[0]}->{busiest[1]}", f"{100 * (x * load[busiest]) / (cap - reserved.get(busiest, 0)):.0f}",
+          len(load), f"{shares[0]}-{shares[-1]}")
 
 
 def check(plan_path, d):

@@ -84,8 +84,8 @@ for h in h1 h2 h3 h4; do
 	rpids+=($!)
 done
 for h in h1 h2 h3 h4; do for _ in $(seq 100); do [ -f "$W/$h.ready" ] && break; sleep 0.1; done; done
-read -r frate pairs busiest pct < <($MESH flood "$W/plan.json" "$RATE")
-diag "best effort: $frate from each host ($pairs), $pct % of the unreserved capacity on $busiest, the busiest link"
+read -r frate pairs busiest pct nlinks range < <($MESH flood "$W/plan.json" "$RATE")
+diag "best effort: $frate from each host ($pairs): $pct % of the unreserved capacity on $busiest, the busiest link; $range % on each of the $nlinks links a flood crosses"
 fpids=()
 for pr in ${pairs//,/ }; do
 	s=${pr%%:*} d=${pr#*:}
