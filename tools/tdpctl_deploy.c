@@ -31,41 +31,10 @@
 
 #include "deploy_run.h"
 #include "tdpctl.h"
+#include "tdpctl_deploy.h"
 
 #define EXIT_NO_ROUTER 3
-#define NS ((int64_t)1000000000)
 
-struct router {
-	uint32_t node;
-	const char *name;
-	const struct plan_reach *reach;
-	char *table, *via;                /* DIR/NAME.tdp; how it is reached */
-	char digest[SCHED_DIGEST_HEX];
-	uint64_t tf_ns, cycle_ns, epoch_ns;
-	/* what it said */
-	char sync[16], sync_why[256], old_digest[SCHED_DIGEST_HEX];
-	uint64_t old_cycle_ns;
-	int64_t tai_ns, stage_id, frame, start_ns;
-	bool unchanged, staged, committed;
-	const char *result;               /* the outcome, a word */
-	const char *undone;               /* "aborted", "cancelled" or NULL */
-	json_t *error;                    /* {code, message, diagnostics} */
-};
-
-struct deploy {
-	const char *dir;
-	bool check, json, wait;
-	const char *allow_unsynced;
-	int64_t at_ns, margin_ns;         /* at_ns: 0 none, < 0 relative (-at) */
-	int ttl_s, timeout_ms;
-	char *ssh[16];
-	char self[PATH_MAX];
-	struct router *r;
-	uint32_t n;
-	int64_t T, frame;
-	const char *outcome;
-	char why[512];
-};
 
 static void deploy_usage(FILE *o)
 {
@@ -95,17 +64,6 @@ static int64_t mono_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * NS + ts.tv_nsec;
-}
-
-static int64_t jint(json_t *o, const char *key)
-{
-	return (int64_t)json_integer_value(json_object_get(o, key));
-}
-
-static const char *jstr(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "";
 }
 
 /* ---- the plan ---------------------------------------------------------- */
@@ -556,58 +514,6 @@ static bool verify(struct deploy *dp, int64_t router_now, int64_t at_mono)
 	return ok;
 }
 
-/* ---- the report ------------------------------------------------------ */
-
-static void report_json(const struct deploy *dp)
-{
-	json_t *o = json_pack("{ss ss ss* sb}", "plan", dp->dir, "outcome", dp->outcome, "why",
-			      dp->why[0] ? dp->why : NULL, "check", dp->check);
-	json_object_set_new(o, "allow_unsynced", dp->allow_unsynced ? json_string(dp->allow_unsynced) : json_null());
-	json_object_set_new(o, "at_tai_ns", dp->T ? json_integer(dp->T) : json_null());
-	json_object_set_new(o, "frame", dp->frame != INT64_MIN && dp->T ? json_integer(dp->frame) : json_null());
-	json_t *a = json_array();
-	for (uint32_t i = 0; i < dp->n; i++) {
-		const struct router *r = &dp->r[i];
-		json_t *x = json_pack("{ss ss ss ss ss ss ss}", "name", r->name, "via", r->via ? r->via : "", "table",
-				      r->table ? r->table : "", "digest", r->digest, "in_force_before", r->old_digest,
-				      "sync", r->sync, "result", r->result);
-		json_object_set_new(x, "sync_reason", json_string(r->sync_why));
-		json_object_set_new(x, "undone", r->undone ? json_string(r->undone) : json_null());
-		json_object_set_new(x, "stage_id", r->stage_id ? json_integer(r->stage_id) : json_null());
-		json_object_set_new(x, "frame", r->frame ? json_integer(r->frame) : json_null());
-		json_object_set_new(x, "error", r->error ? json_incref(r->error) : json_null());
-		json_array_append_new(a, x);
-	}
-	json_object_set_new(o, "routers", a);
-	json_dumpf(o, stdout, JSON_INDENT(2));
-	putchar('\n');
-	json_decref(o);
-}
-
-static void report_text(const struct deploy *dp)
-{
-	printf("%-12s %-10s %-18s %-12s %s\n", "router", "sync", "digest", "result", "via");
-	for (uint32_t i = 0; i < dp->n; i++) {
-		const struct router *r = &dp->r[i];
-		char dg[20];
-		snprintf(dg, sizeof(dg), "%.16s", r->digest);
-		printf("%-12s %-10s %-18s %-12s %s\n", r->name, r->sync[0] ? r->sync : "?", dg, r->result, r->via);
-		if (r->sync[0] && strcmp(r->sync, "locked"))
-			printf("  sync: %s\n", r->sync_why);
-		if (r->error) {
-			printf("  %s: %s\n", jstr(r->error, "code"), jstr(r->error, "message"));
-			size_t k;
-			json_t *dg2;
-			json_array_foreach(json_object_get(r->error, "diagnostics"), k, dg2)
-				printf("  %s:%" PRId64 ":%" PRId64 ": %s: %s\n", r->table, jint(dg2, "line"), jint(dg2, "col"),
-				       jstr(dg2, "severity"), jstr(dg2, "message"));
-		}
-	}
-	printf("%s: %s\n", dp->outcome, dp->why);
-	if (dp->allow_unsynced)
-		printf("committed with routers not locked: %s\n", dp->allow_unsynced);
-}
-
 /* ---- the command ------------------------------------------------------ */
 
 static int parse_secs(const char *v, double lo, double hi, double *out)
@@ -805,9 +711,9 @@ int tdpctl_deploy(int argc, char **argv)
 	} else {
 		rc = deploy_run(&dp);
 		if (dp.json)
-			report_json(&dp);
+			deploy_report_json(&dp);
 		else
-			report_text(&dp);
+			deploy_report_text(&dp);
 	}
 	for (uint32_t i = 0; dp.r && i < dp.n; i++) {
 		free(dp.r[i].table);

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* tdpctl deploy's state (tdpctl_deploy.c) and its report (tdpctl_deploy_report.c). */
+#ifndef TDP_TDPCTL_DEPLOY_H
+#define TDP_TDPCTL_DEPLOY_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "sched_plan.h"
+
+#define NS ((int64_t)1000000000)
+
+struct router {
+	uint32_t node;
+	const char *name;
+	const struct plan_reach *reach;
+	char *table, *via;                /* DIR/NAME.tdp; how it is reached */
+	char digest[SCHED_DIGEST_HEX];
+	uint64_t tf_ns, cycle_ns, epoch_ns;
+	/* what it said */
+	char sync[16], sync_why[256], old_digest[SCHED_DIGEST_HEX];
+	uint64_t old_cycle_ns;
+	int64_t tai_ns, stage_id, frame, start_ns;
+	bool unchanged, staged, committed;
+	const char *result;               /* the outcome, a word */
+	const char *undone;               /* "aborted", "cancelled" or NULL */
+	json_t *error;                    /* {code, message, diagnostics} */
+};
+
+struct deploy {
+	const char *dir;
+	bool check, json, wait;
+	const char *allow_unsynced;
+	int64_t at_ns, margin_ns;         /* at_ns: 0 none, < 0 relative (-at) */
+	int ttl_s, timeout_ms;
+	char *ssh[16];
+	char self[PATH_MAX];
+	struct router *r;
+	uint32_t n;
+	int64_t T, frame;
+	const char *outcome;
+	char why[512];
+};
+
+/* a reply's integer or string member (0 or "" when it has none) */
+static inline int64_t jint(json_t *o, const char *key)
+{
+	return (int64_t)json_integer_value(json_object_get(o, key));
+}
+
+static inline const char *jstr(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+/* the outcome and a line per router, in words or as JSON, on stdout */
+void deploy_report_text(const struct deploy *dp);
+void deploy_report_json(const struct deploy *dp);
+
+#endif
