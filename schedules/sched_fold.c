@@ -41,16 +41,6 @@ static uint64_t inverse(uint64_t a, uint64_t m)
 	return (uint64_t)((s0 % (int64_t)m + (int64_t)m) % (int64_t)m);
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
 /* The first frame both spans name, or NONE. Chinese remainder theorem:
  * x = a.first (mod s), x = b.first (mod t) has solutions iff the firsts agree
  * modulo g = gcd(s, t), and then one per lcm(s, t). Frames < 2^32, so every
@@ -61,7 +51,7 @@ static uint32_t span_meet(const struct sched_span *a, const struct sched_span *b
 	uint64_t lo = a->first > b->first ? a->first : b->first, hi = al < bl ? al : bl;
 	if (lo > hi)
 		return NONE;
-	uint64_t s = a->stride, t = b->stride, g = gcd(s, t);
+	uint64_t s = a->stride, t = b->stride, g = sched_gcd(s, t);
 	uint64_t diff = ((uint64_t)b->first % t + t - (uint64_t)a->first % t) % t;
 	if (diff % g)
 		return NONE;

@@ -219,6 +219,16 @@ int sched_num_prefix(const char *s, size_t n, struct sched_match *m, const char 
 	return 0;
 }
 
+uint64_t sched_gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
 bool sched_name_ok(const char *s, size_t n)
 {
 	if (n == 0 || n >= SCHED_NAME_MAX)

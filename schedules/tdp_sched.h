@@ -264,6 +264,8 @@ void sched_summarize(const struct sched_table *t, struct sched_port_summary *ps,
 int sched_num_time(const char *s, size_t n, uint64_t *ns, const char **why);
 int sched_num_rate(const char *s, size_t n, uint64_t *bps, const char **why);
 int sched_num_prefix(const char *s, size_t n, struct sched_match *m, const char **why);
+/* The greatest common divisor (a, when b is 0). */
+uint64_t sched_gcd(uint64_t a, uint64_t b);
 
 /* The length (1 to 4) of the UTF-8 sequence at s as RFC 3629 §4 allows it
  * (no overlong forms, surrogates or code points past U+10FFFF), or 0 when

@@ -14,8 +14,8 @@
  *           cycle start common to every table in force and planned that is
  *           --margin after the stages; else every staged table is aborted
  *   undo    a commit refused anywhere: the others are cancelled before T,
- *           the refused one aborted; a router that cannot be cancelled is
- *           reported as the split it is
+ *           the refused one aborted, one whose reply was lost both; a
+ *           router that cannot be cancelled is reported as the split it is
  *   verify  after T, each router's table in force is the planned one,
  *           adopted at the planned frame
  */
@@ -129,7 +129,6 @@ static int load_plan(struct deploy *dp, struct plan *pl)
 		if (!nd->router || !plan_node_has_table(pl, x))
 			continue;
 		struct router *r = &dp->r[dp->n++];
-		r->node = x;
 		r->name = nd->name;
 		r->reach = &nd->reach;
 		r->result = "untouched";
@@ -319,7 +318,6 @@ static int look(struct deploy *dp)
 		snprintf(r->sync, sizeof(r->sync), "%s", jstr(sy, "state"));
 		snprintf(r->sync_why, sizeof(r->sync_why), "%s", jstr(sy, "reason"));
 		snprintf(r->old_digest, sizeof(r->old_digest), "%s", jstr(t, "digest"));
-		r->tai_ns = jint(st[i].json, "tai_ns");
 		r->old_cycle_ns = (uint64_t)jint(t, "tf_ns") * (uint64_t)jint(t, "k");
 		r->unchanged = !strcmp(r->old_digest, r->digest) && json_is_null(json_object_get(ac[i].json, "pending")) &&
 			       json_is_null(json_object_get(ac[i].json, "staged"));
@@ -371,7 +369,10 @@ static bool undo(struct deploy *dp)
 	bool *ab = calloc(dp->n, sizeof(*ab)), *ca = calloc(dp->n, sizeof(*ca)), ok = ab && ca;
 	for (uint32_t i = 0; ok && i < dp->n; i++) {
 		ab[i] = dp->r[i].staged && !dp->r[i].committed;
-		ca[i] = dp->r[i].committed;
+		/* a commit whose reply was lost is cancelled too: while a table
+		 * is staged nothing else can be waiting there, so a cancel can
+		 * only withdraw this plan's table, or find nothing */
+		ca[i] = dp->r[i].committed || dp->r[i].unsure;
 	}
 	struct drun *da = ok ? step(dp, ab, false, a_abort) : NULL, *dc = ok ? step(dp, ca, false, a_cancel) : NULL;
 	for (uint32_t i = 0; da && dc && i < dp->n; i++) {
@@ -398,8 +399,13 @@ static bool undo(struct deploy *dp)
 			r->committed = false;
 			r->undone = r->result = "cancelled";
 		} else if (ca[i]) {
-			set_error(r, run_error(dp, &dc[i], &nd), "NOT-CANCELLED");
-			ok = false;
+			json_t *e = run_error(dp, &dc[i], &nd);
+			if (r->unsure && !r->staged && !strcmp(jstr(e, "code"), "nothing-pending")) {
+				json_decref(e); /* aborted: the commit never landed */
+			} else {
+				set_error(r, e, "NOT-CANCELLED");
+				ok = false;
+			}
 		}
 	}
 	free(ab);
@@ -407,16 +413,6 @@ static bool undo(struct deploy *dp)
 	steps_free(dp, da);
 	steps_free(dp, dc);
 	return da && dc && ok;
-}
-
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
 }
 
 /* T: the first start common to every cycle (in force and planned) at or
@@ -428,7 +424,7 @@ static void pick_time(struct deploy *dp, int64_t now)
 		uint64_t c[2] = {dp->r[i].cycle_ns, dp->r[i].old_cycle_ns};
 		for (int j = 0; j < 2; j++)
 			if (c[j] && (uint64_t)NS % c[j] == 0)
-				L = L / gcd64(L, c[j]) * c[j];
+				L = L / sched_gcd(L, c[j]) * c[j];
 	}
 	int64_t e = (int64_t)dp->r[0].epoch_ns;
 	int64_t want = dp->at_ns > 0 ? dp->at_ns : dp->at_ns < 0 ? now - dp->at_ns : now + dp->margin_ns;
@@ -449,6 +445,8 @@ static bool commit_all(struct deploy *dp)
 		if (!want[i])
 			continue;
 		if (!answered(dp, &d[i], r)) {
+			/* no reply is no evidence the commit did not land */
+			r->unsure = !strcmp(r->result, "unreachable");
 			ok = false;
 			continue;
 		}

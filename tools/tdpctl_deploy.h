@@ -14,7 +14,6 @@
 #define NS ((int64_t)1000000000)
 
 struct router {
-	uint32_t node;
 	const char *name;
 	const struct plan_reach *reach;
 	char *table, *via;                /* DIR/NAME.tdp; how it is reached */
@@ -23,8 +22,9 @@ struct router {
 	/* what it said */
 	char sync[16], sync_why[256], old_digest[SCHED_DIGEST_HEX];
 	uint64_t old_cycle_ns;
-	int64_t tai_ns, stage_id, frame, start_ns;
+	int64_t stage_id, frame, start_ns;
 	bool unchanged, staged, committed;
+	bool unsure;                      /* a commit sent without a reply: it may have landed */
 	const char *result;               /* the outcome, a word */
 	const char *undone;               /* "aborted", "cancelled" or NULL */
 	json_t *error;                    /* {code, message, diagnostics} */

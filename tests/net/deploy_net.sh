@@ -7,7 +7,8 @@
 # router; a deploy puts every table in force at one frame, each with the
 # file's digest; the same plan again is a no-op; a router that refuses its
 # table leaves every router on the old plan; a commit refused on one router
-# has the others cancelled before their frame; a router whose clock is not
+# has the others cancelled before their frame, and one whose commit landed
+# but whose reply was lost is cancelled too; a router whose clock is not
 # locked stops the commit, --allow-unsynced WHY overrides it; an unreachable
 # router stops the deploy before anything is staged. Bounded: every wait has a
 # timeout; the namespaces and sshd go away however it ends.
@@ -22,7 +23,7 @@ SRC=$3
 PATH=$PATH:/usr/sbin
 net_test_begin sshd ssh ssh-keygen sha256sum
 . "$SRC/tests/tap.sh"
-echo "1..9"
+echo "1..10"
 
 # j FILE EXPR: EXPR over FILE's JSON (d), printed as JSON
 j() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2])))' "$1" "$2" 2>&1; }
@@ -120,6 +121,16 @@ print(d["table"]["digest"], d["table"]["adopted_frame"], d["stages"]["staged"], 
 	done
 }
 sha() { sha256sum "$1" | cut -d' ' -f1; }
+# past FILE.json: until the routers' clocks are past the frame deploy's commits were for
+past() {
+	local at now
+	at=$(j "$1" 'd["at_tai_ns"]')
+	for _ in $(seq 100); do
+		now=$("$CTL" --socket "$W/r1/tdpd-ro.sock" --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["tai_ns"])')
+		[ "$now" -gt "${at:-0}" ] 2>/dev/null && break
+		sleep 0.1
+	done
+}
 empty=$(for i in 1 2 3; do sha "$W/r$i/empty.tdp"; done)
 
 # 1: the plan keeps its topology
@@ -176,19 +187,37 @@ EOF
 chmod +x "$W/refuse-commit"
 sed -i "s|^control r2 .*|control r2 socket $W/r2/tdpd.sock exec $W/refuse-commit ip netns exec ${P}r2|" "$W/bfail/topology"
 deploy fail "$W/bfail"
-# until the routers' clocks are past the frame the commits were for
-at=$(j "$W/fail.json" 'd["at_tai_ns"]')
-for _ in $(seq 100); do
-	now=$("$CTL" --socket "$W/r1/tdpd-ro.sock" --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["tai_ns"])')
-	[ "$now" -gt "${at:-0}" ] 2>/dev/null && break
-	sleep 0.1
-done
+past "$W/fail.json"
 st4=$(state)
 check "a commit refused on one router: the others cancelled before the frame, every router still on plan a after it" \
 	'[ $rc -eq 1 ] && [ "$(j "$W/fail.json" "(d[\"outcome\"], [(r[\"result\"], (r[\"error\"] or {}).get(\"code\"), r[\"undone\"]) for r in d[\"routers\"]])")" = "[\"refused\", [[\"cancelled\", null, \"cancelled\"], [\"refused\", \"too-late\", \"aborted\"], [\"cancelled\", null, \"cancelled\"]]]" ] && [ "$(cut -d" " -f1,2,5 <<<"$st4")" = "$(cut -d" " -f1,2,5 <<<"$st")" ]' \
 	"rc $rc: $(cat "$W/fail.json" "$W/fail.err"; echo "$st4")"
 
-# 7-8: r3's clock not locked (a ptp timebase with no ptp4l)
+# 7: r2's commit lands but its reply is lost (the transport fails after it):
+# r2 is cancelled as well, nobody switches
+cp -r "$W/b" "$W/blost"
+cat >"$W/lose-reply" <<'EOF'
+#!/bin/sh
+# runs tdpctl; for a commit, then loses the reply as a broken connection would
+for a in "$@"; do
+	if [ "$a" = commit ]; then
+		"$@" >/dev/null 2>&1
+		echo "connection to the router lost" >&2
+		exit 255
+	fi
+done
+exec "$@"
+EOF
+chmod +x "$W/lose-reply"
+sed -i "s|^control r2 .*|control r2 socket $W/r2/tdpd.sock exec $W/lose-reply ip netns exec ${P}r2|" "$W/blost/topology"
+deploy lost "$W/blost"
+past "$W/lost.json"
+st4b=$(state)
+check "a commit that lands without a reply: that router is cancelled too, every router still on plan a after the frame" \
+	'[ $rc -eq 1 ] && [ "$(j "$W/lost.json" "(d[\"outcome\"], [(r[\"result\"], r[\"undone\"]) for r in d[\"routers\"]])")" = "[\"refused\", [[\"cancelled\", \"cancelled\"], [\"cancelled\", \"cancelled\"], [\"cancelled\", \"cancelled\"]]]" ] && [ "$(cut -d" " -f1,2,5 <<<"$st4b")" = "$(cut -d" " -f1,2,5 <<<"$st")" ]' \
+	"rc $rc: $(cat "$W/lost.json" "$W/lost.err"; echo "$st4b")"
+
+# 8-9: r3's clock not locked (a ptp timebase with no ptp4l)
 kill -TERM "$PID3"
 wait "$PID3" 2>/dev/null
 start 3 "timebase ptp" "ptp-socket $W/no-ptp4l"
@@ -203,7 +232,7 @@ check "--allow-unsynced WHY: plan b in force on every router at one frame, the r
 	'[ $rc -eq 0 ] && [ "$(j "$W/forced.json" "(d[\"outcome\"], d[\"allow_unsynced\"])")" = "[\"in-force\", \"lab: r3 has no grandmaster yet\"]" ] && [ "$(cut -d" " -f1,2 <<<"$st6")" = "$(for i in 1 2 3; do echo "$(sha "$W/b/r$i.tdp") $(j "$W/forced.json" "d[\"frame\"]")"; done)" ]' \
 	"rc $rc: $(cat "$W/forced.json" "$W/forced.err"; echo "$st6")"
 
-# 9: r2 down: nothing staged anywhere
+# 10: r2 down: nothing staged anywhere
 kill -TERM "$PID2"
 wait "$PID2" 2>/dev/null
 deploy down "$W/a"
