@@ -29,6 +29,8 @@ static const char *const syssync_names[] = {"adjtimex", "assume-locked", NULL};
 static const char *const huge_names[] = {"auto", "yes", "no", NULL};
 static const char *const host_path_names[] = {"auto", "tap", "none", NULL};   /* enum hp_path */
 static const char *const launch_names[] = {"auto", "off", "on", NULL};         /* enum pmd_launch */
+static const char *const stop_names[] = {"down", "kernel", NULL};                  /* enum hp_stop */
+static const char *const start_table_names[] = {"saved", "config", NULL};         /* enum start_table */
 const char *const conf_level_names[] = {"error", "warning", "notice", "info", "debug", NULL};
 
 #define G(field) offsetof(struct conf, field)
@@ -155,6 +157,17 @@ const struct conf_opt conf_opts[] = {
 	 "ICMP errors sent back to back before icmp-rate applies, as Linux's icmp_msgs_burst", false},
 	{"kernel-routes", CS_GLOBAL, CT_BOOL, "yes", 0, 1, NULL, G(kernel_routes), "yes|no",
 	 "follow the kernel's routes and neighbours on the ports' interfaces over rtnetlink (ip route, FRR, BIRD; ARP/ND); tdpd.conf's win", false},
+	{"stop-action", CS_GLOBAL, CT_ENUM, "down", 0, 0, stop_names, G(stop_action), "down|kernel",
+	 "what the ports' kernel interfaces become when tdpd stops or dies: down, so the links' far ends lose carrier "
+	 "and their routing protocols route around this router at once; kernel, left up with tdpd's XDP program "
+	 "removed, so the kernel forwards if its forwarding is on, with no reserved service", false},
+	{"state-directory", CS_GLOBAL, CT_STR, "/var/lib/tdpd", 0, 0, NULL, G(state_directory), "DIR",
+	 "where tdpd keeps the table in force (written whenever one comes into force) for a restart to resume; one "
+	 "tdpd per directory", false},
+	{"start-table", CS_GLOBAL, CT_ENUM, "saved", 0, 0, start_table_names, G(start_table), "saved|config",
+	 "the table to start with: saved resumes the one in force at the last stop (put in force by schedule load or "
+	 "commit, tdpctl deploy) when it differs from schedule, because the network runs it; config runs schedule "
+	 "(tdpd.conf's) and says so", false},
 	{"log-syslog", CS_GLOBAL, CT_BOOL, "no", 0, 1, NULL, G(log_syslog), "yes|no",
 	 "also log to syslog (under systemd, stderr already goes to the journal with each line's priority)", false},
 

@@ -91,6 +91,9 @@ struct conf {
 	int64_t log_syslog;
 	char xdp_program[CONF_STR];
 	int64_t icmp_rate, icmp_burst, kernel_routes;
+	int64_t stop_action;             /* enum hp_stop */
+	char state_directory[CONF_STR];
+	int64_t start_table;             /* enum start_table */
 	uint32_t set_line[CONF_MAX_OPTS];         /* where each global option was set */
 	const char *set_file[CONF_MAX_OPTS];
 
@@ -115,6 +118,9 @@ struct conf_opt {
 
 extern const struct conf_opt conf_opts[];
 const struct conf_opt *conf_find(const char *name, unsigned sect);
+
+/* start-table: the table saved in force at the last stop, or tdpd.conf's */
+enum start_table { START_TABLE_SAVED, START_TABLE_CONFIG };
 
 extern const char *const conf_late_names[];     /* "drop", "carry" */
 extern const char *const conf_action_names[];   /* "serve", "alarm", "demote" */

@@ -23,6 +23,7 @@
 #include "pkt.h"
 #include "rx.h"
 #include "summary.h"
+#include "tstate.h"
 
 /* A table as the daemon holds it: the engine's runtime form, RX's classifier. */
 struct dtable {
@@ -33,10 +34,13 @@ struct dtable {
 	int64_t loaded_unix_s;
 	int64_t asked_tai_ns;     /* the time a load --at resolved to; 0: the next cycle */
 	char digest[SCHED_DIGEST_HEX]; /* SHA-256 of the table's text */
+	char via[32];             /* how it came: tdpd.conf, schedule load, schedule commit (tstate.h) */
+	bool resumed;             /* saved in force at the last stop, resumed at start */
 };
 
-/* Builds the RX side of et (which holds t). NULL when out of memory. */
-struct dtable *dtable_new(struct eng_table *et, const char *name);
+/* Builds the RX side of et (which holds t), which came by via. NULL when
+ * out of memory. */
+struct dtable *dtable_new(struct eng_table *et, const char *name, const char *via);
 void dtable_free(struct dtable *dt);
 
 struct launch_clock;
@@ -92,6 +96,8 @@ struct control {
 	int64_t started_mono_ns;
 	const struct sched_fit *fit; /* what a frame may hold on this box; NULL: not checked */
 	struct nl *nl;            /* the kernel's routes; NULL: rx->rt is tdpd.conf's and fixed */
+	struct tstate *state;     /* where the table in force is kept; NULL: nowhere */
+	bool cur_saved;           /* cur is what the state directory holds */
 
 	/* the control thread's own */
 	int lfd[2];               /* control, monitor; -1 when not used */
@@ -113,6 +119,7 @@ struct control {
 	int64_t staged_expires_ns;  /* CLOCK_MONOTONIC */
 	uint64_t stages, commits, aborts, expired;
 	uint64_t loads, rejected, swap_dropped;
+	uint64_t save_errors;     /* tables in force the state directory could not keep */
 	int64_t last_swap_frame, last_swap_requested;
 	char last_swap_name[256];
 };

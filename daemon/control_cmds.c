@@ -26,7 +26,7 @@ int64_t control_mono_ns(void)
 
 /* ---- tables ------------------------------------------------------------ */
 
-struct dtable *dtable_new(struct eng_table *et, const char *name)
+struct dtable *dtable_new(struct eng_table *et, const char *name, const char *via)
 {
 	struct dtable *dt = calloc(1, sizeof(*dt));
 	if (!dt)
@@ -50,6 +50,7 @@ struct dtable *dtable_new(struct eng_table *et, const char *name)
 		return NULL;
 	}
 	snprintf(dt->name, sizeof(dt->name), "%s", name);
+	snprintf(dt->via, sizeof(dt->via), "%s", via);
 	dt->loaded_unix_s = (int64_t)time(NULL);
 	sched_digest(t, dt->digest);
 	return dt;
@@ -145,6 +146,8 @@ static json_t *table_json(const struct dtable *dt, bool with_flows)
 			      "loaded_unix_s", (json_int_t)dt->loaded_unix_s, "adopted_frame",
 			      (json_int_t)engine_table_adopted(dt->et));
 	json_object_set_new(o, "digest", json_string(dt->digest));
+	json_object_set_new(o, "origin", json_string(dt->via));
+	json_object_set_new(o, "resumed", json_boolean(dt->resumed));
 	if (with_flows) {
 		json_t *names = json_array();
 		for (uint32_t f = 0; f < t->nflows; f++)
@@ -165,6 +168,13 @@ static json_t *pending_json(struct control *c)
 	json_object_set_new(o, "start_tai_ns",
 			    json_integer(frame_start(g, engine_table_requested(c->pending->et)).ns));
 	return o;
+}
+
+/* where the table in force is kept for a restart, and whether it is */
+static json_t *state_json(struct control *c)
+{
+	return json_pack("{ss? sb sI}", "directory", c->state ? c->state->dir : NULL, "kept",
+			 c->state && c->cur_saved, "save_errors", (json_int_t)c->save_errors);
 }
 
 static json_t *cmd_status(struct control *c)
@@ -200,6 +210,7 @@ static json_t *cmd_status(struct control *c)
 	json_object_set_new(o, "table", table_json(c->cur, false));
 	json_object_set_new(o, "pending", pending_json(c));
 	json_object_set_new(o, "swaps", json_integer((json_int_t)es.swaps));
+	json_object_set_new(o, "state", state_json(c));
 	return o;
 }
 
@@ -324,6 +335,7 @@ static json_t *cmd_schedule_active(struct control *c, json_t *args)
 	json_object_set_new(o, "stages", json_pack("{sI sI sI sI}", "staged", (json_int_t)c->stages, "committed",
 						   (json_int_t)c->commits, "aborted", (json_int_t)c->aborts,
 						   "expired", (json_int_t)c->expired));
+	json_object_set_new(o, "state", state_json(c));
 	if (c->last_swap_name[0])
 		json_object_set_new(o, "last_swap",
 				    json_pack("{ss sI sI}", "name", c->last_swap_name, "frame",
@@ -550,8 +562,35 @@ done:
 
 /* ---- swaps ------------------------------------------------------------- */
 
+/* The table in force, once the engine runs it, into the state directory:
+ * a restart resumes it (tstate.h). A failure is said and counted; the table
+ * stays in force. */
+static void save_in_force(struct control *c)
+{
+	if (!c->state || c->cur_saved || !c->cur)
+		return;
+	int64_t frame = engine_table_adopted(c->cur->et);
+	if (frame == INT64_MIN)
+		return;
+	c->cur_saved = true;
+	struct tstate_rec r;
+	memset(&r, 0, sizeof(r));
+	snprintf(r.via, sizeof(r.via), "%s", c->cur->via);
+	snprintf(r.name, sizeof(r.name), "%s", c->cur->name);
+	r.frame = frame;
+	char err[700];
+	if (tstate_save(c->state, engine_table_sched(c->cur->et), &r, err, sizeof(err)) != 0) {
+		c->save_errors++;
+		log_err("schedule: %s is in force but could not be kept for a restart: %s", c->cur->name, err);
+		return;
+	}
+	log_info("schedule: %s kept in %s (digest %.16s): a restart resumes it", c->cur->name, c->state->dir,
+		 r.digest);
+}
+
 void control_advance(struct control *c)
 {
+	save_in_force(c);
 	control_stage_expire(c);
 	struct dtable *nt = c->pending;
 	if (!nt || engine_table_adopted(nt->et) == INT64_MIN)
@@ -569,6 +608,7 @@ void control_advance(struct control *c)
 	c->swap_dropped += dropped;
 	dtable_free(old);
 	c->cur = nt;
+	c->cur_saved = false;
 	c->pending = NULL;
 	c->last_swap_frame = engine_table_adopted(nt->et);
 	c->last_swap_requested = engine_table_requested(nt->et);

@@ -265,7 +265,7 @@ char *control_offer(struct control *c, struct dtable *nt, json_t *args, int64_t 
  * why not. */
 static char *offer(struct control *c, struct ctl_load *l, struct eng_table *et, bool *wait)
 {
-	struct dtable *nt = dtable_new(et, l->name);
+	struct dtable *nt = dtable_new(et, l->name, TS_VIA_LOAD);
 	if (!nt) {
 		engine_table_discard(c->e, et);
 		return control_reply_err("internal", "out of memory");

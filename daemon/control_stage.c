@@ -35,7 +35,7 @@ static void drop(struct control *c)
 
 char *control_stage_keep(struct control *c, struct eng_table *et, const char *name, json_t *args)
 {
-	struct dtable *dt = dtable_new(et, name);
+	struct dtable *dt = dtable_new(et, name, TS_VIA_COMMIT);
 	if (!dt) {
 		engine_table_discard(c->e, et);
 		return control_reply_err("internal", "out of memory");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * tdpd's start-up: the configuration phase (the table, the routes), then the
- * steps, each with its up and its down, torn down in exact reverse order.
+ * tdpd's start-up: the steps, each with its up and its down, torn down in
+ * exact reverse order (the configuration phase before them is prepare.c's).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,180 +18,10 @@
 #include <rte_ring_elem.h>
 
 #include "kif.h"
+#include "portlock.h"
 #include "log.h"
 #include "summary.h"
 #include "tdpd.h"
-
-/* A relative table path in a file is relative to that file. */
-void tdpd_resolve_schedule(struct tdpd *d)
-{
-	const struct conf_opt *o = conf_find("schedule", CS_GLOBAL);
-	const char *from = d->conf.set_file[o - conf_opts];
-	const char *p = d->conf.schedule;
-	if (p[0] == '/' || !from || !strcmp(from, "command line")) {
-		snprintf(d->schedule_path, sizeof(d->schedule_path), "%s", p);
-		return;
-	}
-	char dir[PATH_MAX];
-	snprintf(dir, sizeof(dir), "%s", from);
-	snprintf(d->schedule_path, sizeof(d->schedule_path), "%s/%s", dirname(dir), p);
-}
-
-/* ---- routes ------------------------------------------------------------- */
-
-int tdpd_build_routes(struct tdpd *d)
-{
-	char err[256];
-	int errors = 0;
-	d->rt = router_create(d->conf.nports, err, sizeof(err));
-	if (!d->rt)
-		return 1;
-	/* addresses and neighbours first: routes refer to neighbours */
-	for (int pass = 0; pass < 2; pass++)
-		for (uint32_t p = 0; p < d->conf.nports; p++) {
-			struct conf_port *cp = &d->conf.ports[p];
-			if (pass == 0) {
-				for (size_t i = 0; i < cp->address.n; i++) {
-					struct conf_item *it = &cp->address.v[i];
-					int fam;
-					uint8_t a[16];
-					unsigned len;
-					if (route_parse_prefix(it->val, &fam, a, &len) != 0) {
-						fprintf(stderr, "%s:%u: error: address '%s': expected ADDR/LEN, e.g. 10.0.2.1/24\n",
-							it->file, it->line, it->val);
-						errors++;
-					} else if (router_add_address(d->rt, p, fam, a, len, err, sizeof(err)) != 0) {
-						fprintf(stderr, "%s:%u: error: address %s: %s\n", it->file, it->line, it->val, err);
-						errors++;
-					}
-				}
-				for (size_t i = 0; i < cp->neighbour.n; i++) {
-					struct conf_item *it = &cp->neighbour.v[i];
-					char ip[128], mac[64], extra[8];
-					int fam;
-					uint8_t a[16], m[6];
-					if (sscanf(it->val, "%127s %63s %7s", ip, mac, extra) != 2 ||
-					    route_parse_addr(ip, &fam, a) != 0 || route_parse_mac(mac, m) != 0) {
-						fprintf(stderr, "%s:%u: error: neighbour '%s': expected ADDR MAC, e.g. 10.0.2.2 02:00:00:00:02:02\n",
-							it->file, it->line, it->val);
-						errors++;
-					} else if (router_add_neighbour(d->rt, p, fam, a, m, err, sizeof(err)) != 0) {
-						fprintf(stderr, "%s:%u: error: neighbour %s: %s\n", it->file, it->line, ip, err);
-						errors++;
-					}
-				}
-			} else {
-				for (size_t i = 0; i < cp->route.n; i++) {
-					struct conf_item *it = &cp->route.v[i];
-					char pfx[128], via[8], gw[128], extra[8];
-					int fam, gfam;
-					uint8_t a[16], g[16];
-					unsigned len;
-					if (sscanf(it->val, "%127s %7s %127s %7s", pfx, via, gw, extra) != 3 || strcmp(via, "via") ||
-					    route_parse_prefix(pfx, &fam, a, &len) != 0 || route_parse_addr(gw, &gfam, g) != 0 ||
-					    fam != gfam) {
-						fprintf(stderr, "%s:%u: error: route '%s': expected PREFIX via ADDR of one family, e.g. 10.9.0.0/16 via 10.0.2.9\n",
-							it->file, it->line, it->val);
-						errors++;
-					} else if (router_add_route(d->rt, p, fam, a, len, g, err, sizeof(err)) != 0) {
-						fprintf(stderr, "%s:%u: error: route %s: %s\n", it->file, it->line, pfx, err);
-						errors++;
-					}
-				}
-			}
-		}
-	for (uint32_t p = 0; p < d->conf.nports; p++) {
-		struct conf_port *cp = &d->conf.ports[p];
-		if (cp->peer_mac[0] && route_parse_mac(cp->peer_mac, d->rxp[p].peer_mac) != 0) {
-			fprintf(stderr, "%s:%u: error: [port %s] peer-mac '%s' is not a MAC address\n", cp->file,
-				cp->line, cp->name, cp->peer_mac);
-			errors++;
-		}
-		d->rxp[p].has_peer = cp->peer_mac[0] != 0;
-	}
-	return errors;
-}
-
-/* ---- the table against the configuration --------------------------------- */
-
-uint32_t tdpd_rx_cores(const struct conf *c, int *cpus)
-{
-	int tmp[CONF_MAX_RX_CPUS];
-	char why[160];
-	int n = conf_rx_cpus(c->rx_cpus, cpus ? cpus : tmp, why, sizeof(why));
-	return n > 0 ? 1 + (uint32_t)n : 1;   /* refused by conf_check when < 0 */
-}
-
-/*
- * What one frame may hold on this box (sched_fit): the pool, less what the
- * ports' RX queues keep (pmd_rx_held: on af_xdp the fill rings) and TX rings
- * hold when full and what the lcores' (the engine's, the RX cores') mempool
- * caches may keep (1.5 x their size, DPDK's flush threshold); a flow's queue;
- * each table port's TX ring. Before the ports are open the configured
- * descriptor counts, after it the ones the PMD set up.
- */
-static void fit_limits(struct tdpd *d, const struct sched_table *t)
-{
-	uint32_t ncores = tdpd_rx_cores(&d->conf, NULL);
-	uint64_t held = (1 + ncores) * (PMD_POOL_CACHE + PMD_POOL_CACHE / 2);
-	for (uint32_t p = 0; p < d->conf.nports; p++) {
-		bool open = p < d->nports_open;
-		uint16_t q = open ? d->ports[p].nrxq : d->hp[p].queues;
-		if (!open && pmd_is_pci(d->conf.ports[p].device))
-			q = (uint16_t)ncores;
-		held += pmd_rx_held(d->conf.ports[p].device, q,
-				    open ? d->ports[p].rxd : (uint16_t)d->conf.ports[p].rx_desc);
-		held += open ? d->ports[p].txd : (uint64_t)d->conf.ports[p].tx_desc;
-		int mode;
-		char tap[IF_NAMESIZE], e[8];
-		const struct conf_port *cp = &d->conf.ports[p];
-		if (hp_mode_for(cp->name, cp->device, (int)cp->host_path, cp->host_interface, &mode, tap, e,
-				sizeof(e)) == 0 && mode == RXH_TAP)
-			held += HP_TAP_RXD;
-	}
-	for (uint32_t tp = 0; tp < t->nports; tp++) {
-		uint32_t p = d->table_to_port[tp];
-		d->fit_txd[tp] = p < d->nports_open ? d->ports[p].txd : (uint32_t)d->conf.ports[p].tx_desc;
-	}
-	d->fit = (struct sched_fit){.mbufs = (uint64_t)d->conf.mbufs, .mbufs_held = held,
-				    .flow_depth = (uint32_t)d->conf.flow_queue_depth, .tx_desc = d->fit_txd};
-}
-
-int tdpd_load_table(struct tdpd *d)
-{
-	struct sched_diags dg;
-	sched_diags_init(&dg, d->schedule_path);
-	d->t = sched_load(d->schedule_path, &dg);
-	if (d->t)
-		sched_admit(d->t, &dg);
-	sched_diags_print(&dg, stderr);
-	int errors = (int)dg.nerr;
-	sched_diags_free(&dg);
-	if (!d->t || errors)
-		return errors ? errors : 1;
-	for (uint32_t tp = 0; tp < d->t->nports; tp++) {
-		struct conf_port *cp = conf_port_find(&d->conf, d->t->ports[tp].name);
-		if (!cp) {
-			fprintf(stderr, "%s:%u: error: the table's port %s has no [port %s] section in %s\n",
-				d->schedule_path, d->t->ports[tp].line, d->t->ports[tp].name, d->t->ports[tp].name,
-				d->conf.nfiles ? d->conf.files[0] : "the configuration");
-			errors++;
-			continue;
-		}
-		d->table_to_port[tp] = (uint32_t)(cp - d->conf.ports);
-	}
-	for (uint32_t p = 0; p < d->conf.nports; p++) {
-		d->rxp[p].table_port = sched_port_find(d->t, d->conf.ports[p].name);
-	}
-	if (!errors) {
-		fit_limits(d, d->t);
-		sched_diags_init(&dg, d->schedule_path);
-		errors += (int)sched_fit(d->t, &d->fit, &dg);
-		sched_diags_print(&dg, stderr);
-		sched_diags_free(&dg);
-	}
-	return errors;
-}
 
 /* RX's arrival times: the cheap read, which any thread may make */
 static tdp_time_t rx_clock(void *arg)
@@ -214,6 +44,64 @@ static int notify_up(struct tdpd *d)
 static void notify_down(struct tdpd *d)
 {
 	notify_close(&d->nt);
+}
+
+/* Each port's lock and the state directory's, before anything of a port is
+ * touched: a second tdpd naming a held port stops here, and names the holder. */
+static int locks_up(struct tdpd *d)
+{
+	char err[700];
+	struct conf *c = &d->conf;
+	for (uint32_t p = 0; p < c->nports; p++)
+		d->plock[p].fd = -1;
+	for (uint32_t p = 0; p < c->nports; p++)
+		if (pl_take(&d->plock[p], c->ports[p].name, c->ports[p].device, c->control_socket, err,
+			    sizeof(err)) != 0) {
+			log_err("[port %s] %s", c->ports[p].name, err);
+			goto fail;
+		}
+	if (tstate_open(&d->st, c->state_directory, c->control_socket, err, sizeof(err)) != 0) {
+		log_err("%s", err);
+		goto fail;
+	}
+	d->ctl.state = &d->st;
+	return 0;
+fail:
+	for (uint32_t p = 0; p < c->nports; p++)
+		lockfile_release(&d->plock[p]);
+	return -1;
+}
+
+static void locks_down(struct tdpd *d)
+{
+	d->ctl.state = NULL;
+	tstate_close(&d->st);
+	for (uint32_t p = 0; p < d->conf.nports; p++)
+		lockfile_release(&d->plock[p]);
+}
+
+/* The guard that takes the stop action if tdpd dies (guard.h): forked before
+ * any thread. At a clean stop, after the host paths are released, tdpd takes
+ * the action itself, then ends the guard; the ports' locks go after. */
+static int guard_up(struct tdpd *d)
+{
+	char err[256];
+	int n = pmd_eal_stale_dirs();
+	if (n)
+		log_info("removed %d empty DPDK runtime director%s of tdpd processes that are gone (%s)", n,
+			 n == 1 ? "y" : "ies", PMD_RUNTIME_DIR);
+	if (hp_guard_start(&d->guard, (int)d->conf.stop_action, err, sizeof(err)) != 0) {
+		log_err("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void guard_down(struct tdpd *d)
+{
+	for (uint32_t p = 0; p < d->guard.narmed; p++)
+		hp_stop_port(&d->hp[p], d->conf.ports[p].name, d->guard.action, "tdpd stopped");
+	hp_guard_end(&d->guard);
 }
 
 /* the sockets first: a path in use stops tdpd before it takes any device */
@@ -281,6 +169,7 @@ static int hostpath_up(struct tdpd *d)
 			return -1;
 		}
 		d->nhp = p + 1;
+		hp_guard_arm(&d->guard, hp, cp->name);
 		if (pmd_is_pci(cp->device))
 			hp->queues = (uint16_t)tdpd_rx_cores(c, NULL);
 		if (hp->mode == RXH_NONE)
@@ -489,6 +378,16 @@ static void ports_down(struct tdpd *d)
 {
 	while (d->nports_open) {
 		uint32_t p = --d->nports_open;
+		/* a PCI port has no kernel interface to set down: DPDK sets its link down */
+		if (d->conf.stop_action == HP_STOP_DOWN && pmd_is_pci(d->conf.ports[p].device)) {
+			int rc = rte_eth_dev_set_link_down(d->ports[p].id);
+			if (rc == 0)
+				log_notice("port %s: tdpd stopped: link set down (stop-action down), so its neighbours see "
+					   "the router gone", d->conf.ports[p].name);
+			else
+				log_warn("port %s: tdpd stopped: the PMD cannot set the link down (%s): its neighbours see "
+					 "the router gone only when its hellos stop", d->conf.ports[p].name, rte_strerror(-rc));
+		}
 		pmd_port_close(&d->taps[p]);
 		d->rxp[p].has_tap = false;
 		pmd_port_close(&d->ports[p]);
@@ -602,11 +501,14 @@ static int tables_up(struct tdpd *d)
 		log_err("routes: %s", err);
 		return -1;
 	}
-	d->ctl.cur = dtable_new(engine_table_current(d->e), d->schedule_path);
+	d->ctl.cur = dtable_new(engine_table_current(d->e), d->resumed ? d->saved.name : d->schedule_path, d->origin);
 	if (!d->ctl.cur) {
 		log_err("out of memory");
 		return -1;
 	}
+	d->ctl.cur->resumed = d->resumed;
+	/* the state directory holds it already (resumed, or tdpd.conf's own) */
+	d->ctl.cur_saved = !strcmp(d->saved.digest, d->ctl.cur->digest);
 	for (uint32_t p = 0; p < c->nports; p++)
 		d->be_q[p] = d->rxp[p].table_port >= 0 ? engine_be_ring(d->e, (uint32_t)d->rxp[p].table_port) : NULL;
 	d->rx[0] = (struct rx){.ports = d->rxp, .nports = c->nports, .tab = &d->ctl.cur->rxt[0],
@@ -659,7 +561,7 @@ static int tables_up(struct tdpd *d)
 				   c->ports[p].tx_desc);
 			adjusted = true;
 		}
-	fit_limits(d, d->t);
+	tdpd_fit_limits(d, d->t);
 	if (adjusted) {
 		struct sched_diags dg;
 		sched_diags_init(&dg, d->schedule_path);
@@ -773,6 +675,8 @@ static const struct step {
 	void (*down)(struct tdpd *d);
 } steps[] = {
 	{"systemd notification", notify_up, notify_down},
+	{"port locks", locks_up, locks_down},
+	{"guard", guard_up, guard_down},
 	{"control sockets", sockets_up, sockets_down},
 	{"real-time set-up", rt_up, rt_down},
 	{"host path", hostpath_up, hostpath_down},

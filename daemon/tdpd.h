@@ -12,7 +12,9 @@
 #include "conf.h"
 #include "control.h"
 #include "engine.h"
+#include "guard.h"
 #include "hostpath.h"
+#include "lockfile.h"
 #include "launch.h"
 #include "nl.h"
 #include "notify.h"
@@ -22,6 +24,7 @@
 #include "rx.h"
 #include "tdp_sched.h"
 #include "timebase.h"
+#include "tstate.h"
 
 #define EXIT_CONFIG 2
 
@@ -29,6 +32,12 @@ struct tdpd {
 	struct conf conf;
 	char schedule_path[PATH_MAX];
 	struct sched_table *t;    /* the table at start; the engine's in force may differ */
+	char origin[32];          /* how t came into force (TS_VIA_*) */
+	bool resumed;             /* t is the table saved in force at the last stop */
+	struct tstate_rec saved;  /* the state directory's record at start, if any */
+	struct tstate st;         /* the state directory, locked while tdpd runs */
+	struct lockfile plock[CONF_MAX_PORTS];  /* each port's lock (portlock.h) */
+	struct hp_guard guard;    /* acts on the ports if tdpd dies */
 	struct router *rt;
 	struct rte_mempool *mp;
 	struct pmd_port ports[CONF_MAX_PORTS];
@@ -74,7 +83,11 @@ void tdpd_resolve_schedule(struct tdpd *d);
 /* RX cores the configuration asks for (1 + rx-cpus' count), their CPUs in
  * cpus (not NULL) */
 uint32_t tdpd_rx_cores(const struct conf *c, int *cpus);
+/* The table to start with: tdpd.conf's, or the one saved in force at the
+ * last stop (start-table), in d->t, its origin said. */
 int tdpd_load_table(struct tdpd *d);
+/* What one frame may hold on this box, for table t (d->fit). */
+void tdpd_fit_limits(struct tdpd *d, const struct sched_table *t);
 int tdpd_build_routes(struct tdpd *d);
 /* Brings the start-up steps up in order (notification, sockets, real-time
  * set-up, DPDK, pool, ports, time source, engine, tables); on a failure the

@@ -2,7 +2,9 @@
 /* rte_eth_read_clock is experimental in DPDK 22.11 */
 #define ALLOW_EXPERIMENTAL_API 1
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -424,7 +426,39 @@ void pmd_port_close(struct pmd_port *pp)
 	pp->started = false;
 }
 
+/* DPDK makes /var/run/dpdk/PREFIX (its runtime directory) at init and
+ * leaves it at cleanup; with --in-memory or --no-shconf it stays empty */
 void pmd_eal_cleanup(void)
 {
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
+	if (dir[0])
+		rmdir(dir);   /* not empty: another program's files, left alone */
+}
+
+int pmd_eal_stale_dirs(void)
+{
+	int removed = 0;
+	DIR *dd = opendir(PMD_RUNTIME_DIR);
+	if (!dd)
+		return 0;
+	struct dirent *e;
+	while ((e = readdir(dd))) {
+		char *end;
+		if (strncmp(e->d_name, "tdpd", 4) != 0)
+			continue;
+		long pid = strtol(e->d_name + 4, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		char p[PATH_MAX];
+		snprintf(p, sizeof(p), "/proc/%ld", pid);
+		if (access(p, F_OK) == 0)
+			continue;   /* its tdpd runs (or the pid is another's now: left alone) */
+		snprintf(p, sizeof(p), "%s/%s", PMD_RUNTIME_DIR, e->d_name);
+		if (rmdir(p) == 0)
+			removed++;
+	}
+	closedir(dd);
+	return removed;
 }

@@ -110,6 +110,11 @@ int pmd_vdev_add(const char *device, char *err, size_t errlen);
 /* Stops and closes the port; a vdev such as net_tap goes with it (a TAP's
  * kernel interface too). */
 void pmd_port_close(struct pmd_port *pp);
+/* rte_eal_cleanup, then DPDK's runtime directory of this process removed. */
 void pmd_eal_cleanup(void);
+/* Removes the empty runtime directories of tdpd processes that are gone
+ * (tdpd's --file-prefix is tdpd and its pid); how many. */
+#define PMD_RUNTIME_DIR "/var/run/dpdk"
+int pmd_eal_stale_dirs(void);
 
 #endif

@@ -104,6 +104,10 @@ static void show_status(json_t *r)
 	printf("table    %s: TF %s, k %" PRId64 ", %" PRId64 " flows on %" PRId64 " ports, in force since frame %" PRId64
 	       " (%" PRId64 " swaps)\n", S(t, "name"), a, I(t, "k"), I(t, "flows"), I(t, "ports"), I(t, "adopted_frame"),
 	       I(r, "swaps"));
+	json_t *st = json_object_get(r, "state");
+	printf("         digest %.16s, by %s%s; %s\n", S(t, "digest"), S(t, "origin"),
+	       json_is_true(json_object_get(t, "resumed")) ? ", resumed after a restart" : "",
+	       json_is_true(json_object_get(st, "kept")) ? "kept for a restart" : "not kept for a restart");
 	if (json_is_object(p))
 		printf("pending  %s: adopted at frame %" PRId64 " (TAI %" PRId64 " ns)\n", S(p, "name"), I(p, "frame"),
 		       I(p, "start_tai_ns"));
@@ -452,6 +456,8 @@ static void show_active(json_t *r, bool source)
 	printf("in force  %s: TF %s, k %" PRId64 ", guard %" PRId64 " ns, %" PRId64 " flows, since frame %" PRId64 "\n",
 	       S(t, "name"), a, I(t, "k"), I(t, "guard_ns"), I(t, "flows"), I(t, "adopted_frame"));
 	printf("digest    %s\n", S(t, "digest"));
+	printf("origin    %s%s\n", S(t, "origin"),
+	       json_is_true(json_object_get(t, "resumed")) ? ", resumed from the state directory after a restart" : "");
 	size_t i;
 	json_t *f;
 	printf("flows    ");

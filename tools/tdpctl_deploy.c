@@ -318,6 +318,8 @@ static int look(struct deploy *dp)
 		snprintf(r->sync, sizeof(r->sync), "%s", jstr(sy, "state"));
 		snprintf(r->sync_why, sizeof(r->sync_why), "%s", jstr(sy, "reason"));
 		snprintf(r->old_digest, sizeof(r->old_digest), "%s", jstr(t, "digest"));
+		snprintf(r->old_origin, sizeof(r->old_origin), "%s%s", jstr(t, "origin"),
+			 json_is_true(json_object_get(t, "resumed")) ? ", resumed" : "");
 		r->old_cycle_ns = (uint64_t)jint(t, "tf_ns") * (uint64_t)jint(t, "k");
 		r->unchanged = !strcmp(r->old_digest, r->digest) && json_is_null(json_object_get(ac[i].json, "pending")) &&
 			       json_is_null(json_object_get(ac[i].json, "staged"));

@@ -21,6 +21,7 @@ struct router {
 	uint64_t tf_ns, cycle_ns, epoch_ns;
 	/* what it said */
 	char sync[16], sync_why[256], old_digest[SCHED_DIGEST_HEX];
+	char old_origin[64];              /* how the table in force came (tdpd.conf, schedule load, ...) */
 	uint64_t old_cycle_ns;
 	int64_t stage_id, frame, start_ns;
 	bool unchanged, staged, committed;

@@ -21,6 +21,7 @@ void deploy_report_json(const struct deploy *dp)
 				      r->table ? r->table : "", "digest", r->digest, "in_force_before", r->old_digest,
 				      "sync", r->sync, "result", r->result);
 		json_object_set_new(x, "sync_reason", json_string(r->sync_why));
+		json_object_set_new(x, "in_force_before_origin", json_string(r->old_origin));
 		json_object_set_new(x, "undone", r->undone ? json_string(r->undone) : json_null());
 		json_object_set_new(x, "stage_id", r->stage_id ? json_integer(r->stage_id) : json_null());
 		json_object_set_new(x, "frame", r->frame ? json_integer(r->frame) : json_null());
@@ -35,12 +36,15 @@ void deploy_report_json(const struct deploy *dp)
 
 void deploy_report_text(const struct deploy *dp)
 {
-	printf("%-12s %-10s %-18s %-12s %s\n", "router", "sync", "digest", "result", "via");
+	printf("%-12s %-10s %-18s %-12s %-18s %-22s %s\n", "router", "sync", "digest", "result", "in force before",
+	       "by", "via");
 	for (uint32_t i = 0; i < dp->n; i++) {
 		const struct router *r = &dp->r[i];
-		char dg[20];
+		char dg[20], od[20];
 		snprintf(dg, sizeof(dg), "%.16s", r->digest);
-		printf("%-12s %-10s %-18s %-12s %s\n", r->name, r->sync[0] ? r->sync : "?", dg, r->result, r->via);
+		snprintf(od, sizeof(od), "%.16s", r->old_digest[0] ? r->old_digest : "?");
+		printf("%-12s %-10s %-18s %-12s %-18s %-22s %s\n", r->name, r->sync[0] ? r->sync : "?", dg, r->result, od,
+		       r->old_origin[0] ? r->old_origin : "?", r->via);
 		if (r->sync[0] && strcmp(r->sync, "locked"))
 			printf("  sync: %s\n", r->sync_why);
 		if (r->error) {

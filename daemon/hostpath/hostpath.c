@@ -20,8 +20,7 @@ const char *hp_mode_name(enum rx_host m)
 	}
 }
 
-/* the value of NAME= in a device string, or "" */
-static void devarg(const char *device, const char *name, char *out, size_t len)
+void hp_devarg(const char *device, const char *name, char *out, size_t len)
 {
 	out[0] = 0;
 	size_t nl = strlen(name);
@@ -59,7 +58,9 @@ static int clear_leftover(struct hp_port *hp, char *err, size_t errlen)
 			 hp->dev_ifname, name, strerror(-rc));
 		return -1;
 	}
-	snprintf(hp->note, sizeof(hp->note), "removed XDP program '%s' (id %u) a previous run left; ", name, id);
+	size_t nl = strlen(hp->note);
+	snprintf(hp->note + nl, sizeof(hp->note) - nl, "removed XDP program '%s' (id %u) a previous run left; ", name,
+		 id);
 	return 0;
 }
 
@@ -68,7 +69,7 @@ static int prepare_xdp(struct hp_port *hp, const char *device, const char *xdp_p
 	if (clear_leftover(hp, err, errlen) != 0)
 		return -1;
 	char given[64], own[16];
-	devarg(device, "xdp_prog", own, sizeof(own));
+	hp_devarg(device, "xdp_prog", own, sizeof(own));
 	/* with an exception interface the PMD's own program sends every frame
 	 * to tdpd's sockets, as a NIC bound to DPDK would */
 	bool add_prog = !own[0] && hp->mode == RXH_XDP;
@@ -80,7 +81,7 @@ static int prepare_xdp(struct hp_port *hp, const char *device, const char *xdp_p
 		snprintf(err, errlen, "the XDP program %s: %s (xdp-program in tdpd.conf)", xdp_prog, strerror(errno));
 		return -1;
 	}
-	devarg(device, "start_queue", given, sizeof(given));
+	hp_devarg(device, "start_queue", given, sizeof(given));
 	if (given[0] && strcmp(given, "0") != 0) {
 		snprintf(err, errlen, "start_queue=%s: tdpd serves every queue of the interface from queue 0", given);
 		return -1;
@@ -95,7 +96,7 @@ static int prepare_xdp(struct hp_port *hp, const char *device, const char *xdp_p
 	/* the af_xdp PMD opens combined channels only (DPDK 22.11, init_internals);
 	 * a driver with RX-only channels (veth) it serves on queue 0 alone */
 	uint32_t can = ch.max_combined ? ch.combined : 1;
-	devarg(device, "queue_count", given, sizeof(given));
+	hp_devarg(device, "queue_count", given, sizeof(given));
 	uint32_t want = can;
 	if (given[0]) {
 		char *end;
@@ -204,7 +205,7 @@ int hp_prepare(struct hp_port *hp, const char *port, const char *device, int pat
 	/* af_packet with qpairs: the kernel spreads frames over that many
 	 * sockets (a fanout group, by flow hash), and each must be served */
 	char qp[16];
-	devarg(device, "qpairs", qp, sizeof(qp));
+	hp_devarg(device, "qpairs", qp, sizeof(qp));
 	if (is_af_packet(device) && strstr(device, ",qpairs=")) {
 		char *end;
 		unsigned long v = strtoul(qp, &end, 10);
@@ -230,7 +231,7 @@ int hp_prepare(struct hp_port *hp, const char *port, const char *device, int pat
 	} else if (hp->mode == RXH_NONE) {
 		return 0;
 	}
-	devarg(device, "iface", hp->dev_ifname, sizeof(hp->dev_ifname));
+	hp_devarg(device, "iface", hp->dev_ifname, sizeof(hp->dev_ifname));
 	hp->dev_ifindex = hp->dev_ifname[0] ? kif_index(hp->dev_ifname) : 0;
 	if (!hp->dev_ifindex) {
 		snprintf(err, errlen, "interface '%s' (iface=) is not in this network namespace", hp->dev_ifname);
@@ -242,6 +243,17 @@ int hp_prepare(struct hp_port *hp, const char *port, const char *device, int pat
 	}
 	hp->flags = kif_flags(hp->dev_ifname);
 	hp->flags_known = hp->flags >= 0;
+	/* a tdpd that stopped left it down (stop-action down): serving it, tdpd
+	 * brings it up, and its neighbours see the router back */
+	if (hp->flags_known && !(hp->flags & IFF_UP)) {
+		int rc = kif_set_flags(hp->dev_ifname, IFF_UP, true);
+		if (rc < 0) {
+			snprintf(err, errlen, "interface %s is down and cannot be brought up: %s", hp->dev_ifname,
+				 strerror(-rc));
+			return -1;
+		}
+		snprintf(hp->note, sizeof(hp->note), "brought it up (it was down); ");
+	}
 	if (hp->mode != RXH_KERNEL)
 		return prepare_xdp(hp, device, xdp_prog, err, errlen);
 	/* af_packet: the kernel gets every frame too and must not forward it */
@@ -252,8 +264,9 @@ int hp_prepare(struct hp_port *hp, const char *port, const char *device, int pat
 		return -1;
 	}
 	hp->fwd_set = true;
+	size_t nl = strlen(hp->note);
 	if (hp->fwd_old)
-		snprintf(hp->note, sizeof(hp->note), "turned the kernel's IPv4 forwarding off on it; ");
+		snprintf(hp->note + nl, sizeof(hp->note) - nl, "turned the kernel's IPv4 forwarding off on it; ");
 	return 0;
 }
 

@@ -11,6 +11,9 @@
 
 /* host-path in tdpd.conf */
 enum hp_path { HP_AUTO, HP_TAP, HP_NONE };
+/* stop-action in tdpd.conf: what the ports' kernel interfaces become when
+ * tdpd stops or dies (guard.h) */
+enum hp_stop { HP_STOP_DOWN, HP_STOP_KERNEL };
 
 /* What a port gets for path (HP_*) on device: *mode, an enum rx_host, and
  * for RXH_TAP the exception interface's name (interface, else "tdp-" and
@@ -18,5 +21,7 @@ enum hp_path { HP_AUTO, HP_TAP, HP_NONE };
  * long name). */
 int hp_mode_for(const char *port, const char *device, int path, const char *interface, int *mode,
 		char name[IF_NAMESIZE], char *err, size_t errlen);
+/* The value of NAME= among a device string's arguments, or "" (cut to fit). */
+void hp_devarg(const char *device, const char *name, char *out, size_t len);
 
 #endif

@@ -83,7 +83,8 @@ net_down() {
 }
 
 # conf_globals DIR TABLE [LINE...]: a router's [global] section, with defaults
-# that suit a shared two-core machine and the control sockets in DIR; a given
+# that suit a shared two-core machine, the control sockets and the state
+# directory in DIR; a given
 # LINE replaces the default of its option.
 conf_globals() {
 	local dir=$1 table=$2 d l
@@ -91,7 +92,7 @@ conf_globals() {
 	echo "[global]"
 	echo "schedule $table"
 	for d in "engine-priority 0" "rx-idle-sleep 20us" "mlock no" \
-		"control-socket $dir/tdpd.sock" "monitor-socket $dir/tdpd-ro.sock"; do
+		"control-socket $dir/tdpd.sock" "monitor-socket $dir/tdpd-ro.sock" "state-directory $dir/state"; do
 		for l in "$@"; do [ "${l%% *}" = "${d%% *}" ] && continue 2; done
 		echo "$d"
 	done

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hpmode.h"
+#include "kif.h"
+#include "pmd.h"
+#include "portlock.h"
+
+int pl_key(const char *device, char *key, size_t keylen, char *what, size_t whatlen, char *err, size_t errlen)
+{
+	if (pmd_is_pci(device)) {
+		char addr[32];
+		size_t n = strcspn(device, ",");
+		snprintf(addr, sizeof(addr), "%.*s", (int)(n < sizeof(addr) ? n : sizeof(addr) - 1), device);
+		unsigned dom = 0, bus, dev, fn;
+		if (sscanf(addr, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4 &&
+		    (dom = 0, sscanf(addr, "%x:%x.%x", &bus, &dev, &fn) != 3)) {
+			snprintf(err, errlen, "device %s: not a PCI address", addr);
+			return -1;
+		}
+		/* one name for 01:00.0 and 0000:01:00.0 */
+		snprintf(key, keylen, "pci-%04x:%02x:%02x.%x", dom, bus, dev, fn);
+		snprintf(what, whatlen, "PCI device %04x:%02x:%02x.%x", dom, bus, dev, fn);
+		return 0;
+	}
+	char ifname[IF_NAMESIZE];
+	hp_devarg(device, "iface", ifname, sizeof(ifname));
+	unsigned ifindex = ifname[0] ? kif_index(ifname) : 0;
+	if (!ifindex)
+		return 1;
+	/* interface names and indexes repeat across network namespaces: the
+	 * namespace's inode tells them apart */
+	struct stat st;
+	if (stat("/proc/self/ns/net", &st) != 0) {
+		snprintf(err, errlen, "cannot tell this network namespace (/proc/self/ns/net): %s", strerror(errno));
+		return -1;
+	}
+	snprintf(key, keylen, "net%lu-if%u", (unsigned long)st.st_ino, ifindex);
+	snprintf(what, whatlen, "interface %s", ifname);
+	return 0;
+}
+
+int pl_take(struct lockfile *l, const char *port, const char *device, const char *control_socket, char *err,
+	    size_t errlen)
+{
+	char key[64], what[64], path[200], holder[512], held[512];
+	l->fd = -1;
+	int rc = pl_key(device, key, sizeof(key), what, sizeof(what), err, errlen);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	snprintf(path, sizeof(path), "%s/%s.lock", PL_DIR, key);
+	snprintf(holder, sizeof(holder), "pid %d\nport %s\ndevice %s\ncontrol-socket %s\nsince %lld\n", (int)getpid(),
+		 port, what, control_socket, (long long)time(NULL));
+	char e[300];
+	rc = lockfile_take(l, path, holder, held, sizeof(held), e, sizeof(e));
+	if (rc == 0)
+		return 0;
+	if (rc != -EWOULDBLOCK) {
+		snprintf(err, errlen, "%s: %s", what, e);
+		return -1;
+	}
+	char pid[16], hport[64], sock[256];
+	lockfile_field(held, "pid", pid, sizeof(pid));
+	lockfile_field(held, "port", hport, sizeof(hport));
+	lockfile_field(held, "control-socket", sock, sizeof(sock));
+	snprintf(err, errlen, "%s belongs to a running tdpd (pid %s, its port %s, control socket %s): one tdpd per "
+		 "port; stop that one first, or give this port another device (lock %s)", what, pid[0] ? pid : "?",
+		 hport[0] ? hport : "?", sock[0] ? sock : "?", path);
+	return -1;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One tdpd per port. A port's device (its kernel interface in this network
+ * namespace, or its PCI address) is locked by the tdpd that serves it, for
+ * the life of that process (lockfile.h): a second tdpd naming it refuses to
+ * start, names the holder, and touches nothing of the interface. The locks
+ * live in PL_DIR, which every network namespace of the box shares (keys carry
+ * the namespace). Devices with nothing to share (net_ring, net_null) and
+ * interfaces that do not exist (refused later, at the host path) take none.
+ */
+#ifndef TDP_PORTLOCK_H
+#define TDP_PORTLOCK_H
+
+#include <stddef.h>
+
+#include "lockfile.h"
+
+#define PL_DIR "/run/lock/tdpd"
+
+/* The lock's file name for device (in PL_DIR), and what it names for people
+ * ("interface rin", "PCI device 0000:01:00.0"). 0; 1 when the device takes
+ * no lock; -1 with err. */
+int pl_key(const char *device, char *key, size_t keylen, char *what, size_t whatlen, char *err, size_t errlen);
+/* Takes port's lock for this process. 0 (held, or none needed); -1 with err
+ * (held by another tdpd: its pid, control socket and port named). */
+int pl_take(struct lockfile *l, const char *port, const char *device, const char *control_socket, char *err,
+	    size_t errlen);
+
+#endif
