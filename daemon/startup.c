@@ -54,12 +54,21 @@ static int locks_up(struct tdpd *d)
 	struct conf *c = &d->conf;
 	for (uint32_t p = 0; p < c->nports; p++)
 		d->plock[p].fd = -1;
-	for (uint32_t p = 0; p < c->nports; p++)
-		if (pl_take(&d->plock[p], c->ports[p].name, c->ports[p].device, c->control_socket, err,
-			    sizeof(err)) != 0) {
+	for (uint32_t p = 0; p < c->nports; p++) {
+		int rc, tries = 0;
+		/* the guard of a tdpd that died holds it while it sets the port
+		 * down: a restart waits for it (at most 5 s), then brings it up */
+		while ((rc = pl_take(&d->plock[p], c->ports[p].name, c->ports[p].device, c->control_socket, 0, err,
+				     sizeof(err))) == -2 && tries++ < 50) {
+			if (tries == 1)
+				log_notice("[port %s] %s: waiting for it", c->ports[p].name, err);
+			usleep(100000);
+		}
+		if (rc != 0) {
 			log_err("[port %s] %s", c->ports[p].name, err);
 			goto fail;
 		}
+	}
 	if (tstate_open(&d->st, c->state_directory, c->control_socket, err, sizeof(err)) != 0) {
 		log_err("%s", err);
 		goto fail;

@@ -13,6 +13,7 @@
 #include "guard.h"
 #include "kif.h"
 #include "log.h"
+#include "portlock.h"
 
 /* what goes down the pipe: a port to watch, or the word that tdpd stopped */
 enum { GM_ARM = 1, GM_END = 2 };
@@ -75,14 +76,22 @@ static void __attribute__((noreturn)) guard_run(int fd, int action, pid_t parent
 		log_err("tdpd (pid %d) ended without stopping its ports: the guard releases them", (int)parent);
 	char what[64];
 	snprintf(what, sizeof(what), "tdpd (pid %d) died", (int)parent);
+	static struct lockfile lk[64];
 	for (uint32_t i = 0; i < n; i++) {
 		struct hp_port *hp = &armed[i].hp;
 		hp->x_open = false;   /* its descriptors were tdpd's */
 		armed[i].port[sizeof(armed[i].port) - 1] = 0;
+		/* the port's lock first: a tdpd started since owns the port now */
+		char err[600];
+		int rc = pl_take(&lk[i], armed[i].port, hp->device, "none (a guard)", (int)parent, err, sizeof(err));
+		if (rc != 0) {
+			log_notice("port %s: %s; left to it", armed[i].port, err);
+			continue;
+		}
 		hp_release(hp);
 		hp_stop_port(hp, armed[i].port, action, what);
 	}
-	_exit(0);
+	_exit(0);   /* the locks go with the guard */
 }
 
 int hp_guard_start(struct hp_guard *g, int action, char *err, size_t errlen)

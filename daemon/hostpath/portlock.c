@@ -45,8 +45,8 @@ int pl_key(const char *device, char *key, size_t keylen, char *what, size_t what
 	return 0;
 }
 
-int pl_take(struct lockfile *l, const char *port, const char *device, const char *control_socket, char *err,
-	    size_t errlen)
+int pl_take(struct lockfile *l, const char *port, const char *device, const char *control_socket, int guard_of,
+	    char *err, size_t errlen)
 {
 	char key[64], what[64], path[200], holder[512], held[512];
 	l->fd = -1;
@@ -54,8 +54,8 @@ int pl_take(struct lockfile *l, const char *port, const char *device, const char
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
 	snprintf(path, sizeof(path), "%s/%s.lock", PL_DIR, key);
-	snprintf(holder, sizeof(holder), "pid %d\nport %s\ndevice %s\ncontrol-socket %s\nsince %lld\n", (int)getpid(),
-		 port, what, control_socket, (long long)time(NULL));
+	snprintf(holder, sizeof(holder), "pid %d\nport %s\ndevice %s\ncontrol-socket %s\nsince %lld\nguard-of %d\n",
+		 (int)getpid(), port, what, control_socket, (long long)time(NULL), guard_of);
 	char e[300];
 	rc = lockfile_take(l, path, holder, held, sizeof(held), e, sizeof(e));
 	if (rc == 0)
@@ -64,7 +64,12 @@ int pl_take(struct lockfile *l, const char *port, const char *device, const char
 		snprintf(err, errlen, "%s: %s", what, e);
 		return -1;
 	}
-	char pid[16], hport[64], sock[256];
+	char pid[16], hport[64], sock[256], gof[16];
+	lockfile_field(held, "guard-of", gof, sizeof(gof));
+	if (gof[0] && strcmp(gof, "0") != 0) {
+		snprintf(err, errlen, "%s is being released by the guard of tdpd pid %s, which died", what, gof);
+		return -2;
+	}
 	lockfile_field(held, "pid", pid, sizeof(pid));
 	lockfile_field(held, "port", hport, sizeof(hport));
 	lockfile_field(held, "control-socket", sock, sizeof(sock));

@@ -21,9 +21,11 @@
  * ("interface rin", "PCI device 0000:01:00.0"). 0; 1 when the device takes
  * no lock; -1 with err. */
 int pl_key(const char *device, char *key, size_t keylen, char *what, size_t whatlen, char *err, size_t errlen);
-/* Takes port's lock for this process. 0 (held, or none needed); -1 with err
- * (held by another tdpd: its pid, control socket and port named). */
-int pl_take(struct lockfile *l, const char *port, const char *device, const char *control_socket, char *err,
-	    size_t errlen);
+/* Takes port's lock for this process (a guard's: guard_of is the pid of the
+ * tdpd that died, else 0). 0 (held, or none needed); -1 with err (held by
+ * another tdpd: its pid, control socket and port named); -2 held by the
+ * guard of a tdpd that died, releasing the port for a moment. */
+int pl_take(struct lockfile *l, const char *port, const char *device, const char *control_socket, int guard_of,
+	    char *err, size_t errlen);
 
 #endif

@@ -14,7 +14,8 @@
 # station's MAC are counted, not routed; R1's input veth has two
 # RX queues, and a burst spread over both reaches tdpd whole; more datagrams
 # than a router's pool has buffers pass with none missed by the driver; a router killed
-# with SIGKILL leaves its XDP program, and the next start removes it; a clean
+# with SIGKILL together with its guard (as a SIGKILL of the whole service
+# would) leaves its XDP program, and the next start removes it; a clean
 # stop leaves neither program nor PROMISC. Bounded in time and count.
 # usage: hostpath_net.sh TDPD TDPCTL SRCDIR  (TAP)
 set -uo pipefail
@@ -147,9 +148,10 @@ out=$(ip netns exec "$SND" ping -c 2 -i 0.3 -W 1 10.7.2.2 2>&1)
 check "ip route del: unreachable again" 'grep -q "Destination Net Unreachable" <<<"$out"' "$out"
 ip -n "$R1" route add 10.7.2.0/24 via 10.7.1.2
 
+pkill -KILL -P "$PID2"   # the guard first, which would release the port
 kill -9 "$PID2"
 wait "$PID2" 2>/dev/null
-check "R2 killed with SIGKILL: its XDP program stays on the interface" \
+check "R2 killed with SIGKILL, its guard too: its XDP program stays on the interface" \
 	'ip -n "$R2" link show in | grep -q "prog/xdp.*tdpd_xdp"' "$(ip -n "$R2" link show in)"
 xdp_pair_start 2
 check "the next start finds and removes what the crashed run left, and forwards again" \

@@ -99,6 +99,7 @@ check "tdpctl ports: the exception interface's counts (to the kernel $tk, from i
 	 [ -z "$(ip -n "$R1" neigh show dev in)" ] && [ -n "$(ip -n "$R1" neigh show dev tdp-in)" ]' \
 	"$json; $(ip -n "$R1" neigh)"
 
+pkill -KILL -P "$PID1"   # its guard too, which would release the port
 kill -KILL "$PID1"
 wait "$PID1" 2>/dev/null
 left=$(ip -n "$R1" link show)
