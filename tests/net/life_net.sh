@@ -75,15 +75,8 @@ cp "$W/t.tdp" "$W/r1.tdp"
 } >"$W/r2/tdpd.conf"
 
 # start N: router N's tdpd (pid in PIDN), waiting for it to forward
-start() {
-	local ns=$R1
-	[ "$1" = 2 ] && ns=$R2
-	: >"$W/r$1/err"
-	ip netns exec "$ns" "$TDPD" -f "$W/r$1/tdpd.conf" >"$W/r$1/out" 2>"$W/r$1/err" &
-	eval "PID$1=$!"
-	PIDS+=($!)
-	for _ in $(seq 300); do grep -q "forwarding:" "$W/r$1/err" && break; sleep 0.1; done
-}
+start() { xdp_pair_start "$1"; }
+# ctl N ARGS: tdpctl on router N's control socket (changes too)
 ctl() {
 	local n=$1 ns=$R1
 	shift
