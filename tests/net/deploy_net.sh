@@ -158,8 +158,8 @@ rc=0
 ip netns exec "$CTLNS" timeout 120 "$CTL" deploy --ssh "ssh -F $W/ssh_config -o BatchMode=yes" "$W/a" \
 	>"$W/same.out" 2>&1 || rc=$?
 st2=$(state)
-check "the same plan again: unchanged on every router, nothing staged; the report names each router, its sync and how it is reached" \
-	'[ $rc -eq 0 ] && grep -Eq "^r1 +locked +[0-9a-f]{16} +unchanged +this host$" "$W/same.out" && grep -Eq "^r2 +locked +[0-9a-f]{16} +unchanged +exec ip netns exec ${P}r2$" "$W/same.out" && grep -Eq "^r3 +locked +[0-9a-f]{16} +unchanged +ssh r3-box$" "$W/same.out" && grep -q "^unchanged: every router already runs its table of this plan$" "$W/same.out" && [ "$st2" = "$st" ]' \
+check "the same plan again: unchanged on every router, nothing staged; the report names each router, its sync, the table in force and its origin, and how it is reached" \
+	'[ $rc -eq 0 ] && grep -Eq "^r1 +locked +[0-9a-f]{16} +unchanged +[0-9a-f]{16} +schedule commit +this host$" "$W/same.out" && grep -Eq "^r2 +locked +[0-9a-f]{16} +unchanged +[0-9a-f]{16} +schedule commit +exec ip netns exec ${P}r2$" "$W/same.out" && grep -Eq "^r3 +locked +[0-9a-f]{16} +unchanged +[0-9a-f]{16} +schedule commit +ssh r3-box$" "$W/same.out" && grep -q "^unchanged: every router already runs its table of this plan$" "$W/same.out" && [ "$st2" = "$st" ]' \
 	"rc $rc: $(cat "$W/same.out"; echo "$st2")"
 
 # 5: r2 refuses its table of plan b (a port its tdpd.conf does not have)
