@@ -101,8 +101,8 @@ check "the ssh form: ssh's words, the destination, one remote line that a shell 
 	'cmp -s "$W/ssh.argv" "$W/ssh.want" && cmp -s "$W/remote1.argv" "$W/remote1.want"' \
 	"$(cat "$W/ssh.argv" "$W/remote1.argv" "$W/q.out")"
 check "the exec form: the prefix's words, then the tdpctl command as words; a router that answers nothing is unreachable (exit 3)" \
-	'cmp -s "$W/remote2.argv" "$W/remote2.want" && [ $rc -eq 3 ] && grep -Eq "^r1 +\? +[0-9a-f]{16} +unreachable +ssh admin@r1.example$" "$W/q.out" &&
-	 grep -Eq "^r2 +\? +[0-9a-f]{16} +unreachable +exec $W/show-args2 -x$" "$W/q.out" &&
+	'cmp -s "$W/remote2.argv" "$W/remote2.want" && [ $rc -eq 3 ] && grep -Eq "^r1 +\? +[0-9a-f]{16} +unreachable +\? +\? +ssh admin@r1.example$" "$W/q.out" &&
+	 grep -Eq "^r2 +\? +[0-9a-f]{16} +unreachable +\? +\? +exec $W/show-args2 -x$" "$W/q.out" &&
 	 grep -q "^refused: a router could not be reached: nothing was staged$" "$W/q.out"' \
 	"$(cat "$W/remote2.argv" "$W/q.out")"
 
