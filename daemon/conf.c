@@ -31,6 +31,7 @@ static const char *const host_path_names[] = {"auto", "tap", "none", NULL};   /*
 static const char *const launch_names[] = {"auto", "off", "on", NULL};         /* enum pmd_launch */
 static const char *const stop_names[] = {"down", "kernel", NULL};                  /* enum hp_stop */
 static const char *const start_table_names[] = {"saved", "config", NULL};         /* enum start_table */
+static const char *const moved_names[] = {"drop", "best-effort", NULL};           /* enum rx_moved */
 const char *const conf_level_names[] = {"error", "warning", "notice", "info", "debug", NULL};
 
 #define G(field) offsetof(struct conf, field)
@@ -168,6 +169,10 @@ const struct conf_opt conf_opts[] = {
 	 "the table to start with: saved resumes the one in force at the last stop (put in force by schedule load or "
 	 "commit, tdpctl deploy) when it differs from schedule, because the network runs it; config runs schedule "
 	 "(tdpd.conf's) and says so", false},
+	{"moved-route", CS_GLOBAL, CT_ENUM, "drop", 0, 0, moved_names, G(moved_route), "drop|best-effort",
+	 "a reserved packet whose route no longer leaves by its flow's port (a routing protocol moved it): drop it, "
+	 "keeping the new path free of traffic it never admitted; or send it as best effort by the new route. Either "
+	 "way it is counted for the flow, logged and raised as an alarm", false},
 	{"log-syslog", CS_GLOBAL, CT_BOOL, "no", 0, 1, NULL, G(log_syslog), "yes|no",
 	 "also log to syslog (under systemd, stderr already goes to the journal with each line's priority)", false},
 

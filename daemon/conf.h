@@ -94,6 +94,7 @@ struct conf {
 	int64_t stop_action;             /* enum hp_stop */
 	char state_directory[CONF_STR];
 	int64_t start_table;             /* enum start_table */
+	int64_t moved_route;             /* enum rx_moved */
 	uint32_t set_line[CONF_MAX_OPTS];         /* where each global option was set */
 	const char *set_file[CONF_MAX_OPTS];
 

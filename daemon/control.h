@@ -57,6 +57,8 @@ struct ctl_port_info {
 	const struct hp_port *hp; /* its kernel interface and XDP program; NULL: none */
 	const char *push;         /* which push and why (pmd_port.push) */
 	const struct launch_clock *launch; /* its device clock's map; NULL: no launch time */
+	const struct port_link *link;      /* its link: up, carrier, MTU */
+	uint32_t txd;             /* TX descriptors the PMD set up */
 };
 
 struct nl;
@@ -128,6 +130,13 @@ struct control {
 json_t *control_routes_json(struct control *c, bool neighbours);
 /* A port's host path: mode, interface, RX queues, the XDP program's counts. */
 json_t *control_host_path_json(const struct hp_port *hp);
+/* control_alarm.c: a port's link as JSON; what is wrong now, one object per
+ * alarm (a port's link down, a reserved flow whose route moved off its port
+ * within the last WATCH_MOVED_LOG_NS), for status, stats and Prometheus. */
+json_t *control_link_json(const struct port_link *l);
+json_t *control_alarms_json(struct control *c);
+/* how recent a moved route must be to raise its alarm */
+#define CTL_MOVED_ALARM_NS (10 * (int64_t)1000000000)
 
 /* Opens the sockets (errors are the daemon's to report; it does not start). */
 int control_open(struct control *c, char *err, size_t errlen);

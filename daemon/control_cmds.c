@@ -211,6 +211,7 @@ static json_t *cmd_status(struct control *c)
 	json_object_set_new(o, "pending", pending_json(c));
 	json_object_set_new(o, "swaps", json_integer((json_int_t)es.swaps));
 	json_object_set_new(o, "state", state_json(c));
+	json_object_set_new(o, "alarms", control_alarms_json(c));
 	return o;
 }
 
@@ -257,6 +258,8 @@ static json_t *cmd_ports(struct control *c)
 		}
 		json_object_set_new(o, "driver", summary_drv_json(pi->dpdk_port));
 		json_object_set_new(o, "push", push_json(pi));
+		if (pi->link)
+			json_object_set_new(o, "link", control_link_json(pi->link));
 		json_array_append_new(a, o);
 	}
 	return json_pack("{so}", "ports", a);
@@ -306,6 +309,15 @@ static json_t *cmd_stats(struct control *c)
 						    (json_int_t)c->rejected, "swap_dropped",
 						    (json_int_t)c->swap_dropped, "clients", (json_int_t)c->clients,
 						    "clients_busy", (json_int_t)c->clients_refused));
+	json_t *links = json_array();
+	for (uint32_t p = 0; p < c->nports; p++)
+		if (c->ports[p].link) {
+			json_t *l = control_link_json(c->ports[p].link);
+			json_object_set_new(l, "port", json_string(c->ports[p].name));
+			json_array_append_new(links, l);
+		}
+	json_object_set_new(o, "links", links);
+	json_object_set_new(o, "alarms", control_alarms_json(c));
 	return o;
 }
 

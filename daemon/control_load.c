@@ -108,6 +108,25 @@ static json_t *diags_json(const struct sched_diags *dg, const char *name)
 	return a;
 }
 
+/* What a frame of table t may hold: the box's limits, each of t's ports'
+ * TX ring and MTU now (found by name: t's ports need not be in the order of
+ * the table tdpd started with). */
+static void fit_for(const struct control *c, const struct sched_table *t, struct sched_fit *f, uint32_t *txd,
+		    uint32_t *mtu)
+{
+	*f = *c->fit;
+	for (uint32_t tp = 0; tp < t->nports; tp++) {
+		txd[tp] = mtu[tp] = 0;
+		for (uint32_t p = 0; p < c->nports; p++)
+			if (!strcmp(c->ports[p].name, t->ports[tp].name)) {
+				txd[tp] = c->ports[p].txd;
+				mtu[tp] = c->ports[p].link ? PL_GET(c->ports[p].link->mtu) : 0;
+			}
+	}
+	f->tx_desc = txd;
+	f->mtu = mtu;
+}
+
 /* The loader's work: the table built, or the reply that says why not. Reads
  * only what the control thread does not change while a load is out. */
 static struct eng_table *load(struct control *c, const char *name, int fd, char **reply)
@@ -125,8 +144,12 @@ static struct eng_table *load(struct control *c, const char *name, int fd, char 
 	free(buf);
 	if (t)
 		sched_admit(t, &dg);
-	if (t && c->fit)
-		sched_fit(t, c->fit, &dg);
+	if (t && c->fit) {
+		struct sched_fit f;
+		uint32_t txd[SCHED_MAX_PORTS], mtu[SCHED_MAX_PORTS];
+		fit_for(c, t, &f, txd, mtu);
+		sched_fit(t, &f, &dg);
+	}
 	if (!t || dg.nerr) {
 		json_t *o = json_pack("{si sb ss ss so si}", "version", CTL_VERSION, "ok", 0, "code", "invalid-table",
 				      "error", "", "diagnostics", diags_json(&dg, name), "errors", (int)dg.nerr);

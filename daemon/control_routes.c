@@ -65,6 +65,11 @@ static void collect(const struct router *r, void *arg)
 		json_t *o = json_pack("{ss ss ss}", "prefix", pfx, "port", port, "origin", from);
 		if (v[i].origin == ROUTE_ORIGIN_KERNEL)
 			json_object_set_new(o, "protocol", json_string(proto_name(v[i].proto, pb, sizeof(pb))));
+		if (v[i].nnh > 1) {
+			/* one of an equal-cost multipath route's next hops */
+			json_object_set_new(o, "nexthop", json_integer(v[i].nh_index + 1));
+			json_object_set_new(o, "nexthops", json_integer(v[i].nnh));
+		}
 		if (v[i].has_gw) {
 			inet_ntop(af, v[i].gw, gw, sizeof(gw));
 			json_object_set_new(o, "via", json_string(gw));
@@ -89,9 +94,11 @@ json_t *control_routes_json(struct control *c, bool neighbours)
 	if (c->nl) {
 		struct nl_stats s;
 		nl_stats(c->nl, &s);
-		json_object_set_new(o, "netlink", json_pack("{sI sI sI sI}", "messages", (json_int_t)s.messages,
+		json_object_set_new(o, "netlink", json_pack("{sI sI sI sI sI sI sI}", "messages", (json_int_t)s.messages,
 							    "rebuilds", (json_int_t)s.rebuilds, "resolve_sent",
-							    (json_int_t)s.resolve_sent, "errors", (json_int_t)s.errors));
+							    (json_int_t)s.resolve_sent, "errors", (json_int_t)s.errors,
+							    "resyncs", (json_int_t)s.resyncs, "dumps_redone",
+							    (json_int_t)s.dumps_redone, "multipath", (json_int_t)s.multipath));
 	}
 	return o;
 }

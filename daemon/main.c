@@ -39,6 +39,7 @@
 #include "tdp_sched.h"
 #include "tdpd.h"
 #include "timebase.h"
+#include "watch.h"
 
 
 static volatile sig_atomic_t got_signal, got_hup;
@@ -237,56 +238,6 @@ static int rx_lcore(void *arg)
 	return 0;
 }
 
-struct watch {
-	enum tb_state state;
-	uint64_t skip_events, back_steps, repeated;
-	uint64_t skipped;
-	int64_t next_jump_log;    /* monotonic ns: skips and steps are logged at most once a second */
-};
-
-static void watch(struct tdpd *d, struct watch *w)
-{
-	const struct conf *c = &d->conf;
-	enum tb_state st = tb_state(d->tb);
-	if (st != w->state) {
-		struct tb_sync sy;
-		tb_sync(d->tb, &sy);
-		int64_t act = st == TB_HOLDOVER ? c->sync_holdover_action
-			      : st == TB_UNLOCKED ? c->sync_unlocked_action : 0;
-		const char *what = st == TB_LOCKED ? "serving reserved flows"
-				   : act == SA_DEMOTE ? "ALARM: reserved flows demoted to best effort"
-				   : act == SA_ALARM ? "ALARM: still serving reserved flows on an unsynchronised clock"
-						     : "still serving reserved flows";
-		tdp_log(st == TB_LOCKED ? LOG_NOTICE : act == SA_SERVE ? LOG_WARNING : LOG_ERR,
-			"sync: %s -> %s (%s), offset %" PRId64 " ns, uncertainty %" PRId64 " ns: %s",
-			tb_state_name(w->state), tb_state_name(st), sy.reason, sy.offset_ns, sy.uncertainty_ns, what);
-		w->state = st;
-	}
-	int64_t now = mono_ns();
-	if (now < w->next_jump_log)
-		return;
-	struct eng_stats es;
-	engine_stats(d->e, &es);
-	if (es.skip_events != w->skip_events || es.back_steps != w->back_steps)
-		w->next_jump_log = now + TDP_NS_PER_S;
-	if (es.skip_events != w->skip_events) {
-		log_warn("frames: %" PRIu64 " frame%s skipped since the last report (latest jump %" PRId64
-			 " frames): a late wake-up or the reference stepped forward",
-			 es.skipped_frames - w->skipped, es.skipped_frames - w->skipped == 1 ? "" : "s",
-			 es.last_jump_frames);
-		w->skip_events = es.skip_events;
-		w->skipped = es.skipped_frames;
-	}
-	if (es.back_steps != w->back_steps) {
-		log_warn("frames: the reference stepped back; %" PRIu64 " frame start%s came round again and their rows "
-			 "were not sent twice (latest step %" PRId64 " frames)",
-			 es.repeated_frames - w->repeated, es.repeated_frames - w->repeated == 1 ? "" : "s",
-			 es.last_jump_frames);
-		w->back_steps = es.back_steps;
-		w->repeated = es.repeated_frames;
-	}
-}
-
 /* On the housekeeping (RX) thread, which never waits for a client: READY=1
  * once the time source has reported, STATUS= every few seconds, the watchdog
  * while the engine's frames advance. (Fed from the control thread, a client
@@ -335,7 +286,8 @@ static int run(struct tdpd *d)
 {
 	struct conf *c = &d->conf;
 	struct summary_src ss = {.e = d->e, .rx = d->rx, .nrx = d->nrx, .timebase = d->tb->ops->name, .tb = d->tb};
-	struct watch w = {.state = tb_state(d->tb)};
+	struct watch w;
+	watch_init(&w, d);
 	rt_thread_setup("rx", -1, (int)c->rx_priority);
 	int64_t t0 = mono_ns();
 	int64_t next_stats = c->stats_interval_ns ? t0 + c->stats_interval_ns : INT64_MAX;
@@ -394,6 +346,7 @@ static int run(struct tdpd *d)
 				break;
 		}
 	}
+	watch_free(&w);
 	if (got_signal)
 		log_notice("%s: stopping", strsignal(got_signal));
 	notify_send(&d->nt, "STOPPING=1");

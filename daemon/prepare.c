@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "kif.h"
 #include "tdpd.h"
 #include "tstate.h"
 
@@ -146,9 +147,18 @@ void tdpd_fit_limits(struct tdpd *d, const struct sched_table *t)
 	for (uint32_t tp = 0; tp < t->nports; tp++) {
 		uint32_t p = d->table_to_port[tp];
 		d->fit_txd[tp] = p < d->nports_open ? d->ports[p].txd : (uint32_t)d->conf.ports[p].tx_desc;
+		d->fit_mtu[tp] = p < d->nports_open ? PL_GET(d->link[p].mtu) : 0;
+		if (p >= d->nports_open) {
+			/* before the ports open (and in --check): the interface's own */
+			char ifn[IF_NAMESIZE];
+			hp_devarg(d->conf.ports[p].device, "iface", ifn, sizeof(ifn));
+			int mtu = ifn[0] ? kif_mtu(ifn) : -1;
+			d->fit_mtu[tp] = mtu > 0 ? (uint32_t)mtu : 0;
+		}
 	}
 	d->fit = (struct sched_fit){.mbufs = (uint64_t)d->conf.mbufs, .mbufs_held = held,
-				    .flow_depth = (uint32_t)d->conf.flow_queue_depth, .tx_desc = d->fit_txd};
+				    .flow_depth = (uint32_t)d->conf.flow_queue_depth, .tx_desc = d->fit_txd,
+				    .mtu = d->fit_mtu};
 }
 
 /* the table at d->schedule_path, admitted, its ports in tdpd.conf, its

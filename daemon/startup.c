@@ -17,6 +17,7 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
+#include "counters.h"
 #include "kif.h"
 #include "portlock.h"
 #include "log.h"
@@ -316,6 +317,25 @@ static int tap_up(struct tdpd *d, uint32_t p)
 }
 
 /* the ports, their kernel netdevs' interrupt coalescing turned off */
+/* Port p's MTU: its kernel interface's, or the driver's. Whether the link is
+ * up the netlink thread says (kernel-routes yes); until it does, and on a
+ * port it does not follow, the state is unknown and nothing is held back. */
+static void link_init(struct tdpd *d, uint32_t p)
+{
+	struct port_link *l = &d->link[p];
+	memset(l, 0, sizeof(*l));
+	l->resync_ns = -1;
+	uint16_t m16;
+	int mtu = d->hp[p].dev_ifindex ? kif_mtu(d->hp[p].dev_ifname) : -1;
+	if (mtu > 0) {
+		l->mtu = (uint32_t)mtu;
+		l->mtu_from = PL_FROM_KERNEL;
+	} else if (!d->hp[p].dev_ifindex && rte_eth_dev_get_mtu(d->ports[p].id, &m16) == 0) {
+		l->mtu = m16;
+		l->mtu_from = PL_FROM_DRIVER;
+	}
+}
+
 static int ports_up(struct tdpd *d)
 {
 	char err[256];
@@ -348,6 +368,7 @@ static int ports_up(struct tdpd *d)
 				   : "af_packet: give the device qpairs=N");
 		d->rxp[p].dpdk_port = d->ports[p].id;
 		memcpy(d->rxp[p].mac, d->ports[p].mac, 6);
+		link_init(d, p);
 		if (d->hp[p].mode == RXH_TAP && tap_up(d, p) != 0)
 			return -1;
 		const uint8_t *m = d->ports[p].mac;
@@ -363,6 +384,8 @@ static int ports_up(struct tdpd *d)
 		pi->link_mbps = d->ports[p].link_mbps;
 		pi->push = d->ports[p].push;
 		pi->hp = d->hp[p].mode != RXH_NONE ? &d->hp[p] : NULL;
+		pi->link = &d->link[p];
+		pi->txd = d->ports[p].txd;
 		size_t il = strnlen(d->ports[p].ifname, sizeof(pi->ifname) - 1);
 		memcpy(pi->ifname, d->ports[p].ifname, il);
 		pi->ifname[il] = 0;
@@ -523,7 +546,8 @@ static int tables_up(struct tdpd *d)
 	d->rx[0] = (struct rx){.ports = d->rxp, .nports = c->nports, .tab = &d->ctl.cur->rxt[0],
 			       .be_q = d->be_q, .table_to_port = d->table_to_port, .clock = rx_clock, .clock_arg = d->tb,
 			       .g = *engine_geom(d->e), .icmp_rate = (uint32_t)c->icmp_rate,
-			       .icmp_burst = (uint32_t)c->icmp_burst, .ncores = (uint16_t)d->nrx};
+			       .icmp_burst = (uint32_t)c->icmp_burst, .ncores = (uint16_t)d->nrx, .link = d->link,
+			       .moved = (uint8_t)c->moved_route, .hold = &d->hold[0]};
 	rx_set_router(&d->rx[0], d->rt);
 	/* the ICMP errors' source on each port: its first address of each family */
 	uint8_t la[CONF_MAX_PORTS * 8][17];
@@ -554,6 +578,7 @@ static int tables_up(struct tdpd *d)
 		d->rx[k] = d->rx[0];
 		d->rx[k].ports = d->rxp_core[k - 1];
 		d->rx[k].core = (uint16_t)k;
+		d->rx[k].hold = &d->hold[k];
 		d->rx[k].tab = &d->ctl.cur->rxt[k];
 		rx_set_router(&d->rx[k], d->rt);
 	}
@@ -593,6 +618,10 @@ static int tables_up(struct tdpd *d)
 
 static void tables_down(struct tdpd *d)
 {
+	/* what still waited for a neighbour: dropped, counted */
+	for (uint32_t k = 0; k < RX_MAX_CORES; k++)
+		if (d->hold[k].used)
+			CTR_ADD(d->rx[k].st.drop[RXD_NO_NEIGH], rx_hold_expire(&d->hold[k], INT64_MAX));
 	struct rte_mbuf *m;
 	while (d->handoff && rte_ring_sc_dequeue(d->handoff, (void **)&m) == 0)
 		rte_pktmbuf_free(m);
@@ -647,9 +676,28 @@ static int kernel_up(struct tdpd *d)
 	}
 	for (uint32_t k = 0; k < d->nrx; k++)
 		d->rx[k].resolve = d->resolve;
-	d->nl = nl_start(d->rx, d->nrx, d->rt, d->hp, c->nports, err, sizeof(err));
+	for (uint32_t p = 0; p < c->nports; p++) {
+		const struct conf_port *cp = &c->ports[p];
+		d->nladdr[p] = calloc(cp->address.n ? cp->address.n : 1, sizeof(*d->nladdr[p]));
+		d->nlp[p] = (struct nl_port){.name = cp->name, .link = &d->link[p], .addr = d->nladdr[p]};
+		for (size_t i = 0; d->nladdr[p] && i < cp->address.n; i++) {
+			struct nl_addr *a = &d->nladdr[p][d->nlp[p].naddr];
+			int fam;
+			unsigned len;
+			if (route_parse_prefix(cp->address.v[i].val, &fam, a->addr, &len) == 0) {
+				a->family = (uint8_t)fam;
+				a->len = (uint8_t)len;
+				d->nlp[p].naddr++;
+			}
+		}
+	}
+	d->nl = nl_start(d->rx, d->nrx, d->rt, d->hp, d->nlp, c->nports, err, sizeof(err));
 	if (!d->nl) {
 		log_err("kernel routes: %s", err);
+		for (uint32_t p = 0; p < c->nports; p++) {
+			free(d->nladdr[p]);
+			d->nladdr[p] = NULL;
+		}
 		for (uint32_t k = 0; k < d->nrx; k++)
 			d->rx[k].resolve = NULL;
 		rte_ring_free(d->resolve);
@@ -672,6 +720,10 @@ static void kernel_down(struct tdpd *d)
 	d->ctl.nl = NULL;
 	nl_stop(d->nl);
 	d->nl = NULL;
+	for (uint32_t p = 0; p < CONF_MAX_PORTS; p++) {
+		free(d->nladdr[p]);
+		d->nladdr[p] = NULL;
+	}
 	for (uint32_t k = 0; k < d->nrx; k++)
 		d->rx[k].resolve = NULL;
 	rte_ring_free(d->resolve);

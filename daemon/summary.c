@@ -129,8 +129,9 @@ void summary_text(const struct summary_src *s, FILE *out)
 	fprintf(out, "wait    %" PRIu64 " sleeps, %" PRIu64 " spins, predicted oversleep %" PRId64
 		     " ns (%s), bookkeeping %" PRId64 " ns (%" PRIu64 " deferred)\n",
 		pw.st.sleeps, pw.st.spins, pw.pred_ns, pred, pw.book_ns, pw.st.deferred);
-	fprintf(out, "\n%-16s %-8s %10s %10s %10s %8s %8s %8s %8s %8s %8s %8s %8s\n", "flow", "port", "rx", "reserved",
-		"sent", "unused", "late-drop", "carried", "arr-late", "overflow", "tx-drop", "demoted", "stamped");
+	fprintf(out, "\n%-16s %-8s %10s %10s %10s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "flow", "port", "rx",
+		"reserved", "sent", "unused", "late-drop", "carried", "arr-late", "overflow", "tx-drop", "demoted", "stamped",
+		"moved", "link-dn");
 	/* carried: packets of late frames and the ones the driver had not taken
 	 * by the guard band, moved to the flow's next reserved frame */
 	for (uint32_t f = 0; f < t->nflows; f++) {
@@ -139,11 +140,10 @@ void summary_text(const struct summary_src *s, FILE *out)
 		struct flow_rx_sum fr;
 		engine_table_flow_rx_sum(et, f, &fr, NULL);
 		fprintf(out, "%-16s %-8s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
-			     " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
+			     " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
 			t->flows[f].name, t->ports[t->flows[f].port].name, fr.enq, fs.reserved, fs.sent,
 			fs.unused, fs.late_dropped, fs.late_carried + fs.tx_carried, fs.arr_late_dropped + fs.arr_late_carried,
-			fr.overflow,
-			fs.tx_drop, fs.demoted, fs.stamped);
+			fr.overflow, fs.tx_drop, fs.demoted, fs.stamped, fr.route_moved, fr.link_down);
 	}
 	summary_arrivals(out, t, et);
 	fprintf(out, "\n%-10s %10s %8s %12s %12s %12s %8s %9s %8s %8s %8s\n", "port", "frames", "late", "reserved",
@@ -173,6 +173,20 @@ void summary_text(const struct summary_src *s, FILE *out)
 		     "route %" PRIu64 "\n",
 		st.icmp_rate_limited, st.icmp_no_source, st.icmp_tx_full, st.resolve_asked, st.resolve_ring_full,
 		st.nh_cached);
+	fprintf(out, "frag    %" PRIu64 " packets over the MTU fragmented into %" PRIu64 " (%" PRIu64
+		     " fragments lost); reserved sent as best effort by a moved route %" PRIu64 "\n",
+		st.frag_pkts, st.frag_sent, st.frag_drop, st.moved_best_effort);
+	uint64_t hq = 0, hr = 0, hf = 0, he = 0;
+	for (uint32_t c = 0; c < ncores(s); c++)
+		if (s->rx[c].hold) {
+			hq += CTR_GET(s->rx[c].hold->queued);
+			hr += CTR_GET(s->rx[c].hold->released);
+			hf += CTR_GET(s->rx[c].hold->full);
+			he += CTR_GET(s->rx[c].hold->expired);
+		}
+	fprintf(out, "held    best effort waiting for ARP/ND: %" PRIu64 " held, %" PRIu64 " routed again once it was "
+		     "known; %" PRIu64 " found the queue full, %" PRIu64 " waited too long (both in no-neighbour)\n",
+		hq, hr, hf, he);
 	if (ncores(s) > 1) {
 		fprintf(out, "rx      by core:");
 		for (uint32_t c = 0; c < ncores(s); c++)
@@ -253,6 +267,8 @@ json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uin
 	if (o) {
 		json_object_set_new(o, "arr_guard", json_integer(J(fr.arr_guard)));
 		json_object_set_new(o, "arr_uncertain", json_integer(J(fr.arr_uncertain)));
+		json_object_set_new(o, "route_moved", json_integer(J(fr.route_moved)));
+		json_object_set_new(o, "link_down", json_integer(J(fr.link_down)));
 		if (t->flows[f].alpha && has_arr)
 			json_object_set_new(o, "arrival_ns", hist_json(&arr, false));
 	}
@@ -311,10 +327,14 @@ static json_t *rx_json(const struct rx_stats *st)
 		json_object_set_new(icmp, icmp_err_name((enum icmp_err)i), json_integer(J(st->icmp_sent[i])));
 	json_object_update_new(icmp, json_pack("{sI sI sI}", "rate_limited", J(st->icmp_rate_limited), "no_source",
 					       J(st->icmp_no_source), "tx_full", J(st->icmp_tx_full)));
-	return json_pack("{sI sI sI sI so so so sI sI sI sI}", "pkts", J(st->pkts), "bytes", J(st->bytes), "reserved",
-			 J(st->reserved), "best_effort", J(st->best_effort), "drop", drop, "host", host, "icmp_sent",
-			 icmp, "resolve_asked", J(st->resolve_asked), "route_cached", J(st->nh_cached),
-			 "handoff_sent", J(st->handoff_sent), "handoff_drop", J(st->handoff_drop));
+	json_t *o = json_pack("{sI sI sI sI so so so sI sI sI sI}", "pkts", J(st->pkts), "bytes", J(st->bytes),
+			      "reserved", J(st->reserved), "best_effort", J(st->best_effort), "drop", drop, "host", host,
+			      "icmp_sent", icmp, "resolve_asked", J(st->resolve_asked), "route_cached", J(st->nh_cached),
+			      "handoff_sent", J(st->handoff_sent), "handoff_drop", J(st->handoff_drop));
+	json_object_set_new(o, "fragmented", json_pack("{sI sI sI}", "packets", J(st->frag_pkts), "fragments",
+						       J(st->frag_sent), "dropped", J(st->frag_drop)));
+	json_object_set_new(o, "moved_best_effort", json_integer(J(st->moved_best_effort)));
+	return o;
 }
 
 json_t *summary_rx_json(const struct rx *rx, uint32_t nrx)
@@ -324,6 +344,17 @@ json_t *summary_rx_json(const struct rx *rx, uint32_t nrx)
 	struct rx_stats st;
 	rx_sum(rx, nrx, &st);
 	json_t *o = rx_json(&st);
+	uint64_t hq = 0, hr = 0, hf = 0, he = 0;
+	for (uint32_t c = 0; c < nrx; c++)
+		if (rx[c].hold) {
+			hq += CTR_GET(rx[c].hold->queued);
+			hr += CTR_GET(rx[c].hold->released);
+			hf += CTR_GET(rx[c].hold->full);
+			he += CTR_GET(rx[c].hold->expired);
+		}
+	/* best effort that waited for ARP/ND: the full and expired are in drop's no-neighbour */
+	json_object_set_new(o, "held", json_pack("{sI sI sI sI}", "queued", J(hq), "released", J(hr), "full", J(hf),
+						 "expired", J(he)));
 	json_t *cores = json_array();
 	for (uint32_t c = 0; o && cores && c < nrx; c++) {
 		rx_sum(rx + c, 1, &st);

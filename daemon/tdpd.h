@@ -17,6 +17,7 @@
 #include "lockfile.h"
 #include "launch.h"
 #include "nl.h"
+#include "portlink.h"
 #include "notify.h"
 #include "pmd.h"
 #include "route.h"
@@ -47,6 +48,9 @@ struct tdpd {
 	struct rx_port rxp[CONF_MAX_PORTS];          /* RX core 0's view of the ports */
 	struct rx_port rxp_core[CONF_MAX_RX_CPUS][CONF_MAX_PORTS];  /* cores 1, 2, ...: copies of it */
 	struct hp_port hp[CONF_MAX_PORTS];   /* each port's kernel interface */
+	struct port_link link[CONF_MAX_PORTS];  /* each port's link: up, carrier, MTU */
+	struct nl_port nlp[CONF_MAX_PORTS];  /* what the netlink thread knows of each port */
+	struct nl_addr *nladdr[CONF_MAX_PORTS]; /* tdpd.conf's addresses, to put back after a link flap */
 	uint32_t nhp;             /* host paths prepared */
 	struct nl *nl;            /* routes and neighbours from the kernel; NULL: tdpd.conf's only */
 	struct rte_ring *resolve; /* RX -> nl: next hops to resolve */
@@ -65,12 +69,14 @@ struct tdpd {
 	struct timebase *tb;
 	struct engine *e;
 	struct rx rx[RX_MAX_CORES];    /* RX core 0 on the main lcore, the others on lcores 2, 3, ... */
+	struct rx_hold hold[RX_MAX_CORES];  /* each RX core's packets waiting for ARP/ND */
 	uint32_t nrx;
 	int rx_cpu[CONF_MAX_RX_CPUS];
 	struct rte_ring *handoff;      /* cores > 0 -> core 0: packets to send at once */
 	atomic_int rx_stop;
 	struct sched_fit fit;     /* what one frame may hold, for every table load */
 	uint32_t fit_txd[SCHED_MAX_PORTS];
+	uint32_t fit_mtu[SCHED_MAX_PORTS];
 	struct rt_process rtp;
 	size_t nup;               /* start-up steps up */
 	int eal_argc;

@@ -165,6 +165,19 @@ size_t sched_fit(const struct sched_table *t, const struct sched_fit *lim, struc
 		sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
 		return 1;
 	}
+	for (uint32_t f = 0; lim->mtu && f < t->nflows; f++) {
+		const struct sched_flow *fl = &t->flows[f];
+		uint32_t mtu = lim->mtu[fl->port];
+		uint32_t l2 = 14 + ((fl->match.fields & (SCHED_M_VLAN | SCHED_M_PCP)) ? 4 : 0) +
+			      ((fl->match.fields & SCHED_M_MPLS) ? 4 : 0);
+		if (!mtu || fl->size <= mtu + l2)
+			continue;
+		errs++;
+		sched_diag_add(d, SCHED_ERROR, fl->line, 1,
+			       "flow %s: size %u bytes, but port %s sends frames of at most %u bytes (MTU %u and a %u-byte "
+			       "link header): a reserved packet is never fragmented; lower the size or raise the "
+			       "interface's MTU", fl->name, fl->size, t->ports[fl->port].name, mtu + l2, mtu, l2);
+	}
 	uint64_t avail = lim->mbufs > lim->mbufs_held ? lim->mbufs - lim->mbufs_held : 0;
 	for (uint32_t r = 0; r < t->nrows; r++) {
 		uint64_t all = 0;

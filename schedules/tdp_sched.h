@@ -226,9 +226,15 @@ struct sched_fit {
 	uint64_t mbufs, mbufs_held;
 	uint32_t flow_depth;
 	const uint32_t *tx_desc;
+	/* per table port: the largest IP packet the port sends (its interface's
+	 * MTU), 0 or NULL: not checked */
+	const uint32_t *mtu;
 };
 
-/* Checks every distinct row against lim: an error for a row whose packets
+/* Checks every distinct row against lim: an error for a flow whose size
+ * exceeds its port's MTU (plus the Ethernet header, and a VLAN tag or an
+ * MPLS label the flow's match says it carries: a reservation is for whole
+ * packets, never fragments), an error for a row whose packets
  * need more buffers than the pool can give at once, or a flow that sends more
  * in a frame than its queue holds; a warning for a port that sends more in a
  * frame than its TX ring holds (the engine refills it while the port sends).

@@ -17,25 +17,9 @@
 
 #include "ctl_proto.h"
 #include "tdpctl.h"
+#include "tdpctl_json.h"
 
 #define EXIT_NO_DAEMON 3
-
-static int64_t I(json_t *o, const char *path)
-{
-	/* "a.b.c" */
-	char buf[128];
-	snprintf(buf, sizeof(buf), "%s", path);
-	json_t *v = o;
-	for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && v; k = strtok_r(NULL, ".", &save))
-		v = json_object_get(v, k);
-	return json_is_integer(v) ? (int64_t)json_integer_value(v) : json_is_real(v) ? (int64_t)json_real_value(v) : 0;
-}
-
-static const char *S(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "";
-}
 
 static void fmt_ns(int64_t ns, char *out, size_t len)
 {
@@ -90,6 +74,22 @@ static void print_error(json_t *o)
 
 /* ---- human output ------------------------------------------------------- */
 
+/* what is wrong now, a line each */
+static void show_alarms(json_t *alarms)
+{
+	size_t i;
+	json_t *a;
+	if (!json_array_size(alarms))
+		printf("alarms   none\n");
+	json_array_foreach(alarms, i, a)
+		if (!strcmp(S(a, "kind"), "route-moved"))
+			printf("ALARM    route-moved: flow %s leaves by port %s, not its port %s: %" PRId64
+			       " packets in all (moved-route %s)\n", S(a, "flow"), S(a, "to_port"), S(a, "port"),
+			       I(a, "packets"), S(a, "policy"));
+		else
+			printf("ALARM    %s: port %s (%s)\n", S(a, "kind"), S(a, "port"), S(a, "state"));
+}
+
 static void show_status(json_t *r)
 {
 	char a[32], b[32], c[32], d[32];
@@ -121,6 +121,7 @@ static void show_status(json_t *r)
 	printf("start    error p50 %s, p99 %s, p99.9 %s, max %s\n", a, b, c, d);
 	printf("rx       %" PRId64 " packets, %" PRId64 " reserved, %" PRId64 " dropped\n", I(r, "rx.pkts"),
 	       I(r, "rx.reserved"), I(r, "rx.dropped"));
+	show_alarms(json_object_get(r, "alarms"));
 }
 
 static void show_ports(json_t *r)
@@ -139,6 +140,13 @@ static void show_ports(json_t *r)
 		printf("%s: %s; netdev %s; interrupt coalescing %s\n", S(p, "name"),
 		       json_is_true(json_object_get(p, "scheduled")) ? "scheduled by the table" : "not in the table",
 		       *S(p, "netdev") ? S(p, "netdev") : "none (DPDK-owned)", S(p, "coalescing"));
+		json_t *ln = json_object_get(p, "link");
+		if (ln)
+			printf("%s: link %s, MTU %" PRId64 " (%s); %" PRId64 " down, %" PRId64 " up since start; routes read "
+			       "again %" PRId64 " times, addresses put back %" PRId64 "\n", S(p, "name"),
+			       json_is_true(json_object_get(ln, "followed")) ? S(ln, "state") : "not followed",
+			       I(ln, "mtu"), S(ln, "mtu_from"), I(ln, "downs"), I(ln, "ups"), I(ln, "resyncs"),
+			       I(ln, "addresses_restored"));
 		json_t *h = json_object_get(p, "host_path"), *x = json_object_get(h, "xdp"),
 		       *ex = json_object_get(h, "exception");
 		if (h)
@@ -182,9 +190,12 @@ static void show_routes(json_t *r)
 	json_array_foreach(json_object_get(r, "routes"), i, e) {
 		const char *via = json_object_get(e, "via") ? S(e, "via") : "connected";
 		bool unres = json_object_get(e, "via") && !json_is_true(json_object_get(e, "resolved"));
-		printf("%-43s %-10s %-39s %s%s%s%s\n", S(e, "prefix"), S(e, "port"), via, S(e, "origin"),
+		char mp[32] = "";
+		if (I(e, "nexthops") > 1)
+			snprintf(mp, sizeof(mp), " (multipath %" PRId64 "/%" PRId64 ")", I(e, "nexthop"), I(e, "nexthops"));
+		printf("%-43s %-10s %-39s %s%s%s%s%s\n", S(e, "prefix"), S(e, "port"), via, S(e, "origin"),
 		       json_object_get(e, "protocol") ? " proto " : "", json_object_get(e, "protocol") ? S(e, "protocol") : "",
-		       unres ? " (gateway's MAC not yet known)" : "");
+		       mp, unres ? " (gateway's MAC not yet known)" : "");
 	}
 	printf("kernel's routes and neighbours: %s\n", S(r, "kernel"));
 }
@@ -282,166 +293,6 @@ static void show_stats(json_t *r)
 	show_flows(r);
 	printf("\n");
 	show_ports(r);
-}
-
-/* ---- Prometheus ---------------------------------------------------------- */
-
-static void prom_label(const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			putchar('\\');
-		if (*s == '\n') {
-			fputs("\\n", stdout);
-			continue;
-		}
-		putchar(*s);
-	}
-}
-
-static void prom_head(const char *name, const char *type, const char *help)
-{
-	printf("# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
-static void prom_engine(json_t *r, const char *key, const char *name, const char *type, const char *help)
-{
-	prom_head(name, type, help);
-	printf("%s %" PRId64 "\n", name, I(json_object_get(r, "engine"), key));
-}
-
-/* One counter per key of defs for each flow or port in items, labelled by its
- * name (flows also by their port). */
-static void prom_per(json_t *items, const char *what, const char *const defs[][2], size_t ndefs)
-{
-	for (size_t i = 0; i < ndefs; i++) {
-		char n[64];
-		snprintf(n, sizeof(n), "tdpd_%s_%s_total", what, defs[i][0]);
-		prom_head(n, "counter", defs[i][1]);
-		size_t j;
-		json_t *o;
-		json_array_foreach(items, j, o) {
-			printf("%s{%s=\"", n, what);
-			prom_label(S(o, "name"));
-			if (!strcmp(what, "flow")) {
-				printf("\",port=\"");
-				prom_label(S(o, "port"));
-			}
-			printf("\"} %" PRId64 "\n", I(o, defs[i][0]));
-		}
-	}
-}
-
-static void show_prometheus(json_t *r)
-{
-	static const struct {
-		const char *key, *name, *type, *help;
-	} eng[] = {
-		{"frames", "tdpd_frames_total", "counter", "Frames the engine processed (pushed or late)."},
-		{"late_frames", "tdpd_late_frames_total", "counter", "Frames late on at least one port."},
-		{"skipped_frames", "tdpd_skipped_frames_total", "counter", "Frames whose start passed while the engine was away."},
-		{"skip_events", "tdpd_skip_events_total", "counter", "Times the engine found frames skipped."},
-		{"back_steps", "tdpd_back_steps_total", "counter", "Times the reference stepped back across a frame start."},
-		{"repeated_frames", "tdpd_repeated_frames_total", "counter", "Frame starts that came round again (not re-sent)."},
-		{"holdover_frames", "tdpd_holdover_frames_total", "counter", "Frames processed in holdover."},
-		{"unlocked_frames", "tdpd_unlocked_frames_total", "counter", "Frames processed unlocked."},
-		{"alarm_frames", "tdpd_alarm_frames_total", "counter", "Frames served while not locked (action alarm)."},
-		{"demoted_frames", "tdpd_demoted_frames_total", "counter", "Frames with the reserved flows demoted to best effort."},
-		{"ticks", "tdpd_ticks_total", "counter", "Frame ticks taken from the time source."},
-		{"tick_timeouts", "tdpd_tick_timeouts_total", "counter", "Frames whose tick did not come in time."},
-		{"swaps", "tdpd_table_swaps_total", "counter", "Reservation tables adopted."},
-		{"late_swaps", "tdpd_table_late_swaps_total", "counter", "Tables adopted after the frame asked for."},
-		{"sleep_ns", "tdpd_engine_sleep_nanoseconds_total", "counter", "Time the engine spent asleep."},
-		{"next_frame", "tdpd_next_frame", "gauge", "Absolute index of the frame the engine pushes next."},
-	};
-	for (size_t i = 0; i < sizeof(eng) / sizeof(eng[0]); i++)
-		prom_engine(r, eng[i].key, eng[i].name, eng[i].type, eng[i].help);
-	prom_head("tdpd_tf_seconds", "gauge", "Frame length of the table in force.");
-	printf("tdpd_tf_seconds %.9f\n", (double)I(r, "tf_ns") / 1e9);
-	prom_head("tdpd_cycle_frames", "gauge", "Frames per cycle (k) of the table in force.");
-	printf("tdpd_cycle_frames %" PRId64 "\n", I(r, "k"));
-
-	/* the frame-start error as a histogram with fixed bounds, from the daemon's bins */
-	static const double le_ns[] = {100, 250, 500, 1e3, 2.5e3, 5e3, 1e4, 2.5e4, 5e4, 1e5, 2.5e5, 5e5, 1e6, 1e7};
-	json_t *h = json_object_get(r, "start_error_ns");
-	prom_head("tdpd_frame_start_error_seconds", "histogram",
-		  "Push time minus the nominal frame start (negative values count in the lowest bucket).");
-	for (size_t i = 0; i < sizeof(le_ns) / sizeof(le_ns[0]); i++) {
-		int64_t c = I(h, "under");
-		size_t j;
-		json_t *b;
-		json_array_foreach(json_object_get(h, "bins"), j, b)
-			if (json_integer_value(json_array_get(b, 1)) <= le_ns[i])
-				c += json_integer_value(json_array_get(b, 2));
-		printf("tdpd_frame_start_error_seconds_bucket{le=\"%g\"} %" PRId64 "\n", le_ns[i] / 1e9, c);
-	}
-	printf("tdpd_frame_start_error_seconds_bucket{le=\"+Inf\"} %" PRId64 "\n", I(h, "count"));
-	double mean = json_real_value(json_object_get(h, "mean"));
-	printf("tdpd_frame_start_error_seconds_sum %.9f\n", mean * (double)I(h, "count") / 1e9);
-	printf("tdpd_frame_start_error_seconds_count %" PRId64 "\n", I(h, "count"));
-
-	json_t *sy = json_object_get(r, "sync");
-	prom_head("tdpd_sync_state", "gauge", "1 for the time source's sync state.");
-	static const char *const states[] = {"locked", "holdover", "unlocked"};
-	for (int i = 0; i < 3; i++)
-		printf("tdpd_sync_state{state=\"%s\"} %d\n", states[i], !strcmp(S(sy, "state"), states[i]));
-	prom_head("tdpd_sync_offset_seconds", "gauge", "Latest offset of the time source from its reference.");
-	printf("tdpd_sync_offset_seconds %.9f\n", (double)I(sy, "offset_ns") / 1e9);
-	prom_head("tdpd_sync_uncertainty_seconds", "gauge", "Bound on the time error (grows in holdover).");
-	printf("tdpd_sync_uncertainty_seconds %.9f\n", (double)I(sy, "uncertainty_ns") / 1e9);
-	static const char *const sc[][2] = {{"samples", "Samples taken."}, {"bad_samples", "Samples outside the lock threshold."},
-					   {"faults", "Reference faults."}, {"transitions", "Sync state changes."},
-					   {"steps", "Phase steps of the reference."}};
-	for (int i = 0; i < 5; i++) {
-		char n[64];
-		snprintf(n, sizeof(n), "tdpd_sync_%s_total", sc[i][0]);
-		prom_head(n, "counter", sc[i][1]);
-		printf("%s %" PRId64 "\n", n, I(sy, sc[i][0]));
-	}
-
-	static const char *const fc[][2] = {
-		{"rx", "Packets RX queued for the flow."}, {"overflow", "Packets dropped: the flow's queue was full."},
-		{"reserved", "Slots the table gave the flow."}, {"sent", "Packets sent in their reserved frame."},
-		{"unused", "Slots with no packet waiting."}, {"late_dropped", "Packets of late frames dropped."},
-		{"late_carried", "Packets of late frames carried to the next reserved frame."},
-		{"late_frames", "Frames of the flow that were late."},
-		{"tx_drop", "Packets the driver had not taken by the guard band, dropped."},
-		{"tx_carried", "Packets the driver had not taken by the guard band, carried to the next reserved frame."},
-		{"demoted", "Packets sent as best effort while demoted."},
-		{"arr_late_dropped", "Pipelined packets that arrived after their frame was staged, dropped."},
-		{"arr_late_carried", "Pipelined packets that arrived after their frame was staged, carried."},
-		{"stamped", "Probe packets that got this node's hop stamp."},
-		{"arr_guard", "Pipelined packets that arrived in the upstream frame's guard band (near the next frame)."},
-		{"arr_uncertain", "Pipelined packets read so late that they may belong to an earlier upstream frame."}};
-	prom_per(json_object_get(r, "flows"), "flow", fc, sizeof(fc) / sizeof(fc[0]));
-	static const char *const pc[][2] = {
-		{"frames", "Frames with a reservation pushed on time."}, {"late_frames", "Frames late on the port."},
-		{"reserved_pkts", "Reserved packets sent."}, {"reserved_bytes", "Reserved bytes sent."},
-		{"be_pkts", "Best-effort packets sent."}, {"be_bytes", "Best-effort bytes sent."},
-		{"be_too_big", "Best effort that can never fit in a frame."},
-		{"tx_drop", "Reserved packets the driver had not taken by the guard band, dropped."},
-		{"tx_carried", "Reserved packets the driver had not taken by the guard band, carried."},
-		{"late_dropped", "Reserved packets of late frames dropped."},
-		{"late_carried", "Reserved packets of late frames carried."},
-		{"arr_late_dropped", "Pipelined packets that arrived after their frame was staged, dropped."},
-		{"push_retries", "Calls to the driver beyond the first of a push, while it took part of the burst."},
-		{"be_tx_drop", "Best-effort packets the driver refused."},
-		{"launch_frames", "Frames handed to the NIC with launch times."},
-		{"launch_late", "Frames of a launch-time port pushed by the CPU: handed over after start - launch-margin."},
-		{"launch_unready", "Frames of a launch-time port pushed by the CPU: its clock map not ready."}};
-	prom_per(json_object_get(r, "ports"), "port", pc, sizeof(pc) / sizeof(pc[0]));
-	json_t *rx = json_object_get(r, "rx");
-	prom_head("tdpd_rx_packets_total", "counter", "Packets received.");
-	printf("tdpd_rx_packets_total %" PRId64 "\n", I(rx, "pkts"));
-	prom_head("tdpd_rx_reserved_total", "counter", "Packets classified to a reserved flow.");
-	printf("tdpd_rx_reserved_total %" PRId64 "\n", I(rx, "reserved"));
-	prom_head("tdpd_rx_best_effort_total", "counter", "Packets forwarded as best effort.");
-	printf("tdpd_rx_best_effort_total %" PRId64 "\n", I(rx, "best_effort"));
-	prom_head("tdpd_rx_dropped_total", "counter", "Packets dropped on receive, by reason.");
-	const char *k;
-	json_t *v;
-	json_object_foreach(json_object_get(rx, "drop"), k, v)
-		printf("tdpd_rx_dropped_total{reason=\"%s\"} %" PRId64 "\n", k, (int64_t)json_integer_value(v));
 }
 
 static void show_active(json_t *r, bool source)
@@ -649,7 +500,7 @@ int tdpctl_live(const struct tdpctl_global *g, int argc, char **argv)
 	if (rc) {
 		print_error(o);
 	} else if (prom) {
-		show_prometheus(r);
+		tdpctl_prometheus(r);
 	} else if (g->json) {
 		json_dumpf(r, stdout, JSON_INDENT(2));
 		putchar('\n');

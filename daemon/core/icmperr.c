@@ -66,8 +66,8 @@ int icmp_error_allowed(const uint8_t *orig, uint32_t len, const struct pkt_info 
 	return pi->dst[0] != 0xff && pi->src[0] != 0xff && memcmp(pi->src, zero, 16) != 0;
 }
 
-uint32_t icmp_error_build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint32_t len, const struct pkt_info *pi,
-			  enum icmp_err kind, const uint8_t mac[6], const uint8_t *src_ip)
+static uint32_t build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint32_t len, const struct pkt_info *pi,
+		      enum icmp_err kind, uint32_t mtu, const uint8_t mac[6], const uint8_t *src_ip)
 {
 	if (kind >= ICMP_ERR_MAX || !icmp_error_allowed(orig, len, pi))
 		return 0;
@@ -88,11 +88,20 @@ uint32_t icmp_error_build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint3
 	uint8_t *ip = out + l2, *ic = ip + iph;
 	memcpy(ic + 8, orig + l2, quote);
 	static const uint8_t types[2][ICMP_ERR_MAX][2] = {
-		{{11, 0}, {3, 0}, {3, 1}},       /* RFC 792 */
-		{{3, 0}, {1, 0}, {1, 3}},        /* RFC 4443 §3.1, §3.3 */
+		{{11, 0}, {3, 0}, {3, 1}, {3, 4}},  /* RFC 792; RFC 1191 §4 (fragmentation needed) */
+		{{3, 0}, {1, 0}, {1, 3}, {2, 0}},   /* RFC 4443 §3.1, §3.2, §3.3 */
 	};
 	ic[0] = types[!v4][kind][0];
 	ic[1] = types[!v4][kind][1];
+	if (kind == ICMP_ERR_TOO_BIG) {
+		/* the next hop's MTU: the low 16 bits of the second word (RFC 1191
+		 * §4), or the whole word (RFC 4443 §3.2) */
+		if (v4)
+			wr16(ic + 6, (uint16_t)(mtu > 0xffff ? 0xffff : mtu));
+		else
+			for (int i = 0; i < 4; i++)
+				ic[4 + i] = (uint8_t)(mtu >> (24 - 8 * i));
+	}
 	if (v4) {
 		ip[0] = 0x45;
 		ip[1] = 0xc0;                    /* internetwork control, as routers send their errors */
@@ -119,11 +128,23 @@ uint32_t icmp_error_build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint3
 	return frame;
 }
 
+uint32_t icmp_error_build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint32_t len, const struct pkt_info *pi,
+			  enum icmp_err kind, const uint8_t mac[6], const uint8_t *src_ip)
+{
+	return kind == ICMP_ERR_TOO_BIG ? 0 : build(out, cap, orig, len, pi, kind, 0, mac, src_ip);
+}
+
+uint32_t icmp_too_big_build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint32_t len, const struct pkt_info *pi,
+			    uint32_t mtu, const uint8_t mac[6], const uint8_t *src_ip)
+{
+	return build(out, cap, orig, len, pi, ICMP_ERR_TOO_BIG, mtu, mac, src_ip);
+}
+
 const char *icmp_err_name(enum icmp_err k)
 {
 	static const char *const n[ICMP_ERR_MAX] = {
 		[ICMP_ERR_TTL] = "time-exceeded", [ICMP_ERR_NO_ROUTE] = "net-unreachable",
-		[ICMP_ERR_NO_NEIGH] = "host-unreachable",
+		[ICMP_ERR_NO_NEIGH] = "host-unreachable", [ICMP_ERR_TOO_BIG] = "too-big",
 	};
 	return k < ICMP_ERR_MAX ? n[k] : "unknown";
 }

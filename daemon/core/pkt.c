@@ -17,6 +17,13 @@ static inline uint16_t rd16(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
+/* the transport's two ports, for a multipath route's hash */
+static void l4_ports(const uint8_t *l4, struct pkt_info *pi)
+{
+	if (pi->proto == 6 || pi->proto == IPPROTO_UDP_ || pi->proto == 132 || pi->proto == 136)
+		pi->l4_ports = (uint32_t)rd16(l4) << 16 | rd16(l4 + 2);
+}
+
 static int parse_ip4(const uint8_t *p, uint32_t len, uint32_t off, struct pkt_info *pi)
 {
 	if (len < off + 20)
@@ -37,10 +44,14 @@ static int parse_ip4(const uint8_t *p, uint32_t len, uint32_t off, struct pkt_in
 	memcpy(pi->src, h + 12, 4);
 	pi->proto = h[9];
 	uint16_t frag = rd16(h + 6);
+	if (frag & 0x4000)
+		pi->flags |= PKT_F_DF;
 	if (frag & 0x1fff)
 		pi->flags |= PKT_F_FRAG;
 	else if (tot > ihl)
 		pi->l4p_off = (uint16_t)(off + ihl);
+	if (pi->l4p_off && tot >= ihl + 4)
+		l4_ports(h + ihl, pi);
 	if (!(frag & 0x1fff) && h[9] == IPPROTO_UDP_ && tot >= ihl + 8) {
 		pi->flags |= PKT_F_UDP;
 		pi->udp_dport = rd16(h + ihl + 2);
@@ -79,6 +90,8 @@ static int parse_ip6(const uint8_t *p, uint32_t len, uint32_t off, struct pkt_in
 	if (nh != 0 && nh != 43 && nh != 60 && at < tot) {
 		pi->proto = nh;
 		pi->l4p_off = (uint16_t)(off + at);
+		if (at + 4 <= tot)
+			l4_ports(h + at, pi);
 	}
 	if (nh == IPPROTO_UDP_ && at + 8 <= tot) {
 		pi->flags |= PKT_F_UDP;

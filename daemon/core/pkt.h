@@ -29,6 +29,7 @@ enum {
 	PKT_F_MPLS = 1u << 1,
 	PKT_F_UDP = 1u << 2,
 	PKT_F_FRAG = 1u << 3,   /* an IPv4 fragment other than the first */
+	PKT_F_DF = 1u << 4,     /* IPv4 Don't Fragment */
 };
 
 struct pkt_info {
@@ -48,6 +49,7 @@ struct pkt_info {
 	uint16_t l4p_off;       /* offset of that protocol's header, 0 when unknown */
 	uint8_t dst[16];        /* IPv4 in the first 4 bytes */
 	uint8_t src[16];
+	uint32_t l4_ports;      /* TCP, UDP, SCTP, UDP-Lite: source port << 16 | destination port; else 0 */
 };
 
 int pkt_parse(const uint8_t *p, uint32_t len, struct pkt_info *pi);

@@ -185,6 +185,10 @@ struct rte_ring *engine_be_ring(struct engine *e, uint32_t port);
 /* What the RX cores counted for a flow, summed over its queues. */
 struct flow_rx_sum {
 	uint64_t enq, overflow, arr_guard, arr_uncertain;
+	uint64_t route_moved;     /* packets whose route left by another port (flowq.h) */
+	int64_t moved_at_ns;      /* the latest of them, RX's clock; 0: none */
+	uint32_t moved_port;      /* the port it left by (configured port + 1); 0: none */
+	uint64_t link_down;       /* dropped by RX: the flow's port's link was down */
 };
 
 /*

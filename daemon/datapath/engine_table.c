@@ -593,6 +593,13 @@ bool engine_table_flow_rx_sum(struct eng_table *nt, uint32_t flow, struct flow_r
 		out->overflow += CTR_GET(q->overflow);
 		out->arr_guard += CTR_GET(q->arr_guard);
 		out->arr_uncertain += CTR_GET(q->arr_uncertain);
+		out->route_moved += CTR_GET(q->route_moved);
+		out->link_down += CTR_GET(q->link_down);
+		int64_t at = CTR_GET(q->moved_at_ns);
+		if (at > out->moved_at_ns) {
+			out->moved_at_ns = at;
+			out->moved_port = CTR_GET(q->moved_port);
+		}
 		if (q->arr) {
 			has_arr = true;
 			if (arr) {

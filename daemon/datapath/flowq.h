@@ -100,6 +100,15 @@ struct flow_rx {
 	 * slip by whole frames can have hit. */
 	uint64_t arr_guard __attribute__((aligned(64)));
 	uint64_t arr_uncertain;
+	/* a moved route: the flow's packets whose route no longer leaves by the
+	 * flow's port (dropped, or sent as best effort by the new route: the
+	 * moved-route policy), the port they would have left by (configured
+	 * port + 1) and when RX saw the latest (RX's clock, ns) */
+	uint64_t route_moved;
+	int64_t moved_at_ns;
+	uint32_t moved_port;
+	/* dropped by RX: the flow's port's link was down */
+	uint64_t link_down;
 } __attribute__((aligned(64)));
 
 _Static_assert(sizeof(struct flow_rx) == 192, "a flow's queue is three cache lines");

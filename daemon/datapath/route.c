@@ -30,6 +30,16 @@ enum rt_kind { RT_VIA, RT_CONNECTED, RT_LOCAL };
  * gateway's MAC once it is known (has_mac), a connected prefix without a
  * neighbour for the address has none, and our own addresses are RT_LOCAL.
  */
+/* a next hop: the port, the gateway (none: connected, the destination is
+ * the next hop), its MAC once known, or that resolving it failed */
+struct rt_hop {
+	uint32_t port;
+	bool has_gw, has_mac;
+	bool failed;              /* !has_mac because the next hop failed to resolve */
+	uint8_t gw[16];
+	uint8_t mac[6];
+};
+
 struct rt_entry {
 	uint8_t family;
 	uint8_t kind;
@@ -37,11 +47,11 @@ struct rt_entry {
 	uint8_t proto;            /* the kernel's rtm_protocol for kernel routes */
 	uint8_t prefix[16];
 	unsigned len;
-	uint32_t port;
-	bool has_gw, has_mac;
-	bool failed;              /* !has_mac because the next hop failed to resolve */
-	uint8_t gw[16];
-	uint8_t mac[6];
+	struct rt_hop h;          /* the (first) next hop */
+	/* a multipath route: nnh next hops, h and the router's
+	 * mp[mp .. mp + nnh - 2] */
+	uint8_t nnh;
+	uint32_t mp;
 };
 
 struct router {
@@ -54,6 +64,8 @@ struct router {
 	size_t nlocal, local_cap;
 	struct rt_entry *ent;     /* built: rt plus the host routes, indexed by the LPM */
 	size_t nent;
+	struct rt_hop *mp;        /* multipath routes' further next hops */
+	size_t nmp, mp_cap;
 	struct rte_lpm *lpm4;
 	struct rte_lpm6 *lpm6;
 };
@@ -95,6 +107,7 @@ void router_free(struct router *r)
 	free(r->rt);
 	free(r->local);
 	free(r->ent);
+	free(r->mp);
 	free(r);
 }
 
@@ -181,7 +194,7 @@ static bool on_link(const struct router *r, uint32_t port, int family, const uin
 {
 	for (size_t i = 0; i < r->nrt; i++) {
 		const struct rt_entry *e = &r->rt[i];
-		if (e->kind != RT_CONNECTED || e->port != port || e->family != family)
+		if (e->kind != RT_CONNECTED || e->h.port != port || e->family != family)
 			continue;
 		uint8_t a[16];
 		memcpy(a, addr, 16);
@@ -203,9 +216,10 @@ static struct rt_entry *new_route(struct router *r, int family, const uint8_t *p
 	memcpy(e->prefix, prefix, alen(family));
 	mask(e->prefix, len);
 	e->len = len;
-	e->port = port;
+	e->h.port = port;
 	e->kind = kind;
 	e->origin = origin;
+	e->nnh = 1;
 	return e;
 }
 
@@ -275,8 +289,8 @@ int router_add_route(struct router *r, uint32_t port, int family, const uint8_t 
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	e->has_gw = true;
-	memcpy(e->gw, g, 16);
+	e->h.has_gw = true;
+	memcpy(e->h.gw, g, 16);
 	return 0;
 }
 
@@ -306,18 +320,33 @@ int router_add_kernel_failed(struct router *r, uint32_t port, int family, const 
 	return 0;
 }
 
-int router_add_kernel_route(struct router *r, uint32_t port, int family, const uint8_t *prefix, unsigned len,
-			    const uint8_t *gw, uint8_t proto)
+int router_add_kernel_route(struct router *r, int family, const uint8_t *prefix, unsigned len,
+			    const struct route_nh *nh, unsigned nnh, uint8_t proto)
 {
 	if (find_route(r, family, prefix, len))
 		return 1;    /* tdpd.conf's (or an address's) wins; the kernel's first of a kind */
-	struct rt_entry *e = new_route(r, family, prefix, len, port, gw ? RT_VIA : RT_CONNECTED, ROUTE_ORIGIN_KERNEL);
+	if (nnh < 1 || nnh > ROUTE_MAX_NH)
+		return 1;
+	if (nnh > 1 && grow((void **)&r->mp, &r->mp_cap, r->nmp + nnh - 1, sizeof(*r->mp)))
+		return -1;
+	struct rt_entry *e = new_route(r, family, prefix, len, nh[0].port, nh[0].has_gw ? RT_VIA : RT_CONNECTED,
+				       ROUTE_ORIGIN_KERNEL);
 	if (!e)
 		return -1;
 	e->proto = proto;
-	if (gw) {
-		e->has_gw = true;
-		memcpy(e->gw, gw, alen(family));
+	if (nh[0].has_gw) {
+		e->h.has_gw = true;
+		memcpy(e->h.gw, nh[0].gw, alen(family));
+	}
+	e->nnh = (uint8_t)nnh;
+	e->mp = (uint32_t)r->nmp;
+	for (unsigned i = 1; i < nnh; i++) {
+		struct rt_hop *h = &r->mp[r->nmp++];
+		memset(h, 0, sizeof(*h));
+		h->port = nh[i].port;
+		h->has_gw = nh[i].has_gw;
+		if (h->has_gw)
+			memcpy(h->gw, nh[i].gw, alen(family));
 	}
 	return 0;
 }
@@ -339,11 +368,22 @@ static int add_host(struct router *r, size_t *cap, const struct neigh *n, uint8_
 	e.origin = n->origin;
 	memcpy(e.prefix, n->addr, 16);
 	e.len = n->family == 4 ? 32 : 128;
-	e.port = n->port;
-	e.has_mac = kind == RT_VIA && !n->failed;
-	e.failed = n->failed;
-	memcpy(e.mac, n->mac, 6);
+	e.h.port = n->port;
+	e.h.has_mac = kind == RT_VIA && !n->failed;
+	e.h.failed = n->failed;
+	memcpy(e.h.mac, n->mac, 6);
 	return add_ent(r, cap, &e);
+}
+
+/* a gateway's MAC from the neighbours, when it is one on the hop's port */
+static void resolve_hop(const struct router *r, int family, struct rt_hop *h)
+{
+	const struct neigh *n = h->has_gw ? find_neigh(r->nb, r->nnb, family, h->gw) : NULL;
+	bool here = n && n->port == h->port;
+	h->has_mac = here && !n->failed;
+	h->failed = here && n->failed;
+	if (h->has_mac)
+		memcpy(h->mac, n->mac, 6);
 }
 
 static int build_entries(struct router *r)
@@ -362,14 +402,8 @@ static int build_entries(struct router *r)
 			return -1;
 	for (size_t i = 0; i < r->nrt; i++) {
 		struct rt_entry e = r->rt[i];
-		if (e.has_gw) {
-			const struct neigh *n = find_neigh(r->nb, r->nnb, e.family, e.gw);
-			if (n && n->port == e.port) {
-				e.has_mac = !n->failed;
-				e.failed = n->failed;
-				memcpy(e.mac, n->mac, 6);
-			}
-		}
+		for (unsigned k = 0; k < e.nnh; k++)
+			resolve_hop(r, e.family, k ? &r->mp[e.mp + k - 1] : &e.h);
 		if (add_ent(r, &cap, &e) != 0)
 			return -1;
 	}
@@ -424,35 +458,89 @@ static inline uint32_t ip4_of(const struct pkt_info *pi)
 	return (uint32_t)pi->dst[0] << 24 | (uint32_t)pi->dst[1] << 16 | (uint32_t)pi->dst[2] << 8 | pi->dst[3];
 }
 
+/* A multipath route's pick for the packet: a hash of its addresses, its
+ * protocol and its transport ports, so one transport flow keeps one path. */
+static uint32_t flow_hash(const struct pkt_info *pi)
+{
+	unsigned n = pi->family == 4 ? 4 : 16;
+	uint64_t h = (uint64_t)pi->proto << 32 | pi->l4_ports;
+	for (unsigned i = 0; i < n; i += 4) {
+		uint32_t s, d;
+		memcpy(&s, pi->src + i, 4);
+		memcpy(&d, pi->dst + i, 4);
+		h = (h ^ s ^ (uint64_t)d << 32) * 0x9E3779B97F4A7C15ull;
+		h = h << 31 | h >> 33;
+	}
+	/* MurmurHash3's 64-bit finaliser: every input bit reaches the low ones */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return (uint32_t)h;
+}
+
+/* Next hop k of entry e (0: its own) */
+static inline const struct rt_hop *hop_of(const struct router *r, const struct rt_entry *e, unsigned k)
+{
+	return k ? &r->mp[e->mp + k - 1] : &e->h;
+}
+
+/* Next hop k of entry e as the packet's route. */
+static int nh_result(const struct router *r, const struct rt_entry *e, unsigned k, const struct pkt_info *pi,
+		     uint32_t *port, uint8_t mac[6], uint8_t nh[16])
+{
+	const struct rt_hop *h = hop_of(r, e, k);
+	*port = h->port;
+	if (h->has_mac) {
+		memcpy(mac, h->mac, 6);
+		return ROUTE_OK;
+	}
+	if (nh)
+		memcpy(nh, h->has_gw ? h->gw : pi->dst, 16);
+	return h->failed ? ROUTE_NEIGH_FAILED : ROUTE_NO_NEIGH;
+}
+
 /* What the LPM's next hop hop says for the packet. */
 static int hop_result(const struct router *r, uint32_t hop, const struct pkt_info *pi, uint32_t *port, uint8_t mac[6],
 		      uint8_t nh[16])
 {
 	const struct rt_entry *e = &r->ent[hop];
-	*port = e->port;
+	*port = e->h.port;
 	if (e->kind == RT_LOCAL)
 		return ROUTE_LOCAL;
-	if (e->has_mac) {
-		memcpy(mac, e->mac, 6);
-		return ROUTE_OK;
-	}
-	if (nh)
-		memcpy(nh, e->has_gw ? e->gw : pi->dst, 16);
-	return e->failed ? ROUTE_NEIGH_FAILED : ROUTE_NO_NEIGH;
+	return nh_result(r, e, e->nnh > 1 ? flow_hash(pi) % e->nnh : 0, pi, port, mac, nh);
+}
+
+static int lpm_hop(const struct router *r, const struct pkt_info *pi, uint32_t *hop)
+{
+	if (pi->family == 4)
+		return rte_lpm_lookup(r->lpm4, ip4_of(pi), hop);
+	if (pi->family == 6)
+		return rte_lpm6_lookup(r->lpm6, pi->dst, hop);
+	return -1;
+}
+
+int router_lookup_port(const struct router *r, const struct pkt_info *pi, uint32_t want, uint32_t *port,
+		       uint8_t mac[6])
+{
+	uint32_t hop;
+	if (lpm_hop(r, pi, &hop) != 0)
+		return ROUTE_NONE;
+	const struct rt_entry *e = &r->ent[hop];
+	if (e->kind != RT_LOCAL)
+		for (unsigned k = 0; k < e->nnh; k++)
+			if (hop_of(r, e, k)->port == want)
+				return nh_result(r, e, k, pi, port, mac, NULL);
+	int rc = hop_result(r, hop, pi, port, mac, NULL);
+	return rc == ROUTE_LOCAL || rc == ROUTE_NONE ? rc : ROUTE_OTHER_PORT;
 }
 
 int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *port, uint8_t mac[6], uint8_t nh[16])
 {
 	uint32_t hop;
-	if (pi->family == 4) {
-		if (rte_lpm_lookup(r->lpm4, ip4_of(pi), &hop) != 0)
-			return ROUTE_NONE;
-	} else if (pi->family == 6) {
-		if (rte_lpm6_lookup(r->lpm6, pi->dst, &hop) != 0)
-			return ROUTE_NONE;
-	} else {
+	if (lpm_hop(r, pi, &hop) != 0)
 		return ROUTE_NONE;
-	}
 	return hop_result(r, hop, pi, port, mac, nh);
 }
 
@@ -480,17 +568,22 @@ void router_lookup_bulk(const struct router *r, const struct pkt_info *const *pi
 size_t router_routes(const struct router *r, struct route_view *v, size_t max)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < r->nrt; i++, n++)
-		if (n < max) {
-			const struct rt_entry *e = &r->rt[i];
-			v[n] = (struct route_view){.family = e->family, .len = e->len, .port = e->port,
-						   .has_gw = e->has_gw, .origin = e->origin, .proto = e->proto,
-						   .connected = e->kind == RT_CONNECTED};
+	for (size_t i = 0; i < r->nrt; i++) {
+		const struct rt_entry *e = &r->rt[i];
+		for (unsigned k = 0; k < e->nnh; k++, n++) {
+			if (n >= max)
+				continue;
+			const struct rt_hop *h = hop_of(r, e, k);
+			v[n] = (struct route_view){.family = e->family, .len = e->len, .port = h->port,
+						   .has_gw = h->has_gw, .origin = e->origin, .proto = e->proto,
+						   .connected = e->kind == RT_CONNECTED && !k, .nh_index = (uint8_t)k,
+						   .nnh = e->nnh};
 			memcpy(v[n].prefix, e->prefix, 16);
-			memcpy(v[n].gw, e->gw, 16);
-			const struct neigh *nb = e->has_gw ? find_neigh(r->nb, r->nnb, e->family, e->gw) : NULL;
-			v[n].resolved = !e->has_gw || (nb && !nb->failed);
+			memcpy(v[n].gw, h->gw, 16);
+			const struct neigh *nb = h->has_gw ? find_neigh(r->nb, r->nnb, e->family, h->gw) : NULL;
+			v[n].resolved = !h->has_gw || (nb && !nb->failed);
 		}
+	}
 	return n;
 }
 
@@ -548,6 +641,7 @@ const char *route_res_name(int res)
 	case ROUTE_NO_NEIGH: return "no-neighbour";
 	case ROUTE_LOCAL: return "local";
 	case ROUTE_NEIGH_FAILED: return "neighbour-failed";
+	case ROUTE_OTHER_PORT: return "other-port";
 	default: return "unknown";
 	}
 }

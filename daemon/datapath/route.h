@@ -26,9 +26,21 @@ enum route_res {
 	ROUTE_NO_NEIGH = -2,   /* connected, but no neighbour for the destination */
 	ROUTE_LOCAL = -3,      /* addressed to one of our own addresses */
 	ROUTE_NEIGH_FAILED = -4,   /* the kernel could not resolve the next hop (ARP/ND failed) */
+	ROUTE_OTHER_PORT = -5,     /* router_lookup_port: no next hop out of the port asked for */
 };
 
 enum { ROUTE_ORIGIN_STATIC = 0, ROUTE_ORIGIN_KERNEL = 1 };
+
+/* A route's next hops: one, or up to ROUTE_MAX_NH for an equal-cost
+ * multipath route (the kernel's RTA_MULTIPATH or a nexthop group). A packet
+ * takes one by a hash of its addresses, protocol and ports, so a transport
+ * flow keeps one path; a reserved flow takes the one out of its port. */
+#define ROUTE_MAX_NH 8
+struct route_nh {
+	uint32_t port;
+	bool has_gw;             /* false: connected, the destination is the next hop */
+	uint8_t gw[16];
+};
 
 /* One route or neighbour as tdpctl shows it. */
 struct route_view {
@@ -43,6 +55,7 @@ struct route_view {
 	uint8_t prefix[16];      /* or the neighbour's address */
 	uint8_t gw[16];
 	uint8_t mac[6];
+	uint8_t nh_index, nnh;   /* routes: this view's next hop of the route's nnh */
 };
 
 /* nports: ports are numbered 0..nports-1 by the caller. */
@@ -57,9 +70,10 @@ int router_add_neighbour(struct router *r, uint32_t port, int family, const uint
 int router_add_route(struct router *r, uint32_t port, int family, const uint8_t *prefix, unsigned len,
 		     const uint8_t *gw, char *err, size_t errlen);
 /* What the kernel says (nl.c): each returns 0, 1 when a static entry for the
- * same prefix or address wins, or -1 out of memory. gw NULL: connected. */
-int router_add_kernel_route(struct router *r, uint32_t port, int family, const uint8_t *prefix, unsigned len,
-			    const uint8_t *gw, uint8_t proto);
+ * same prefix or address wins, or -1 out of memory. nh: nnh next hops
+ * (1 to ROUTE_MAX_NH). */
+int router_add_kernel_route(struct router *r, int family, const uint8_t *prefix, unsigned len,
+			    const struct route_nh *nh, unsigned nnh, uint8_t proto);
 int router_add_kernel_neighbour(struct router *r, uint32_t port, int family, const uint8_t *addr,
 				const uint8_t mac[6]);
 /* A neighbour the kernel failed to resolve (NUD_FAILED): packets to it are
@@ -79,6 +93,12 @@ int router_build(struct router *r, char *err, size_t errlen);
  * ROUTE_NO_NEIGH and ROUTE_NEIGH_FAILED, nh (when not NULL) gets the address
  * whose MAC is missing: the gateway, or the destination on a connected prefix. */
 int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *port, uint8_t mac[6], uint8_t nh[16]);
+/* The packet's route, by its next hop out of port when the route has one
+ * there (a reserved flow keeps its planned hop on a multipath route):
+ * router_lookup's results, and ROUTE_OTHER_PORT with *port the hop the
+ * packet's hash picks when none leaves by port. */
+int router_lookup_port(const struct router *r, const struct pkt_info *pi, uint32_t want, uint32_t *port,
+		       uint8_t mac[6]);
 /* router_lookup for n packets (IPv4 in one bulk LPM lookup), without the
  * missing next hop's address: where res is ROUTE_NO_NEIGH or
  * ROUTE_NEIGH_FAILED, router_lookup gives it. */

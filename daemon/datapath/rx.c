@@ -9,6 +9,7 @@
 
 #include "counters.h"
 #include "hist.h"
+#include "ipfrag.h"
 #include "rx.h"
 
 #define RX_PREFETCH 8
@@ -23,6 +24,7 @@ const char *rx_drop_name(enum rx_drop d)
 		[RXD_NO_NEIGH] = "no-neighbour", [RXD_HOST] = "host", [RXD_TTL] = "ttl-expired",
 		[RXD_OWN] = "own", [RXD_WRONG_PORT] = "flow-route-mismatch",
 		[RXD_BE_OVERFLOW] = "be-overflow", [RXD_TX_FULL] = "tx-full", [RXD_OTHER_HOST] = "other-host",
+		[RXD_TOO_BIG] = "too-big", [RXD_LINK_DOWN] = "link-down",
 	};
 	return d < RXD_MAX ? n[d] : "unknown";
 }
@@ -163,6 +165,17 @@ static void host(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, enum punt_
 	rte_pktmbuf_free(m);
 }
 
+/* Queues a packet made here (an ICMP error, a fragment) as best effort out
+ * of port `out`; false: not taken (m is the caller's). */
+static bool be_now(struct rx *rx, uint32_t out, struct rte_mbuf *m)
+{
+	if (rx->be_q[out]) {
+		engine_pkt_set_due(m, ENGINE_DUE_NONE);
+		return rte_ring_enqueue(rx->be_q[out], m) == 0;
+	}
+	return tx_now(rx, rx->ports[out].dpdk_port, m);
+}
+
 static bool icmp_allow(struct rx *rx)
 {
 	int64_t cost = 1000000000 / (int64_t)rx->icmp_rate;
@@ -184,8 +197,8 @@ static bool icmp_allow(struct rx *rx)
 
 /* Drops the packet for why and, when one is owed and the rate allows, turns
  * its mbuf into the ICMP error back to its sender on the port it came by. */
-static void icmp_drop(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, const struct pkt_info *pi,
-		      enum rx_drop why, enum icmp_err kind)
+static void icmp_drop_mtu(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, const struct pkt_info *pi,
+			  enum rx_drop why, enum icmp_err kind, uint32_t mtu)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct rx_port *pt = &rx->ports[in_port];
@@ -206,7 +219,8 @@ static void icmp_drop(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, const
 		return;
 	}
 	uint8_t buf[ICMP_ERR_FRAME_MAX];
-	uint32_t n = icmp_error_build(buf, sizeof(buf), d, m->pkt_len, pi, kind, pt->mac, src);
+	uint32_t n = kind == ICMP_ERR_TOO_BIG ? icmp_too_big_build(buf, sizeof(buf), d, m->pkt_len, pi, mtu, pt->mac, src)
+					      : icmp_error_build(buf, sizeof(buf), d, m->pkt_len, pi, kind, pt->mac, src);
 	rte_pktmbuf_reset(m);
 	uint8_t *out = n ? (uint8_t *)rte_pktmbuf_append(m, (uint16_t)n) : NULL;
 	if (!out) {
@@ -214,19 +228,58 @@ static void icmp_drop(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, const
 		return;
 	}
 	memcpy(out, buf, n);
-	if (rx->be_q[in_port]) {
-		engine_pkt_set_due(m, ENGINE_DUE_NONE);
-		if (rte_ring_enqueue(rx->be_q[in_port], m) != 0) {
-			CTR_ADD(rx->st.icmp_tx_full, 1);
-			rte_pktmbuf_free(m);
-			return;
-		}
-	} else if (!tx_now(rx, pt->dpdk_port, m)) {
+	if (!be_now(rx, in_port, m)) {
 		CTR_ADD(rx->st.icmp_tx_full, 1);
 		rte_pktmbuf_free(m);
 		return;
 	}
 	CTR_ADD(rx->st.icmp_sent[kind], 1);
+}
+
+static void icmp_drop(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, const struct pkt_info *pi,
+		      enum rx_drop why, enum icmp_err kind)
+{
+	icmp_drop_mtu(rx, in_port, m, pi, why, kind, 0);
+}
+
+/* An IPv4 packet over the MTU of port out, without DF, already rewritten
+ * for its next hop: its fragments out as best effort, the packet freed. */
+static void fragment(struct rx *rx, struct rte_mbuf *m, const struct pkt_info *pi, uint32_t out, uint32_t mtu)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t off = 0;
+	CTR_ADD(rx->st.frag_pkts, 1);
+	for (;;) {
+		struct rte_mbuf *f = rte_pktmbuf_alloc(m->pool);
+		if (!f) {
+			CTR_ADD(rx->st.frag_drop, 1);
+			break;
+		}
+		int32_t n = ip4_frag_next(d, m->pkt_len, pi, mtu, &off, rte_pktmbuf_mtod(f, uint8_t *),
+					  rte_pktmbuf_tailroom(f));
+		if (n <= 0) {
+			rte_pktmbuf_free(f);
+			break;
+		}
+		rte_pktmbuf_append(f, (uint16_t)n);
+		if (!be_now(rx, out, f)) {
+			CTR_ADD(rx->st.frag_drop, 1);
+			rte_pktmbuf_free(f);
+			continue;
+		}
+		CTR_ADD(rx->st.frag_sent, 1);
+	}
+	rte_pktmbuf_free(m);
+}
+
+/* A reserved packet of flow fr whose route leaves by port out, not the
+ * flow's (UINT32_MAX: it has no route): counted for the flow, where it
+ * went and when. */
+static void moved(struct rx *rx, struct flow_rx *fr, uint32_t out)
+{
+	CTR_ADD(fr->route_moved, 1);
+	CTR_SET(fr->moved_port, out == UINT32_MAX ? 0 : out + 1);
+	CTR_SET(fr->moved_at_ns, rx->now.ns);
 }
 
 static void ask_resolve(struct rx *rx, uint32_t out, int family, const uint8_t nh[16])
@@ -332,9 +385,22 @@ static void rx_back(struct rx *rx, uint32_t in_port, struct rx_pk *k, struct rx_
 			host(rx, in_port, m, PUNT_LOCAL);
 			return;
 		}
+		/* a reserved flow whose route moved off its port (or went away) is
+		 * the flow's news first, whatever the new next hop's state */
+		if (f >= 0 && (rc == ROUTE_NONE || out != rx->table_to_port[tab->t->flows[f].port])) {
+			moved(rx, tab->flows[f], rc == ROUTE_NONE ? UINT32_MAX : out);
+			if (rc != ROUTE_NONE && rx->moved != RX_MOVED_BEST_EFFORT) {
+				drop(rx, m, RXD_WRONG_PORT);
+				return;
+			}
+			if (rc != ROUTE_NONE)
+				CTR_ADD(rx->st.moved_best_effort, 1);
+			f = -1;
+		}
 		/* a failed one too: the kernel tries again, and answers when the host is back */
+		uint8_t nh[16];
 		if (rc == ROUTE_NO_NEIGH || rc == ROUTE_NEIGH_FAILED) {
-			uint8_t nh[16], unused[6];
+			uint8_t unused[6];
 			router_lookup(rx->rt, pi, &out, unused, nh);
 			ask_resolve(rx, out, pi->family, nh);
 		}
@@ -346,8 +412,8 @@ static void rx_back(struct rx *rx, uint32_t in_port, struct rx_pk *k, struct rx_
 				icmp_drop(rx, in_port, m, pi, RXD_NO_ROUTE, ICMP_ERR_NO_ROUTE);
 			else if (rc == ROUTE_NEIGH_FAILED)   /* RFC 1812 §4.3.3.1, RFC 4443 §3.1 */
 				icmp_drop(rx, in_port, m, pi, RXD_NO_NEIGH, ICMP_ERR_NO_NEIGH);
-			else
-				drop(rx, m, RXD_NO_NEIGH);
+			else if (f >= 0 || !rx->hold || !rx_hold_put(rx->hold, out, pi->family, nh, m, in_port, rx->now.ns))
+				drop(rx, m, RXD_NO_NEIGH);   /* held otherwise, until the neighbour is known */
 			return;
 		}
 		mac = k->hop.mac;
@@ -364,13 +430,35 @@ static void rx_back(struct rx *rx, uint32_t in_port, struct rx_pk *k, struct rx_
 		}
 		mac = rx->ports[out].peer_mac;
 	}
-	if (f >= 0 && out != rx->table_to_port[tab->t->flows[f].port]) {
-		drop(rx, m, RXD_WRONG_PORT);
+	const struct port_link *ln = rx->link ? &rx->link[out] : NULL;
+	if (ln && !port_link_usable(ln)) {
+		if (f >= 0)
+			CTR_ADD(tab->flows[f]->link_down, 1);
+		drop(rx, m, RXD_LINK_DOWN);
 		return;
+	}
+	uint32_t mtu = ln && k->routed ? PL_GET(ln->mtu) : 0;
+	bool frag = false;
+	if (mtu && pi->l3_len > mtu) {
+		/* RFC 1812 §5.2.7.1 (DF), RFC 4443 §3.2, RFC 8201; a reserved
+		 * packet is one slot of its reservation, never cut in pieces */
+		if (pi->family == 6 || (pi->flags & PKT_F_DF)) {
+			icmp_drop_mtu(rx, in_port, m, pi, RXD_TOO_BIG, ICMP_ERR_TOO_BIG, mtu);
+			return;
+		}
+		if (f >= 0) {
+			drop(rx, m, RXD_TOO_BIG);
+			return;
+		}
+		frag = true;
 	}
 	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
 	if (pkt_forward(d, pi, rx->ports[out].mac, mac) != 0) {
 		icmp_drop(rx, in_port, m, pi, RXD_TTL, ICMP_ERR_TTL);
+		return;
+	}
+	if (frag) {
+		fragment(rx, m, pi, out, mtu);
 		return;
 	}
 	if (f >= 0) {
@@ -460,6 +548,18 @@ static void rx_burst(struct rx *rx, uint32_t in_port, struct rte_mbuf **pkts, ui
 	for (uint16_t x = 0; x < nm; x++) {
 		struct rx_pk *k = &pk[li[x]];
 		k->hop = hop[x];
+		/* a reserved flow keeps its planned hop where the route (multipath)
+		 * has one out of the flow's port */
+		if (k->f >= 0 && k->hop.res != ROUTE_NONE && k->hop.res != ROUTE_LOCAL) {
+			uint32_t want = rx->table_to_port[tab->t->flows[k->f].port], p;
+			uint8_t mac[6];
+			int rc = k->hop.port == want ? ROUTE_OTHER_PORT : router_lookup_port(rx->rt, &k->pi, want, &p, mac);
+			if (rc != ROUTE_OTHER_PORT && rc != ROUTE_NONE && rc != ROUTE_LOCAL) {
+				k->hop.res = (int8_t)rc;
+				k->hop.port = p;
+				memcpy(k->hop.mac, mac, 6);
+			}
+		}
 		if (k->f >= 0 && k->hop.res == ROUTE_OK && k->pi.family == 4 && rx->rt_gen) {
 			struct flow_rx *fr = tab->flows[k->f];
 			fr->nh_gen = rx->rt_gen;
@@ -480,6 +580,21 @@ void rx_packet(struct rx *rx, uint32_t in_port, struct rte_mbuf *m)
 	CTR_ADD(rx->st.bytes, m->pkt_len);
 	rx_burst(rx, in_port, &m, 1, &pd);
 	pend_flush(rx, &pd);
+}
+
+/* A new router: the packets held for next hops being resolved, routed again
+ * (held again where the MAC is still missing). */
+static void release(struct rx *rx)
+{
+	struct rte_mbuf *m[RX_HOLD_NEIGH * RX_HOLD_PKTS];
+	uint32_t in[RX_HOLD_NEIGH * RX_HOLD_PKTS];
+	uint32_t n = rx_hold_take(rx->hold, m, in);
+	struct rx_pend pd;
+	for (uint32_t i = 0; i < n; i++) {
+		pend_init(&pd);
+		rx_burst(rx, in[i], &m[i], 1, &pd);
+		pend_flush(rx, &pd);
+	}
 }
 
 /* One burst from queue q of port p. */
@@ -563,6 +678,8 @@ uint32_t rx_poll(struct rx *rx)
 	if (__builtin_expect(nr != NULL, 0)) {
 		rx_set_router(rx, nr);
 		atomic_store_explicit(&rx->rt_offer, NULL, memory_order_release);
+		if (rx->hold && rx->hold->used)
+			release(rx);
 	}
 	/* core c of n polls queues c, c + n, ...; the exception interfaces and
 	 * the hand-off are core 0's */
@@ -576,6 +693,11 @@ uint32_t rx_poll(struct rx *rx)
 	}
 	if (rx->core == 0 && rx->handoff)
 		drain_handoff(rx);
+	if (rx->hold && rx->hold->used) {
+		uint32_t x = rx_hold_expire(rx->hold, rx->clock ? rx->clock(rx->clock_arg).ns : rx->now.ns);
+		if (x)
+			CTR_ADD(rx->st.drop[RXD_NO_NEIGH], x);
+	}
 	return total;
 }
 

@@ -19,8 +19,10 @@
 #include "frame.h"
 #include "icmperr.h"
 #include "pkt.h"
+#include "portlink.h"
 #include "punt.h"
 #include "route.h"
+#include "rx_hold.h"
 #include "tdp_sched.h"
 
 struct rte_mbuf;
@@ -82,8 +84,13 @@ struct rx_port {
 
 enum rx_drop {
 	RXD_RUNT, RXD_MALFORMED, RXD_NO_ROUTE, RXD_NO_NEIGH, RXD_HOST, RXD_TTL, RXD_OWN,
-	RXD_WRONG_PORT, RXD_BE_OVERFLOW, RXD_TX_FULL, RXD_OTHER_HOST, RXD_MAX
+	RXD_WRONG_PORT, RXD_BE_OVERFLOW, RXD_TX_FULL, RXD_OTHER_HOST, RXD_TOO_BIG, RXD_LINK_DOWN, RXD_MAX
 };
+
+/* A reserved packet whose route no longer leaves by its flow's port
+ * (moved-route in tdpd.conf): dropped, or sent by the new route as best
+ * effort. Counted per flow either way (flowq.h). */
+enum rx_moved { RX_MOVED_DROP, RX_MOVED_BEST_EFFORT };
 
 struct rx_stats {
 	uint64_t pkts, bytes;
@@ -98,6 +105,12 @@ struct rx_stats {
 	uint64_t icmp_rate_limited, icmp_no_source, icmp_tx_full;
 	uint64_t resolve_asked, resolve_ring_full;
 	uint64_t nh_cached;       /* reserved packets routed by their flow's cached route */
+	/* IPv4 packets over the egress MTU without DF, fragmented (RFC 1812
+	 * §4.2.2.7): the packets, the fragments queued, and the fragments lost
+	 * (no buffer, or the queue was full) */
+	uint64_t frag_pkts, frag_sent, frag_drop;
+	/* reserved packets sent as best effort by a moved route (moved-route best-effort) */
+	uint64_t moved_best_effort;
 	/* core 0: packets other RX cores handed over to send at once (to a
 	 * port the table does not schedule, or its exception interface), and of
 	 * those the driver refused, dropped (the handing core counted them
@@ -160,6 +173,12 @@ struct rx {
 	void *clock_arg;
 	struct frame_geom g;
 	uint32_t *table_to_port;    /* table port -> configured port */
+	/* each configured port's link (its MTU, up or down); NULL: not known,
+	 * nothing checked */
+	const struct port_link *link;
+	uint8_t moved;              /* enum rx_moved */
+	/* best effort waiting for its next hop's MAC (rx_hold.h); NULL: dropped */
+	struct rx_hold *hold;
 	struct rx_stats st;
 };
 

@@ -33,6 +33,22 @@ void hp_devarg(const char *device, const char *name, char *out, size_t len)
 		}
 }
 
+/* The interface speaks for a router: IPv6 forwarding on it, so the kernel's
+ * neighbour advertisements carry the Router flag (RFC 4861 §7.2.4; Linux
+ * sets it from the interface's forwarding switch). The kernel forwards IPv6
+ * only when net.ipv6.conf.all.forwarding is set, which tdpd leaves alone.
+ * Put back at exit. A box without IPv6 has no such switch: nothing to do. */
+static void ip6_router(struct hp_port *hp)
+{
+	if (kif_forwarding(hp->ifname, 6, 1, &hp->fwd6_old) != 0)
+		return;
+	hp->fwd6_set = true;
+	size_t nl = strlen(hp->note);
+	if (!hp->fwd6_old)
+		snprintf(hp->note + nl, sizeof(hp->note) - nl, "set its IPv6 forwarding (neighbour advertisements say "
+			 "\"router\"); ");
+}
+
 /* what a previous run left on the interface: tdpd's program, or the PMD's
  * default one; anything else is someone else's and stops the start */
 static int clear_leftover(struct hp_port *hp, char *err, size_t errlen)
@@ -254,10 +270,12 @@ int hp_prepare(struct hp_port *hp, const char *port, const char *device, int pat
 		}
 		snprintf(hp->note, sizeof(hp->note), "brought it up (it was down); ");
 	}
+	if (hp->mode != RXH_TAP)
+		ip6_router(hp);
 	if (hp->mode != RXH_KERNEL)
 		return prepare_xdp(hp, device, xdp_prog, err, errlen);
 	/* af_packet: the kernel gets every frame too and must not forward it */
-	int rc = kif_ip4_forwarding(hp->dev_ifname, 0, &hp->fwd_old);
+	int rc = kif_forwarding(hp->dev_ifname, 4, 0, &hp->fwd_old);
 	if (rc < 0) {
 		snprintf(err, errlen, "interface %s: cannot turn its IPv4 forwarding off: %s", hp->dev_ifname,
 			 strerror(-rc));
@@ -277,6 +295,7 @@ int hp_tap_created(struct hp_port *hp, char *err, size_t errlen)
 		snprintf(err, errlen, "the exception interface %s did not appear", hp->ifname);
 		return -1;
 	}
+	ip6_router(hp);
 	return 0;
 }
 
@@ -325,7 +344,12 @@ void hp_release(struct hp_port *hp)
 	}
 	if (hp->fwd_set) {
 		int old;
-		kif_ip4_forwarding(hp->dev_ifname, hp->fwd_old, &old);
+		kif_forwarding(hp->dev_ifname, 4, hp->fwd_old, &old);
 		hp->fwd_set = false;
+	}
+	if (hp->fwd6_set) {
+		int old;
+		kif_forwarding(hp->ifname, 6, hp->fwd6_old, &old);
+		hp->fwd6_set = false;
 	}
 }

@@ -59,6 +59,8 @@ struct hp_port {
 	uint32_t rxq_old;         /* the RX queue count tdpd changed, to put back; 0: unchanged */
 	int fwd_old;
 	bool fwd_set;
+	int fwd6_old;             /* IPv6 forwarding on the interface, for the Router flag */
+	bool fwd6_set;
 	struct xdpp x;
 	bool x_open;
 };

@@ -91,10 +91,18 @@ int kif_set_rx_queues(const char *ifname, uint32_t n)
 	return ifreq_ioctl(ifname, SIOCETHTOOL, &ifr);
 }
 
-int kif_ip4_forwarding(const char *ifname, int val, int *old)
+int kif_mtu(const char *ifname)
+{
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof(ifr));
+	int rc = ifreq_ioctl(ifname, SIOCGIFMTU, &ifr);
+	return rc < 0 ? rc : ifr.ifr_mtu;
+}
+
+int kif_forwarding(const char *ifname, int family, int val, int *old)
 {
 	char path[128], buf[16];
-	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/forwarding", ifname);
+	snprintf(path, sizeof(path), "/proc/sys/net/%s/conf/%s/forwarding", family == 6 ? "ipv6" : "ipv4", ifname);
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/if_addr.h>
 #include <linux/neighbour.h>
 #include <linux/netlink.h>
@@ -21,223 +23,14 @@
 
 #include "counters.h"
 #include "log.h"
-#include "nl.h"
-
-/* a kernel route, neighbour, address or nexthop object, on one of our ports */
-struct kent {
-	uint8_t family;
-	uint8_t proto;
-	uint8_t len;
-	bool has_gw;
-	uint32_t port;
-	uint32_t metric;          /* routes; the nexthop id for nexthop objects */
-	uint32_t nh_id;           /* routes through a nexthop object */
-	uint8_t addr[16];         /* prefix, neighbour or address */
-	uint8_t gw[16];
-	bool failed;              /* neighbours: NUD_FAILED */
-	uint8_t mac[6];
-};
-
-struct kset {
-	struct kent *v;
-	size_t n, cap;
-};
-
-#define RESOLVE_MEMORY 64
-
-struct nl {
-	struct rx *rx;             /* the RX cores, nrx of them */
-	uint32_t nrx;
-	const struct router *base;
-	struct hp_port *hp;
-	uint32_t nports;
-	int fd, req_fd, stop_fd;
-	pthread_t th;
-	bool started;
-	struct kset routes, neigh, addrs, nhs;
-	bool dirty;
-	pthread_mutex_t lock;     /* cur, for tdpctl */
-	struct router *cur;       /* built here; NULL while base is in force */
-	struct nl_stats st;
-	struct {                  /* recent resolve requests, not repeated within a second */
-		struct rx_resolve q;
-		int64_t at_ns;
-	} asked[RESOLVE_MEMORY];
-	unsigned asked_next;
-};
+#include "kif.h"
+#include "nl_priv.h"
 
 static int64_t mono_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int port_of(const struct nl *n, int ifindex)
-{
-	for (uint32_t p = 0; p < n->nports; p++)
-		if (n->hp[p].ifindex && (int)n->hp[p].ifindex == ifindex)
-			return (int)p;
-	return -1;
-}
-
-/* same identity: family, address and length (and metric for routes, id for nexthops) */
-static struct kent *kfind(struct kset *s, const struct kent *k)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i].family == k->family && s->v[i].len == k->len && s->v[i].metric == k->metric &&
-		    memcmp(s->v[i].addr, k->addr, 16) == 0)
-			return &s->v[i];
-	return NULL;
-}
-
-static void kset_put(struct nl *n, struct kset *s, const struct kent *k, bool add)
-{
-	struct kent *e = kfind(s, k);
-	if (!add) {
-		if (e) {
-			*e = s->v[--s->n];
-			n->dirty = true;
-		}
-		return;
-	}
-	if (e) {
-		/* up to the last field: the tail padding is not ours to compare */
-		if (memcmp(e, k, offsetof(struct kent, mac) + sizeof(k->mac)) != 0) {
-			*e = *k;
-			n->dirty = true;
-		}
-		return;
-	}
-	if (s->n == s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 32;
-		struct kent *v = realloc(s->v, nc * sizeof(*v));
-		if (!v) {
-			log_warn("kernel routes: out of memory; an entry is not followed");
-			return;
-		}
-		s->v = v;
-		s->cap = nc;
-	}
-	s->v[s->n++] = *k;
-	n->dirty = true;
-}
-
-static void parse_attrs(struct rtattr *tb[], int max, struct rtattr *rta, int len)
-{
-	memset(tb, 0, sizeof(*tb) * (size_t)(max + 1));
-	for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len))
-		if (rta->rta_type <= max)
-			tb[rta->rta_type] = rta;
-}
-
-static void copy_addr(uint8_t dst[16], const struct rtattr *a, unsigned alen)
-{
-	memset(dst, 0, 16);
-	if (a && RTA_PAYLOAD(a) >= alen)
-		memcpy(dst, RTA_DATA(a), alen);
-}
-
-static void on_route(struct nl *n, struct nlmsghdr *h)
-{
-	struct rtmsg *rm = NLMSG_DATA(h);
-	struct rtattr *tb[RTA_MAX + 1];
-	parse_attrs(tb, RTA_MAX, RTM_RTA(rm), (int)RTM_PAYLOAD(h));
-	uint32_t table = tb[RTA_TABLE] ? *(uint32_t *)RTA_DATA(tb[RTA_TABLE]) : rm->rtm_table;
-	if ((rm->rtm_family != AF_INET && rm->rtm_family != AF_INET6) || table != RT_TABLE_MAIN ||
-	    rm->rtm_type != RTN_UNICAST)
-		return;
-	unsigned alen = rm->rtm_family == AF_INET ? 4 : 16;
-	struct kent k = {.family = rm->rtm_family == AF_INET ? 4 : 6, .len = rm->rtm_dst_len,
-			 .proto = rm->rtm_protocol};
-	copy_addr(k.addr, tb[RTA_DST], alen);
-	k.metric = tb[RTA_PRIORITY] ? *(uint32_t *)RTA_DATA(tb[RTA_PRIORITY]) : 0;
-	int oif = tb[RTA_OIF] ? *(int *)RTA_DATA(tb[RTA_OIF]) : 0;
-	const struct rtattr *gw = tb[RTA_GATEWAY];
-	if (tb[RTA_MULTIPATH] && RTA_PAYLOAD(tb[RTA_MULTIPATH]) >= sizeof(struct rtnexthop)) {
-		/* one next hop per route in tdpd: the first */
-		struct rtnexthop *nh = RTA_DATA(tb[RTA_MULTIPATH]);
-		oif = nh->rtnh_ifindex;
-		struct rtattr *nt[RTA_MAX + 1];
-		parse_attrs(nt, RTA_MAX, RTNH_DATA(nh), nh->rtnh_len - (int)sizeof(*nh));
-		gw = nt[RTA_GATEWAY];
-	}
-	if (tb[RTA_NH_ID])
-		k.nh_id = *(uint32_t *)RTA_DATA(tb[RTA_NH_ID]);
-	int p = port_of(n, oif);
-	if (h->nlmsg_type == RTM_NEWROUTE && p < 0 && !k.nh_id) {
-		/* out of an interface that is not ours: forget any older one */
-		kset_put(n, &n->routes, &k, false);
-		return;
-	}
-	k.port = p < 0 ? 0 : (uint32_t)p;
-	k.has_gw = gw != NULL;
-	copy_addr(k.gw, gw, alen);
-	kset_put(n, &n->routes, &k, h->nlmsg_type == RTM_NEWROUTE);
-}
-
-static void on_nexthop(struct nl *n, struct nlmsghdr *h)
-{
-	struct nhmsg *nm = NLMSG_DATA(h);
-	struct rtattr *tb[NHA_MAX + 1];
-	parse_attrs(tb, NHA_MAX, (struct rtattr *)((char *)nm + NLMSG_ALIGN(sizeof(*nm))),
-		    (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*nm))));
-	if (!tb[NHA_ID])
-		return;
-	struct kent k = {.metric = *(uint32_t *)RTA_DATA(tb[NHA_ID])};
-	if (tb[NHA_GROUP] && RTA_PAYLOAD(tb[NHA_GROUP]) >= sizeof(struct nexthop_grp)) {
-		k.nh_id = ((struct nexthop_grp *)RTA_DATA(tb[NHA_GROUP]))->id;   /* its first member */
-	} else {
-		int p = port_of(n, tb[NHA_OIF] ? *(int *)RTA_DATA(tb[NHA_OIF]) : 0);
-		if (p < 0 && h->nlmsg_type == RTM_NEWNEXTHOP) {
-			kset_put(n, &n->nhs, &k, false);
-			return;
-		}
-		k.port = p < 0 ? 0 : (uint32_t)p;
-		k.family = nm->nh_family == AF_INET6 ? 6 : 4;
-		k.has_gw = tb[NHA_GATEWAY] != NULL;
-		copy_addr(k.gw, tb[NHA_GATEWAY], k.family == 4 ? 4 : 16);
-	}
-	kset_put(n, &n->nhs, &k, h->nlmsg_type == RTM_NEWNEXTHOP);
-}
-
-static void on_neigh(struct nl *n, struct nlmsghdr *h)
-{
-	struct ndmsg *nd = NLMSG_DATA(h);
-	struct rtattr *tb[NDA_MAX + 1];
-	parse_attrs(tb, NDA_MAX, (struct rtattr *)((char *)nd + NLMSG_ALIGN(sizeof(*nd))),
-		    (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*nd))));
-	int p = port_of(n, nd->ndm_ifindex);
-	if ((nd->ndm_family != AF_INET && nd->ndm_family != AF_INET6) || p < 0 || !tb[NDA_DST])
-		return;
-	struct kent k = {.family = nd->ndm_family == AF_INET ? 4 : 6, .port = (uint32_t)p};
-	k.len = k.family == 4 ? 32 : 128;
-	copy_addr(k.addr, tb[NDA_DST], k.family == 4 ? 4 : 16);
-	bool usable = h->nlmsg_type == RTM_NEWNEIGH && tb[NDA_LLADDR] && RTA_PAYLOAD(tb[NDA_LLADDR]) == 6 &&
-		      (nd->ndm_state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT | NUD_NOARP));
-	/* ARP/ND gave up: kept, for RX to answer Host Unreachable, also while
-	 * the kernel tries once more (INCOMPLETE after FAILED), until a MAC comes */
-	k.failed = !usable && h->nlmsg_type == RTM_NEWNEIGH && (nd->ndm_state & NUD_FAILED);
-	const struct kent *was = kfind(&n->neigh, &k);
-	if (!usable && h->nlmsg_type == RTM_NEWNEIGH && (nd->ndm_state & NUD_INCOMPLETE) && was && was->failed)
-		return;
-	if (usable)
-		memcpy(k.mac, RTA_DATA(tb[NDA_LLADDR]), 6);
-	kset_put(n, &n->neigh, &k, usable || k.failed);
-}
-
-static void on_addr(struct nl *n, struct nlmsghdr *h)
-{
-	struct ifaddrmsg *ia = NLMSG_DATA(h);
-	struct rtattr *tb[IFA_MAX + 1];
-	parse_attrs(tb, IFA_MAX, IFA_RTA(ia), (int)IFA_PAYLOAD(h));
-	int p = port_of(n, (int)ia->ifa_index);
-	if ((ia->ifa_family != AF_INET && ia->ifa_family != AF_INET6) || p < 0)
-		return;
-	struct kent k = {.family = ia->ifa_family == AF_INET ? 4 : 6, .port = (uint32_t)p};
-	k.len = k.family == 4 ? 32 : 128;
-	copy_addr(k.addr, tb[IFA_LOCAL] ? tb[IFA_LOCAL] : tb[IFA_ADDRESS], k.family == 4 ? 4 : 16);
-	kset_put(n, &n->addrs, &k, h->nlmsg_type == RTM_NEWADDR);
 }
 
 /* Reads what is waiting on the socket; 1 when a dump ended, 0, or -errno. */
@@ -249,22 +42,14 @@ static int nl_read(struct nl *n, int flags)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
 	int done = 0;
 	for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (unsigned)len); h = NLMSG_NEXT(h, len)) {
-		switch (h->nlmsg_type) {
-		case NLMSG_DONE:
+		/* a dump the kernel does not know (nexthops before 5.3) ends in an error */
+		if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
+			if (h->nlmsg_flags & NLM_F_DUMP_INTR)
+				n->dump_intr = true;
 			done = 1;
-			break;
-		case NLMSG_ERROR: {
-			/* a dump the kernel does not know (nexthops before 5.3) ends it too */
-			done = 1;
-			break;
+			continue;
 		}
-		case RTM_NEWROUTE: case RTM_DELROUTE: on_route(n, h); break;
-		case RTM_NEWNEIGH: case RTM_DELNEIGH: on_neigh(n, h); break;
-		case RTM_NEWADDR: case RTM_DELADDR: on_addr(n, h); break;
-		case RTM_NEWNEXTHOP: case RTM_DELNEXTHOP: on_nexthop(n, h); break;
-		default: continue;
-		}
-		CTR_ADD(n->st.messages, 1);
+		nl_msg(n, h);
 	}
 	return done;
 }
@@ -277,7 +62,8 @@ static int dump(struct nl *n, int type, int family)
 		char pad[16];
 	} req;
 	memset(&req, 0, sizeof(req));
-	req.nh.nlmsg_len = NLMSG_LENGTH(type == RTM_GETNEXTHOP ? sizeof(struct nhmsg) : sizeof(struct rtmsg));
+	req.nh.nlmsg_len = NLMSG_LENGTH(type == RTM_GETNEXTHOP ? sizeof(struct nhmsg)
+					: type == RTM_GETLINK ? sizeof(struct ifinfomsg) : sizeof(struct rtmsg));
 	req.nh.nlmsg_type = (unsigned short)type;
 	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	req.g.rtgen_family = (unsigned char)family;
@@ -289,12 +75,69 @@ static int dump(struct nl *n, int type, int family)
 	return 0;
 }
 
-static const struct kent *nexthop(const struct nl *n, uint32_t id, int depth)
+/* Every table of the kernel's, read whole into empty sets; a dump the kernel
+ * interrupted (its tables changed under it) is read again, up to 5 times. */
+static int dump_all(struct nl *n)
+{
+	static const int types[] = {RTM_GETLINK, RTM_GETADDR, RTM_GETNEXTHOP, RTM_GETROUTE, RTM_GETNEIGH};
+	int rc = 0;
+	for (int tries = 0; tries < 5; tries++) {
+		n->routes.n = n->neigh.n = n->addrs.n = n->nhs.n = 0;
+		n->dump_intr = false;
+		for (size_t i = 0; i < sizeof(types) / sizeof(types[0]) && rc == 0; i++)
+			rc = dump(n, types[i], AF_UNSPEC);
+		if (rc < 0 || !n->dump_intr)
+			break;
+		CTR_ADD(n->st.dumps_redone, 1);
+		log_info("kernel routes: a dump was interrupted by changes; reading the tables again");
+	}
+	if (n->dump_intr)
+		log_warn("kernel routes: the kernel's tables kept changing while read; the last reading stays");
+	n->dirty = true;
+	return rc;
+}
+
+static const struct kent *nexthop(const struct nl *n, uint32_t id)
 {
 	for (size_t i = 0; i < n->nhs.n; i++)
 		if (n->nhs.v[i].metric == id)
-			return n->nhs.v[i].nh_id && depth < 2 ? nexthop(n, n->nhs.v[i].nh_id, depth + 1) : &n->nhs.v[i];
+			return &n->nhs.v[i];
 	return NULL;
+}
+
+/* A kernel entry's next hops on the ports: its own, or its nexthop object's
+ * (a group's members that leave by a port). How many. */
+static unsigned hops(const struct nl *n, const struct kent *k, struct route_nh *out)
+{
+	unsigned c = 0;
+	if (!k->nh_id) {
+		for (unsigned i = 0; i < k->nnh; i++)
+			if (i == 0)
+				out[c++] = (struct route_nh){.port = k->port, .has_gw = k->has_gw};
+			else
+				out[c++] = k->more[i - 1];
+		if (c)
+			memcpy(out[0].gw, k->gw, 16);
+		return c;
+	}
+	const struct kent *o = nexthop(n, k->nh_id);
+	if (!o)
+		return 0;
+	if (!o->family) {
+		for (unsigned i = 0; i < o->nnh && c < ROUTE_MAX_NH; i++) {
+			const struct kent *m = nexthop(n, o->nh_ids[i]);
+			if (m && m->family == k->family) {
+				out[c] = (struct route_nh){.port = m->port, .has_gw = m->has_gw};
+				memcpy(out[c++].gw, m->gw, 16);
+			}
+		}
+		return c;
+	}
+	if (o->family != k->family)
+		return 0;
+	out[0] = (struct route_nh){.port = o->port, .has_gw = o->has_gw};
+	memcpy(out[0].gw, o->gw, 16);
+	return 1;
 }
 
 static int by_metric(const void *a, const void *b)
@@ -310,7 +153,7 @@ static struct router *build(struct nl *n)
 	if (!r)
 		return NULL;
 	int rc = 0;
-	uint64_t na = 0, nn = 0, nr = 0;
+	uint64_t na = 0, nn = 0, nr = 0, nm = 0;
 	for (size_t i = 0; i < n->addrs.n && rc >= 0; i++)
 		if ((rc = router_add_kernel_address(r, n->addrs.v[i].port, n->addrs.v[i].family, n->addrs.v[i].addr)) == 0)
 			na++;
@@ -324,17 +167,15 @@ static struct router *build(struct nl *n)
 	/* the lowest metric first: the kernel's choice among routes to one prefix */
 	qsort(n->routes.v, n->routes.n, sizeof(*n->routes.v), by_metric);
 	for (size_t i = 0; i < n->routes.n && rc >= 0; i++) {
-		struct kent k = n->routes.v[i];
-		if (k.nh_id) {
-			const struct kent *nh = nexthop(n, k.nh_id, 0);
-			if (!nh || nh->family != k.family)
-				continue;
-			k.port = nh->port;
-			k.has_gw = nh->has_gw;
-			memcpy(k.gw, nh->gw, 16);
-		}
-		if ((rc = router_add_kernel_route(r, k.port, k.family, k.addr, k.len, k.has_gw ? k.gw : NULL, k.proto)) == 0)
+		const struct kent *k = &n->routes.v[i];
+		struct route_nh nh[ROUTE_MAX_NH];
+		unsigned c = hops(n, k, nh);
+		if (!c)
+			continue;
+		if ((rc = router_add_kernel_route(r, k->family, k->addr, k->len, nh, c, k->proto)) == 0) {
 			nr++;
+			nm += c > 1;
+		}
 	}
 	char err[160];
 	if (rc < 0 || router_build(r, err, sizeof(err)) != 0) {
@@ -347,6 +188,7 @@ static struct router *build(struct nl *n)
 	CTR_SET(n->st.addresses, na);
 	CTR_SET(n->st.neighbours, nn);
 	CTR_SET(n->st.routes, nr);
+	CTR_SET(n->st.multipath, nm);
 	return r;
 }
 
@@ -441,40 +283,130 @@ static void resolve(struct nl *n)
 	}
 }
 
+/* tdpd.conf's addresses that the kernel no longer has on port p's interface
+ * (IPv6 ones go when it is set down), put back */
+static void restore(struct nl *n, uint32_t p)
+{
+	const struct nl_port *np = &n->np[p];
+	for (uint32_t i = 0; i < np->naddr; i++) {
+		const struct nl_addr *a = &np->addr[i];
+		struct kent k;
+		memset(&k, 0, sizeof(k));
+		k.family = a->family;
+		k.len = a->family == 4 ? 32 : 128;
+		memcpy(k.addr, a->addr, 16);
+		const struct kent *e = nl_kfind(&n->addrs, &k);
+		if (e && e->port == p)
+			continue;
+		char txt[INET6_ADDRSTRLEN];
+		inet_ntop(a->family == 4 ? AF_INET : AF_INET6, a->addr, txt, sizeof(txt));
+		int rc = kif_addr_add(n->hp[p].ifindex, a->family, a->addr, a->len);
+		if (rc < 0) {
+			log_err("port %s: cannot put address %s/%u back on %s: %s", np->name, txt, a->len, n->hp[p].ifname,
+				strerror(-rc));
+			continue;
+		}
+		PL_SET(np->link->restored, PL_GET(np->link->restored) + 1);
+		log_notice("port %s: address %s/%u put back on %s (the kernel removed it while the link was down)",
+			   np->name, txt, a->len, n->hp[p].ifname);
+	}
+}
+
+/* After a link change: the kernel's tables read again whole, the addresses
+ * of the ports that came up put back, a new router for RX. */
+static void resync(struct nl *n)
+{
+	uint32_t ports = n->resync_ports, up = n->restore_ports;
+	int64_t t0 = n->resync_t0;
+	n->resync = false;
+	n->resync_ports = n->restore_ports = 0;
+	int rc = dump_all(n);
+	if (rc < 0)
+		log_warn("kernel routes: reading the tables again after a link change: %s", strerror(-rc));
+	for (uint32_t p = 0; p < n->nports; p++)
+		if (up & (1u << p) && n->np[p].link)
+			restore(n, p);
+	publish(n, true);
+	int64_t dt = mono_ns() - t0;
+	CTR_ADD(n->st.resyncs, 1);
+	char names[256] = "";
+	size_t w = 0;
+	for (uint32_t p = 0; p < n->nports; p++) {
+		if (!(ports & (1u << p)) || !n->np[p].link)
+			continue;
+		PL_SET(n->np[p].link->resync_ns, dt);
+		PL_SET(n->np[p].link->resyncs, PL_GET(n->np[p].link->resyncs) + 1);
+		if (w < sizeof(names))
+			w += (size_t)snprintf(names + w, sizeof(names) - w, "%s%s", w ? ", " : "", n->np[p].name);
+	}
+	log_info("kernel routes: read again %.1f ms after the link change on %s: %" PRIu64 " routes, %" PRIu64
+		 " neighbours, %" PRIu64 " addresses", (double)dt / 1e6, names, CTR_GET(n->st.routes),
+		 CTR_GET(n->st.neighbours), CTR_GET(n->st.addresses));
+}
+
+/* A change is published after NL_QUIET_MS without another (a routing
+ * daemon's table arrives in bursts, read whole first), or NL_BURST_MS after
+ * the first unpublished one while a burst goes on. The thread also wakes
+ * every NL_IDLE_MS to send RX's resolve requests. */
+#define NL_QUIET_MS 2
+#define NL_BURST_MS 50
+#define NL_IDLE_MS 5
+
 static void *thread_main(void *arg)
 {
 	struct nl *n = arg;
 	pthread_setname_np(pthread_self(), "tdpd-netlink");
+	int64_t first_dirty = 0;
 	for (;;) {
 		struct pollfd pf[2] = {{.fd = n->fd, .events = POLLIN}, {.fd = n->stop_fd, .events = POLLIN}};
-		int rc = poll(pf, 2, 20);
+		int rc = poll(pf, 2, n->dirty || n->resync ? NL_QUIET_MS : NL_IDLE_MS);
 		if (rc > 0 && pf[1].revents)
 			break;
+		int64_t now = mono_ns();
 		if (rc > 0 && pf[0].revents) {
 			int r = nl_read(n, MSG_DONTWAIT);
 			if (r == -ENOBUFS) {
 				/* events were lost: read everything again */
 				log_warn("kernel routes: the kernel's messages overflowed the socket; reading its tables again");
-				n->routes.n = n->neigh.n = n->addrs.n = n->nhs.n = 0;
-				dump(n, RTM_GETADDR, AF_UNSPEC);
-				dump(n, RTM_GETNEXTHOP, AF_UNSPEC);
-				dump(n, RTM_GETROUTE, AF_UNSPEC);
-				dump(n, RTM_GETNEIGH, AF_UNSPEC);
-				n->dirty = true;
+				CTR_ADD(n->st.resyncs, 1);
+				dump_all(n);
 			}
-			/* a burst of changes (a routing daemon's table) is read whole first */
-			if (r >= 0)
+			if ((n->dirty || n->resync) && !first_dirty)
+				first_dirty = now;
+			resolve(n);
+			if (r >= 0 && now - first_dirty < NL_BURST_MS * 1000000)
 				continue;
 		}
 		resolve(n);
+		if (n->resync)
+			resync(n);
 		if (n->dirty)
 			publish(n, true);
+		first_dirty = 0;
 	}
 	return NULL;
 }
 
-struct nl *nl_start(struct rx *rx, uint32_t nrx, const struct router *base, struct hp_port *hp, uint32_t nports,
-		    char *err, size_t errlen)
+/* As large a receive buffer as the kernel allows a process with
+ * CAP_NET_ADMIN (SO_RCVBUFFORCE, as zebra does), else what rmem_max allows:
+ * a routing daemon's full table arrives in one burst. */
+static void rcvbuf(int fd)
+{
+	int want = 4 << 20, got = 0;
+	socklen_t gl = sizeof(got);
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)) == 0)
+		return;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+	getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &gl);
+	/* the kernel reports twice what it was asked, its bookkeeping included */
+	if (got / 2 < want)
+		log_warn("kernel routes: the rtnetlink receive buffer is %d KiB, not %d (no CAP_NET_ADMIN for "
+			 "SO_RCVBUFFORCE; net.core.rmem_max caps it): a large burst of route changes may overflow it, "
+			 "and then the tables are read again", got / 2048, want / 1024);
+}
+
+struct nl *nl_start(struct rx *rx, uint32_t nrx, const struct router *base, struct hp_port *hp,
+		    const struct nl_port *np, uint32_t nports, char *err, size_t errlen)
 {
 	struct nl *n = calloc(1, sizeof(*n));
 	if (!n) {
@@ -485,20 +417,20 @@ struct nl *nl_start(struct rx *rx, uint32_t nrx, const struct router *base, stru
 	n->nrx = nrx ? nrx : 1;
 	n->base = base;
 	n->hp = hp;
+	n->np = np;
 	n->nports = nports;
 	n->fd = n->req_fd = n->stop_fd = -1;
 	pthread_mutex_init(&n->lock, NULL);
 	n->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	struct sockaddr_nl sa = {.nl_family = AF_NETLINK,
 				 .nl_groups = RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE | RTMGRP_NEIGH |
-					      RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR};
-	int rcvbuf = 4 << 20;
+					      RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR | RTMGRP_LINK};
 	unsigned grp = RTNLGRP_NEXTHOP;
 	if (n->fd < 0 || bind(n->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		snprintf(err, errlen, "rtnetlink: %s", strerror(errno));
 		goto fail;
 	}
-	setsockopt(n->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	rcvbuf(n->fd);
 	setsockopt(n->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp));   /* 5.3 and later */
 	n->req_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	n->stop_fd = eventfd(0, EFD_CLOEXEC);
@@ -506,10 +438,9 @@ struct nl *nl_start(struct rx *rx, uint32_t nrx, const struct router *base, stru
 		snprintf(err, errlen, "rtnetlink: %s", strerror(errno));
 		goto fail;
 	}
-	int rc = 0;
-	int types[] = {RTM_GETADDR, RTM_GETNEXTHOP, RTM_GETROUTE, RTM_GETNEIGH};
-	for (size_t i = 0; i < 4 && rc == 0; i++)
-		rc = dump(n, types[i], AF_UNSPEC);
+	int rc = dump_all(n);
+	n->resync = false;   /* the first reading of the links is no change */
+	n->resync_ports = n->restore_ports = 0;
 	if (rc < 0) {
 		snprintf(err, errlen, "rtnetlink dump: %s", strerror(-rc));
 		goto fail;

@@ -12,6 +12,15 @@
  * The thread also asks the kernel to resolve the next hops RX found without
  * a MAC (RTM_NEWNEIGH with NTF_USE starts ARP/ND for the address); the
  * answer comes back as a neighbour like any other.
+ *
+ * It follows the ports' links too (RTM_NEWLINK): up, down, carrier and MTU
+ * go to each port's struct port_link and the log. On every change the
+ * kernel's tables are read again whole, because the kernel deletes the IPv4
+ * routes through a link that goes down without a word (no RTM_DELROUTE), and
+ * a port that comes up gets tdpd.conf's addresses back (the kernel removes
+ * IPv6 addresses from an interface set down). A dump the kernel marks
+ * interrupted (NLM_F_DUMP_INTR) is read again, and so are the tables when
+ * events overflowed the socket (ENOBUFS).
  */
 #ifndef TDP_NL_H
 #define TDP_NL_H
@@ -22,16 +31,35 @@
 #include <stdint.h>
 
 #include "hostpath.h"
+#include "portlink.h"
 #include "route.h"
 #include "rx.h"
 
 struct nl;
 
+/* an address of tdpd.conf's, to put back on the interface */
+struct nl_addr {
+	uint8_t family;
+	uint8_t len;
+	uint8_t addr[16];
+};
+
+/* What the thread knows of each port beyond its host path. */
+struct nl_port {
+	const char *name;          /* as in tdpd.conf */
+	struct port_link *link;    /* written by the thread; NULL: not followed */
+	const struct nl_addr *addr; /* tdpd.conf's addresses on the port */
+	uint32_t naddr;
+};
+
 struct nl_stats {
-	uint64_t messages;        /* route, neighbour, address and nexthop messages read */
+	uint64_t messages;        /* route, neighbour, address, nexthop and link messages read */
 	uint64_t rebuilds;        /* routers built and taken by RX */
 	uint64_t resolve_sent;    /* NTF_USE requests */
 	uint64_t errors;          /* routers that failed to build (the old one stays) */
+	uint64_t resyncs;         /* the kernel's tables read again after a link change or an overflow */
+	uint64_t dumps_redone;    /* dumps the kernel interrupted, read again */
+	uint64_t multipath;       /* routes with more than one next hop on the ports */
 	uint64_t routes, neighbours, addresses;   /* the kernel's, in force */
 };
 
@@ -39,9 +67,10 @@ struct nl_stats {
  * rx->rt of each of the nrx RX cores before RX runs; then starts the thread,
  * which offers each new router to every core. base: tdpd.conf's router
  * (kept by the caller). hp: the ports' host paths (their ifindex and XDP
- * maps), nports of them. NULL with err on failure. */
-struct nl *nl_start(struct rx *rx, uint32_t nrx, const struct router *base, struct hp_port *hp, uint32_t nports,
-		    char *err, size_t errlen);
+ * maps), np the rest of what is known of them, nports of each (both kept by
+ * the caller). NULL with err on failure. */
+struct nl *nl_start(struct rx *rx, uint32_t nrx, const struct router *base, struct hp_port *hp,
+		    const struct nl_port *np, uint32_t nports, char *err, size_t errlen);
 /* Stops the thread and frees what it built; rx->rt is left pointing at base. */
 void nl_stop(struct nl *n);
 void nl_stats(struct nl *n, struct nl_stats *s);

@@ -85,14 +85,15 @@ bad = []
 # sent = received
 rxlost = drv("in", "missed") + drv("in", "no_mbuf")
 notsent = fl("late_dropped") + fl("tx_drop") + fl("arr_late_dropped")
-if fl("rx") + fl("overflow") + rxlost != n:
-    bad.append("probe: %d sent, %d taken + %d overflow + %d lost at RX" % (n, fl("rx"), fl("overflow"), rxlost))
+if fl("rx") + fl("overflow") + fl("link_down") + rxlost != n:
+    bad.append("probe: %d sent, %d taken + %d overflow + %d link down + %d lost at RX" % (
+        n, fl("rx"), fl("overflow"), fl("link_down"), rxlost))
 if fl("rx") != fl("sent") + fl("demoted") + notsent:
     bad.append("probe: %d taken != %d sent + %d demoted + %d counted" % (fl("rx"), fl("sent"), fl("demoted"), notsent))
 if got("5000") != fl("sent") + fl("demoted"):
     bad.append("probe: %d received, %d sent" % (got("5000"), fl("sent") + fl("demoted")))
 # best effort: sent by the host = sent by tdpd + counted; sent = received
-be_counted = po("be_tx_drop") + po("be_too_big") + rxd("be-overflow") + rxd("tx-full")
+be_counted = po("be_tx_drop") + po("be_too_big") + rxd("be-overflow") + rxd("tx-full") + rxd("link-down") - fl("link_down")
 if po("be_pkts") + be_counted + drv("in", "missed") != n:
     bad.append("best effort: %d sent, %d forwarded + %d counted" % (n, po("be_pkts"), be_counted))
 if got("6000") != po("be_pkts"):

@@ -32,11 +32,7 @@ P=lf$$
 SND=${P}snd R1=${P}r1 R2=${P}r2 R3=${P}r3 RCV=${P}rcv
 CH_NS=("$SND" "$R1" "$R2" "$R3" "$RCV")
 net_cleanup() { frr_stop_all; }
-for ns in "${CH_NS[@]}"; do
-	ip netns add "$ns"
-	ip -n "$ns" link set lo up
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-done
+ns_new "${CH_NS[@]}"
 ip -n "$SND" link add s0 type veth peer name in netns "$R1"
 ip -n "$R1" link add mid type veth peer name in netns "$R2"
 ip -n "$R1" link add alt type veth peer name in netns "$R3"

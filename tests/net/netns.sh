@@ -47,12 +47,7 @@ net_up() {
 	NS_SND=${NP}snd
 	NS_RTR=${NP}rtr
 	NS_RCV=${NP}rcv
-	local ns
-	for ns in "$NS_SND" "$NS_RTR" "$NS_RCV"; do
-		ip netns add "$ns"
-		ip -n "$ns" link set lo up
-		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-	done
+	ns_new "$NS_SND" "$NS_RTR" "$NS_RCV"
 	ip -n "$NS_SND" link add s0 address $MAC_S0 type veth peer name rin address $MAC_RIN netns "$NS_RTR"
 	ip -n "$NS_RTR" link add rout address $MAC_ROUT type veth peer name r0 address $MAC_R0 netns "$NS_RCV"
 	ip -n "$NS_SND" addr add 10.0.1.2/24 dev s0
@@ -79,6 +74,18 @@ net_down() {
 		[ -n "$ns" ] || continue
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
 		ip netns del "$ns" 2>/dev/null || true
+	done
+}
+
+# ns_new NS...: network namespaces with loopback up and IPv6 off (the
+# tests' hosts and routers speak IPv4 unless a test turns IPv6 on); the
+# caller lists them in CH_NS for net_test_end to remove
+ns_new() {
+	local ns
+	for ns in "$@"; do
+		ip netns add "$ns"
+		ip -n "$ns" link set lo up
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 	done
 }
 
@@ -174,11 +181,7 @@ chain_up() {
 	local i ns
 	for i in $(seq 1 "$CH_N"); do CH_NS+=("${CH_P}r$i"); done
 	CH_NS+=("$CH_RCV")
-	for ns in "${CH_NS[@]}"; do
-		ip netns add "$ns"
-		ip -n "$ns" link set lo up
-		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-	done
+	ns_new "${CH_NS[@]}"
 	for i in $(seq 0 "$CH_N"); do
 		local l=${CH_NS[$i]} r=${CH_NS[$((i + 1))]} li=out ri=in
 		[ "$i" -eq 0 ] && li=s0
@@ -244,12 +247,8 @@ chain_conf() {
 xdp_pair_up() {
 	SND=${1}snd R1=${1}r1 R2=${1}r2 RCV=${1}rcv
 	CH_NS=("$SND" "$R1" "$R2" "$RCV")
-	local ns l
-	for ns in "${CH_NS[@]}"; do
-		ip netns add "$ns"
-		ip -n "$ns" link set lo up
-		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-	done
+	local l
+	ns_new "${CH_NS[@]}"
 	ip -n "$SND" link add s0 type veth peer name in netns "$R1"
 	ip -n "$R1" link add out type veth peer name in netns "$R2"
 	ip -n "$R2" link add out type veth peer name r0 netns "$RCV"

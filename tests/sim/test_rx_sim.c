@@ -514,6 +514,16 @@ static void host_frames_through_the_exception_interface(void **state)
 /* The kernel gave up resolving a host on a connected prefix (NUD_FAILED):
  * RX answers Host Unreachable, counts the drop, and asks again, so that
  * the host is reached once it is back. */
+/* a kernel route with one next hop (gw NULL: connected) */
+static int kroute(struct router *r, uint32_t port, int family, const uint8_t *prefix, unsigned len, const uint8_t *gw,
+		  uint8_t proto)
+{
+	struct route_nh nh = {.port = port, .has_gw = gw != NULL};
+	if (gw)
+		memcpy(nh.gw, gw, 16);
+	return router_add_kernel_route(r, family, prefix, len, &nh, 1, proto);
+}
+
 static void failed_neighbour_host_unreachable(void **state)
 {
 	struct rig r;
@@ -532,7 +542,7 @@ static void failed_neighbour_host_unreachable(void **state)
 	uint8_t gone[16] = {10, 0, 2, 77}, gw[16] = {10, 0, 2, 8}, p8[16] = {10, 8};
 	assert_int_equal(router_add_kernel_failed(k, 1, 4, gone), 0);
 	assert_int_equal(router_add_kernel_failed(k, 1, 4, gw), 0);
-	assert_int_equal(router_add_kernel_route(k, 1, 4, p8, 16, gw, 4), 0);
+	assert_int_equal(kroute(k, 1, 4, p8, 16, gw, 4), 0);
 	/* a static neighbour is never failed by the kernel */
 	uint8_t st[16] = {10, 0, 2, 2};
 	assert_int_equal(router_add_kernel_failed(k, 1, 4, st), 1);
@@ -585,9 +595,9 @@ static void kernel_routes_swap_in_between_bursts(void **state)
 	/* a kernel route via a gateway whose MAC is not known yet */
 	struct router *k = router_copy_static(r.rt);
 	uint8_t p[16] = {10, 8}, gw[16] = {10, 0, 2, 7}, p9[16] = {10, 9};
-	assert_int_equal(router_add_kernel_route(k, 1, 4, p, 16, gw, 4), 0);
+	assert_int_equal(kroute(k, 1, 4, p, 16, gw, 4), 0);
 	/* the static route to 10.9/16 wins over the kernel's */
-	assert_int_equal(router_add_kernel_route(k, 1, 4, p9, 16, gw, 11), 1);
+	assert_int_equal(kroute(k, 1, 4, p9, 16, gw, 11), 1);
 	assert_int_equal(router_build(k, err, sizeof(err)), 0);
 	atomic_store(&r.rx.rt_offer, k);
 	rx_poll(&r.rx);
@@ -608,7 +618,7 @@ static void kernel_routes_swap_in_between_bursts(void **state)
 	struct router *k2 = router_copy_static(r.rt);
 	const uint8_t gmac[6] = {2, 0, 0, 0, 2, 7};
 	assert_int_equal(router_add_kernel_neighbour(k2, 1, 4, gw, gmac), 0);
-	assert_int_equal(router_add_kernel_route(k2, 1, 4, p, 16, gw, 4), 0);
+	assert_int_equal(kroute(k2, 1, 4, p, 16, gw, 4), 0);
 	assert_int_equal(router_build(k2, err, sizeof(err)), 0);
 	atomic_store(&r.rx.rt_offer, k2);
 	rx_poll(&r.rx);

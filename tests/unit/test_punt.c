@@ -199,6 +199,16 @@ static uint16_t csum(const uint8_t *p, uint32_t n, uint32_t s)
 	return (uint16_t)~s;
 }
 
+/* ICMPv6's checksum over the pseudo-header (addresses, length, next
+ * header 58) and the message of len bytes behind the IPv6 header ip: 0 when right */
+static uint16_t csum6(const uint8_t *ip, uint32_t len)
+{
+	uint32_t s = 0;
+	for (int i = 8; i < 40; i += 2)
+		s += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+	return csum(ip + 40, len, s + len + 58);
+}
+
 static void icmp_errors_v4(void **state)
 {
 	uint8_t b[200], out[ICMP_ERR_FRAME_MAX];
@@ -271,14 +281,50 @@ static void icmp_errors_v6(void **state)
 	assert_int_equal(ic[0], 1);
 	assert_int_equal(ic[1], 3);
 	/* the checksum over the pseudo-header and the message */
-	uint32_t s = 0;
-	for (int i = 8; i < 40; i += 2)
-		s += (uint32_t)(ip[i] << 8 | ip[i + 1]);
-	s += 1280 - 40 + 58;
-	assert_int_equal(csum(ic, 1280 - 40, s), 0);
+	assert_int_equal(csum6(ip, 1280 - 40), 0);
 	/* never to a multicast or unspecified source */
 	memset(pi.src, 0, 16);
 	assert_int_equal(icmp_error_build(out, sizeof(out), b, n, &pi, ICMP_ERR_TTL, mac, src), 0);
+}
+
+/* Fragmentation Needed (RFC 1191 §4) and Packet Too Big (RFC 4443 §3.2)
+ * carry the next hop's MTU; icmp_error_build makes neither */
+static void icmp_too_big(void **state)
+{
+	uint8_t b[1600], out[ICMP_ERR_FRAME_MAX];
+	struct pkt_info pi;
+	struct pg g;
+	pg_defaults(&g);
+	g.size = 1514;
+	uint32_t n = pg_build(&g, b);
+	assert_int_equal(pkt_parse(b, n, &pi), PKT_OK);
+	const uint8_t mac[6] = {2, 0, 0, 0, 9, 9}, src4[4] = {10, 0, 1, 1};
+	assert_int_equal(icmp_error_build(out, sizeof(out), b, n, &pi, ICMP_ERR_TOO_BIG, mac, src4), 0);
+	uint32_t m = icmp_too_big_build(out, sizeof(out), b, n, &pi, 1400, mac, src4);
+	assert_int_equal(m, 14 + 576);                     /* quoted up to 576 bytes of IP (RFC 1812 §4.3.2.3) */
+	const uint8_t *ic = out + 14 + 20;
+	assert_int_equal(ic[0], 3);
+	assert_int_equal(ic[1], 4);
+	assert_int_equal(ic[4] << 8 | ic[5], 0);           /* unused */
+	assert_int_equal(ic[6] << 8 | ic[7], 1400);        /* next-hop MTU */
+	assert_int_equal(csum(ic, m - 14 - 20, 0), 0);
+	assert_string_equal(icmp_err_name(ICMP_ERR_TOO_BIG), "too-big");
+
+	g.family = 6;
+	inet_pton(AF_INET6, "2001:db8:2::2", g.dst);
+	inet_pton(AF_INET6, "2001:db8:1::2", g.src);
+	n = pg_build(&g, b);
+	assert_int_equal(pkt_parse(b, n, &pi), PKT_OK);
+	uint8_t src6[16];
+	inet_pton(AF_INET6, "2001:db8:1::1", src6);
+	m = icmp_too_big_build(out, sizeof(out), b, n, &pi, 1280, mac, src6);
+	assert_int_equal(m, 14 + 1280);
+	const uint8_t *ip = out + 14;
+	ic = ip + 40;
+	assert_int_equal(ic[0], 2);
+	assert_int_equal(ic[1], 0);
+	assert_int_equal((uint32_t)ic[4] << 24 | (uint32_t)ic[5] << 16 | (uint32_t)ic[6] << 8 | ic[7], 1280);
+	assert_int_equal(csum6(ip, 1280 - 40), 0);
 }
 
 int main(int argc, char **argv)
@@ -288,6 +334,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(rx_rule_classes),
 		cmocka_unit_test(xdp_program_agrees),
 		cmocka_unit_test(icmp_errors_v4),
+		cmocka_unit_test(icmp_too_big),
 		cmocka_unit_test(icmp_errors_v6),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -180,6 +180,30 @@ static void a_frame_against_the_box(void **state)
 	sched_free(t);
 }
 
+/* a reservation is for whole packets: a flow larger than its port's MTU
+ * (plus the link header its match implies) is refused at its line */
+static void a_flow_over_the_mtu(void **state)
+{
+	struct sched_table *t = parse_ok("tdp-schedule 1\ntf 1ms\nk 2\nport p rate 1Gbit/s\nport q rate 1Gbit/s\n"
+					 "flow a port p size 1514 udp-dport 1\n"
+					 "flow b port q size 1418 vlan 7 udp-dport 2\n"
+					 "flow c port q size 1419 vlan 7 udp-dport 3\n"
+					 "frames 0: a 1, b 1, c 1\n");
+	struct sched_diags dg;
+	const uint32_t mtu[] = {1500, 1400};
+	struct sched_fit lim = {.mtu = mtu};
+	assert_int_equal(fit(t, &lim, &dg), 1);
+	assert_int_equal(dg.v[0].line, 8);
+	assert_non_null(strstr(dg.v[0].msg, "flow c: size 1419 bytes, but port q sends frames of at most 1418 bytes "
+					    "(MTU 1400 and a 18-byte link header)"));
+	sched_diags_free(&dg);
+	const uint32_t unknown[] = {0, 0};
+	lim.mtu = unknown;
+	assert_int_equal(fit(t, &lim, &dg), 0);
+	sched_diags_free(&dg);
+	sched_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +216,7 @@ int main(void)
 		cmocka_unit_test(summary_numbers),
 		cmocka_unit_test(worst_wait_wraps_the_cycle),
 		cmocka_unit_test(a_frame_against_the_box),
+		cmocka_unit_test(a_flow_over_the_mtu),
 	};
 	return cmocka_run_group_tests_name("sched_admit", tests, NULL, NULL);
 }

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "tdpd.h"
+#include "watch.h"
+
+int64_t watch_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* the sync state as the engine sees it, and the engine's frame jumps */
+static void watch_sync(struct tdpd *d, struct watch *w)
+{
+	const struct conf *c = &d->conf;
+	enum tb_state st = tb_state(d->tb);
+	if (st != w->state) {
+		struct tb_sync sy;
+		tb_sync(d->tb, &sy);
+		int64_t act = st == TB_HOLDOVER ? c->sync_holdover_action
+			      : st == TB_UNLOCKED ? c->sync_unlocked_action : 0;
+		const char *what = st == TB_LOCKED ? "serving reserved flows"
+				   : act == SA_DEMOTE ? "ALARM: reserved flows demoted to best effort"
+				   : act == SA_ALARM ? "ALARM: still serving reserved flows on an unsynchronised clock"
+						     : "still serving reserved flows";
+		tdp_log(st == TB_LOCKED ? LOG_NOTICE : act == SA_SERVE ? LOG_WARNING : LOG_ERR,
+			"sync: %s -> %s (%s), offset %" PRId64 " ns, uncertainty %" PRId64 " ns: %s",
+			tb_state_name(w->state), tb_state_name(st), sy.reason, sy.offset_ns, sy.uncertainty_ns, what);
+		w->state = st;
+	}
+	int64_t now = watch_mono_ns();
+	if (now < w->next_jump_log)
+		return;
+	struct eng_stats es;
+	engine_stats(d->e, &es);
+	if (es.skip_events != w->skip_events || es.back_steps != w->back_steps)
+		w->next_jump_log = now + TDP_NS_PER_S;
+	if (es.skip_events != w->skip_events) {
+		log_warn("frames: %" PRIu64 " frame%s skipped since the last report (latest jump %" PRId64
+			 " frames): a late wake-up or the reference stepped forward",
+			 es.skipped_frames - w->skipped, es.skipped_frames - w->skipped == 1 ? "" : "s",
+			 es.last_jump_frames);
+		w->skip_events = es.skip_events;
+		w->skipped = es.skipped_frames;
+	}
+	if (es.back_steps != w->back_steps) {
+		log_warn("frames: the reference stepped back; %" PRIu64 " frame start%s came round again and their rows "
+			 "were not sent twice (latest step %" PRId64 " frames)",
+			 es.repeated_frames - w->repeated, es.repeated_frames - w->repeated == 1 ? "" : "s",
+			 es.last_jump_frames);
+		w->back_steps = es.back_steps;
+		w->repeated = es.repeated_frames;
+	}
+}
+
+/* the configured port a flow's packets moved to, by name */
+static const char *port_name(const struct tdpd *d, uint32_t moved_port)
+{
+	return moved_port && moved_port <= d->conf.nports ? d->conf.ports[moved_port - 1].name : "none (no route)";
+}
+
+/* Reserved flows whose route moved off their port: said when it starts, at
+ * most every WATCH_MOVED_LOG_NS while it lasts, and when it ends. */
+static void watch_moved(struct tdpd *d, struct watch *w, int64_t now)
+{
+	struct eng_table *et = engine_table_current(d->e);
+	const struct sched_table *t = engine_table_sched(et);
+	if (et != w->et) {
+		/* another table: its flows' counts so far are not news */
+		struct watch_flow *fl = calloc(t->nflows ? t->nflows : 1, sizeof(*fl));
+		if (!fl)
+			return;
+		free(w->fl);
+		w->fl = fl;
+		w->et = et;
+		w->nflows = t->nflows;
+		for (uint32_t f = 0; f < t->nflows; f++) {
+			struct flow_rx_sum fr;
+			engine_table_flow_rx_sum(et, f, &fr, NULL);
+			fl[f].seen = fl[f].logged = fr.route_moved;
+		}
+		return;
+	}
+	const char *policy = d->conf.moved_route == RX_MOVED_BEST_EFFORT ? "sent as best effort by the new route"
+									    : "dropped";
+	for (uint32_t f = 0; f < w->nflows; f++) {
+		struct watch_flow *x = &w->fl[f];
+		struct flow_rx_sum fr;
+		engine_table_flow_rx_sum(et, f, &fr, NULL);
+		const char *name = t->flows[f].name, *own = t->ports[t->flows[f].port].name;
+		if (fr.route_moved > x->seen) {
+			x->seen = fr.route_moved;
+			x->rose_ns = now;
+			if (!x->log_ns || now - x->log_ns >= WATCH_MOVED_LOG_NS) {
+				log_warn("ALARM: flow %s: its route leaves by port %s, not by its port %s: %" PRIu64
+					 " reserved packet%s %s (moved-route; %" PRIu64 " in all)", name,
+					 port_name(d, fr.moved_port), own, x->seen - x->logged,
+					 x->seen - x->logged == 1 ? "" : "s", policy, x->seen);
+				x->logged = x->seen;
+				x->log_ns = now;
+			}
+		} else if (x->log_ns && now - x->rose_ns >= WATCH_MOVED_LOG_NS) {
+			log_notice("flow %s: no packet of it has left its route by port %s for %.0f s (%" PRIu64
+				   " %s since the last report, %" PRIu64 " in all)", name, own,
+				   (double)(now - x->rose_ns) / 1e9, x->seen - x->logged, policy, x->seen);
+			x->logged = x->seen;
+			x->log_ns = 0;
+		}
+	}
+}
+
+void watch_init(struct watch *w, struct tdpd *d)
+{
+	memset(w, 0, sizeof(*w));
+	w->state = tb_state(d->tb);
+}
+
+void watch(struct tdpd *d, struct watch *w)
+{
+	watch_sync(d, w);
+	int64_t now = watch_mono_ns();
+	if (now < w->next_moved_check)
+		return;
+	w->next_moved_check = now + 1000000000;
+	watch_moved(d, w, now);
+}
+
+void watch_free(struct watch *w)
+{
+	free(w->fl);
+	w->fl = NULL;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the housekeeping thread watches to log: the sync state as the engine
+ * sees it, the engine's frame jumps, and reserved flows whose route moved
+ * off their port (counted by RX per flow, flowq.h). Each change is said
+ * once, repeats at most every WATCH_MOVED_LOG_NS, and its end is said too.
+ */
+#ifndef TDP_WATCH_H
+#define TDP_WATCH_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "timebase.h"
+
+struct tdpd;
+
+/* a moved route is logged again at most this often while it lasts, and
+ * said to be over once no packet moved for this long */
+#define WATCH_MOVED_LOG_NS (10 * (int64_t)1000000000)
+
+struct watch {
+	enum tb_state state;
+	uint64_t skip_events, back_steps, repeated;
+	uint64_t skipped;
+	int64_t next_jump_log;    /* monotonic ns: skips and steps are logged at most once a second */
+	/* moved routes, per flow of the table et: packets counted at the
+	 * latest check and at the latest log line, when the count last rose,
+	 * when it was last logged (0: not moved now) */
+	struct eng_table *et;
+	uint32_t nflows;
+	struct watch_flow {
+		uint64_t seen, logged;
+		int64_t rose_ns, log_ns;
+	} *fl;
+	int64_t next_moved_check;
+};
+
+void watch_init(struct watch *w, struct tdpd *d);
+/* Called often from the housekeeping loop; does its work at most once a
+ * second (the sync state at once). */
+void watch(struct tdpd *d, struct watch *w);
+void watch_free(struct watch *w);
+int64_t watch_mono_ns(void);
+
+#endif
