@@ -347,7 +347,14 @@ static int ports_up(struct tdpd *d)
 		if (pmd_port_open(&d->ports[p], d->hp[p].device, d->hp[p].queues, (uint16_t)cp->rx_desc,
 				  (uint16_t)cp->tx_desc, d->mp, (enum pmd_launch)cp->tx_launch, err, sizeof(err)) != 0) {
 			const char *k = d->hp[p].mode == RXH_XDP ? xdpp_kernel_said() : "";
-			log_err("[port %s] %s%s%s", cp->name, err, k[0] ? "; the kernel said: " : "", k);
+			/* veth refuses XDP on an end with fewer RX queues than its peer has
+			 * TX queues (veth_xdp_set); the PMD opens one queue on a veth */
+			char fix[160] = "";
+			if (strstr(k, "peer tx queues"))
+				snprintf(fix, sizeof(fix), "; give the veth's peer (ip link show %s names it, IF@PEER) no "
+					 "more TX queues than its %u RX: ethtool -L PEER tx %u", d->hp[p].dev_ifname,
+					 d->hp[p].queues, d->hp[p].queues);
+			log_err("[port %s] %s%s%s%s", cp->name, err, k[0] ? "; the kernel said: " : "", k, fix);
 			return -1;
 		}
 		d->nports_open = p + 1;
@@ -364,7 +371,10 @@ static int ports_up(struct tdpd *d)
 		if (d->nrx > 1 && d->ports[p].nrxq == 1)
 			log_notice("port %s: one RX queue, so RX core 0 alone serves it (%s)", cp->name,
 				   pmd_is_pci(cp->device) ? "the device offers no RSS on IP addresses and ports"
-				   : pmd_is_af_xdp(cp->device) ? "give the interface combined channels: ethtool -L"
+				   : pmd_is_af_xdp(cp->device) ? (d->hp[p].combined ? "give the interface more combined "
+								    "channels: ethtool -L IF combined N"
+								  : "the interface has no combined channels (a veth), "
+								    "and the af_xdp PMD opens no others")
 				   : "af_packet: give the device qpairs=N");
 		d->rxp[p].dpdk_port = d->ports[p].id;
 		memcpy(d->rxp[p].mac, d->ports[p].mac, 6);

@@ -353,10 +353,14 @@ static void check_ptp(struct doc *d)
 	struct walk w = {.d = d};
 	host_each_number(&d->h, "/proc", ptp_daemon, &w);
 	bool broken = phc2sys_unit_broken(d);
-	const char *fix = "systemctl enable --now tdpd@IFACE (it wants ptp4l@IFACE and tdpd-phc2sys@IFACE)";
+	const char *fix = "ptp-mode disciplined: systemctl enable --now tdpd@IFACE (it wants ptp4l@IFACE and "
+			  "tdpd-phc2sys@IFACE); ptp-mode offset: ptp4l with free_running 1 and no phc2sys, tdpd "
+			  "applies ptp4l's offset itself";
 	if (w.ptp4l)
 		finding(d, "ptp", w.phc2sys || !broken ? PASS : WARN, fix, "ptp4l running (%d), phc2sys %s%s", w.ptp4l,
-			w.phc2sys ? "running" : "not running",
+			w.phc2sys ? "running (ptp-mode disciplined)"
+				  : "not running (right for ptp-mode offset, where tdpd applies ptp4l's offset; "
+				    "ptp-mode disciplined needs it)",
 			!w.phc2sys && broken ? ": linuxptp's phc2sys@.service requires a ptp4l.service this system does "
 					       "not have, so it cannot start; tdpd-phc2sys@IFACE follows ptp4l@IFACE"
 					     : "");
@@ -441,15 +445,26 @@ static void check_latency(struct doc *d)
 	for (size_t i = 0; i < sizeof(tfs) / sizeof(tfs[0]) && !hold; i++)
 		if (tfs[i] > need)
 			hold = tfs[i];
-	char what[512];
+	char what[512], holds[96];
+	/* a stall longer than the largest TF tdpd offers: no TF holds it */
+	if (hold)
+		snprintf(holds, sizeof(holds), "this box can hold TF = %" PRId64 " us", hold / 1000);
+	else
+		snprintf(holds, sizeof(holds), "no TF up to %" PRId64 " ms can hold that",
+			 tfs[sizeof(tfs) / sizeof(tfs[0]) - 1] / 1000000);
 	snprintf(what, sizeof(what),
 		 "%" PRId64 " wake-ups at 200 us on CPU %d (%s, %s): p50 %" PRId64 " ns, p99 %" PRId64 " ns, p99.9 %" PRId64
-		 " ns, max %" PRId64 " ns; with a %" PRId64 " ns guard band this box can hold TF = %" PRId64 " us",
+		 " ns, max %" PRId64 " ns; with a %" PRId64 " ns guard band %s",
 		 l.n, d->cpu, l.fifo ? "SCHED_FIFO 80" : "SCHED_OTHER: not root?", l.pinned ? "pinned" : "not pinned",
-		 l.n ? l.v[l.n / 2] : 0, p99, p999, l.max_ns, d->guard_ns, hold / 1000);
-	enum verdict v = !d->tf_ns ? (l.fifo ? PASS : WARN) : d->tf_ns >= hold ? PASS : FAIL;
+		 l.n ? l.v[l.n / 2] : 0, p99, p999, l.max_ns, d->guard_ns, holds);
+	enum verdict v = !d->tf_ns ? (l.fifo && hold ? PASS : WARN) : hold && d->tf_ns >= hold ? PASS : FAIL;
 	char fix[160];
-	snprintf(fix, sizeof(fix), "use TF >= %" PRId64 " us, or shield the CPU and boot it isolated (see above)", hold / 1000);
+	if (hold)
+		snprintf(fix, sizeof(fix), "use TF >= %" PRId64 " us, or shield the CPU and boot it isolated (see above)",
+			 hold / 1000);
+	else
+		snprintf(fix, sizeof(fix), "find what stalls the CPU (an SMI, a hypervisor, a driver): shield it and boot it "
+			 "isolated (see above), or run on another box");
 	if (d->tf_ns)
 		finding(d, "latency", v, fix, "%s; the table asks for TF = %" PRId64 " us", what, d->tf_ns / 1000);
 	else

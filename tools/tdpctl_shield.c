@@ -26,7 +26,9 @@
 #define RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"
 #define WQ_MASK "/sys/devices/virtual/workqueue/cpumask"
 #define IRQ_DEFAULT "/proc/irq/default_smp_affinity"
-#define STATE_DEFAULT "/run/tdpd/shield.state"
+/* not under /run/tdpd: tdpd.service's RuntimeDirectory, which systemd
+ * removes at every stop and restart of tdpd, while the shield stays */
+#define STATE_DEFAULT "/run/tdpd-shield/shield.state"
 
 struct sh {
 	struct host h;
@@ -338,6 +340,7 @@ int tdpctl_shield(int argc, char **argv)
 		return shield_status(&s);
 	fprintf(verb && !strcmp(verb, "--help") ? stdout : stderr,
 		"usage: tdpctl shield on [--cpu N] | off | status  [--root DIR] [--state FILE]\n"
+		"  --state FILE  what 'on' replaced, for 'off' (default " STATE_DEFAULT ")\n"
 		"  on      isolate CPU N (default: the last online CPU, tdpd's default engine-cpu)\n"
 		"  off     put back what 'on' changed\n"
 		"  status  what is in place\n");

@@ -112,6 +112,7 @@ static int prepare_xdp(struct hp_port *hp, const char *device, const char *xdp_p
 	/* the af_xdp PMD opens combined channels only (DPDK 22.11, init_internals);
 	 * a driver with RX-only channels (veth) it serves on queue 0 alone */
 	uint32_t can = ch.max_combined ? ch.combined : 1;
+	hp->combined = ch.max_combined > 0;
 	hp_devarg(device, "queue_count", given, sizeof(given));
 	uint32_t want = can;
 	if (given[0]) {

@@ -53,6 +53,7 @@ struct hp_port {
 	char tap_device[160];     /* RXH_TAP: the net_tap vdev to create once the port is open */
 	char device[1024];        /* the device string the EAL gets */
 	uint16_t queues;          /* RX queues tdpd opens */
+	bool combined;            /* the interface has combined channels (a veth has none) */
 	char note[256];           /* what was done to the interface, for the log */
 	int flags;                /* IFF_* at start */
 	bool flags_known;

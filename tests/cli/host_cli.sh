@@ -10,7 +10,7 @@ CTL=$1
 . "$(dirname "$0")/../tap.sh"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-echo "1..19"
+echo "1..20"
 
 put() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" >"$1"; } # as the kernel's files read back after a write
 
@@ -95,13 +95,20 @@ check "every finding that is not a pass says how to fix it" \
 check "in words: the IRQs on the CPU, the SMT sibling, the boot line to add, the NIC DPDK took and the phc2sys unit that cannot start" \
 	'grep -q "2 interrupts delivered to CPU 3 (5,6)" "$W/bad.txt" && grep -q "shares its core with CPU 7" "$W/bad.txt" && grep -q "fix: add isolcpus=managed_irq,domain,3 nohz_full=3 rcu_nocbs=3" "$W/bad.txt" && grep -q "C-states C6 have exit latencies" "$W/bad.txt" &&
 	 grep -q "NICs DPDK took from the kernel, with no ptp4l and no PTP clock of theirs: 0000:01:00.0 (vfio-pci)" "$W/bad.txt" &&
-	 grep -q "phc2sys@.service cannot start here" "$W/bad.txt" && grep -q "fix: systemctl enable --now tdpd@IFACE" "$W/bad.txt"' \
+	 grep -q "phc2sys@.service cannot start here" "$W/bad.txt" && grep -q "fix: ptp-mode disciplined: systemctl enable --now tdpd@IFACE" "$W/bad.txt" && grep -q "ptp-mode offset: ptp4l with free_running 1 and no phc2sys" "$W/bad.txt"' \
 	"$(cat "$W/bad.txt")"
 rc=0
 "$CTL" doctor --root "$G" --cpu 0 --latency 100ms --tf 10us --guard 20us --json >"$W/lat.json" 2>&1 || rc=$?
 check "the latency check measures and fails a TF below the guard band plus the worst wake-up" \
 	'[ $rc -eq 1 ] && python3 -c "import json,sys; f=json.load(open(sys.argv[1]))[\"findings\"][-1]; assert f[\"check\"]==\"latency\" and f[\"status\"]==\"fail\" and f[\"latency_ns\"][\"samples\"] > 0 and f[\"holds_tf_ns\"] > 20000 and \"this box can hold TF\" in f[\"detail\"], f" "$W/lat.json"' \
 	"rc $rc: $(tail -c 600 "$W/lat.json")"
+
+# a stall no TF holds (here: the guard band alone is longer than the largest TF)
+rc=0
+"$CTL" doctor --root "$G" --cpu 0 --latency 50ms --tf 100ms --guard 200ms --json >"$W/stall.json" 2>&1 || rc=$?
+check "a worst wake-up plus guard band past 100 ms fails every TF, and says no TF holds it" \
+	'[ $rc -eq 1 ] && python3 -c "import json,sys; f=json.load(open(sys.argv[1]))[\"findings\"][-1]; assert f[\"check\"]==\"latency\" and f[\"status\"]==\"fail\" and f[\"holds_tf_ns\"]==0 and \"no TF up to 100 ms can hold that\" in f[\"detail\"], f" "$W/stall.json"' \
+	"$(cat "$W/stall.json")"
 
 # ---- bc635 cards: generation, driver, the bind line -------------------------------
 C=$W/cards
@@ -177,7 +184,7 @@ rc=0
 "$CTL" shield off --root "$S" >"$W/off" 2>&1 || rc=$?
 (cd $S && find . -type f ! -path ./sys/fs/cgroup/cgroup.subtree_control | sort | xargs md5sum) >"$W/after"
 check "shield off puts back exactly what was there and removes the partition and its state" \
-	'[ $rc -eq 0 ] && diff <(grep -v subtree_control "$W/before") "$W/after" >/dev/null && [ ! -e $S/sys/fs/cgroup/tdpd-shield ] && [ ! -e $S/run/tdpd/shield.state ]' \
+	'[ $rc -eq 0 ] && diff <(grep -v subtree_control "$W/before") "$W/after" >/dev/null && [ ! -e $S/sys/fs/cgroup/tdpd-shield ] && [ ! -e $S/run/tdpd-shield/shield.state ]' \
 	"rc $rc: $(cat "$W/off"; diff <(grep -v subtree_control "$W/before") "$W/after")"
 check "shield off with nothing to undo is fine" '"$CTL" shield off --root "$S" | grep -q "no shield to undo"'
 rc=0

@@ -14,7 +14,7 @@ fi
 . "$(dirname "$0")/../tap.sh"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-echo "1..8"
+echo "1..10"
 for u in tdpd.service tdpd@.service tdpd-shield.service tdpd-phc2sys@.service; do
 	sed -E "s#^(Exec(Start|Stop)=)[^ ]*/tdpd #\1$B/daemon/tdpd #; s#^(Exec(Start|Stop)=)[^ ]*/tdpctl #\1$B/tools/tdpctl #" \
 		"$B/systemd/$u" >"$W/$u"
@@ -45,6 +45,14 @@ else
 	check "tdpd-phc2sys@ against linuxptp's units # SKIP linuxptp's units are not installed" true
 	check "linuxptp's phc2sys@ # SKIP linuxptp's units are not installed" true
 fi
+state=$("$B/tools/tdpctl" shield --help | sed -n 's/.*(default \(\/[^)]*\)).*/\1/p')
+rtd=$(sed -n 's/^RuntimeDirectory=//p' "$W/tdpd.service")
+check "the shield's state ($state) outlives tdpd's restarts: not under tdpd.service's RuntimeDirectory /run/$rtd, in tdpd-shield.service's own, kept" \
+	'[ -n "$state" ] && [ -n "$rtd" ] && [ "${state#/run/$rtd/}" = "$state" ] &&
+	 grep -qx "RuntimeDirectory=$(basename "$(dirname "$state")")" "$W/tdpd-shield.service" &&
+	 grep -qx "RuntimeDirectoryPreserve=yes" "$W/tdpd-shield.service"' "$state $rtd"
+check "tdpd-phc2sys@ conflicts with the NTP clients that would discipline the same clock" \
+	'grep -qx "Conflicts=chrony.service systemd-timesyncd.service ntp.service ntpsec.service openntpd.service" "$W/tdpd-phc2sys@.service"'
 sed 's#^ExecStart=.*#ExecStart=/nonexistent/tdpd -f x#; s#^Type=notify#Type=notifyy#' "$W/tdpd.service" >"$W/broken.service"
 out=$(v ./broken.service)
 check "a broken unit fails the same check" '[ -n "$out" ]'

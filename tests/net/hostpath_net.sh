@@ -27,7 +27,7 @@ SRC=$3
 net_test_begin ping arping traceroute python3
 
 . "$SRC/tests/tap.sh"
-echo "1..21"
+echo "1..22"
 
 xdp_pair_up "hp$$"
 conf() {   # conf FILE A-ADDR B-ADDR
@@ -179,8 +179,19 @@ rc=$?
 check "2 RX queues the PMD cannot all open: tdpd refuses with the kernel's reason and restores the queue count" \
 	'[ $rc -ne 0 ] && grep -q "set its RX queues from 2 to 1" "$W/r1/mq.err" &&
 	 grep -q "error: \[port out\].*the kernel said: veth: XDP expects number of rx queues not less than peer tx queues" "$W/r1/mq.err" &&
+	 grep -q "ethtool -L PEER tx 1$" "$W/r1/mq.err" &&
 	 ip netns exec "$R1" ethtool -l mq | tail -4 | grep -Eq "^RX:\s+2$" && ! ip -n "$R1" link show mq | grep -q xdp' \
 	"exit $rc; $(grep -v info: "$W/r1/mq.err")"
+# the advice taken: the peer sends on one queue, and tdpd starts
+ip netns exec "$SND" ethtool -L q0 tx 1 >/dev/null 2>&1
+ip netns exec "$R1" timeout 60 "$TDPD" -f "$W/r1/mq.conf" >/dev/null 2>"$W/r1/mq2.err" &
+mqpid=$!
+for _ in $(seq 100); do grep -q "forwarding:" "$W/r1/mq2.err" && break; sleep 0.1; done
+kill -INT $mqpid 2>/dev/null
+wait $mqpid
+rc=$?
+check "ethtool -L PEER tx 1, as tdpd said: it starts on the veth and stops cleanly (exit $rc)" \
+	'[ $rc -eq 0 ] && grep -q "forwarding:" "$W/r1/mq2.err"' "$(grep -v info: "$W/r1/mq2.err")"
 
 # bad ports are refused before anything is touched, with what is wrong
 { conf_globals "$W/r1" "$W/t.tdp"; printf '\n[port out]\ndevice net_af_xdp0,iface=nosuch\n'; } >"$W/r1/bad1.conf"
