@@ -29,6 +29,7 @@ const struct ctl_cmd ctl_cmds[] = {
 	{"schedule-stage", true, "validate and build a table, and hold it under an id until a commit or an abort"},
 	{"schedule-commit", true, "have the engine adopt a staged table at a cycle boundary"},
 	{"schedule-abort", true, "drop a staged table"},
+	{"capture", true, "copy a port's packets into pcapng, written to the descriptor passed"},
 	{NULL, false, NULL},
 };
 

@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "capture.h"
 #include "control.h"
 #include "ctl_proto.h"
 #include "frame.h"
@@ -235,8 +236,8 @@ static void accept_on(struct control *c, int s, int64_t now)
 static void *ctl_thread(void *arg)
 {
 	struct control *c = arg;
-	struct pollfd p[3 + CTL_SLOTS];
-	int who[3 + CTL_SLOTS];
+	struct pollfd p[5 + CTL_SLOTS];
+	int who[5 + CTL_SLOTS];
 	while (!atomic_load(&c->stop)) {
 		int n = 0;
 		int64_t now = control_mono_ns(), next = now + (c->pending ? 2 : 50) * 1000000LL;
@@ -250,6 +251,15 @@ static void *ctl_thread(void *arg)
 			}
 		p[n] = (struct pollfd){.fd = control_load_fd(c), .events = POLLIN};
 		who[n++] = -3;
+		if (c->cap) {
+			/* a capture's end, and its client hanging up before it */
+			p[n] = (struct pollfd){.fd = capture_fd(c->cap), .events = POLLIN};
+			who[n++] = -4;
+			if (c->cap_waiter >= 0) {
+				p[n] = (struct pollfd){.fd = c->cl[c->cap_waiter].fd, .events = POLLRDHUP};
+				who[n++] = -5;
+			}
+		}
 		for (int i = 0; i < CTL_SLOTS; i++) {
 			struct ctl_client *k = &c->cl[i];
 			if (k->state == CL_FREE || k->state == CL_HELD)
@@ -267,6 +277,12 @@ static void *ctl_thread(void *arg)
 			if (who[j] == -3) {
 				if (rev & POLLIN)
 					control_load_finish(c);
+			} else if (who[j] == -4) {
+				if (rev & POLLIN)
+					control_capture_finish(c);
+			} else if (who[j] == -5) {
+				if (rev & (POLLRDHUP | POLLHUP | POLLERR))
+					capture_stop(c->cap);
 			} else if (who[j] < 0) {
 				if (rev & POLLIN)
 					accept_on(c, -1 - who[j], now);
@@ -306,6 +322,7 @@ int control_open(struct control *c, char *err, size_t errlen)
 {
 	c->lfd[0] = c->lfd[1] = -1;
 	c->waiter = -1;
+	c->cap_waiter = -1;
 	c->gid = -1;
 	struct group gr, *res = NULL;
 	char buf[4096];
@@ -351,6 +368,13 @@ void control_stop(struct control *c)
 	}
 	control_load_stop(c);
 	control_stage_drop(c); /* never offered: the engine does not know it */
+	if (c->cap && c->cap_waiter >= 0) {
+		/* a capture running: ended, its client told what it got */
+		capture_stop(c->cap);
+		struct pollfd pf = {.fd = capture_fd(c->cap), .events = POLLIN};
+		if (poll(&pf, 1, 2000) > 0)
+			control_capture_finish(c);
+	}
 	if (c->waiter >= 0)
 		control_answer(c, &c->waiter, control_reply_err("busy", "tdpd is stopping; the table waiting for frame %" PRId64 " was not adopted",
 					     c->pending ? engine_table_requested(c->pending->et) : 0));

@@ -59,10 +59,12 @@ struct ctl_port_info {
 	const struct launch_clock *launch; /* its device clock's map; NULL: no launch time */
 	const struct port_link *link;      /* its link: up, carrier, MTU */
 	uint32_t txd;             /* TX descriptors the PMD set up */
+	uint16_t nq;              /* its RX (and TX) queues, for capture */
 };
 
 struct nl;
 struct hp_port;
+struct capture;
 struct ctl_load;
 
 /* A client of either socket, as the control thread serves it: its request
@@ -99,6 +101,7 @@ struct control {
 	const struct sched_fit *fit; /* what a frame may hold on this box; NULL: not checked */
 	struct nl *nl;            /* the kernel's routes; NULL: rx->rt is tdpd.conf's and fixed */
 	struct tstate *state;     /* where the table in force is kept; NULL: nowhere */
+	struct capture *cap;      /* packet capture (capture.h); NULL: none */
 	bool cur_saved;           /* cur is what the state directory holds */
 
 	/* the control thread's own */
@@ -109,6 +112,7 @@ struct control {
 	atomic_int stop;
 	struct dtable *pending;   /* offered, not yet retired */
 	int waiter;               /* the client (cl[]) waiting for the pending swap, or -1 */
+	int cap_waiter;           /* the client waiting for its capture to end, or -1 */
 	struct ctl_client cl[CTL_SLOTS];
 	struct ctl_load *load;    /* the table loader (control_load.c) */
 	uint64_t clients, clients_refused;  /* connections served, and refused busy */
@@ -126,6 +130,10 @@ struct control {
 	char last_swap_name[256];
 };
 
+/* control_capture.c: `capture` started (its reply deferred to its end), and
+ * its reply when the session has ended (capture_fd readable). */
+char *control_capture_start(struct control *c, json_t *args, int fd, int slot, bool *defer);
+void control_capture_finish(struct control *c);
 /* {"routes": [...]} or {"neighbours": [...]} in force (control_routes.c). */
 json_t *control_routes_json(struct control *c, bool neighbours);
 /* A port's host path: mode, interface, RX queues, the XDP program's counts. */

@@ -486,6 +486,11 @@ static char *h_schedule_cancel(struct control *c, const struct request *rq)
 	return cmd_schedule_cancel(c);
 }
 
+static char *h_capture(struct control *c, const struct request *rq)
+{
+	return control_capture_start(c, rq->args, rq->fd, rq->slot, rq->defer);
+}
+
 static const struct handler handlers[] = {
 	{"status", H_READ, NULL, NULL, h_status},
 	{"ports", H_READ, NULL, NULL, h_ports},
@@ -501,6 +506,7 @@ static const struct handler handlers[] = {
 	{"schedule-stage", H_CHANGE, "staging a table", NULL, h_schedule_stage},
 	{"schedule-commit", H_CHANGE, "committing a staged table", NULL, h_schedule_commit},
 	{"schedule-abort", H_CHANGE, "aborting a staged table", NULL, h_schedule_abort},
+	{"capture", H_CHANGE, "capturing a port's packets", NULL, h_capture},
 	{NULL, H_READ, NULL, NULL, NULL},
 };
 

@@ -396,6 +396,7 @@ static int ports_up(struct tdpd *d)
 		pi->hp = d->hp[p].mode != RXH_NONE ? &d->hp[p] : NULL;
 		pi->link = &d->link[p];
 		pi->txd = d->ports[p].txd;
+		pi->nq = d->ports[p].nrxq;
 		size_t il = strnlen(d->ports[p].ifname, sizeof(pi->ifname) - 1);
 		memcpy(pi->ifname, d->ports[p].ifname, il);
 		pi->ifname[il] = 0;
@@ -614,6 +615,10 @@ static int tables_up(struct tdpd *d)
 			log_warn("%s:%u: %s", d->schedule_path, dg.v[i].line, dg.v[i].msg);
 		sched_diags_free(&dg);
 	}
+	d->cap = capture_new(err, sizeof(err));
+	if (!d->cap)
+		log_warn("%s: tdpctl capture will not work", err);
+	d->ctl.cap = d->cap;
 	d->ctl.fit = &d->fit;
 	d->ctl.conf = c;
 	d->ctl.e = d->e;
@@ -628,6 +633,9 @@ static int tables_up(struct tdpd *d)
 
 static void tables_down(struct tdpd *d)
 {
+	d->ctl.cap = NULL;
+	capture_free(d->cap);
+	d->cap = NULL;
 	/* what still waited for a neighbour: dropped, counted */
 	for (uint32_t k = 0; k < RX_MAX_CORES; k++)
 		if (d->hold[k].used)

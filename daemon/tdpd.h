@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "capture.h"
 #include "coalesce.h"
 #include "conf.h"
 #include "control.h"
@@ -57,6 +58,7 @@ struct tdpd {
 	struct rte_ring *be_q[CONF_MAX_PORTS];
 	uint32_t table_to_port[SCHED_MAX_PORTS];
 	struct control ctl;
+	struct capture *cap;      /* tdpctl capture's ring and writer */
 	struct ctl_port_info pinfo[CONF_MAX_PORTS];
 	/* launch-time ports: the device clock's map, sampled by housekeeping */
 	struct launch_clock lc[CONF_MAX_PORTS];

@@ -35,6 +35,9 @@ static void usage(FILE *out)
 	      "  schedule commit ID [--at TAI-SECONDS|+SECONDS] [--no-wait]\n"
 	      "                           put the staged table in force at that time, as load does\n"
 	      "  schedule abort ID        drop the staged table\n"
+	      "  capture PORT [-w FILE|-] [-c COUNT] [-s SECONDS] [--direction in|out|both]\n"
+	      "                           a port's packets in and out into pcapng (tcpdump -r reads\n"
+	      "                           it); - writes to standard output\n"
 	      "  raw JSON                 send one protocol request as it is, print the reply\n"
 	      "\n"
 	      "every router of a plan:\n"
@@ -129,6 +132,8 @@ static int run(int argc, char **argv)
 		return tdpctl_plan(n, v);
 	if (!strcmp(cmd, "deploy"))
 		return tdpctl_deploy(n, v);
+	if (!strcmp(cmd, "capture"))
+		return tdpctl_capture(&g, n, v);
 	if (!strcmp(cmd, "raw")) {
 		if (n != 2) {
 			fprintf(stderr, "usage: tdpctl raw JSON\n");

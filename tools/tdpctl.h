@@ -31,6 +31,8 @@ int tdpctl_doctor(int argc, char **argv);
 int tdpctl_plan(int argc, char **argv);
 /* every router of a plan, through tdpctl on each (tdpctl_deploy.c) */
 int tdpctl_deploy(int argc, char **argv);
+/* capture PORT: its packets into pcapng (tdpctl_capture.c) */
+int tdpctl_capture(const struct tdpctl_global *g, int argc, char **argv);
 /* schedule stage|commit|abort (tdpctl_stage.c) */
 int tdpctl_stage(const struct tdpctl_global *g, int argc, char **argv);
 /* tdpctl_ctl.c's, for the commands elsewhere that talk to tdpd: one request
