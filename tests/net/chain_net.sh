@@ -34,7 +34,8 @@ RATE=${CHAIN_RATE:-20Mbit/s}
 net_test_begin
 
 set -- $RUNS
-echo "1..$(($# * 7))"
+# the first run also restarts its routers (2 checks more)
+echo "1..$(($# * 7 + 2))"
 
 j() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null; }
 diag() { sed 's/^/# /' <<<"$1"; }
@@ -204,7 +205,49 @@ PY
 	check "N=$nr $flood: best effort crossed the chain beside the reservations" \
 		'[ "$(j "$d/rcv.json" "[x for x in d[\"flows\"] if x[\"flow\"] == 1][0][\"received\"] > 0 and (\"$flood\" != \"flood\" or d[\"frames\"][\"best_effort\"] > 0)")" = True ]' \
 		"$(cat "$d/rcv.out" "$d/flood.err" 2>/dev/null)"
+	if [ -z "${RESTARTED:-}" ]; then
+		RESTARTED=1
+		restarted "$d" "$nr" "$alpha" "$sum" "$dst" "$mac"
+	fi
 	chain_down
+}
+
+# restarted DIR N ALPHA SUM DST MAC: the chain's routers, stopped after the
+# deploy, start again on their tdpd.conf (whose table has no flows): each
+# resumes the plan's table kept in its state directory, and reserved probes
+# cross on plan with no deploy again
+restarted() {
+	local d=$1 nr=$2 alpha=$3 sum=$4 dst=$5 mac=$6 i pids=() want got
+	for i in $(seq 1 "$nr"); do
+		ip netns exec "${CH_P}r$i" "$TDPD" -f "$d/r$i/tdpd.conf" --summary-json "$d/r$i/sum2.json" \
+			>"$d/r$i/out2" 2>"$d/r$i/err2" &
+		pids+=($!)
+	done
+	for i in $(seq 1 "$nr"); do
+		for _ in $(seq 150); do grep -q "forwarding:" "$d/r$i/err2" && break; sleep 0.1; done
+	done
+	want=$(for i in $(seq 1 "$nr"); do echo "$(sha256sum <"$d/plan/r$i.tdp" | cut -d" " -f1) schedule commit True"; done)
+	got=$(for i in $(seq 1 "$nr"); do "$TDPCTL" --socket "$d/r$i/tdpd-ro.sock" --json schedule active |
+		python3 -c 'import json,sys; t=json.load(sys.stdin)["table"]; print(t["digest"], t["origin"], t["resumed"])'; done)
+	check "N=$nr: every router restarted resumes the plan's table (digest, put in force by schedule commit), said in its log" \
+		'[ "$got" = "$want" ] && grep -q "resuming the table in force at the last stop" "$d/r1/err2"' \
+		"$got / $want; $(grep -i "table\|resum" "$d"/r*/err2 | head)"
+	ip netns exec "$CH_RCV" timeout 60 "$PROBE" recv -i r0 --port 0 --cpu 0 --no-live --duration 30s --ends 1 \
+		--alpha "$alpha" --frame-delay "$sum" --json "$d/rcv2.json" --ready "$d/ready2" >"$d/rcv2.out" 2>"$d/rcv2.err" &
+	local rp=$!
+	wait_file "$d/ready2"
+	ip netns exec "$CH_SND" timeout 40 "$PROBE" send -i s0 --table "$d/plan/snd.tdp" --flow probe --stamps "$nr" \
+		--count 100 --cpu 1 --prio 0 --timer nanosleep --late skip --start-in 300ms \
+		--dst "$dst" --src 10.7.0.1 --dst-mac "$mac" >"$d/send2.out" 2>"$d/send2.err"
+	wait $rp
+	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do wait "$p"; done
+	local unc
+	unc=$(python3 -c 'import json,sys; print(sum(f["arr_uncertain"] for i in range(1, int(sys.argv[2]) + 1) for f in json.load(open(f"{sys.argv[1]}/r{i}/sum2.json"))["flows"] if f["name"] == "probe"))' "$d" "$nr")
+	local f0='[x for x in d["flows"] if x["flow"] == 0][0]'
+	check "N=$nr: after the restart the probes cross on the plan: $(j "$d/rcv2.json" "$f0[\"received\"]") of 100 received, $(j "$d/rcv2.json" "$f0[\"plan\"][\"off_plan\"]") off plan (uncertain ${unc:-?})" \
+		'[ -n "$unc" ] && [ "$(j "$d/rcv2.json" "(lambda f: (f[\"received\"] >= 80, f[\"plan\"][\"off_plan\"] <= $unc, f[\"plan\"][\"fewer_stamps\"]))($f0)")" = "(True, True, 0)" ]' \
+		"$(cat "$d/rcv2.out" "$d/send2.err")"
 }
 
 for r in $RUNS; do
