@@ -4,12 +4,17 @@
  * past the frame, classification must give a flow of the table or -1, and the
  * forwarding rewrite of an IPv4 packet must leave a valid header checksum
  * valid. A hop stamp goes only where stamp_locate found room, inside the
- * frame, and a second one only where it found room again.
+ * frame, and a second one only where it found room again. An IPv4 packet's
+ * fragments, for an MTU the input's first byte picks, each fit the MTU and
+ * their buffer, carry valid header checksums, and their data add up to the
+ * packet's; the too-big ICMP error about it fits its buffer.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "icmperr.h"
+#include "ipfrag.h"
 #include "pkt.h"
 #include "stamp.h"
 #include "tdp_sched.h"
@@ -44,6 +49,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *p = malloc(size ? size : 1);
 	memcpy(p, data, size);
 	struct pkt_info pi;
+	if (pkt_parse(p, (uint32_t)size, &pi) == PKT_OK && size) {
+		static uint8_t out[70000];
+		uint32_t mtu = 60 + (uint32_t)p[0] * 8, off = 0, got = 0;
+		int32_t n;
+		unsigned hl0 = pi.family == 4 ? (p[pi.l3_off] & 15u) * 4 : 0;
+		while ((n = ip4_frag_next(p, (uint32_t)size, &pi, mtu, &off, out, sizeof(out))) > 0) {
+			const uint8_t *ip = out + pi.l3_off;
+			unsigned hl = (ip[0] & 15u) * 4, tot = (unsigned)(ip[2] << 8 | ip[3]);
+			if (tot > mtu || (uint32_t)n != pi.l3_off + tot || pkt_ip4_csum(ip, hl) != 0)
+				abort();
+			got += tot - hl;
+		}
+		if (n == 0 && got != pi.l3_len - hl0)
+			abort();
+		static const uint8_t src[16] = {10, 0, 0, 1};
+		if (icmp_too_big_build(out, ICMP_ERR_FRAME_MAX, p, (uint32_t)size, &pi, mtu, p, src) > ICMP_ERR_FRAME_MAX)
+			abort();
+	}
 	if (pkt_parse(p, (uint32_t)size, &pi) == PKT_OK) {
 		int f = cls_lookup(c, &pi);
 		if (f < -1 || f >= (int)t->nflows)
