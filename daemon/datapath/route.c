@@ -368,6 +368,7 @@ static int add_host(struct router *r, size_t *cap, const struct neigh *n, uint8_
 	e.origin = n->origin;
 	memcpy(e.prefix, n->addr, 16);
 	e.len = n->family == 4 ? 32 : 128;
+	e.nnh = 1;
 	e.h.port = n->port;
 	e.h.has_mac = kind == RT_VIA && !n->failed;
 	e.h.failed = n->failed;

@@ -31,7 +31,8 @@ static uint32_t frame(uint8_t *b, const uint8_t *opt, uint32_t olen, uint16_t fr
 	g.size = (uint32_t)(1514 - olen);
 	uint32_t n = pg_build(&g, b);
 	memmove(b + 14 + 20 + olen, b + 14 + 20, n - 14 - 20);
-	memcpy(b + 14 + 20, opt, olen);
+	if (olen)
+		memcpy(b + 14 + 20, opt, olen);
 	uint8_t *ip = b + 14;
 	ip[0] = (uint8_t)(0x40 | (20 + olen) / 4);
 	ip[2] = (uint8_t)((n - 14 + olen) >> 8);
