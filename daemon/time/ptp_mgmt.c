@@ -90,6 +90,11 @@ int ptpm_build_subscribe(uint8_t *buf, size_t len, uint8_t domain, uint16_t seq,
 	return n;
 }
 
+void ptpm_set_transport_specific(uint8_t *buf, uint8_t ts)
+{
+	buf[0] = (uint8_t)((ts & 0x0f) << 4 | (buf[0] & 0x0f));
+}
+
 #define BAD(reason)                   \
 	do {                          \
 		*why = (reason);      \
@@ -112,6 +117,7 @@ int ptpm_parse(const uint8_t *buf, size_t n, struct ptpm_msg *m, const char **wh
 	uint16_t mlen = get16(buf + 2);
 	if (mlen < PTPM_BODY + 4 || mlen > n)
 		BAD("messageLength does not match the datagram");
+	m->transport_specific = buf[0] >> 4;
 	m->domain = buf[4];
 	m->seq = get16(buf + 30);
 	m->action = buf[46] & 0x0f;
@@ -168,6 +174,7 @@ int ptpm_parse(const uint8_t *buf, size_t n, struct ptpm_msg *m, const char **wh
 		memcpy(p->clock_identity, d, 8);
 		p->port_number = get16(d + 8);
 		p->port_state = d[10];
+		p->peer_mean_path_delay_scaled = (int64_t)get64(d + 12);
 		p->log_sync_interval = (int8_t)d[22];
 		p->delay_mechanism = d[23];
 		p->version = d[25] & 0x0f;

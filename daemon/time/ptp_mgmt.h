@@ -69,10 +69,20 @@ struct ptpm_current_ds {
 	int64_t mean_path_delay_scaled;
 };
 
+/* delayMechanism (IEEE 1588-2008 8.2.5.4.4, Table 9) */
+enum { PTPM_DM_E2E = 0x01, PTPM_DM_P2P = 0x02, PTPM_DM_DISABLED = 0xFE };
+
+/* PORT_DATA_SET (IEEE 1588-2008 8.2.5, 15.5.3.6.1): portIdentity, portState,
+ * logMinDelayReqInterval, peerMeanPathDelay (TimeInterval, ns x 2^16; the
+ * peer delay a P2P port measured, which ptp4l reports only there: with
+ * delay_mechanism P2P it never sets CURRENT_DATA_SET's meanPathDelay),
+ * logAnnounceInterval, announceReceiptTimeout, logSyncInterval,
+ * delayMechanism, logMinPdelayReqInterval, versionNumber. */
 struct ptpm_port_ds {
 	uint8_t clock_identity[8];
 	uint16_t port_number;
 	uint8_t port_state;           /* enum ptpm_port_state */
+	int64_t peer_mean_path_delay_scaled;
 	int8_t log_sync_interval;
 	uint8_t delay_mechanism;
 	uint8_t version;
@@ -84,6 +94,7 @@ struct ptpm_subscribe {
 };
 
 struct ptpm_msg {
+	uint8_t transport_specific;   /* the header's first nibble (majorSdoId) */
 	uint8_t domain;
 	uint16_t seq;
 	uint8_t action;
@@ -104,6 +115,13 @@ struct ptpm_msg {
 int ptpm_build_get(uint8_t *buf, size_t len, uint8_t domain, uint16_t seq, uint16_t port_no, uint16_t id);
 int ptpm_build_subscribe(uint8_t *buf, size_t len, uint8_t domain, uint16_t seq, uint16_t port_no,
 			 uint16_t duration_s, uint64_t bits);
+
+/* Sets a built message's transportSpecific (IEEE 1588-2008 13.3.2.1; 1 in
+ * IEEE 802.1AS, gPTP). ptp4l drops a management message whose value is not
+ * its port's, its UNIX socket port too (linuxptp port.c, port_ignore, which
+ * runs before the management message is looked at): a gPTP ptp4l answers only
+ * with 1. */
+void ptpm_set_transport_specific(uint8_t *buf, uint8_t ts);
 
 /* 0, or -EBADMSG with *why set to a static reason. Only the ids above are
  * decoded, and only in a RESPONSE, SET or notification (a GET's data is

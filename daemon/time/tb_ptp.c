@@ -54,12 +54,15 @@
 
 #include "counters.h"
 #include "log.h"
+#include "ptp_cfg.h"
 #include "ptp_mgmt.h"
 #include "seqlock.h"
 #include "tb_ptp.h"
 #include "tb_system.h"
 
 #define FIT_N 16
+/* a silent ptp4l is said this often while it lasts */
+#define SILENT_LOG_NS (30 * (int64_t)TDP_NS_PER_S)
 
 struct tb_ptp {
 	struct timebase base;
@@ -89,6 +92,25 @@ struct tb_ptp {
 	unsigned npend;
 	int64_t last_ingress;
 	int64_t path_delay_scaled;        /* ptp4l's meanPathDelay, ns x 2^16; 0: none measured */
+	/* every port of ptp4l's (a boundary clock has several), as PORT_DATA_SET
+	 * answered for each; the clock syncs when one is SLAVE (UNCALIBRATED in
+	 * offset mode): that one is `sync_port` */
+	struct pport {
+		uint16_t number;
+		uint8_t state;
+		uint8_t dm;               /* delayMechanism */
+		int64_t peer_delay_scaled;
+		uint32_t poll;            /* the poll that last heard of it */
+	} ports[TB_PTP_PORTS];
+	unsigned nports;
+	uint32_t poll_no;
+	int sync_port;                    /* index in ports, or -1 */
+	/* transportSpecific: ptp4l answers only its own (auto: tried in turn) */
+	int ts_fixed;                     /* -1: auto */
+	uint8_t ts;                       /* in use */
+	bool ts_found;                    /* an answer came with it */
+	uint16_t ts_tried;                /* bit v: tried since the last answer */
+	int64_t silent_since, next_silent_log;
 	int64_t last_off;                 /* the previous sample's offset, and how often */
 	uint32_t same_off;                /* it came again in a row */
 	int64_t sample_off;               /* the offset of the latest sample taken */
@@ -96,7 +118,6 @@ struct tb_ptp {
 	uint16_t seqno;
 	int unanswered;
 	bool was_gone, port_ok, port_known, samples_seen;
-	uint8_t port_state;
 	int64_t next_poll, next_sub;
 	struct tb_ptp_counters cnt;       /* the thread's; others snapshot */
 };
@@ -199,8 +220,10 @@ static void fit_reset(struct tb_ptp *p)
 
 /* ---- talking to ptp4l --------------------------------------------------- */
 
-static void send_msg(struct tb_ptp *p, const uint8_t *buf, int n)
+static void send_msg(struct tb_ptp *p, uint8_t *buf, int n)
 {
+	if (n > 0)
+		ptpm_set_transport_specific(buf, p->ts);
 	int rc = p->io.send(p->io.ctx, buf, (size_t)n);
 	if (rc == 0) {
 		CTR_ADD(p->cnt.requests, 1);
@@ -223,6 +246,45 @@ static void send_msg(struct tb_ptp *p, const uint8_t *buf, int n)
 	tb_fault(&p->base, ptp_now(&p->base), why);
 }
 
+/* ptp4l does not answer (its socket takes our requests): a fault; with
+ * transportSpecific auto the next value is tried (a gPTP ptp4l answers only
+ * 1); and what was tried and what to check is said, again every
+ * SILENT_LOG_NS. */
+static void silent(struct tb_ptp *p, int64_t now_ns)
+{
+	char why[200];
+	snprintf(why, sizeof(why), "ptp4l at %s does not answer (domain %u, transportSpecific 0x%x)", p->path,
+		 p->domain, p->ts);
+	tb_fault(&p->base, ptp_now(&p->base), why);
+	if (!p->silent_since)
+		p->silent_since = now_ns;
+	p->ts_tried |= (uint16_t)(1u << p->ts);
+	if (p->ts_fixed < 0 && !p->was_gone) {
+		/* 0 (IEEE 1588), then 1 (802.1AS), then the rest */
+		static const uint8_t order[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+		unsigned i = 0;
+		while (i < 16 && order[i] != p->ts)
+			i++;
+		p->ts = order[(i + 1) % 16];
+		p->ts_found = false;
+		p->unanswered = 0;
+		p->next_sub = 0;
+		log_debug("ptp: no answer from ptp4l at %s; asking with transportSpecific 0x%x", p->path, p->ts);
+	}
+	if (now_ns < p->next_silent_log)
+		return;
+	p->next_silent_log = now_ns + SILENT_LOG_NS;
+	char tried[64] = "";
+	size_t w = 0;
+	for (unsigned v = 0; v < 16 && w < sizeof(tried); v++)
+		if (p->ts_tried & (1u << v))
+			w += (size_t)snprintf(tried + w, sizeof(tried) - w, "%s0x%x", w ? "," : "", v);
+	log_warn("ptp: no answer from ptp4l at %s for %.0f s (domain %u; transportSpecific tried: %s): check that "
+		 "ptp4l runs with uds_address %s and domainNumber %u, that its transportSpecific is among those "
+		 "(ptp-transport-specific, or ptp-config names its file), and that tdpd may write to the socket",
+		 p->path, (double)(now_ns - p->silent_since) / 1e9, p->domain, tried, p->path, p->domain);
+}
+
 static void ask(struct tb_ptp *p, int64_t now_ns)
 {
 	uint8_t buf[256];
@@ -234,11 +296,9 @@ static void ask(struct tb_ptp *p, int64_t now_ns)
 		/* renewed at half its duration, well before ptp4l lets it expire */
 		p->next_sub = now_ns + (int64_t)p->sub_s * TDP_NS_PER_S / 2;
 	}
-	if (++p->unanswered > 3) {
-		char why[160];
-		snprintf(why, sizeof(why), "ptp4l at %s does not answer", p->path);
-		tb_fault(&p->base, ptp_now(&p->base), why);
-	}
+	if (++p->unanswered > 3)
+		silent(p, now_ns);
+	p->poll_no++;
 	n = ptpm_build_get(buf, sizeof(buf), p->domain, p->seqno++, (uint16_t)getpid(), PTPM_ID_PORT_DATA_SET);
 	send_msg(p, buf, n);
 	n = ptpm_build_get(buf, sizeof(buf), p->domain, p->seqno++, (uint16_t)getpid(), PTPM_ID_CURRENT_DATA_SET);
@@ -269,17 +329,30 @@ static void take(struct tb_ptp *p, tdp_time_t now, int64_t off, int64_t err)
 	tb_sample(&p->base, now, off, err);
 }
 
+/* why no port of ptp4l's syncs: each port and its state */
+static void ports_why(const struct tb_ptp *p, char *why, size_t len)
+{
+	size_t w = (size_t)snprintf(why, len, "no port of ptp4l's syncs:");
+	for (unsigned i = 0; i < p->nports && w < len; i++)
+		w += (size_t)snprintf(why + w, len - w, " port %u %s", p->ports[i].number,
+				      ptpm_port_state_name(p->ports[i].state));
+}
+
 static void on_time_status(struct tb_ptp *p, const struct ptpm_time_status *ts)
 {
 	/* the state machine runs on the CTR, as tb_refresh polls it */
 	tdp_time_t now = ptp_now(&p->base);
-	if (!ts->gm_present) {
-		tb_fault(&p->base, now, "ptp4l has no grandmaster (gmPresent false)");
+	/* no grandmaster: a fault, but where a port is SLAVE without one, as the
+	 * automotive profile's static roles have it (BMCA noop, no Announce):
+	 * under a BMCA a port is SLAVE only behind a grandmaster */
+	const struct pport *sp = p->sync_port >= 0 ? &p->ports[p->sync_port] : NULL;
+	if (!ts->gm_present && !(sp && sp->state == PTPM_PS_SLAVE)) {
+		refuse(p, now, "ptp4l has no grandmaster (gmPresent false)");
 		return;
 	}
 	if (p->port_known && !p->port_ok) {
-		char why[96];
-		snprintf(why, sizeof(why), "ptp4l port in %s", ptpm_port_state_name(p->port_state));
+		char why[200];
+		ports_why(p, why, sizeof(why));
 		tb_fault(&p->base, now, why);
 		return;
 	}
@@ -287,9 +360,16 @@ static void on_time_status(struct tb_ptp *p, const struct ptpm_time_status *ts)
 		return; /* no new sync since the last answer */
 	p->last_ingress = ts->ingress_time_ns;
 	int64_t off = ts->master_offset_ns;
-	if (p->path_delay_scaled == 0) {
-		refuse(p, now, "ptp4l has measured no path delay (meanPathDelay 0), so its offset is none; "
-			       "can the port send Delay_Req (an IPv4 address for UDPv4)?");
+	/* evidence of a measured path: E2E's meanPathDelay, or the peer delay
+	 * of the syncing port under P2P (ptp4l never sets meanPathDelay then) */
+	bool p2p = sp && sp->dm == PTPM_DM_P2P;
+	if (p->path_delay_scaled == 0 && !(p2p && sp->peer_delay_scaled != 0)) {
+		if (p2p)
+			refuse(p, now, "ptp4l's port has measured no peer delay (P2P, peerMeanPathDelay 0), so its "
+				       "offset is none; are its Pdelay_Req answered?");
+		else
+			refuse(p, now, "ptp4l has measured no path delay (meanPathDelay 0), so its offset is none; "
+				       "can the port send Delay_Req (an IPv4 address for UDPv4)?");
 		return;
 	}
 	if (p->mode == TB_PTP_OFFSET) {
@@ -339,20 +419,62 @@ static void on_time_status(struct tb_ptp *p, const struct ptpm_time_status *ts)
 	take(p, now, off, resid);
 }
 
+/* A port's PORT_DATA_SET (a boundary clock answers for each of its ports):
+ * its state kept, ports not heard of for three polls forgotten, and the
+ * clock's verdict: the port that syncs, or a fault naming every port. */
 static void on_port_ds(struct tb_ptp *p, const struct ptpm_port_ds *d)
 {
-	uint8_t s = d->port_state;
-	bool ok = s == PTPM_PS_SLAVE || (p->mode == TB_PTP_OFFSET && s == PTPM_PS_UNCALIBRATED);
-	if (!p->port_known || s != p->port_state)
-		log_info("ptp: ptp4l port %u is %s", d->port_number, ptpm_port_state_name(s));
+	unsigned i = 0;
+	while (i < p->nports && p->ports[i].number != d->port_number)
+		i++;
+	if (i == p->nports) {
+		if (p->nports == TB_PTP_PORTS)
+			return;
+		p->nports++;
+		p->ports[i] = (struct pport){.number = d->port_number, .state = 0};
+	}
+	struct pport *pp = &p->ports[i];
+	if (pp->state != d->port_state)
+		log_info("ptp: ptp4l port %u is %s%s", d->port_number, ptpm_port_state_name(d->port_state),
+			 d->delay_mechanism == PTPM_DM_P2P ? " (P2P)" : "");
+	pp->state = d->port_state;
+	pp->dm = d->delay_mechanism;
+	pp->peer_delay_scaled = d->peer_mean_path_delay_scaled;
+	pp->poll = p->poll_no;
+	for (unsigned k = 0; k < p->nports;)
+		if (p->poll_no - p->ports[k].poll > 3)
+			p->ports[k] = p->ports[--p->nports];
+		else
+			k++;
 	p->port_known = true;
-	p->port_state = s;
-	p->port_ok = ok;
-	if (!ok) {
-		char why[96];
-		snprintf(why, sizeof(why), "ptp4l port %u in %s", d->port_number, ptpm_port_state_name(s));
+	p->sync_port = -1;
+	for (unsigned k = 0; k < p->nports && p->sync_port < 0; k++)
+		if (p->ports[k].state == PTPM_PS_SLAVE ||
+		    (p->mode == TB_PTP_OFFSET && p->ports[k].state == PTPM_PS_UNCALIBRATED))
+			p->sync_port = (int)k;
+	p->port_ok = p->sync_port >= 0;
+	if (!p->port_ok) {
+		char why[200];
+		ports_why(p, why, sizeof(why));
 		tb_fault(&p->base, ptp_now(&p->base), why);
 	}
+}
+
+/* ptp4l answered: its transportSpecific is the one in use, said once */
+static void answered(struct tb_ptp *p)
+{
+	if (p->silent_since)
+		log_notice("ptp: ptp4l at %s answers again, after %.0f s", p->path,
+			   (double)(tb_now(p->sys).ns - p->silent_since) / 1e9);
+	p->silent_since = 0;
+	p->next_silent_log = 0;
+	p->ts_tried = 0;
+	if (p->ts_found)
+		return;
+	p->ts_found = true;
+	CTR_SET(p->cnt.transport_specific, p->ts);
+	log_notice("ptp: ptp4l at %s answers management messages with transportSpecific 0x%x%s", p->path, p->ts,
+		   p->ts == 1 ? " (IEEE 802.1AS, gPTP)" : p->ts == 0 ? " (IEEE 1588)" : "");
 }
 
 static void receive(struct tb_ptp *p)
@@ -384,6 +506,7 @@ static void receive(struct tb_ptp *p)
 		if (age <= 3) {
 			CTR_ADD(p->cnt.replies, 1);
 			p->unanswered = 0;
+			answered(p);
 		} else {
 			CTR_ADD(p->cnt.notifications, 1);
 		}
@@ -464,8 +587,9 @@ static void ptp_describe(struct timebase *tb, char *buf, size_t len)
 	struct tb_ptp *p = PTP(tb);
 	char sys[200];
 	p->sys->ops->describe(p->sys, sys, sizeof(sys));
-	snprintf(buf, len, "ptp4l at %s, domain %u, %s mode (%s), asking every %" PRId64 " ms; clock: %s", p->path,
-		 p->domain, p->mode == TB_PTP_OFFSET ? "offset" : "disciplined",
+	snprintf(buf, len, "ptp4l at %s, domain %u, transportSpecific 0x%x%s, %s mode (%s), asking every %" PRId64
+		 " ms; clock: %s", p->path, p->domain, p->ts, p->ts_fixed >= 0 ? "" : p->ts_found ? " (found)" : " (searching)",
+		 p->mode == TB_PTP_OFFSET ? "offset" : "disciplined",
 		 p->mode == TB_PTP_OFFSET ? "tdpd applies ptp4l's master offset; ptp4l with free_running 1"
 					  : "ptp4l and phc2sys steer the clock",
 		 p->poll_ns / 1000000, sys);
@@ -487,6 +611,44 @@ static void ptp_destroy(struct timebase *tb)
 	free(p);
 }
 
+/* ptp4l's own configuration: ask as it expects (its transportSpecific,
+ * domainNumber and uds_address), and say where tdpd.conf disagrees. */
+static int from_config(struct tb_ptp *p, const char *path, char *err, size_t errlen)
+{
+	struct ptp_cfg c;
+	if (ptp_cfg_read(path, &c, err, errlen) != 0)
+		return -1;
+	/* what the file sets; what it leaves to ptp4l's defaults or command
+	 * line (-i, --uds_address=...) tdpd.conf says */
+	if (c.transport_specific >= 0) {
+		if (p->ts_fixed >= 0 && p->ts_fixed != c.transport_specific)
+			log_warn("ptp: ptp-transport-specific %d, but ptp4l's %s says transportSpecific 0x%x: asking "
+				 "with 0x%x", p->ts_fixed, path, c.transport_specific, c.transport_specific);
+		p->ts_fixed = c.transport_specific;
+		p->ts = (uint8_t)c.transport_specific;
+	}
+	if (c.domain >= 0 && c.domain != p->domain) {
+		log_warn("ptp: ptp-domain %u, but ptp4l's %s says domainNumber %d: asking in domain %d", p->domain,
+			 path, c.domain, c.domain);
+		p->domain = (uint8_t)c.domain;
+	}
+	if (*c.uds_address && strcmp(c.uds_address, p->path) != 0) {
+		log_warn("ptp: ptp-socket %s, but ptp4l's %s says uds_address %s: asking there", p->path, path,
+			 c.uds_address);
+		snprintf(p->path, sizeof(p->path), "%s", c.uds_address);
+	}
+	if (p->mode == TB_PTP_OFFSET && c.free_running != 1)
+		log_notice("ptp: ptp-mode offset, but ptp4l's %s does not set free_running 1: unless its command line "
+			   "does, ptp4l steers its clock and the offset tdpd applies is the one ptp4l is removing", path);
+	if (p->mode == TB_PTP_DISCIPLINED && c.free_running == 1)
+		log_warn("ptp: ptp-mode disciplined, but ptp4l's %s sets free_running 1: nothing steers the clock; "
+			 "use ptp-mode offset", path);
+	log_info("ptp: from ptp4l's %s: transportSpecific 0x%x, domain %u, socket %s, delay mechanism %s, %d "
+		 "interface%s", path, p->ts, p->domain, p->path, *c.delay_mechanism ? c.delay_mechanism : "E2E",
+		 c.interfaces, c.interfaces == 1 ? "" : "s");
+	return 0;
+}
+
 struct timebase *tb_ptp_new(const struct tb_ptp_io *io, struct timebase *host, const struct tb_params *prm,
 			    bool threaded, char *err, size_t errlen)
 {
@@ -506,6 +668,12 @@ struct timebase *tb_ptp_new(const struct tb_ptp_io *io, struct timebase *host, c
 	snprintf(p->path, sizeof(p->path), "%s", path);
 	p->domain = (uint8_t)prm->ptp.domain;
 	p->mode = prm->ptp.mode;
+	p->sync_port = -1;
+	p->ts_fixed = prm->ptp.transport_specific >= 0 && prm->ptp.transport_specific <= 15
+			      ? (int)prm->ptp.transport_specific : -1;
+	p->ts = p->ts_fixed >= 0 ? (uint8_t)p->ts_fixed : 0;
+	if (*prm->ptp.config && from_config(p, prm->ptp.config, err, errlen) != 0)
+		goto fail;
 	p->poll_ns = prm->ptp.poll_ns > 0 ? prm->ptp.poll_ns : 250000000;
 	p->sub_s = prm->ptp.subscribe_s > 0 && prm->ptp.subscribe_s <= 3600 ? (int)prm->ptp.subscribe_s : 60;
 	if (tb_init(&p->base, &tb_ptp_ops, prm, tb_now(host), "no answer from ptp4l yet", err, errlen))

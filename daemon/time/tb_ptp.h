@@ -18,7 +18,11 @@ struct tb_ptp_counters {
 	uint64_t send_errors;     /* ptp4l's socket not reachable */
 	uint64_t reconnects;
 	uint64_t subscriptions;   /* SUBSCRIBE_EVENTS_NP acknowledged */
+	uint64_t transport_specific;  /* the value ptp4l answered to (its transportSpecific) */
 };
+
+/* ptp4l's ports the source keeps (a boundary clock's) */
+#define TB_PTP_PORTS 16
 /* The client's counters; any thread. */
 void tb_ptp_counters(struct timebase *tb, struct tb_ptp_counters *out);
 

@@ -64,6 +64,8 @@ struct tb_ptp_params {
 	int64_t mode;             /* TB_PTP_* */
 	int64_t poll_ns;          /* how often to ask ptp4l; 0: 250 ms */
 	int64_t subscribe_s;      /* SUBSCRIBE_EVENTS_NP duration, renewed at half; 0: 60 s */
+	int64_t transport_specific; /* the management messages' (ptp4l's); -1: found by asking */
+	char config[TB_STR];      /* ptp4l's configuration file, read for its settings; "": none */
 };
 struct tb_phc_params {
 	char device[TB_STR];      /* /dev/ptpN; "": /dev/ptp0 */

@@ -89,6 +89,16 @@ ns_new() {
 	done
 }
 
+# ns_ipv6 NS...: IPv6 on in namespaces ns_new made, without duplicate
+# address detection, so addresses are usable at once
+ns_ipv6() {
+	local ns
+	for ns in "$@"; do
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=0 net.ipv6.conf.default.disable_ipv6=0 \
+			net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+	done
+}
+
 # conf_globals DIR TABLE [LINE...]: a router's [global] section, with defaults
 # that suit a shared two-core machine, the control sockets and the state
 # directory in DIR; a given

@@ -25,49 +25,10 @@
 #include <cmocka.h>
 
 #include "ptp_mgmt.h"
+#include "simptp.h"
 #include "tb_ptp.h"
 #include "tb_sim.h"
 #include "tb_system.h"
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (56 - 8 * i));
-}
-
-/* A response as ptp4l writes it: the request turned round, with data. */
-static size_t response(uint8_t *buf, uint16_t seq, uint16_t id, int64_t off, int64_t ingress, int gm, uint8_t ps,
-		       int64_t delay_ns)
-{
-	uint8_t *d;
-	int n = ptpm_build_get(buf, PTPM_MAX, 0, seq, 1, id);
-	assert_true(n > 0);
-	buf[46] = PTPM_RESPONSE;
-	d = buf + 54;
-	if (id == PTPM_ID_TIME_STATUS_NP) {
-		put64(d, (uint64_t)off);
-		put64(d + 8, (uint64_t)ingress);
-		d[41] = (uint8_t)gm;
-		memset(d + 42, 0xab, 8);
-	} else if (id == PTPM_ID_CURRENT_DATA_SET) {
-		put16(d, 1);
-		put64(d + 2, (uint64_t)(off * 65536));
-		put64(d + 10, (uint64_t)(delay_ns * 65536));
-	} else if (id == PTPM_ID_PORT_DATA_SET) {
-		memset(d, 0xcd, 8);
-		put16(d + 8, 1);
-		d[10] = ps;
-		d[22] = (uint8_t)-3;
-		d[25] = 2;
-	}
-	return (size_t)n;
-}
 
 static void codec_round_trip(void **st)
 {
@@ -156,14 +117,14 @@ static void codec_rejects(void **st)
 	assert_string_equal(why, "unknown portState");
 	/* an id tdpd does not decode parses, without data */
 	r = response(b, 5, PTPM_ID_TIME_STATUS_NP, 0, 0, 1, 0, 0);
-	put16(b + 52, 0x2002); /* PARENT_DATA_SET */
+	sp_put16(b + 52, 0x2002); /* PARENT_DATA_SET */
 	assert_int_equal(ptpm_parse(b, r, &m, &why), -ENOTSUP);
 	assert_int_equal(m.id, 0x2002);
 	/* MANAGEMENT_ERROR_STATUS */
-	put16(b + 48, PTPM_TLV_ERROR_STATUS);
-	put16(b + 50, 8);
-	put16(b + 52, 0x0002); /* NO_SUCH_ID */
-	put16(b + 54, 0xc000);
+	sp_put16(b + 48, PTPM_TLV_ERROR_STATUS);
+	sp_put16(b + 50, 8);
+	sp_put16(b + 52, 0x0002); /* NO_SUCH_ID */
+	sp_put16(b + 54, 0xc000);
 	assert_int_equal(ptpm_parse(b, r, &m, &why), 0);
 	assert_int_equal(m.error_id, 2);
 	assert_int_equal(m.id, 0xc000);
@@ -563,79 +524,7 @@ static void no_lock_without_evidence(void **st)
 	fake_down();
 }
 
-/* ---- the client on the simulated clock ------------------------------------ */
-
-/* A ptp4l in memory: each request is answered at once from the settings, as a
- * queue the client reads; no socket, no thread, no wall clock. */
-static struct simptp {
-	struct timebase *clk;
-	int64_t offset, delay;
-	int64_t drift_ppm, drift_t0;  /* the offset moves by drift_ppm from drift_t0 (sim time) */
-	int gm, port_state, silent;
-	int64_t ingress;
-	uint8_t q[16][PTPM_MAX];
-	size_t qlen[16];
-	unsigned head, tail;
-	unsigned sent, subs;
-} sp4;
-
-static int64_t sim_drift(void)
-{
-	return sp4.drift_ppm ? (tb_sim_time(sp4.clk).ns - sp4.drift_t0) * sp4.drift_ppm / 1000000 : 0;
-}
-
-static int sim_send(void *ctx, const uint8_t *buf, size_t n)
-{
-	(void)ctx;
-	struct ptpm_msg m;
-	sp4.sent++;
-	if (ptpm_parse(buf, n, &m, NULL) != 0 || sp4.silent || sp4.tail - sp4.head >= 16)
-		return 0;
-	uint8_t *out = sp4.q[sp4.tail % 16];
-	size_t r;
-	if (m.id == PTPM_ID_SUBSCRIBE_EVENTS_NP) {
-		sp4.subs++;
-		memcpy(out, buf, n);
-		out[46] = PTPM_RESPONSE;
-		r = n;
-	} else {
-		if (m.id == PTPM_ID_TIME_STATUS_NP)
-			sp4.ingress += 125000000;
-		/* a measurement's noise of a few ns, as the scripted ptp4l has */
-		int64_t off = sp4.offset + sp4.ingress / 125000000 % 5 - 2 + sim_drift();
-		r = response(out, m.seq, m.id, off, sp4.ingress, sp4.gm, (uint8_t)sp4.port_state, sp4.delay);
-	}
-	sp4.qlen[sp4.tail % 16] = r;
-	sp4.tail++;
-	return 0;
-}
-
-static long sim_recv(void *ctx, uint8_t *buf, size_t n)
-{
-	(void)ctx;
-	if (sp4.head == sp4.tail)
-		return -1;
-	size_t len = sp4.qlen[sp4.head % 16];
-	memcpy(buf, sp4.q[sp4.head % 16], len < n ? len : n);
-	sp4.head++;
-	return (long)len;
-}
-
-static int sim_wait(void *ctx, int ms)
-{
-	(void)ctx;
-	(void)ms;
-	return sp4.head != sp4.tail;
-}
-
-/* steps of 10 ms of simulated time, one pass of the client each */
-static void sim_run(struct timebase *tb, int steps)
-{
-	for (int i = 0; i < steps; i++) {
-		tb_ptp_run(tb);
-		tb_sim_advance(sp4.clk, 10000000);
-	}
-}
+/* ---- the client on the simulated clock (simptp.h) ----------------------- */
 
 static void client_on_simulated_clock(void **st)
 {
