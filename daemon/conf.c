@@ -23,7 +23,7 @@ static const char *const clock_names[] = {"auto", "tai", "realtime", NULL};
 static const char *const fast_names[] = {"auto", "tsc", "os", NULL};
 const char *const conf_action_names[] = {"serve", "alarm", "demote", NULL};
 static const char *const ptp_mode_names[] = {"disciplined", "offset", NULL};
-static const char *const bars_names[] = {"auto", "0,1", "1,0", "2,3", NULL};
+static const char *const bars_names[] = {"auto", "0,1", "1,0", "2,3", "0,1-2k", NULL};   /* enum bc_bars */
 static const char *const predictor_names[] = {"max", "quantile", NULL};
 static const char *const syssync_names[] = {"adjtimex", "assume-locked", NULL};
 static const char *const huge_names[] = {"auto", "yes", "no", NULL};
@@ -69,8 +69,8 @@ const struct conf_opt conf_opts[] = {
 	 "phc timebase: the frame tick from the clock's periodic output on pin OUT wired to its timestamp input on pin IN; none uses the clock alone", false},
 	{"bc635-device", CS_GLOBAL, CT_STR, "uio0", 0, 0, NULL, G(tb.bc635.device), "DEV",
 	 "bc635 timebase: the card through UIO (uioN or /dev/uioN, uio_pci_generic bound) or VFIO (its PCI address, vfio-pci bound)", false},
-	{"bc635-bars", CS_GLOBAL, CT_ENUM, "auto", 0, 0, bars_names, G(tb.bc635.bars), "auto|0,1|1,0|2,3",
-	 "bc635 timebase: which BARs hold the registers and the DPRAM (0,1 and 1,0 with 4 KiB of it, 2,3 with 2 KiB); auto decides from the PCI revision (0x12: 0,1; 0x20-0x2F: 2,3)", false},
+	{"bc635-bars", CS_GLOBAL, CT_ENUM, "auto", 0, 0, bars_names, G(tb.bc635.bars), "auto|0,1|1,0|2,3|0,1-2k",
+	 "bc635 timebase: which BARs hold the registers and the DPRAM (0,1 and 1,0 with 4 KiB of it, 2,3 and 0,1-2k with 2 KiB); auto decides from the PCI revision (0x12: 0,1, or 0,1-2k when BAR 1 is 2 KiB; 0x20-0x2F: 2,3)", false},
 	{"sync-lock-threshold", CS_GLOBAL, CT_DUR, "1us", 1, 1000000000, NULL, G(tb.sync.lock_ns), "TIME",
 	 "a sample whose error is within this is good; sync-lock-samples good ones in a row lock, as many bad ones unlock", false},
 	{"sync-lock-samples", CS_GLOBAL, CT_INT, "4", 1, 1000, NULL, G(tb.sync.lock_samples), "N",
@@ -195,7 +195,7 @@ const struct conf_opt conf_opts[] = {
 	{"host-path", CS_PORT, CT_ENUM, "auto", 0, 0, host_path_names, P(host_path), "auto|tap|none",
 	 "where the router's host stack meets the port: auto is the interface itself on af_xdp and af_packet, an exception interface (TAP) on a PCI port; tap gives an af_xdp port one too; none counts and drops the host's frames", false},
 	{"tx-launch", CS_PORT, CT_ENUM, "auto", 0, 0, launch_names, P(tx_launch), "auto|off|on",
-	 "push reserved packets by launch time where the PMD offers the send-on-timestamp offload (mlx5 with its tx_pp devarg in DPDK 22.11): the NIC, not the CPU, meets the frame boundary; auto uses it where offered, on refuses to start without it, off never", false},
+	 "push reserved packets by launch time where the PMD offers the send-on-timestamp offload (DPDK 22.11: mlx5, with tx_pp on a ConnectX-6 Dx, by wait-on-time on a ConnectX-7): the NIC, not the CPU, meets the frame boundary; auto uses it where offered, on refuses to start without it, off never", false},
 	{"host-interface", CS_PORT, CT_STR, "", 0, 0, NULL, P(host_interface), "NAME",
 	 "the exception interface's name (default tdp-PORT), created with the port's MAC while tdpd runs", false},
 	{"neighbour", CS_PORT, CT_LIST, NULL, 0, 0, NULL, P(neighbour), "ADDR MAC",

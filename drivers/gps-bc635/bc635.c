@@ -17,11 +17,11 @@ int bc635_divider(int64_t tf_ns, uint16_t *n1, uint16_t *n2, const char **why)
 		return -EINVAL;
 	}
 	int64_t us = tf_ns / 1000;
-	/* synchronised to 1PPS, each divider from 3 to 65535: with a divider
-	 * of 2 a synchronous heartbeat is not guaranteed (the sibling
-	 * bc620/627AT guide, p. 4-6; tdpd only programs synchronous ones) */
-	if (us < 9) {
-		*why = "the synchronous heartbeat cannot be faster than 1 MHz / (3 x 3): TF must be at least 9 us";
+	/* each divider from 2 to 65535 (bc635PCI-V2 User's Guide, Command 0x14
+	 * Set Periodic Output, p. 43). The floor of 3 in synchronous mode is
+	 * another card's (the bc620/627AT guide, p. 4-6), not this one's */
+	if (us < 4) {
+		*why = "the heartbeat cannot be faster than 1 MHz / (2 x 2): TF must be at least 4 us";
 		return -EINVAL;
 	}
 	/* the edges restart at every second: a period that does not divide it
@@ -30,19 +30,18 @@ int bc635_divider(int64_t tf_ns, uint16_t *n1, uint16_t *n2, const char **why)
 		*why = "the heartbeat, synchronised to 1PPS, must divide one second: TF must divide 1 s";
 		return -EINVAL;
 	}
-	/* the most even split, so that both stay well inside 3..65535 */
-	int64_t x = 3;
+	/* the most even split, so that both stay well inside 2..65535 */
+	int64_t x = 2;
 	while ((x + 1) * (x + 1) <= us)
 		x++;
-	for (; x >= 3; x--) {
-		if (us % x == 0 && us / x >= 3 && us / x <= 65535) {
+	for (; x >= 2; x--) {
+		if (us % x == 0 && us / x >= 2 && us / x <= 65535) {
 			*n1 = (uint16_t)x;
 			*n2 = (uint16_t)(us / x);
 			return 0;
 		}
 	}
-	*why = "TF in microseconds is not a product n1 x n2 with both from 3 to 65535 (a synchronous heartbeat is not "
-	       "guaranteed with a divider of 2)";
+	*why = "TF in microseconds is not a product n1 x n2 with both from 2 to 65535";
 	return -EINVAL;
 }
 

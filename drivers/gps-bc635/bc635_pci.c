@@ -37,6 +37,13 @@ int bc635_layout(int revision, const uint64_t size[6], enum bc_bars want, struct
 	l->reg_bar = swapped ? b.dp_bar : b.reg_bar;
 	l->dp_bar = swapped ? b.reg_bar : b.dp_bar;
 	l->dp_size = b.dp_size;
+	/* a first-generation card whose BAR1 is 2 KiB can only hold the area
+	 * offsets at the top of those 2 KiB (0xFFE would be past the BAR):
+	 * chosen, or seen in BAR1's size */
+	bool small = want == BC_BARS_0_1_2K ||
+		     (!told && gen == 1 && size[l->dp_bar] >= BC_DPRAM_SIZE_V2 && size[l->dp_bar] < BC_DPRAM_SIZE_V1);
+	if (small)
+		l->dp_size = BC_DPRAM_SIZE_V2;
 	char gname[80];
 	if (gen)
 		snprintf(gname, sizeof(gname), "%s generation (PCI revision 0x%02x)", gen == 1 ? "first" : "second",
@@ -51,7 +58,7 @@ int bc635_layout(int revision, const uint64_t size[6], enum bc_bars want, struct
 		return -ENODEV;
 	}
 	snprintf(how, howlen, "%s: registers in BAR %d, %u KiB of DPRAM in BAR %d%s", gname, l->reg_bar,
-		 l->dp_size / 1024, l->dp_bar, told ? ", as bc635-bars says" : "");
+		 l->dp_size / 1024, l->dp_bar, told ? ", as bc635-bars says" : small ? " (BAR 1 is 2 KiB)" : "");
 	return 0;
 }
 

@@ -9,7 +9,8 @@
  * Two generations share the PCI id 12e2:4013; the revision in config space
  * tells them apart (bc635_regs.h): 0x12 has its registers in BAR0 and 4 KiB
  * of DPRAM in BAR1, 0x20-0x2F its registers in BAR2 and 2 KiB of DPRAM in
- * BAR3. bc635-bars overrides the choice.
+ * BAR3. A first-generation card with a 2 KiB BAR1 has 2 KiB of DPRAM there.
+ * bc635-bars overrides the choice.
  */
 #ifndef BC635_PCI_H
 #define BC635_PCI_H
@@ -19,7 +20,9 @@
 
 #include "bc635_bus.h"
 
-enum bc_bars { BC_BARS_AUTO, BC_BARS_0_1, BC_BARS_1_0, BC_BARS_2_3 };
+/* 0,1-2k: the first generation's BARs with 2 KiB of DPRAM in BAR1, the
+ * area offsets at 0x7FC-0x7FF; auto takes it when BAR1 is 2 KiB */
+enum bc_bars { BC_BARS_AUTO, BC_BARS_0_1, BC_BARS_1_0, BC_BARS_2_3, BC_BARS_0_1_2K };
 
 struct bc_layout {
 	int reg_bar, dp_bar;

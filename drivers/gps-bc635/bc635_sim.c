@@ -193,10 +193,25 @@ static void command(struct bc_sim *s)
 	}
 }
 
+/* TIMEREQ and EVENTREQ latch the time into TIME0/1 and EVENT0/1 whether
+ * they are read or written: btfp.h calls them "read to latch" and btfp.c
+ * reads them; LIGO's driver for the PCIe card writes TIMEREQ. The card
+ * takes either. */
+static void latch_request(struct bc_sim *s, uint32_t off)
+{
+	if (off == BC_TIMEREQ) {
+		encode(card_now(s), s->flags, &s->reg[BC_TIME0 / 4], &s->reg[BC_TIME1 / 4]);
+	} else if (off == BC_EVENTREQ && !s->locked) {
+		encode(card_now(s), s->flags, &s->reg[BC_EVENT0 / 4], &s->reg[BC_EVENT1 / 4]);
+		s->locked = s->reg[BC_CONTROL / 4] & BC_CTL_LOCKEN;
+	}
+}
+
 static uint32_t sim_rd32(struct bc_bus *b, uint32_t off)
 {
 	struct bc_sim *s = SIM(b);
 	pthread_mutex_lock(&s->lock);
+	latch_request(s, off);
 	uint32_t v = off < sizeof(s->reg) && !(off & 3) ? s->reg[off / 4] : 0xffffffff;
 	if (off == BC_UNLOCK) {
 		/* a read releases the capture lockout (btfp.h 361, 365-370; btfp.c 931) */
@@ -218,13 +233,8 @@ static void sim_wr32(struct bc_bus *b, uint32_t off, uint32_t v)
 	pthread_mutex_lock(&s->lock);
 	switch (off) {
 	case BC_TIMEREQ:
-		encode(card_now(s), s->flags, &s->reg[BC_TIME0 / 4], &s->reg[BC_TIME1 / 4]);
-		break;
 	case BC_EVENTREQ:
-		if (!s->locked) {
-			encode(card_now(s), s->flags, &s->reg[BC_EVENT0 / 4], &s->reg[BC_EVENT1 / 4]);
-			s->locked = s->reg[BC_CONTROL / 4] & BC_CTL_LOCKEN;
-		}
+		latch_request(s, off);
 		break;
 	case BC_UNLOCK:
 		s->st.unlock_writes++; /* no source has the card take a write here */

@@ -62,7 +62,7 @@ expect_err "an unknown timebase lists the sources" "${G/late-policy carry/timeba
 expect_err "a sync action that does not exist" "${G/late-policy carry/sync-unlocked-action panic}" "expected one of serve, alarm, demote"
 expect_err "ptp-mode names its two modes" "${G/late-policy carry/ptp-mode slave}" "expected one of disciplined, offset"
 expect_err "phc-tick needs two different pins" "${G/late-policy carry/phc-tick 1,1}" "bad.conf:3: error: phc-tick '1,1': give none, or two different pin numbers OUT,IN"
-expect_err "bc635-bars names its layouts" "${G/late-policy carry/bc635-bars 3,2}" "expected one of auto, 0,1, 1,0, 2,3"
+expect_err "bc635-bars names its layouts" "${G/late-policy carry/bc635-bars 3,2}" "expected one of auto, 0,1, 1,0, 2,3, 0,1-2k"
 expect_err "a miss target must be a fraction" "${G/late-policy carry/wake-miss-target often}" "bad.conf:3: error: wake-miss-target 'often': not a fraction from 0 to 1 (e.g. 1e-4 or 0.0001)"
 expect_err "a miss target past 0.1 is out of range" "${G/late-policy carry/wake-miss-target 0.5}" "bad.conf:3: error: wake-miss-target '0.5': 0.5 is out of range 1e-09..0.1"
 expect_err "a launch lead below a microsecond is out of range" "${G/late-policy carry/launch-lead 500ns}" "bad.conf:3: error: launch-lead '500ns'"

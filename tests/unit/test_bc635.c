@@ -36,24 +36,28 @@ static int64_t sim_clock(void *arg)
 static void divider(void **st)
 {
 	(void)st;
+	/* each divider 2-65535 (the V2 guide, Command 0x14, p. 43): TF 4, 8
+	 * and 10 us are 2 x 2, 2 x 4, 2 x 5 */
 	static const int64_t ok[] = {16000, 100000, 125000, 250000, 1000000, 10000000, 1000000000, 200000000, 15625000,
-				     20000, 25000};
+				     20000, 25000, 4000, 8000, 10000};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		uint16_t n1 = 0, n2 = 0;
 		const char *why = NULL;
 		assert_int_equal(bc635_divider(ok[i], &n1, &n2, &why), 0);
-		assert_true(n1 >= 3 && n2 >= 3); /* no divider of 2 in synchronous mode */
+		assert_true(n1 >= 2 && n2 >= 2);
 		assert_int_equal((int64_t)n1 * n2 * 1000, ok[i]);
 	}
+	uint16_t a, b;
+	const char *w;
+	assert_int_equal(bc635_divider(4000, &a, &b, &w), 0);
+	assert_true(a == 2 && b == 2);                       /* the floor: 250 kHz */
 	static const struct {
 		int64_t tf;
 		const char *why;
 	} bad[] = {
 		{1500, "multiple of 1 us"},
-		{3000, "at least 9 us"},
-		{4000, "at least 9 us"},         /* 2 x 2 */
-		{8000, "at least 9 us"},         /* only 2 x 4 */
-		{10000, "both from 3 to 65535"}, /* only 2 x 5 */
+		{3000, "at least 4 us"},
+		{2000, "at least 4 us"},
 		{131000, "must divide one second"},         /* 131 is prime */
 		{131074000, "must divide one second"},      /* longer than a second */
 		{300000, "must divide one second"},         /* 15 x 20, but 3333.3 Hz */
@@ -145,6 +149,21 @@ static void command_protocol(void **st)
 	b->ops->wr32(b, BC_EVENTREQ, 1);
 	bc635_decode(b->ops->rd32(b, BC_EVENT0), b->ops->rd32(b, BC_EVENT1), &t);
 	assert_int_equal(t.utc_ns, T0 + 123457700);
+	/* read to latch, as btfp.h calls TIMEREQ and EVENTREQ and btfp.c does:
+	 * the card latches on a read as on a write */
+	tb_sim_advance(clk, 5000);
+	(void)b->ops->rd32(b, BC_TIMEREQ);
+	bc635_decode(b->ops->rd32(b, BC_TIME0), b->ops->rd32(b, BC_TIME1), &t);
+	assert_int_equal(t.utc_ns, T0 + 123462700);
+	(void)b->ops->rd32(b, BC_UNLOCK);
+	(void)b->ops->rd32(b, BC_EVENTREQ);
+	tb_sim_advance(clk, 1000);
+	(void)b->ops->rd32(b, BC_EVENTREQ);                /* locked: ignored */
+	bc635_decode(b->ops->rd32(b, BC_EVENT0), b->ops->rd32(b, BC_EVENT1), &t);
+	assert_int_equal(t.utc_ns, T0 + 123462700);
+	/* TF 4 us: both dividers 2 (the V2 guide's floor) */
+	assert_int_equal(bc635_setup(&c, 4000, -1, err, sizeof(err)), 0);
+	assert_int_equal(bcsim_period_ns(sim), 4000);
 	/* a card that never acknowledges: a timeout, counted, no hang */
 	bcsim_mute(sim, true);
 	uint8_t pkt[2] = {BC_CMD_TIME_FORMAT, 1};
@@ -520,6 +539,16 @@ static void layout_from_the_revision(void **st)
 	assert_int_equal(bc635_layout(0x12, swapped, BC_BARS_1_0, &l, how, sizeof(how)), 0);
 	assert_true(l.reg_bar == 1 && l.dp_bar == 0 && l.dp_size == 4096);
 	assert_int_equal(bc635_layout(0x12, v1, BC_BARS_1_0, &l, how, sizeof(how)), -ENODEV);
+	/* the first generation with 2 KiB of DPRAM in BAR1: seen in BAR1's
+	 * size, or chosen with 0,1-2k */
+	uint64_t v1s[6] = {128, 2048}, v1t[6] = {128, 1024};
+	assert_int_equal(bc635_layout(0x12, v1s, BC_BARS_AUTO, &l, how, sizeof(how)), 0);
+	assert_true(l.reg_bar == 0 && l.dp_bar == 1 && l.dp_size == 2048 && l.generation == 1);
+	assert_non_null(strstr(how, "2 KiB of DPRAM in BAR 1 (BAR 1 is 2 KiB)"));
+	assert_int_equal(bc635_layout(0x12, v1, BC_BARS_0_1_2K, &l, how, sizeof(how)), 0);
+	assert_true(l.dp_bar == 1 && l.dp_size == 2048);
+	assert_non_null(strstr(how, "as bc635-bars says"));
+	assert_int_equal(bc635_layout(0x12, v1t, BC_BARS_AUTO, &l, how, sizeof(how)), -ENODEV);
 	/* and a card that is not there says so */
 	char err[256];
 	assert_null(bc635_pci_open("uio97", BC_BARS_AUTO, err, sizeof(err)));

@@ -147,8 +147,10 @@ static void uio_generations(void **st)
 	} g[] = {
 		{0x12, 0, 1, 0xfebf1100, 256, 0xfebf4000, 4096, "first generation (PCI revision 0x12): registers in BAR 0"},
 		{0x21, 2, 3, 0xfebf2080, 128, 0xfebf3800, 2048, "second generation (PCI revision 0x21): registers in BAR 2"},
+		/* the first generation with a 2 KiB BAR1: the area offsets at 0x7FC-0x7FF */
+		{0x12, 0, 1, 0xfebf5100, 256, 0xfebf6800, 2048, "2 KiB of DPRAM in BAR 1 (BAR 1 is 2 KiB)"},
 	};
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < 3; i++) {
 		char dev[64], rel[100], link[400], uio[16], p[600];
 		snprintf(dev, sizeof(dev), "sys/bus/pci/devices/0000:0%zu:00.0", i + 3);
 		uint64_t start[6] = {0}, size[6] = {0};
