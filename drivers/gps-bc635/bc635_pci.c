@@ -37,9 +37,9 @@ int bc635_layout(int revision, const uint64_t size[6], enum bc_bars want, struct
 	l->reg_bar = swapped ? b.dp_bar : b.reg_bar;
 	l->dp_bar = swapped ? b.reg_bar : b.dp_bar;
 	l->dp_size = b.dp_size;
-	/* a first-generation card whose BAR1 is 2 KiB can only hold the area
-	 * offsets at the top of those 2 KiB (0xFFE would be past the BAR):
-	 * chosen, or seen in BAR1's size */
+	/* a first-generation card whose BAR1 is 2 KiB holds the area offsets
+	 * at the top of those 2 KiB (the QNX driver reads them at 0x7FE of
+	 * BAR1; 0xFFE would be past the BAR): chosen, or seen in BAR1's size */
 	bool small = want == BC_BARS_0_1_2K ||
 		     (!told && gen == 1 && size[l->dp_bar] >= BC_DPRAM_SIZE_V2 && size[l->dp_bar] < BC_DPRAM_SIZE_V1);
 	if (small)

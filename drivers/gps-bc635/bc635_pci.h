@@ -21,7 +21,8 @@
 #include "bc635_bus.h"
 
 /* 0,1-2k: the first generation's BARs with 2 KiB of DPRAM in BAR1, the
- * area offsets at 0x7FC-0x7FF; auto takes it when BAR1 is 2 KiB */
+ * area offsets at 0x7FC-0x7FF (the QNX driver reads them at 0x7FE); auto
+ * takes it when BAR1 is 2 KiB */
 enum bc_bars { BC_BARS_AUTO, BC_BARS_0_1, BC_BARS_1_0, BC_BARS_2_3, BC_BARS_0_1_2K };
 
 struct bc_layout {
