@@ -98,6 +98,8 @@ int sched_diff(const struct sched_table *a, const struct sched_table *b, bool js
 	}
 	time_change(&o, "epoch", a->epoch_ns, b->epoch_ns);
 	time_change(&o, "guard", a->guard_ns, b->guard_ns);
+	if (a->sync_err_set || b->sync_err_set)
+		time_change(&o, "sync-error", a->sync_err_ns, b->sync_err_ns);
 
 	for (uint32_t i = 0; i < a->nports; i++) {
 		int j = sched_port_find(b, a->ports[i].name);

@@ -20,7 +20,7 @@ struct parser {
 	struct sched_tok tok[MAX_TOKS];
 	uint32_t ntok;
 	/* header lines, 0 when not seen */
-	uint32_t l_version, l_tf, l_k, l_epoch, l_guard;
+	uint32_t l_version, l_tf, l_k, l_epoch, l_guard, l_sync;
 	bool said_version; /* the 'must start with' error is given once */
 	size_t cap_ports, cap_flows, cap_rules, cap_spans, cap_ent, cap_lines;
 	/* flow names of rule entries, resolved at the end: offsets into src */
@@ -39,7 +39,7 @@ struct parser {
 
 static const char *kind_word[] = {
 	[SCHED_L_VERSION] = "tdp-schedule", [SCHED_L_TF] = "tf", [SCHED_L_K] = "k",
-	[SCHED_L_EPOCH] = "epoch", [SCHED_L_GUARD] = "guard", [SCHED_L_PORT] = "port",
+	[SCHED_L_EPOCH] = "epoch", [SCHED_L_GUARD] = "guard", [SCHED_L_SYNC] = "sync-error", [SCHED_L_PORT] = "port",
 	[SCHED_L_FLOW] = "flow", [SCHED_L_ROW] = "frames",
 };
 
@@ -149,7 +149,7 @@ static void header(struct parser *p, enum sched_line_kind kind)
 	const char *what = kind_word[kind];
 	uint32_t *seen = kind == SCHED_L_VERSION ? &p->l_version : kind == SCHED_L_TF ? &p->l_tf
 		       : kind == SCHED_L_K ? &p->l_k : kind == SCHED_L_EPOCH ? &p->l_epoch
-		       : &p->l_guard;
+		       : kind == SCHED_L_SYNC ? &p->l_sync : &p->l_guard;
 	const char *why;
 	uint64_t v;
 
@@ -189,6 +189,9 @@ static void header(struct parser *p, enum sched_line_kind kind)
 				t->tf_ns = v;
 		} else if (kind == SCHED_L_EPOCH) {
 			t->epoch_ns = v;
+		} else if (kind == SCHED_L_SYNC) {
+			t->sync_err_ns = v;
+			t->sync_err_set = true;
 		} else {
 			t->guard_ns = v;
 		}
@@ -580,7 +583,7 @@ static void one_line(struct parser *p, const char *s, uint32_t n)
 	ln->kind = (uint8_t)kind;
 	if (kind == SCHED_L_BLANK) {
 		ln->kind = SCHED_L_COMMENT;
-		bad_tok(p, &p->tok[0], "unknown keyword (expected tdp-schedule, tf, k, epoch, guard, port, flow or frames)");
+		bad_tok(p, &p->tok[0], "unknown keyword (expected tdp-schedule, tf, k, epoch, guard, sync-error, port, flow or frames)");
 		return;
 	}
 	if (kind != SCHED_L_VERSION && !p->l_version && !p->said_version) {
@@ -690,6 +693,16 @@ static void resolve(struct parser *p)
 		}
 		if (p->l_guard && t->guard_ns >= t->tf_ns)
 			sched_diag_add(d, SCHED_ERROR, p->l_guard, 7, "guard band must be shorter than TF (%s)", tf);
+	}
+	/* two nodes' frames may be apart by both their errors, either way: the
+	 * guard band holds twice that, so one node's error is at most half */
+	if (p->l_sync && t->sync_err_ns > t->guard_ns / 2) {
+		char s[32], g[32];
+		sched_fmt_time(t->sync_err_ns, s, sizeof(s));
+		sched_fmt_time(t->guard_ns, g, sizeof(g));
+		sched_diag_add(d, SCHED_ERROR, p->l_sync, 12,
+			       "sync-error %s is more than half the guard band (%s): the band must hold twice the "
+			       "clock error between two nodes, this one's and its neighbour's together", s, g);
 	}
 
 	dup = malloc(sizeof(uint32_t) * (t->nports > t->nflows ? t->nports : t->nflows) + 4);

@@ -36,6 +36,40 @@ void plan_error(struct plan *pl, uint32_t line, const char *fmt, ...)
 	pl->errors++;
 }
 
+/* The time sources a topology names, each with the sync error bound it
+ * gives a node when the topology does not say; tdpctl(8) gives the reasons. */
+const struct plan_time_src plan_time_srcs[] = {
+	{"shared", 0, "one clock for every node (the routers of one host)"},
+	/* locked, the card raises its time-offset flag past 2 us (5 us on a time
+	 * code): btfp.h, TFP_MR_TIMEOFF; tdpd counts the flag as a bad sample */
+	{"gps", 2000, "a GPS timing card, locked, without its time-offset flag (over 2 us)"},
+	/* IEEE 802.1AS-2011 B.3: two time-aware systems within seven hops agree
+	 * to 1 us peak to peak; half of that to each */
+	{"ptp-hw", 500, "PTP with hardware timestamps: 802.1AS's 1 us between two nodes within 7 hops, half each"},
+	/* ptp4l with software timestamps on veth here: offsets up to 6 us
+	 * (tests/net/ptp_profiles_net.sh); a loaded host needs more */
+	{"ptp-sw", 20000, "PTP with software timestamps: ptp4l's offsets reached 6 us on an idle VM"},
+	{NULL, 0, NULL},
+};
+
+const struct plan_time_src *plan_time_src_find(const char *name)
+{
+	for (const struct plan_time_src *t = plan_time_srcs; t->name; t++)
+		if (!strcmp(t->name, name))
+			return t;
+	return NULL;
+}
+
+uint64_t plan_pair_ns(const struct plan *pl, const struct link *l)
+{
+	return pl->nodes[l->e[0].node].sync_ns + pl->nodes[l->e[1].node].sync_ns + pl->clock_err_ns;
+}
+
+bool plan_pair_counts(const struct plan *pl, const struct link *l, int d)
+{
+	return pl->nodes[l->e[1 - d].node].router && plan_node_has_table(pl, l->e[d].node);
+}
+
 uint64_t plan_wire_bits(const struct plan *pl, uint32_t size)
 {
 	return ((uint64_t)(size < SCHED_MIN_FRAME ? SCHED_MIN_FRAME : size) + pl->overhead) * 8;
@@ -127,6 +161,11 @@ static void render(const struct plan *pl, uint32_t x, const char *path, struct e
 		sched_fmt_time(pl->guard_ns, t, sizeof(t));
 		out_line(e, pl->l_guard, "guard %s", t);
 	}
+	if (pl->sync_bounds) {
+		sched_fmt_time(nd->sync_ns, t, sizeof(t));
+		out_line(e, nd->line, "sync-error %s   # %s", t, nd->sync_given ? "as the topology gives it"
+								: nd->time ? nd->time->name : "none given");
+	}
 	for (uint32_t l = 0; l < pl->nlinks; l++)
 		for (int d = 0; d < 2; d++)
 			if (pl->links[l].e[d].node == x) {
@@ -150,12 +189,16 @@ static void render(const struct plan *pl, uint32_t x, const char *path, struct e
 				continue;
 			char opts[96] = "";
 			if (h > 0) {
+				/* the earliest arrival of a push at start(u): the link's
+				 * delay less how far the two clocks may be apart; whole
+				 * frames of it move into alpha, and when it is negative the
+				 * table maps arrivals to u - 1 and sends one frame later */
 				const struct link *in = &pl->links[f->link[h - 1]];
-				uint64_t d = in->delay_ns > pl->clock_err_ns ? in->delay_ns - pl->clock_err_ns : 0;
-				uint64_t whole = d / pl->tf_ns;
-				int at = snprintf(opts, sizeof(opts), " alpha %" PRIu64, f->alpha[h] - whole);
-				if (d % pl->tf_ns) {
-					sched_fmt_time(d % pl->tf_ns, t, sizeof(t));
+				int64_t d = (int64_t)in->delay_ns - (int64_t)plan_pair_ns(pl, in), tf = (int64_t)pl->tf_ns;
+				int64_t whole = d >= 0 ? d / tf : -((-d + tf - 1) / tf);
+				int at = snprintf(opts, sizeof(opts), " alpha %" PRId64, (int64_t)f->alpha[h] - whole);
+				if (d - whole * tf) {
+					sched_fmt_time((uint64_t)(d - whole * tf), t, sizeof(t));
 					at += snprintf(opts + at, sizeof(opts) - (size_t)at, " delay %s", t);
 				}
 				if (f->stamp)

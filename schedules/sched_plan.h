@@ -17,7 +17,7 @@
 #define PLAN_MAX_WORK 10000000ull             /* frames and packet hops placement visits before it stops retrying */
 #define PLAN_MAX_BYTES (16 << 20)             /* a topology file */
 #define PLAN_MAX_ALPHA 1000000                /* as a table's alpha */
-#define PLAN_MAX_PROC_NS 1000000000ull        /* processing, clock-error: 1 s */
+#define PLAN_MAX_PROC_NS 1000000000ull        /* processing, clock-error, sync-error: 1 s */
 #define PLAN_MAX_DELAY_NS 10000000000ull      /* a link's delay: 10 s */
 #define PLAN_TOPOLOGY_FILE "topology"         /* the topology, in a plan's directory */
 
@@ -31,6 +31,17 @@ struct plan_reach {
 	char **exec;             /* a command prefix, NULL-terminated; NULL: none */
 };
 
+/* Where a node's time comes from, and the sync error bound that source gives
+ * when the topology does not say (sched_plan.c holds the one list). */
+struct plan_time_src {
+	const char *name;
+	uint64_t sync_ns;
+	const char *why;
+};
+extern const struct plan_time_src plan_time_srcs[];
+/* The source by name, or NULL. */
+const struct plan_time_src *plan_time_src_find(const char *name);
+
 struct node {
 	char name[SCHED_NAME_MAX];
 	bool router;
@@ -38,6 +49,11 @@ struct node {
 	uint64_t proc_ns;
 	uint32_t line;
 	struct plan_reach reach;
+	/* its sync error bound: sync-error, else its time source's, else the
+	 * topology's time source's, else 0 (plan_read resolves it) */
+	const struct plan_time_src *time;
+	uint64_t sync_ns;
+	bool sync_given;
 };
 
 struct end {
@@ -75,6 +91,8 @@ struct preq {
 struct plan {
 	const char *file;
 	uint64_t tf_ns, guard_ns, epoch_ns, clock_err_ns;
+	const struct plan_time_src *time;   /* the topology's time source; NULL: none given */
+	bool sync_bounds;        /* a node or the topology gave a time source or sync-error */
 	uint32_t k;
 	uint32_t overhead;
 	struct node nodes[PLAN_MAX_NODES];
@@ -88,7 +106,7 @@ struct plan {
 	char *text;              /* the topology as read (tdpctl plan -o keeps it) */
 	size_t len;
 	/* where each setting was given (0: not given) */
-	uint32_t l_version, l_tf, l_k, l_guard, l_epoch, l_clock;
+	uint32_t l_version, l_tf, l_k, l_guard, l_epoch, l_clock, l_time;
 	uint64_t work;           /* frames visited by placement so far */
 	uint64_t max_work;       /* then no more retries; 0: PLAN_MAX_WORK */
 };
@@ -128,6 +146,12 @@ void plan_error(struct plan *pl, uint32_t line, const char *fmt, ...) __attribut
  * destination node's name. Flows with the same key take one next hop at each
  * router (sched_plan_place.c). */
 void plan_route_key(const struct plan *pl, const struct preq *f, char *out, size_t len);
+/* How far apart the frames of the two nodes a link joins may be, either way:
+ * both their sync errors and the topology's clock-error. */
+uint64_t plan_pair_ns(const struct plan *pl, const struct link *l);
+/* True when the frames at the two ends of link l, sent from end d, must
+ * line up: a router receives there from a node with a table. */
+bool plan_pair_counts(const struct plan *pl, const struct link *l, int d);
 /* Frames from a flow's ingress frame to hop h's (the sum of its alphas). */
 uint64_t plan_shift(const struct preq *f, uint32_t h);
 /* A packet of size bytes on the wire, in bits; a link's room in one frame. */

@@ -294,11 +294,12 @@ static int path_set(struct plan *pl, struct preq *f)
 		f->link[h] = (uint32_t)l;
 	}
 	/* every term is bounded when read (TF, guard <= 1 s, delay <= 10 s,
-	 * processing and clock error <= 1 s), so the sum cannot wrap */
+	 * processing, clock error and each sync error <= 1 s), so the sum
+	 * cannot wrap */
 	for (uint32_t h = 1; h + 1 < f->npath; h++) {
 		const struct node *r = &pl->nodes[f->path[h]];
 		const struct link *in = &pl->links[f->link[h - 1]];
-		uint64_t late = pl->tf_ns - pl->guard_ns + in->delay_ns + r->proc_ns + pl->clock_err_ns;
+		uint64_t late = pl->tf_ns - pl->guard_ns + in->delay_ns + r->proc_ns + plan_pair_ns(pl, in);
 		uint64_t a = (late + pl->tf_ns - 1) / pl->tf_ns;
 		if (a < r->min_alpha)
 			a = r->min_alpha;
@@ -532,6 +533,50 @@ static int plan_flow(struct plan *pl, const struct adj *a, struct preq *f)
 	return rc;
 }
 
+/* A node's sync error and where it comes from, for a refusal. */
+static void sync_said(const struct plan *pl, uint32_t x, char *out, size_t len)
+{
+	const struct node *n = &pl->nodes[x];
+	char t[32];
+	sched_fmt_time(n->sync_ns, t, sizeof(t));
+	snprintf(out, len, "%s's %s (%s)", n->name, t, n->sync_given ? "sync-error" : n->time ? n->time->name : "none given");
+}
+
+/* Every link into a router: the frames at its two ends may be apart by the
+ * pair's errors either way, so arrivals mapped with the delay less that
+ * spread over twice it; the guard band must hold it, or a packet is taken
+ * for the wrong upstream frame. */
+static void sync_check(struct plan *pl)
+{
+	for (uint32_t l = 0; l < pl->nlinks; l++) {
+		const struct link *lk = &pl->links[l];
+		uint64_t pair = plan_pair_ns(pl, lk);
+		if (2 * pair <= pl->guard_ns)
+			continue;
+		for (int d = 0; d < 2; d++) {
+			if (!plan_pair_counts(pl, lk, d))
+				continue;
+			char a[96], b[96], p[32], g[32], need[32], ce[64] = "";
+			sync_said(pl, lk->e[d].node, a, sizeof(a));
+			sync_said(pl, lk->e[1 - d].node, b, sizeof(b));
+			sched_fmt_time(pair, p, sizeof(p));
+			sched_fmt_time(2 * pair, need, sizeof(need));
+			sched_fmt_time(pl->guard_ns, g, sizeof(g));
+			if (pl->clock_err_ns) {
+				char c[32];
+				sched_fmt_time(pl->clock_err_ns, c, sizeof(c));
+				snprintf(ce, sizeof(ce), " and clock-error %s", c);
+			}
+			PERR(pl, lk->line, "link %s:%s -> %s:%s: the clocks at its ends may be %s apart either way (%s, %s%s): "
+					   "the guard band must be at least %s, twice that, or %s takes packets for the wrong "
+					   "upstream frame; guard is %s",
+			     pl->nodes[lk->e[d].node].name, lk->e[d].port, pl->nodes[lk->e[1 - d].node].name,
+			     lk->e[1 - d].port, p, a, b, ce, need, pl->nodes[lk->e[1 - d].node].name, g);
+			break; /* one refusal a link */
+		}
+	}
+}
+
 int plan_place(struct plan *pl)
 {
 	static struct adj a;
@@ -548,5 +593,7 @@ int plan_place(struct plan *pl)
 	/* a link's room per frame is kept only for links some path uses */
 	for (uint32_t i = 0; i < pl->nflows; i++)
 		plan_flow(pl, &a, &pl->flows[i]);
+	/* once the paths say which nodes send */
+	sync_check(pl);
 	return pl->errors ? -1 : 0;
 }

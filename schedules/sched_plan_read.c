@@ -103,10 +103,27 @@ static int parse_end(struct plan *pl, uint32_t line, const char *s, struct end *
 	return 0;
 }
 
+/* A time source by name, or an error naming them. */
+static const struct plan_time_src *time_src(struct plan *pl, uint32_t line, const char *v)
+{
+	const struct plan_time_src *t = v ? plan_time_src_find(v) : NULL;
+	if (!t) {
+		char names[128] = "";
+		size_t at = 0;
+		for (const struct plan_time_src *x = plan_time_srcs; x->name && at < sizeof(names); x++)
+			at += (size_t)snprintf(names + at, sizeof(names) - at, "%s%s", at ? ", " : "", x->name);
+		if (v)
+			PERR(pl, line, "time: '%s' is no time source (%s)", v, names);
+		else
+			PERR(pl, line, "time needs a source (%s)", names);
+	}
+	return t;
+}
+
 static void parse_node(struct plan *pl, uint32_t line, char **w, int n)
 {
 	uint64_t v;
-	uint32_t seen[3] = { 0 };
+	uint32_t seen[5] = { 0 };
 	if (n < 2 || !name_ok(w[1])) {
 		PERR(pl, line, "%s needs a name (letters, digits, _ - ., at most 31)", w[0]);
 		return;
@@ -123,12 +140,20 @@ static void parse_node(struct plan *pl, uint32_t line, char **w, int n)
 	snprintf(nd.name, sizeof(nd.name), "%s", w[1]);
 	for (int i = 2; i < n; i += 2) {
 		const char *val = i + 1 < n ? w[i + 1] : NULL;
-		if (!nd.router) {
-			PERR(pl, line, "a host takes no attributes ('%s')", w[i]);
-			return;
-		}
 		int rc;
-		if (!strcmp(w[i], "node-id")) {
+		if (!strcmp(w[i], "time")) {
+			if (twice(pl, line, &seen[3], "time"))
+				return;
+			rc = (nd.time = time_src(pl, line, val)) ? 0 : -1;
+		} else if (!strcmp(w[i], "sync-error")) {
+			if (twice(pl, line, &seen[4], "sync-error"))
+				return;
+			rc = num_time(pl, line, "sync-error", val, PLAN_MAX_PROC_NS, &nd.sync_ns);
+			nd.sync_given = true;
+		} else if (!nd.router) {
+			PERR(pl, line, "unknown host attribute '%s' (time, sync-error)", w[i]);
+			return;
+		} else if (!strcmp(w[i], "node-id")) {
 			if (twice(pl, line, &seen[0], "node-id"))
 				return;
 			if ((rc = num_uint(pl, line, "node-id", val, 0, 65535, &v)) == 0)
@@ -143,7 +168,7 @@ static void parse_node(struct plan *pl, uint32_t line, char **w, int n)
 			if ((rc = num_uint(pl, line, "min-alpha", val, 1, PLAN_MAX_ALPHA, &v)) == 0)
 				nd.min_alpha = (uint32_t)v;
 		} else {
-			PERR(pl, line, "unknown router attribute '%s' (node-id, processing, min-alpha)", w[i]);
+			PERR(pl, line, "unknown router attribute '%s' (node-id, processing, min-alpha, time, sync-error)", w[i]);
 			return;
 		}
 		if (rc)
@@ -473,8 +498,11 @@ static void parse_line(struct plan *pl, uint32_t line, char **w, int n)
 	} else if (!strcmp(w[0], "clock-error") && one) {
 		if (!twice(pl, line, &pl->l_clock, "clock-error"))
 			num_time(pl, line, "clock-error", w[1], PLAN_MAX_PROC_NS, &pl->clock_err_ns);
+	} else if (!strcmp(w[0], "time") && one) {
+		if (!twice(pl, line, &pl->l_time, "time"))
+			pl->time = time_src(pl, line, w[1]);
 	} else if (!strcmp(w[0], "tf") || !strcmp(w[0], "k") || !strcmp(w[0], "guard") || !strcmp(w[0], "epoch") ||
-		   !strcmp(w[0], "clock-error")) {
+		   !strcmp(w[0], "clock-error") || !strcmp(w[0], "time")) {
 		PERR(pl, line, "%s takes one value", w[0]);
 	} else if (!strcmp(w[0], "host") || !strcmp(w[0], "router")) {
 		parse_node(pl, line, w, n);
@@ -485,8 +513,8 @@ static void parse_line(struct plan *pl, uint32_t line, char **w, int n)
 	} else if (!strcmp(w[0], "control")) {
 		parse_control(pl, line, w, n);
 	} else {
-		PERR(pl, line, "unknown directive '%s' (tdp-topology, tf, k, guard, epoch, clock-error, host, router, link, "
-			       "flow, control)", w[0]);
+		PERR(pl, line, "unknown directive '%s' (tdp-topology, tf, k, guard, epoch, clock-error, time, host, router, "
+			       "link, flow, control)", w[0]);
 	}
 }
 
@@ -538,6 +566,15 @@ int plan_read_text(struct plan *pl, const char *buf, size_t len)
 		}
 		if (n)
 			parse_line(pl, line, w, n);
+	}
+	/* each node's sync error: its own, its source's, the topology's source's */
+	for (uint32_t x = 0; x < pl->nnodes; x++) {
+		struct node *nd = &pl->nodes[x];
+		if (!nd->time)
+			nd->time = pl->time;
+		if (!nd->sync_given && nd->time)
+			nd->sync_ns = nd->time->sync_ns;
+		pl->sync_bounds |= nd->sync_given || nd->time;
 	}
 	if (!pl->l_version)
 		PERR(pl, 1, "empty topology: expected 'tdp-topology 1'");

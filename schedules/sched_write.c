@@ -54,6 +54,7 @@ static void render_header(const struct sched_table *t, enum sched_line_kind kind
 	case SCHED_L_K: sched_buf_printf(b, "k %u", t->k); break;
 	case SCHED_L_EPOCH: sched_fmt_time(t->epoch_ns, v, sizeof(v)); sched_buf_printf(b, "epoch %s", v); break;
 	case SCHED_L_GUARD: sched_fmt_time(t->guard_ns, v, sizeof(v)); sched_buf_printf(b, "guard %s", v); break;
+	case SCHED_L_SYNC: sched_fmt_time(t->sync_err_ns, v, sizeof(v)); sched_buf_printf(b, "sync-error %s", v); break;
 	default: break;
 	}
 }
@@ -145,8 +146,9 @@ int sched_write(const struct sched_table *t, FILE *out)
 	struct sched_entry *en = NULL;
 	int rc = 0;
 
-	for (int k = SCHED_L_VERSION; k <= SCHED_L_GUARD; k++) {
-		if ((k == SCHED_L_EPOCH && !t->epoch_ns) || (k == SCHED_L_GUARD && !t->guard_ns))
+	for (int k = SCHED_L_VERSION; k <= SCHED_L_SYNC; k++) {
+		if ((k == SCHED_L_EPOCH && !t->epoch_ns) || (k == SCHED_L_GUARD && !t->guard_ns) ||
+		    (k == SCHED_L_SYNC && !t->sync_err_set))
 			continue;
 		render_header(t, (enum sched_line_kind)k, &b);
 		rc |= emit(&b, out);
@@ -338,6 +340,8 @@ int sched_write_json(const struct sched_table *t, FILE *out)
 		"\"cycle_ns\":%llu,", t->version, (unsigned long long)t->tf_ns, t->k,
 		(unsigned long long)t->epoch_ns, (unsigned long long)t->guard_ns,
 		(unsigned long long)t->tf_ns * t->k);
+	if (t->sync_err_set)
+		fprintf(out, "\"sync_error_ns\":%llu,", (unsigned long long)t->sync_err_ns);
 	fputs("\"ports\":[", out);
 	for (uint32_t i = 0; i < t->nports; i++) {
 		const struct sched_port *p = &t->ports[i];
@@ -412,7 +416,8 @@ static bool match_equal(const struct sched_match *a, const struct sched_match *b
 bool sched_equal(const struct sched_table *a, const struct sched_table *b)
 {
 	if (a->version != b->version || a->tf_ns != b->tf_ns || a->k != b->k ||
-	    a->epoch_ns != b->epoch_ns || a->guard_ns != b->guard_ns || a->nports != b->nports ||
+	    a->epoch_ns != b->epoch_ns || a->guard_ns != b->guard_ns || a->sync_err_set != b->sync_err_set ||
+	    a->sync_err_ns != b->sync_err_ns || a->nports != b->nports ||
 	    a->nflows != b->nflows)
 		return false;
 	for (uint32_t i = 0; i < a->nports; i++) {

@@ -129,7 +129,7 @@ struct sched_rule {
 
 enum sched_line_kind {
 	SCHED_L_BLANK, SCHED_L_COMMENT, SCHED_L_VERSION, SCHED_L_TF, SCHED_L_K,
-	SCHED_L_EPOCH, SCHED_L_GUARD, SCHED_L_PORT, SCHED_L_FLOW, SCHED_L_ROW,
+	SCHED_L_EPOCH, SCHED_L_GUARD, SCHED_L_SYNC, SCHED_L_PORT, SCHED_L_FLOW, SCHED_L_ROW,
 };
 
 /* Every line of the source, so an edit can keep comments and layout. */
@@ -146,6 +146,8 @@ struct sched_table {
 	uint32_t k;                /* frames per cycle; k*tf_ns divides one second */
 	uint64_t epoch_ns;         /* cycle 0 starts this long after every TAI second */
 	uint64_t guard_ns;         /* end of each frame in which nothing may start */
+	uint64_t sync_err_ns;      /* this node's sync error bound, as planned (sync-error) */
+	bool sync_err_set;         /* sync-error given */
 
 	struct sched_port *ports;
 	uint32_t nports;

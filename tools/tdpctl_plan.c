@@ -68,6 +68,65 @@ static void fmt_ns(uint64_t ns, char *s, size_t n)
 		snprintf(s, n, "%.3f us", ns / 1e3);
 }
 
+/* The sync budget: each node's sync error and where it comes from, and on
+ * every link into a router how far apart its ends' frames may be, what of
+ * the guard band that takes (twice it) and what alpha absorbs (it). */
+static void sync_budget(const struct plan *pl, FILE *o, bool json)
+{
+	char a[32], b[32], c[32];
+	if (json) {
+		fprintf(o, "\"sync\": {\"clock_error_ns\": %" PRIu64 ", \"nodes\": [", pl->clock_err_ns);
+		for (uint32_t x = 0; x < pl->nnodes; x++) {
+			const struct node *n = &pl->nodes[x];
+			fprintf(o, "%s{\"name\": \"%s\", \"time\": %s%s%s, \"sync_error_ns\": %" PRIu64 ", \"given\": %s}",
+				x ? ", " : "", n->name, n->time ? "\"" : "", n->time ? n->time->name : "null",
+				n->time ? "\"" : "", n->sync_ns, n->sync_given ? "true" : "false");
+		}
+		fputs("], \"links\": [", o);
+	} else if (!pl->sync_bounds && !pl->clock_err_ns) {
+		fprintf(o, "\nsync budget: no node gives a time source or sync-error, so the plan takes every clock to "
+			   "agree; give them (tdpctl(8), time and sync-error) to have the guard band checked\n");
+		return;
+	} else {
+		fprintf(o, "\nsync budget (frames line up across routers only as well as their clocks agree):\n");
+		for (uint32_t x = 0; x < pl->nnodes; x++) {
+			const struct node *n = &pl->nodes[x];
+			fmt_ns(n->sync_ns, a, sizeof(a));
+			fprintf(o, "  %-12s %-8s %s%s\n", n->name, n->time ? n->time->name : "-", a,
+				n->sync_given ? " (sync-error)" : "");
+		}
+		if (pl->clock_err_ns) {
+			fmt_ns(pl->clock_err_ns, a, sizeof(a));
+			fprintf(o, "  and clock-error %s on every link\n", a);
+		}
+	}
+	bool any = false;
+	for (uint32_t l = 0; l < pl->nlinks; l++)
+		for (int d = 0; d < 2; d++) {
+			const struct link *lk = &pl->links[l];
+			if (!plan_pair_counts(pl, lk, d))
+				continue;
+			uint64_t pair = plan_pair_ns(pl, lk);
+			const char *from = pl->nodes[lk->e[d].node].name, *to = pl->nodes[lk->e[1 - d].node].name;
+			if (json) {
+				fprintf(o, "%s{\"from\": \"%s:%s\", \"to\": \"%s:%s\", \"pair_ns\": %" PRIu64
+					   ", \"guard_needed_ns\": %" PRIu64 ", \"guard_ns\": %" PRIu64 ", \"fits\": %s}",
+					any ? ", " : "", from, lk->e[d].port, to, lk->e[1 - d].port, pair, 2 * pair, pl->guard_ns,
+					2 * pair <= pl->guard_ns ? "true" : "false");
+			} else {
+				fmt_ns(pair, a, sizeof(a));
+				fmt_ns(2 * pair, b, sizeof(b));
+				fmt_ns(pl->guard_ns, c, sizeof(c));
+				fprintf(o, "  link %s:%s -> %s:%s: the ends' frames may be %s apart either way; the guard band "
+					   "takes %s of its %s, and alpha at %s adds %s to the wait\n", from, lk->e[d].port, to,
+					lk->e[1 - d].port, a, b, c, to, a);
+			}
+			any = true;
+		}
+	if (json)
+		fputs("]}", o);
+}
+
 int tdpctl_plan(int argc, char **argv)
 {
 	const char *topo = NULL, *out = NULL;
@@ -166,7 +225,10 @@ int tdpctl_plan(int argc, char **argv)
 		uint64_t a = plan_shift(f, last);
 		const struct link *ll = &pl.links[f->link[last]];
 		uint64_t ser = (plan_wire_bits(&pl, f->size) * SCHED_NS_PER_S + ll->rate_bps - 1) / ll->rate_bps;
-		uint64_t lo = a * pl.tf_ns + ll->delay_ns + ser, hi = a * pl.tf_ns + pl.tf_ns - pl.guard_ns + ll->delay_ns;
+		/* the last router's frames may be off the reference by its sync error */
+		uint64_t e = pl.nodes[f->path[last]].sync_ns;
+		uint64_t lo = a * pl.tf_ns + ll->delay_ns + ser, hi = a * pl.tf_ns + pl.tf_ns - pl.guard_ns + ll->delay_ns + e;
+		lo = lo > e ? lo - e : 0;
 		char *alist = NULL, *fr = plan_ingress_frames(&pl, f, 0);
 		size_t alen = 0;
 		FILE *am = open_memstream(&alist, &alen);
@@ -234,7 +296,9 @@ int tdpctl_plan(int argc, char **argv)
 		free(alist);
 	}
 	if (json) {
-		fprintf(o, "], \"routes\": [");
+		fprintf(o, "], ");
+		sync_budget(&pl, o, true);
+		fprintf(o, ", \"routes\": [");
 		routes(&pl, o, true);
 		fprintf(o, "], \"tables\": [");
 		for (uint32_t x = 0; x < ntab; x++) {
@@ -267,6 +331,7 @@ int tdpctl_plan(int argc, char **argv)
 					lk->e[1 - d].port, 100.0 * (double)mx / (double)plan_cap_bits(&pl, lk),
 					100.0 * (double)sum / pl.k / (double)plan_cap_bits(&pl, lk));
 			}
+		sync_budget(&pl, o, false);
 		routes(&pl, o, false);
 		for (uint32_t x = 0; x < ntab; x++)
 			fprintf(o, "wrote %s\n", tab[x].path);

@@ -4,14 +4,16 @@
 # delay and jitter bounds, whole frames of link delay moved into alpha,
 # admission on every link, and clear refusals (file:line, the full link and
 # its frames) with nothing written; in a mesh, a detour round a full link,
-# alpha raised where frames are full, and the routes the plan takes.
+# alpha raised where frames are full, and the routes the plan takes; the
+# sync budget: each node's bound in its table and the report, and a guard
+# band too short for a link's pair refused with the numbers.
 # usage: plan_cli.sh TDPCTL  (TAP)
 set -uo pipefail
 CTL=$1
 . "$(dirname "$0")/../tap.sh"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-echo "1..13"
+echo "1..15"
 
 topo() { # topo FILE PROC2 [extra lines...]
 	local f=$1 p2=$2
@@ -149,3 +151,23 @@ check "mesh: the routes the plan takes, per router and destination" \
 	'grep -q "^r1: 10.9.1.0/24 -> r2 (port b)$" "$W/mesh.out" && grep -q "^r1: 10.9.2.0/24 -> r3 (port c)$" "$W/mesh.out" &&
 	 grep -q "^r5: 10.9.2.0/24 -> r4 (port b)$" "$W/mesh.out" && [ "$(grep -c "^r1: " "$W/mesh.out")" = 2 ]' \
 	"$(cat "$W/mesh.out")"
+
+topo "$W/s.topo" 200us "flow probe from snd to rcv packets 1 size 128 frames 0 match dscp 46" "time ptp-sw"
+sed -i 's/^guard 50us$/guard 100us/; s/^router r2 node-id 2 processing 200us$/& time gps/' "$W/s.topo"
+"$CTL" plan "$W/s.topo" -o "$W/s" >"$W/s.out" 2>&1
+rc=$?
+"$CTL" plan "$W/s.topo" --json >"$W/s.json" 2>&1
+# snd - r1: 20 + 20 us; r1 - r2: 20 + 2 us; the table's delay 5 - 40 us < 0: one TF more, alpha one more
+check "sync budget: each node's bound in its table, the pairs in the report, alpha and delay take them" \
+	'[ $rc -eq 0 ] && grep -q "^sync-error 20us   # ptp-sw$" "$W/s/r1.tdp" && grep -q "^sync-error 2us   # gps$" "$W/s/r2.tdp" &&
+	 grep -q "^sync-error 20us   # ptp-sw$" "$W/s/snd.tdp" && grep -q " alpha 3 delay 965us " "$W/s/r1.tdp" &&
+	 grep -q "^  link snd:eth0 -> r1:in: the ends. frames may be 40.000 us apart either way; the guard band takes 80.000 us of its 100.000 us" "$W/s.out" &&
+	 [ "$(j "$W/s.json" "[(l[\"from\"], l[\"pair_ns\"], l[\"fits\"]) for l in d[\"sync\"][\"links\"]]")" = "[('"'snd:eth0'"', 40000, True), ('"'r1:out'"', 22000, True), ('"'r2:in'"', 22000, True)]" ] &&
+	 "$CTL" schedule check "$W"/s/*.tdp >/dev/null' "$(cat "$W/s.out" "$W/s.json" "$W"/s/r1.tdp)"
+sed -i 's/^guard 100us$/guard 60us/' "$W/s.topo"
+rm -rf "$W/s2"
+"$CTL" plan "$W/s.topo" -o "$W/s2" >"$W/s2.out" 2>&1
+rc=$?
+check "sync budget: a guard band under twice a link's pair is refused at the link with the numbers; nothing written" \
+	'[ $rc -eq 1 ] && grep -q "s.topo:9: error: link snd:eth0 -> r1:in: the clocks at its ends may be 40us apart either way (snd.s 20us (ptp-sw), r1.s 20us (ptp-sw)): the guard band must be at least 80us, twice that, or r1 takes packets for the wrong upstream frame; guard is 60us$" "$W/s2.out" &&
+	 ! grep -q "link r1:out" "$W/s2.out" && [ ! -e "$W/s2/r1.tdp" ]' "$(cat "$W/s2.out")"

@@ -176,6 +176,32 @@ static void err_tf_and_cycle(void **state)
 	parse_err("tdp-schedule 1\ntf 1ms\n", 1, 1, "no 'k' line");
 }
 
+/* a node's sync error bound: kept, written back, at most half the guard band */
+static void sync_error_bound(void **state)
+{
+	(void)state;
+	struct sched_table *t = parse_ok(HDR "guard 20us\nsync-error 10us\n");
+	assert_true(t->sync_err_set);
+	assert_int_equal(t->sync_err_ns, 10000);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(sched_write(t, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "guard 20us\nsync-error 10us\n"));
+	free(buf);
+	sched_free(t);
+	t = parse_ok(HDR "sync-error 0ns\n");
+	assert_true(t->sync_err_set && t->sync_err_ns == 0);
+	sched_free(t);
+	t = parse_ok(HDR);
+	assert_false(t->sync_err_set);
+	sched_free(t);
+	parse_err(HDR "guard 20us\nsync-error 11us\n", 5, 12, "more than half the guard band (20us)");
+	parse_err(HDR "sync-error 1ns\n", 4, 12, "more than half the guard band");
+	parse_err(HDR "guard 20us\nsync-error 1us\nsync-error 2us\n", 6, 1, "'sync-error' given twice");
+}
+
 static void err_version(void **state)
 {
 	parse_err("tf 100us\nk 10\n", 1, 1, "must start with 'tdp-schedule 1'");
@@ -429,6 +455,7 @@ int main(void)
 		cmocka_unit_test(err_unknown_keyword),
 		cmocka_unit_test(err_units),
 		cmocka_unit_test(err_tf_and_cycle),
+		cmocka_unit_test(sync_error_bound),
 		cmocka_unit_test(err_version),
 		cmocka_unit_test(err_names),
 		cmocka_unit_test(err_match_values),

@@ -283,6 +283,77 @@ static void alpha_raised_where_frames_are_full(void **st)
 	plan_free(&pl);
 }
 
+/* the sync budget: each node's bound from its own sync-error, its time
+ * source, or the topology's; alpha takes the pair's error, the table's
+ * delay the link's less it (one frame longer and alpha one higher when
+ * negative), each table its node's bound; a guard band under twice a
+ * link's pair refuses the plan at the link, with the numbers */
+static void sync_budget_in_alpha_delay_and_guard(void **st)
+{
+	(void)st;
+	static const char topo[] = "tdp-topology 1\ntf 1ms\nk 10\nguard %s\ntime ptp-sw\nhost snd sync-error 5us\n"
+				   "router r1 node-id 1 processing 200us\nrouter r2 node-id 2 processing 200us time gps\n"
+				   "host rcv\nlink snd:e r1:a rate 1Gbit/s delay 5us\nlink r1:b r2:a rate 1Gbit/s delay 5us\n"
+				   "link r2:b rcv:e rate 1Gbit/s delay 5us\n"
+				   "flow p from snd to rcv packets 1 size 128 frames 0 match dscp 46\n";
+	char text[1024];
+	snprintf(text, sizeof(text), topo, "100us");
+	assert_int_equal(read_text(text), 0);
+	assert_true(pl.sync_bounds);
+	assert_int_equal(pl.nodes[0].sync_ns, 5000);  /* snd: its own */
+	assert_int_equal(pl.nodes[1].sync_ns, 20000); /* r1: the topology's ptp-sw */
+	assert_int_equal(pl.nodes[2].sync_ns, 2000);  /* r2: its gps */
+	assert_int_equal(plan_pair_ns(&pl, &pl.links[0]), 25000);
+	assert_int_equal(plan_pair_ns(&pl, &pl.links[1]), 22000);
+	assert_int_equal(plan_place(&pl), 0);
+	/* r1: ceil((1000 - 100 + 5 + 200 + 25) / 1000) = 2; r2: the same with 22 */
+	assert_int_equal(pl.flows[0].alpha[1], 2);
+	assert_int_equal(pl.flows[0].alpha[2], 2);
+	struct plan_table t;
+	assert_int_equal(plan_table_build(&pl, 1, "test.topo", &t), 0); /* r1 */
+	/* 5 us - 25 us < 0: mapped one frame earlier, sent one frame later */
+	assert_non_null(strstr(t.text, "sync-error 20us"));
+	assert_non_null(strstr(t.text, "alpha 3 delay 980us"));
+	plan_table_free(&t);
+	assert_int_equal(plan_table_build(&pl, 0, "test.topo", &t), 0); /* snd */
+	assert_non_null(strstr(t.text, "sync-error 5us"));
+	plan_table_free(&t);
+	plan_free(&pl);
+
+	/* 2 x 25 us and 2 x 22 us do not fit in 40 us: both links refused */
+	snprintf(text, sizeof(text), topo, "40us");
+	assert_int_equal(read_text(text), 0);
+	char *err = NULL;
+	size_t elen = 0;
+	pl.err = open_memstream(&err, &elen);
+	assert_int_equal(plan_place(&pl), -1);
+	fclose(pl.err);
+	assert_non_null(strstr(err, "test.topo:10: error: link snd:e -> r1:a: the clocks at its ends may be 25us apart "
+				    "either way (snd's 5us (sync-error), r1's 20us (ptp-sw)): the guard band must be at "
+				    "least 50us"));
+	assert_non_null(strstr(err, "guard is 40us"));
+	assert_non_null(strstr(err, "test.topo:11: error: link r1:b -> r2:a: the clocks at its ends may be 22us apart"));
+	assert_int_equal(pl.errors, 2);
+	free(err);
+	plan_free(&pl);
+}
+
+/* no time source and no sync-error anywhere: the tables say nothing of it
+ * and the delay is the link's, as before */
+static void no_sync_bounds_no_sync_lines(void **st)
+{
+	(void)st;
+	assert_int_equal(read_chain("200us", "flow p from snd to rcv packets 1 size 128 frames 0 match dscp 46\n"), 0);
+	assert_false(pl.sync_bounds);
+	assert_int_equal(plan_place(&pl), 0);
+	struct plan_table t;
+	assert_int_equal(plan_table_build(&pl, 1, "test.topo", &t), 0);
+	assert_null(strstr(t.text, "sync-error"));
+	assert_non_null(strstr(t.text, "alpha 2 delay 5us"));
+	plan_table_free(&t);
+	plan_free(&pl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +366,8 @@ int main(void)
 		cmocka_unit_test(a_refused_flow_holds_no_routes),
 		cmocka_unit_test(refused_on_every_path_names_each),
 		cmocka_unit_test(alpha_raised_where_frames_are_full),
+		cmocka_unit_test(sync_budget_in_alpha_delay_and_guard),
+		cmocka_unit_test(no_sync_bounds_no_sync_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
