@@ -83,7 +83,7 @@ static void __attribute__((noreturn)) guard_run(int fd, int action, pid_t parent
 		armed[i].port[sizeof(armed[i].port) - 1] = 0;
 		/* the port's lock first: a tdpd started since owns the port now */
 		char err[600];
-		int rc = pl_take(&lk[i], armed[i].port, hp->device, "none (a guard)", (int)parent, err, sizeof(err));
+		int rc = pl_take_from_dead(&lk[i], armed[i].port, hp->device, (int)parent, err, sizeof(err));
 		if (rc != 0) {
 			log_notice("port %s: %s; left to it", armed[i].port, err);
 			continue;

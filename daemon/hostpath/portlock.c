@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -73,8 +74,27 @@ int pl_take(struct lockfile *l, const char *port, const char *device, const char
 	lockfile_field(held, "pid", pid, sizeof(pid));
 	lockfile_field(held, "port", hport, sizeof(hport));
 	lockfile_field(held, "control-socket", sock, sizeof(sock));
+	if (guard_of > 0 && atoi(pid) == guard_of) {
+		/* the dead tdpd's own lock: its exit closes its descriptors one by
+		 * one, the guard's pipe among them, so the lock may outlive the
+		 * pipe for a moment */
+		snprintf(err, errlen, "%s is still locked by tdpd pid %d, whose exit has not closed it yet", what, guard_of);
+		return -3;
+	}
 	snprintf(err, errlen, "%s belongs to a running tdpd (pid %s, its port %s, control socket %s): one tdpd per "
 		 "port; stop that one first, or give this port another device (lock %s)", what, pid[0] ? pid : "?",
 		 hport[0] ? hport : "?", sock[0] ? sock : "?", path);
 	return -1;
+}
+
+int pl_take_from_dead(struct lockfile *l, const char *port, const char *device, int dead, char *err, size_t errlen)
+{
+	const struct timespec tick = {0, PL_EXIT_POLL_NS};
+	int rc = -3;
+	for (long waited = 0; rc == -3 && waited <= PL_EXIT_WAIT_NS; waited += PL_EXIT_POLL_NS) {
+		if (waited)
+			nanosleep(&tick, NULL);
+		rc = pl_take(l, port, device, "none (a guard)", dead, err, errlen);
+	}
+	return rc;
 }

@@ -2,17 +2,22 @@
 /*
  * hp_prepare refuses an af_packet port's bad qpairs devarg, before it
  * touches the kernel: each of that many sockets is served as an RX queue
- * (rxcores_net runs qpairs=2 on real sockets).
+ * (rxcores_net runs qpairs=2 on real sockets). A guard takes the ports of
+ * the tdpd that died even while that tdpd's exit still holds their locks.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "hostpath.h"
 #include "hpmode.h"
+#include "portlock.h"
 
 static void bad_qpairs_are_refused(void **state)
 {
@@ -30,10 +35,50 @@ static void bad_qpairs_are_refused(void **state)
 	}
 }
 
+static struct lockfile dead_lock;
+
+static void *exit_closes(void *arg)
+{
+	(void)arg;
+	const struct timespec t = {0, 100000000};
+	nanosleep(&t, NULL);
+	lockfile_release(&dead_lock);
+	return NULL;
+}
+
+/* The tdpd that died closes its descriptors one by one as it exits: the
+ * guard's pipe may read as closed while the port's lock is still its. The
+ * guard's take waits that out (it would have left the port to a "running
+ * tdpd", itself dead) and then takes the port; another tdpd's lock it does
+ * not wait for. The port is lo (every namespace has it; tdpd never serves
+ * it); the locks live in PL_DIR, which needs root. */
+static void guard_waits_out_the_dead_lock(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	const char *dev = "net_af_packet0,iface=lo";
+	char err[600];
+	int me = (int)getpid();
+	/* held as the dead tdpd held it: its pid in the file */
+	assert_int_equal(pl_take(&dead_lock, "in", dev, "/run/dead.sock", 0, err, sizeof(err)), 0);
+	struct lockfile g;
+	assert_int_equal(pl_take(&g, "in", dev, "none (a guard)", me, err, sizeof(err)), -3);
+	assert_non_null(strstr(err, "whose exit has not closed it yet"));
+	/* another tdpd's: refused at once, as before */
+	assert_int_equal(pl_take(&g, "in", dev, "none (a guard)", me + 1, err, sizeof(err)), -1);
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, exit_closes, NULL), 0);
+	assert_int_equal(pl_take_from_dead(&g, "in", dev, me, err, sizeof(err)), 0);
+	pthread_join(th, NULL);
+	lockfile_release(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bad_qpairs_are_refused),
+		cmocka_unit_test(guard_waits_out_the_dead_lock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
