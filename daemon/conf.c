@@ -87,6 +87,10 @@ const struct conf_opt conf_opts[] = {
 	 "in holdover: serve reserved flows as when locked; serve them and count alarm frames; or demote them to best effort", false},
 	{"sync-unlocked-action", CS_GLOBAL, CT_ENUM, "alarm", 0, 0, conf_action_names, G(sync_unlocked_action), "serve|alarm|demote",
 	 "unlocked: serve reserved flows; serve them and count alarm frames (the default: the frames stay as precise as the local clock); or demote them to best effort", false},
+	{"sync-budget-action", CS_GLOBAL, CT_ENUM, "alarm", 0, 0, conf_action_names, G(sync_budget_action), "serve|alarm|demote",
+	 "when the source's uncertainty exceeds the table's sync-error (a quarter of its guard band without one), the frames line up no more as planned: serve, alarm (log it and count the frames), or demote reserved flows to best effort", false},
+	{"time-offset", CS_GLOBAL, CT_DUR, "0", -1000000000, 1000000000, NULL, G(time_offset_ns), "TIME",
+	 "added to the source's time, either sign: a correction it does not make (an antenna cable, a path's asymmetry), or a deliberate offset in a lab; refused on a source with a frame tick, whose edges mark the frames", false},
 	{"engine-cpu", CS_GLOBAL, CT_INT, "-1", -1, 1023, NULL, G(engine_cpu), "CPU",
 	 "the shielded CPU of the frame engine; -1 takes the last online CPU", false},
 	{"housekeeping-cpu", CS_GLOBAL, CT_INT, "0", 0, 1023, NULL, G(housekeeping_cpu), "CPU",
@@ -268,16 +272,23 @@ static int parse_value(const struct conf_opt *o, const char *v, void *base, cons
 	}
 	case CT_DUR: {
 		uint64_t ns;
-		if (strcmp(v, "0") == 0)
+		/* a sign only where the option takes one (min below 0) */
+		bool neg = o->min < 0 && v[0] == '-';
+		const char *t = neg ? v + 1 : v;
+		if (strcmp(t, "0") == 0)
 			ns = 0;
-		else if (sched_num_time(v, strlen(v), &ns, why) != 0)
+		else if (sched_num_time(t, strlen(t), &ns, why) != 0)
 			return -1;
-		if ((int64_t)ns < o->min || (int64_t)ns > o->max) {
-			snprintf(whybuf, wlen, "out of range (at most %" PRId64 " ns)", o->max);
+		int64_t x = ns > (uint64_t)INT64_MAX ? INT64_MAX : neg ? -(int64_t)ns : (int64_t)ns;
+		if (x < o->min || x > o->max) {
+			if (o->min < 0)
+				snprintf(whybuf, wlen, "out of range (%" PRId64 " ns to %" PRId64 " ns)", o->min, o->max);
+			else
+				snprintf(whybuf, wlen, "out of range (at most %" PRId64 " ns)", o->max);
 			*why = whybuf;
 			return -1;
 		}
-		*iv = (int64_t)ns;
+		*iv = x;
 		return 0;
 	}
 	case CT_RATE: {

@@ -70,7 +70,8 @@ struct conf {
 	char schedule[CONF_STR];
 	int64_t timebase;                /* an index into timebase_table[] */
 	struct tb_params tb;             /* the time sources' settings, each reads its own */
-	int64_t sync_holdover_action, sync_unlocked_action;
+	int64_t sync_holdover_action, sync_unlocked_action, sync_budget_action;
+	int64_t time_offset_ns;          /* added to the source's time */
 	int64_t engine_cpu, housekeeping_cpu, engine_priority, rx_priority;
 	char rx_cpus[CONF_STR];          /* CPUs of the RX cores beyond housekeeping's */
 	int64_t late_policy;

@@ -143,6 +143,9 @@ json_t *control_host_path_json(const struct hp_port *hp);
  * within the last WATCH_MOVED_LOG_NS), for status, stats and Prometheus. */
 json_t *control_link_json(const struct port_link *l);
 json_t *control_alarms_json(struct control *c);
+/* The table's sync budget against the source's uncertainty: the budget and
+ * where it comes from, whether it is exceeded, the action and its frames. */
+json_t *control_budget_json(struct control *c);
 /* how recent a moved route must be to raise its alarm */
 #define CTL_MOVED_ALARM_NS (10 * (int64_t)1000000000)
 

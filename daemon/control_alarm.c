@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What is wrong now, for `tdpctl status`, `stats` and Prometheus: the ports'
- * links and the reserved flows whose route moved off their port. Read from
- * the counters and states other threads keep; nothing here is remembered. */
+ * links, the time source's uncertainty past the table's sync budget and the
+ * reserved flows whose route moved off their port. Read from the counters
+ * and states other threads keep; nothing here is remembered. */
 #include <jansson.h>
 
 #include "control.h"
@@ -21,6 +22,19 @@ json_t *control_link_json(const struct port_link *l)
 			 rs < 0 ? json_null() : json_integer(rs));
 }
 
+json_t *control_budget_json(struct control *c)
+{
+	const struct sched_table *t = engine_table_sched(c->cur->et);
+	int64_t b = sched_sync_budget(t), u = tb_uncertainty(c->tb);
+	struct eng_stats es;
+	engine_stats(c->e, &es);
+	return json_pack("{so ss sb sI ss sI sI}", "budget_ns", b < 0 ? json_null() : json_integer(b), "from",
+			 t->sync_err_set ? "sync-error" : t->guard_ns ? "guard/4" : "none", "over", b >= 0 && u > b,
+			 "uncertainty_ns", (json_int_t)u, "action", conf_action_names[c->conf->sync_budget_action],
+			 "over_budget_frames", (json_int_t)es.over_budget_frames, "time_offset_ns",
+			 (json_int_t)c->conf->time_offset_ns);
+}
+
 json_t *control_alarms_json(struct control *c)
 {
 	json_t *a = json_array();
@@ -33,6 +47,12 @@ json_t *control_alarms_json(struct control *c)
 	}
 	struct eng_table *et = c->cur->et;
 	const struct sched_table *t = engine_table_sched(et);
+	int64_t budget = sched_sync_budget(t), unc = tb_uncertainty(c->tb);
+	if (budget >= 0 && unc > budget)
+		json_array_append_new(a, json_pack("{ss sI sI ss ss}", "kind", "sync-budget", "uncertainty_ns",
+						   (json_int_t)unc, "budget_ns", (json_int_t)budget, "from",
+						   t->sync_err_set ? "sync-error" : "guard/4", "action",
+						   conf_action_names[c->conf->sync_budget_action]));
 	int64_t now = tb_now(c->tb).ns;
 	for (uint32_t f = 0; f < t->nflows; f++) {
 		struct flow_rx_sum fr;

@@ -291,6 +291,7 @@ static json_t *cmd_sync(struct control *c)
 					    (json_int_t)es.back_steps, "skip_events", (json_int_t)es.skip_events));
 	json_object_set_new(o, "holdover_action", json_string(conf_action_names[c->conf->sync_holdover_action]));
 	json_object_set_new(o, "unlocked_action", json_string(conf_action_names[c->conf->sync_unlocked_action]));
+	json_object_set_new(o, "budget", control_budget_json(c));
 	json_t *tick = summary_tick_json(&s);
 	if (tick) {
 		json_object_set_new(tick, "ticks", json_integer((json_int_t)es.ticks));

@@ -454,6 +454,19 @@ static int timebase_up(struct tdpd *d)
 	char desc[256];
 	d->tb->ops->describe(d->tb, desc, sizeof(desc));
 	log_info("timebase %s: %s", tbo->name, desc);
+	if (c->time_offset_ns) {
+		/* the edges of a frame tick mark the frames: an offset would move
+		 * the time read but not them */
+		if (d->tb->ops->tick_fd && d->tb->ops->tick_fd(d->tb) >= 0) {
+			log_err("time-offset: timebase %s takes its frames from a tick, which no offset moves; set the "
+				"source's own correction (the card's propagation delay, ptp4l's delayAsymmetry)", tbo->name);
+			tb_destroy(d->tb);
+			d->tb = NULL;
+			return -1;
+		}
+		d->tb->offset_ns = c->time_offset_ns;
+		log_warn("time-offset: %" PRId64 " ns added to the %s source's time", c->time_offset_ns, tbo->name);
+	}
 	struct tb_sync sy;
 	tb_sync(d->tb, &sy);
 	log_notice("sync: %s (%s); in holdover the engine will %s, unlocked it will %s", tb_state_name(sy.state),
@@ -505,6 +518,7 @@ static int engine_up(struct tdpd *d)
 		.be_poll_ns = c->be_poll_ns, .ports = epc,
 		.holdover_action = (enum sync_action)c->sync_holdover_action,
 		.unlocked_action = (enum sync_action)c->sync_unlocked_action,
+		.budget_action = (enum sync_action)c->sync_budget_action,
 		.pw = {.spin_below_ns = c->spin_below_ns, .min_sleep_ns = c->min_sleep_ns,
 		       .margin_ns = c->wake_margin_ns, .window = (uint32_t)c->oversleep_window,
 		       .decay_pct = (uint32_t)c->oversleep_decay, .book_init_ns = 200, .max_lead_ns = c->max_lead_ns,

@@ -107,10 +107,11 @@ void summary_text(const struct summary_src *s, FILE *out)
 		     " transitions, %" PRIu64 " phase steps\n",
 		tb_state_name(sy.state), sy.reason, sy.offset_ns, sy.uncertainty_ns, sy.samples, sy.bad_samples,
 		sy.busy, sy.faults, sy.transitions, sy.steps);
-	fprintf(out, "        frames in holdover %" PRIu64 ", unlocked %" PRIu64 ", alarm %" PRIu64 ", demoted %" PRIu64
-		     "; skips %" PRIu64 ", steps back %" PRIu64 " (%" PRIu64 " frames repeated, none re-sent)\n",
-		es.holdover_frames, es.unlocked_frames, es.alarm_frames, es.demoted_frames, es.skip_events, es.back_steps,
-		es.repeated_frames);
+	fprintf(out, "        frames in holdover %" PRIu64 ", unlocked %" PRIu64 ", alarm %" PRIu64 ", over the sync budget %"
+		     PRIu64 ", demoted %" PRIu64 "; skips %" PRIu64 ", steps back %" PRIu64 " (%" PRIu64
+		     " frames repeated, none re-sent)\n",
+		es.holdover_frames, es.unlocked_frames, es.alarm_frames, es.over_budget_frames, es.demoted_frames,
+		es.skip_events, es.back_steps, es.repeated_frames);
 	if (s->tb->ops->tick) {
 		const struct hist *th = engine_tick_hist(s->e);
 		struct tb_tick_stats ts;
@@ -304,8 +305,9 @@ json_t *summary_engine_json(const struct summary_src *s)
 	json_object_set_new(o, "predictor", pw.miss_ppb ? json_pack("{ss sf}", "kind", "quantile", "miss_target",
 								    (double)pw.miss_ppb / 1e9)
 							 : json_pack("{ss si}", "kind", "max", "window", (int)pw.window));
-	json_t *more = json_pack("{sI sI sI sI sI sI sI sI sI sI sI}", "holdover_frames", J(es.holdover_frames),
+	json_t *more = json_pack("{sI sI sI sI sI sI sI sI sI sI sI sI}", "holdover_frames", J(es.holdover_frames),
 				 "unlocked_frames", J(es.unlocked_frames), "alarm_frames", J(es.alarm_frames),
+				 "over_budget_frames", J(es.over_budget_frames),
 				 "demoted_frames", J(es.demoted_frames), "ticks", J(es.ticks), "tick_timeouts",
 				 J(es.tick_timeouts), "swaps", J(es.swaps), "late_swaps", J(es.late_swaps),
 				 "last_swap_frame", J(es.last_swap_frame), "next_frame",

@@ -15,6 +15,47 @@ int64_t watch_mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The uncertainty against the table's sync budget, as the engine sees it
+ * at each frame: said when it goes past (and every WATCH_MOVED_LOG_NS while
+ * it stays), and when it is back within. */
+static void watch_budget(struct tdpd *d, struct watch *w, int64_t now)
+{
+	const struct sched_table *t = engine_table_sched(engine_table_current(d->e));
+	int64_t budget = sched_sync_budget(t), unc = tb_uncertainty(d->tb);
+	bool over = budget >= 0 && unc > budget;
+	struct eng_stats es;
+	char from[64];
+	if (!over && !w->over_since_ns)
+		return;
+	engine_stats(d->e, &es);
+	if (t->sync_err_set)
+		snprintf(from, sizeof(from), "the table's sync-error");
+	else
+		snprintf(from, sizeof(from), "a quarter of the table's %" PRIu64 " ns guard band", t->guard_ns);
+	int64_t act = d->conf.sync_budget_action;
+	if (over) {
+		if (!w->over_since_ns)
+			w->over_since_ns = now;
+		if (w->over_log_ns && now - w->over_log_ns < WATCH_MOVED_LOG_NS)
+			return;
+		tdp_log(act == SA_SERVE ? LOG_WARNING : LOG_ERR,
+			"%ssync: uncertainty %" PRId64 " ns is past the sync budget, %" PRId64 " ns (%s): this router's "
+			"frames may be further from its neighbours' than the plan allows; %s (%" PRIu64 " frames over "
+			"budget in all)", act == SA_SERVE ? "" : "ALARM: ", unc, budget, from,
+			act == SA_DEMOTE ? "reserved flows demoted to best effort" : "still serving reserved flows",
+			es.over_budget_frames);
+		w->over_log_ns = now;
+	} else if (now - w->over_log_ns >= WATCH_MOVED_LOG_NS) {
+		/* within again, and quiet for as long as the repeat: one line for
+		 * the episode, however often it went past meanwhile */
+		log_notice("sync: uncertainty %" PRId64 " ns back within the sync budget, %" PRId64 " ns (%s); it first "
+			   "went past %.1f s ago (%" PRIu64 " frames over budget in all)", unc, budget, from,
+			   (double)(now - w->over_since_ns) / 1e9, es.over_budget_frames);
+		w->over_since_ns = 0;
+		w->over_log_ns = 0;
+	}
+}
+
 /* the sync state as the engine sees it, and the engine's frame jumps */
 static void watch_sync(struct tdpd *d, struct watch *w)
 {
@@ -35,6 +76,7 @@ static void watch_sync(struct tdpd *d, struct watch *w)
 		w->state = st;
 	}
 	int64_t now = watch_mono_ns();
+	watch_budget(d, w, now);
 	if (now < w->next_jump_log)
 		return;
 	struct eng_stats es;
@@ -84,6 +126,7 @@ static void watch_moved(struct tdpd *d, struct watch *w, int64_t now)
 			struct flow_rx_sum fr;
 			engine_table_flow_rx_sum(et, f, &fr, NULL);
 			fl[f].seen = fl[f].logged = fr.route_moved;
+			fl[f].guard_seen = fl[f].guard_logged = fr.arr_guard;
 		}
 		return;
 	}
@@ -94,6 +137,17 @@ static void watch_moved(struct tdpd *d, struct watch *w, int64_t now)
 		struct flow_rx_sum fr;
 		engine_table_flow_rx_sum(et, f, &fr, NULL);
 		const char *name = t->flows[f].name, *own = t->ports[t->flows[f].port].name;
+		x->guard_seen = fr.arr_guard;
+		if (x->guard_seen > x->guard_logged && (!x->guard_log_ns || now - x->guard_log_ns >= WATCH_MOVED_LOG_NS)) {
+			log_warn("flow %s: %" PRIu64 " packet%s arrived in the guard band of the upstream frame %s mapped to "
+				 "(%" PRIu64 " in all), where a push lands only when the two routers' frames are apart by "
+				 "up to their sync errors; past the band a packet is taken for the next frame: look at "
+				 "both clocks (tdpctl sync) against the plan's sync budget, and at the link",
+				 name, x->guard_seen - x->guard_logged, x->guard_seen - x->guard_logged == 1 ? "" : "s",
+				 x->guard_seen - x->guard_logged == 1 ? "it was" : "they were", x->guard_seen);
+			x->guard_logged = x->guard_seen;
+			x->guard_log_ns = now;
+		}
 		if (fr.route_moved > x->seen) {
 			x->seen = fr.route_moved;
 			x->rose_ns = now;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the housekeeping thread watches to log: the sync state as the engine
- * sees it, the engine's frame jumps, and reserved flows whose route moved
- * off their port (counted by RX per flow, flowq.h). Each change is said
- * once, repeats at most every WATCH_MOVED_LOG_NS, and its end is said too.
+ * sees it, the uncertainty against the table's sync budget, the engine's
+ * frame jumps, reserved flows whose route moved off their port and
+ * pipelined arrivals in their upstream frame's guard band (counted by RX
+ * per flow, flowq.h). Each change is said once, repeats at most every
+ * WATCH_MOVED_LOG_NS, and its end is said too.
  */
 #ifndef TDP_WATCH_H
 #define TDP_WATCH_H
@@ -32,8 +34,13 @@ struct watch {
 	struct watch_flow {
 		uint64_t seen, logged;
 		int64_t rose_ns, log_ns;
+		uint64_t guard_seen, guard_logged; /* arrivals in their upstream frame's guard band */
+		int64_t guard_log_ns;
 	} *fl;
 	int64_t next_moved_check;
+	/* the uncertainty past the table's sync budget: since when (0: not in
+	 * an episode), when last said */
+	int64_t over_since_ns, over_log_ns;
 };
 
 void watch_init(struct watch *w, struct tdpd *d);

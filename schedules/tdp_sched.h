@@ -195,6 +195,14 @@ void sched_free(struct sched_table *t);
 void sched_digest(const struct sched_table *t, char hex[SCHED_DIGEST_HEX]);
 void sched_digest_bytes(const void *buf, size_t len, char hex[SCHED_DIGEST_HEX]);
 
+/* The sync error a node may have and the table still line up: its
+ * sync-error, else a quarter of the guard band (a pair of nodes apart by
+ * both their errors, either way: twice that), else -1 (no band, no bound). */
+static inline int64_t sched_sync_budget(const struct sched_table *t)
+{
+	return t->sync_err_set ? (int64_t)t->sync_err_ns : t->guard_ns ? (int64_t)(t->guard_ns / 4) : -1;
+}
+
 static inline const struct sched_entry *sched_row(const struct sched_table *t, uint32_t tfc,
 						   uint32_t *n)
 {

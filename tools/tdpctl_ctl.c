@@ -82,7 +82,10 @@ static void show_alarms(json_t *alarms)
 	if (!json_array_size(alarms))
 		printf("alarms   none\n");
 	json_array_foreach(alarms, i, a)
-		if (!strcmp(S(a, "kind"), "route-moved"))
+		if (!strcmp(S(a, "kind"), "sync-budget"))
+			printf("ALARM    sync-budget: uncertainty %" PRId64 " ns past the budget %" PRId64 " ns (%s; action %s)\n",
+			       I(a, "uncertainty_ns"), I(a, "budget_ns"), S(a, "from"), S(a, "action"));
+		else if (!strcmp(S(a, "kind"), "route-moved"))
 			printf("ALARM    route-moved: flow %s leaves by port %s, not its port %s: %" PRId64
 			       " packets in all (moved-route %s)\n", S(a, "flow"), S(a, "to_port"), S(a, "port"),
 			       I(a, "packets"), S(a, "policy"));
@@ -255,9 +258,22 @@ static void show_sync(json_t *r)
 	       I(r, "samples"), I(r, "bad_samples"), I(r, "faults"), I(r, "transitions"));
 	printf("steps        %" PRId64 " (latest %s); engine saw %" PRId64 " steps back, %" PRId64 " skips\n",
 	       I(r, "steps"), c, I(r, "back_steps"), I(r, "skip_events"));
-	printf("actions      holdover: %s, unlocked: %s\n", S(r, "holdover_action"), S(r, "unlocked_action"));
-	printf("frames       holdover %" PRId64 ", unlocked %" PRId64 ", alarm %" PRId64 ", demoted %" PRId64 "\n",
-	       I(r, "holdover_frames"), I(r, "unlocked_frames"), I(r, "alarm_frames"), I(r, "demoted_frames"));
+	printf("actions      holdover: %s, unlocked: %s, over the sync budget: %s\n", S(r, "holdover_action"),
+	       S(r, "unlocked_action"), S(json_object_get(r, "budget"), "action"));
+	json_t *bg = json_object_get(r, "budget");
+	if (json_is_integer(json_object_get(bg, "budget_ns"))) {
+		fmt_ns(I(bg, "budget_ns"), c, sizeof(c));
+		printf("budget       %s (%s): uncertainty %s it; %" PRId64 " frames over budget\n", c,
+		       !strcmp(S(bg, "from"), "sync-error") ? "the table's sync-error" : "a quarter of the guard band",
+		       json_is_true(json_object_get(bg, "over")) ? "PAST" : "within", I(bg, "over_budget_frames"));
+	} else {
+		printf("budget       none: the table has no sync-error and no guard band\n");
+	}
+	if (I(bg, "time_offset_ns"))
+		printf("time-offset  %" PRId64 " ns added to the source's time\n", I(bg, "time_offset_ns"));
+	printf("frames       holdover %" PRId64 ", unlocked %" PRId64 ", alarm %" PRId64 ", over budget %" PRId64
+	       ", demoted %" PRId64 "\n", I(r, "holdover_frames"), I(r, "unlocked_frames"), I(r, "alarm_frames"),
+	       I(r, "budget.over_budget_frames"), I(r, "demoted_frames"));
 	json_t *t = json_object_get(r, "tick");
 	if (t)
 		printf("ticks        %" PRId64 " taken, %" PRId64 " timed out, %" PRId64 " missed, %" PRId64
@@ -279,10 +295,10 @@ static void show_stats(json_t *r)
 	fmt_ns(I(r, "start_error_ns.max"), d, sizeof(d));
 	printf("start    error p50 %s, p99 %s, p99.9 %s, max %s; over 1 s: %" PRId64 "\n", a, b, c, d,
 	       I(r, "start_error_ns.over"));
-	printf("sync     %s (%s); holdover %" PRId64 ", unlocked %" PRId64 ", alarm %" PRId64 ", demoted %" PRId64
-	       " frames\n", S(json_object_get(r, "sync"), "state"), S(json_object_get(r, "sync"), "reason"),
-	       I(r, "engine.holdover_frames"), I(r, "engine.unlocked_frames"), I(r, "engine.alarm_frames"),
-	       I(r, "engine.demoted_frames"));
+	printf("sync     %s (%s); holdover %" PRId64 ", unlocked %" PRId64 ", alarm %" PRId64 ", over budget %" PRId64
+	       ", demoted %" PRId64 " frames\n", S(json_object_get(r, "sync"), "state"),
+	       S(json_object_get(r, "sync"), "reason"), I(r, "engine.holdover_frames"), I(r, "engine.unlocked_frames"),
+	       I(r, "engine.alarm_frames"), I(r, "engine.over_budget_frames"), I(r, "engine.demoted_frames"));
 	printf("rx       %" PRId64 " packets, %" PRId64 " reserved, %" PRId64 " best effort; dropped:", I(r, "rx.pkts"),
 	       I(r, "rx.reserved"), I(r, "rx.best_effort"));
 	const char *k;

@@ -88,7 +88,7 @@ static void prom_alarms(json_t *alarms)
 {
 	size_t i;
 	json_t *a;
-	prom_head("tdpd_alarm", "gauge", "1 for each condition that needs an operator: a link down, a flow's route moved.");
+	prom_head("tdpd_alarm", "gauge", "1 for each condition that needs an operator: a link down, the sync budget exceeded, a flow's route moved.");
 	json_array_foreach(alarms, i, a) {
 		printf("tdpd_alarm{kind=\"");
 		prom_label(S(a, "kind"));
@@ -116,6 +116,7 @@ void tdpctl_prometheus(json_t *r)
 		{"holdover_frames", "tdpd_holdover_frames_total", "counter", "Frames processed in holdover."},
 		{"unlocked_frames", "tdpd_unlocked_frames_total", "counter", "Frames processed unlocked."},
 		{"alarm_frames", "tdpd_alarm_frames_total", "counter", "Frames served while not locked (action alarm)."},
+		{"over_budget_frames", "tdpd_over_budget_frames_total", "counter", "Frames begun with the source's uncertainty past the table's sync budget."},
 		{"demoted_frames", "tdpd_demoted_frames_total", "counter", "Frames with the reserved flows demoted to best effort."},
 		{"ticks", "tdpd_ticks_total", "counter", "Frame ticks taken from the time source."},
 		{"tick_timeouts", "tdpd_tick_timeouts_total", "counter", "Frames whose tick did not come in time."},

@@ -133,20 +133,24 @@ void engine_start(struct engine *e)
 
 /* ---- the step of one frame, in named steps ---------------------------- */
 
-/* 1. The table for frame j, and what the sync state asks of the frame. */
-static enum sync_action step_begin(struct engine *e, int64_t j, enum tb_state *ss)
+/* 1. The table for frame j, and what the sync state asks of the frame: its
+ * state's action, and the budget's when the uncertainty exceeds the table's
+ * sync budget (the stricter of the two is applied). */
+static enum sync_action step_begin(struct engine *e, int64_t j, enum tb_state *ss, bool *over)
 {
 	maybe_adopt(e, j);
 	*ss = tb_state(e->tb);
 	enum sync_action act = e->act[*ss];
-	e->demote = act == SA_DEMOTE;
+	int64_t budget = sched_sync_budget(e->tab->t);
+	*over = budget >= 0 && tb_uncertainty(e->tb) > budget;
+	e->demote = act == SA_DEMOTE || (*over && e->act_budget == SA_DEMOTE);
 	note_time(e, tb_fast_now(e->tb));
 	return act;
 }
 
 /* 3. What the frame's wake-up was: its start error and its sync state. */
 static void step_count(struct engine *e, tdp_time_t pushed_at, tdp_time_t start, enum tb_state ss,
-		       enum sync_action act)
+		       enum sync_action act, bool over)
 {
 	hist_add(&e->err, tdp_time_diff(pushed_at, start));
 	CTR_ADD(e->st.frames, 1);
@@ -156,7 +160,9 @@ static void step_count(struct engine *e, tdp_time_t pushed_at, tdp_time_t start,
 		CTR_ADD(e->st.unlocked_frames, 1);
 	if (act == SA_ALARM)
 		CTR_ADD(e->st.alarm_frames, 1);
-	else if (act == SA_DEMOTE)
+	if (over)
+		CTR_ADD(e->st.over_budget_frames, 1);
+	if (e->demote)
 		CTR_ADD(e->st.demoted_frames, 1);
 }
 
@@ -264,14 +270,15 @@ int64_t engine_step(struct engine *e)
 	int64_t j = e->next;
 	tdp_time_t start = frame_start(&e->g, j);
 	enum tb_state ss;
-	enum sync_action act = step_begin(e, j, &ss);
+	bool over;
+	enum sync_action act = step_begin(e, j, &ss, &over);
 	/* 2. stage frame j and wait for its start, or a launch lead before it;
 	 * the time read past that */
 	tdp_time_t target = tdp_time_add(start, -e->lead_ns);
 	tdp_time_t pushed_at = wait_and_stage(e, j, target);
 	int64_t woke_in = frame_index(&e->g, pushed_at);
 	e->seen = woke_in;
-	step_count(e, pushed_at, target, ss, act);
+	step_count(e, pushed_at, target, ss, act, over);
 	if (woke_in > j)
 		step_skip(e, j, woke_in);
 	else

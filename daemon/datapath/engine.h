@@ -98,6 +98,7 @@ struct eng_config {
 	int64_t be_poll_ns;              /* while waiting, fill best effort this often; 0 = no */
 	enum sync_action holdover_action;
 	enum sync_action unlocked_action;
+	enum sync_action budget_action;  /* the uncertainty past the table's sync budget */
 	uint16_t node_id;                /* this router's id in hop stamps */
 	const struct eng_port_cfg *ports; /* t->nports, indexed like t->ports */
 	/* with a launch-time port: its bursts are handed over launch_lead_ns
@@ -160,6 +161,7 @@ struct eng_stats {
 	int64_t last_jump_frames; /* the latest skip (> 0) or step back (< 0), in frames */
 	uint64_t alarm_frames;    /* frames served while the source was not locked (action alarm) */
 	uint64_t demoted_frames;  /* frames with the reserved flows demoted to best effort */
+	uint64_t over_budget_frames; /* frames begun with the uncertainty past the table's sync budget */
 	uint64_t holdover_frames; /* frames processed in holdover */
 	uint64_t unlocked_frames; /* frames processed unlocked */
 	uint64_t ticks;           /* frame ticks taken from the source */

@@ -126,6 +126,7 @@ struct engine {
 	struct pw pw;
 
 	enum sync_action act[3];  /* by enum tb_state */
+	enum sync_action act_budget; /* the uncertainty past the table's sync budget */
 	bool demote;              /* this frame: reserved flows go out as best effort */
 	int64_t seen;             /* frame index of the latest time read, to see steps back */
 

@@ -333,6 +333,7 @@ struct engine *engine_create(const struct eng_config *c, char *err, size_t errle
 	e->act[TB_LOCKED] = SA_SERVE;
 	e->act[TB_HOLDOVER] = c->holdover_action;
 	e->act[TB_UNLOCKED] = c->unlocked_action;
+	e->act_budget = c->budget_action;
 	hist_init(&e->err);
 	hist_init(&e->tick_lat);
 	e->tick_fd = e->tb->ops->tick_fd && e->tb->ops->tick ? e->tb->ops->tick_fd(e->tb) : -1;

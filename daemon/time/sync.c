@@ -124,17 +124,23 @@ bool sync_force(struct sync *s, tdp_time_t now, enum tb_state st, int64_t offset
 	return go(s, now, st);
 }
 
+int64_t sync_uncertainty(const struct sync *s, tdp_time_t now)
+{
+	int64_t u = s->err_ns;
+	if (s->state != TB_LOCKED && s->last_good.ns) {
+		int64_t dt = tdp_time_diff(now, s->last_good);
+		if (dt > 0)
+			u += tdp_ppb_of(dt, s->cfg.drift_ppb);
+	}
+	return u;
+}
+
 void sync_get(const struct sync *s, tdp_time_t now, struct tb_sync *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->state = s->state;
 	out->offset_ns = s->offset_ns;
-	out->uncertainty_ns = s->err_ns;
-	if (s->state != TB_LOCKED && s->last_good.ns) {
-		int64_t dt = tdp_time_diff(now, s->last_good);
-		if (dt > 0)
-			out->uncertainty_ns += tdp_ppb_of(dt, s->cfg.drift_ppb);
-	}
+	out->uncertainty_ns = sync_uncertainty(s, now);
 	out->last_good = s->last_good;
 	out->since = s->since;
 	_Static_assert(sizeof(out->reason) == sizeof(s->reason), "the reason is copied whole");

@@ -86,6 +86,9 @@ bool sync_poll(struct sync *s, tdp_time_t now);
 bool sync_force(struct sync *s, tdp_time_t now, enum tb_state st, int64_t offset_ns, int64_t err_ns,
 		const char *reason);
 void sync_get(const struct sync *s, tdp_time_t now, struct tb_sync *out);
+/* The uncertainty at now: the latest sample's error, grown by the drift
+ * since the last good one when not locked. */
+int64_t sync_uncertainty(const struct sync *s, tdp_time_t now);
 
 const char *tb_state_name(enum tb_state s);
 

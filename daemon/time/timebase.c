@@ -71,6 +71,8 @@ int tb_init(struct timebase *tb, const struct timebase_ops *ops, const struct tb
 	tb->g = (struct frame_geom){p->tf_ns > 0 ? p->tf_ns : 1000000, p->epoch_ns, 1};
 	pthread_mutex_init(&tb->lock, NULL);
 	atomic_store_explicit(&tb->state, TB_UNLOCKED, memory_order_relaxed);
+	atomic_store_explicit(&tb->unc, 0, memory_order_relaxed);
+	tb->offset_ns = 0;
 	return 0;
 }
 
@@ -102,9 +104,10 @@ static bool lock(struct timebase *tb, bool wait)
 /* Lock held: publishes the state and unlocks. A change is said, except from
  * the engine's thread (!wait), which writes no log line; the housekeeping
  * thread reports every transition it sees anyway. */
-static void publish_unlock(struct timebase *tb, bool changed, bool wait)
+static void publish_unlock(struct timebase *tb, tdp_time_t now, bool changed, bool wait)
 {
 	atomic_store_explicit(&tb->state, (int)tb->sy.state, memory_order_relaxed);
+	atomic_store_explicit(&tb->unc, sync_uncertainty(&tb->sy, now), memory_order_relaxed);
 	if (changed && wait)
 		log_debug("timebase %s: %s: %s", tb->ops->name, tb_state_name(tb->sy.state), tb->sy.reason);
 	pthread_mutex_unlock(&tb->lock);
@@ -113,13 +116,13 @@ static void publish_unlock(struct timebase *tb, bool changed, bool wait)
 static void sample(struct timebase *tb, tdp_time_t now, int64_t offset_ns, int64_t err_ns, bool wait)
 {
 	if (lock(tb, wait))
-		publish_unlock(tb, sync_sample(&tb->sy, now, offset_ns, err_ns), wait);
+		publish_unlock(tb, now, sync_sample(&tb->sy, now, offset_ns, err_ns), wait);
 }
 
 static void fault(struct timebase *tb, tdp_time_t now, const char *why, bool wait)
 {
 	if (lock(tb, wait))
-		publish_unlock(tb, sync_fault(&tb->sy, now, why), wait);
+		publish_unlock(tb, now, sync_fault(&tb->sy, now, why), wait);
 }
 
 void tb_sample(struct timebase *tb, tdp_time_t now, int64_t offset_ns, int64_t err_ns)
@@ -146,13 +149,13 @@ void tb_force(struct timebase *tb, tdp_time_t now, enum tb_state st, int64_t off
 	      const char *why)
 {
 	lock(tb, true);
-	publish_unlock(tb, sync_force(&tb->sy, now, st, offset_ns, err_ns, why), true);
+	publish_unlock(tb, now, sync_force(&tb->sy, now, st, offset_ns, err_ns, why), true);
 }
 
 void tb_poll(struct timebase *tb, tdp_time_t now)
 {
 	lock(tb, true);
-	publish_unlock(tb, sync_poll(&tb->sy, now), true);
+	publish_unlock(tb, now, sync_poll(&tb->sy, now), true);
 }
 
 void tb_refresh(struct timebase *tb)

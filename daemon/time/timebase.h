@@ -124,6 +124,9 @@ struct timebase_ops {
 struct timebase {
 	const struct timebase_ops *ops;
 	atomic_int state;           /* enum tb_state, published for the engine */
+	atomic_llong unc;           /* the uncertainty in ns, published with it */
+	int64_t offset_ns;          /* added to every read, taken from every sleep: 0 but where
+				     * tdpd sets its time-offset on the source it runs on */
 	pthread_mutex_t lock;       /* guards sy */
 	struct sync sy;
 	uint64_t busy;              /* samples the engine's thread could not hand over (lock held) */
@@ -146,19 +149,28 @@ static inline enum tb_state tb_state(const struct timebase *tb)
 	return (enum tb_state)atomic_load_explicit(&((struct timebase *)tb)->state, memory_order_relaxed);
 }
 
+/* The uncertainty as of the latest sample, fault, force or poll (one
+ * relaxed load, what the engine reads per frame). */
+static inline int64_t tb_uncertainty(const struct timebase *tb)
+{
+	return atomic_load_explicit(&((struct timebase *)tb)->unc, memory_order_relaxed);
+}
+
+/* The CTR as tdpd uses it: the source's time plus time-offset (a correction
+ * the source does not make: a cable's delay, a path's asymmetry). */
 static inline tdp_time_t tb_now(struct timebase *tb)
 {
-	return tb->ops->now(tb);
+	return tdp_time_add(tb->ops->now(tb), tb->offset_ns);
 }
 
 static inline tdp_time_t tb_fast_now(struct timebase *tb)
 {
-	return tb->ops->fast_now(tb);
+	return tdp_time_add(tb->ops->fast_now(tb), tb->offset_ns);
 }
 
 static inline int tb_sleep_until(struct timebase *tb, tdp_time_t t)
 {
-	return tb->ops->sleep_until(tb, t);
+	return tb->ops->sleep_until(tb, tdp_time_add(t, -tb->offset_ns));
 }
 
 /* The housekeeping thread's periodic call (the source's refresh, then the

@@ -48,7 +48,7 @@ $out"
 	fi
 }
 
-echo "1..55"
+echo "1..57"
 good >"$W/good.conf"
 out=$("$TDPD" -f "$W/good.conf" --check 2>&1) && grep -q "valid: 2 ports, 2 flows" <<<"$out" &&
 	ok "a good configuration passes --check" || notok "a good configuration passes --check" "$out"
@@ -58,6 +58,8 @@ expect_err "unknown option, with file and line" "$G
 frobnicate 3" "bad.conf:16: error: unknown option 'frobnicate'"
 expect_err "out of range" "${G/late-policy carry/engine-priority 100}" "bad.conf:3: error: engine-priority '100': 100 is out of range 0..99"
 expect_err "bad choice lists the choices" "${G/late-policy carry/late-policy resend}" "expected one of drop, carry"
+expect_err "time-offset takes either sign, within a second" "${G/late-policy carry/time-offset -2s}" "bad.conf:3: error: time-offset '-2s': out of range (-1000000000 ns to 1000000000 ns)"
+expect_err "a time without a sign where the option takes none" "${G/late-policy carry/sync-step -1us}" "bad.conf:3: error: sync-step '-1us'"
 expect_err "an unknown timebase lists the sources" "${G/late-policy carry/timebase gps}" "expected one of system, ptp, phc, bc635, bc635-sim"
 expect_err "a sync action that does not exist" "${G/late-policy carry/sync-unlocked-action panic}" "expected one of serve, alarm, demote"
 expect_err "ptp-mode names its two modes" "${G/late-policy carry/ptp-mode slave}" "expected one of disciplined, offset"

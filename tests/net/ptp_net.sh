@@ -14,7 +14,9 @@
 #   - the master back: locked again;
 #   - the slave ptp4l killed (tdpd's source gone): not locked; restarted on
 #     the same socket: locked again;
-#   - forwarding never stopped (sync-unlocked-action alarm): no probe lost.
+#   - forwarding never stopped (sync-unlocked-action alarm): no probe lost;
+#   - unlocked, the uncertainty grows past the table's sync budget (a
+#     quarter of its 20 us guard band): an alarm, frames counted over it.
 # Bounded waits only; no assertion on a time.
 # usage: ptp_net.sh TDP_PROBE TDPD SRCDIR  (TAP)
 set -u
@@ -32,7 +34,7 @@ wait_count() {
 	for _ in $(seq $(($3 * 10))); do [ "$(grep -c -- "$1" "$W/tdpd.err")" -ge "$2" ] && return 0; sleep 0.1; done
 	return 1
 }
-echo "1..12"
+echo "1..13"
 
 net_up "ptp$$"
 ip -n "$NS_SND" link add pm type veth peer name ps netns "$NS_RTR"
@@ -142,3 +144,7 @@ check "forwarding went on through holdover and unlocked; every probe lost counte
 check "the counters saw each state: frames in holdover and unlocked, alarm frames, transitions" \
 	'[ "$(j "$W/sum.json" "(d[\"engine\"][\"holdover_frames\"] > 0, d[\"engine\"][\"unlocked_frames\"] > 0, d[\"engine\"][\"alarm_frames\"] == d[\"engine\"][\"unlocked_frames\"], d[\"sync\"][\"transitions\"] >= 6, d[\"sync\"][\"faults\"] > 0, d[\"sync\"][\"state\"])")" = "(True, True, True, True, True, '"'locked'"')" ]' \
 	"$(j "$W/sum.json" "d[\"sync\"], d[\"engine\"]")"
+check "the uncertainty grown past the sync budget while unlocked: an alarm in the log, frames counted over budget" \
+	'grep -q "ALARM: sync: uncertainty [0-9]* ns is past the sync budget, 5000 ns (a quarter of the table.s 20000 ns guard band)" "$W/tdpd.err" &&
+	 [ "$(j "$W/sum.json" "d[\"engine\"][\"over_budget_frames\"] > 0")" = True ]' \
+	"$(grep "sync" "$W/tdpd.err" | tail -8; j "$W/sum.json" "d[\"engine\"]")"

@@ -183,7 +183,7 @@ void rig_up_with(struct rig *r, const char *table, enum late_policy late, int64_
 	struct eng_config c = {
 		.t = r->t, .tb = etb, .late = late, .flow_depth = depth, .be_depth = 256,
 		.be_poll_ns = be_poll_ns, .ports = pc,
-		.holdover_action = o->hold, .unlocked_action = o->unl,
+		.holdover_action = o->hold, .unlocked_action = o->unl, .budget_action = o->budget,
 		.launch_lead_ns = o->lead_ns, .launch_margin_ns = o->margin_ns,
 		.pw = {.spin_below_ns = 0, .min_sleep_ns = 1000, .margin_ns = 500, .window = 16,
 		       .decay_pct = 90, .book_init_ns = 100},

@@ -66,7 +66,7 @@ struct rig {
  * unlocked (default serve), and whether it runs on the bc635 source over the
  * simulator on the sim clock (edges are made before each frame). */
 struct rig_opts {
-	enum sync_action hold, unl;
+	enum sync_action hold, unl, budget;
 	bool bc635;
 	/* launch time on every port, over the rig's device clock (rig_dev):
 	 * its map sampled at the start and one second of sim time later */

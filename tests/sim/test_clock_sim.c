@@ -209,6 +209,75 @@ static void sync_actions(void **state)
 	rig_down(&r);
 }
 
+/* The sync budget: a quarter of the guard band (10 us: 2.5 us) without a
+ * sync-error, the sync-error with one, none without either. Locked, an
+ * uncertainty past it counts the frame over budget and applies the budget
+ * action (alarm: still served; demote: no row staged); within it, nothing. */
+static void sync_budget_actions(void **state)
+{
+	(void)state;
+	struct rig r;
+	struct rig_opts o = {.hold = SA_SERVE, .unl = SA_SERVE, .budget = SA_ALARM};
+	rig_up_with(&r, table_late, LATE_DROP, 1000 * TDP_NS_PER_S + 500000, 0, 16, &o);
+	uint32_t seq[2] = {0, 0};
+	int64_t last = run_checked(&r, 10, INT64_MIN, seq);
+	tb_force(r.tb, tb_sim_time(r.tb), TB_LOCKED, 0, 2500, "within: a quarter of the guard band");
+	last = run_checked(&r, 10, last, seq);
+	struct eng_stats es;
+	engine_stats(r.e, &es);
+	assert_int_equal(es.over_budget_frames, 0);
+	tb_force(r.tb, tb_sim_time(r.tb), TB_LOCKED, 0, 2501, "past it");
+	run_checked(&r, 10, last, seq);
+	engine_stats(r.e, &es);
+	assert_int_equal(es.over_budget_frames, 10);
+	assert_int_equal(es.alarm_frames, 0);   /* the state's own action: locked */
+	assert_int_equal(es.demoted_frames, 0);
+	struct flow_stats fs;
+	engine_flow_stats(r.e, 0, &fs);
+	assert_int_equal(fs.sent, 9);           /* served all along: 3 cycles x 3 */
+	rig_down(&r);
+
+	o.budget = SA_DEMOTE;
+	rig_up_with(&r, table_late, LATE_DROP, 1000 * TDP_NS_PER_S + 500000, 0, 16, &o);
+	memset(seq, 0, sizeof(seq));
+	run_checked(&r, 10, INT64_MIN, seq);
+	engine_flow_stats(r.e, 0, &fs);
+	uint64_t reserved0 = fs.reserved;
+	tb_force(r.tb, tb_sim_time(r.tb), TB_LOCKED, 0, 40000, "far past it");
+	for (int i = 0; i < 10; i++) {
+		engine_step(r.e);
+		drain_all(&r);
+	}
+	engine_stats(r.e, &es);
+	engine_flow_stats(r.e, 0, &fs);
+	assert_int_equal(es.over_budget_frames, 10);
+	assert_int_equal(es.demoted_frames, 10);
+	assert_int_equal(fs.reserved, reserved0); /* no reservation served */
+	rig_down(&r);
+
+	/* the table's sync-error is the budget; a table with neither has none */
+	static const char with_sync[] = "tdp-schedule 1\ntf 1ms\nk 10\nguard 10us\nsync-error 1us\n"
+					"port out rate 10Mbit/s\nflow a port out size 100 udp-dport 1\n"
+					"flow b port out size 100 udp-dport 2\nframes 0: a 1\n";
+	static const char no_band[] = "tdp-schedule 1\ntf 1ms\nk 10\nport out rate 10Mbit/s\n"
+				      "flow a port out size 100 udp-dport 1\nflow b port out size 100 udp-dport 2\n"
+				      "frames 0: a 1\n";
+	const char *tabs[] = {with_sync, no_band};
+	const uint64_t want[] = {10, 0};
+	o.budget = SA_ALARM;
+	for (int i = 0; i < 2; i++) {
+		rig_up_with(&r, tabs[i], LATE_DROP, 1000 * TDP_NS_PER_S + 500000, 0, 16, &o);
+		tb_force(r.tb, tb_sim_time(r.tb), TB_LOCKED, 0, 1500, "1.5 us");
+		for (int n = 0; n < 10; n++) {
+			engine_step(r.e);
+			drain_all(&r);
+		}
+		engine_stats(r.e, &es);
+		assert_int_equal(es.over_budget_frames, want[i]);
+		rig_down(&r);
+	}
+}
+
 /* The tick-driven engine: the bc635 heartbeat (simulated, on the sim clock)
  * gives each frame's tick; every frame is still exact. A lost interrupt is a
  * tick timeout for one frame and a missed tick for the source, a doubled one
@@ -259,6 +328,7 @@ int main(void)
 		cmocka_unit_test(step_back_repeats_no_row),
 		cmocka_unit_test(drift_keeps_frames),
 		cmocka_unit_test(sync_actions),
+		cmocka_unit_test(sync_budget_actions),
 		cmocka_unit_test(tick_driven_frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
