@@ -1,39 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The table parser: lines -> directives -> resolved table. See FORMAT.md. */
+/* The table parser: lines -> directives; sched_resolve.c resolves the names
+ * and the whole-table rules at the end. See FORMAT.md. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "sched_priv.h"
+#include "sched_parse_priv.h"
 
-#define MAX_TOKS 8192
 /* A row line, as any writer renders it, stays well inside MAX_TOKS. */
 #define MAX_ROW_ITEMS 1024
 #define MAX_LINE (1u << 20)
-
-
-struct parser {
-	struct sched_table *t;
-	struct sched_diags *d;
-	uint32_t line;
-	struct sched_tok tok[MAX_TOKS];
-	uint32_t ntok;
-	/* header lines, 0 when not seen */
-	uint32_t l_version, l_tf, l_k, l_epoch, l_guard, l_sync;
-	bool said_version; /* the 'must start with' error is given once */
-	size_t cap_ports, cap_flows, cap_rules, cap_spans, cap_ent, cap_lines;
-	/* flow names of rule entries, resolved at the end: offsets into src */
-	uint32_t *ent_name_off;
-	uint8_t *ent_name_len;
-	size_t cap_col, cap_noff, cap_nlen;
-	/* where each flow's port name and size stand, for resolving and messages */
-	struct flow_src {
-		uint32_t port_off, port_col, size_col, delay_col;
-		uint8_t port_len;
-	} *fsrc;
-	size_t cap_fsrc;
-};
 
 #define ERR(p, col, ...) sched_diag_add((p)->d, SCHED_ERROR, (p)->line, (col), __VA_ARGS__)
 
@@ -599,187 +576,6 @@ static void one_line(struct parser *p, const char *s, uint32_t n)
 	}
 }
 
-/* ---- name lookup --------------------------------------------------------- */
-
-struct name_index {
-	uint32_t *slot; /* index + 1, 0 = empty */
-	uint32_t mask;
-};
-
-static uint32_t name_hash(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 16777619u;
-	return h;
-}
-
-static int index_build(struct name_index *x, uint32_t count, const char *(*name)(void *, uint32_t),
-		       void *ctx, uint32_t *dup_of)
-{
-	uint32_t sz = 16;
-	while (sz < count * 2)
-		sz *= 2;
-	x->slot = calloc(sz, sizeof(uint32_t));
-	if (!x->slot)
-		return -ENOMEM;
-	x->mask = sz - 1;
-	for (uint32_t i = 0; i < count; i++) {
-		const char *nm = name(ctx, i);
-		uint32_t h = name_hash(nm, strlen(nm)) & x->mask;
-		dup_of[i] = UINT32_MAX;
-		for (; x->slot[h]; h = (h + 1) & x->mask)
-			if (strcmp(name(ctx, x->slot[h] - 1), nm) == 0) {
-				dup_of[i] = x->slot[h] - 1;
-				break;
-			}
-		if (dup_of[i] == UINT32_MAX)
-			x->slot[h] = i + 1;
-	}
-	return 0;
-}
-
-static int index_find(const struct name_index *x, const char *s, size_t n,
-		      const char *(*name)(void *, uint32_t), void *ctx)
-{
-	for (uint32_t h = name_hash(s, n) & x->mask; x->slot[h]; h = (h + 1) & x->mask) {
-		const char *nm = name(ctx, x->slot[h] - 1);
-		if (strlen(nm) == n && memcmp(nm, s, n) == 0)
-			return (int)(x->slot[h] - 1);
-	}
-	return -1;
-}
-
-static const char *port_name(void *ctx, uint32_t i)
-{
-	return ((struct sched_table *)ctx)->ports[i].name;
-}
-
-static const char *flow_name(void *ctx, uint32_t i)
-{
-	return ((struct sched_table *)ctx)->flows[i].name;
-}
-
-static void resolve(struct parser *p)
-{
-	struct sched_table *t = p->t;
-	struct sched_diags *d = p->d;
-	struct name_index pi = { 0 }, fi = { 0 };
-	uint32_t *dup = NULL, *seen = NULL;
-
-	if (!p->l_version && !t->version && !p->l_tf && !p->l_k && !t->nports && !t->nflows && !t->nrules) {
-		if (d->nerr == 0)
-			sched_diag_add(d, SCHED_ERROR, 1, 1, "empty table: expected 'tdp-schedule %d' and at least tf and k",
-				       SCHED_FORMAT_VERSION);
-		return;
-	}
-	/* a missing directive is reported at the version line, where it belongs */
-	uint32_t at = p->l_version ? p->l_version : 1;
-	if (!p->l_tf)
-		sched_diag_add(d, SCHED_ERROR, at, 1, "no 'tf' line: the time-frame length is required (e.g. tf 100us)");
-	if (!p->l_k)
-		sched_diag_add(d, SCHED_ERROR, at, 1, "no 'k' line: the number of frames per cycle is required");
-	if (t->tf_ns && t->k) {
-		uint64_t cyc = t->tf_ns * t->k;
-		char tf[32], c[32];
-		sched_fmt_time(t->tf_ns, tf, sizeof(tf));
-		sched_fmt_time(cyc, c, sizeof(c));
-		if (cyc > SCHED_NS_PER_S || SCHED_NS_PER_S % cyc) {
-			sched_diag_add(d, SCHED_ERROR, p->l_k, 3,
-				       "the cycle k x TF = %u x %s = %s does not divide one second", t->k, tf, c);
-		} else {
-			if (p->l_epoch && t->epoch_ns >= cyc)
-				sched_diag_add(d, SCHED_ERROR, p->l_epoch, 7, "epoch must be less than the cycle (%s)", c);
-		}
-		if (p->l_guard && t->guard_ns >= t->tf_ns)
-			sched_diag_add(d, SCHED_ERROR, p->l_guard, 7, "guard band must be shorter than TF (%s)", tf);
-	}
-	/* two nodes' frames may be apart by both their errors, either way: the
-	 * guard band holds twice that, so one node's error is at most half */
-	if (p->l_sync && t->sync_err_ns > t->guard_ns / 2) {
-		char s[32], g[32];
-		sched_fmt_time(t->sync_err_ns, s, sizeof(s));
-		sched_fmt_time(t->guard_ns, g, sizeof(g));
-		sched_diag_add(d, SCHED_ERROR, p->l_sync, 12,
-			       "sync-error %s is more than half the guard band (%s): the band must hold twice the "
-			       "clock error between two nodes, this one's and its neighbour's together", s, g);
-	}
-
-	dup = malloc(sizeof(uint32_t) * (t->nports > t->nflows ? t->nports : t->nflows) + 4);
-	if (!dup || index_build(&pi, t->nports, port_name, t, dup))
-		goto oom;
-	for (uint32_t i = 0; i < t->nports; i++)
-		if (dup[i] != UINT32_MAX)
-			sched_diag_add(d, SCHED_ERROR, t->ports[i].line, 6, "port %s defined twice (first at line %u)",
-				       t->ports[i].name, t->ports[dup[i]].line);
-	if (index_build(&fi, t->nflows, flow_name, t, dup))
-		goto oom;
-	for (uint32_t i = 0; i < t->nflows; i++) {
-		struct sched_flow *f = &t->flows[i];
-		if (dup[i] != UINT32_MAX)
-			sched_diag_add(d, SCHED_ERROR, f->line, 6, "flow %s defined twice (first at line %u)",
-				       f->name, t->flows[dup[i]].line);
-		const struct flow_src *fs = &p->fsrc[i];
-		const char *pname = t->src + fs->port_off;
-		int pidx = index_find(&pi, pname, fs->port_len, port_name, t);
-		if (pidx < 0) {
-			sched_diag_add(d, SCHED_ERROR, f->line, fs->port_col, "flow %s: no port named '%.*s'",
-				       f->name, (int)fs->port_len, pname);
-			continue;
-		}
-		if (f->delay_ns && t->tf_ns && f->delay_ns >= t->tf_ns)
-			sched_diag_add(d, SCHED_ERROR, f->line, fs->delay_col,
-				       "flow %s: delay must be shorter than TF (a later arrival belongs to a later frame; "
-				       "add whole frames to alpha instead)", f->name);
-		f->port = (uint16_t)pidx;
-		const struct sched_port *pt = &t->ports[pidx];
-		if (f->size > pt->max_frame)
-			sched_diag_add(d, SCHED_ERROR, f->line, fs->size_col,
-				       "flow %s: size %u exceeds port %s's max-frame %u", f->name, f->size,
-				       pt->name, pt->max_frame);
-	}
-	if (d->nerr == 0)
-		sched_check_overlaps(t, d);
-	if (!(seen = calloc((size_t)t->nflows + 1, sizeof(uint32_t))))
-		goto oom;
-
-	for (uint32_t r = 0; r < t->nrules; r++) {
-		struct sched_rule *ru = &t->rules[r];
-		for (uint32_t s = 0; s < ru->nspan; s++) {
-			struct sched_span *sp = &t->spans[ru->span_off + s];
-			if (sp->last == UINT32_MAX && t->k)
-				sp->last = t->k - 1;
-			if (t->k && sp->last >= t->k)
-				sched_diag_add(d, SCHED_ERROR, ru->line, sp->col,
-					       "frame %u is outside the cycle (frames are 0..%u)",
-					       sp->first >= t->k ? sp->first : sp->last, t->k - 1);
-		}
-		for (uint32_t e = 0; e < ru->nent; e++) {
-			uint32_t x = ru->ent_off + e;
-			const char *nm = t->src + p->ent_name_off[x];
-			int f = index_find(&fi, nm, p->ent_name_len[x], flow_name, t);
-			if (f < 0) {
-				sched_diag_add(d, SCHED_ERROR, ru->line, t->rule_col[x], "no flow named '%.*s'",
-					       (int)p->ent_name_len[x], nm);
-				continue;
-			}
-			t->rule_ent[x].flow = (uint16_t)f;
-			if (seen[f] == r + 1) /* O(1) per entry, however long the row */
-				sched_diag_add(d, SCHED_ERROR, ru->line, t->rule_col[x],
-					       "flow %s listed twice in this row", t->flows[f].name);
-			seen[f] = r + 1;
-		}
-	}
-	goto out;
-oom:
-	sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
-out:
-	free(pi.slot);
-	free(fi.slot);
-	free(dup);
-	free(seen);
-}
-
 /* ---- entry points -------------------------------------------------------- */
 
 struct sched_table *sched_parse(const char *buf, size_t len, struct sched_diags *d)
@@ -834,7 +630,7 @@ struct sched_table *sched_parse(const char *buf, size_t len, struct sched_diags 
 	/* Resolving names and ranges on a table with syntax errors would only
 	 * add noise: the first errors are the ones that matter. */
 	if (d->nerr == errs)
-		resolve(p);
+		sched_resolve(p);
 	if (d->nerr != errs)
 		goto fail;
 	if (sched_build(t, d))
