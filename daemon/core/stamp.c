@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdint.h>
 #include <string.h>
 
 #include "pkt.h"
@@ -54,6 +55,16 @@ static uint32_t sum16(const uint8_t *p, unsigned n)
 	return s;
 }
 
+int32_t stamp_frame_delta(int64_t frame, int64_t probe_frame)
+{
+	/* probe_frame is the packet's, any 64-bit value: the difference is
+	 * taken without overflow and held to the field's range */
+	int64_t d;
+	if (__builtin_sub_overflow(frame, probe_frame, &d))
+		return frame < 0 ? INT32_MIN : INT32_MAX;
+	return d > INT32_MAX ? INT32_MAX : d < INT32_MIN ? INT32_MIN : (int32_t)d;
+}
+
 void stamp_write(const struct stamp_slot *s, uint16_t node, int64_t frame, int32_t push_off)
 {
 	uint8_t *h = s->hdr;
@@ -61,7 +72,7 @@ void stamp_write(const struct stamp_slot *s, uint16_t node, int64_t frame, int32
 	uint8_t *at = h + PROBE_HDR_LEN + PROBE_STAMP_LEN * k;
 	/* the words that change: the header's kind/count word and the slot */
 	uint32_t old = sum16(h + 2, 2) + sum16(at, PROBE_STAMP_LEN);
-	uint32_t df = (uint32_t)(int32_t)(frame - s->probe_frame), po = (uint32_t)push_off;
+	uint32_t df = (uint32_t)stamp_frame_delta(frame, s->probe_frame), po = (uint32_t)push_off;
 	wr16(at, node);
 	at[2] = s->flags;
 	at[3] = 0;

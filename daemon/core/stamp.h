@@ -26,6 +26,10 @@ enum stamp_rc { STAMP_OK = 0, STAMP_NOT_PROBE = -1, STAMP_FULL = -2 };
 /* Finds where this node's stamp goes. NOT_PROBE for anything but a probe
  * (kind probe) of our version; FULL when the packet has no free slot. */
 int stamp_locate(uint8_t *frame, uint32_t len, struct stamp_slot *s);
+/* The stamp's frame field: frame less the probe's own frame, which comes
+ * from the packet (any value): saturated to the 32-bit field, never an
+ * overflow. */
+int32_t stamp_frame_delta(int64_t frame, int64_t probe_frame);
 /* Writes the stamp: node, flags, frame and push offset; counts it. */
 void stamp_write(const struct stamp_slot *s, uint16_t node, int64_t frame, int32_t push_off);
 

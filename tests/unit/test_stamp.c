@@ -79,6 +79,43 @@ static void stamps_round_trip(void **state)
 }
 
 /* Only our probes get a stamp: best effort, other UDP, truncated frames do not. */
+/* The probe's frame is the sender's word, any 64-bit value: a crafted one
+ * at either end of the range stamps a saturated difference, with no
+ * overflow (under UBSan a signed overflow here stopped the router at the
+ * push); the receiver refuses such a probe. */
+static void crafted_probe_frame(void **state)
+{
+	(void)state;
+	assert_int_equal(stamp_frame_delta(5, 3), 2);
+	assert_int_equal(stamp_frame_delta(3, 5), -2);
+	assert_int_equal(stamp_frame_delta(1790000000000LL, INT64_MIN), INT32_MAX);
+	assert_int_equal(stamp_frame_delta(-1, INT64_MAX), INT32_MIN);
+	assert_int_equal(stamp_frame_delta(1790000000000LL, INT64_MAX), INT32_MIN);
+	assert_int_equal(stamp_frame_delta(INT64_MAX, -1), INT32_MAX);
+	assert_int_equal(stamp_frame_delta(0, (int64_t)INT32_MAX + 5), INT32_MIN);
+	static struct probe_tmpl t;
+	struct probe_addr a;
+	addr(&a, 4);
+	const int64_t crafted[] = {INT64_MIN, INT64_MAX, -1};
+	for (size_t c = 0; c < sizeof(crafted) / sizeof(crafted[0]); c++) {
+		struct probe_hdr h = {.version = PROBE_VERSION, .kind = PROBE_K_PROBE, .flow = 9, .tf_ns = 1000000};
+		assert_int_equal(probe_build(&t, &a, probe_min_size(4, false) + PROBE_STAMP_LEN, &h), 0);
+		uint8_t f[512];
+		memcpy(f, t.buf, t.len);
+		probe_stamp(&t, f, 1, crafted[c], 0);
+		struct stamp_slot s;
+		assert_int_equal(stamp_locate(f, t.len, &s), STAMP_OK);
+		assert_true(s.probe_frame == crafted[c]);
+		stamp_write(&s, 7, 1790000000000LL, 0);
+		const uint8_t *q = s.hdr + PROBE_HDR_LEN;
+		int32_t df = (int32_t)((uint32_t)q[4] << 24 | (uint32_t)q[5] << 16 | (uint32_t)q[6] << 8 | q[7]);
+		assert_int_equal(df, stamp_frame_delta(1790000000000LL, crafted[c]));
+		/* and the receiver takes no such frame for a time */
+		struct probe_hdr got;
+		assert_int_equal(probe_decode(f, t.len, 0, &got), PROBE_MALFORMED);
+	}
+}
+
 static void only_probes(void **state)
 {
 	(void)state;
@@ -184,6 +221,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stamps_round_trip),
+		cmocka_unit_test(crafted_probe_frame),
 		cmocka_unit_test(only_probes),
 		cmocka_unit_test(receiver_checks_the_plan),
 	};
