@@ -141,6 +141,10 @@ json_t *control_host_path_json(const struct hp_port *hp);
 /* control_alarm.c: a port's link as JSON; what is wrong now, one object per
  * alarm (a port's link down, a reserved flow whose route moved off its port
  * within the last WATCH_MOVED_LOG_NS), for status, stats and Prometheus. */
+/* src into dst (cap bytes with the NUL) as one line of UTF-8 for logs and
+ * replies: cut before a character that does not fit whole, a byte that is
+ * not UTF-8 or a control character written as '?'. */
+void control_text_copy(char *dst, size_t cap, const char *src);
 json_t *control_link_json(const struct port_link *l);
 json_t *control_alarms_json(struct control *c);
 /* The table's sync budget against the source's uncertainty: the budget and

@@ -49,7 +49,7 @@ struct dtable *dtable_new(struct eng_table *et, const char *name, const char *vi
 		dtable_free(dt);
 		return NULL;
 	}
-	snprintf(dt->name, sizeof(dt->name), "%s", name);
+	control_text_copy(dt->name, sizeof(dt->name), name);
 	snprintf(dt->via, sizeof(dt->via), "%s", via);
 	dt->loaded_unix_s = (int64_t)time(NULL);
 	sched_digest(t, dt->digest);
@@ -92,8 +92,35 @@ char *control_dump_line(json_t *o)
 
 char *control_reply_ok(json_t *result)
 {
-	return control_dump_line(json_pack("{si sb so}", "version", CTL_VERSION, "ok", 1, "result",
-				   result ? result : json_object()));
+	/* a result that could not be built (a string jansson refuses, no
+	 * memory) is no success: an ok without the fields the command promises
+	 * would leave a client with nothing to act on */
+	if (!result)
+		return control_reply_err("internal", "the reply could not be built");
+	return control_dump_line(json_pack("{si sb so}", "version", CTL_VERSION, "ok", 1, "result", result));
+}
+
+void control_text_copy(char *dst, size_t cap, const char *src)
+{
+	size_t n = strlen(src), o = 0;
+	if (!cap)
+		return;
+	for (size_t i = 0; i < n;) {
+		size_t len = sched_utf8_len((const unsigned char *)src + i, n - i);
+		if (len == 0 || (len == 1 && ((unsigned char)src[i] < 0x20 || src[i] == 0x7f))) {
+			if (o + 1 >= cap)
+				break;
+			dst[o++] = '?';
+			i++;
+			continue;
+		}
+		if (o + len >= cap)
+			break; /* a character that does not fit whole is left out */
+		memcpy(dst + o, src + i, len);
+		o += len;
+		i += len;
+	}
+	dst[o] = 0;
 }
 
 /* An error message is built from what a client sent (a parse error quotes
@@ -365,9 +392,9 @@ static json_t *swap_result(struct control *c, struct dtable *nt)
 {
 	const struct frame_geom *g = engine_geom(c->e);
 	int64_t at = engine_table_adopted(nt->et), req = engine_table_requested(nt->et);
-	json_t *o = json_pack("{ss sI sI sI sb sI}", "table", nt->name, "frame", (json_int_t)at, "requested_frame",
+	json_t *o = json_pack("{ss sI sI sI sb sI ss}", "table", nt->name, "frame", (json_int_t)at, "requested_frame",
 			      (json_int_t)req, "start_tai_ns", (json_int_t)frame_start(g, at).ns, "late", at != req,
-			      "dropped_queued", (json_int_t)c->swap_dropped);
+			      "dropped_queued", (json_int_t)c->swap_dropped, "digest", nt->digest);
 	if (o && nt->asked_tai_ns)
 		json_object_set_new(o, "asked_tai_ns", json_integer(nt->asked_tai_ns));
 	return o;

@@ -382,10 +382,7 @@ char *control_load_submit(struct control *c, json_t *args, int fd, int slot, boo
 	const char *given = json_string_value(json_object_get(args, "name"));
 	c->loads++;
 	pthread_mutex_lock(&l->mu);
-	snprintf(l->name, sizeof(l->name), "%s", given && *given ? given : "(passed table)");
-	for (char *q = l->name; *q; q++)
-		if ((unsigned char)*q < 0x20 || *q == 0x7f)
-			*q = '?';
+	control_text_copy(l->name, sizeof(l->name), given && *given ? given : "(passed table)");
 	l->fd = own;
 	l->slot = slot;
 	l->args = json_incref(args);

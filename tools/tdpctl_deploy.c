@@ -349,6 +349,15 @@ static bool stage_all(struct deploy *dp, int64_t *newest_tai)
 		r->staged = true;
 		r->stage_id = jint(d[i].json, "id");
 		r->result = "staged";
+		if (r->stage_id <= 0) {
+			/* staged, by the reply's ok, but with no id to abort or commit it by */
+			set_error(r, json_pack("{ss ss}", "code", "bad-reply", "message",
+					       "the router's stage reply names no stage id: its table stays staged until its "
+					       "ttl"),
+				  "refused");
+			ok = false;
+			continue;
+		}
 		int64_t t = jint(d[i].json, "tai_ns");
 		if (t > *newest_tai)
 			*newest_tai = t;
@@ -368,9 +377,14 @@ static bool stage_all(struct deploy *dp, int64_t *newest_tai)
  * router could not be undone */
 static bool undo(struct deploy *dp)
 {
-	bool *ab = calloc(dp->n, sizeof(*ab)), *ca = calloc(dp->n, sizeof(*ca)), ok = ab && ca;
+	bool *ab = calloc(dp->n, sizeof(*ab)), *ca = calloc(dp->n, sizeof(*ca)), ok = ab && ca, stuck = false;
 	for (uint32_t i = 0; ok && i < dp->n; i++) {
-		ab[i] = dp->r[i].staged && !dp->r[i].committed;
+		/* a stage with no id cannot be aborted: it stays, and says so */
+		ab[i] = dp->r[i].staged && !dp->r[i].committed && dp->r[i].stage_id > 0;
+		if (dp->r[i].staged && !dp->r[i].committed && dp->r[i].stage_id <= 0) {
+			dp->r[i].result = "not-aborted"; /* its error says why: no id */
+			stuck = true;
+		}
 		/* a commit whose reply was lost is cancelled too: while a table
 		 * is staged nothing else can be waiting there, so a cancel can
 		 * only withdraw this plan's table, or find nothing */
@@ -414,7 +428,7 @@ static bool undo(struct deploy *dp)
 	free(ca);
 	steps_free(dp, da);
 	steps_free(dp, dc);
-	return da && dc && ok;
+	return da && dc && ok && !stuck;
 }
 
 /* T: the first start common to every cycle (in force and planned) at or
@@ -635,19 +649,23 @@ static int deploy_run(struct deploy *dp)
 	bool sync_ok = !unlocked || dp->allow_unsynced;
 	if (!staged || !sync_ok || dp->check) {
 		bool undone = undo(dp);
-		dp->outcome = dp->check && staged && sync_ok ? "checked" : "refused";
-		if (!staged)
-			snprintf(dp->why, sizeof(dp->why), "a router refused its table: every staged table was aborted");
-		else if (!sync_ok)
-			snprintf(dp->why, sizeof(dp->why), "%u router%s not locked (--allow-unsynced WHY commits anyway): "
-				 "every staged table was aborted", unlocked, unlocked == 1 ? " is" : "s are");
+		dp->outcome = dp->check && staged && sync_ok && undone ? "checked" : "refused";
+		/* what was undone, said once: all of it, or all but what stays staged */
+		char done[160];
+		if (undone)
+			snprintf(done, sizeof(done), "every staged table was aborted");
 		else
-			snprintf(dp->why, sizeof(dp->why), "every router staged its table; all were aborted%s",
-				 sync_ok && unlocked ? " (some not locked: see sync)" : "");
-		if (!undone)
-			snprintf(dp->why + strlen(dp->why), sizeof(dp->why) - strlen(dp->why),
-				 "; a router could not abort its stage: it expires with its ttl (%d s)", dp->ttl_s);
-		return dp->check && staged && sync_ok ? 0 : 1;
+			snprintf(done, sizeof(done), "the staged tables were aborted but where a router marked "
+				 "not-aborted keeps its table staged until its ttl (%d s)", dp->ttl_s);
+		if (!staged)
+			snprintf(dp->why, sizeof(dp->why), "a router refused its table: %s", done);
+		else if (!sync_ok)
+			snprintf(dp->why, sizeof(dp->why), "%u router%s not locked (--allow-unsynced WHY commits anyway): %s",
+				 unlocked, unlocked == 1 ? " is" : "s are", done);
+		else
+			snprintf(dp->why, sizeof(dp->why), "every router staged its table; %s%s",
+				 undone ? "all were aborted" : done, sync_ok && unlocked ? " (some not locked: see sync)" : "");
+		return dp->check && staged && sync_ok && undone ? 0 : 1;
 	}
 	/* a time every router can still meet: its clock read at the stage, plus
 	 * all the time since the stages began */

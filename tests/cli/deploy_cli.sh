@@ -4,15 +4,16 @@
 # errors (file:line), a plan directory that cannot be deployed (no topology,
 # a router without a control line, a table missing or edited to another TF),
 # bad options, the commands it runs on each router (the ssh form's remote
-# line read back by a shell as the same words), and a router that cannot be
-# reached (exit 3, nothing else tried).
+# line read back by a shell as the same words), a router that cannot be
+# reached (exit 3, nothing else tried), and a router whose stage reply names
+# no stage id (its table stays staged, and the report says so, once).
 # usage: deploy_cli.sh TDPCTL  (TAP)
 set -uo pipefail
 CTL=$1
 . "$(dirname "$0")/../tap.sh"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-echo "1..8"
+echo "1..9"
 
 topo() { # topo FILE [control lines...]
 	local f=$1
@@ -149,3 +150,34 @@ check "bad options and no directory: usage, exit 2" \
 check "deploy --help says what it does and the exit codes" \
 	'grep -q "^usage: tdpctl deploy DIR" "$W/h.out" && grep -q "3 a router could not be reached" "$W/h.out"' \
 	"$(cat "$W/h.out")"
+
+# routers that answer as tdpctl --json would: r1 stages without naming an id,
+# r2 with id 5; every call is recorded
+for k in 1 2; do
+	cat >"$W/fake$k" <<EOF
+#!/bin/sh
+echo "\$*" >>"$W/fake$k.calls"
+case "\$*" in
+*" status") echo '{"sync": {"state": "locked", "reason": "fake"}}' ;;
+*"schedule active") echo '{"table": {"digest": "0000000000000000000000000000000000000000000000000000000000000000", "origin": "tdpd.conf", "tf_ns": 1000000, "k": 10, "epoch_ns": 0, "adopted_frame": 1}, "pending": null, "staged": null}' ;;
+*"schedule stage"*) d=\$(sha256sum | cut -d" " -f1); [ $k = 1 ] && echo "{\"digest\": \"\$d\", \"tai_ns\": 1790000000000000000}" || echo "{\"id\": 5, \"digest\": \"\$d\", \"tai_ns\": 1790000000000000000}" ;;
+*"schedule abort 5") echo '{"aborted": 5}' ;;
+*) echo '{"version": 1, "ok": false, "code": "bad-args", "error": "unexpected"}'; exit 1 ;;
+esac
+EOF
+	chmod +x "$W/fake$k"
+done
+topo "$W/i.topo" "control r1 tdpctl $W/fake1 exec env" "control r2 tdpctl $W/fake2 exec env"
+"$CTL" plan "$W/i.topo" -o "$W/i" >/dev/null 2>&1
+"$CTL" deploy --json "$W/i" >"$W/i.json" 2>"$W/i.err"
+rc=$?
+check "a stage reply without an id: that router's table stays staged and is said so once; the other is aborted; nothing aborts stage 0" \
+	'[ $rc -eq 1 ] && ! grep -q "abort" "$W/fake1.calls" && grep -q "schedule abort 5" "$W/fake2.calls" && python3 - "$W/i.json" <<"PY"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["outcome"] == "refused", d
+r = {x["name"]: x for x in d["routers"]}
+assert r["r1"]["result"] == "not-aborted" and r["r1"]["error"]["code"] == "bad-reply", r["r1"]
+assert r["r2"]["result"] == "aborted", r["r2"]
+assert "every staged table was aborted" not in d["why"] and "keeps its table staged until its ttl (60 s)" in d["why"], d["why"]
+PY' "$(cat "$W/i.json" "$W/i.err" "$W"/fake*.calls 2>/dev/null)"

@@ -20,7 +20,7 @@ SRC=$4
 net_test_begin
 chmod 0755 "$W" # the unprivileged peer must reach the sockets to be refused by them
 . "$SRC/tests/tap.sh"
-echo "1..27"
+echo "1..28"
 
 RO=$W/tdpd-ro.sock
 RW=$W/tdpd.sock
@@ -289,6 +289,22 @@ check "a time already past is refused (too-late), nothing changes" \
 check "--at: adopted at the first common cycle start at or after that TAI time" \
 	'[ "$(j "$W/swap2.json" "(d[\"requested_frame\"] % 20, d[\"asked_tai_ns\"] >= $now + 500000000, 0 <= d[\"requested_frame\"] * 1000000 - d[\"asked_tai_ns\"] < 20000000)")" = "(0, True, True)" ]' \
 	"now $now: $(cat "$W/swap2.json")"
+# a name longer than tdpd keeps, whose cut would fall inside a character:
+# cut before it, and the reply and every later answer carry it
+pad=x
+[ $(((255 - ${#W} - 2) % 2)) -eq 1 ] || pad=xx
+long="$W/$pad$(printf 'é%.0s' $(seq 120))"
+mkdir -p "$long"
+cp "$W/a.tdp" "$long/a.tdp"
+"$CTL" --socket "$RW" --json schedule load "$long/a.tdp" >"$W/long.json" 2>&1
+rc=$?
+"$CTL" --socket "$RO" --json status >"$W/long_status.json" 2>&1
+"$CTL" --socket "$RO" --json schedule active >"$W/long_active.json" 2>&1
+check "a table name cut at tdpd's width inside a character: cut before it; the load's reply, status and schedule active carry it" \
+	'[ $rc -eq 0 ] && [ "$(j "$W/long.json" "(len(d[\"digest\"]), d[\"table\"].endswith(\"é\"), len(d[\"table\"].encode()) <= 255, d[\"table\"].startswith(\"$W/$pad\"))")" = "(64, True, True, True)" ] &&
+	 [ "$(j "$W/long_status.json" "d[\"table\"][\"name\"] == json.load(open(\"$W/long.json\"))[\"table\"]")" = True ] &&
+	 [ "$(j "$W/long_active.json" "len(d[\"table\"][\"flow_list\"])")" = 1 ]' \
+	"rc $rc: $(cat "$W/long.json" "$W/long_status.json" "$W/long_active.json" | head -c 3000)"
 wait $SPID
 wait $RPID # it stops at the sender's end packets
 # the swaps drop nothing of the kept flow; what the VM makes tdpd drop, it counts
@@ -309,8 +325,8 @@ sleep 0.3
 check "systemd: READY=1 once, after the ports and the time source; the watchdog fed while frames advance; STOPPING=1" \
 	'[ "$(grep -c "^READY=1|STATUS=forwarding; sync unlocked" "$W/notify.log")" = 1 ] && [ "$(grep -c "^WATCHDOG=1$" "$W/notify.log")" -ge 4 ] && [ "$(tail -1 "$W/notify.log")" = STOPPING=1 ] && [ "$(head -1 "$W/notify.log" | cut -c1-7)" = READY=1 ]' \
 	"$(cat "$W/notify.log")"
-check "the exit summary counts the two swaps and the last swap frame" \
-	'[ "$(j "$W/sum.json" "(d[\"engine\"][\"swaps\"], d[\"engine\"][\"late_swaps\"], d[\"engine\"][\"last_swap_frame\"] == json.load(open(sys.argv[1].replace(\"sum\", \"swap2\")))[\"frame\"])")" = "(2, 0, True)" ]' \
+check "the exit summary counts the three swaps and the last swap frame" \
+	'[ "$(j "$W/sum.json" "(d[\"engine\"][\"swaps\"], d[\"engine\"][\"late_swaps\"], d[\"engine\"][\"last_swap_frame\"] == json.load(open(sys.argv[1].replace(\"sum\", \"long\")))[\"frame\"])")" = "(3, 0, True)" ]' \
 	"$(head -c 400 "$W/sum.json")"
 
 # a port that must push by launch time, on a PMD without the offload: refused, and why
