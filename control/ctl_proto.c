@@ -166,6 +166,7 @@ int ctl_request(const char *path, const char *req, int pass_fd, int timeout_ms, 
 		goto out;
 	}
 	size_t cap = 65536, len = 0;
+	ssize_t last = 0;
 	char *buf = malloc(cap);
 	if (!buf) {
 		rc = -ENOMEM;
@@ -173,6 +174,16 @@ int ctl_request(const char *path, const char *req, int pass_fd, int timeout_ms, 
 		goto out;
 	}
 	for (;;) {
+		/* a reply is one line: its newline ends it, and a daemon (or what
+		 * answers in its place) that sends more is cut off, not held */
+		if (len && memchr(buf + len - (size_t)last, '\n', (size_t)last))
+			break;
+		if (len >= CTL_MAX_REPLY) {
+			free(buf);
+			rc = -EMSGSIZE;
+			snprintf(err, errlen, "%s: the reply is longer than %u MiB without its end", path, CTL_MAX_REPLY >> 20);
+			goto out;
+		}
 		if (len + 1 >= cap) {
 			char *nb = realloc(buf, cap * 2);
 			if (!nb) {
@@ -190,7 +201,10 @@ int ctl_request(const char *path, const char *req, int pass_fd, int timeout_ms, 
 			snprintf(err, errlen, "%s: no reply within %d ms", path, timeout_ms);
 			goto out;
 		}
-		ssize_t n = recv(s, buf + len, cap - 1 - len, 0);
+		size_t room = cap - 1 - len;
+		if (room > CTL_MAX_REPLY - len)
+			room = CTL_MAX_REPLY - len;
+		ssize_t n = recv(s, buf + len, room, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -202,8 +216,14 @@ int ctl_request(const char *path, const char *req, int pass_fd, int timeout_ms, 
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		last = n;
 	}
 	buf[len] = 0;
+	char *nl = memchr(buf, '\n', len);
+	if (nl) {
+		nl[1] = 0; /* the reply, without what came after its end */
+		len = (size_t)(nl + 1 - buf);
+	}
 	if (!len) {
 		free(buf);
 		rc = -ECONNRESET;

@@ -34,6 +34,7 @@
 
 #define CTL_VERSION 1
 #define CTL_MAX_REQUEST 4096
+#define CTL_MAX_REPLY (64u << 20)          /* a reply is one line of at most this (65,535 flows' stats fit) */
 #define CTL_SOCKET_DEFAULT "/run/tdpd/tdpd.sock"
 #define CTL_MONITOR_DEFAULT "/run/tdpd/tdpd-ro.sock"
 #define CTL_GROUP_DEFAULT "tdp"

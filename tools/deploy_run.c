@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctl_proto.h"
 #include "deploy_run.h"
 
 static size_t nwords(char *const *v)
@@ -161,18 +162,24 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* What a run wrote, to its first CTL_MAX_REPLY bytes: a router that answers
+ * without end is cut off there (its reply then does not parse). */
 static char *slurp(FILE *f)
 {
 	char *s = NULL;
-	size_t len = 0;
+	size_t len = 0, total = 0;
 	FILE *o = open_memstream(&s, &len);
 	if (!o)
 		return NULL;
 	rewind(f);
 	char buf[4096];
 	size_t r;
-	while ((r = fread(buf, 1, sizeof(buf), f)) > 0)
+	while (total < CTL_MAX_REPLY && (r = fread(buf, 1, sizeof(buf), f)) > 0) {
+		if (r > CTL_MAX_REPLY - total)
+			r = CTL_MAX_REPLY - total;
 		fwrite(buf, 1, r, o);
+		total += r;
+	}
 	if (fclose(o) != 0) {
 		free(s);
 		return NULL;

@@ -23,7 +23,8 @@
 
 static void fmt_ns(int64_t ns, char *out, size_t len)
 {
-	int64_t a = ns < 0 ? -ns : ns;
+	/* |ns| without the overflow of -INT64_MIN: a reply's numbers are outside input */
+	uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
 	if (a < 10000)
 		snprintf(out, len, "%" PRId64 " ns", ns);
 	else if (a < 1000000)
@@ -135,9 +136,9 @@ static void show_ports(json_t *r)
 	json_t *p;
 	json_array_foreach(json_object_get(r, "ports"), i, p)
 		printf("%-10s %-28.28s %5" PRId64 " %-17s %12" PRId64 " %10" PRId64 " %8" PRId64 " %10" PRId64 " %10" PRId64
-		       " %8" PRId64 "\n", S(p, "name"), S(p, "device"), I(p, "dpdk_port"), S(p, "mac"), I(p, "rate_bps"),
+		       " %8" PRIu64 "\n", S(p, "name"), S(p, "device"), I(p, "dpdk_port"), S(p, "mac"), I(p, "rate_bps"),
 		       I(p, "frames"), I(p, "late_frames"), I(p, "reserved_pkts"), I(p, "be_pkts"),
-		       I(p, "tx_drop") + I(p, "be_tx_drop"));
+		       (uint64_t)I(p, "tx_drop") + (uint64_t)I(p, "be_tx_drop"));
 	json_array_foreach(json_object_get(r, "ports"), i, p)
 	{
 		printf("%s: %s; netdev %s; interrupt coalescing %s\n", S(p, "name"),
@@ -224,11 +225,11 @@ static void show_flows(json_t *r)
 	size_t i;
 	json_t *f;
 	json_array_foreach(json_object_get(r, "flows"), i, f)
-		printf("%-16s %-8s %10" PRId64 " %10" PRId64 " %10" PRId64 " %8" PRId64 " %9" PRId64 " %8" PRId64 " %8" PRId64
+		printf("%-16s %-8s %10" PRId64 " %10" PRId64 " %10" PRId64 " %8" PRId64 " %9" PRId64 " %8" PRIu64 " %8" PRIu64
 		       " %8" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64 "\n", S(f, "name"), S(f, "port"), I(f, "rx"),
 		       I(f, "reserved"), I(f, "sent"), I(f, "unused"), I(f, "late_dropped"),
-		       I(f, "late_carried") + I(f, "tx_carried"),
-		       I(f, "arr_late_dropped") + I(f, "arr_late_carried"), I(f, "overflow"), I(f, "tx_drop"),
+		       (uint64_t)I(f, "late_carried") + (uint64_t)I(f, "tx_carried"),
+		       (uint64_t)I(f, "arr_late_dropped") + (uint64_t)I(f, "arr_late_carried"), I(f, "overflow"), I(f, "tx_drop"),
 		       I(f, "demoted"), I(f, "stamped"));
 	/* pipelined flows: where in the upstream frame their packets arrived */
 	json_array_foreach(json_object_get(r, "flows"), i, f) {

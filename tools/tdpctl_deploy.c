@@ -23,9 +23,11 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,6 +61,10 @@ static void deploy_usage(FILE *o)
 	      o);
 }
 
+/* the latest TAI a router's reply may give (2^62 ns, in 2116): beyond it the
+ * deploy's own arithmetic on it could overflow */
+#define DEPLOY_MAX_TAI_NS (INT64_C(1) << 62)
+
 static int64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -68,9 +74,36 @@ static int64_t mono_ns(void)
 
 /* ---- the plan ---------------------------------------------------------- */
 
+/* A file of the plan, opened without waiting: a regular file of at most max
+ * bytes, or -1 with errno set and *why saying what it is instead (a FIFO
+ * would hold the deploy, a device never end). */
+static int plan_file_fd(const char *path, uint64_t max, const char **why)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st = {0};
+	*why = NULL;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
+		int e = errno;
+		*why = S_ISREG(st.st_mode) ? "larger than a plan's file can be" : "not a regular file";
+		close(fd);
+		errno = S_ISREG(st.st_mode) ? EFBIG : e ? e : EINVAL;
+		return -1;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
 static int read_table(struct router *r)
 {
-	FILE *f = fopen(r->table, "r");
+	const char *why;
+	int fd = plan_file_fd(r->table, SCHED_MAX_BYTES, &why);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (fd >= 0 && !f)
+		close(fd);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = f ? open_memstream(&buf, &len) : NULL;
@@ -85,7 +118,7 @@ static int read_table(struct router *r)
 		bad = 1;
 	if (bad) {
 		fprintf(stderr, "tdpctl deploy: %s: %s (the plan has a table for router %s)\n", r->table,
-			strerror(errno ? errno : EIO), r->name);
+			why ? why : strerror(errno ? errno : EIO), r->name);
 		free(buf);
 		return -1;
 	}
@@ -113,14 +146,21 @@ static int load_plan(struct deploy *dp, struct plan *pl)
 	char *path = NULL;
 	if (asprintf(&path, "%s/%s", dp->dir, PLAN_TOPOLOGY_FILE) < 0)
 		return -1;
-	if (access(path, R_OK) != 0) {
-		fprintf(stderr, "tdpctl deploy: %s: %s (DIR is what tdpctl plan -o DIR wrote)\n", path, strerror(errno));
+	const char *why;
+	int fd = plan_file_fd(path, PLAN_MAX_BYTES, &why);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		fprintf(stderr, "tdpctl deploy: %s: %s (DIR is what tdpctl plan -o DIR wrote)\n", path,
+			why ? why : strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		free(path);
 		return -1;
 	}
 	pl->file = path;
 	pl->overhead = 24;
-	int rc = plan_read(pl, path);
+	int rc = plan_read_stream(pl, f);
+	fclose(f);
 	if (rc == 0 && !(dp->r = calloc(pl->nnodes + 1, sizeof(*dp->r))))
 		rc = -1;
 	/* every router without a control line or a table is named, not the first only */
@@ -179,10 +219,11 @@ static struct drun *step(struct deploy *dp, const bool *want, bool in_table, ste
 		char *own[4] = { 0 }, **argv = NULL;
 		if (fds && args(dp, &dp->r[i], a, own) == 0)
 			argv = deploy_argv(dp->r[i].reach, dp->self, dp->ssh, dp->timeout_ms, (char *const *)a);
+		const char *why = NULL;
 		if (argv && in_table)
-			fds[i] = open(dp->r[i].table, O_RDONLY | O_CLOEXEC);
+			fds[i] = plan_file_fd(dp->r[i].table, SCHED_MAX_BYTES, &why);
 		if (!argv || (in_table && fds[i] < 0)) {
-			d[i].errtext = strdup(argv ? strerror(errno) : "out of memory");
+			d[i].errtext = strdup(!argv ? "out of memory" : why ? why : strerror(errno));
 			d[i].pid = -1;
 		} else {
 			deploy_start(&d[i], argv, in_table ? fds[i] : -1);
@@ -359,6 +400,14 @@ static bool stage_all(struct deploy *dp, int64_t *newest_tai)
 			continue;
 		}
 		int64_t t = jint(d[i].json, "tai_ns");
+		if (t <= 0 || t > DEPLOY_MAX_TAI_NS) {
+			/* the router's clock is what the commit time is reckoned from */
+			set_error(r, json_pack("{ss ss}", "code", "bad-reply", "message",
+					       "the router's stage reply gives no time a clock can have"),
+				  "refused");
+			ok = false;
+			continue;
+		}
 		if (t > *newest_tai)
 			*newest_tai = t;
 		if (strcmp(jstr(d[i].json, "digest"), r->digest)) {
@@ -560,7 +609,8 @@ static int parse_args(struct deploy *dp, int argc, char **argv, char **sshbuf)
 			return TDPCTL_EXIT_USAGE;
 		} else if (!strcmp(a, "--at")) {
 			bool rel = v[0] == '+';
-			if (parse_secs(v + rel, 0, rel ? 86400 : 9e9, &s)) {
+			/* an absolute time of 0 is no time: it would read as none given */
+			if (parse_secs(v + rel, rel ? 0 : 1, rel ? 86400 : 9e9, &s)) {
 				fprintf(stderr, "tdpctl deploy: --at takes TAI seconds or +SECONDS (at most a day), not '%s'\n", v);
 				return TDPCTL_EXIT_USAGE;
 			}
@@ -616,6 +666,16 @@ static int parse_args(struct deploy *dp, int argc, char **argv, char **sshbuf)
 	return -1;
 }
 
+/* SIGINT, SIGTERM or SIGHUP while deploying: the step under way ends (its
+ * runs are bounded by --timeout), then what is staged is aborted and
+ * nothing is committed; once committed, the deploy only stops waiting. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	interrupted = sig;
+}
+
 static void progress(const struct deploy *dp, const char *what)
 {
 	if (!dp->json)
@@ -636,6 +696,11 @@ static int deploy_run(struct deploy *dp)
 		changed += !dp->r[i].unchanged;
 		unlocked += strcmp(dp->r[i].sync, "locked") != 0;
 	}
+	if (interrupted) {
+		dp->outcome = "interrupted";
+		snprintf(dp->why, sizeof(dp->why), "stopped by signal %d: nothing was staged", (int)interrupted);
+		return 1;
+	}
 	if (!changed) {
 		dp->outcome = "unchanged";
 		snprintf(dp->why, sizeof(dp->why), "every router already runs its table of this plan");
@@ -647,6 +712,15 @@ static int deploy_run(struct deploy *dp)
 	int64_t m0 = mono_ns(), newest = 0;
 	bool staged = stage_all(dp, &newest);
 	bool sync_ok = !unlocked || dp->allow_unsynced;
+	if (interrupted) {
+		bool undone = undo(dp);
+		dp->outcome = "interrupted";
+		snprintf(dp->why, sizeof(dp->why), "stopped by signal %d before the commit: %s", (int)interrupted,
+			 undone ? "every staged table was aborted"
+				: "the staged tables were aborted but where a router marked not-aborted keeps its table "
+				  "staged until its ttl");
+		return 1;
+	}
 	if (!staged || !sync_ok || dp->check) {
 		bool undone = undo(dp);
 		dp->outcome = dp->check && staged && sync_ok && undone ? "checked" : "refused";
@@ -727,7 +801,14 @@ int tdpctl_deploy(int argc, char **argv)
 	if (load_plan(&dp, &pl) != 0) {
 		rc = TDPCTL_EXIT_USAGE;
 	} else {
+		struct sigaction sa = {.sa_handler = on_interrupt}, old[3];
+		static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+		sigemptyset(&sa.sa_mask);
+		for (int k = 0; k < 3; k++)
+			sigaction(sigs[k], &sa, &old[k]);
 		rc = deploy_run(&dp);
+		for (int k = 0; k < 3; k++)
+			sigaction(sigs[k], &old[k], NULL);
 		if (dp.json)
 			deploy_report_json(&dp);
 		else

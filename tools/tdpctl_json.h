@@ -9,7 +9,8 @@
 
 #include <jansson.h>
 
-/* The integer at "a.b.c" (a real is truncated), 0 when there is none. */
+/* The integer at "a.b.c" (a real is truncated, and held to the int64 range:
+ * a reply is outside input), 0 when there is none. */
 static inline int64_t I(json_t *o, const char *path)
 {
 	/* "a.b.c" */
@@ -18,7 +19,12 @@ static inline int64_t I(json_t *o, const char *path)
 	json_t *v = o;
 	for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && v; k = strtok_r(NULL, ".", &save))
 		v = json_object_get(v, k);
-	return json_is_integer(v) ? (int64_t)json_integer_value(v) : json_is_real(v) ? (int64_t)json_real_value(v) : 0;
+	if (json_is_integer(v))
+		return (int64_t)json_integer_value(v);
+	if (!json_is_real(v))
+		return 0;
+	double x = json_real_value(v);
+	return x != x ? 0 : x >= 9.2e18 ? INT64_MAX : x <= -9.2e18 ? INT64_MIN : (int64_t)x;
 }
 
 /* The string at key, "" when there is none. */

@@ -6,14 +6,17 @@
 # bad options, the commands it runs on each router (the ssh form's remote
 # line read back by a shell as the same words), a router that cannot be
 # reached (exit 3, nothing else tried), and a router whose stage reply names
-# no stage id (its table stays staged, and the report says so, once).
+# no stage id (its table stays staged, and the report says so, once); what
+# a plan directory and a router hand it, as outside input: a FIFO or a
+# device for a table or the topology, a reply without end, a time no clock
+# can have, --at 0, and a deploy interrupted after the stages.
 # usage: deploy_cli.sh TDPCTL  (TAP)
 set -uo pipefail
 CTL=$1
 . "$(dirname "$0")/../tap.sh"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-echo "1..9"
+echo "1..14"
 
 topo() { # topo FILE [control lines...]
 	local f=$1
@@ -181,3 +184,76 @@ assert r["r1"]["result"] == "not-aborted" and r["r1"]["error"]["code"] == "bad-r
 assert r["r2"]["result"] == "aborted", r["r2"]
 assert "every staged table was aborted" not in d["why"] and "keeps its table staged until its ttl (60 s)" in d["why"], d["why"]
 PY' "$(cat "$W/i.json" "$W/i.err" "$W"/fake*.calls 2>/dev/null)"
+
+# a FIFO for a table, a device for the topology: refused before any router is asked, at once
+cp -r "$W/i" "$W/f"
+rm "$W/f/r2.tdp"
+mkfifo "$W/f/r2.tdp"
+cp -r "$W/i" "$W/z"
+rm "$W/z/topology"
+ln -s /dev/zero "$W/z/topology"
+: >"$W/fake1.calls"
+rc=0
+timeout 20 "$CTL" deploy "$W/f" >"$W/f.out" 2>&1 || rc=$?
+rc2=0
+timeout 20 "$CTL" deploy "$W/z" >"$W/z.out" 2>&1 || rc2=$?
+check "a FIFO for a table, a device for the topology: refused at once (exit 2), no router asked" \
+	'[ $rc -eq 2 ] && grep -q "f/r2.tdp: not a regular file (the plan has a table for router r2)" "$W/f.out" &&
+	 [ $rc2 -eq 2 ] && grep -q "z/topology: not a regular file" "$W/z.out" && [ ! -s "$W/fake1.calls" ]' \
+	"rc $rc $rc2: $(cat "$W/f.out" "$W/z.out")"
+
+# a router that answers without end, one whose stage gives a time at the 64-bit end
+cat >"$W/endless" <<EOF
+#!/bin/sh
+head -c 80000000 /dev/zero | tr '\\0' a
+EOF
+chmod +x "$W/endless"
+sed 's/1790000000000000000/9223372036854775807/g' "$W/fake2" >"$W/fake3"
+sed -i "s|$W/fake2.calls|$W/fake3.calls|" "$W/fake3"
+chmod +x "$W/fake3"
+topo "$W/x.topo" "control r1 tdpctl $W/endless exec env" "control r2 tdpctl $W/fake2 exec env"
+"$CTL" plan "$W/x.topo" -o "$W/x" >/dev/null 2>&1
+rc=0
+timeout 60 "$CTL" deploy --json "$W/x" >"$W/x.json" 2>"$W/x.err" || rc=$?
+check "a router that answers without end: cut off, unreachable (exit 3), nothing staged" \
+	'[ $rc -eq 3 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r={x[\"name\"]: x for x in d[\"routers\"]}; assert r[\"r1\"][\"result\"] == \"unreachable\" and d[\"outcome\"] == \"refused\", d" "$W/x.json"' \
+	"rc $rc: $(head -c 2000 "$W/x.json"; head -c 500 "$W/x.err")"
+topo "$W/y.topo" "control r1 tdpctl $W/fake3 exec env" "control r2 tdpctl $W/fake2 exec env"
+"$CTL" plan "$W/y.topo" -o "$W/y" >/dev/null 2>&1
+: >"$W/fake2.calls"
+rc=0
+timeout 60 "$CTL" deploy --json "$W/y" >"$W/y.json" 2>"$W/y.err" || rc=$?
+check "a stage reply with a time at the 64-bit end: a bad reply, every staged table aborted (exit 1)" \
+	'[ $rc -eq 1 ] && grep -q "schedule abort 5" "$W/fake3.calls" && grep -q "schedule abort 5" "$W/fake2.calls" && python3 - "$W/y.json" <<"PY"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = {x["name"]: x for x in d["routers"]}
+assert d["outcome"] == "refused" and "every staged table was aborted" in d["why"], d
+assert r["r1"]["error"]["code"] == "bad-reply" and r["r2"]["result"] == "aborted", r
+PY' "rc $rc: $(cat "$W/y.json" "$W/y.err")"
+
+rc=0
+"$CTL" deploy --at 0 "$W/u" >"$W/a0.out" 2>&1 || rc=$?
+check "--at 0 is no time: refused as usage (exit 2), not taken as none given" \
+	'[ $rc -eq 2 ] && grep -q "\-\-at takes TAI seconds" "$W/a0.out"' "rc $rc: $(cat "$W/a0.out")"
+
+# interrupted after both routers staged (r2 takes 2 s to answer): both aborted
+sed 's/\*"schedule stage"\*) /*"schedule stage"*) sleep 2; /' "$W/fake2" >"$W/slow2"
+sed -i "s|$W/fake2.calls|$W/slow2.calls|" "$W/slow2"
+chmod +x "$W/slow2"
+topo "$W/s.topo" "control r1 tdpctl $W/slow2 exec env" "control r2 tdpctl $W/fake2 exec env"
+"$CTL" plan "$W/s.topo" -o "$W/s" >/dev/null 2>&1
+: >"$W/fake2.calls"
+timeout 60 "$CTL" deploy --json "$W/s" >"$W/s.json" 2>"$W/s.err" &
+dpid=$!
+for _ in $(seq 50); do grep -q "schedule stage" "$W/slow2.calls" 2>/dev/null && break; sleep 0.1; done
+kill -INT $dpid
+wait $dpid
+rc=$?
+check "interrupted (SIGINT) while the stages are under way: every staged table aborted, outcome interrupted (exit 1)" \
+	'[ $rc -eq 1 ] && grep -q "schedule abort 5" "$W/slow2.calls" && grep -q "schedule abort 5" "$W/fake2.calls" && python3 - "$W/s.json" <<"PY"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["outcome"] == "interrupted" and "every staged table was aborted" in d["why"], d
+assert [x["result"] for x in d["routers"]] == ["aborted", "aborted"], d["routers"]
+PY' "rc $rc: $(cat "$W/s.json" "$W/s.err" "$W/slow2.calls")"
