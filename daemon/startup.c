@@ -385,6 +385,8 @@ static int ports_up(struct tdpd *d)
 		log_info("port %s: %s, DPDK port %u, MAC %02x:%02x:%02x:%02x:%02x:%02x, link %s%u Mbit/s", cp->name,
 			 cp->device, d->ports[p].id, m[0], m[1], m[2], m[3], m[4], m[5],
 			 d->ports[p].link_mbps ? "" : "unknown ", d->ports[p].link_mbps);
+		if (hp_caveat(&d->hp[p]))
+			log_warn("port %s: %s", cp->name, hp_caveat(&d->hp[p]));
 		struct ctl_port_info *pi = &d->pinfo[p];
 		pi->name = cp->name;
 		pi->table_port = d->rxp[p].table_port;

@@ -162,6 +162,18 @@ static bool is_af_packet(const char *device)
 	return strncmp(device, "net_af_packet", 13) == 0 || strncmp(device, "eth_af_packet", 13) == 0;
 }
 
+const char *hp_caveat(const struct hp_port *hp)
+{
+	/* DPDK 22.11's af_packet PMD joins its sockets to a fanout group with
+	 * PACKET_FANOUT_FLAG_DEFRAG: the kernel reassembles IPv4 fragments
+	 * before they reach the socket, and a socket cannot leave its group */
+	if (!is_af_packet(hp->device))
+		return NULL;
+	return "af_packet: the kernel reassembles IPv4 fragments before tdpd reads them (the PMD's fanout group "
+	       "defragments), so fragments are not forwarded as they came, a datagram larger than the ring's frame "
+	       "is one runt drop, and a lone later fragment is never seen: route with af_xdp ports (or a NIC's PMD)";
+}
+
 int hp_mode_for(const char *port, const char *device, int path, const char *interface, int *mode,
 		char name[IF_NAMESIZE], char *err, size_t errlen)
 {

@@ -80,5 +80,8 @@ int hp_set_local(struct hp_port *hp, const uint8_t (*a)[17], size_t n);
  * flags and the forwarding switch back. */
 void hp_release(struct hp_port *hp);
 const char *hp_mode_name(enum rx_host m);
+/* What an operator must know of the port's PMD before routing with it, or
+ * NULL: af_packet's kernel reassembles IPv4 fragments (said at start). */
+const char *hp_caveat(const struct hp_port *hp);
 
 #endif

@@ -10,7 +10,8 @@
 # program; a route added with `ip route` carries traffic within a second and
 # `ip route del` takes it away (ICMP net unreachable from tdpd); a host that
 # does not answer ARP gets its senders Host Unreachable from tdpd; traceroute
-# shows both routers (ICMP time exceeded from tdpd); frames for another
+# shows both routers (ICMP time exceeded from tdpd); IPv4 fragments cross
+# both routers as they came (the receiver reassembles); frames for another
 # station's MAC are counted, not routed; R1's input veth has two
 # RX queues, and a burst spread over both reaches tdpd whole; more datagrams
 # than a router's pool has buffers pass with none missed by the driver; a router killed
@@ -27,7 +28,7 @@ SRC=$3
 net_test_begin ping arping traceroute python3
 
 . "$SRC/tests/tap.sh"
-echo "1..22"
+echo "1..23"
 
 xdp_pair_up "hp$$"
 conf() {   # conf FILE A-ADDR B-ADDR
@@ -56,6 +57,15 @@ check "tdpctl neighbours: the next hops the kernel resolved by ARP, none static"
 out=$(ip netns exec "$SND" traceroute -n -q 1 -N 1 -w 2 -m 3 10.7.2.2 2>&1)
 check "traceroute shows both routers (Time Exceeded from tdpd) and the receiver" \
 	'grep -Eq "^ 1  10.7.0.2 " <<<"$out" && grep -Eq "^ 2  10.7.1.2 " <<<"$out" && grep -Eq "^ 3  10.7.2.2 " <<<"$out"' "$out"
+
+# a 3,000-byte ping leaves the sender as three fragments: on af_xdp each
+# reaches tdpd as it came and is forwarded so, and the receiver reassembles
+rxp() { xdp_pair_ctl 1 --json stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["rx"]["pkts"])'; }
+b=$(rxp)
+out=$(ip netns exec "$SND" ping -c 5 -i 0.3 -W 2 -s 3000 -M dont 10.7.2.2 2>&1)
+a=$(rxp)
+check "IPv4 fragments cross both routers as they came: 5 of 5 3,000-byte pings, R1 read 3 frames each way per ping" \
+	'grep -q " 5 received" <<<"$out" && [ $((a - b)) -ge 30 ]' "$out; R1 rx $b -> $a"
 
 # the sender's gateway entry pointing at another station: veth, like a switch
 # flooding an unknown address, still hands R1 the frames; R1 must not route them
