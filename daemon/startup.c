@@ -556,8 +556,9 @@ static int tables_up(struct tdpd *d)
 {
 	char err[256];
 	struct conf *c = &d->conf;
-	if (router_build(d->rt, err, sizeof(err)) != 0) {
-		log_err("routes: %s", err);
+	const char *miss;
+	if (router_build(d->rt, err, sizeof(err)) != 0 || router_missing(d->rt, &miss)) {
+		log_err("routes: %s", router_missing(d->rt, &miss) ? miss : err);
 		return -1;
 	}
 	d->ctl.cur = dtable_new(engine_table_current(d->e), d->resumed ? d->saved.name : d->schedule_path, d->origin);

@@ -16,7 +16,7 @@
  */
 uint64_t pmd_mem_mb(uint32_t mbufs)
 {
-	return (uint64_t)mbufs * MBUF_BYTES / (1024 * 1024) + 64 + 2 * 128;
+	return (uint64_t)mbufs * MBUF_BYTES / (1024 * 1024) + 64 + 3 * 136;
 }
 
 int pmd_huge_read(const char *meminfo, struct pmd_huge *h)

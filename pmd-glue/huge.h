@@ -19,8 +19,10 @@ struct pmd_huge {
 	long page_kb;             /* Hugepagesize */
 };
 
-/* MiB DPDK needs for a pool of mbufs buffers, two route tables (64 MiB for
- * IPv4) and slack. */
+/* MiB DPDK needs for a pool of mbufs buffers, the routers alive at once
+ * while the kernel's routes change (the one in force and the next; 64 MiB of
+ * first-level table for each family, and their second-level groups), room
+ * for a third where the heap has no 64 MiB left in one piece, and slack. */
 uint64_t pmd_mem_mb(uint32_t mbufs);
 /* Reads HugePages_Free and Hugepagesize; 0, or -errno (then none free). */
 int pmd_huge_read(const char *meminfo, struct pmd_huge *h);

@@ -202,6 +202,9 @@ static void show_routes(json_t *r)
 		       mp, unres ? " (gateway's MAC not yet known)" : "");
 	}
 	printf("kernel's routes and neighbours: %s\n", S(r, "kernel"));
+	if (I(r, "netlink.missing"))
+		printf("NOT IN FORCE: %" PRId64 " of the kernel's routes the route table could not take (tdpd's log names "
+		       "the first)\n", I(r, "netlink.missing"));
 }
 
 static void show_neighbours(json_t *r)

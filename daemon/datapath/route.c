@@ -68,6 +68,9 @@ struct router {
 	size_t nmp, mp_cap;
 	struct rte_lpm *lpm4;
 	struct rte_lpm6 *lpm6;
+	/* built: entries the LPM would not take, and the first of them */
+	size_t missing;
+	char missing_first[64];
 };
 
 static int grow(void **v, size_t *cap, size_t want, size_t es)
@@ -411,6 +414,41 @@ static int build_entries(struct router *r)
 	return 0;
 }
 
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The LPM's second-level groups the entries need. IPv4: one for each /24
+ * that holds a longer prefix, exactly (rte_lpm shares a /24's group). IPv6:
+ * at most one per byte past the first 24 bits of each longer prefix (shared
+ * where prefixes share bytes, so this bounds it from above). */
+static void tbl8_need(const struct router *r, uint32_t *g4, uint32_t *g6)
+{
+	uint32_t *t24 = malloc(sizeof(uint32_t) * (r->nent ? r->nent : 1)), n = 0;
+	uint64_t six = 0;
+	for (size_t i = 0; i < r->nent; i++) {
+		const struct rt_entry *e = &r->ent[i];
+		if (e->family == 6 && e->len > 24)
+			six += (e->len - 24 + 7) / 8;
+		else if (e->family == 4 && e->len > 24 && t24)
+			t24[n++] = (uint32_t)e->prefix[0] << 16 | (uint32_t)e->prefix[1] << 8 | e->prefix[2];
+	}
+	uint32_t distinct = 0;
+	if (t24) {
+		qsort(t24, n, sizeof(*t24), u32_cmp);
+		for (uint32_t i = 0; i < n; i++)
+			distinct += !i || t24[i] != t24[i - 1];
+	} else {
+		distinct = (uint32_t)r->nent; /* no room to count: one each */
+	}
+	free(t24);
+	/* room for what comes next without a rebuild of the sizes */
+	*g4 = distinct + distinct / 4 + 256;
+	*g6 = (uint32_t)(six > UINT32_MAX / 2 ? UINT32_MAX / 2 : six) + 1024;
+}
+
 int router_build(struct router *r, char *err, size_t errlen)
 {
 	if (build_entries(r) != 0) {
@@ -423,14 +461,16 @@ int router_build(struct router *r, char *err, size_t errlen)
 			n4++;
 		else
 			n6++;
+	uint32_t g4, g6;
+	tbl8_need(r, &g4, &g6);
 	static _Atomic unsigned seq;
 	unsigned id = atomic_fetch_add(&seq, 1);
 	char name[64];
 	snprintf(name, sizeof(name), "tdp4_%u", id);
-	struct rte_lpm_config c4 = {.max_rules = (uint32_t)(n4 + 16), .number_tbl8s = 256};
+	struct rte_lpm_config c4 = {.max_rules = (uint32_t)(n4 + 16), .number_tbl8s = g4};
 	r->lpm4 = rte_lpm_create(name, SOCKET_ID_ANY, &c4);
 	snprintf(name, sizeof(name), "tdp6_%u", id);
-	struct rte_lpm6_config c6 = {.max_rules = (uint32_t)(n6 + 16), .number_tbl8s = 1024};
+	struct rte_lpm6_config c6 = {.max_rules = (uint32_t)(n6 + 16), .number_tbl8s = g6};
 	r->lpm6 = rte_lpm6_create(name, SOCKET_ID_ANY, &c6);
 	if (!r->lpm4 || !r->lpm6) {
 		snprintf(err, errlen, "cannot create the route tables (rte_lpm): %s", rte_strerror(rte_errno));
@@ -447,11 +487,24 @@ int router_build(struct router *r, char *err, size_t errlen)
 			rc = rte_lpm6_add(r->lpm6, e->prefix, (uint8_t)e->len, (uint32_t)i);
 		}
 		if (rc < 0) {
-			snprintf(err, errlen, "cannot add a route: %s", rte_strerror(-rc));
-			return -1;
+			/* one route the table cannot take costs that route only:
+			 * every other one, and every later change, still go in */
+			if (!r->missing++) {
+				char a[INET6_ADDRSTRLEN] = "?";
+				inet_ntop(e->family == 4 ? AF_INET : AF_INET6, e->prefix, a, sizeof(a));
+				snprintf(r->missing_first, sizeof(r->missing_first), "%s/%u (%s)", a, e->len,
+					 rte_strerror(-rc));
+			}
 		}
 	}
 	return 0;
+}
+
+size_t router_missing(const struct router *r, const char **first)
+{
+	if (first)
+		*first = r->missing_first;
+	return r->missing;
 }
 
 static inline uint32_t ip4_of(const struct pkt_info *pi)

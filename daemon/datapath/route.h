@@ -86,8 +86,12 @@ struct router *router_copy_static(const struct router *r);
 /* Frees the lookup structures of a router that is only copied from now on
  * (128 MiB of DPDK memory); router_lookup must not be called on it after. */
 void router_drop_lookup(struct router *r);
-/* Builds the lookup structures (needs the EAL). */
+/* Builds the lookup structures (needs the EAL), sized for its entries; an
+ * entry the LPM still refuses is left out and counted (router_missing), the
+ * rest built. */
 int router_build(struct router *r, char *err, size_t errlen);
+/* Entries the last build left out, and the first of them ("prefix/len (why)"). */
+size_t router_missing(const struct router *r, const char **first);
 
 /* The egress port and next-hop MAC for the packet's destination. On
  * ROUTE_NO_NEIGH and ROUTE_NEIGH_FAILED, nh (when not NULL) gets the address

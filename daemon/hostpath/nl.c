@@ -189,6 +189,18 @@ static struct router *build(struct nl *n)
 	CTR_SET(n->st.neighbours, nn);
 	CTR_SET(n->st.routes, nr);
 	CTR_SET(n->st.multipath, nm);
+	/* what the table could not take is said when it changes, and counted;
+	 * every other route is in force, and later changes still follow */
+	const char *first;
+	uint64_t miss = router_missing(r, &first);
+	if (miss != CTR_GET(n->st.missing)) {
+		if (miss)
+			log_warn("kernel routes: %" PRIu64 " route%s the route table could not take (the first: %s); every "
+				 "other one is in force", miss, miss == 1 ? "" : "s", first);
+		else
+			log_notice("kernel routes: every route in force again");
+	}
+	CTR_SET(n->st.missing, miss);
 	return r;
 }
 

@@ -60,6 +60,7 @@ struct nl_stats {
 	uint64_t resyncs;         /* the kernel's tables read again after a link change or an overflow */
 	uint64_t dumps_redone;    /* dumps the kernel interrupted, read again */
 	uint64_t multipath;       /* routes with more than one next hop on the ports */
+	uint64_t missing;         /* routes and host entries the route table could not take, in the router in force */
 	uint64_t routes, neighbours, addresses;   /* the kernel's, in force */
 };
 

@@ -28,7 +28,7 @@ SRC=$3
 net_test_begin ping arping traceroute python3
 
 . "$SRC/tests/tap.sh"
-echo "1..23"
+echo "1..24"
 
 xdp_pair_up "hp$$"
 conf() {   # conf FILE A-ADDR B-ADDR
@@ -151,6 +151,29 @@ PY
 read -r drx dmiss dtx <<<"$d"
 check "12000 datagrams through R1, whose pool has 8191 buffers: its driver takes every one ($drx), misses none ($dmiss), and sends them on ($dtx)" \
 	'[ "$drx" -ge 12000 ] && [ "$dmiss" = 0 ] && [ "$dtx" -ge 12000 ]' "$after"
+
+# 300 IPv4 /32s in 300 /24s and 100 IPv6 /128s, beyond the route table's
+# first sizing: every one taken, and a route added after them still followed
+v6was=$(ip netns exec "$R1" sysctl -n net.ipv6.conf.out.disable_ipv6)
+ip netns exec "$R1" sysctl -qw net.ipv6.conf.out.disable_ipv6=0
+ip -n "$R1" addr add 2001:db8:7::1/64 dev out nodad
+{
+	for i in $(seq 0 299); do echo "route add 10.$((100 + i / 256)).$((i % 256)).7/32 via 10.7.1.2"; done
+	for i in $(seq 0 99); do echo "route add 2001:db8:$i:$i::9/128 via 2001:db8:7::2 dev out onlink"; done
+} >"$W/many.batch"
+ip -n "$R1" -batch "$W/many.batch" 2>"$W/many.err"
+ip -n "$R1" route add 10.99.0.0/24 via 10.7.1.2
+for _ in $(seq 50); do xdp_pair_ctl 1 routes | grep -q "^10.99.0.0/24 " && break; sleep 0.1; done
+rts=$(xdp_pair_ctl 1 --json routes)
+check "400 host routes in 400 /24s and /48s: all taken, none missing, and a /24 added after them followed" \
+	'[ "$(python3 -c "import json,sys; d=json.loads(sys.argv[1]); p=[r[\"prefix\"] for r in d[\"routes\"]]; print(sum(x.endswith(\"/32\") and x.startswith((\"10.100.\", \"10.101.\")) for x in p), sum(x.endswith(\"::9/128\") for x in p), \"10.99.0.0/24\" in p, d[\"netlink\"][\"missing\"])" "$rts")" = "300 100 True 0" ] &&
+	 ! grep -q "cannot build the routes\|could not take" "$W/r1/err"' \
+	"$(cat "$W/many.err"; grep "kernel routes" "$W/r1/err" | tail -3; head -c 1500 <<<"$rts")"
+ip -n "$R1" route flush root 10.100.0.0/15
+ip -n "$R1" -6 route flush root 2001:db8::/32
+ip -n "$R1" addr del 2001:db8:7::1/64 dev out
+ip netns exec "$R1" sysctl -qw net.ipv6.conf.out.disable_ipv6="$v6was"
+ip -n "$R1" route del 10.99.0.0/24
 
 ip -n "$R1" route del 10.7.2.0/24
 sleep 1

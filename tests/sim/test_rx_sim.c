@@ -524,6 +524,46 @@ static int kroute(struct router *r, uint32_t port, int family, const uint8_t *pr
 	return router_add_kernel_route(r, family, prefix, len, &nh, 1, proto);
 }
 
+/* The route table sized for what it holds: 600 IPv4 host routes in 600
+ * /24s and 300 IPv6 host routes in 300 /48s need more second-level groups
+ * than a fixed 256 / 1,024 give (each /24 with a longer prefix takes one
+ * group; a /128 up to 13); all go in, none missing, each found. */
+static void many_host_routes_all_taken(void **state)
+{
+	(void)state;
+	struct rig r;
+	rig_up(&r);
+	char err[160];
+	struct router *k = router_copy_static(r.rt);
+	uint8_t gw4[16] = {10, 0, 2, 8}, gw6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 2};
+	gw6[15] = 8;
+	for (int i = 0; i < 600; i++) {
+		uint8_t p[16] = {11, (uint8_t)(i / 256), (uint8_t)(i % 256), 7};
+		assert_int_equal(kroute(k, 1, 4, p, 32, gw4, 4), 0);
+	}
+	for (int i = 0; i < 300; i++) {
+		uint8_t p[16] = {0x20, 0x01, 0x0d, 0xb8, (uint8_t)(i >> 8), (uint8_t)i};
+		p[15] = 9;
+		assert_int_equal(kroute(k, 1, 6, p, 128, gw6, 4), 0);
+	}
+	assert_int_equal(router_build(k, err, sizeof(err)), 0);
+	const char *first = NULL;
+	assert_int_equal(router_missing(k, &first), 0);
+	for (int i = 0; i < 600; i += 37) {
+		struct pkt_info pi = {.family = 4};
+		memcpy(pi.dst, (uint8_t[]){11, (uint8_t)(i / 256), (uint8_t)(i % 256), 7}, 4);
+		uint32_t port = 99;
+		uint8_t mac[6], nh[16];
+		int rc = router_lookup(k, &pi, &port, mac, nh);
+		assert_true(rc == ROUTE_OK || rc == ROUTE_NO_NEIGH);
+		assert_int_equal(port, 1);
+		pi.dst[3] = 8; /* the /24 holds only the /32: no route */
+		assert_true(router_lookup(k, &pi, &port, mac, nh) < 0 && router_lookup(k, &pi, &port, mac, nh) != ROUTE_NO_NEIGH);
+	}
+	router_free(k);
+	rig_down(&r);
+}
+
 static void failed_neighbour_host_unreachable(void **state)
 {
 	struct rig r;
@@ -660,6 +700,7 @@ int main(void)
 		cmocka_unit_test(one_burst_queued_in_order),
 		cmocka_unit_test(rx_poll_reads_ports),
 		cmocka_unit_test(pipelined_due_frames),
+		cmocka_unit_test(many_host_routes_all_taken),
 		cmocka_unit_test(swap_to_pipelined_measures_arrivals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
