@@ -41,9 +41,48 @@ static int is_icmp_error(const uint8_t *orig, uint32_t len, const struct pkt_inf
 	uint8_t type = orig[pi->l4p_off];
 	if (pi->family == 4 && pi->proto == 1)
 		return type == 3 || type == 4 || type == 5 || type == 11 || type == 12;
-	if (pi->family == 6 && pi->proto == 58)
-		return type < 128;
 	return 0;
+}
+
+/* IPv6: whether an error may be sent about the packet, from its upper-layer
+ * header found through every extension header, fragments included (RFC 8200
+ * §4): not about an ICMPv6 error (RFC 4443 §2.4 (e)), nor about a fragment
+ * other than the first, nor about a packet whose chain of headers cannot be
+ * followed to its upper layer within what was received (it may hide one). */
+static int v6_upper_allows(const uint8_t *orig, uint32_t len, const struct pkt_info *pi)
+{
+	uint32_t end = pi->l3_off + (uint32_t)pi->l3_len;
+	if (end > len)
+		end = len;
+	uint32_t at = pi->l3_off + 40u;
+	if (at > end)
+		return 0;
+	uint8_t nh = orig[pi->l3_off + 6];
+	for (;;) {
+		if (nh == 0 || nh == 43 || nh == 60 || nh == 51) {
+			/* hop-by-hop, routing, destination options; AH in 4-byte units (RFC 4302 §2.2) */
+			if (at + 2 > end)
+				return 0;
+			uint32_t l = nh == 51 ? (orig[at + 1] + 2u) * 4u : 8u + orig[at + 1] * 8u;
+			nh = orig[at];
+			at += l;
+		} else if (nh == 44) {
+			if (at + 8 > end)
+				return 0;
+			if ((orig[at + 2] << 8 | orig[at + 3]) & 0xfff8)
+				return 0; /* not the first fragment */
+			nh = orig[at];
+			at += 8;
+		} else {
+			break;
+		}
+	}
+	if (nh == 58) {
+		if (at + 1 > end)
+			return 0;
+		return orig[at] >= 128; /* informational only */
+	}
+	return 1;
 }
 
 int icmp_error_allowed(const uint8_t *orig, uint32_t len, const struct pkt_info *pi)
@@ -60,9 +99,8 @@ int icmp_error_allowed(const uint8_t *orig, uint32_t len, const struct pkt_info 
 		return v4_single_host(pi->dst) && v4_single_host(pi->src);
 	}
 	static const uint8_t zero[16];
-	if (pi->proto == 44)             /* a fragment header: only the first fragment */
-		if (pi->l4p_off + 4u > len || ((orig[pi->l4p_off + 2] << 8 | orig[pi->l4p_off + 3]) & 0xfff8))
-			return 0;
+	if (!v6_upper_allows(orig, len, pi))
+		return 0;
 	return pi->dst[0] != 0xff && pi->src[0] != 0xff && memcmp(pi->src, zero, 16) != 0;
 }
 

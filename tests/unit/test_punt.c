@@ -287,6 +287,71 @@ static void icmp_errors_v6(void **state)
 	assert_int_equal(icmp_error_build(out, sizeof(out), b, n, &pi, ICMP_ERR_TTL, mac, src), 0);
 }
 
+/* RFC 4443 §2.4 (e), RFC 8200 §4: no error about an ICMPv6 error however
+ * many extension headers stand before it, a first fragment's included; an
+ * informational message behind them still gets one; a chain that cannot be
+ * followed within the packet gets none (it may hide an error). */
+static void icmp6_error_behind_extension_headers(void **state)
+{
+	(void)state;
+	uint8_t b[512], out[ICMP_ERR_FRAME_MAX];
+	const uint8_t mac[6] = {2, 0, 0, 0, 9, 9};
+	uint8_t src[16];
+	inet_pton(AF_INET6, "2001:db8:1::1", src);
+	struct {
+		const char *what;
+		uint8_t chain[6];   /* extension headers, then the upper layer */
+		uint8_t type;       /* ICMPv6 type when the upper layer is 58 */
+		uint16_t frag_off;  /* a fragment header's offset field */
+		bool allowed;
+	} c[] = {
+		{"Destination Unreachable in a first fragment", {44, 58}, 1, 0, false},
+		{"Time Exceeded behind hop-by-hop, routing, 5 destination options", {0, 43, 60, 60, 60, 58}, 3, 0, false},
+		{"an echo request in a first fragment", {44, 58}, 128, 0, true},
+		{"a later fragment", {44, 58}, 128, 8, false},
+		{"UDP behind a destination option and a fragment", {60, 44, 17}, 0, 0, true},
+		{"Packet Too Big behind AH", {51, 58}, 2, 0, false},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		uint32_t n = udp_frame(b, 6, "2001:db8:2::2", 9, -1);
+		uint8_t *ip = b + 14;
+		uint32_t at = 40, k = 0;
+		uint8_t *nhp = ip + 6;
+		for (; k < 6 && (c[i].chain[k] == 0 || c[i].chain[k] == 43 || c[i].chain[k] == 60 || c[i].chain[k] == 44 ||
+				 c[i].chain[k] == 51); k++) {
+			uint8_t *h = ip + at;
+			*nhp = c[i].chain[k];
+			memset(h, 0, 8);
+			if (c[i].chain[k] == 44) {
+				h[2] = (uint8_t)(c[i].frag_off >> 8);
+				h[3] = (uint8_t)c[i].frag_off;
+			} else if (c[i].chain[k] == 51) {
+				h[1] = 0; /* (0 + 2) * 4 = 8 bytes */
+			}
+			nhp = h;
+			at += 8;
+		}
+		*nhp = c[i].chain[k];
+		ip[at] = c[i].type;
+		uint32_t plen = at - 40 + 16;
+		ip[4] = (uint8_t)(plen >> 8);
+		ip[5] = (uint8_t)plen;
+		n = 14 + 40 + plen;
+		struct pkt_info pi;
+		assert_int_equal(pkt_parse(b, n, &pi), PKT_OK);
+		uint32_t m = icmp_error_build(out, sizeof(out), b, n, &pi, ICMP_ERR_TTL, mac, src);
+		if ((m != 0) != c[i].allowed)
+			fail_msg("%s: %s", c[i].what, m ? "an error was built" : "no error");
+		/* the packet ends inside its chain of headers: none (it may hide an error) */
+		if (c[i].allowed && c[i].chain[1] != 17) {
+			ip[4] = 0;
+			ip[5] = 8;
+			assert_int_equal(pkt_parse(b, 14 + 48, &pi), PKT_OK);
+			assert_int_equal(icmp_error_build(out, sizeof(out), b, 14 + 48, &pi, ICMP_ERR_TTL, mac, src), 0);
+		}
+	}
+}
+
 /* Fragmentation Needed (RFC 1191 §4) and Packet Too Big (RFC 4443 §3.2)
  * carry the next hop's MTU; icmp_error_build makes neither */
 static void icmp_too_big(void **state)
@@ -336,6 +401,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(icmp_errors_v4),
 		cmocka_unit_test(icmp_too_big),
 		cmocka_unit_test(icmp_errors_v6),
+		cmocka_unit_test(icmp6_error_behind_extension_headers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
