@@ -135,6 +135,37 @@ static void out_line(struct emit *e, uint32_t src, const char *fmt, ...)
 	e->src[e->n++] = src;
 }
 
+/* A flow's frames at hop h, c packets each, as frames lines of at most
+ * PLAN_ROW_FRAMES frames each (a line holds at most 1,024 frame sets: rows
+ * add up, so a long list is split, never cut). */
+#define PLAN_ROW_FRAMES 512
+static void frames_lines(const struct plan *pl, const struct preq *f, uint32_t h, uint32_t c, struct emit *e)
+{
+	uint32_t *fr = calloc((size_t)pl->k + 1, sizeof(*fr)), n = 0;
+	if (!fr) {
+		e->oom = true;
+		return;
+	}
+	uint64_t add = plan_shift(f, h);
+	for (uint32_t i = 0; i < pl->k; i++)
+		if (f->count[i])
+			fr[n++] = (uint32_t)((i + add) % pl->k);
+	qsort(fr, n, sizeof(*fr), u32_cmp);
+	for (uint32_t at = 0; at < n; at += PLAN_ROW_FRAMES) {
+		uint32_t m = n - at < PLAN_ROW_FRAMES ? n - at : PLAN_ROW_FRAMES;
+		size_t need = sched_frames_format(fr + at, m, NULL, 0);
+		char *s = malloc(need + 1);
+		if (!s) {
+			e->oom = true;
+			break;
+		}
+		sched_frames_format(fr + at, m, s, need + 1);
+		out_line(e, f->line, "frames %s: %s %u", s, f->name, c);
+		free(s);
+	}
+	free(fr);
+}
+
 static void render(const struct plan *pl, uint32_t x, const char *path, struct emit *e)
 {
 	const struct node *nd = &pl->nodes[x];
@@ -215,17 +246,13 @@ static void render(const struct plan *pl, uint32_t x, const char *path, struct e
 						same = false;
 					c0 = f->count[j];
 				}
-			char *fr = same ? plan_ingress_frames(pl, f, plan_shift(f, h)) : NULL;
-			if (same && !fr)
-				e->oom = true;
-			else if (same)
-				out_line(e, f->line, "frames %s: %s %u", fr, f->name, c0);
+			if (same)
+				frames_lines(pl, f, h, c0, e);
 			else
 				for (uint32_t j = 0; j < pl->k; j++)
 					if (f->count[j])
 						out_line(e, f->line, "frame %" PRIu64 ": %s %u", (j + plan_shift(f, h)) % pl->k,
 							 f->name, f->count[j]);
-			free(fr);
 		}
 	}
 }

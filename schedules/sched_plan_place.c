@@ -55,22 +55,52 @@ static uint32_t far_end(const struct plan *pl, const struct adj *a, uint32_t i)
 	return pl->links[a->link[i]].e[1 - a->dir[i]].node;
 }
 
-/* The link between nodes a and b and the direction from a, or -1. */
-static int link_between(const struct plan *pl, uint32_t a, uint32_t b, uint8_t *dir)
+/* The link f takes from path[h] to path[h + 1] and its direction, or -1:
+ * links are links, not node pairs. Where a router already sends a placed
+ * flow to the same destination on to the same node, the same link (one
+ * route, one port); else, of parallel links, the one with the most room
+ * left over the cycle. */
+static int link_for(const struct plan *pl, const struct preq *f, uint32_t h, uint8_t *dir)
 {
+	uint32_t a = f->path[h], b = f->path[h + 1];
+	if (h >= 1) {
+		char kf[200], kg[200];
+		plan_route_key(pl, f, kf, sizeof(kf));
+		for (const struct preq *g = pl->flows; g < f; g++) {
+			if (!g->count || g->npath < 3)
+				continue;
+			plan_route_key(pl, g, kg, sizeof(kg));
+			for (uint32_t j = 1; j + 1 < g->npath && !strcmp(kf, kg); j++)
+				if (g->path[j] == a && g->path[j + 1] == b) {
+					*dir = g->dir[j];
+					return (int)g->link[j];
+				}
+		}
+	}
+	int best = -1;
+	uint64_t room = 0;
 	for (uint32_t l = 0; l < pl->nlinks; l++)
-		for (int d = 0; d < 2; d++)
-			if (pl->links[l].e[d].node == a && pl->links[l].e[1 - d].node == b) {
+		for (int d = 0; d < 2; d++) {
+			const struct link *lk = &pl->links[l];
+			if (lk->e[d].node != a || lk->e[1 - d].node != b)
+				continue;
+			uint64_t cap = plan_cap_bits(pl, lk), r = 0;
+			for (uint32_t j = 0; j < pl->k; j++)
+				r += lk->used[d] ? cap - lk->used[d][j] : cap;
+			if (best < 0 || r > room) {
+				best = (int)l;
 				*dir = (uint8_t)d;
-				return (int)l;
+				room = r;
 			}
-	return -1;
+		}
+	return best;
 }
 
 /* ---- candidate paths ---------------------------------------------------- */
 
 struct paths {
 	uint32_t n;
+	uint32_t steps;                  /* the search's steps, for the bound */
 	uint32_t len[PLAN_MAX_PATHS];
 	uint32_t node[PLAN_MAX_PATHS][PLAN_MAX_NODES];
 };
@@ -102,8 +132,14 @@ static void walk_on(struct walk *w, uint32_t depth)
 		uint32_t y = far_end(w->pl, w->a, i);
 		if (w->out->n == PLAN_MAX_PATHS || ++w->steps > PLAN_PATH_STEPS)
 			return;
-		/* y must still reach dst within the nodes left */
+		/* y must still reach dst within the nodes left; a node behind
+		 * parallel links is one step of a path (link_for picks the link) */
 		if (w->on[y] || w->dist[y] == UINT32_MAX || depth + 1 + w->dist[y] > w->want)
+			continue;
+		bool seen = false;
+		for (uint32_t j = w->a->off[x]; j < i && !seen; j++)
+			seen = far_end(w->pl, w->a, j) == y;
+		if (seen)
 			continue;
 		w->on[y] = true;
 		w->cur[depth] = y;
@@ -122,6 +158,7 @@ static void candidate_paths(const struct plan *pl, const struct adj *a, const st
 	w.dst = f->dst;
 	w.out = out;
 	out->n = 0;
+	out->steps = 0;
 	/* distances to dst, backwards through routers (links are full duplex) */
 	uint32_t q[PLAN_MAX_NODES], qh = 0, qt = 0;
 	for (uint32_t i = 0; i < pl->nnodes; i++)
@@ -150,6 +187,7 @@ static void candidate_paths(const struct plan *pl, const struct adj *a, const st
 		walk_on(&w, 1);
 		w.on[f->src] = false;
 	}
+	out->steps = w.steps;
 }
 
 /* ---- placement on one path ---------------------------------------------- */
@@ -281,7 +319,7 @@ static uint32_t worst_hop(const struct plan *pl, const struct preq *f, const str
 static int path_set(struct plan *pl, struct preq *f)
 {
 	for (uint32_t h = 0; h + 1 < f->npath; h++) {
-		int l = link_between(pl, f->path[h], f->path[h + 1], &f->dir[h]);
+		int l = link_for(pl, f, h, &f->dir[h]);
 		if (l < 0) {
 			PERR(pl, f->line, "flow %s: no link from %s to %s", f->name, pl->nodes[f->path[h]].name,
 			     pl->nodes[f->path[h + 1]].name);
@@ -436,12 +474,18 @@ static int plan_flow(struct plan *pl, const struct adj *a, struct preq *f)
 		PERR(pl, f->line, "flow %s: flows run from a host to a host", f->name);
 		return -1;
 	}
+	if (pl->work > max_work(pl)) {
+		PERR(pl, f->line, "flow %s: not placed: the search had stopped before it (the planner visits at most %llu "
+				  "frames and packets in all)", f->name, (unsigned long long)max_work(pl));
+		return -1;
+	}
 	if (f->explicit_path) {
 		ps.n = 1;
 		ps.len[0] = f->npath;
 		memcpy(ps.node[0], f->path, f->npath * sizeof(f->path[0]));
 	} else {
 		candidate_paths(pl, a, f, &ps);
+		pl->work += ps.steps; /* the path search counts against the bound too */
 	}
 	if (!ps.n) {
 		PERR(pl, f->line, "flow %s: no path from %s to %s through routers", f->name, pl->nodes[f->src].name,
@@ -471,7 +515,9 @@ static int plan_flow(struct plan *pl, const struct adj *a, struct preq *f)
 	size_t whylen = 0;
 	FILE *w = open_memstream(&why, &whylen);
 	f->detour[0] = 0;
-	for (uint32_t p = 0; w && p < ps.n && rc != 0 && (!p || pl->work <= max_work(pl)); p++) {
+	/* the bound holds for a flow's first path too: once spent, every flow
+	 * left is refused at once, saying so */
+	for (uint32_t p = 0; w && p < ps.n && rc != 0 && pl->work <= max_work(pl); p++) {
 		char words[512];
 		uint32_t at, next;
 		path_words(pl, ps.node[p], ps.len[p], words, sizeof(words));
@@ -516,6 +562,8 @@ static int plan_flow(struct plan *pl, const struct adj *a, struct preq *f)
 			     f->name, f->packets, best);
 		if (whylen)
 			fputs(why, plan_err(pl));
+		else if (pl->work > max_work(pl))
+			PERR(pl, f->line, "flow %s: not placed: the search had stopped before it", f->name);
 		if (pl->work > max_work(pl))
 			fprintf(plan_err(pl), "  (the search stopped: the planner visits at most %llu frames and packets in all)\n",
 				(unsigned long long)max_work(pl));

@@ -168,7 +168,8 @@ static void the_search_is_bounded(void **st)
 	(void)st;
 	char *out = NULL;
 	size_t len = 0;
-	/* the detour case with room for the first tries only: b is refused, and says why */
+	/* the bound holds for every try, a flow's first included: spent at
+	 * once, both flows are refused, each saying so */
 	assert_int_equal(read_text(DIAMOND "flow a from snd to rcv packets 60 size 1500 match dscp 46 dst 10.9.1.0/24\n"
 					   "flow b from snd to rcv packets 60 size 1500 match dscp 34 dst 10.9.2.0/24\n"),
 			 0);
@@ -177,10 +178,33 @@ static void the_search_is_bounded(void **st)
 	assert_int_equal(plan_place(&pl), -1);
 	fclose(pl.err);
 	pl.err = NULL;
-	assert_int_equal(pl.errors, 1);
-	assert_non_null(strstr(out, "test.topo:20: error: flow b: 10 of 60 packets per cycle fit"));
+	assert_int_equal(pl.errors, 2);
+	assert_non_null(strstr(out, "test.topo:19: error: flow a: not placed: the search had stopped before it"));
+	assert_non_null(strstr(out, "test.topo:20: error: flow b: not placed: the search had stopped before it"));
 	assert_null(strstr(out, "snd r1 r3 r5 r4 rcv"));
-	assert_non_null(strstr(out, "\n  (the search stopped: the planner visits at most 1 frames and packets in all)\n"));
+	free(out);
+	out = NULL;
+	plan_free(&pl);
+
+	/* 1,024 flows that cannot fit (no 1,500-byte packet fits a 10 us frame at
+	 * 10 Mbit/s), at k 25,000: once the bound is spent the rest cost
+	 * nothing; the work done stays within the bound and one try */
+	static char text[1 << 17];
+	int at = snprintf(text, sizeof(text), "tdp-topology 1\ntf 10us\nk 25000\nhost snd\nhost rcv\n"
+						 "router r1 node-id 1 processing 200us\nlink snd:e r1:a rate 10Mbit/s\n"
+						 "link r1:b rcv:e rate 10Mbit/s\n");
+	for (int i = 0; i < 1024; i++)
+		at += snprintf(text + at, sizeof(text) - (size_t)at,
+			       "flow f%d from snd to rcv packets 65535 size 1500 match dscp 46 udp-dport %d\n", i, i + 1);
+	assert_int_equal(read_text(text), 0);
+	pl.max_work = 1000000;
+	pl.err = open_memstream(&out, &len);
+	assert_int_equal(plan_place(&pl), -1);
+	fclose(pl.err);
+	pl.err = NULL;
+	assert_int_equal(pl.errors, 1024);
+	assert_true(pl.work <= 1000000 + 2 * (25000 + 65535 * 2ull));
+	assert_non_null(strstr(out, "flow f1023: not placed: the search had stopped before it"));
 	free(out);
 	plan_free(&pl);
 }
@@ -354,6 +378,51 @@ static void no_sync_bounds_no_sync_lines(void **st)
 	plan_free(&pl);
 }
 
+/* Links are links, not node pairs: of two parallel links between r1 and
+ * r2, a flow to another destination takes the one with room; a flow to a
+ * destination already routed over one keeps to it (one route, one port). */
+static void parallel_links_both_used(void **st)
+{
+	(void)st;
+	assert_int_equal(read_text("tdp-topology 1\ntf 1ms\nk 10\nguard 50us\nhost snd\nhost rcv\n"
+				   "router r1 node-id 1 processing 200us\nrouter r2 node-id 2 processing 200us\n"
+				   "link snd:e r1:a rate 1Gbit/s\nlink r1:b r2:a rate 100Mbit/s\nlink r1:c r2:c rate 100Mbit/s\n"
+				   "link r2:b rcv:e rate 1Gbit/s\n"
+				   "flow x from snd to rcv packets 7 size 1500 frames 0 match dscp 46 dst 10.9.1.0/24\n"
+				   "flow y from snd to rcv packets 7 size 1500 frames 0 match dscp 34 dst 10.9.2.0/24\n"
+				   "flow z from snd to rcv packets 1 size 1500 frames 1 match dscp 10 dst 10.9.1.0/24\n"),
+			 0);
+	assert_int_equal(plan_place(&pl), 0);
+	const char *bx = pl.links[pl.flows[0].link[1]].e[pl.flows[0].dir[1]].port;
+	const char *by = pl.links[pl.flows[1].link[1]].e[pl.flows[1].dir[1]].port;
+	const char *bz = pl.links[pl.flows[2].link[1]].e[pl.flows[2].dir[1]].port;
+	assert_string_not_equal(bx, by);                 /* 7 of 1500 bytes fit a frame of each */
+	assert_string_equal(bx, bz);                     /* z goes where x's destination is routed */
+	plan_free(&pl);
+}
+
+/* A flow over many irregular frames at a large k: its frames lines are
+ * split so that the table it writes is one tdpd reads (no line past 1,024
+ * frame sets). */
+static void long_frame_lists_split(void **st)
+{
+	(void)st;
+	assert_int_equal(read_text("tdp-topology 1\ntf 1us\nk 200000\nhost snd\nhost rcv\n"
+				   "router r1 node-id 1 processing 50us\nlink snd:e r1:a rate 1Gbit/s\n"
+				   "link r1:b rcv:e rate 1Gbit/s\n"
+				   "flow p from snd to rcv packets 65535 size 64 match dscp 46\n"),
+			 0);
+	assert_int_equal(plan_place(&pl), 0);
+	struct plan_table t;
+	assert_int_equal(plan_table_build(&pl, 2, "test.topo", &t), 0); /* r1: the table checks */
+	uint32_t lines = 0;
+	for (const char *l = t.text; (l = strstr(l, "\nframes ")); l++)
+		lines++;
+	assert_true(lines > 1);
+	plan_table_free(&t);
+	plan_free(&pl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +437,8 @@ int main(void)
 		cmocka_unit_test(alpha_raised_where_frames_are_full),
 		cmocka_unit_test(sync_budget_in_alpha_delay_and_guard),
 		cmocka_unit_test(no_sync_bounds_no_sync_lines),
+		cmocka_unit_test(parallel_links_both_used),
+		cmocka_unit_test(long_frame_lists_split),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
