@@ -14,7 +14,7 @@
 #define PLAN_MAX_FLOWS 1024
 #define PLAN_MAX_K 1000000
 #define PLAN_MAX_MEM (1ull << 30)             /* what placing may take: counts and room per frame */
-#define PLAN_MAX_WORK 10000000ull             /* frames and packet hops placement visits before it stops retrying */
+#define PLAN_MAX_WORK 10000000ull             /* frames, packet hops and path steps the search visits in all */
 #define PLAN_MAX_BYTES (16 << 20)             /* a topology file */
 #define PLAN_MAX_ALPHA 1000000                /* as a table's alpha */
 #define PLAN_MAX_PROC_NS 1000000000ull        /* processing, clock-error, sync-error: 1 s */
