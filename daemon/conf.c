@@ -336,8 +336,9 @@ static int parse_value(const struct conf_opt *o, const char *v, void *base, cons
 			*why = "not a fraction from 0 to 1 (e.g. 1e-4 or 0.0001)";
 			return -1;
 		}
+		/* the range on the value as given: one below it is refused, not rounded into it */
 		int64_t ppb = (int64_t)(x * 1e9 + 0.5);
-		if (ppb < o->min || ppb > o->max) {
+		if (x * 1e9 < (double)o->min || x * 1e9 > (double)o->max || ppb < o->min || ppb > o->max) {
 			snprintf(whybuf, wlen, "%s is out of range %.9g..%.9g", v, (double)o->min / 1e9, (double)o->max / 1e9);
 			*why = whybuf;
 			return -1;
@@ -501,22 +502,6 @@ int conf_set(struct conf *c, const char *port, const char *name, const char *val
 	return 0;
 }
 
-/* The same DPDK device (name before the first comma) or the same kernel
- * interface behind two vdevs. */
-static bool same_device(const char *a, const char *b)
-{
-	size_t la = strcspn(a, ","), lb = strcspn(b, ",");
-	if (la == lb && strncmp(a, b, la) == 0)
-		return true;
-	const char *ia = strstr(a, "iface="), *ib = strstr(b, "iface=");
-	if (!ia || !ib)
-		return false;
-	ia += 6;
-	ib += 6;
-	size_t na = strcspn(ia, ","), nb = strcspn(ib, ",");
-	return na == nb && strncmp(ia, ib, na) == 0;
-}
-
 int conf_rx_cpus(const char *s, int *cpus, char *why, size_t whylen)
 {
 	int n = 0;
@@ -546,82 +531,6 @@ int conf_rx_cpus(const char *s, int *cpus, char *why, size_t whylen)
 		}
 	}
 	return n;
-}
-
-int conf_check(const struct conf *c, FILE *err)
-{
-	int errors = 0;
-	int rxc[CONF_MAX_RX_CPUS];
-	char rxwhy[160];
-	if (conf_rx_cpus(c->rx_cpus, rxc, rxwhy, sizeof(rxwhy)) < 0) {
-		size_t i = opt_index(conf_find("rx-cpus", CS_GLOBAL));
-		conf_error_at(err, c->set_file[i] ? c->set_file[i] : "command line", c->set_line[i], "rx-cpus %s", rxwhy);
-		errors++;
-	}
-	int po, pi;
-	if (tb_phc_pins(c->tb.phc.tick, &po, &pi)) {
-		size_t oi = (size_t)(conf_find("phc-tick", CS_GLOBAL) - conf_opts);
-		conf_error_at(err, c->set_file[oi] ? c->set_file[oi] : "command line", c->set_line[oi],
-			 "phc-tick '%s': give none, or two different pin numbers OUT,IN", c->tb.phc.tick);
-		errors++;
-	}
-	if (c->launch_margin_ns >= c->launch_lead_ns) {
-		size_t mi = opt_index(conf_find("launch-margin", CS_GLOBAL)), li = opt_index(conf_find("launch-lead", CS_GLOBAL));
-		size_t at = c->set_line[mi] ? mi : li;
-		conf_error_at(err, c->set_file[at] ? c->set_file[at] : "command line", c->set_line[at],
-			 "launch-margin (%" PRId64 " ns) must be below launch-lead (%" PRId64 " ns)", c->launch_margin_ns,
-			 c->launch_lead_ns);
-		errors++;
-	}
-	for (const struct conf_opt *o = conf_opts; o->name; o++) {
-		if (!o->required)
-			continue;
-		if (o->sect == CS_GLOBAL && !c->set_line[opt_index(o)]) {
-			conf_error_at(err, c->nfiles ? c->files[0] : "config", 0, "'%s' is required in [global] (%s)", o->name, o->doc);
-			errors++;
-		}
-		for (uint32_t p = 0; o->sect == CS_PORT && p < c->nports; p++)
-			if (!c->ports[p].set_line[opt_index(o)]) {
-				conf_error_at(err, c->ports[p].file, c->ports[p].line, "[port %s] needs '%s' (%s)",
-					 c->ports[p].name, o->name, o->doc);
-				errors++;
-			}
-	}
-	if (c->nports == 0) {
-		conf_error_at(err, c->nfiles ? c->files[0] : "config", 0, "no [port NAME] section");
-		errors++;
-	}
-	size_t hpi = opt_index(conf_find("host-path", CS_PORT)), hii = opt_index(conf_find("host-interface", CS_PORT));
-	char taps[CONF_MAX_PORTS][IF_NAMESIZE];
-	for (uint32_t p = 0; p < c->nports; p++) {
-		const struct conf_port *cp = &c->ports[p];
-		int mode;
-		char why[200];
-		taps[p][0] = 0;
-		if (!cp->device[0])
-			continue;
-		if (hp_mode_for(cp->name, cp->device, (int)cp->host_path, cp->host_interface, &mode, taps[p], why,
-				sizeof(why)) != 0) {
-			size_t at = cp->set_line[hii] ? hii : cp->set_line[hpi] ? hpi : 0;
-			conf_error_at(err, at ? cp->set_file[at] : cp->file, at ? cp->set_line[at] : cp->line, "[port %s] %s",
-				 cp->name, why);
-			errors++;
-		}
-		for (uint32_t q = 0; q < p && taps[p][0]; q++)
-			if (strcmp(taps[p], taps[q]) == 0) {
-				conf_error_at(err, cp->file, cp->line, "[port %s] has the exception interface %s of [port %s]: "
-					 "name one with host-interface", cp->name, taps[p], c->ports[q].name);
-				errors++;
-			}
-	}
-	for (uint32_t p = 0; p < c->nports; p++)
-		for (uint32_t q = 0; q < p; q++)
-			if (c->ports[p].device[0] && same_device(c->ports[p].device, c->ports[q].device)) {
-				conf_error_at(err, c->ports[p].file, c->ports[p].line, "[port %s] uses the device or interface of [port %s]",
-					 c->ports[p].name, c->ports[q].name);
-				errors++;
-			}
-	return errors;
 }
 
 static void fmt_default(const struct conf_opt *o, char *buf, size_t len)

@@ -138,8 +138,13 @@ int conf_read_text(struct conf *c, const char *text, size_t len, const char *pat
 /* Sets one option; port NULL for [global]. Returns 0 or -1 after printing. */
 int conf_set(struct conf *c, const char *port, const char *name, const char *value, const char *file,
 	     uint32_t line, FILE *err);
-/* Checks what only the whole can tell (required options, ports). Returns errors. */
+/* conf_check.c: what only the whole can tell (required options, ports);
+ * what it says against this box (CPUs online, the XDP program, PMDs without
+ * launch time, exception interfaces named after a port's device); against
+ * the table (launch-lead). Each returns its errors, printed at the lines. */
 int conf_check(const struct conf *c, FILE *err);
+int conf_check_box(const struct conf *c, FILE *err);
+int conf_check_table(const struct conf *c, uint64_t tf_ns, FILE *err);
 struct conf_port *conf_port_find(struct conf *c, const char *name);
 
 /* Documentation: --help text, and the option list for the man pages' tests. */

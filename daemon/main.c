@@ -413,24 +413,15 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	tdp_log_level = tdp_log_parse(conf_level_names[d.conf.log_level]);
+	/* what start would refuse, --check refuses, at the option's line */
 	int errors = conf_check(&d.conf, stderr);
-	/* CPUs this box has: an out-of-range CPU is a configuration error, not a DPDK one */
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	static const char *const cpu_opts[] = {"engine-cpu", "housekeeping-cpu"};
-	int64_t cpus[] = {d.conf.engine_cpu, d.conf.housekeeping_cpu};
-	for (int i = 0; i < 2; i++) {
-		size_t oi = (size_t)(conf_find(cpu_opts[i], CS_GLOBAL) - conf_opts);
-		if (cpus[i] >= ncpu) {
-			fprintf(stderr, "%s:%u: error: %s %lld: this machine has CPUs 0..%ld online\n",
-				d.conf.set_file[oi] ? d.conf.set_file[oi] : "command line", d.conf.set_line[oi],
-				cpu_opts[i], (long long)cpus[i], ncpu - 1);
-			errors++;
-		}
-	}
+	errors += conf_check_box(&d.conf, stderr);
 	if (!errors) {
 		tdpd_resolve_schedule(&d);
 		errors += tdpd_load_table(&d);
 	}
+	if (!errors)
+		errors += conf_check_table(&d.conf, d.t->tf_ns, stderr);
 	if (!errors)
 		errors += tdpd_build_routes(&d);
 	if (errors) {

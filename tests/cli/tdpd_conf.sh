@@ -48,7 +48,7 @@ $out"
 	fi
 }
 
-echo "1..57"
+echo "1..65"
 good >"$W/good.conf"
 out=$("$TDPD" -f "$W/good.conf" --check 2>&1) && grep -q "valid: 2 ports, 2 flows" <<<"$out" &&
 	ok "a good configuration passes --check" || notok "a good configuration passes --check" "$out"
@@ -110,6 +110,28 @@ expect_err "a PCI port with devargs gets an exception interface, and a name that
 	"${G/device net_af_packet1,iface=rout/device 0000:01:00.0,txq_inline=128}
 [port uplink-to-core]
 device 0000:02:00.0,txq_inline=128" "error: [port uplink-to-core] the exception interface's name 'tdp-uplink-to-core' is 18 characters long, and an interface name has at most 15: name it with host-interface"
+# what start refuses, --check refuses, at the option's line
+expect_err "rx-cpus naming a CPU this box does not have" "${G/late-policy carry/rx-cpus $(($(nproc) + 3))}" \
+	"bad.conf:3: error: rx-cpus: CPU $(($(nproc) + 3)): this machine has CPUs 0..$(($(nproc) - 1)) online"
+expect_err "launch-lead of more than half the table's TF" "${G/late-policy carry/launch-lead 600us}" \
+	"bad.conf:3: error: launch-lead 600000 ns is more than half the table's TF (1000000 ns)"
+expect_err "tx-launch on where the port's PMD has no launch time" "$G
+tx-launch on" "bad.conf:16: error: [port out] tx-launch on: net_af_packet1 offers no send-on-timestamp offload"
+expect_err "an xdp-program that is not there" "${G/late-policy carry/xdp-program $W/none.o}" \
+	"bad.conf:3: error: xdp-program $W/none.o: No such file or directory"
+expect_err "an xdp-program that is a directory" "${G/late-policy carry/xdp-program $W}" \
+	"bad.conf:3: error: xdp-program $W: not a file"
+expect_err "an exception interface named after another port's device" \
+	"${G/device net_af_packet1,iface=rout/device 0000:01:00.0
+host-interface rin}" "error: [port out] host-interface rin is the interface of [port in]'s device"
+expect_err "wake-miss-target below its range is refused, not rounded into it" "${G/late-policy carry/wake-miss-target 5e-10}" \
+	"bad.conf:3: error: wake-miss-target '5e-10': 5e-10 is out of range 1e-09..0.1"
+printf '%s\n' "${G/late-policy carry/rx-cpus 0}" >"$W/rxw.conf"
+out=$("$TDPD" -f "$W/rxw.conf" --check 2>&1)
+rc=$?
+[ $rc -eq 0 ] && grep -q "rxw.conf:3: warning: rx-cpus: CPU 0 is housekeeping's too" <<<"$out" &&
+	ok "--check says what start warns of: an RX core on housekeeping's CPU" ||
+	notok "--check says what start warns of: an RX core on housekeeping's CPU" "rc $rc: $out"
 expect_err "two exception interfaces of one name" \
 	"${G/device net_af_packet1,iface=rout/device 0000:01:00.0
 host-interface ex0}
