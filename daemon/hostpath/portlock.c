@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,24 @@ int pl_key(const char *device, char *key, size_t keylen, char *what, size_t what
 	return 0;
 }
 
+/* pid has exited or is a zombie (its exit closing its descriptors), as far
+ * as this pid namespace tells */
+static bool exiting(int pid)
+{
+	if (pid <= 0)
+		return false;
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return errno == ENOENT;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *r = strrchr(buf, ')'); /* the state follows the command's closing parenthesis */
+	return r && (r[1] == ' ') && (r[2] == 'Z' || r[2] == 'X');
+}
+
 int pl_take(struct lockfile *l, const char *port, const char *device, const char *control_socket, int guard_of,
 	    char *err, size_t errlen)
 {
@@ -74,6 +93,18 @@ int pl_take(struct lockfile *l, const char *port, const char *device, const char
 	lockfile_field(held, "pid", pid, sizeof(pid));
 	lockfile_field(held, "port", hport, sizeof(hport));
 	lockfile_field(held, "control-socket", sock, sizeof(sock));
+	if (!pid[0]) {
+		/* locked, its holder not written yet: another process is taking
+		 * it this moment (a tdpd starting, or the guard of one that died) */
+		snprintf(err, errlen, "%s is being taken by another process this moment", what);
+		return -2;
+	}
+	if (!guard_of && exiting(atoi(pid))) {
+		/* the holder died, or is dying, and its exit has not closed the
+		 * lock yet: a restart right after a SIGKILL waits it out */
+		snprintf(err, errlen, "%s is still locked by tdpd pid %s, which is exiting", what, pid);
+		return -2;
+	}
 	if (guard_of > 0 && atoi(pid) == guard_of) {
 		/* the dead tdpd's own lock: its exit closes its descriptors one by
 		 * one, the guard's pipe among them, so the lock may outlive the

@@ -24,7 +24,8 @@ int pl_key(const char *device, char *key, size_t keylen, char *what, size_t what
 /* Takes port's lock for this process (a guard's: guard_of is the pid of the
  * tdpd that died, else 0). 0 (held, or none needed); -1 with err (held by
  * another tdpd: its pid, control socket and port named); -2 held by the
- * guard of a tdpd that died, releasing the port for a moment; -3 (a guard
+ * guard of a tdpd that died, releasing the port for a moment, or locked by
+ * a process that has not written its name yet (try again); -3 (a guard
  * only) still held by the tdpd guard_of, whose exit has not closed it yet. */
 int pl_take(struct lockfile *l, const char *port, const char *device, const char *control_socket, int guard_of,
 	    char *err, size_t errlen);

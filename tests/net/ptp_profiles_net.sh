@@ -150,7 +150,9 @@ tdpd_run "$R" au "ptp-config $CFG/automotive-slave.cfg"
 profile au "$R" "automotive-master.cfg and automotive-slave.cfg"
 check "automotive: tdpd read ptp4l's file and asked with its transportSpecific from the start" \
 	'grep -q "from ptp4l.s $CFG/automotive-slave.cfg: transportSpecific 0x1" "$W/tau/err" &&
-	 ! grep -q "ptp: no answer from ptp4l" "$W/tau/err"' "$(grep ptp "$W/tau/err" | head)"
+	 grep -q "answers management messages with transportSpecific 0x1" "$W/tau/err" &&
+	 awk "/answers management messages/ {exit} /ptp: no answer from ptp4l/ {bad = 1} END {exit bad}" "$W/tau/err"' \
+	"$(grep ptp "$W/tau/err" | head)"
 
 # ---- a boundary clock of three ports, tdpd following it -------------------------
 restart_bcm() { ptp4l_run "$G" bcm "$CFG/default.cfg" -4 -i gb --priority1=1; }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -74,11 +75,45 @@ static void guard_waits_out_the_dead_lock(void **state)
 	lockfile_release(&g);
 }
 
+/* A restart right after a SIGKILL: the lock still held in the dead tdpd's
+ * name while its exit closes its descriptors is waited for (-2), not taken
+ * for a running tdpd's; one whose holder has not written its name yet
+ * likewise. */
+static void restart_waits_out_an_exiting_holder(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	const char *dev = "net_af_packet0,iface=lo";
+	char key[64], what[64], path[200], err[600], held[512];
+	assert_int_equal(pl_key(dev, key, sizeof(key), what, sizeof(what), err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/%s.lock", PL_DIR, key);
+	pid_t child = fork();
+	if (child == 0)
+		_exit(0);
+	waitpid(child, NULL, 0); /* its pid names no process now */
+	char text[64];
+	snprintf(text, sizeof(text), "pid %d\nport in\n", (int)child);
+	struct lockfile dead;
+	assert_int_equal(lockfile_take(&dead, path, text, held, sizeof(held), err, sizeof(err)), 0);
+	struct lockfile l;
+	assert_int_equal(pl_take(&l, "in", dev, "/run/new.sock", 0, err, sizeof(err)), -2);
+	assert_non_null(strstr(err, "which is exiting"));
+	lockfile_release(&dead);
+	assert_int_equal(lockfile_take(&dead, path, "", held, sizeof(held), err, sizeof(err)), 0);
+	assert_int_equal(pl_take(&l, "in", dev, "/run/new.sock", 0, err, sizeof(err)), -2);
+	assert_non_null(strstr(err, "being taken by another process this moment"));
+	lockfile_release(&dead);
+	assert_int_equal(pl_take(&l, "in", dev, "/run/new.sock", 0, err, sizeof(err)), 0);
+	lockfile_release(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bad_qpairs_are_refused),
 		cmocka_unit_test(guard_waits_out_the_dead_lock),
+		cmocka_unit_test(restart_waits_out_an_exiting_holder),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
