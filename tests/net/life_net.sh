@@ -123,7 +123,8 @@ ip netns exec "$SND" ping -c 3 -i 0.2 -W 1 10.7.2.2 >/dev/null 2>&1   # next hop
 got=$(pings)
 check "R1 and R2 forward on af_xdp, OSPF Full with R2 and R3, the route through R2: $got of 5 pings" \
 	'full 10.7.1.2 && full 10.7.3.2 && via_r2 && [ "${got:-0}" -ge 4 ]' \
-	"$(frr_vty "${P}1" show ip ospf neighbor; ip -n "$R1" route; tail -3 "$W/r1/err" "$W/r2/err")"
+	"$(frr_vty "${P}1" show ip ospf neighbor; ip -n "$R1" route; ip -n "$R2" route; tail -3 "$W/r1/err" "$W/r2/err"
+	   for n in 1 2; do echo "R$n:"; ctl $n routes; ctl $n neighbours; ctl $n --json stats | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["rx"])'; done)"
 
 # ---- a second tdpd on a held port -----------------------------------------
 prog() { ip -n "$R1" -d link show "$1" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p'; }
