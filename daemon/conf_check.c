@@ -173,9 +173,9 @@ int conf_check_box(const struct conf *c, FILE *err)
 	if (c->xdp_program[0]) {
 		struct stat st;
 		f = gfile(c, "xdp-program", &line);
-		if (stat(c->xdp_program, &st) != 0 || !S_ISREG(st.st_mode)) {
-			conf_error_at(err, f, line, "xdp-program %s: %s", c->xdp_program,
-				      errno && !(S_ISDIR(st.st_mode)) ? strerror(errno) : "not a file");
+		const char *bad = stat(c->xdp_program, &st) != 0 ? strerror(errno) : !S_ISREG(st.st_mode) ? "not a file" : NULL;
+		if (bad) {
+			conf_error_at(err, f, line, "xdp-program %s: %s", c->xdp_program, bad);
 			errors++;
 		}
 	}
