@@ -329,10 +329,12 @@ check "the exit summary counts the three swaps and the last swap frame" \
 	'[ "$(j "$W/sum.json" "(d[\"engine\"][\"swaps\"], d[\"engine\"][\"late_swaps\"], d[\"engine\"][\"last_swap_frame\"] == json.load(open(sys.argv[1].replace(\"sum\", \"long\")))[\"frame\"])")" = "(3, 0, True)" ]' \
 	"$(head -c 400 "$W/sum.json")"
 
-# a port that must push by launch time, on a PMD without the offload: refused, and why
+# a port that must push by launch time, on a PMD without the offload: refused
+# before anything opens (as --check refuses it), at its line, and why
 sed '/^\[port out\]/a tx-launch on' "$W/tdpd.conf" >"$W/launch.conf"
 rc=0
 timeout 60 ip netns exec "$NS_RTR" "$TDPD" -f "$W/launch.conf" >/dev/null 2>"$W/launch.err" || rc=$?
-check "tx-launch on where the PMD has no send-on-timestamp offload: tdpd refuses to start, naming the port and why" \
-	'[ $rc -ne 0 ] && grep -q "\[port out\] device net_af_packet1,iface=rout: tx-launch on, but it pushes by the CPU at the frame boundary: net_af_packet offers no send-on-timestamp offload" "$W/launch.err"' \
+check "tx-launch on where the PMD has no send-on-timestamp offload: tdpd refuses to start (exit 2), naming the port and why" \
+	'[ $rc -eq 2 ] && grep -q "launch.conf:[0-9]*: error: \[port out\] tx-launch on: net_af_packet1 offers no send-on-timestamp offload" "$W/launch.err" &&
+	 grep -q "nothing started" "$W/launch.err"' \
 	"rc $rc: $(tail -5 "$W/launch.err")"
