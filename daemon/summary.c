@@ -130,9 +130,9 @@ void summary_text(const struct summary_src *s, FILE *out)
 	fprintf(out, "wait    %" PRIu64 " sleeps, %" PRIu64 " spins, predicted oversleep %" PRId64
 		     " ns (%s), bookkeeping %" PRId64 " ns (%" PRIu64 " deferred)\n",
 		pw.st.sleeps, pw.st.spins, pw.pred_ns, pred, pw.book_ns, pw.st.deferred);
-	fprintf(out, "\n%-16s %-8s %10s %10s %10s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "flow", "port", "rx",
+	fprintf(out, "\n%-16s %-8s %10s %10s %10s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "flow", "port", "rx",
 		"reserved", "sent", "unused", "late-drop", "carried", "arr-late", "overflow", "tx-drop", "demoted", "stamped",
-		"moved", "link-dn");
+		"moved", "link-dn", "too-big");
 	/* carried: packets of late frames and the ones the driver had not taken
 	 * by the guard band, moved to the flow's next reserved frame */
 	for (uint32_t f = 0; f < t->nflows; f++) {
@@ -141,10 +141,10 @@ void summary_text(const struct summary_src *s, FILE *out)
 		struct flow_rx_sum fr;
 		engine_table_flow_rx_sum(et, f, &fr, NULL);
 		fprintf(out, "%-16s %-8s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
-			     " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
+			     " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
 			t->flows[f].name, t->ports[t->flows[f].port].name, fr.enq, fs.reserved, fs.sent,
 			fs.unused, fs.late_dropped, fs.late_carried + fs.tx_carried, fs.arr_late_dropped + fs.arr_late_carried,
-			fr.overflow, fs.tx_drop, fs.demoted, fs.stamped, fr.route_moved, fr.link_down);
+			fr.overflow, fs.tx_drop, fs.demoted, fs.stamped, fr.route_moved, fr.link_down, fr.too_big);
 	}
 	summary_arrivals(out, t, et);
 	fprintf(out, "\n%-10s %10s %8s %12s %12s %12s %8s %9s %8s %8s %8s\n", "port", "frames", "late", "reserved",
@@ -270,6 +270,7 @@ json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uin
 		json_object_set_new(o, "arr_uncertain", json_integer(J(fr.arr_uncertain)));
 		json_object_set_new(o, "route_moved", json_integer(J(fr.route_moved)));
 		json_object_set_new(o, "link_down", json_integer(J(fr.link_down)));
+		json_object_set_new(o, "too_big", json_integer(J(fr.too_big)));
 		if (t->flows[f].alpha && has_arr)
 			json_object_set_new(o, "arrival_ns", hist_json(&arr, false));
 	}

@@ -185,7 +185,8 @@ void tdpctl_prometheus(json_t *r)
 		{"arr_guard", "Pipelined packets that arrived in the upstream frame's guard band (near the next frame)."},
 		{"arr_uncertain", "Pipelined packets read so late that they may belong to an earlier upstream frame."},
 		{"route_moved", "Reserved packets whose route left by another port than the flow's (moved-route)."},
-		{"link_down", "Reserved packets dropped: the flow's port's link was down."}};
+		{"link_down", "Reserved packets dropped: the flow's port's link was down."},
+		{"too_big", "Reserved packets dropped: over the flow's port's MTU (never fragmented)."}};
 	prom_per(json_object_get(r, "flows"), "flow", fc, sizeof(fc) / sizeof(fc[0]));
 	static const char *const pc[][2] = {
 		{"frames", "Frames with a reservation pushed on time."}, {"late_frames", "Frames late on the port."},

@@ -191,6 +191,7 @@ struct flow_rx_sum {
 	int64_t moved_at_ns;      /* the latest of them, RX's clock; 0: none */
 	uint32_t moved_port;      /* the port it left by (configured port + 1); 0: none */
 	uint64_t link_down;       /* dropped by RX: the flow's port's link was down */
+	uint64_t too_big;         /* dropped by RX: over the flow's port's MTU */
 };
 
 /*

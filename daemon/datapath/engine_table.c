@@ -596,6 +596,7 @@ bool engine_table_flow_rx_sum(struct eng_table *nt, uint32_t flow, struct flow_r
 		out->arr_uncertain += CTR_GET(q->arr_uncertain);
 		out->route_moved += CTR_GET(q->route_moved);
 		out->link_down += CTR_GET(q->link_down);
+		out->too_big += CTR_GET(q->too_big);
 		int64_t at = CTR_GET(q->moved_at_ns);
 		if (at > out->moved_at_ns) {
 			out->moved_at_ns = at;

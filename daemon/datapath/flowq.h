@@ -107,8 +107,10 @@ struct flow_rx {
 	uint64_t route_moved;
 	int64_t moved_at_ns;
 	uint32_t moved_port;
-	/* dropped by RX: the flow's port's link was down */
+	/* dropped by RX: the flow's port's link was down; the packet was over
+	 * its port's MTU (a reservation is never cut in fragments) */
 	uint64_t link_down;
+	uint64_t too_big;
 } __attribute__((aligned(64)));
 
 _Static_assert(sizeof(struct flow_rx) == 192, "a flow's queue is three cache lines");

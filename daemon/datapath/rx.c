@@ -442,6 +442,8 @@ static void rx_back(struct rx *rx, uint32_t in_port, struct rx_pk *k, struct rx_
 	if (mtu && pi->l3_len > mtu) {
 		/* RFC 1812 §5.2.7.1 (DF), RFC 4443 §3.2, RFC 8201; a reserved
 		 * packet is one slot of its reservation, never cut in pieces */
+		if (f >= 0)
+			CTR_ADD(tab->flows[f]->too_big, 1);
 		if (pi->family == 6 || (pi->flags & PKT_F_DF)) {
 			icmp_drop_mtu(rx, in_port, m, pi, RXD_TOO_BIG, ICMP_ERR_TOO_BIG, mtu);
 			return;

@@ -103,6 +103,9 @@ static void too_big(void **state)
 	rx_packet(&r.rx, 0, frame(&g));
 	assert_int_equal(flowq_count(r.fq[0]), 0);
 	assert_int_equal(r.rx.st.drop[RXD_TOO_BIG], 2);
+	struct flow_rx_sum fs;
+	engine_table_flow_rx_sum(engine_table_current(r.e), 0, &fs, NULL);
+	assert_int_equal(fs.too_big, 1);                  /* counted for its flow too */
 	assert_int_equal(r.rx.st.frag_pkts, 1);
 	/* at the MTU: through */
 	g.size = 14 + 576;
