@@ -159,6 +159,11 @@ int conf_check_box(const struct conf *c, FILE *err)
 	char why[160];
 	int nrx = conf_rx_cpus(c->rx_cpus, rx, why, sizeof(why));
 	int64_t engine = c->engine_cpu < 0 ? ncpu - 1 : c->engine_cpu;
+	if (engine == c->housekeeping_cpu && engine < ncpu) {
+		f = gfile(c, "engine-cpu", &line);
+		fprintf(err, "%s:%u: warning: the frame engine shares CPU %lld with RX and housekeeping: give it a CPU of "
+			"its own (engine-cpu) for precise frame starts\n", f, line, (long long)engine);
+	}
 	for (int i = 0; i < nrx; i++) {
 		f = gfile(c, "rx-cpus", &line);
 		if (rx[i] >= ncpu) {

@@ -29,7 +29,7 @@ json_t *control_budget_json(struct control *c)
 	struct eng_stats es;
 	engine_stats(c->e, &es);
 	return json_pack("{so ss sb sI ss sI sI}", "budget_ns", b < 0 ? json_null() : json_integer(b), "from",
-			 t->sync_err_set ? "sync-error" : t->guard_ns ? "guard/4" : "none", "over", b >= 0 && u > b,
+			 sched_sync_budget_from(t), "over", b >= 0 && u > b,
 			 "uncertainty_ns", (json_int_t)u, "action", conf_action_names[c->conf->sync_budget_action],
 			 "over_budget_frames", (json_int_t)es.over_budget_frames, "time_offset_ns",
 			 (json_int_t)c->conf->time_offset_ns);
@@ -51,7 +51,7 @@ json_t *control_alarms_json(struct control *c)
 	if (budget >= 0 && unc > budget)
 		json_array_append_new(a, json_pack("{ss sI sI ss ss}", "kind", "sync-budget", "uncertainty_ns",
 						   (json_int_t)unc, "budget_ns", (json_int_t)budget, "from",
-						   t->sync_err_set ? "sync-error" : "guard/4", "action",
+						   sched_sync_budget_from(t), "action",
 						   conf_action_names[c->conf->sync_budget_action]));
 	int64_t now = tb_now(c->tb).ns;
 	for (uint32_t f = 0; f < t->nflows; f++) {

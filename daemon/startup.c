@@ -213,17 +213,12 @@ static int eal_up(struct tdpd *d)
 	const char *devs[CONF_MAX_PORTS];
 	for (uint32_t p = 0; p < c->nports; p++)
 		devs[p] = d->hp[p].device;
+	/* CPUs shared with the engine or housekeeping were warned of with the
+	 * configuration (conf_check_box), as --check does */
 	int engine_cpu = (int)c->engine_cpu;
 	if (engine_cpu < 0)
 		engine_cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
-	if (engine_cpu == c->housekeeping_cpu)
-		log_warn("the frame engine shares CPU %d with RX and housekeeping; give it a CPU of its own "
-			 "(engine-cpu) for precise frame starts", engine_cpu);
 	d->nrx = tdpd_rx_cores(c, d->rx_cpu);
-	for (uint32_t i = 0; i + 1 < d->nrx; i++)
-		if (d->rx_cpu[i] == engine_cpu || d->rx_cpu[i] == c->housekeeping_cpu)
-			log_warn("RX core %u shares CPU %d with %s: give each RX core a CPU of its own (rx-cpus)", i + 1,
-				 d->rx_cpu[i], d->rx_cpu[i] == engine_cpu ? "the frame engine" : "housekeeping");
 	struct pmd_eal pe = {.main_cpu = (int)c->housekeeping_cpu, .engine_cpu = engine_cpu,
 			     .rx_cpus = d->rx_cpu, .nrx_cpus = (int)d->nrx - 1,
 			     .huge = (int)c->huge_pages, .mbufs = (uint32_t)c->mbufs, .devices = devs,

@@ -202,6 +202,11 @@ static inline int64_t sched_sync_budget(const struct sched_table *t)
 {
 	return t->sync_err_set ? (int64_t)t->sync_err_ns : t->guard_ns ? (int64_t)(t->guard_ns / 4) : -1;
 }
+/* Where that budget comes from, as replies name it. */
+static inline const char *sched_sync_budget_from(const struct sched_table *t)
+{
+	return t->sync_err_set ? "sync-error" : t->guard_ns ? "guard/4" : "none";
+}
 
 static inline const struct sched_entry *sched_row(const struct sched_table *t, uint32_t tfc,
 						   uint32_t *n)
