@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ctl_proto.h"
+#include "tdp_time.h"
 
 const struct ctl_cmd ctl_cmds[] = {
 	{"status", false, "what the daemon is doing: table, frames, sync, errors"},
@@ -41,20 +42,13 @@ const struct ctl_cmd *ctl_cmd_find(const char *name)
 	return NULL;
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* poll for ev until deadline (ms, monotonic; < 0: none). 0, or -ETIMEDOUT. */
 static int wait_fd(int fd, short ev, int64_t deadline)
 {
 	for (;;) {
 		int to = -1;
 		if (deadline >= 0) {
-			int64_t left = deadline - mono_ms();
+			int64_t left = deadline - (tdp_mono_ns() / 1000000);
 			if (left <= 0)
 				return -ETIMEDOUT;
 			to = left > 1000000 ? 1000000 : (int)left;
@@ -80,7 +74,7 @@ static int set_addr(struct sockaddr_un *a, const char *path)
 
 int ctl_write_all(int sock, const char *buf, size_t len, int timeout_ms)
 {
-	int64_t deadline = timeout_ms < 0 ? -1 : mono_ms() + timeout_ms;
+	int64_t deadline = timeout_ms < 0 ? -1 : (tdp_mono_ns() / 1000000) + timeout_ms;
 	while (len) {
 		ssize_t n = send(sock, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n > 0) {
@@ -137,7 +131,7 @@ int ctl_request(const char *path, const char *req, int pass_fd, int timeout_ms, 
 	memcpy(line, req, rl);
 	line[rl] = '\n';
 	line[rl + 1] = 0;
-	int64_t deadline = timeout_ms < 0 ? -1 : mono_ms() + timeout_ms;
+	int64_t deadline = timeout_ms < 0 ? -1 : (tdp_mono_ns() / 1000000) + timeout_ms;
 	if (pass_fd >= 0) {
 		/* the descriptor rides on the first byte */
 		char cbuf[CMSG_SPACE(sizeof(int))];

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "pcapng.h"
 #include "rx.h"
+#include "tdp_time.h"
 
 /* a packet copied on the data path, waiting for the writer */
 struct slot {
@@ -160,7 +161,7 @@ static void *writer(void *arg)
 	sigemptyset(&pipe);
 	sigaddset(&pipe, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &pipe, NULL);   /* a reader gone is EPIPE, not a signal */
-	int64_t t0 = now_ns(CLOCK_MONOTONIC);
+	int64_t t0 = tdp_mono_ns();
 	uint8_t hdr[512];
 	size_t h = pcapng_shb(hdr, sizeof(hdr), "tdpd " TDP_VERSION);
 	size_t h2 = h ? pcapng_idb(hdr + h, sizeof(hdr) - h, cp->name, cp->rq.snaplen) : 0;
@@ -172,7 +173,7 @@ static void *writer(void *arg)
 		err = drain(cp, 0);
 		if (err)
 			break;
-		int64_t el = now_ns(CLOCK_MONOTONIC) - t0;
+		int64_t el = tdp_mono_ns() - t0;
 		if (atomic_load(&cp->stop)) {
 			why = "stopped";
 			break;
@@ -198,7 +199,7 @@ static void *writer(void *arg)
 	else
 		snprintf(cp->st.end, sizeof(cp->st.end), "%s", why);
 	cp->st.dropped += atomic_load(&cp->dropped);
-	cp->st.seconds = (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
+	cp->st.seconds = (double)(tdp_mono_ns() - t0) / 1e9;
 	close(cp->rq.fd);
 	cp->rq.fd = -1;
 	uint64_t one = 1;

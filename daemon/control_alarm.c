@@ -24,7 +24,7 @@ json_t *control_link_json(const struct port_link *l)
 
 json_t *control_budget_json(struct control *c)
 {
-	const struct sched_table *t = engine_table_sched(c->cur->et);
+	const struct sched_table *t = engine_table_sched(c->tm.cur->et);
 	int64_t b = sched_sync_budget(t), u = tb_uncertainty(c->tb);
 	struct eng_stats es;
 	engine_stats(c->e, &es);
@@ -45,7 +45,7 @@ json_t *control_alarms_json(struct control *c)
 							   "state", port_link_word(l), "since_ns",
 							   (json_int_t)PL_GET(l->since_ns)));
 	}
-	struct eng_table *et = c->cur->et;
+	struct eng_table *et = c->tm.cur->et;
 	const struct sched_table *t = engine_table_sched(et);
 	int64_t budget = sched_sync_budget(t), unc = tb_uncertainty(c->tb);
 	if (budget >= 0 && unc > budget)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The control commands: replies, the handlers and their dispatch table, table swaps (control.h). */
+/* The control commands: what each answers, and their dispatch table (control.h). */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,144 +16,9 @@
 #include "frame.h"
 #include "log.h"
 
-
-int64_t control_mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* ---- tables ------------------------------------------------------------ */
-
-struct dtable *dtable_new(struct eng_table *et, const char *name, const char *via)
-{
-	struct dtable *dt = calloc(1, sizeof(*dt));
-	if (!dt)
-		return NULL;
-	const struct sched_table *t = engine_table_sched(et);
-	dt->et = et;
-	dt->cls = cls_build(t);
-	uint32_t ncores = engine_table_rx_cores(et);
-	bool ok = dt->cls != NULL;
-	for (uint32_t c = 0; ok && c < ncores; c++) {
-		struct rx_table *rt = &dt->rxt[c];
-		rt->flows = calloc(t->nflows + 1, sizeof(*rt->flows));
-		ok = rt->flows != NULL;
-		for (uint32_t f = 0; ok && f < t->nflows; f++)
-			rt->flows[f] = engine_table_flow_rxq(et, f, c);
-		rt->cls = dt->cls;
-		rt->t = t;
-	}
-	if (!ok) {
-		dtable_free(dt);
-		return NULL;
-	}
-	control_text_copy(dt->name, sizeof(dt->name), name);
-	snprintf(dt->via, sizeof(dt->via), "%s", via);
-	dt->loaded_unix_s = (int64_t)time(NULL);
-	sched_digest(t, dt->digest);
-	return dt;
-}
-
-void dtable_free(struct dtable *dt)
-{
-	if (!dt)
-		return;
-	cls_free(dt->cls);
-	for (uint32_t c = 0; c < RX_MAX_CORES; c++)
-		free(dt->rxt[c].flows);
-	free(dt);
-}
-
 static const char *level_name(int level)
 {
 	return conf_level_names[level - LOG_ERR];
-}
-
-/* ---- replies ----------------------------------------------------------- */
-
-char *control_dump_line(json_t *o)
-{
-	char *s = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	if (!s)
-		return NULL;
-	size_t n = strlen(s);
-	char *r = realloc(s, n + 2);
-	if (!r) {
-		free(s);
-		return NULL;
-	}
-	r[n] = '\n';
-	r[n + 1] = 0;
-	return r;
-}
-
-char *control_reply_ok(json_t *result)
-{
-	/* a result that could not be built (a string jansson refuses, no
-	 * memory) is no success: an ok without the fields the command promises
-	 * would leave a client with nothing to act on */
-	if (!result)
-		return control_reply_err("internal", "the reply could not be built");
-	return control_dump_line(json_pack("{si sb so}", "version", CTL_VERSION, "ok", 1, "result", result));
-}
-
-void control_text_copy(char *dst, size_t cap, const char *src)
-{
-	size_t n = strlen(src), o = 0;
-	if (!cap)
-		return;
-	for (size_t i = 0; i < n;) {
-		size_t len = sched_utf8_len((const unsigned char *)src + i, n - i);
-		if (len == 0 || (len == 1 && ((unsigned char)src[i] < 0x20 || src[i] == 0x7f))) {
-			if (o + 1 >= cap)
-				break;
-			dst[o++] = '?';
-			i++;
-			continue;
-		}
-		if (o + len >= cap)
-			break; /* a character that does not fit whole is left out */
-		memcpy(dst + o, src + i, len);
-		o += len;
-		i += len;
-	}
-	dst[o] = 0;
-}
-
-/* An error message is built from what a client sent (a parse error quotes
- * its bytes, a name is cut at a width): bytes that are not UTF-8 become '?',
- * or the reply could not be encoded at all and the client would get none. */
-static void utf8_clean(char *msg)
-{
-	size_t n = strlen(msg);
-	for (size_t i = 0; i < n;) {
-		size_t len = sched_utf8_len((const unsigned char *)msg + i, n - i);
-		if (len == 0) {
-			msg[i] = '?';
-			len = 1;
-		}
-		i += len;
-	}
-}
-
-static json_t *err_obj(const char *code, const char *fmt, va_list ap)
-{
-	char msg[512];
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	utf8_clean(msg);
-	return json_pack("{si sb ss ss}", "version", CTL_VERSION, "ok", 0, "code", code, "error", msg);
-}
-
-char *control_reply_err(const char *code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	json_t *o = err_obj(code, fmt, ap);
-	va_end(ap);
-	return control_dump_line(o);
 }
 
 /* ---- the commands ------------------------------------------------------ */
@@ -161,7 +26,7 @@ char *control_reply_err(const char *code, const char *fmt, ...)
 static struct summary_src src(struct control *c)
 {
 	return (struct summary_src){.e = c->e, .rx = c->rx, .nrx = c->nrx, .timebase = c->timebase_name, .tb = c->tb,
-				    .elapsed_s = (double)(control_mono_ns() - c->started_mono_ns) / 1e9};
+				    .elapsed_s = (double)(tdp_mono_ns() - c->started_mono_ns) / 1e9};
 }
 
 static json_t *table_json(const struct dtable *dt, bool with_flows)
@@ -187,21 +52,21 @@ static json_t *table_json(const struct dtable *dt, bool with_flows)
 
 static json_t *pending_json(struct control *c)
 {
-	if (!c->pending)
+	if (!c->tm.pending)
 		return json_null();
-	json_t *o = table_json(c->pending, false);
-	json_object_set_new(o, "frame", json_integer(engine_table_requested(c->pending->et)));
+	json_t *o = table_json(c->tm.pending, false);
+	json_object_set_new(o, "frame", json_integer(engine_table_requested(c->tm.pending->et)));
 	const struct frame_geom *g = engine_geom(c->e);
 	json_object_set_new(o, "start_tai_ns",
-			    json_integer(frame_start(g, engine_table_requested(c->pending->et)).ns));
+			    json_integer(frame_start(g, engine_table_requested(c->tm.pending->et)).ns));
 	return o;
 }
 
 /* where the table in force is kept for a restart, and whether it is */
 static json_t *state_json(struct control *c)
 {
-	return json_pack("{ss? sb sI}", "directory", c->state ? c->state->dir : NULL, "kept",
-			 c->state && c->cur_saved, "save_errors", (json_int_t)c->save_errors);
+	return json_pack("{ss? sb sI}", "directory", c->tm.state ? c->tm.state->dir : NULL, "kept",
+			 c->tm.state && c->tm.cur_saved, "save_errors", (json_int_t)c->tm.save_errors);
 }
 
 static json_t *cmd_status(struct control *c)
@@ -234,7 +99,7 @@ static json_t *cmd_status(struct control *c)
 		json_integer_value(json_object_get(rx, "reserved")), "dropped", drops, "log_level",
 		level_name(tdp_log_level));
 	json_decref(rx);
-	json_object_set_new(o, "table", table_json(c->cur, false));
+	json_object_set_new(o, "table", table_json(c->tm.cur, false));
 	json_object_set_new(o, "pending", pending_json(c));
 	json_object_set_new(o, "swaps", json_integer((json_int_t)es.swaps));
 	json_object_set_new(o, "state", state_json(c));
@@ -294,12 +159,12 @@ static json_t *cmd_ports(struct control *c)
 
 static json_t *cmd_flows(struct control *c)
 {
-	struct eng_table *et = c->cur->et;
+	struct eng_table *et = c->tm.cur->et;
 	const struct sched_table *t = engine_table_sched(et);
 	json_t *a = json_array();
 	for (uint32_t f = 0; f < t->nflows; f++)
 		json_array_append_new(a, summary_flow_json(t, et, f));
-	return json_pack("{ss so}", "table", c->cur->name, "flows", a);
+	return json_pack("{ss so}", "table", c->tm.cur->name, "flows", a);
 }
 
 static json_t *cmd_sync(struct control *c)
@@ -332,10 +197,10 @@ static json_t *cmd_stats(struct control *c)
 {
 	struct summary_src s = src(c);
 	json_t *o = summary_to_json(&s);
-	json_object_set_new(o, "table", json_string(c->cur->name));
-	json_object_set_new(o, "control", json_pack("{sI sI sI sI sI}", "loads", (json_int_t)c->loads, "rejected",
-						    (json_int_t)c->rejected, "swap_dropped",
-						    (json_int_t)c->swap_dropped, "clients", (json_int_t)c->clients,
+	json_object_set_new(o, "table", json_string(c->tm.cur->name));
+	json_object_set_new(o, "control", json_pack("{sI sI sI sI sI}", "loads", (json_int_t)c->tm.loads, "rejected",
+						    (json_int_t)c->tm.rejected, "swap_dropped",
+						    (json_int_t)c->tm.swap_dropped, "clients", (json_int_t)c->clients,
 						    "clients_busy", (json_int_t)c->clients_refused));
 	json_t *links = json_array();
 	for (uint32_t p = 0; p < c->nports; p++)
@@ -368,62 +233,28 @@ static json_t *cmd_schedule_active(struct control *c, json_t *args)
 {
 	struct eng_stats es;
 	engine_stats(c->e, &es);
-	json_t *o = json_pack("{so so so sI sI sI sI}", "table", table_json(c->cur, true), "pending", pending_json(c),
-			      "staged", control_stage_json(c), "swaps", (json_int_t)es.swaps, "late_swaps",
-			      (json_int_t)es.late_swaps, "loads", (json_int_t)c->loads, "rejected",
-			      (json_int_t)c->rejected);
-	json_object_set_new(o, "stages", json_pack("{sI sI sI sI}", "staged", (json_int_t)c->stages, "committed",
-						   (json_int_t)c->commits, "aborted", (json_int_t)c->aborts,
-						   "expired", (json_int_t)c->expired));
+	json_t *o = json_pack("{so so so sI sI sI sI}", "table", table_json(c->tm.cur, true), "pending", pending_json(c),
+			      "staged", tables_staged_json(&c->tm), "swaps", (json_int_t)es.swaps, "late_swaps",
+			      (json_int_t)es.late_swaps, "loads", (json_int_t)c->tm.loads, "rejected",
+			      (json_int_t)c->tm.rejected);
+	json_object_set_new(o, "stages", json_pack("{sI sI sI sI}", "staged", (json_int_t)c->tm.stages, "committed",
+						   (json_int_t)c->tm.commits, "aborted", (json_int_t)c->tm.aborts,
+						   "expired", (json_int_t)c->tm.expired));
 	json_object_set_new(o, "state", state_json(c));
-	if (c->last_swap_name[0])
+	if (c->tm.last_swap_name[0])
 		json_object_set_new(o, "last_swap",
-				    json_pack("{ss sI sI}", "name", c->last_swap_name, "frame",
-					      (json_int_t)c->last_swap_frame, "requested",
-					      (json_int_t)c->last_swap_requested));
+				    json_pack("{ss sI sI}", "name", c->tm.last_swap_name, "frame",
+					      (json_int_t)c->tm.last_swap_frame, "requested",
+					      (json_int_t)c->tm.last_swap_requested));
 	if (json_is_true(json_object_get(args, "source"))) {
-		const struct sched_table *t = engine_table_sched(c->cur->et);
+		const struct sched_table *t = engine_table_sched(c->tm.cur->et);
 		json_object_set_new(o, "source", json_stringn(t->src ? t->src : "", t->src ? t->src_len : 0));
 	}
 	return o;
 }
 
-static json_t *swap_result(struct control *c, struct dtable *nt)
-{
-	const struct frame_geom *g = engine_geom(c->e);
-	int64_t at = engine_table_adopted(nt->et), req = engine_table_requested(nt->et);
-	json_t *o = json_pack("{ss sI sI sI sb sI ss}", "table", nt->name, "frame", (json_int_t)at, "requested_frame",
-			      (json_int_t)req, "start_tai_ns", (json_int_t)frame_start(g, at).ns, "late", at != req,
-			      "dropped_queued", (json_int_t)c->swap_dropped, "digest", nt->digest);
-	if (o && nt->asked_tai_ns)
-		json_object_set_new(o, "asked_tai_ns", json_integer(nt->asked_tai_ns));
-	return o;
-}
 
 
-/* Withdraws the table waiting to be adopted, if the engine has not taken it;
- * the client waiting for it is told. */
-static char *cmd_schedule_cancel(struct control *c)
-{
-	struct dtable *nt = c->pending;
-	if (!nt)
-		return control_reply_err("nothing-pending", "no table is waiting to be adopted; %s is in force", c->cur->name);
-	int64_t frame = engine_table_requested(nt->et);
-	if (engine_table_withdraw(c->e, nt->et) != 0)
-		return control_reply_err("too-late", "%s was already taken by the engine for frame %" PRId64
-				 "; load another table to replace it", nt->name, frame);
-	c->pending = NULL;
-	log_notice("schedule cancel: %s, waiting for frame %" PRId64 ", withdrawn; %s stays in force", nt->name, frame,
-		   c->cur->name);
-	if (c->waiter >= 0)
-		control_answer(c, &c->waiter, control_reply_err("cancelled", "%s was withdrawn before frame %" PRId64 " (schedule cancel)",
-					     nt->name, frame));
-	json_t *o = json_pack("{ss sI ss}", "cancelled", nt->name, "requested_frame", (json_int_t)frame, "in_force",
-			      c->cur->name);
-	nt->et = NULL;
-	dtable_free(nt);
-	return control_reply_ok(o);
-}
 
 /* ---- dispatch ------------------------------------------------------------ */
 
@@ -501,17 +332,17 @@ static char *h_schedule_stage(struct control *c, const struct request *rq)
 
 static char *h_schedule_commit(struct control *c, const struct request *rq)
 {
-	return control_stage_commit(c, rq->args, rq->slot, rq->defer);
+	return tables_commit(&c->tm, rq->args, rq->slot, rq->defer);
 }
 
 static char *h_schedule_abort(struct control *c, const struct request *rq)
 {
-	return control_stage_abort(c, rq->args);
+	return tables_abort(&c->tm, rq->args);
 }
 
 static char *h_schedule_cancel(struct control *c, const struct request *rq)
 {
-	return cmd_schedule_cancel(c);
+	return tables_cancel(&c->tm);
 }
 
 static char *h_capture(struct control *c, const struct request *rq)
@@ -608,74 +439,6 @@ done:
 
 /* ---- swaps ------------------------------------------------------------- */
 
-/* The table in force, once the engine runs it, into the state directory:
- * a restart resumes it (tstate.h). A failure is said and counted; the table
- * stays in force. */
-static void save_in_force(struct control *c)
-{
-	if (!c->state || c->cur_saved || !c->cur)
-		return;
-	int64_t frame = engine_table_adopted(c->cur->et);
-	if (frame == INT64_MIN)
-		return;
-	c->cur_saved = true;
-	struct tstate_rec r;
-	memset(&r, 0, sizeof(r));
-	snprintf(r.via, sizeof(r.via), "%s", c->cur->via);
-	snprintf(r.name, sizeof(r.name), "%s", c->cur->name);
-	r.frame = frame;
-	char err[700];
-	if (tstate_save(c->state, engine_table_sched(c->cur->et), &r, err, sizeof(err)) != 0) {
-		c->save_errors++;
-		log_err("schedule: %s is in force but could not be kept for a restart: %s", c->cur->name, err);
-		return;
-	}
-	log_info("schedule: %s kept in %s (digest %.16s): a restart resumes it", c->cur->name, c->state->dir,
-		 r.digest);
-}
-
-void control_advance(struct control *c)
-{
-	save_in_force(c);
-	control_stage_expire(c);
-	struct dtable *nt = c->pending;
-	if (!nt || engine_table_adopted(nt->et) == INT64_MIN)
-		return;
-	if (!c->rx_offered) {
-		for (uint32_t k = 0; k < c->nrx; k++)
-			atomic_store_explicit(&c->rx[k].offer, &nt->rxt[k], memory_order_release);
-		c->rx_offered = true;
-	}
-	for (uint32_t k = 0; k < c->nrx; k++)
-		if (atomic_load_explicit(&c->rx[k].offer, memory_order_acquire) != NULL)
-			return; /* an RX core has not taken it yet */
-	struct dtable *old = c->cur;
-	uint64_t dropped = engine_table_retire(c->e, nt->et);
-	c->swap_dropped += dropped;
-	dtable_free(old);
-	c->cur = nt;
-	c->cur_saved = false;
-	c->pending = NULL;
-	c->last_swap_frame = engine_table_adopted(nt->et);
-	c->last_swap_requested = engine_table_requested(nt->et);
-	snprintf(c->last_swap_name, sizeof(c->last_swap_name), "%s", nt->name);
-	const struct sched_table *t = engine_table_sched(nt->et);
-	if (c->last_swap_frame != c->last_swap_requested)
-		log_warn("schedule: %s took effect at frame %" PRId64 ", not %" PRId64 " as planned (the engine was late)",
-			 nt->name, c->last_swap_frame, c->last_swap_requested);
-	log_notice("schedule: %s in force from frame %" PRId64 ": k %u, %u flows%s%" PRIu64 "%s", nt->name,
-		   c->last_swap_frame, t->k, t->nflows, dropped ? "; " : "", dropped,
-		   dropped ? " packets queued for removed flows dropped" : "");
-	json_t *res = swap_result(c, nt);
-	json_object_set_new(res, "dropped_queued", json_integer((json_int_t)dropped));
-	control_answer(c, &c->waiter, control_reply_ok(res));
-}
 
 
-void control_free_tables(struct control *c)
-{
-	/* the engine frees the runtime tables (engine_destroy); these are the RX halves */
-	dtable_free(c->pending);
-	dtable_free(c->cur);
-	c->pending = c->cur = NULL;
-}
+

@@ -5,8 +5,8 @@
  * time in proportion to the table; the control thread must keep answering
  * every other client meanwhile. So the control thread checks the request and
  * hands the descriptor to the loader thread, which reads, parses, admits and
- * builds; the control thread then offers the built table to the engine (or
- * answers with what was wrong). One load at a time: another is "busy".
+ * builds; the control thread then hands the built table to the table manager
+ * (tables.h), which offers or stages it (or answers with what was wrong). One load at a time: another is "busy".
  *
  * The engine's table in force cannot change while the loader builds against
  * it: swaps come only from offers, a load starts only when nothing is offered,
@@ -31,7 +31,6 @@
 #include "log.h"
 
 #define CTL_TABLE_READ_MS 5000    /* a client has this long to pass the whole table */
-#define CTL_MAX_AHEAD_S 86400     /* a table is loaded for a time at most a day ahead */
 
 struct ctl_load {
 	pthread_t th;
@@ -57,7 +56,7 @@ static char *read_passed(int fd, size_t *len, char *err, size_t errlen)
 {
 	size_t cap = 1 << 16, n = 0;
 	char *buf = malloc(cap);
-	int64_t deadline = control_mono_ns() + (int64_t)CTL_TABLE_READ_MS * 1000000;
+	int64_t deadline = tdp_mono_ns() + (int64_t)CTL_TABLE_READ_MS * 1000000;
 	while (buf) {
 		if (n + 1 >= cap) {
 			if (cap > SCHED_MAX_BYTES) {
@@ -71,7 +70,7 @@ static char *read_passed(int fd, size_t *len, char *err, size_t errlen)
 			buf = nb;
 			cap *= 2;
 		}
-		int64_t left = (deadline - control_mono_ns()) / 1000000;
+		int64_t left = (deadline - tdp_mono_ns()) / 1000000;
 		struct pollfd p = {.fd = fd, .events = POLLIN};
 		if (left <= 0 || poll(&p, 1, (int)left) == 0) {
 			snprintf(err, errlen, "the table did not arrive within %d ms", CTL_TABLE_READ_MS);
@@ -155,7 +154,7 @@ static struct eng_table *load(struct control *c, const char *name, int fd, char 
 				      "error", "", "diagnostics", diags_json(&dg, name), "errors", (int)dg.nerr);
 		char msg[640];
 		snprintf(msg, sizeof(msg), "%s: %zu error%s; the table in force (%s) stays", name, dg.nerr,
-			 dg.nerr == 1 ? "" : "s", c->cur->name);
+			 dg.nerr == 1 ? "" : "s", c->tm.cur->name);
 		json_object_set_new(o, "error", json_string(msg));
 		log_warn("schedule load: %s", msg);
 		sched_diags_free(&dg);
@@ -172,7 +171,7 @@ static struct eng_table *load(struct control *c, const char *name, int fd, char 
 		log_warn("schedule load: %s: %s; the table in force stays", name, err);
 		sched_free(t);
 		*reply = control_reply_err("invalid-table", "%s: %s; the table in force (%s) stays", name, err,
-					   c->cur->name);
+					   c->tm.cur->name);
 	}
 	return et;
 }
@@ -238,68 +237,6 @@ int control_load_fd(const struct control *c)
 	return c->load ? c->load->efd : -1;
 }
 
-char *control_offer(struct control *c, struct dtable *nt, json_t *args, int64_t started_ns, bool *wait)
-{
-	char err[512];
-	struct eng_table *et = nt->et;
-	json_t *at_j = json_object_get(args, "at_tai_ns"), *in_j = json_object_get(args, "in_ns");
-	const struct frame_geom *g = engine_geom(c->e);
-	int64_t next = engine_next_frame(c->e), from = next + 2;
-	nt->asked_tai_ns = 0;
-	if (at_j || in_j) {
-		/* "in" counts from the request, not from the end of the load */
-		int64_t in_ns = in_j ? json_integer_value(in_j) - (control_mono_ns() - started_ns) : 0;
-		tdp_time_t when = {.ns = at_j ? json_integer_value(at_j) : tb_now(c->tb).ns + in_ns};
-		int64_t j = frame_index(g, when);
-		if (frame_start(g, j).ns < when.ns)
-			j++;
-		if (j < from) {
-			c->rejected++;
-			return control_reply_err("too-late", "TAI %" PRId64 " ns is frame %" PRId64 ", but the engine is at frame %"
-					 PRId64 " (TAI %" PRId64 " ns): a table is adopted at least 2 frames ahead",
-					 when.ns, j, next, tb_now(c->tb).ns);
-		}
-		from = j;
-		nt->asked_tai_ns = when.ns;
-	}
-	int64_t J = engine_table_boundary(c->e, et, from);
-	if (engine_table_offer(c->e, et, J, err, sizeof(err)) != 0) {
-		c->rejected++;
-		return control_reply_err("too-late", "%s", err);
-	}
-	c->pending = nt;
-	c->rx_offered = false;
-	const struct sched_table *t = engine_table_sched(et);
-	log_notice("schedule: %s (k %u, %u flows) accepted; adopted at frame %" PRId64 " (TAI %" PRId64 " ns)",
-		   nt->name, t->k, t->nflows, J, frame_start(g, J).ns);
-	json_t *w = json_object_get(args, "wait");
-	if (!w || json_is_true(w)) {
-		*wait = true;
-		return NULL;
-	}
-	json_t *o = json_pack("{ss sI sI sb ss}", "table", nt->name, "requested_frame", (json_int_t)J, "start_tai_ns",
-			      (json_int_t)frame_start(g, J).ns, "waiting", 1, "digest", nt->digest);
-	if (o && nt->asked_tai_ns)
-		json_object_set_new(o, "asked_tai_ns", json_integer(nt->asked_tai_ns));
-	return control_reply_ok(o);
-}
-
-/* A load whose table was built: offered, or dropped with the reply that says
- * why not. */
-static char *offer(struct control *c, struct ctl_load *l, struct eng_table *et, bool *wait)
-{
-	struct dtable *nt = dtable_new(et, l->name, TS_VIA_LOAD);
-	if (!nt) {
-		engine_table_discard(c->e, et);
-		return control_reply_err("internal", "out of memory");
-	}
-	char *reply = control_offer(c, nt, l->args, l->started_ns, wait);
-	if (reply && !*wait && c->pending != nt) {
-		engine_table_discard(c->e, et);
-		dtable_free(nt);
-	}
-	return reply;
-}
 
 void control_load_finish(struct control *c)
 {
@@ -314,38 +251,16 @@ void control_load_finish(struct control *c)
 	l->reply = NULL;
 	pthread_mutex_unlock(&l->mu);
 	int slot = l->slot;
-	bool wait = false;
-	if (!et)
-		c->rejected++;
-	else if (l->stage)
-		reply = control_stage_keep(c, et, l->name, l->args);
-	else
-		reply = offer(c, l, et, &wait);
+	bool defer = false;
+	reply = tables_built(&c->tm, et, reply, l->name, l->args, l->stage, l->started_ns, slot, &defer);
 	json_decref(l->args);
 	l->args = NULL;
 	l->slot = -1;
 	l->busy = false;
-	if (wait) {
-		c->waiter = slot;
-		return;
-	}
-	control_answer(c, &slot, reply ? reply : control_reply_err("internal", "out of memory"));
+	if (!defer)
+		control_answer(c, &slot, reply ? reply : control_reply_err("internal", "out of memory"));
 }
 
-char *control_when_check(struct control *c, json_t *args)
-{
-	json_t *at_j = json_object_get(args, "at_tai_ns"), *in_j = json_object_get(args, "in_ns");
-	if ((at_j && !json_is_integer(at_j)) || (in_j && !json_is_integer(in_j)) || (at_j && in_j))
-		return control_reply_err("bad-args", "at_tai_ns or in_ns, as an integer number of nanoseconds, not both");
-	/* at most CTL_MAX_AHEAD_S ahead: a table waiting for years would make every
-	 * load busy (schedule-cancel withdraws one), and now + in must not overflow */
-	int64_t now_ns = tb_now(c->tb).ns, max_ahead = (int64_t)CTL_MAX_AHEAD_S * TDP_NS_PER_S;
-	int64_t at = at_j ? json_integer_value(at_j) : 0, in = in_j ? json_integer_value(in_j) : 0;
-	if ((at_j && (at < 0 || (at > now_ns && at - now_ns > max_ahead))) || (in_j && (in < 0 || in > max_ahead)))
-		return control_reply_err("bad-args", "a table is loaded for a time from now to %d s ahead (TAI %" PRId64
-				 " ns now); a time further ahead or before the epoch is refused", CTL_MAX_AHEAD_S, now_ns);
-	return NULL;
-}
 
 char *control_load_submit(struct control *c, json_t *args, int fd, int slot, bool stage, bool *defer)
 {
@@ -353,17 +268,14 @@ char *control_load_submit(struct control *c, json_t *args, int fd, int slot, boo
 	const char *what = stage ? "schedule-stage" : "schedule-load";
 	if (fd < 0)
 		return control_reply_err("bad-args", "%s needs the table's file descriptor passed with the request", what);
-	if (c->staged)
-		return control_reply_err("busy", "table %s is staged as %" PRIu64 "; commit or abort it first",
-				 c->staged->name, c->staged_id);
-	if (c->pending)
-		return control_reply_err("busy", "table %s is waiting to be adopted at frame %" PRId64 "; load again after it",
-				 c->pending->name, engine_table_requested(c->pending->et));
+	char *busy = tables_busy(&c->tm);
+	if (busy)
+		return busy;
 	if (!l)
 		return control_reply_err("internal", "the table loader is not running");
 	if (l->busy)
 		return control_reply_err("busy", "table %s is being read and checked (for %.1f s); load again after it",
-				 l->name, (double)(control_mono_ns() - l->started_ns) / 1e9);
+				 l->name, (double)(tdp_mono_ns() - l->started_ns) / 1e9);
 	json_t *at_j = json_object_get(args, "at_tai_ns"), *in_j = json_object_get(args, "in_ns");
 	if (stage && (at_j || in_j))
 		return control_reply_err("bad-args", "a staged table is given its time by schedule-commit, not by the stage");
@@ -372,7 +284,7 @@ char *control_load_submit(struct control *c, json_t *args, int fd, int slot, boo
 			       json_integer_value(ttl_j) > (json_int_t)CTL_STAGE_MAX_TTL_S * 1000))
 		return control_reply_err("bad-args", "ttl_ms is how long the table stays staged: 1 ms to %d s",
 				 CTL_STAGE_MAX_TTL_S);
-	char *bad = control_when_check(c, args);
+	char *bad = tables_when_check(&c->tm, args);
 	if (bad)
 		return bad;
 	int own = dup(fd);
@@ -380,14 +292,14 @@ char *control_load_submit(struct control *c, json_t *args, int fd, int slot, boo
 		return control_reply_err("internal", "the passed descriptor: %s", strerror(errno));
 	/* the client's name for the table goes into logs and replies: one line */
 	const char *given = json_string_value(json_object_get(args, "name"));
-	c->loads++;
+	c->tm.loads++;
 	pthread_mutex_lock(&l->mu);
 	control_text_copy(l->name, sizeof(l->name), given && *given ? given : "(passed table)");
 	l->fd = own;
 	l->slot = slot;
 	l->args = json_incref(args);
 	l->stage = stage;
-	l->started_ns = control_mono_ns();
+	l->started_ns = tdp_mono_ns();
 	l->busy = l->job = true;
 	pthread_cond_signal(&l->cv);
 	pthread_mutex_unlock(&l->mu);

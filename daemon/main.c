@@ -37,6 +37,7 @@
 #include "rx.h"
 #include "summary.h"
 #include "tdp_sched.h"
+#include "tdp_time.h"
 #include "tdpd.h"
 #include "timebase.h"
 #include "watch.h"
@@ -58,13 +59,6 @@ static void on_hup(int sig)
 	got_hup = 1;
 }
 
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* ---- command line ------------------------------------------------------- */
 
@@ -247,7 +241,7 @@ static void housekeeping_tick(struct tdpd *d)
 {
 	struct eng_stats es;
 	engine_stats(d->e, &es);
-	int64_t now = mono_ns();
+	int64_t now = tdp_mono_ns();
 	struct tb_sync sy;
 	if (!d->reported) {
 		tb_sync(d->tb, &sy);
@@ -274,7 +268,7 @@ static void housekeeping_tick(struct tdpd *d)
 		char msg[640];
 		snprintf(msg, sizeof(msg), "STATUS=sync %s; frames %" PRIu64 ", late %" PRIu64 ", skipped %" PRIu64
 			 "; table %s", tb_state_name(sy.state), es.frames, es.late_frames, es.skipped_frames,
-			 d->ctl.cur ? d->ctl.cur->name : "?");
+			 d->ctl.tm.cur ? d->ctl.tm.cur->name : "?");
 		notify_send(&d->nt, msg);
 		d->next_status_ns = now + 5 * TDP_NS_PER_S;
 	}
@@ -289,7 +283,7 @@ static int run(struct tdpd *d)
 	struct watch w;
 	watch_init(&w, d);
 	rt_thread_setup("rx", -1, (int)c->rx_priority);
-	int64_t t0 = mono_ns();
+	int64_t t0 = tdp_mono_ns();
 	int64_t next_stats = c->stats_interval_ns ? t0 + c->stats_interval_ns : INT64_MAX;
 	int64_t next_refresh = c->clock_refresh_ns ? t0 + c->clock_refresh_ns : INT64_MAX;
 	int64_t deadline = c->duration_ns ? t0 + c->duration_ns : INT64_MAX;
@@ -325,7 +319,7 @@ static int run(struct tdpd *d)
 		}
 		rx_poll_idle(&d->rx[0], c, &idle);
 		if ((++tick & 255) == 0) {
-			int64_t now = mono_ns();
+			int64_t now = tdp_mono_ns();
 			if (now >= next_stats) {
 				char line[512];
 				ss.elapsed_s = (double)(now - t0) / 1e9;
@@ -357,7 +351,7 @@ static int run(struct tdpd *d)
 	engine_stop(d->e);
 	rte_eal_mp_wait_lcore();
 	rx_drain_handoff(&d->rx[0]);
-	ss.elapsed_s = (double)(mono_ns() - t0) / 1e9;
+	ss.elapsed_s = (double)(tdp_mono_ns() - t0) / 1e9;
 	struct summary_drv drv[CONF_MAX_PORTS];
 	for (uint32_t p = 0; p < d->nports_open; p++)
 		drv[p] = (struct summary_drv){.name = c->ports[p].name, .dpdk_port = d->ports[p].id,
@@ -399,7 +393,7 @@ int main(int argc, char **argv)
 	static struct tdpd d;
 	bool check = false, dump = false;
 	conf_init(&d.conf);
-	d.ctl.lfd[0] = d.ctl.lfd[1] = d.ctl.waiter = -1;
+	d.ctl.lfd[0] = d.ctl.lfd[1] = d.ctl.tm.waiter = -1;
 	d.nt.fd = -1;
 	tdp_log_init();
 	int rc = parse_args(&d, argc, argv, &check, &dump);

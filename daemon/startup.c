@@ -74,7 +74,7 @@ static int locks_up(struct tdpd *d)
 		log_err("%s", err);
 		goto fail;
 	}
-	d->ctl.state = &d->st;
+	d->ctl.tm.state = &d->st;
 	return 0;
 fail:
 	for (uint32_t p = 0; p < c->nports; p++)
@@ -84,7 +84,7 @@ fail:
 
 static void locks_down(struct tdpd *d)
 {
-	d->ctl.state = NULL;
+	d->ctl.tm.state = NULL;
 	tstate_close(&d->st);
 	for (uint32_t p = 0; p < d->conf.nports; p++)
 		lockfile_release(&d->plock[p]);
@@ -556,17 +556,17 @@ static int tables_up(struct tdpd *d)
 		log_err("routes: %s", router_missing(d->rt, &miss) ? miss : err);
 		return -1;
 	}
-	d->ctl.cur = dtable_new(engine_table_current(d->e), d->resumed ? d->saved.name : d->schedule_path, d->origin);
-	if (!d->ctl.cur) {
+	d->ctl.tm.cur = dtable_new(engine_table_current(d->e), d->resumed ? d->saved.name : d->schedule_path, d->origin);
+	if (!d->ctl.tm.cur) {
 		log_err("out of memory");
 		return -1;
 	}
-	d->ctl.cur->resumed = d->resumed;
+	d->ctl.tm.cur->resumed = d->resumed;
 	/* the state directory holds it already (resumed, or tdpd.conf's own) */
-	d->ctl.cur_saved = !strcmp(d->saved.digest, d->ctl.cur->digest);
+	d->ctl.tm.cur_saved = !strcmp(d->saved.digest, d->ctl.tm.cur->digest);
 	for (uint32_t p = 0; p < c->nports; p++)
 		d->be_q[p] = d->rxp[p].table_port >= 0 ? engine_be_ring(d->e, (uint32_t)d->rxp[p].table_port) : NULL;
-	d->rx[0] = (struct rx){.ports = d->rxp, .nports = c->nports, .tab = &d->ctl.cur->rxt[0],
+	d->rx[0] = (struct rx){.ports = d->rxp, .nports = c->nports, .tab = &d->ctl.tm.cur->rxt[0],
 			       .be_q = d->be_q, .table_to_port = d->table_to_port, .clock = rx_clock, .clock_arg = d->tb,
 			       .g = *engine_geom(d->e), .icmp_rate = (uint32_t)c->icmp_rate,
 			       .icmp_burst = (uint32_t)c->icmp_burst, .ncores = (uint16_t)d->nrx, .link = d->link,
@@ -602,7 +602,7 @@ static int tables_up(struct tdpd *d)
 		d->rx[k].ports = d->rxp_core[k - 1];
 		d->rx[k].core = (uint16_t)k;
 		d->rx[k].hold = &d->hold[k];
-		d->rx[k].tab = &d->ctl.cur->rxt[k];
+		d->rx[k].tab = &d->ctl.tm.cur->rxt[k];
 		rx_set_router(&d->rx[k], d->rt);
 	}
 	for (uint32_t k = 0; k < d->nrx; k++) {
@@ -637,6 +637,12 @@ static int tables_up(struct tdpd *d)
 	d->ctl.rx = d->rx;
 	d->ctl.nrx = d->nrx;
 	d->ctl.tb = d->tb;
+	d->ctl.tm.e = d->e;
+	d->ctl.tm.rx = d->rx;
+	d->ctl.tm.nrx = d->nrx;
+	d->ctl.tm.tb = d->tb;
+	d->ctl.tm.answer = control_answer;
+	d->ctl.tm.answer_ctx = &d->ctl;
 	d->ctl.timebase_name = d->tb->ops->name;
 	d->ctl.ports = d->pinfo;
 	d->ctl.nports = c->nports;
@@ -657,7 +663,7 @@ static void tables_down(struct tdpd *d)
 		rte_pktmbuf_free(m);
 	rte_ring_free(d->handoff);
 	d->handoff = NULL;
-	control_free_tables(&d->ctl);
+	tables_free(&d->ctl.tm);
 	/* its LPM tables live in the EAL's memory: freed before the EAL goes */
 	router_free(d->rt);
 	d->rt = NULL;

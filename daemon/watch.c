@@ -8,13 +8,6 @@
 #include "tdpd.h"
 #include "watch.h"
 
-int64_t watch_mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* The uncertainty against the table's sync budget, as the engine sees it
  * at each frame: said when it goes past (and every WATCH_MOVED_LOG_NS while
  * it stays), and when it is back within. */
@@ -75,7 +68,7 @@ static void watch_sync(struct tdpd *d, struct watch *w)
 			tb_state_name(w->state), tb_state_name(st), sy.reason, sy.offset_ns, sy.uncertainty_ns, what);
 		w->state = st;
 	}
-	int64_t now = watch_mono_ns();
+	int64_t now = tdp_mono_ns();
 	watch_budget(d, w, now);
 	if (now < w->next_jump_log)
 		return;
@@ -178,7 +171,7 @@ void watch_init(struct watch *w, struct tdpd *d)
 void watch(struct tdpd *d, struct watch *w)
 {
 	watch_sync(d, w);
-	int64_t now = watch_mono_ns();
+	int64_t now = tdp_mono_ns();
 	if (now < w->next_moved_check)
 		return;
 	w->next_moved_check = now + 1000000000;

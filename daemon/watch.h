@@ -48,6 +48,5 @@ void watch_init(struct watch *w, struct tdpd *d);
  * second (the sync state at once). */
 void watch(struct tdpd *d, struct watch *w);
 void watch_free(struct watch *w);
-int64_t watch_mono_ns(void);
 
 #endif

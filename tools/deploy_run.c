@@ -12,6 +12,7 @@
 
 #include "ctl_proto.h"
 #include "deploy_run.h"
+#include "tdp_time.h"
 
 static size_t nwords(char *const *v)
 {
@@ -155,13 +156,6 @@ int deploy_start(struct drun *d, char *const *argv, int in_fd)
 	return 0;
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* What a run wrote, to its first CTL_MAX_REPLY bytes: a router that answers
  * without end is cut off there (its reply then does not parse). */
 static char *slurp(FILE *f)
@@ -191,7 +185,7 @@ static char *slurp(FILE *f)
 
 void deploy_wait(struct drun *d, size_t n, int timeout_ms)
 {
-	int64_t deadline = mono_ms() + timeout_ms;
+	int64_t deadline = (tdp_mono_ns() / 1000000) + timeout_ms;
 	for (;;) {
 		size_t running = 0;
 		for (size_t i = 0; i < n; i++) {
@@ -208,7 +202,7 @@ void deploy_wait(struct drun *d, size_t n, int timeout_ms)
 		}
 		if (!running)
 			break;
-		if (mono_ms() >= deadline) {
+		if ((tdp_mono_ns() / 1000000) >= deadline) {
 			for (size_t i = 0; i < n; i++)
 				if (d[i].pid > 0 && d[i].exit < 0) {
 					kill(-d[i].pid, SIGKILL);

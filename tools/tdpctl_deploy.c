@@ -34,6 +34,7 @@
 #include "deploy_run.h"
 #include "tdpctl.h"
 #include "tdpctl_deploy.h"
+#include "tdp_time.h"
 
 #define EXIT_NO_ROUTER 3
 
@@ -64,13 +65,6 @@ static void deploy_usage(FILE *o)
 /* the latest TAI a router's reply may give (2^62 ns, in 2116): beyond it the
  * deploy's own arithmetic on it could overflow */
 #define DEPLOY_MAX_TAI_NS (INT64_C(1) << 62)
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NS + ts.tv_nsec;
-}
 
 /* ---- the plan ---------------------------------------------------------- */
 
@@ -536,7 +530,7 @@ static bool commit_all(struct deploy *dp)
 static bool verify(struct deploy *dp, int64_t router_now, int64_t at_mono)
 {
 	/* the routers' clocks were at least router_now at at_mono */
-	int64_t wait = dp->T - router_now - (mono_ns() - at_mono) + 20000000;
+	int64_t wait = dp->T - router_now - (tdp_mono_ns() - at_mono) + 20000000;
 	if (wait > 0)
 		nanosleep(&(struct timespec){.tv_sec = wait / NS, .tv_nsec = wait % NS}, NULL);
 	bool ok = true;
@@ -709,7 +703,7 @@ static int deploy_run(struct deploy *dp)
 	snprintf(line, sizeof(line), "staging %u table%s (%u router%s already on theirs)", changed,
 		 changed == 1 ? "" : "s", dp->n - changed, dp->n - changed == 1 ? "" : "s");
 	progress(dp, line);
-	int64_t m0 = mono_ns(), newest = 0;
+	int64_t m0 = tdp_mono_ns(), newest = 0;
 	bool staged = stage_all(dp, &newest);
 	bool sync_ok = !unlocked || dp->allow_unsynced;
 	if (interrupted) {
@@ -743,7 +737,7 @@ static int deploy_run(struct deploy *dp)
 	}
 	/* a time every router can still meet: its clock read at the stage, plus
 	 * all the time since the stages began */
-	int64_t now = newest + (mono_ns() - m0), at_mono = mono_ns();
+	int64_t now = newest + (tdp_mono_ns() - m0), at_mono = tdp_mono_ns();
 	pick_time(dp, now);
 	snprintf(line, sizeof(line), "committing at TAI %" PRId64 ".%09" PRId64 " (in %.2f s)", dp->T / NS, dp->T % NS,
 		 (double)(dp->T - now) / 1e9);

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "tdp_time.h"
 
 _Atomic int tdp_log_level = LOG_INFO;
 const char *tdp_log_ident = "tdpd";
@@ -65,9 +66,7 @@ int tdp_log_parse(const char *name)
 
 int tdp_log_rl_ok(struct tdp_ratelimit *rl, int level)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	int64_t now = tdp_mono_ns();
 	if (now - rl->begin_ns >= rl->interval_ns) {
 		if (rl->suppressed)
 			tdp_log_msg(level, "%llu similar message%s suppressed in the last %.1f s",

@@ -25,13 +25,7 @@
 #include "log.h"
 #include "kif.h"
 #include "nl_priv.h"
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+#include "tdp_time.h"
 
 /* Reads what is waiting on the socket; 1 when a dump ended, 0, or -errno. */
 static int nl_read(struct nl *n, int flags)
@@ -261,7 +255,7 @@ static void publish(struct nl *n, bool rx_running)
 static void resolve(struct nl *n)
 {
 	struct rx_resolve q;
-	int64_t now = mono_ns();
+	int64_t now = tdp_mono_ns();
 	while (n->rx->resolve && rte_ring_sc_dequeue_elem(n->rx->resolve, &q, sizeof(q)) == 0) {
 		bool recent = false;
 		for (unsigned i = 0; i < RESOLVE_MEMORY && !recent; i++)
@@ -339,7 +333,7 @@ static void resync(struct nl *n)
 		if (up & (1u << p) && n->np[p].link)
 			restore(n, p);
 	publish(n, true);
-	int64_t dt = mono_ns() - t0;
+	int64_t dt = tdp_mono_ns() - t0;
 	CTR_ADD(n->st.resyncs, 1);
 	char names[256] = "";
 	size_t w = 0;
@@ -374,7 +368,7 @@ static void *thread_main(void *arg)
 		int rc = poll(pf, 2, n->dirty || n->resync ? NL_QUIET_MS : NL_IDLE_MS);
 		if (rc > 0 && pf[1].revents)
 			break;
-		int64_t now = mono_ns();
+		int64_t now = tdp_mono_ns();
 		if (rc > 0 && pf[0].revents) {
 			int r = nl_read(n, MSG_DONTWAIT);
 			if (r == -ENOBUFS) {

@@ -21,6 +21,7 @@
 #include "counters.h"
 #include "log.h"
 #include "nl_priv.h"
+#include "tdp_time.h"
 
 /* linux/if.h's, which cannot be included beside net/if.h */
 #ifndef IFF_LOWER_UP
@@ -286,9 +287,7 @@ static void on_link(struct nl *n, struct nlmsghdr *h)
 	}
 	PL_SET(l->resync_ns, -1);
 	if (!n->resync) {
-		struct timespec m;
-		clock_gettime(CLOCK_MONOTONIC, &m);
-		n->resync_t0 = (int64_t)m.tv_sec * 1000000000 + m.tv_nsec;
+		n->resync_t0 = tdp_mono_ns();
 	}
 	n->resync = true;
 	n->resync_ports |= 1u << p;

@@ -6,6 +6,7 @@
 
 #include "bc635.h"
 #include "bc635_regs.h"
+#include "tdp_time.h"
 
 #define RD(c, r) (c)->bus->ops->rd32((c)->bus, (r))
 #define WR(c, r, v) (c)->bus->ops->wr32((c)->bus, (r), (v))
@@ -53,13 +54,6 @@ void bc635_decode(uint32_t t0, uint32_t t1, struct bc635_time *out)
 	out->flags = t0 & (BC_T0_FLYWHEEL | BC_T0_TIME_OFFSET | BC_T0_FREQ_OFFSET);
 }
 
-static int64_t mono_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 int bc635_command(struct bc635 *c, const uint8_t *pkt, uint32_t n)
 {
 	struct bc_bus *b = c->bus;
@@ -70,11 +64,11 @@ int bc635_command(struct bc635 *c, const uint8_t *pkt, uint32_t n)
 		b->ops->dp_wr8(b, c->in_off + i, pkt[i]);
 	WR(c, BC_ACK, BC_ACK_COMMAND);
 	c->st.commands++;
-	int64_t until = mono_us() + c->cmd_timeout_us;
+	int64_t until = (tdp_mono_ns() / 1000) + c->cmd_timeout_us;
 	for (;;) {
 		if (RD(c, BC_ACK) & BC_ACK_DONE)
 			return 0;
-		if (mono_us() > until) {
+		if ((tdp_mono_ns() / 1000) > until) {
 			c->st.command_timeouts++;
 			return -ETIMEDOUT;
 		}

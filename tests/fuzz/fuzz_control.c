@@ -28,7 +28,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct conf conf;
-static struct control ctl = {.conf = &conf, .waiter = -1, .lfd = {-1, -1}};
+static struct control ctl = {.conf = &conf, .tm = {.waiter = -1}, .lfd = {-1, -1}};
 
 /* Would the request be answered before any handler, or by one that needs no engine? */
 static bool no_engine(const char *req, size_t len, bool privileged)

@@ -23,7 +23,7 @@
 #include "log.h"
 
 static struct conf conf;
-static struct control ctl = {.conf = &conf, .waiter = -1, .lfd = {-1, -1}};
+static struct control ctl = {.conf = &conf, .tm = {.waiter = -1}, .lfd = {-1, -1}};
 
 /* the reply's error code, or "ok" */
 static char *code_of(const char *req, bool privileged)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The control server: its two UNIX sockets and its thread (control.h), an
  * event loop over every client at once, each with its deadline, so no client
- * holds up another; the commands are control_cmds.c's, loads control_load.c's. */
+ * holds up another; the commands are control_cmds.c's, loads control_load.c's,
+ * the tables' life tables.c's. */
 #include <errno.h>
 #include <grp.h>
 #include <inttypes.h>
@@ -24,7 +25,6 @@
 #include "log.h"
 
 #define CTL_IO_MS 1000            /* a client has this long to send its request */
-#define CTL_WRITE_MS 5000         /* and to read its reply */
 
 /* ---- the thread -------------------------------------------------------- */
 
@@ -57,45 +57,6 @@ static bool peer_allowed(int fd, long gid, char *who, size_t wlen)
 	if (f)
 		fclose(f);
 	return ok;
-}
-
-static void client_close(struct ctl_client *k)
-{
-	if (k->fd >= 0)
-		close(k->fd);
-	if (k->pfd >= 0)
-		close(k->pfd);
-	free(k->buf);
-	*k = (struct ctl_client){.fd = -1, .pfd = -1, .state = CL_FREE};
-}
-
-void control_answer(struct control *c, int *slot, char *line)
-{
-	int i = *slot;
-	*slot = -1;
-	if (i < 0 || i >= CTL_SLOTS || c->cl[i].state == CL_FREE) {
-		free(line);
-		return;
-	}
-	struct ctl_client *k = &c->cl[i];
-	if (!line) { /* out of memory for the reply: the client sees the connection close */
-		client_close(k);
-		return;
-	}
-	if (k->pfd >= 0)
-		close(k->pfd);
-	k->pfd = -1;
-	free(k->buf);
-	k->buf = line;
-	k->len = strlen(line);
-	k->off = 0;
-	k->state = CL_WRITE;
-	k->deadline_ns = control_mono_ns() + (int64_t)CTL_WRITE_MS * 1000000;
-	if (!c->running || atomic_load(&c->stop)) {
-		/* no thread to send it: now, briefly */
-		ctl_write_all(k->fd, k->buf, k->len, 200);
-		client_close(k);
-	}
 }
 
 /* A whole request from client i: answered, or held for a load or a swap. */
@@ -137,7 +98,7 @@ static void client_io(struct control *c, int i, short rev, int64_t now)
 		else if (rc == -EBADMSG)
 			out = control_reply_err("malformed", "a NUL byte in the request");
 		else if (rc < 0)
-			client_close(k);
+			control_client_close(k);
 		else if (now >= k->deadline_ns)
 			out = control_reply_err("malformed", "no whole request (a JSON line) within %d ms", CTL_IO_MS);
 		if (out) {
@@ -154,7 +115,7 @@ static void client_io(struct control *c, int i, short rev, int64_t now)
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-				client_close(k);
+				control_client_close(k);
 				return;
 			}
 			break;
@@ -168,7 +129,7 @@ static void client_io(struct control *c, int i, short rev, int64_t now)
 			k->off = 0;
 			k->deadline_ns = now + 200 * 1000000LL;
 		} else if (now >= k->deadline_ns) {
-			client_close(k); /* it does not read its reply */
+			control_client_close(k); /* it does not read its reply */
 		}
 	} else if (k->state == CL_DRAIN) {
 		char junk[4096];
@@ -177,7 +138,7 @@ static void client_io(struct control *c, int i, short rev, int64_t now)
 			k->off += (size_t)n;
 		if ((rev && n == 0) || (n < 0 && rev && errno != EAGAIN && errno != EINTR) || now >= k->deadline_ns ||
 		    k->off >= (1u << 20))
-			client_close(k);
+			control_client_close(k);
 	}
 }
 
@@ -240,7 +201,7 @@ static void *ctl_thread(void *arg)
 	int who[5 + CTL_SLOTS];
 	while (!atomic_load(&c->stop)) {
 		int n = 0;
-		int64_t now = control_mono_ns(), next = now + (c->pending ? 2 : 50) * 1000000LL;
+		int64_t now = tdp_mono_ns(), next = now + (c->tm.pending ? 2 : 50) * 1000000LL;
 		bool room = false;
 		for (int i = 0; i < CTL_SLOTS; i++)
 			room |= c->cl[i].state == CL_FREE;
@@ -271,7 +232,7 @@ static void *ctl_thread(void *arg)
 		}
 		int64_t wait = (next - now + 999999) / 1000000;
 		int r = poll(p, (nfds_t)n, wait < 0 ? 0 : (int)wait);
-		now = control_mono_ns();
+		now = tdp_mono_ns();
 		for (int j = 0; j < n; j++) {
 			short rev = r > 0 ? p[j].revents : 0;
 			if (who[j] == -3) {
@@ -290,7 +251,7 @@ static void *ctl_thread(void *arg)
 				client_io(c, who[j], rev, now);
 			}
 		}
-		control_advance(c);
+		tables_advance(&c->tm);
 	}
 	return NULL;
 }
@@ -321,7 +282,7 @@ static int open_one(struct control *c, int i, const char *path, unsigned mode, c
 int control_open(struct control *c, char *err, size_t errlen)
 {
 	c->lfd[0] = c->lfd[1] = -1;
-	c->waiter = -1;
+	c->tm.waiter = -1;
 	c->cap_waiter = -1;
 	c->gid = -1;
 	struct group gr, *res = NULL;
@@ -367,7 +328,6 @@ void control_stop(struct control *c)
 		c->running = false;
 	}
 	control_load_stop(c);
-	control_stage_drop(c); /* never offered: the engine does not know it */
 	if (c->cap && c->cap_waiter >= 0) {
 		/* a capture running: ended, its client told what it got */
 		capture_stop(c->cap);
@@ -375,16 +335,14 @@ void control_stop(struct control *c)
 		if (poll(&pf, 1, 2000) > 0)
 			control_capture_finish(c);
 	}
-	if (c->waiter >= 0)
-		control_answer(c, &c->waiter, control_reply_err("busy", "tdpd is stopping; the table waiting for frame %" PRId64 " was not adopted",
-					     c->pending ? engine_table_requested(c->pending->et) : 0));
+	tables_stop(&c->tm);
 	/* replies on their way: sent now, briefly; the rest closed */
 	for (int i = 0; i < CTL_SLOTS; i++) {
 		struct ctl_client *k = &c->cl[i];
 		if (k->state == CL_WRITE)
 			ctl_write_all(k->fd, k->buf + k->off, k->len - k->off, 200);
 		if (k->state != CL_FREE)
-			client_close(k);
+			control_client_close(k);
 	}
 	if (!c->conf)
 		return; /* never opened */
