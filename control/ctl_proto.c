@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "ctl_proto.h"
-#include "tdp_time.h"
+#include "tdp_mono.h"
 
 const struct ctl_cmd ctl_cmds[] = {
 	{"status", false, "what the daemon is doing: table, frames, sync, errors"},

@@ -8,7 +8,7 @@
 
 #include "control.h"
 #include "ctl_proto.h"
-#include "tdp_time.h"
+#include "tdp_mono.h"
 
 #define CTL_WRITE_MS 5000         /* a client has this long to read its reply */
 

@@ -12,7 +12,7 @@
 
 #include "ctl_proto.h"
 #include "deploy_run.h"
-#include "tdp_time.h"
+#include "tdp_mono.h"
 
 static size_t nwords(char *const *v)
 {

@@ -33,8 +33,9 @@
 
 #include "deploy_run.h"
 #include "tdpctl.h"
-#include "tdpctl_deploy.h"
-#include "tdp_time.h"
+#include "deploy_state.h"
+#include "tdpctl_json.h"
+#include "tdp_mono.h"
 
 #define EXIT_NO_ROUTER 3
 
@@ -247,7 +248,7 @@ static json_t *run_error(const struct deploy *dp, const struct drun *d, bool *no
 {
 	*no_daemon = false;
 	if (d->json && json_is_false(json_object_get(d->json, "ok"))) {
-		json_t *e = json_pack("{ss ss}", "code", jstr(d->json, "code"), "message", jstr(d->json, "error"));
+		json_t *e = json_pack("{ss ss}", "code", S(d->json, "code"), "message", S(d->json, "error"));
 		json_t *dg = json_object_get(d->json, "diagnostics");
 		if (dg)
 			json_object_set(e, "diagnostics", dg);
@@ -350,12 +351,12 @@ static int look(struct deploy *dp)
 			continue;
 		}
 		json_t *sy = json_object_get(st[i].json, "sync"), *t = json_object_get(ac[i].json, "table");
-		snprintf(r->sync, sizeof(r->sync), "%s", jstr(sy, "state"));
-		snprintf(r->sync_why, sizeof(r->sync_why), "%s", jstr(sy, "reason"));
-		snprintf(r->old_digest, sizeof(r->old_digest), "%s", jstr(t, "digest"));
-		snprintf(r->old_origin, sizeof(r->old_origin), "%s%s", jstr(t, "origin"),
+		snprintf(r->sync, sizeof(r->sync), "%s", S(sy, "state"));
+		snprintf(r->sync_why, sizeof(r->sync_why), "%s", S(sy, "reason"));
+		snprintf(r->old_digest, sizeof(r->old_digest), "%s", S(t, "digest"));
+		snprintf(r->old_origin, sizeof(r->old_origin), "%s%s", S(t, "origin"),
 			 json_is_true(json_object_get(t, "resumed")) ? ", resumed" : "");
-		r->old_cycle_ns = (uint64_t)jint(t, "tf_ns") * (uint64_t)jint(t, "k");
+		r->old_cycle_ns = (uint64_t)I(t, "tf_ns") * (uint64_t)I(t, "k");
 		r->unchanged = !strcmp(r->old_digest, r->digest) && json_is_null(json_object_get(ac[i].json, "pending")) &&
 			       json_is_null(json_object_get(ac[i].json, "staged"));
 		if (r->unchanged)
@@ -382,7 +383,7 @@ static bool stage_all(struct deploy *dp, int64_t *newest_tai)
 			continue;
 		}
 		r->staged = true;
-		r->stage_id = jint(d[i].json, "id");
+		r->stage_id = I(d[i].json, "id");
 		r->result = "staged";
 		if (r->stage_id <= 0) {
 			/* staged, by the reply's ok, but with no id to abort or commit it by */
@@ -393,7 +394,7 @@ static bool stage_all(struct deploy *dp, int64_t *newest_tai)
 			ok = false;
 			continue;
 		}
-		int64_t t = jint(d[i].json, "tai_ns");
+		int64_t t = I(d[i].json, "tai_ns");
 		if (t <= 0 || t > DEPLOY_MAX_TAI_NS) {
 			/* the router's clock is what the commit time is reckoned from */
 			set_error(r, json_pack("{ss ss}", "code", "bad-reply", "message",
@@ -404,7 +405,7 @@ static bool stage_all(struct deploy *dp, int64_t *newest_tai)
 		}
 		if (t > *newest_tai)
 			*newest_tai = t;
-		if (strcmp(jstr(d[i].json, "digest"), r->digest)) {
+		if (strcmp(S(d[i].json, "digest"), r->digest)) {
 			set_error(r, json_pack("{ss ss}", "code", "digest", "message",
 					       "the router's digest of the table is not the file's: it received other bytes"),
 				  "refused");
@@ -445,7 +446,7 @@ static bool undo(struct deploy *dp)
 		} else if (ab[i]) {
 			/* a stage the router no longer holds (expired) is undone too */
 			json_t *e = run_error(dp, &da[i], &nd);
-			if (!strcmp(jstr(e, "code"), "unknown-stage")) {
+			if (!strcmp(S(e, "code"), "unknown-stage")) {
 				r->staged = false;
 				r->undone = "expired";
 				json_decref(e);
@@ -459,7 +460,7 @@ static bool undo(struct deploy *dp)
 			r->undone = r->result = "cancelled";
 		} else if (ca[i]) {
 			json_t *e = run_error(dp, &dc[i], &nd);
-			if (r->unsure && !r->staged && !strcmp(jstr(e, "code"), "nothing-pending")) {
+			if (r->unsure && !r->staged && !strcmp(S(e, "code"), "nothing-pending")) {
 				json_decref(e); /* aborted: the commit never landed */
 			} else {
 				set_error(r, e, "NOT-CANCELLED");
@@ -511,8 +512,8 @@ static bool commit_all(struct deploy *dp)
 		}
 		r->committed = true;
 		r->result = "committed";
-		r->frame = jint(d[i].json, "requested_frame");
-		r->start_ns = jint(d[i].json, "start_tai_ns");
+		r->frame = I(d[i].json, "requested_frame");
+		r->start_ns = I(d[i].json, "start_tai_ns");
 		if (dp->frame == INT64_MIN)
 			dp->frame = r->frame;
 		if (r->frame != dp->frame || r->start_ns != dp->T) {
@@ -549,15 +550,15 @@ static bool verify(struct deploy *dp, int64_t router_now, int64_t at_mono)
 			if (!run_ok(&d[i])) {
 				set_error(r, run_error(dp, &d[i], &nd), "unknown");
 				ok = false;
-			} else if (!strcmp(jstr(t, "digest"), r->digest) && jint(t, "adopted_frame") == r->frame) {
+			} else if (!strcmp(S(t, "digest"), r->digest) && I(t, "adopted_frame") == r->frame) {
 				r->result = "in-force";
-			} else if (json_is_object(p) && !strcmp(jstr(p, "digest"), r->digest)) {
+			} else if (json_is_object(p) && !strcmp(S(p, "digest"), r->digest)) {
 				again = true; /* its clock is not at T yet */
 				ok = false;
 			} else {
 				char m[300];
 				snprintf(m, sizeof(m), "in force: %.16s… from frame %" PRId64 ", not this plan's table from "
-					 "frame %" PRId64, jstr(t, "digest"), jint(t, "adopted_frame"), r->frame);
+					 "frame %" PRId64, S(t, "digest"), I(t, "adopted_frame"), r->frame);
 				set_error(r, json_pack("{ss ss}", "code", "not-adopted", "message", m), "not-adopted");
 				ok = false;
 			}

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* tdpctl deploy's report (tdpctl_deploy.h): a line per router and the
+/* tdpctl deploy's report (deploy_state.h): a line per router and the
  * outcome, or one JSON object. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "tdpctl_deploy.h"
+#include "deploy_state.h"
+#include "tdpctl_json.h"
 
 void deploy_report_json(const struct deploy *dp)
 {
@@ -48,12 +49,12 @@ void deploy_report_text(const struct deploy *dp)
 		if (r->sync[0] && strcmp(r->sync, "locked"))
 			printf("  sync: %s\n", r->sync_why);
 		if (r->error) {
-			printf("  %s: %s\n", jstr(r->error, "code"), jstr(r->error, "message"));
+			printf("  %s: %s\n", S(r->error, "code"), S(r->error, "message"));
 			size_t k;
 			json_t *dg2;
 			json_array_foreach(json_object_get(r->error, "diagnostics"), k, dg2)
-				printf("  %s:%" PRId64 ":%" PRId64 ": %s: %s\n", r->table, jint(dg2, "line"), jint(dg2, "col"),
-				       jstr(dg2, "severity"), jstr(dg2, "message"));
+				printf("  %s:%" PRId64 ":%" PRId64 ": %s: %s\n", r->table, I(dg2, "line"), I(dg2, "col"),
+				       S(dg2, "severity"), S(dg2, "message"));
 		}
 	}
 	printf("%s: %s\n", dp->outcome, dp->why);

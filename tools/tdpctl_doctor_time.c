@@ -12,7 +12,7 @@
 
 #include "bc635_regs.h"
 #include "host.h"
-#include "tdpctl_doctor.h"
+#include "tdpctl_doctor_time.h"
 
 /* ---- time sources: what this box can take its time from --------------------- */
 

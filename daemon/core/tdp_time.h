@@ -9,7 +9,8 @@
 #define TDP_TIME_H
 
 #include <stdint.h>
-#include <time.h>
+
+#include "tdp_mono.h"
 
 typedef struct {
 	int64_t ns;
@@ -41,15 +42,6 @@ static inline int tdp_time_before(tdp_time_t a, tdp_time_t b)
 static inline tdp_time_t tdp_time_max(tdp_time_t a, tdp_time_t b)
 {
 	return a.ns < b.ns ? b : a;
-}
-
-/* CLOCK_MONOTONIC in ns: the one clock for timeouts, deadlines and
- * durations everywhere (never the common time reference). */
-static inline int64_t tdp_mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * TDP_NS_PER_S + ts.tv_nsec;
 }
 
 /* d * ppb / 10^9 without overflow for |ppb| < 9 * 10^9 */

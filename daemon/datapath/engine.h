@@ -260,6 +260,10 @@ const struct pw *engine_pw(const struct engine *e);
 const struct hist *engine_tick_hist(const struct engine *e);
 
 /* Serialization time of a packet of len bytes (no FCS) at the port's rate. */
-int64_t engine_wire_ns(uint64_t rate_bps, uint32_t overhead, uint32_t len);
+static inline int64_t engine_wire_ns(uint64_t rate_bps, uint32_t overhead, uint32_t len)
+{
+	uint64_t bytes = (len < SCHED_MIN_FRAME ? SCHED_MIN_FRAME : len) + (uint64_t)overhead;
+	return (int64_t)((bytes * 8 * 1000000000ull + rate_bps - 1) / rate_bps);
+}
 
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The per-flow queue rules (engine_priv.h). */
+/* The per-flow queue rules (engine_state.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <rte_ethdev.h>
 #include <rte_pause.h>
 
-#include "engine_priv.h"
+#include "engine_state.h"
 
 static uint32_t take_carried(struct eng_flow *fl, struct rte_mbuf **out, uint32_t want)
 {

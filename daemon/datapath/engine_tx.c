@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The port TX (engine_priv.h). */
+/* The port TX (engine_state.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,13 +10,7 @@
 #include <rte_ethdev.h>
 #include <rte_pause.h>
 
-#include "engine_priv.h"
-
-int64_t engine_wire_ns(uint64_t rate_bps, uint32_t overhead, uint32_t len)
-{
-	uint64_t bytes = (len < SCHED_MIN_FRAME ? SCHED_MIN_FRAME : len) + (uint64_t)overhead;
-	return (int64_t)((bytes * 8 * 1000000000ull + rate_bps - 1) / rate_bps);
-}
+#include "engine_state.h"
 
 static void tx(struct eng_port *p, struct rte_mbuf **pkts, uint16_t n, uint64_t *drops)
 {

@@ -6,7 +6,7 @@
 
 #include "bc635.h"
 #include "bc635_regs.h"
-#include "tdp_time.h"
+#include "tdp_mono.h"
 
 #define RD(c, r) (c)->bus->ops->rd32((c)->bus, (r))
 #define WR(c, r, v) (c)->bus->ops->wr32((c)->bus, (r), (v))

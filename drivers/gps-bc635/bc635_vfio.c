@@ -18,7 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "bc635_pci_priv.h"
+#include "bc635_pci_bar.h"
 
 /* vfio-pci masks INTx when it fires and signals the eventfd; an UNMASK
  * lets it through again (linux/vfio.h, VFIO_DEVICE_SET_IRQS) */

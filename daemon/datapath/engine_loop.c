@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The frame loop and the counter readers (engine_priv.h). */
+/* The frame loop and the counter readers (engine_state.h). */
 #include <poll.h>
 #include <string.h>
 
 #include <rte_pause.h>
 
-#include "engine_priv.h"
+#include "engine_state.h"
 
 /* ---- the hot path ------------------------------------------------------- */
 

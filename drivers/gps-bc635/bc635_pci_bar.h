@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What the UIO (bc635_pci.c) and VFIO (bc635_vfio.c) back-ends share. */
-#ifndef BC635_PCI_PRIV_H
-#define BC635_PCI_PRIV_H
+/* What the UIO (bc635_pci.c) and VFIO (bc635_vfio.c) back-ends share, below
+ * both (bc635_pci_bar.c). */
+#ifndef BC635_PCI_BAR_H
+#define BC635_PCI_BAR_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* tdpctl deploy's state (tdpctl_deploy.c) and its report (tdpctl_deploy_report.c). */
-#ifndef TDP_TDPCTL_DEPLOY_H
-#define TDP_TDPCTL_DEPLOY_H
+/* tdpctl deploy's state, below both its run (tdpctl_deploy.c) and its report
+ * (tdpctl_deploy_report.c). */
+#ifndef TDP_DEPLOY_STATE_H
+#define TDP_DEPLOY_STATE_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -45,18 +46,6 @@ struct deploy {
 	const char *outcome;
 	char why[512];
 };
-
-/* a reply's integer or string member (0 or "" when it has none) */
-static inline int64_t jint(json_t *o, const char *key)
-{
-	return (int64_t)json_integer_value(json_object_get(o, key));
-}
-
-static inline const char *jstr(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "";
-}
 
 /* the outcome and a line per router, in words or as JSON, on stdout */
 void deploy_report_text(const struct deploy *dp);

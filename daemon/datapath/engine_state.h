@@ -9,11 +9,11 @@
  *                   pipelined flows, the late policy, skipped frames
  *   engine_tx.c     the port TX: staging a row, the push in bursts, hop
  *                   stamps, the best-effort filler, demotion
- *   engine.c        the frame loop: the tick, the predictive wait, the step
+ *   engine_loop.c   the frame loop: the tick, the predictive wait, the step
  *                   of each frame, and the counter readers
  */
-#ifndef TDP_ENGINE_PRIV_H
-#define TDP_ENGINE_PRIV_H
+#ifndef TDP_ENGINE_STATE_H
+#define TDP_ENGINE_STATE_H
 
 #include <rte_mbuf.h>
 #include <rte_ring.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* tdpctl doctor's findings, shared by its checks (tdpctl_doctor.c for the
- * CPU and the kernel, tdpctl_doctor_time.c for the time sources). */
-#ifndef TDPCTL_DOCTOR_H
-#define TDPCTL_DOCTOR_H
+/* tdpctl doctor's findings, below its checks (tdpctl_doctor.c for the CPU
+ * and the kernel, tdpctl_doctor_time.c for the time sources). */
+#ifndef TDPCTL_DOCTOR_FINDING_H
+#define TDPCTL_DOCTOR_FINDING_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,10 +29,5 @@ struct doc {
  * the finding is the last element of d->out (for fields of its own). */
 __attribute__((format(printf, 5, 6))) void finding(struct doc *d, const char *check, enum verdict v, const char *fix,
 						   const char *fmt, ...);
-
-/* the GPS card and PTP clocks this box can take its time from */
-void check_time_sources(struct doc *d);
-/* each bc635PCI-U: its generation, the driver it is bound to, how to bind it */
-void check_cards(struct doc *d);
 
 #endif
