@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The README's first picture: sender -> receiver over veth at TF 100 us, once
+# docs/figures.md's first picture: sender -> receiver over veth at TF 100 us, once
 # with --timer nanosleep (the user-space baseline) and once with --timer
 # predictive, overlaid in one report. Figures, not a test.
 # usage: tools/probe-figures.sh [FRAMES (default 1000000)] [OUTDIR (default build/figures)]

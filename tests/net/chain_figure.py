@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""The README's chain figure from chain_net.sh's receiver JSON (OUTDIR):
+"""The chain figure (README, docs/figures.md) from chain_net.sh's receiver JSON (OUTDIR):
 PMF of L for the reserved flow through 1, 2, 4 and 8 routers with and without
 a best-effort flood; the same shifted by the plan's sum of alpha x TF, so the
 spreads lie on top of each other; and best effort through the same chains.

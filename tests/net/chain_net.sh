@@ -17,7 +17,7 @@
 # arrivals the VM caused is printed. Bounded: every wait has a timeout; the
 # namespaces go away however the test ends.
 # usage: chain_net.sh TDPCTL TDP_PROBE TDPD SRCDIR [OUTDIR]  (TAP)
-#   OUTDIR keeps each run's receiver JSON (for the README's figures);
+#   OUTDIR keeps each run's receiver JSON (for docs/figures.md);
 #   CHAIN_RUNS="1:flood 2:flood 8:flood" and CHAIN_COUNT=400 choose the runs.
 set -uo pipefail
 TDPCTL=$1
