@@ -21,13 +21,17 @@ const struct ctl_cmd ctl_cmds[] = {
 	{"flows", false, "per flow of the table in force: every counter"},
 	{"sync", false, "the time source and its sync state"},
 	{"stats", false, "every counter, the frame-start error histogram and the sync state"},
-	{"routes", false, "the routes in force, each with where it came from (tdpd.conf or the kernel)"},
+	{"routes", false,
+	 "the routes in force, each with where it came from (tdpd.conf or the kernel)"},
 	{"neighbours", false, "the neighbours in force, each with where it came from"},
 	{"log-level", true, "the log level; with a level, sets it"},
 	{"schedule-active", false, "the table in force, the one waiting, the latest swap"},
-	{"schedule-load", true, "validate a table and have the engine adopt it at a cycle boundary"},
-	{"schedule-cancel", true, "withdraw the table waiting to be adopted, before the engine takes it"},
-	{"schedule-stage", true, "validate and build a table, and hold it under an id until a commit or an abort"},
+	{"schedule-load", true,
+	 "validate a table and have the engine adopt it at a cycle boundary"},
+	{"schedule-cancel", true,
+	 "withdraw the table waiting to be adopted, before the engine takes it"},
+	{"schedule-stage", true,
+	 "validate and build a table, and hold it under an id until a commit or an abort"},
 	{"schedule-commit", true, "have the engine adopt a staged table at a cycle boundary"},
 	{"schedule-abort", true, "drop a staged table"},
 	{"capture", true, "copy a port's packets into pcapng, written to the descriptor passed"},
@@ -93,8 +97,8 @@ int ctl_write_all(int sock, const char *buf, size_t len, int timeout_ms)
 	return 0;
 }
 
-int ctl_request(const char *path, const char *req, int pass_fd, int timeout_ms, char **reply, char *err,
-		size_t errlen)
+int ctl_request(const char *path, const char *req, int pass_fd, int timeout_ms, char **reply,
+		char *err, size_t errlen)
 {
 	struct sockaddr_un a;
 	*reply = NULL;
@@ -111,12 +115,18 @@ int ctl_request(const char *path, const char *req, int pass_fd, int timeout_ms, 
 	if (connect(s, (struct sockaddr *)&a, sizeof(a)) != 0) {
 		rc = -errno;
 		if (rc == -ENOENT || rc == -ECONNREFUSED)
-			snprintf(err, errlen, "%s: %s: is tdpd running? (its control-socket and monitor-socket options "
-				 "say where it listens)", path, strerror(-rc));
+			snprintf(err, errlen,
+				 "%s: %s: is tdpd running? (its control-socket and monitor-socket "
+				 "options "
+				 "say where it listens)",
+				 path, strerror(-rc));
 		else if (rc == -EACCES)
-			snprintf(err, errlen, "%s: permission denied: changes need root or the group that owns the "
-				 "socket (control-group, default %s); the monitor socket answers everyone", path,
-				 CTL_GROUP_DEFAULT);
+			snprintf(err, errlen,
+				 "%s: permission denied: changes need root or the group that owns "
+				 "the "
+				 "socket (control-group, default %s); the monitor socket answers "
+				 "everyone",
+				 path, CTL_GROUP_DEFAULT);
 		else
 			snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 		goto out;
@@ -137,7 +147,9 @@ int ctl_request(const char *path, const char *req, int pass_fd, int timeout_ms, 
 		char cbuf[CMSG_SPACE(sizeof(int))];
 		memset(cbuf, 0, sizeof(cbuf));
 		struct iovec iov = {.iov_base = line, .iov_len = 1};
-		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+		struct msghdr m = {.msg_iov = &iov,
+				   .msg_iovlen = 1,
+				   .msg_control = cbuf,
 				   .msg_controllen = sizeof(cbuf)};
 		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
 		c->cmsg_level = SOL_SOCKET;
@@ -175,7 +187,8 @@ int ctl_request(const char *path, const char *req, int pass_fd, int timeout_ms, 
 		if (len >= CTL_MAX_REPLY) {
 			free(buf);
 			rc = -EMSGSIZE;
-			snprintf(err, errlen, "%s: the reply is longer than %u MiB without its end", path, CTL_MAX_REPLY >> 20);
+			snprintf(err, errlen, "%s: the reply is longer than %u MiB without its end",
+				 path, CTL_MAX_REPLY >> 20);
 			goto out;
 		}
 		if (len + 1 >= cap) {
@@ -235,7 +248,8 @@ int ctl_listen(const char *path, unsigned mode, long gid, char *err, size_t errl
 {
 	struct sockaddr_un a;
 	if (set_addr(&a, path)) {
-		snprintf(err, errlen, "%s: socket path too long (at most %zu bytes)", path, sizeof(a.sun_path) - 1);
+		snprintf(err, errlen, "%s: socket path too long (at most %zu bytes)", path,
+			 sizeof(a.sun_path) - 1);
 		return -ENAMETOOLONG;
 	}
 	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -246,7 +260,8 @@ int ctl_listen(const char *path, unsigned mode, long gid, char *err, size_t errl
 	struct stat st;
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) {
-			snprintf(err, errlen, "%s exists and is not a socket; not replacing it", path);
+			snprintf(err, errlen, "%s exists and is not a socket; not replacing it",
+				 path);
 			close(s);
 			return -EEXIST;
 		}
@@ -293,7 +308,9 @@ int ctl_read_step(int sock, char *buf, size_t cap, size_t *len, int *fd)
 	for (;;) {
 		char cbuf[CMSG_SPACE(sizeof(int) * 4)];
 		struct iovec iov = {.iov_base = buf + *len, .iov_len = cap - 1 - *len};
-		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+		struct msghdr m = {.msg_iov = &iov,
+				   .msg_iovlen = 1,
+				   .msg_control = cbuf,
 				   .msg_controllen = sizeof(cbuf)};
 		ssize_t n = recvmsg(sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 		if (n < 0 && errno == EINTR)

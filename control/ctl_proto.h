@@ -34,16 +34,17 @@
 
 #define CTL_VERSION 1
 #define CTL_MAX_REQUEST 4096
-#define CTL_MAX_REPLY (64u << 20)          /* a reply is one line of at most this (65,535 flows' stats fit) */
+#define CTL_MAX_REPLY \
+	(64u << 20) /* a reply is one line of at most this (65,535 flows' stats fit) */
 #define CTL_SOCKET_DEFAULT "/run/tdpd/tdpd.sock"
 #define CTL_MONITOR_DEFAULT "/run/tdpd/tdpd-ro.sock"
 #define CTL_GROUP_DEFAULT "tdp"
-#define CTL_MAX_CLIENTS 32                /* connections open at once, per socket */
-#define CTL_MAX_PER_UID 8                 /* of them per user, on the monitor socket */
+#define CTL_MAX_CLIENTS 32 /* connections open at once, per socket */
+#define CTL_MAX_PER_UID 8  /* of them per user, on the monitor socket */
 
 struct ctl_cmd {
 	const char *name;
-	bool changes;             /* only on the control socket (log-level: with a level) */
+	bool changes; /* only on the control socket (log-level: with a level) */
 	const char *help;
 };
 
@@ -54,8 +55,8 @@ const struct ctl_cmd *ctl_cmd_find(const char *name);
  * when pass_fd >= 0, that descriptor; reads the reply into a malloc'd,
  * NUL-terminated *reply. Fails after timeout_ms without a whole reply
  * (timeout_ms < 0: wait as long as it takes). 0 or -errno, with a message. */
-int ctl_request(const char *path, const char *req, int pass_fd, int timeout_ms, char **reply, char *err,
-		size_t errlen);
+int ctl_request(const char *path, const char *req, int pass_fd, int timeout_ms, char **reply,
+		char *err, size_t errlen);
 
 /* Server: a listening socket at path (a stale socket file is replaced, a live
  * one is an error), with the mode and, when gid != (gid_t)-1, the group. */

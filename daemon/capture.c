@@ -26,23 +26,23 @@
 struct slot {
 	int64_t ts_ns;
 	uint32_t len, caplen;
-	uint8_t dir;              /* enum pcapng_dir */
+	uint8_t dir; /* enum pcapng_dir */
 	uint8_t data[CAPTURE_SNAP_MAX];
 };
 
 struct capture {
-	struct rte_ring *free_q;  /* slots to copy into: the data path takes, the writer gives back */
-	struct rte_ring *full_q;  /* copied: the data path gives, the writer takes */
+	struct rte_ring *free_q; /* slots to copy into: the data path takes, the writer gives back */
+	struct rte_ring *full_q; /* copied: the data path gives, the writer takes */
 	struct slot *slots;
 	int efd;
 	/* the session: set by capture_start before the callbacks go in */
 	struct capture_req rq;
 	char name[64];
-	atomic_int active;        /* the callbacks take packets */
-	_Atomic int64_t left;     /* packets still to take */
+	atomic_int active;    /* the callbacks take packets */
+	_Atomic int64_t left; /* packets still to take */
 	atomic_uint_fast64_t dropped;
-	atomic_int stop;          /* capture_stop asked the writer to end */
-	bool running;             /* a writer thread to join */
+	atomic_int stop; /* capture_stop asked the writer to end */
+	bool running;	 /* a writer thread to join */
 	pthread_t th;
 	const struct rte_eth_rxtx_callback *rxcb[RX_MAX_QUEUES], *txcb[RX_MAX_QUEUES];
 	struct capture_stats st;
@@ -84,7 +84,8 @@ static void take(struct capture *cp, struct rte_mbuf **pkts, uint16_t n, uint8_t
 	}
 }
 
-static uint16_t rx_cb(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n, uint16_t max, void *arg)
+static uint16_t rx_cb(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n,
+		      uint16_t max, void *arg)
 {
 	take(arg, pkts, n, PCAPNG_DIR_IN);
 	return n;
@@ -119,9 +120,11 @@ static void callbacks_out(struct capture *cp)
 	const struct rte_eth_rxtx_callback *gone[2 * RX_MAX_QUEUES];
 	unsigned n = 0;
 	for (uint16_t q = 0; q < cp->rq.nq; q++) {
-		if (cp->rxcb[q] && rte_eth_remove_rx_callback(cp->rq.dpdk_port, q, cp->rxcb[q]) == 0)
+		if (cp->rxcb[q] &&
+		    rte_eth_remove_rx_callback(cp->rq.dpdk_port, q, cp->rxcb[q]) == 0)
 			gone[n++] = cp->rxcb[q];
-		if (cp->txcb[q] && rte_eth_remove_tx_callback(cp->rq.dpdk_port, q, cp->txcb[q]) == 0)
+		if (cp->txcb[q] &&
+		    rte_eth_remove_tx_callback(cp->rq.dpdk_port, q, cp->txcb[q]) == 0)
 			gone[n++] = cp->txcb[q];
 		cp->rxcb[q] = cp->txcb[q] = NULL;
 	}
@@ -140,8 +143,10 @@ static int drain(struct capture *cp, int err)
 	unsigned n;
 	while ((n = rte_ring_sc_dequeue_burst(cp->full_q, (void **)s, 32, NULL)) != 0)
 		for (unsigned i = 0; i < n; i++) {
-			size_t b = err ? 0 : pcapng_epb(buf, sizeof(buf), 0, s[i]->ts_ns, s[i]->data, s[i]->caplen, s[i]->len,
-							 (enum pcapng_dir)s[i]->dir);
+			size_t b = err ? 0
+				       : pcapng_epb(buf, sizeof(buf), 0, s[i]->ts_ns, s[i]->data,
+						    s[i]->caplen, s[i]->len,
+						    (enum pcapng_dir)s[i]->dir);
 			if (!err && b && (err = write_all(cp->rq.fd, buf, b)) == 0) {
 				cp->st.captured++;
 				cp->st.bytes += b;
@@ -160,7 +165,7 @@ static void *writer(void *arg)
 	sigset_t pipe;
 	sigemptyset(&pipe);
 	sigaddset(&pipe, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe, NULL);   /* a reader gone is EPIPE, not a signal */
+	pthread_sigmask(SIG_BLOCK, &pipe, NULL); /* a reader gone is EPIPE, not a signal */
 	int64_t t0 = tdp_mono_ns();
 	uint8_t hdr[512];
 	size_t h = pcapng_shb(hdr, sizeof(hdr), "tdpd " TDP_VERSION);
@@ -218,10 +223,13 @@ struct capture *capture_new(char *err, size_t errlen)
 	cp->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	cp->slots = calloc(CAPTURE_SLOTS, sizeof(*cp->slots));
 	/* a ring of N holds N - 1: one more than the slots */
-	cp->free_q = rte_ring_create("tdpd_cap_free", CAPTURE_SLOTS * 2, SOCKET_ID_ANY, RING_F_SP_ENQ);
-	cp->full_q = rte_ring_create("tdpd_cap_full", CAPTURE_SLOTS * 2, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	cp->free_q =
+		rte_ring_create("tdpd_cap_free", CAPTURE_SLOTS * 2, SOCKET_ID_ANY, RING_F_SP_ENQ);
+	cp->full_q =
+		rte_ring_create("tdpd_cap_full", CAPTURE_SLOTS * 2, SOCKET_ID_ANY, RING_F_SC_DEQ);
 	if (cp->efd < 0 || !cp->slots || !cp->free_q || !cp->full_q) {
-		snprintf(err, errlen, "cannot set up packet capture: %s", cp->efd < 0 ? strerror(errno) : "out of memory");
+		snprintf(err, errlen, "cannot set up packet capture: %s",
+			 cp->efd < 0 ? strerror(errno) : "out of memory");
 		capture_free(cp);
 		return NULL;
 	}
@@ -255,7 +263,8 @@ int capture_start(struct capture *cp, const struct capture_req *rq, char *err, s
 	for (uint16_t q = 0; q < cp->rq.nq && !rc; q++) {
 		if (rq->in && !(cp->rxcb[q] = rte_eth_add_rx_callback(rq->dpdk_port, q, rx_cb, cp)))
 			rc = -rte_errno;
-		if (!rc && rq->out && !(cp->txcb[q] = rte_eth_add_tx_callback(rq->dpdk_port, q, tx_cb, cp)))
+		if (!rc && rq->out &&
+		    !(cp->txcb[q] = rte_eth_add_tx_callback(rq->dpdk_port, q, tx_cb, cp)))
 			rc = -rte_errno;
 	}
 	if (!rc && pthread_create(&cp->th, NULL, writer, cp) != 0)
@@ -271,8 +280,8 @@ int capture_start(struct capture *cp, const struct capture_req *rq, char *err, s
 	if (rq->count)
 		snprintf(lim, sizeof(lim), "%llu packets", (unsigned long long)rq->count);
 	if (rq->duration_ns)
-		snprintf(lim + strlen(lim), sizeof(lim) - strlen(lim), "%s%.0f s", rq->count ? " or " : "",
-			 (double)rq->duration_ns / 1e9);
+		snprintf(lim + strlen(lim), sizeof(lim) - strlen(lim), "%s%.0f s",
+			 rq->count ? " or " : "", (double)rq->duration_ns / 1e9);
 	log_notice("capture: port %s, %s%s%s, %s, %u bytes a packet", cp->name, rq->in ? "in" : "",
 		   rq->in && rq->out ? " and " : "", rq->out ? "out" : "", lim, rq->snaplen);
 	return 0;
@@ -292,8 +301,9 @@ int capture_result(struct capture *cp, struct capture_stats *st)
 	pthread_join(cp->th, NULL);
 	cp->running = false;
 	*st = cp->st;
-	log_notice("capture: port %s ended (%s): %llu packets written, %llu lost, %.1f s", st->port, st->end,
-		   (unsigned long long)st->captured, (unsigned long long)st->dropped, st->seconds);
+	log_notice("capture: port %s ended (%s): %llu packets written, %llu lost, %.1f s", st->port,
+		   st->end, (unsigned long long)st->captured, (unsigned long long)st->dropped,
+		   st->seconds);
 	return 0;
 }
 

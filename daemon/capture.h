@@ -22,31 +22,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CAPTURE_SNAP_MAX 2048     /* the most bytes kept of a packet */
-#define CAPTURE_SLOTS 2048        /* packets waiting for the writer */
+#define CAPTURE_SNAP_MAX 2048 /* the most bytes kept of a packet */
+#define CAPTURE_SLOTS 2048    /* packets waiting for the writer */
 #define CAPTURE_COUNT_MAX 100000000ull
 #define CAPTURE_SECONDS_MAX 86400
 
 struct capture;
 
 struct capture_req {
-	const char *name;         /* the port's name, for the pcapng interface */
+	const char *name; /* the port's name, for the pcapng interface */
 	uint16_t dpdk_port;
-	uint16_t nq;              /* its RX and TX queues */
-	bool in, out;             /* the directions taken */
-	uint64_t count;           /* packets, then the session ends; 0: no limit */
-	int64_t duration_ns;      /* then it ends; 0: no limit (count or a stop must end it) */
-	uint32_t snaplen;         /* 1 .. CAPTURE_SNAP_MAX */
-	int fd;                   /* written to; the session closes it */
+	uint16_t nq;	     /* its RX and TX queues */
+	bool in, out;	     /* the directions taken */
+	uint64_t count;	     /* packets, then the session ends; 0: no limit */
+	int64_t duration_ns; /* then it ends; 0: no limit (count or a stop must end it) */
+	uint32_t snaplen;    /* 1 .. CAPTURE_SNAP_MAX */
+	int fd;		     /* written to; the session closes it */
 };
 
 struct capture_stats {
 	char port[64];
-	uint64_t captured;        /* packets written */
-	uint64_t dropped;         /* taken but lost: no free slot, or not written */
-	uint64_t bytes;           /* of pcapng written */
+	uint64_t captured; /* packets written */
+	uint64_t dropped;  /* taken but lost: no free slot, or not written */
+	uint64_t bytes;	   /* of pcapng written */
 	double seconds;
-	char end[96];             /* why it ended */
+	char end[96]; /* why it ended */
 };
 
 /* At start-up: the ring the copies go through. NULL with err. */

@@ -34,10 +34,22 @@
 /* RX cores beside the housekeeping thread's (rx-cpus) */
 #define CONF_MAX_RX_CPUS 7
 #define CONF_STR 256
-#define CONF_MAX_BYTES (1u << 20)  /* a configuration file is at most this long */
+#define CONF_MAX_BYTES (1u << 20) /* a configuration file is at most this long */
 
-enum conf_type { CT_STR, CT_INT, CT_DUR, CT_RATE, CT_ENUM, CT_BOOL, CT_LIST, CT_FRAC /* in 1e-9 */ };
-enum { CS_GLOBAL = 1, CS_PORT = 2 };
+enum conf_type {
+	CT_STR,
+	CT_INT,
+	CT_DUR,
+	CT_RATE,
+	CT_ENUM,
+	CT_BOOL,
+	CT_LIST,
+	CT_FRAC /* in 1e-9 */
+};
+enum {
+	CS_GLOBAL = 1,
+	CS_PORT = 2
+};
 
 struct conf_item {
 	char *val;
@@ -52,28 +64,28 @@ struct conf_list {
 
 struct conf_port {
 	char name[32];
-	uint32_t line;                 /* of its [port] header */
+	uint32_t line; /* of its [port] header */
 	const char *file;
 	char device[CONF_STR];
-	int64_t rate_bps;              /* 0: from the PMD, else the table */
+	int64_t rate_bps; /* 0: from the PMD, else the table */
 	int64_t rx_desc, tx_desc;
 	char peer_mac[CONF_STR];
-	int64_t host_path;             /* enum hp_path */
-	int64_t tx_launch;             /* enum pmd_launch */
+	int64_t host_path; /* enum hp_path */
+	int64_t tx_launch; /* enum pmd_launch */
 	char host_interface[CONF_STR];
 	struct conf_list address, neighbour, route;
-	uint32_t set_line[CONF_MAX_OPTS];         /* where each option was set, by index in conf_opts */
+	uint32_t set_line[CONF_MAX_OPTS]; /* where each option was set, by index in conf_opts */
 	const char *set_file[CONF_MAX_OPTS];
 };
 
 struct conf {
 	char schedule[CONF_STR];
-	int64_t timebase;                /* an index into timebase_table[] */
-	struct tb_params tb;             /* the time sources' settings, each reads its own */
+	int64_t timebase;    /* an index into timebase_table[] */
+	struct tb_params tb; /* the time sources' settings, each reads its own */
 	int64_t sync_holdover_action, sync_unlocked_action, sync_budget_action;
-	int64_t time_offset_ns;          /* added to the source's time */
+	int64_t time_offset_ns; /* added to the source's time */
 	int64_t engine_cpu, housekeeping_cpu, engine_priority, rx_priority;
-	char rx_cpus[CONF_STR];          /* CPUs of the RX cores beyond housekeeping's */
+	char rx_cpus[CONF_STR]; /* CPUs of the RX cores beyond housekeeping's */
 	int64_t late_policy;
 	int64_t node_id;
 	int64_t max_lead_ns;
@@ -92,16 +104,16 @@ struct conf {
 	int64_t log_syslog;
 	char xdp_program[CONF_STR];
 	int64_t icmp_rate, icmp_burst, kernel_routes;
-	int64_t stop_action;             /* enum hp_stop */
+	int64_t stop_action; /* enum hp_stop */
 	char state_directory[CONF_STR];
-	int64_t start_table;             /* enum start_table */
-	int64_t moved_route;             /* enum rx_moved */
-	uint32_t set_line[CONF_MAX_OPTS];         /* where each global option was set */
+	int64_t start_table;		  /* enum start_table */
+	int64_t moved_route;		  /* enum rx_moved */
+	uint32_t set_line[CONF_MAX_OPTS]; /* where each global option was set */
 	const char *set_file[CONF_MAX_OPTS];
 
 	struct conf_port ports[CONF_MAX_PORTS];
 	uint32_t nports;
-	char *files[8];                /* names kept for messages */
+	char *files[8]; /* names kept for messages */
 	uint32_t nfiles;
 };
 
@@ -109,11 +121,11 @@ struct conf_opt {
 	const char *name;
 	unsigned sect;
 	enum conf_type type;
-	const char *def;               /* as text; NULL: none */
+	const char *def; /* as text; NULL: none */
 	int64_t min, max;
-	const char *const *choices;    /* CT_ENUM: NULL-terminated */
-	size_t off;                    /* into struct conf or struct conf_port */
-	const char *arg;               /* placeholder in the documentation */
+	const char *const *choices; /* CT_ENUM: NULL-terminated */
+	size_t off;		    /* into struct conf or struct conf_port */
+	const char *arg;	    /* placeholder in the documentation */
 	const char *doc;
 	bool required;
 };
@@ -122,11 +134,14 @@ extern const struct conf_opt conf_opts[];
 const struct conf_opt *conf_find(const char *name, unsigned sect);
 
 /* start-table: the table saved in force at the last stop, or tdpd.conf's */
-enum start_table { START_TABLE_SAVED, START_TABLE_CONFIG };
+enum start_table {
+	START_TABLE_SAVED,
+	START_TABLE_CONFIG
+};
 
-extern const char *const conf_late_names[];     /* "drop", "carry" */
-extern const char *const conf_action_names[];   /* "serve", "alarm", "demote" */
-extern const char *const conf_level_names[];     /* as tdp_log_parse takes them */
+extern const char *const conf_late_names[];   /* "drop", "carry" */
+extern const char *const conf_action_names[]; /* "serve", "alarm", "demote" */
+extern const char *const conf_level_names[];  /* as tdp_log_parse takes them */
 
 /* Defaults from the table. */
 void conf_init(struct conf *c);
@@ -136,8 +151,8 @@ int conf_read_file(struct conf *c, const char *path, FILE *err);
 /* The same from text in memory (path names it in messages). */
 int conf_read_text(struct conf *c, const char *text, size_t len, const char *path, FILE *err);
 /* Sets one option; port NULL for [global]. Returns 0 or -1 after printing. */
-int conf_set(struct conf *c, const char *port, const char *name, const char *value, const char *file,
-	     uint32_t line, FILE *err);
+int conf_set(struct conf *c, const char *port, const char *name, const char *value,
+	     const char *file, uint32_t line, FILE *err);
 /* conf_check.c: what only the whole can tell (required options, ports);
  * what it says against this box (CPUs online, the XDP program, PMDs without
  * launch time, exception interfaces named after a port's device); against

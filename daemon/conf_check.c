@@ -30,7 +30,10 @@ static const char *gfile(const struct conf *c, const char *name, uint32_t *line)
 {
 	size_t i = opt_index(conf_find(name, CS_GLOBAL));
 	*line = c->set_line[i];
-	return c->set_file[i] ? c->set_file[i] : c->set_line[i] ? "command line" : c->nfiles ? c->files[0] : "config";
+	return c->set_file[i]	? c->set_file[i]
+	       : c->set_line[i] ? "command line"
+	       : c->nfiles	? c->files[0]
+				: "config";
 }
 
 static const char *pfile(const struct conf_port *cp, const char *name, uint32_t *line)
@@ -63,35 +66,42 @@ int conf_check(const struct conf *c, FILE *err)
 	char rxwhy[160];
 	if (conf_rx_cpus(c->rx_cpus, rxc, rxwhy, sizeof(rxwhy)) < 0) {
 		size_t i = opt_index(conf_find("rx-cpus", CS_GLOBAL));
-		conf_error_at(err, c->set_file[i] ? c->set_file[i] : "command line", c->set_line[i], "rx-cpus %s", rxwhy);
+		conf_error_at(err, c->set_file[i] ? c->set_file[i] : "command line", c->set_line[i],
+			      "rx-cpus %s", rxwhy);
 		errors++;
 	}
 	int po, pi;
 	if (tb_phc_pins(c->tb.phc.tick, &po, &pi)) {
 		size_t oi = (size_t)(conf_find("phc-tick", CS_GLOBAL) - conf_opts);
-		conf_error_at(err, c->set_file[oi] ? c->set_file[oi] : "command line", c->set_line[oi],
-			 "phc-tick '%s': give none, or two different pin numbers OUT,IN", c->tb.phc.tick);
+		conf_error_at(err, c->set_file[oi] ? c->set_file[oi] : "command line",
+			      c->set_line[oi],
+			      "phc-tick '%s': give none, or two different pin numbers OUT,IN",
+			      c->tb.phc.tick);
 		errors++;
 	}
 	if (c->launch_margin_ns >= c->launch_lead_ns) {
-		size_t mi = opt_index(conf_find("launch-margin", CS_GLOBAL)), li = opt_index(conf_find("launch-lead", CS_GLOBAL));
+		size_t mi = opt_index(conf_find("launch-margin", CS_GLOBAL)),
+		       li = opt_index(conf_find("launch-lead", CS_GLOBAL));
 		size_t at = c->set_line[mi] ? mi : li;
-		conf_error_at(err, c->set_file[at] ? c->set_file[at] : "command line", c->set_line[at],
-			 "launch-margin (%" PRId64 " ns) must be below launch-lead (%" PRId64 " ns)", c->launch_margin_ns,
-			 c->launch_lead_ns);
+		conf_error_at(
+			err, c->set_file[at] ? c->set_file[at] : "command line", c->set_line[at],
+			"launch-margin (%" PRId64 " ns) must be below launch-lead (%" PRId64 " ns)",
+			c->launch_margin_ns, c->launch_lead_ns);
 		errors++;
 	}
 	for (const struct conf_opt *o = conf_opts; o->name; o++) {
 		if (!o->required)
 			continue;
 		if (o->sect == CS_GLOBAL && !c->set_line[opt_index(o)]) {
-			conf_error_at(err, c->nfiles ? c->files[0] : "config", 0, "'%s' is required in [global] (%s)", o->name, o->doc);
+			conf_error_at(err, c->nfiles ? c->files[0] : "config", 0,
+				      "'%s' is required in [global] (%s)", o->name, o->doc);
 			errors++;
 		}
 		for (uint32_t p = 0; o->sect == CS_PORT && p < c->nports; p++)
 			if (!c->ports[p].set_line[opt_index(o)]) {
-				conf_error_at(err, c->ports[p].file, c->ports[p].line, "[port %s] needs '%s' (%s)",
-					 c->ports[p].name, o->name, o->doc);
+				conf_error_at(err, c->ports[p].file, c->ports[p].line,
+					      "[port %s] needs '%s' (%s)", c->ports[p].name,
+					      o->name, o->doc);
 				errors++;
 			}
 	}
@@ -99,7 +109,8 @@ int conf_check(const struct conf *c, FILE *err)
 		conf_error_at(err, c->nfiles ? c->files[0] : "config", 0, "no [port NAME] section");
 		errors++;
 	}
-	size_t hpi = opt_index(conf_find("host-path", CS_PORT)), hii = opt_index(conf_find("host-interface", CS_PORT));
+	size_t hpi = opt_index(conf_find("host-path", CS_PORT)),
+	       hii = opt_index(conf_find("host-interface", CS_PORT));
 	char taps[CONF_MAX_PORTS][IF_NAMESIZE];
 	for (uint32_t p = 0; p < c->nports; p++) {
 		const struct conf_port *cp = &c->ports[p];
@@ -108,30 +119,35 @@ int conf_check(const struct conf *c, FILE *err)
 		taps[p][0] = 0;
 		if (!cp->device[0])
 			continue;
-		if (hp_mode_for(cp->name, cp->device, (int)cp->host_path, cp->host_interface, &mode, taps[p], why,
-				sizeof(why)) != 0) {
+		if (hp_mode_for(cp->name, cp->device, (int)cp->host_path, cp->host_interface, &mode,
+				taps[p], why, sizeof(why)) != 0) {
 			size_t at = cp->set_line[hii] ? hii : cp->set_line[hpi] ? hpi : 0;
-			conf_error_at(err, at ? cp->set_file[at] : cp->file, at ? cp->set_line[at] : cp->line, "[port %s] %s",
-				 cp->name, why);
+			conf_error_at(err, at ? cp->set_file[at] : cp->file,
+				      at ? cp->set_line[at] : cp->line, "[port %s] %s", cp->name,
+				      why);
 			errors++;
 		}
 		for (uint32_t q = 0; q < p && taps[p][0]; q++)
 			if (strcmp(taps[p], taps[q]) == 0) {
-				conf_error_at(err, cp->file, cp->line, "[port %s] has the exception interface %s of [port %s]: "
-					 "name one with host-interface", cp->name, taps[p], c->ports[q].name);
+				conf_error_at(
+					err, cp->file, cp->line,
+					"[port %s] has the exception interface %s of [port %s]: "
+					"name one with host-interface",
+					cp->name, taps[p], c->ports[q].name);
 				errors++;
 			}
 	}
 	for (uint32_t p = 0; p < c->nports; p++)
 		for (uint32_t q = 0; q < p; q++)
-			if (c->ports[p].device[0] && same_device(c->ports[p].device, c->ports[q].device)) {
-				conf_error_at(err, c->ports[p].file, c->ports[p].line, "[port %s] uses the device or interface of [port %s]",
-					 c->ports[p].name, c->ports[q].name);
+			if (c->ports[p].device[0] &&
+			    same_device(c->ports[p].device, c->ports[q].device)) {
+				conf_error_at(err, c->ports[p].file, c->ports[p].line,
+					      "[port %s] uses the device or interface of [port %s]",
+					      c->ports[p].name, c->ports[q].name);
 				errors++;
 			}
 	return errors;
 }
-
 
 /* The kernel interface a vdev names (iface=), or "". */
 static void iface_of(const char *device, char out[IF_NAMESIZE])
@@ -151,8 +167,8 @@ int conf_check_box(const struct conf *c, FILE *err)
 	for (int i = 0; i < 2; i++)
 		if (cpus[i] >= ncpu) {
 			f = gfile(c, cpu_opts[i], &line);
-			conf_error_at(err, f, line, "%s %lld: this machine has CPUs 0..%ld online", cpu_opts[i],
-				      (long long)cpus[i], ncpu - 1);
+			conf_error_at(err, f, line, "%s %lld: this machine has CPUs 0..%ld online",
+				      cpu_opts[i], (long long)cpus[i], ncpu - 1);
 			errors++;
 		}
 	int rx[CONF_MAX_RX_CPUS];
@@ -161,24 +177,34 @@ int conf_check_box(const struct conf *c, FILE *err)
 	int64_t engine = c->engine_cpu < 0 ? ncpu - 1 : c->engine_cpu;
 	if (engine == c->housekeeping_cpu && engine < ncpu) {
 		f = gfile(c, "engine-cpu", &line);
-		fprintf(err, "%s:%u: warning: the frame engine shares CPU %lld with RX and housekeeping: give it a CPU of "
-			"its own (engine-cpu) for precise frame starts\n", f, line, (long long)engine);
+		fprintf(err,
+			"%s:%u: warning: the frame engine shares CPU %lld with RX and "
+			"housekeeping: give it a CPU of "
+			"its own (engine-cpu) for precise frame starts\n",
+			f, line, (long long)engine);
 	}
 	for (int i = 0; i < nrx; i++) {
 		f = gfile(c, "rx-cpus", &line);
 		if (rx[i] >= ncpu) {
-			conf_error_at(err, f, line, "rx-cpus: CPU %d: this machine has CPUs 0..%ld online", rx[i], ncpu - 1);
+			conf_error_at(err, f, line,
+				      "rx-cpus: CPU %d: this machine has CPUs 0..%ld online", rx[i],
+				      ncpu - 1);
 			errors++;
 		} else if (rx[i] == engine || rx[i] == c->housekeeping_cpu) {
 			/* start warns of it too: a shared CPU works, slower */
-			fprintf(err, "%s:%u: warning: rx-cpus: CPU %d is %s's too: give each RX core a CPU of its own\n", f,
-				line, rx[i], rx[i] == engine ? "the frame engine" : "housekeeping");
+			fprintf(err,
+				"%s:%u: warning: rx-cpus: CPU %d is %s's too: give each RX core a "
+				"CPU of its own\n",
+				f, line, rx[i],
+				rx[i] == engine ? "the frame engine" : "housekeeping");
 		}
 	}
 	if (c->xdp_program[0]) {
 		struct stat st;
 		f = gfile(c, "xdp-program", &line);
-		const char *bad = stat(c->xdp_program, &st) != 0 ? strerror(errno) : !S_ISREG(st.st_mode) ? "not a file" : NULL;
+		const char *bad = stat(c->xdp_program, &st) != 0 ? strerror(errno)
+				  : !S_ISREG(st.st_mode)	 ? "not a file"
+								 : NULL;
 		if (bad) {
 			conf_error_at(err, f, line, "xdp-program %s: %s", c->xdp_program, bad);
 			errors++;
@@ -189,8 +215,11 @@ int conf_check_box(const struct conf *c, FILE *err)
 		if (cp->tx_launch == PMD_LAUNCH_ON && !pmd_is_pci(cp->device)) {
 			/* the vdevs tdpd runs on have no send-on-timestamp offload */
 			f = pfile(cp, "tx-launch", &line);
-			conf_error_at(err, f, line, "[port %s] tx-launch on: %.*s offers no send-on-timestamp offload (a "
-				      "NIC's PMD may): auto or off", cp->name, (int)strcspn(cp->device, ","), cp->device);
+			conf_error_at(err, f, line,
+				      "[port %s] tx-launch on: %.*s offers no send-on-timestamp "
+				      "offload (a "
+				      "NIC's PMD may): auto or off",
+				      cp->name, (int)strcspn(cp->device, ","), cp->device);
 			errors++;
 		}
 		if (!cp->host_interface[0])
@@ -200,9 +229,11 @@ int conf_check_box(const struct conf *c, FILE *err)
 			iface_of(c->ports[q].device, ifn);
 			if (ifn[0] && !strcmp(ifn, cp->host_interface)) {
 				f = pfile(cp, "host-interface", &line);
-				conf_error_at(err, f, line, "[port %s] host-interface %s is the interface of [port %s]'s "
-					      "device: name the exception interface otherwise", cp->name, cp->host_interface,
-					      c->ports[q].name);
+				conf_error_at(err, f, line,
+					      "[port %s] host-interface %s is the interface of "
+					      "[port %s]'s "
+					      "device: name the exception interface otherwise",
+					      cp->name, cp->host_interface, c->ports[q].name);
 				errors++;
 			}
 		}
@@ -217,7 +248,9 @@ int conf_check_table(const struct conf *c, uint64_t tf_ns, FILE *err)
 	/* left at its default the lead is cut to half the TF; given, it is at
 	 * most that (tdpd.conf(5)), whichever ports launch */
 	if (line && (uint64_t)c->launch_lead_ns > tf_ns / 2) {
-		conf_error_at(err, f, line, "launch-lead %" PRId64 " ns is more than half the table's TF (%" PRIu64 " ns)",
+		conf_error_at(err, f, line,
+			      "launch-lead %" PRId64
+			      " ns is more than half the table's TF (%" PRIu64 " ns)",
 			      c->launch_lead_ns, tf_ns);
 		return 1;
 	}

@@ -67,7 +67,8 @@ static char *read_all(const char *path, size_t *len, FILE *err)
 		}
 		n += (size_t)r;
 		if (n > CONF_MAX_BYTES) {
-			conf_error_at(err, path, 0, "more than %u bytes: not a configuration file", CONF_MAX_BYTES);
+			conf_error_at(err, path, 0, "more than %u bytes: not a configuration file",
+				      CONF_MAX_BYTES);
 			break;
 		}
 	}
@@ -90,13 +91,15 @@ int conf_read_text(struct conf *c, const char *text, size_t len, const char *pat
 		at += n + (nl != NULL);
 		line++;
 		if (n > sizeof(buf) - 2) {
-			conf_error_at(err, file, line, "line longer than %zu characters", sizeof(buf) - 2);
+			conf_error_at(err, file, line, "line longer than %zu characters",
+				      sizeof(buf) - 2);
 			errors++;
 			continue;
 		}
 		const char *nul = memchr(start, 0, n);
 		if (nul) {
-			conf_error_at(err, file, line, "a NUL byte at column %zu: not a text file", (size_t)(nul - start) + 1);
+			conf_error_at(err, file, line, "a NUL byte at column %zu: not a text file",
+				      (size_t)(nul - start) + 1);
 			errors++;
 			continue;
 		}
@@ -112,7 +115,8 @@ int conf_read_text(struct conf *c, const char *text, size_t len, const char *pat
 			char *close = strchr(s, ']');
 			bad_section = false;
 			if (!close || *trim(close + 1)) {
-				conf_error_at(err, file, line, "a section header is [global] or [port NAME]");
+				conf_error_at(err, file, line,
+					      "a section header is [global] or [port NAME]");
 				errors++;
 				bad_section = true;
 				continue;
@@ -130,20 +134,26 @@ int conf_read_text(struct conf *c, const char *text, size_t len, const char *pat
 				for (size_t i = 0; ok && i < pl; i++)
 					ok = isalnum((unsigned char)pn[i]) || strchr("_-.", pn[i]);
 				if (!ok) {
-					conf_error_at(err, file, line, "bad port name '%s' (letters, digits, '_', '-', '.'; at most 31)", pn);
+					conf_error_at(err, file, line,
+						      "bad port name '%s' (letters, digits, '_', "
+						      "'-', '.'; at most 31)",
+						      pn);
 					errors++;
 					bad_section = true;
 					continue;
 				}
 				struct conf_port *old = conf_port_find(c, pn);
 				if (old) {
-					conf_error_at(err, file, line, "[port %s] given twice (first at line %u)", pn, old->line);
+					conf_error_at(err, file, line,
+						      "[port %s] given twice (first at line %u)",
+						      pn, old->line);
 					errors++;
 					bad_section = true;
 					continue;
 				}
 				if (!conf_port_add(c, pn, file, line)) {
-					conf_error_at(err, file, line, "more than %d ports", CONF_MAX_PORTS);
+					conf_error_at(err, file, line, "more than %d ports",
+						      CONF_MAX_PORTS);
 					errors++;
 					bad_section = true;
 					continue;
@@ -152,7 +162,9 @@ int conf_read_text(struct conf *c, const char *text, size_t len, const char *pat
 				in_global = false;
 				continue;
 			}
-			conf_error_at(err, file, line, "unknown section [%s]; sections are [global] and [port NAME]", name);
+			conf_error_at(err, file, line,
+				      "unknown section [%s]; sections are [global] and [port NAME]",
+				      name);
 			errors++;
 			bad_section = true;
 			continue;
@@ -188,4 +200,3 @@ int conf_read_file(struct conf *c, const char *path, FILE *err)
 	free(text);
 	return errors;
 }
-

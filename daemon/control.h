@@ -34,20 +34,20 @@
 struct launch_clock;
 
 struct ctl_port_info {
-	const char *name, *device, *rate_from;  /* rate_from NULL: not in the table */
-	int table_port;           /* index in the table (the engine's port), or -1 */
+	const char *name, *device, *rate_from; /* rate_from NULL: not in the table */
+	int table_port;			       /* index in the table (the engine's port), or -1 */
 	uint16_t dpdk_port;
 	uint8_t mac[6];
 	uint32_t link_mbps;
 	uint64_t rate_bps;
-	char ifname[32];          /* kernel netdev behind the port, "" for DPDK-owned */
-	char coalesce[160];       /* what was done about interrupt coalescing */
-	const struct hp_port *hp; /* its kernel interface and XDP program; NULL: none */
-	const char *push;         /* which push and why (pmd_port.push) */
+	char ifname[32];		   /* kernel netdev behind the port, "" for DPDK-owned */
+	char coalesce[160];		   /* what was done about interrupt coalescing */
+	const struct hp_port *hp;	   /* its kernel interface and XDP program; NULL: none */
+	const char *push;		   /* which push and why (pmd_port.push) */
 	const struct launch_clock *launch; /* its device clock's map; NULL: no launch time */
-	const struct port_link *link;      /* its link: up, carrier, MTU */
-	uint32_t txd;             /* TX descriptors the PMD set up */
-	uint16_t nq;              /* its RX (and TX) queues, for capture */
+	const struct port_link *link;	   /* its link: up, carrier, MTU */
+	uint32_t txd;			   /* TX descriptors the PMD set up */
+	uint16_t nq;			   /* its RX (and TX) queues, for capture */
 };
 
 struct nl;
@@ -58,48 +58,54 @@ struct ctl_load;
 /* A client of either socket, as the control thread serves it: its request
  * arriving, held while a load or a swap is under way, its reply leaving, then
  * what it still sends read and dropped so closing does not reset the reply. */
-enum ctl_client_state { CL_FREE, CL_READ, CL_HELD, CL_WRITE, CL_DRAIN };
-#define CTL_REFUSING 16           /* slots for clients being told "busy" */
+enum ctl_client_state {
+	CL_FREE,
+	CL_READ,
+	CL_HELD,
+	CL_WRITE,
+	CL_DRAIN
+};
+#define CTL_REFUSING 16 /* slots for clients being told "busy" */
 #define CTL_SLOTS (2 * CTL_MAX_CLIENTS + CTL_REFUSING)
 
 struct ctl_client {
 	int fd;
-	uint8_t state;            /* enum ctl_client_state */
-	uint8_t sock;             /* 0: the control socket, 1: the monitor socket */
-	bool refused;             /* told "busy" (its user has its share open) */
+	uint8_t state; /* enum ctl_client_state */
+	uint8_t sock;  /* 0: the control socket, 1: the monitor socket */
+	bool refused;  /* told "busy" (its user has its share open) */
 	unsigned uid;
-	int pfd;                  /* a descriptor passed with the request, or -1 */
-	char *buf;                /* the request (CTL_MAX_REQUEST + 2), then the reply */
+	int pfd;   /* a descriptor passed with the request, or -1 */
+	char *buf; /* the request (CTL_MAX_REQUEST + 2), then the reply */
 	size_t len, off;
-	int64_t deadline_ns;      /* CLOCK_MONOTONIC; what it waits for by then does not come */
+	int64_t deadline_ns; /* CLOCK_MONOTONIC; what it waits for by then does not come */
 };
 
 struct control {
 	/* filled in by the daemon before control_open */
 	struct conf *conf;
 	struct engine *e;
-	struct rx *rx;             /* the RX cores, nrx of them */
+	struct rx *rx; /* the RX cores, nrx of them */
 	uint32_t nrx;
 	struct timebase *tb;
 	const char *timebase_name;
 	struct ctl_port_info *ports;
 	uint32_t nports;
-	struct tables tm;         /* the tables: in force, offered, staged (tables.h) */
+	struct tables tm; /* the tables: in force, offered, staged (tables.h) */
 	int64_t started_mono_ns;
 	const struct sched_fit *fit; /* what a frame may hold on this box; NULL: not checked */
-	struct nl *nl;            /* the kernel's routes; NULL: rx->rt is tdpd.conf's and fixed */
-	struct capture *cap;      /* packet capture (capture.h); NULL: none */
+	struct nl *nl;	     /* the kernel's routes; NULL: rx->rt is tdpd.conf's and fixed */
+	struct capture *cap; /* packet capture (capture.h); NULL: none */
 
 	/* the control thread's own */
-	int lfd[2];               /* control, monitor; -1 when not used */
-	long gid;                 /* control-group, -1 when it does not exist */
+	int lfd[2]; /* control, monitor; -1 when not used */
+	long gid;   /* control-group, -1 when it does not exist */
 	pthread_t th;
 	bool running;
 	atomic_int stop;
-	int cap_waiter;           /* the client waiting for its capture to end, or -1 */
+	int cap_waiter; /* the client waiting for its capture to end, or -1 */
 	struct ctl_client cl[CTL_SLOTS];
-	struct ctl_load *load;    /* the table loader (control_load.c) */
-	uint64_t clients, clients_refused;  /* connections served, and refused busy */
+	struct ctl_load *load;		   /* the table loader (control_load.c) */
+	uint64_t clients, clients_refused; /* connections served, and refused busy */
 };
 
 /* control_capture.c: `capture` started (its reply deferred to its end), and
@@ -131,7 +137,8 @@ void control_stop(struct control *c);
 /* control_cmds.c: one request of client slot (cl[], or -1), as the thread
  * serves it. Returns the reply (a JSON line) to free; *defer set when the
  * reply comes later (a table being loaded, or waiting for its swap). */
-char *control_handle(struct control *c, const char *req, size_t len, int fd, int slot, bool privileged, bool *defer);
+char *control_handle(struct control *c, const char *req, size_t len, int fd, int slot,
+		     bool privileged, bool *defer);
 /* A command of the protocol (ctl_cmds[]) without a handler, or whose handler
  * disagrees on being a change, or a handler the protocol does not name: its
  * name; NULL when the two tables agree. */
@@ -149,7 +156,8 @@ void control_client_close(struct ctl_client *k);
 int control_load_start(struct control *c, char *err, size_t errlen);
 void control_load_stop(struct control *c);
 int control_load_fd(const struct control *c);
-char *control_load_submit(struct control *c, json_t *args, int fd, int slot, bool stage, bool *defer);
+char *control_load_submit(struct control *c, json_t *args, int fd, int slot, bool stage,
+			  bool *defer);
 void control_load_finish(struct control *c);
 
 #endif

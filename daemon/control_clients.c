@@ -10,7 +10,7 @@
 #include "ctl_proto.h"
 #include "tdp_mono.h"
 
-#define CTL_WRITE_MS 5000         /* a client has this long to read its reply */
+#define CTL_WRITE_MS 5000 /* a client has this long to read its reply */
 
 void control_client_close(struct ctl_client *k)
 {

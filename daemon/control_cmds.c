@@ -25,17 +25,23 @@ static const char *level_name(int level)
 
 static struct summary_src src(struct control *c)
 {
-	return (struct summary_src){.e = c->e, .rx = c->rx, .nrx = c->nrx, .timebase = c->timebase_name, .tb = c->tb,
-				    .elapsed_s = (double)(tdp_mono_ns() - c->started_mono_ns) / 1e9};
+	return (struct summary_src){.e = c->e,
+				    .rx = c->rx,
+				    .nrx = c->nrx,
+				    .timebase = c->timebase_name,
+				    .tb = c->tb,
+				    .elapsed_s =
+					    (double)(tdp_mono_ns() - c->started_mono_ns) / 1e9};
 }
 
 static json_t *table_json(const struct dtable *dt, bool with_flows)
 {
 	const struct sched_table *t = engine_table_sched(dt->et);
-	json_t *o = json_pack("{ss sI sI sI sI si si sI sI}", "name", dt->name, "tf_ns", (json_int_t)t->tf_ns, "k",
-			      (json_int_t)t->k, "epoch_ns", (json_int_t)t->epoch_ns, "guard_ns",
-			      (json_int_t)t->guard_ns, "flows", (int)t->nflows, "ports", (int)t->nports,
-			      "loaded_unix_s", (json_int_t)dt->loaded_unix_s, "adopted_frame",
+	json_t *o = json_pack("{ss sI sI sI sI si si sI sI}", "name", dt->name, "tf_ns",
+			      (json_int_t)t->tf_ns, "k", (json_int_t)t->k, "epoch_ns",
+			      (json_int_t)t->epoch_ns, "guard_ns", (json_int_t)t->guard_ns, "flows",
+			      (int)t->nflows, "ports", (int)t->nports, "loaded_unix_s",
+			      (json_int_t)dt->loaded_unix_s, "adopted_frame",
 			      (json_int_t)engine_table_adopted(dt->et));
 	json_object_set_new(o, "digest", json_string(dt->digest));
 	json_object_set_new(o, "origin", json_string(dt->via));
@@ -43,8 +49,9 @@ static json_t *table_json(const struct dtable *dt, bool with_flows)
 	if (with_flows) {
 		json_t *names = json_array();
 		for (uint32_t f = 0; f < t->nflows; f++)
-			json_array_append_new(names, json_pack("{ss ss}", "name", t->flows[f].name, "port",
-							       t->ports[t->flows[f].port].name));
+			json_array_append_new(names,
+					      json_pack("{ss ss}", "name", t->flows[f].name, "port",
+							t->ports[t->flows[f].port].name));
 		json_object_set_new(o, "flow_list", names);
 	}
 	return o;
@@ -57,8 +64,9 @@ static json_t *pending_json(struct control *c)
 	json_t *o = table_json(c->tm.pending, false);
 	json_object_set_new(o, "frame", json_integer(engine_table_requested(c->tm.pending->et)));
 	const struct frame_geom *g = engine_geom(c->e);
-	json_object_set_new(o, "start_tai_ns",
-			    json_integer(frame_start(g, engine_table_requested(c->tm.pending->et)).ns));
+	json_object_set_new(
+		o, "start_tai_ns",
+		json_integer(frame_start(g, engine_table_requested(c->tm.pending->et)).ns));
 	return o;
 }
 
@@ -66,7 +74,8 @@ static json_t *pending_json(struct control *c)
 static json_t *state_json(struct control *c)
 {
 	return json_pack("{ss? sb sI}", "directory", c->tm.state ? c->tm.state->dir : NULL, "kept",
-			 c->tm.state && c->tm.cur_saved, "save_errors", (json_int_t)c->tm.save_errors);
+			 c->tm.state && c->tm.cur_saved, "save_errors",
+			 (json_int_t)c->tm.save_errors);
 }
 
 static json_t *cmd_status(struct control *c)
@@ -83,18 +92,20 @@ static json_t *cmd_status(struct control *c)
 	json_int_t drops = 0;
 	const char *k;
 	json_t *v;
-	json_object_foreach(json_object_get(rx, "drop"), k, v)
-		drops += json_integer_value(v);
+	json_object_foreach(json_object_get(rx, "drop"), k, v) drops += json_integer_value(v);
 	json_t *o = json_pack(
-		"{ss si sf ss sI s{ss ss sI sI} s{sI sI sI sI sI sI} s{sI sI sI sI} s{sI sI sI} ss}", "version",
-		TDP_VERSION, "pid", (int)getpid(), "uptime_s", s.elapsed_s, "timebase", c->timebase_name, "tai_ns",
-		(json_int_t)tb_now(c->tb).ns, "sync", "state", tb_state_name(sy.state), "reason",
-		sy.reason, "offset_ns", (json_int_t)sy.offset_ns, "uncertainty_ns",
-		(json_int_t)sy.uncertainty_ns, "frames", "processed", (json_int_t)es.frames, "late",
-		(json_int_t)es.late_frames, "skipped", (json_int_t)es.skipped_frames, "next", (json_int_t)engine_next_frame(c->e),
-		"alarm", (json_int_t)es.alarm_frames, "demoted", (json_int_t)es.demoted_frames, "start_error_ns",
-		"p50", (json_int_t)hist_quantile(&hs, 0.5), "p99", (json_int_t)hist_quantile(&hs, 0.99), "p999",
-		(json_int_t)hist_quantile(&hs, 0.999), "max", (json_int_t)(hs.count ? hs.max : 0), "rx", "pkts",
+		"{ss si sf ss sI s{ss ss sI sI} s{sI sI sI sI sI sI} s{sI sI sI sI} s{sI sI sI} "
+		"ss}",
+		"version", TDP_VERSION, "pid", (int)getpid(), "uptime_s", s.elapsed_s, "timebase",
+		c->timebase_name, "tai_ns", (json_int_t)tb_now(c->tb).ns, "sync", "state",
+		tb_state_name(sy.state), "reason", sy.reason, "offset_ns", (json_int_t)sy.offset_ns,
+		"uncertainty_ns", (json_int_t)sy.uncertainty_ns, "frames", "processed",
+		(json_int_t)es.frames, "late", (json_int_t)es.late_frames, "skipped",
+		(json_int_t)es.skipped_frames, "next", (json_int_t)engine_next_frame(c->e), "alarm",
+		(json_int_t)es.alarm_frames, "demoted", (json_int_t)es.demoted_frames,
+		"start_error_ns", "p50", (json_int_t)hist_quantile(&hs, 0.5), "p99",
+		(json_int_t)hist_quantile(&hs, 0.99), "p999", (json_int_t)hist_quantile(&hs, 0.999),
+		"max", (json_int_t)(hs.count ? hs.max : 0), "rx", "pkts",
 		json_integer_value(json_object_get(rx, "pkts")), "reserved",
 		json_integer_value(json_object_get(rx, "reserved")), "dropped", drops, "log_level",
 		level_name(tdp_log_level));
@@ -111,15 +122,19 @@ static json_t *cmd_status(struct control *c)
  * state, or the CPU at the boundary, and why. */
 static json_t *push_json(const struct ctl_port_info *pi)
 {
-	json_t *o = json_pack("{ss ss}", "kind", pi->launch ? "launch-time" : "cpu", "why", pi->push ? pi->push : "");
+	json_t *o = json_pack("{ss ss}", "kind", pi->launch ? "launch-time" : "cpu", "why",
+			      pi->push ? pi->push : "");
 	if (pi->launch) {
 		struct launch_stats st;
 		launch_clock_stats(pi->launch, &st);
-		json_object_set_new(o, "clock", json_pack("{sb sI sI sI sI sI sI sI}", "ready", st.ready, "samples",
-							  (json_int_t)st.samples, "wide", (json_int_t)st.wide, "failed",
-							  (json_int_t)st.failed, "steps", (json_int_t)st.steps,
-							  "last_bracket_ns", (json_int_t)st.last_bracket_ns, "last_miss_ns",
-							  (json_int_t)st.last_miss_ns, "rate_ppb", (json_int_t)st.rate_ppb));
+		json_object_set_new(o, "clock",
+				    json_pack("{sb sI sI sI sI sI sI sI}", "ready", st.ready,
+					      "samples", (json_int_t)st.samples, "wide",
+					      (json_int_t)st.wide, "failed", (json_int_t)st.failed,
+					      "steps", (json_int_t)st.steps, "last_bracket_ns",
+					      (json_int_t)st.last_bracket_ns, "last_miss_ns",
+					      (json_int_t)st.last_miss_ns, "rate_ppb",
+					      (json_int_t)st.rate_ppb));
 	}
 	return o;
 }
@@ -131,14 +146,17 @@ static json_t *cmd_ports(struct control *c)
 	for (uint32_t p = 0; p < c->nports; p++) {
 		const struct ctl_port_info *pi = &c->ports[p];
 		char mac[18];
-		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", pi->mac[0], pi->mac[1], pi->mac[2],
-			 pi->mac[3], pi->mac[4], pi->mac[5]);
-		json_t *o = pi->table_port >= 0 ? summary_port_json(&s, (uint32_t)pi->table_port) : json_object();
-		json_object_update_new(o, json_pack("{ss ss si ss si sI ss ss ss sb}", "name", pi->name, "device",
-						    pi->device, "dpdk_port", (int)pi->dpdk_port, "mac", mac, "link_mbps",
-						    (int)pi->link_mbps, "rate_bps", (json_int_t)pi->rate_bps, "rate_from",
-						    pi->rate_from ? pi->rate_from : "", "netdev", pi->ifname, "coalescing",
-						    pi->coalesce, "scheduled", pi->table_port >= 0));
+		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", pi->mac[0], pi->mac[1],
+			 pi->mac[2], pi->mac[3], pi->mac[4], pi->mac[5]);
+		json_t *o = pi->table_port >= 0 ? summary_port_json(&s, (uint32_t)pi->table_port)
+						: json_object();
+		json_object_update_new(
+			o, json_pack("{ss ss si ss si sI ss ss ss sb}", "name", pi->name, "device",
+				     pi->device, "dpdk_port", (int)pi->dpdk_port, "mac", mac,
+				     "link_mbps", (int)pi->link_mbps, "rate_bps",
+				     (json_int_t)pi->rate_bps, "rate_from",
+				     pi->rate_from ? pi->rate_from : "", "netdev", pi->ifname,
+				     "coalescing", pi->coalesce, "scheduled", pi->table_port >= 0));
 		if (pi->hp) {
 			json_t *h = control_host_path_json(pi->hp);
 			if (c->rx->ports[p].has_tap) {
@@ -175,14 +193,18 @@ static json_t *cmd_sync(struct control *c)
 	struct eng_stats es;
 	engine_stats(c->e, &es);
 	json_t *o = summary_sync_json(c->tb);
-	json_object_update_new(o, json_pack("{ss ss sI sI sI sI sI sI sI}", "timebase", c->timebase_name,
-					    "description", desc, "tai_ns", (json_int_t)tb_now(c->tb).ns,
-					    "holdover_frames", (json_int_t)es.holdover_frames, "unlocked_frames",
-					    (json_int_t)es.unlocked_frames, "alarm_frames", (json_int_t)es.alarm_frames,
-					    "demoted_frames", (json_int_t)es.demoted_frames, "back_steps",
-					    (json_int_t)es.back_steps, "skip_events", (json_int_t)es.skip_events));
-	json_object_set_new(o, "holdover_action", json_string(conf_action_names[c->conf->sync_holdover_action]));
-	json_object_set_new(o, "unlocked_action", json_string(conf_action_names[c->conf->sync_unlocked_action]));
+	json_object_update_new(
+		o, json_pack("{ss ss sI sI sI sI sI sI sI}", "timebase", c->timebase_name,
+			     "description", desc, "tai_ns", (json_int_t)tb_now(c->tb).ns,
+			     "holdover_frames", (json_int_t)es.holdover_frames, "unlocked_frames",
+			     (json_int_t)es.unlocked_frames, "alarm_frames",
+			     (json_int_t)es.alarm_frames, "demoted_frames",
+			     (json_int_t)es.demoted_frames, "back_steps", (json_int_t)es.back_steps,
+			     "skip_events", (json_int_t)es.skip_events));
+	json_object_set_new(o, "holdover_action",
+			    json_string(conf_action_names[c->conf->sync_holdover_action]));
+	json_object_set_new(o, "unlocked_action",
+			    json_string(conf_action_names[c->conf->sync_unlocked_action]));
 	json_object_set_new(o, "budget", control_budget_json(c));
 	json_t *tick = summary_tick_json(&s);
 	if (tick) {
@@ -198,10 +220,12 @@ static json_t *cmd_stats(struct control *c)
 	struct summary_src s = src(c);
 	json_t *o = summary_to_json(&s);
 	json_object_set_new(o, "table", json_string(c->tm.cur->name));
-	json_object_set_new(o, "control", json_pack("{sI sI sI sI sI}", "loads", (json_int_t)c->tm.loads, "rejected",
-						    (json_int_t)c->tm.rejected, "swap_dropped",
-						    (json_int_t)c->tm.swap_dropped, "clients", (json_int_t)c->clients,
-						    "clients_busy", (json_int_t)c->clients_refused));
+	json_object_set_new(o, "control",
+			    json_pack("{sI sI sI sI sI}", "loads", (json_int_t)c->tm.loads,
+				      "rejected", (json_int_t)c->tm.rejected, "swap_dropped",
+				      (json_int_t)c->tm.swap_dropped, "clients",
+				      (json_int_t)c->clients, "clients_busy",
+				      (json_int_t)c->clients_refused));
 	json_t *links = json_array();
 	for (uint32_t p = 0; p < c->nports; p++)
 		if (c->ports[p].link) {
@@ -220,11 +244,12 @@ static char *cmd_log_level(struct control *c, json_t *args)
 	if (lv) {
 		int l = json_is_string(lv) ? tdp_log_parse(json_string_value(lv)) : -1;
 		if (l < 0)
-			return control_reply_err("bad-args", "log level must be error, warning, notice, info or debug");
+			return control_reply_err(
+				"bad-args",
+				"log level must be error, warning, notice, info or debug");
 		int was = tdp_log_level;
 		tdp_log_level = l;
-		log_notice("log level %s -> %s (control socket)", level_name(was),
-			   level_name(l));
+		log_notice("log level %s -> %s (control socket)", level_name(was), level_name(l));
 	}
 	return control_reply_ok(json_pack("{ss}", "level", level_name(tdp_log_level)));
 }
@@ -233,13 +258,16 @@ static json_t *cmd_schedule_active(struct control *c, json_t *args)
 {
 	struct eng_stats es;
 	engine_stats(c->e, &es);
-	json_t *o = json_pack("{so so so sI sI sI sI}", "table", table_json(c->tm.cur, true), "pending", pending_json(c),
-			      "staged", tables_staged_json(&c->tm), "swaps", (json_int_t)es.swaps, "late_swaps",
-			      (json_int_t)es.late_swaps, "loads", (json_int_t)c->tm.loads, "rejected",
-			      (json_int_t)c->tm.rejected);
-	json_object_set_new(o, "stages", json_pack("{sI sI sI sI}", "staged", (json_int_t)c->tm.stages, "committed",
-						   (json_int_t)c->tm.commits, "aborted", (json_int_t)c->tm.aborts,
-						   "expired", (json_int_t)c->tm.expired));
+	json_t *o =
+		json_pack("{so so so sI sI sI sI}", "table", table_json(c->tm.cur, true), "pending",
+			  pending_json(c), "staged", tables_staged_json(&c->tm), "swaps",
+			  (json_int_t)es.swaps, "late_swaps", (json_int_t)es.late_swaps, "loads",
+			  (json_int_t)c->tm.loads, "rejected", (json_int_t)c->tm.rejected);
+	json_object_set_new(o, "stages",
+			    json_pack("{sI sI sI sI}", "staged", (json_int_t)c->tm.stages,
+				      "committed", (json_int_t)c->tm.commits, "aborted",
+				      (json_int_t)c->tm.aborts, "expired",
+				      (json_int_t)c->tm.expired));
 	json_object_set_new(o, "state", state_json(c));
 	if (c->tm.last_swap_name[0])
 		json_object_set_new(o, "last_swap",
@@ -248,30 +276,32 @@ static json_t *cmd_schedule_active(struct control *c, json_t *args)
 					      (json_int_t)c->tm.last_swap_requested));
 	if (json_is_true(json_object_get(args, "source"))) {
 		const struct sched_table *t = engine_table_sched(c->tm.cur->et);
-		json_object_set_new(o, "source", json_stringn(t->src ? t->src : "", t->src ? t->src_len : 0));
+		json_object_set_new(o, "source",
+				    json_stringn(t->src ? t->src : "", t->src ? t->src_len : 0));
 	}
 	return o;
 }
 
-
-
-
 /* ---- dispatch ------------------------------------------------------------ */
 
 struct request {
-	json_t *args;             /* NULL: none */
-	int fd;                   /* a descriptor passed with the request, or -1 */
-	int slot;                 /* the client's (control.h), for a reply that comes later */
-	bool *defer;              /* set: the reply comes later (a table waiting for its frame) */
+	json_t *args; /* NULL: none */
+	int fd;	      /* a descriptor passed with the request, or -1 */
+	int slot;     /* the client's (control.h), for a reply that comes later */
+	bool *defer;  /* set: the reply comes later (a table waiting for its frame) */
 };
 
-enum handler_kind { H_READ, H_CHANGE, H_CHANGE_WITH_ARG };
+enum handler_kind {
+	H_READ,
+	H_CHANGE,
+	H_CHANGE_WITH_ARG
+};
 
 struct handler {
-	const char *name;         /* as in ctl_cmds[] */
+	const char *name; /* as in ctl_cmds[] */
 	enum handler_kind kind;
-	const char *change;       /* what the change is, for the read-only refusal */
-	const char *arg;          /* H_CHANGE_WITH_ARG: the argument that makes it one */
+	const char *change; /* what the change is, for the read-only refusal */
+	const char *arg;    /* H_CHANGE_WITH_ARG: the argument that makes it one */
 	char *(*fn)(struct control *c, const struct request *rq);
 };
 
@@ -390,21 +420,24 @@ const char *control_unhandled(void)
 	return NULL;
 }
 
-char *control_handle(struct control *c, const char *req, size_t len, int fd, int slot, bool privileged, bool *defer)
+char *control_handle(struct control *c, const char *req, size_t len, int fd, int slot,
+		     bool privileged, bool *defer)
 {
 	*defer = false;
 	json_error_t je;
 	json_t *r = json_loadb(req, len, JSON_REJECT_DUPLICATES, &je);
 	if (!r || !json_is_object(r)) {
 		json_decref(r);
-		return control_reply_err("malformed", "the request is not a JSON object: %s", r ? "" : je.text);
+		return control_reply_err("malformed", "the request is not a JSON object: %s",
+					 r ? "" : je.text);
 	}
 	char *out = NULL;
 	json_t *ver = json_object_get(r, "version"), *cmd = json_object_get(r, "cmd");
 	json_t *args = json_object_get(r, "args");
 	if (!json_is_integer(ver) || json_integer_value(ver) != CTL_VERSION) {
-		out = control_reply_err("version", "this tdpd speaks protocol version %d; the request has %s", CTL_VERSION,
-				json_is_integer(ver) ? "another" : "none");
+		out = control_reply_err("version",
+					"this tdpd speaks protocol version %d; the request has %s",
+					CTL_VERSION, json_is_integer(ver) ? "another" : "none");
 		goto done;
 	}
 	if (!json_is_string(cmd)) {
@@ -418,14 +451,16 @@ char *control_handle(struct control *c, const char *req, size_t len, int fd, int
 	const char *name = json_string_value(cmd);
 	const struct handler *h = handler_find(name);
 	if (!h || !ctl_cmd_find(name)) {
-		out = control_reply_err("unknown-command", "unknown command '%.64s' (tdpctl --help lists them)", name);
+		out = control_reply_err("unknown-command",
+					"unknown command '%.64s' (tdpctl --help lists them)", name);
 		goto done;
 	}
 	/* a change only on the control socket; log-level is one only with a level */
-	bool change = h->kind == H_CHANGE || (h->kind == H_CHANGE_WITH_ARG && json_object_get(args, h->arg));
+	bool change = h->kind == H_CHANGE ||
+		      (h->kind == H_CHANGE_WITH_ARG && json_object_get(args, h->arg));
 	if (change && !privileged) {
-		out = control_reply_err("read-only", "%s is a change: use the control socket %s", h->change,
-				c->conf->control_socket);
+		out = control_reply_err("read-only", "%s is a change: use the control socket %s",
+					h->change, c->conf->control_socket);
 		goto done;
 	}
 	struct request rq = {.args = args, .fd = fd, .slot = slot, .defer = defer};
@@ -438,7 +473,3 @@ done:
 }
 
 /* ---- swaps ------------------------------------------------------------- */
-
-
-
-

@@ -30,21 +30,21 @@
 #include "frame.h"
 #include "log.h"
 
-#define CTL_TABLE_READ_MS 5000    /* a client has this long to pass the whole table */
+#define CTL_TABLE_READ_MS 5000 /* a client has this long to pass the whole table */
 
 struct ctl_load {
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int efd;                  /* readable: a result is waiting for the control thread */
+	int efd; /* readable: a result is waiting for the control thread */
 	bool quit;
-	bool busy;                /* a job is out, until the control thread has its result */
-	bool job;                 /* the loader has a job to start */
+	bool busy; /* a job is out, until the control thread has its result */
+	bool job;  /* the loader has a job to start */
 	/* the job */
 	int fd, slot;
 	char name[256];
 	json_t *args;
-	bool stage;               /* schedule-stage: kept under an id, not offered */
+	bool stage; /* schedule-stage: kept under an id, not offered */
 	int64_t started_ns;
 	/* its result: a table built, or the reply that says why not */
 	struct eng_table *et;
@@ -60,7 +60,8 @@ static char *read_passed(int fd, size_t *len, char *err, size_t errlen)
 	while (buf) {
 		if (n + 1 >= cap) {
 			if (cap > SCHED_MAX_BYTES) {
-				snprintf(err, errlen, "the table is larger than %u MiB", SCHED_MAX_BYTES >> 20);
+				snprintf(err, errlen, "the table is larger than %u MiB",
+					 SCHED_MAX_BYTES >> 20);
 				free(buf);
 				return NULL;
 			}
@@ -73,7 +74,8 @@ static char *read_passed(int fd, size_t *len, char *err, size_t errlen)
 		int64_t left = (deadline - tdp_mono_ns()) / 1000000;
 		struct pollfd p = {.fd = fd, .events = POLLIN};
 		if (left <= 0 || poll(&p, 1, (int)left) == 0) {
-			snprintf(err, errlen, "the table did not arrive within %d ms", CTL_TABLE_READ_MS);
+			snprintf(err, errlen, "the table did not arrive within %d ms",
+				 CTL_TABLE_READ_MS);
 			free(buf);
 			return NULL;
 		}
@@ -101,8 +103,9 @@ static json_t *diags_json(const struct sched_diags *dg, const char *name)
 	json_t *a = json_array();
 	static const char *const sev[] = {"error", "warning", "note"};
 	for (size_t i = 0; i < dg->n; i++)
-		json_array_append_new(a, json_pack("{ss si si ss ss}", "file", name, "line", (int)dg->v[i].line, "col",
-						   (int)dg->v[i].col, "severity", sev[dg->v[i].sev], "message",
+		json_array_append_new(a, json_pack("{ss si si ss ss}", "file", name, "line",
+						   (int)dg->v[i].line, "col", (int)dg->v[i].col,
+						   "severity", sev[dg->v[i].sev], "message",
 						   dg->v[i].msg));
 	return a;
 }
@@ -110,8 +113,8 @@ static json_t *diags_json(const struct sched_diags *dg, const char *name)
 /* What a frame of table t may hold: the box's limits, each of t's ports'
  * TX ring and MTU now (found by name: t's ports need not be in the order of
  * the table tdpd started with). */
-static void fit_for(const struct control *c, const struct sched_table *t, struct sched_fit *f, uint32_t *txd,
-		    uint32_t *mtu)
+static void fit_for(const struct control *c, const struct sched_table *t, struct sched_fit *f,
+		    uint32_t *txd, uint32_t *mtu)
 {
 	*f = *c->fit;
 	for (uint32_t tp = 0; tp < t->nports; tp++) {
@@ -150,11 +153,12 @@ static struct eng_table *load(struct control *c, const char *name, int fd, char 
 		sched_fit(t, &f, &dg);
 	}
 	if (!t || dg.nerr) {
-		json_t *o = json_pack("{si sb ss ss so si}", "version", CTL_VERSION, "ok", 0, "code", "invalid-table",
-				      "error", "", "diagnostics", diags_json(&dg, name), "errors", (int)dg.nerr);
+		json_t *o = json_pack("{si sb ss ss so si}", "version", CTL_VERSION, "ok", 0,
+				      "code", "invalid-table", "error", "", "diagnostics",
+				      diags_json(&dg, name), "errors", (int)dg.nerr);
 		char msg[640];
-		snprintf(msg, sizeof(msg), "%s: %zu error%s; the table in force (%s) stays", name, dg.nerr,
-			 dg.nerr == 1 ? "" : "s", c->tm.cur->name);
+		snprintf(msg, sizeof(msg), "%s: %zu error%s; the table in force (%s) stays", name,
+			 dg.nerr, dg.nerr == 1 ? "" : "s", c->tm.cur->name);
 		json_object_set_new(o, "error", json_string(msg));
 		log_warn("schedule load: %s", msg);
 		sched_diags_free(&dg);
@@ -170,8 +174,8 @@ static struct eng_table *load(struct control *c, const char *name, int fd, char 
 	if (!et) {
 		log_warn("schedule load: %s: %s; the table in force stays", name, err);
 		sched_free(t);
-		*reply = control_reply_err("invalid-table", "%s: %s; the table in force (%s) stays", name, err,
-					   c->tm.cur->name);
+		*reply = control_reply_err("invalid-table", "%s: %s; the table in force (%s) stays",
+					   name, err, c->tm.cur->name);
 	}
 	return et;
 }
@@ -197,7 +201,8 @@ static void *loader(void *arg)
 		l->reply = reply;
 		uint64_t one = 1;
 		if (write(l->efd, &one, sizeof(one)) != sizeof(one))
-			log_err("control: cannot wake the control thread (eventfd): %s", strerror(errno));
+			log_err("control: cannot wake the control thread (eventfd): %s",
+				strerror(errno));
 	}
 	pthread_mutex_unlock(&l->mu);
 	return NULL;
@@ -237,7 +242,6 @@ int control_load_fd(const struct control *c)
 	return c->load ? c->load->efd : -1;
 }
 
-
 void control_load_finish(struct control *c)
 {
 	struct ctl_load *l = c->load;
@@ -252,38 +256,48 @@ void control_load_finish(struct control *c)
 	pthread_mutex_unlock(&l->mu);
 	int slot = l->slot;
 	bool defer = false;
-	reply = tables_built(&c->tm, et, reply, l->name, l->args, l->stage, l->started_ns, slot, &defer);
+	reply = tables_built(&c->tm, et, reply, l->name, l->args, l->stage, l->started_ns, slot,
+			     &defer);
 	json_decref(l->args);
 	l->args = NULL;
 	l->slot = -1;
 	l->busy = false;
 	if (!defer)
-		control_answer(c, &slot, reply ? reply : control_reply_err("internal", "out of memory"));
+		control_answer(c, &slot,
+			       reply ? reply : control_reply_err("internal", "out of memory"));
 }
 
-
-char *control_load_submit(struct control *c, json_t *args, int fd, int slot, bool stage, bool *defer)
+char *control_load_submit(struct control *c, json_t *args, int fd, int slot, bool stage,
+			  bool *defer)
 {
 	struct ctl_load *l = c->load;
 	const char *what = stage ? "schedule-stage" : "schedule-load";
 	if (fd < 0)
-		return control_reply_err("bad-args", "%s needs the table's file descriptor passed with the request", what);
+		return control_reply_err(
+			"bad-args", "%s needs the table's file descriptor passed with the request",
+			what);
 	char *busy = tables_busy(&c->tm);
 	if (busy)
 		return busy;
 	if (!l)
 		return control_reply_err("internal", "the table loader is not running");
 	if (l->busy)
-		return control_reply_err("busy", "table %s is being read and checked (for %.1f s); load again after it",
-				 l->name, (double)(tdp_mono_ns() - l->started_ns) / 1e9);
+		return control_reply_err(
+			"busy",
+			"table %s is being read and checked (for %.1f s); load again after it",
+			l->name, (double)(tdp_mono_ns() - l->started_ns) / 1e9);
 	json_t *at_j = json_object_get(args, "at_tai_ns"), *in_j = json_object_get(args, "in_ns");
 	if (stage && (at_j || in_j))
-		return control_reply_err("bad-args", "a staged table is given its time by schedule-commit, not by the stage");
+		return control_reply_err(
+			"bad-args",
+			"a staged table is given its time by schedule-commit, not by the stage");
 	json_t *ttl_j = json_object_get(args, "ttl_ms");
-	if (stage && ttl_j && (!json_is_integer(ttl_j) || json_integer_value(ttl_j) < 1 ||
-			       json_integer_value(ttl_j) > (json_int_t)CTL_STAGE_MAX_TTL_S * 1000))
-		return control_reply_err("bad-args", "ttl_ms is how long the table stays staged: 1 ms to %d s",
-				 CTL_STAGE_MAX_TTL_S);
+	if (stage && ttl_j &&
+	    (!json_is_integer(ttl_j) || json_integer_value(ttl_j) < 1 ||
+	     json_integer_value(ttl_j) > (json_int_t)CTL_STAGE_MAX_TTL_S * 1000))
+		return control_reply_err("bad-args",
+					 "ttl_ms is how long the table stays staged: 1 ms to %d s",
+					 CTL_STAGE_MAX_TTL_S);
 	char *bad = tables_when_check(&c->tm, args);
 	if (bad)
 		return bad;
@@ -322,7 +336,9 @@ void control_load_stop(struct control *c)
 		engine_table_discard(c->e, l->et);
 	free(l->reply);
 	if (l->slot >= 0)
-		control_answer(c, &l->slot, control_reply_err("busy", "tdpd is stopping; %s was not loaded", l->name));
+		control_answer(
+			c, &l->slot,
+			control_reply_err("busy", "tdpd is stopping; %s was not loaded", l->name));
 	json_decref(l->args);
 	close(l->efd);
 	pthread_mutex_destroy(&l->mu);

@@ -33,7 +33,8 @@ char *control_reply_ok(json_t *result)
 	 * would leave a client with nothing to act on */
 	if (!result)
 		return control_reply_err("internal", "the reply could not be built");
-	return control_dump_line(json_pack("{si sb so}", "version", CTL_VERSION, "ok", 1, "result", result));
+	return control_dump_line(
+		json_pack("{si sb so}", "version", CTL_VERSION, "ok", 1, "result", result));
 }
 
 void control_text_copy(char *dst, size_t cap, const char *src)
@@ -80,7 +81,8 @@ static json_t *err_obj(const char *code, const char *fmt, va_list ap)
 	char msg[512];
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	utf8_clean(msg);
-	return json_pack("{si sb ss ss}", "version", CTL_VERSION, "ok", 0, "code", code, "error", msg);
+	return json_pack("{si sb ss ss}", "version", CTL_VERSION, "ok", 0, "code", code, "error",
+			 msg);
 }
 
 char *control_reply_err(const char *code, const char *fmt, ...)

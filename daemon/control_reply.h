@@ -15,7 +15,8 @@
 /* Reply lines, malloc'd, ending in '\n'; NULL only when out of memory. A
  * result that could not be built (NULL) is an "internal" error, never an ok. */
 char *control_reply_ok(json_t *result);
-char *control_reply_err(const char *code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *control_reply_err(const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* o (its reference taken) as one line */
 char *control_dump_line(json_t *o);
 /* src into dst (cap bytes with the NUL) as one line of UTF-8 for logs and

@@ -16,16 +16,26 @@
 static const char *proto_name(uint8_t p, char *buf, size_t len)
 {
 	switch (p) {
-	case 2: return "kernel";
-	case 3: return "boot";
-	case 4: return "static";
-	case 11: return "zebra";
-	case 12: return "bird";
-	case 16: return "dhcp";
-	case 186: return "bgp";
-	case 187: return "isis";
-	case 188: return "ospf";
-	case 189: return "rip";
+	case 2:
+		return "kernel";
+	case 3:
+		return "boot";
+	case 4:
+		return "static";
+	case 11:
+		return "zebra";
+	case 12:
+		return "bird";
+	case 16:
+		return "dhcp";
+	case 186:
+		return "bgp";
+	case 187:
+		return "isis";
+	case 188:
+		return "ospf";
+	case 189:
+		return "rip";
 	default:
 		snprintf(buf, len, "%u", p);
 		return buf;
@@ -54,17 +64,20 @@ static void collect(const struct router *r, void *arg)
 		const char *from = route_origin_name(v[i].origin);
 		if (cl->neighbours) {
 			char mac[18];
-			snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", v[i].mac[0], v[i].mac[1], v[i].mac[2],
-				 v[i].mac[3], v[i].mac[4], v[i].mac[5]);
-			json_array_append_new(cl->a, json_pack("{ss ss ss ss ss}", "address", a, "mac",
-							       v[i].failed ? "" : mac, "port", port, "origin", from,
-							       "state", v[i].failed ? "failed" : "reachable"));
+			snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", v[i].mac[0],
+				 v[i].mac[1], v[i].mac[2], v[i].mac[3], v[i].mac[4], v[i].mac[5]);
+			json_array_append_new(cl->a,
+					      json_pack("{ss ss ss ss ss}", "address", a, "mac",
+							v[i].failed ? "" : mac, "port", port,
+							"origin", from, "state",
+							v[i].failed ? "failed" : "reachable"));
 			continue;
 		}
 		snprintf(pfx, sizeof(pfx), "%s/%u", a, v[i].len);
 		json_t *o = json_pack("{ss ss ss}", "prefix", pfx, "port", port, "origin", from);
 		if (v[i].origin == ROUTE_ORIGIN_KERNEL)
-			json_object_set_new(o, "protocol", json_string(proto_name(v[i].proto, pb, sizeof(pb))));
+			json_object_set_new(o, "protocol",
+					    json_string(proto_name(v[i].proto, pb, sizeof(pb))));
 		if (v[i].nnh > 1) {
 			/* one of an equal-cost multipath route's next hops */
 			json_object_set_new(o, "nexthop", json_integer(v[i].nh_index + 1));
@@ -94,25 +107,28 @@ json_t *control_routes_json(struct control *c, bool neighbours)
 	if (c->nl) {
 		struct nl_stats s;
 		nl_stats(c->nl, &s);
-		json_object_set_new(o, "netlink", json_pack("{sI sI sI sI sI sI sI sI}", "messages", (json_int_t)s.messages,
-							    "rebuilds", (json_int_t)s.rebuilds, "resolve_sent",
-							    (json_int_t)s.resolve_sent, "errors", (json_int_t)s.errors,
-							    "resyncs", (json_int_t)s.resyncs, "dumps_redone",
-							    (json_int_t)s.dumps_redone, "multipath", (json_int_t)s.multipath,
-							    "missing", (json_int_t)s.missing));
+		json_object_set_new(
+			o, "netlink",
+			json_pack("{sI sI sI sI sI sI sI sI}", "messages", (json_int_t)s.messages,
+				  "rebuilds", (json_int_t)s.rebuilds, "resolve_sent",
+				  (json_int_t)s.resolve_sent, "errors", (json_int_t)s.errors,
+				  "resyncs", (json_int_t)s.resyncs, "dumps_redone",
+				  (json_int_t)s.dumps_redone, "multipath", (json_int_t)s.multipath,
+				  "missing", (json_int_t)s.missing));
 	}
 	return o;
 }
 
 json_t *control_host_path_json(const struct hp_port *hp)
 {
-	json_t *o = json_pack("{ss ss si}", "mode", hp_mode_name(hp->mode), "interface", hp->ifname, "rx_queues",
-			      (int)hp->queues);
+	json_t *o = json_pack("{ss ss si}", "mode", hp_mode_name(hp->mode), "interface", hp->ifname,
+			      "rx_queues", (int)hp->queues);
 	uint64_t st[XDPP_NSTATS];
 	if (hp->x_open && xdpp_stats(&hp->x, st) == 0) {
 		json_t *x = json_object();
 		for (int i = 0; i < XDPP_NSTATS; i++)
-			json_object_set_new(x, xdpp_stat_name((enum xdpp_stat)i), json_integer((json_int_t)st[i]));
+			json_object_set_new(x, xdpp_stat_name((enum xdpp_stat)i),
+					    json_integer((json_int_t)st[i]));
 		json_object_set_new(o, "xdp", x);
 	}
 	return o;

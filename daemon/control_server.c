@@ -24,7 +24,7 @@
 #include "frame.h"
 #include "log.h"
 
-#define CTL_IO_MS 1000            /* a client has this long to send its request */
+#define CTL_IO_MS 1000 /* a client has this long to send its request */
 
 /* ---- the thread -------------------------------------------------------- */
 
@@ -51,7 +51,8 @@ static bool peer_allowed(int fd, long gid, char *who, size_t wlen)
 	while (f && !ok && fgets(line, sizeof(line), f))
 		if (!strncmp(line, "Groups:", 7)) {
 			char *p = line + 7, *end;
-			for (long g = strtol(p, &end, 10); end != p; p = end, g = strtol(p, &end, 10))
+			for (long g = strtol(p, &end, 10); end != p;
+			     p = end, g = strtol(p, &end, 10))
 				ok |= g == gid;
 		}
 	if (f)
@@ -68,9 +69,12 @@ static void client_request(struct control *c, int i)
 	char who[64];
 	bool control_sock = k->sock == 0;
 	if (control_sock && !peer_allowed(k->fd, c->gid, who, sizeof(who))) {
-		out = control_reply_err("permission", "%s may not use the control socket: it takes root or group %s", who,
-					c->conf->control_group);
-		log_warn("control socket: %s refused (not root nor in group %s)", who, c->conf->control_group);
+		out = control_reply_err(
+			"permission",
+			"%s may not use the control socket: it takes root or group %s", who,
+			c->conf->control_group);
+		log_warn("control socket: %s refused (not root nor in group %s)", who,
+			 c->conf->control_group);
 	} else {
 		out = control_handle(c, k->buf, strlen(k->buf), k->pfd, i, control_sock, &defer);
 	}
@@ -78,7 +82,8 @@ static void client_request(struct control *c, int i)
 		close(k->pfd);
 	k->pfd = -1;
 	if (defer) {
-		k->state = CL_HELD; /* control_load_finish answers it, or makes it the swap's waiter */
+		k->state =
+			CL_HELD; /* control_load_finish answers it, or makes it the swap's waiter */
 		return;
 	}
 	int slot = i;
@@ -89,25 +94,30 @@ static void client_io(struct control *c, int i, short rev, int64_t now)
 {
 	struct ctl_client *k = &c->cl[i];
 	if (k->state == CL_READ) {
-		int rc = rev ? ctl_read_step(k->fd, k->buf, CTL_MAX_REQUEST + 2, &k->len, &k->pfd) : 0;
+		int rc = rev ? ctl_read_step(k->fd, k->buf, CTL_MAX_REQUEST + 2, &k->len, &k->pfd)
+			     : 0;
 		char *out = NULL;
 		if (rc == 1)
 			client_request(c, i);
 		else if (rc == -E2BIG)
-			out = control_reply_err("too-long", "requests are at most %d bytes", CTL_MAX_REQUEST);
+			out = control_reply_err("too-long", "requests are at most %d bytes",
+						CTL_MAX_REQUEST);
 		else if (rc == -EBADMSG)
 			out = control_reply_err("malformed", "a NUL byte in the request");
 		else if (rc < 0)
 			control_client_close(k);
 		else if (now >= k->deadline_ns)
-			out = control_reply_err("malformed", "no whole request (a JSON line) within %d ms", CTL_IO_MS);
+			out = control_reply_err("malformed",
+						"no whole request (a JSON line) within %d ms",
+						CTL_IO_MS);
 		if (out) {
 			int slot = i;
 			control_answer(c, &slot, out);
 		}
 	} else if (k->state == CL_WRITE) {
 		while (rev && k->off < k->len) {
-			ssize_t n = send(k->fd, k->buf + k->off, k->len - k->off, MSG_NOSIGNAL | MSG_DONTWAIT);
+			ssize_t n = send(k->fd, k->buf + k->off, k->len - k->off,
+					 MSG_NOSIGNAL | MSG_DONTWAIT);
 			if (n > 0) {
 				k->off += (size_t)n;
 				continue;
@@ -136,8 +146,8 @@ static void client_io(struct control *c, int i, short rev, int64_t now)
 		ssize_t n = rev ? recv(k->fd, junk, sizeof(junk), MSG_DONTWAIT) : -1;
 		if (n > 0)
 			k->off += (size_t)n;
-		if ((rev && n == 0) || (n < 0 && rev && errno != EAGAIN && errno != EINTR) || now >= k->deadline_ns ||
-		    k->off >= (1u << 20))
+		if ((rev && n == 0) || (n < 0 && rev && errno != EAGAIN && errno != EINTR) ||
+		    now >= k->deadline_ns || k->off >= (1u << 20))
 			control_client_close(k);
 	}
 }
@@ -168,29 +178,42 @@ static void accept_on(struct control *c, int s, int64_t now)
 			const struct ctl_client *k = &c->cl[i];
 			if (k->state == CL_FREE && free_slot < 0)
 				free_slot = i;
-			of_uid += k->state != CL_FREE && k->sock == s && !k->refused && k->uid == cr.uid;
+			of_uid += k->state != CL_FREE && k->sock == s && !k->refused &&
+				  k->uid == cr.uid;
 			refusing += k->state != CL_FREE && k->refused;
 		}
 		bool refuse = s == 1 && cr.uid != 0 && of_uid >= CTL_MAX_PER_UID;
 		/* those told busy keep to their CTL_REFUSING slots, so a client
 		 * served always finds one; past them, a flood is closed unanswered */
-		char *buf = free_slot >= 0 && (!refuse || refusing < CTL_REFUSING) ? malloc(CTL_MAX_REQUEST + 2) : NULL;
+		char *buf = free_slot >= 0 && (!refuse || refusing < CTL_REFUSING)
+				    ? malloc(CTL_MAX_REQUEST + 2)
+				    : NULL;
 		if (!buf) {
 			close(fd);
 			c->clients_refused += refuse;
 			continue;
 		}
-		c->cl[free_slot] = (struct ctl_client){.fd = fd, .state = CL_READ, .sock = (uint8_t)s, .uid = cr.uid,
-						       .refused = refuse, .pfd = -1, .buf = buf,
-						       .deadline_ns = now + (int64_t)CTL_IO_MS * 1000000};
+		c->cl[free_slot] =
+			(struct ctl_client){.fd = fd,
+					    .state = CL_READ,
+					    .sock = (uint8_t)s,
+					    .uid = cr.uid,
+					    .refused = refuse,
+					    .pfd = -1,
+					    .buf = buf,
+					    .deadline_ns = now + (int64_t)CTL_IO_MS * 1000000};
 		if (!refuse) {
 			c->clients++;
 			continue;
 		}
 		c->clients_refused++;
 		int slot = free_slot;
-		control_answer(c, &slot, control_reply_err("busy", "%d connections of your user to this socket are open; "
-							  "close one and try again", of_uid));
+		control_answer(
+			c, &slot,
+			control_reply_err("busy",
+					  "%d connections of your user to this socket are open; "
+					  "close one and try again",
+					  of_uid));
 	}
 }
 
@@ -217,7 +240,8 @@ static void *ctl_thread(void *arg)
 			p[n] = (struct pollfd){.fd = capture_fd(c->cap), .events = POLLIN};
 			who[n++] = -4;
 			if (c->cap_waiter >= 0) {
-				p[n] = (struct pollfd){.fd = c->cl[c->cap_waiter].fd, .events = POLLRDHUP};
+				p[n] = (struct pollfd){.fd = c->cl[c->cap_waiter].fd,
+						       .events = POLLRDHUP};
 				who[n++] = -5;
 			}
 		}
@@ -225,7 +249,8 @@ static void *ctl_thread(void *arg)
 			struct ctl_client *k = &c->cl[i];
 			if (k->state == CL_FREE || k->state == CL_HELD)
 				continue;
-			p[n] = (struct pollfd){.fd = k->fd, .events = k->state == CL_WRITE ? POLLOUT : POLLIN};
+			p[n] = (struct pollfd){.fd = k->fd,
+					       .events = k->state == CL_WRITE ? POLLOUT : POLLIN};
 			who[n++] = i;
 			if (k->deadline_ns < next)
 				next = k->deadline_ns;
@@ -256,7 +281,8 @@ static void *ctl_thread(void *arg)
 	return NULL;
 }
 
-static int open_one(struct control *c, int i, const char *path, unsigned mode, char *err, size_t errlen)
+static int open_one(struct control *c, int i, const char *path, unsigned mode, char *err,
+		    size_t errlen)
 {
 	c->lfd[i] = -1;
 	if (!path[0] || !strcmp(path, "none"))
@@ -290,8 +316,10 @@ int control_open(struct control *c, char *err, size_t errlen)
 	if (getgrnam_r(c->conf->control_group, &gr, buf, sizeof(buf), &res) == 0 && res)
 		c->gid = (long)gr.gr_gid;
 	else
-		log_notice("control-group %s does not exist: only root may use the control socket (groupadd --system %s "
-			   "lets others in)", c->conf->control_group, c->conf->control_group);
+		log_notice("control-group %s does not exist: only root may use the control socket "
+			   "(groupadd --system %s "
+			   "lets others in)",
+			   c->conf->control_group, c->conf->control_group);
 	if (open_one(c, 0, c->conf->control_socket, 0660, err, errlen) != 0 ||
 	    open_one(c, 1, c->conf->monitor_socket, 0666, err, errlen) != 0) {
 		control_stop(c);
@@ -299,7 +327,8 @@ int control_open(struct control *c, char *err, size_t errlen)
 	}
 	if (c->lfd[0] >= 0)
 		log_info("control socket %s (root%s%s), monitor socket %s", c->conf->control_socket,
-			 c->gid >= 0 ? " and group " : "", c->gid >= 0 ? c->conf->control_group : "",
+			 c->gid >= 0 ? " and group " : "",
+			 c->gid >= 0 ? c->conf->control_group : "",
 			 c->lfd[1] >= 0 ? c->conf->monitor_socket : "none");
 	return 0;
 }
@@ -354,4 +383,3 @@ void control_stop(struct control *c)
 			c->lfd[i] = -1;
 		}
 }
-

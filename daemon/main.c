@@ -42,7 +42,6 @@
 #include "timebase.h"
 #include "watch.h"
 
-
 static volatile sig_atomic_t got_signal, got_hup;
 
 static void on_signal(int sig)
@@ -58,7 +57,6 @@ static void on_hup(int sig)
 	(void)sig;
 	got_hup = 1;
 }
-
 
 /* ---- command line ------------------------------------------------------- */
 
@@ -153,13 +151,15 @@ static int parse_args(struct tdpd *d, int argc, char **argv, bool *check, bool *
 			char *colon = strchr(buf, ':');
 			char *veq = colon ? strchr(colon, '=') : NULL;
 			if (!colon || !veq) {
-				fprintf(stderr, "tdpd: --port takes NAME:OPTION=VALUE, not '%s'\n", val);
+				fprintf(stderr, "tdpd: --port takes NAME:OPTION=VALUE, not '%s'\n",
+					val);
 				errors++;
 				continue;
 			}
 			*colon = 0;
 			*veq = 0;
-			if (conf_set(&d->conf, buf, colon + 1, veq + 1, "command line", 0, stderr) != 0)
+			if (conf_set(&d->conf, buf, colon + 1, veq + 1, "command line", 0,
+				     stderr) != 0)
 				errors++;
 			continue;
 		}
@@ -172,7 +172,6 @@ static int parse_args(struct tdpd *d, int argc, char **argv, bool *check, bool *
 	}
 	return errors ? -1 : 0;
 }
-
 
 /* ---- run ---------------------------------------------------------------- */
 
@@ -249,15 +248,18 @@ static void housekeeping_tick(struct tdpd *d)
 			return;
 		d->reported = true;
 		char msg[640];
-		snprintf(msg, sizeof(msg), "READY=1\nSTATUS=forwarding; sync %s (%s)", tb_state_name(sy.state), sy.reason);
+		snprintf(msg, sizeof(msg), "READY=1\nSTATUS=forwarding; sync %s (%s)",
+			 tb_state_name(sy.state), sy.reason);
 		notify_send(&d->nt, msg);
-		log_info("ready: ports up, the frame engine running, sync %s", tb_state_name(sy.state));
+		log_info("ready: ports up, the frame engine running, sync %s",
+			 tb_state_name(sy.state));
 		d->next_status_ns = now + 5 * TDP_NS_PER_S;
 	}
 	int w = notify_watchdog(&d->nt, now, es.frames);
 	if (w < 0 && !d->stall_logged) {
-		log_err("the frame engine has not advanced since the last watchdog feed (frame %" PRIu64
-			"): the watchdog is no longer fed", es.frames);
+		log_err("the frame engine has not advanced since the last watchdog feed (frame "
+			"%" PRIu64 "): the watchdog is no longer fed",
+			es.frames);
 		d->stall_logged = true;
 	} else if (w > 0 && d->stall_logged) {
 		log_notice("the frame engine advances again: the watchdog is fed");
@@ -266,8 +268,10 @@ static void housekeeping_tick(struct tdpd *d)
 	if (now >= d->next_status_ns && d->nt.fd >= 0) {
 		tb_sync(d->tb, &sy);
 		char msg[640];
-		snprintf(msg, sizeof(msg), "STATUS=sync %s; frames %" PRIu64 ", late %" PRIu64 ", skipped %" PRIu64
-			 "; table %s", tb_state_name(sy.state), es.frames, es.late_frames, es.skipped_frames,
+		snprintf(msg, sizeof(msg),
+			 "STATUS=sync %s; frames %" PRIu64 ", late %" PRIu64 ", skipped %" PRIu64
+			 "; table %s",
+			 tb_state_name(sy.state), es.frames, es.late_frames, es.skipped_frames,
 			 d->ctl.tm.cur ? d->ctl.tm.cur->name : "?");
 		notify_send(&d->nt, msg);
 		d->next_status_ns = now + 5 * TDP_NS_PER_S;
@@ -279,7 +283,8 @@ static void housekeeping_tick(struct tdpd *d)
 static int run(struct tdpd *d)
 {
 	struct conf *c = &d->conf;
-	struct summary_src ss = {.e = d->e, .rx = d->rx, .nrx = d->nrx, .timebase = d->tb->ops->name, .tb = d->tb};
+	struct summary_src ss = {
+		.e = d->e, .rx = d->rx, .nrx = d->nrx, .timebase = d->tb->ops->name, .tb = d->tb};
 	struct watch w;
 	watch_init(&w, d);
 	rt_thread_setup("rx", -1, (int)c->rx_priority);
@@ -308,13 +313,15 @@ static int run(struct tdpd *d)
 	char err[256];
 	if (control_start(&d->ctl, err, sizeof(err)) != 0)
 		log_err("%s: running without control sockets", err);
-	log_notice("forwarding: %u flows on %u ports, TF %" PRIu64 " ns, k %u, late policy %s", d->t->nflows,
-		   d->t->nports, d->t->tf_ns, d->t->k, conf_late_names[c->late_policy]);
+	log_notice("forwarding: %u flows on %u ports, TF %" PRIu64 " ns, k %u, late policy %s",
+		   d->t->nflows, d->t->nports, d->t->tf_ns, d->t->k,
+		   conf_late_names[c->late_policy]);
 	unsigned idle = 0, tick = 0;
 	while (!got_signal) {
 		if (got_hup) {
 			got_hup = 0;
-			log_notice("SIGHUP: ignored; tdpd goes on (a table changes with tdpctl schedule load --at, at a "
+			log_notice("SIGHUP: ignored; tdpd goes on (a table changes with tdpctl "
+				   "schedule load --at, at a "
 				   "frame every router agrees on)");
 		}
 		rx_poll_idle(&d->rx[0], c, &idle);
@@ -331,7 +338,8 @@ static int run(struct tdpd *d)
 			 * syscalls) runs here, never on the engine's thread */
 			if (now >= next_refresh || tb_refresh_asked(d->tb)) {
 				tb_refresh(d->tb);
-				next_refresh = c->clock_refresh_ns ? now + c->clock_refresh_ns : INT64_MAX;
+				next_refresh =
+					c->clock_refresh_ns ? now + c->clock_refresh_ns : INT64_MAX;
 			}
 			tdpd_launch_sample(d, now);
 			watch(d, &w);
@@ -354,7 +362,8 @@ static int run(struct tdpd *d)
 	ss.elapsed_s = (double)(tdp_mono_ns() - t0) / 1e9;
 	struct summary_drv drv[CONF_MAX_PORTS];
 	for (uint32_t p = 0; p < d->nports_open; p++)
-		drv[p] = (struct summary_drv){.name = c->ports[p].name, .dpdk_port = d->ports[p].id,
+		drv[p] = (struct summary_drv){.name = c->ports[p].name,
+					      .dpdk_port = d->ports[p].id,
 					      .tap = d->rxp[p].has_tap ? d->hp[p].ifname : NULL};
 	ss.drv = drv;
 	ss.ndrv = d->nports_open;
@@ -379,11 +388,12 @@ static int run(struct tdpd *d)
 			log_info("counters written to %s", c->summary_json);
 			return 0;
 		}
-		log_err("summary-json %s: %s; the counters are only in the text above", c->summary_json,
-			strerror(ok ? errno : e));
+		log_err("summary-json %s: %s; the counters are only in the text above",
+			c->summary_json, strerror(ok ? errno : e));
 		unlink(tmp);
 	} else {
-		log_err("summary-json %s: %s; the counters are only in the text above", c->summary_json, strerror(errno));
+		log_err("summary-json %s: %s; the counters are only in the text above",
+			c->summary_json, strerror(errno));
 	}
 	return 1;
 }
@@ -419,12 +429,14 @@ int main(int argc, char **argv)
 	if (!errors)
 		errors += tdpd_build_routes(&d);
 	if (errors) {
-		fprintf(stderr, "tdpd: %d error%s; nothing started\n", errors, errors == 1 ? "" : "s");
+		fprintf(stderr, "tdpd: %d error%s; nothing started\n", errors,
+			errors == 1 ? "" : "s");
 		tdpd_shut_down(&d);
 		return EXIT_CONFIG;
 	}
 	if (check) {
-		printf("tdpd: configuration and table are valid: %u ports, %u flows, TF %" PRIu64 " ns, k %u\n",
+		printf("tdpd: configuration and table are valid: %u ports, %u flows, TF %" PRIu64
+		       " ns, k %u\n",
 		       d.conf.nports, d.t->nflows, d.t->tf_ns, d.t->k);
 		tdpd_shut_down(&d);
 		return 0;

@@ -51,7 +51,8 @@ int notify_send(struct notify *n, const char *msg)
 {
 	if (n->fd < 0)
 		return 0;
-	ssize_t r = sendto(n->fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&n->addr, n->alen);
+	ssize_t r =
+		sendto(n->fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&n->addr, n->alen);
 	return r < 0 ? -errno : 0;
 }
 

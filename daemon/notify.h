@@ -15,12 +15,12 @@
 #include <sys/un.h>
 
 struct notify {
-	int fd;                   /* -1: not under systemd */
+	int fd; /* -1: not under systemd */
 	struct sockaddr_un addr;
 	socklen_t alen;
-	int64_t watchdog_ns;      /* 0: no watchdog */
-	int64_t next_feed_ns;     /* monotonic */
-	uint64_t fed_frames;      /* frame count at the latest feed */
+	int64_t watchdog_ns;  /* 0: no watchdog */
+	int64_t next_feed_ns; /* monotonic */
+	uint64_t fed_frames;  /* frame count at the latest feed */
 	bool ready, stalled;
 	uint64_t feeds, withheld; /* watchdog: fed, and ticks it was not fed at */
 };

@@ -52,11 +52,15 @@ int tdpd_build_routes(struct tdpd *d)
 					uint8_t a[16];
 					unsigned len;
 					if (route_parse_prefix(it->val, &fam, a, &len) != 0) {
-						fprintf(stderr, "%s:%u: error: address '%s': expected ADDR/LEN, e.g. 10.0.2.1/24\n",
+						fprintf(stderr,
+							"%s:%u: error: address '%s': expected "
+							"ADDR/LEN, e.g. 10.0.2.1/24\n",
 							it->file, it->line, it->val);
 						errors++;
-					} else if (router_add_address(d->rt, p, fam, a, len, err, sizeof(err)) != 0) {
-						fprintf(stderr, "%s:%u: error: address %s: %s\n", it->file, it->line, it->val, err);
+					} else if (router_add_address(d->rt, p, fam, a, len, err,
+								      sizeof(err)) != 0) {
+						fprintf(stderr, "%s:%u: error: address %s: %s\n",
+							it->file, it->line, it->val, err);
 						errors++;
 					}
 				}
@@ -65,13 +69,20 @@ int tdpd_build_routes(struct tdpd *d)
 					char ip[128], mac[64], extra[8];
 					int fam;
 					uint8_t a[16], m[6];
-					if (sscanf(it->val, "%127s %63s %7s", ip, mac, extra) != 2 ||
-					    route_parse_addr(ip, &fam, a) != 0 || route_parse_mac(mac, m) != 0) {
-						fprintf(stderr, "%s:%u: error: neighbour '%s': expected ADDR MAC, e.g. 10.0.2.2 02:00:00:00:02:02\n",
+					if (sscanf(it->val, "%127s %63s %7s", ip, mac, extra) !=
+						    2 ||
+					    route_parse_addr(ip, &fam, a) != 0 ||
+					    route_parse_mac(mac, m) != 0) {
+						fprintf(stderr,
+							"%s:%u: error: neighbour '%s': expected "
+							"ADDR MAC, e.g. 10.0.2.2 "
+							"02:00:00:00:02:02\n",
 							it->file, it->line, it->val);
 						errors++;
-					} else if (router_add_neighbour(d->rt, p, fam, a, m, err, sizeof(err)) != 0) {
-						fprintf(stderr, "%s:%u: error: neighbour %s: %s\n", it->file, it->line, ip, err);
+					} else if (router_add_neighbour(d->rt, p, fam, a, m, err,
+									sizeof(err)) != 0) {
+						fprintf(stderr, "%s:%u: error: neighbour %s: %s\n",
+							it->file, it->line, ip, err);
 						errors++;
 					}
 				}
@@ -82,14 +93,21 @@ int tdpd_build_routes(struct tdpd *d)
 					int fam, gfam;
 					uint8_t a[16], g[16];
 					unsigned len;
-					if (sscanf(it->val, "%127s %7s %127s %7s", pfx, via, gw, extra) != 3 || strcmp(via, "via") ||
-					    route_parse_prefix(pfx, &fam, a, &len) != 0 || route_parse_addr(gw, &gfam, g) != 0 ||
-					    fam != gfam) {
-						fprintf(stderr, "%s:%u: error: route '%s': expected PREFIX via ADDR of one family, e.g. 10.9.0.0/16 via 10.0.2.9\n",
+					if (sscanf(it->val, "%127s %7s %127s %7s", pfx, via, gw,
+						   extra) != 3 ||
+					    strcmp(via, "via") ||
+					    route_parse_prefix(pfx, &fam, a, &len) != 0 ||
+					    route_parse_addr(gw, &gfam, g) != 0 || fam != gfam) {
+						fprintf(stderr,
+							"%s:%u: error: route '%s': expected PREFIX "
+							"via ADDR of one family, e.g. 10.9.0.0/16 "
+							"via 10.0.2.9\n",
 							it->file, it->line, it->val);
 						errors++;
-					} else if (router_add_route(d->rt, p, fam, a, len, g, err, sizeof(err)) != 0) {
-						fprintf(stderr, "%s:%u: error: route %s: %s\n", it->file, it->line, pfx, err);
+					} else if (router_add_route(d->rt, p, fam, a, len, g, err,
+								    sizeof(err)) != 0) {
+						fprintf(stderr, "%s:%u: error: route %s: %s\n",
+							it->file, it->line, pfx, err);
 						errors++;
 					}
 				}
@@ -98,8 +116,9 @@ int tdpd_build_routes(struct tdpd *d)
 	for (uint32_t p = 0; p < d->conf.nports; p++) {
 		struct conf_port *cp = &d->conf.ports[p];
 		if (cp->peer_mac[0] && route_parse_mac(cp->peer_mac, d->rxp[p].peer_mac) != 0) {
-			fprintf(stderr, "%s:%u: error: [port %s] peer-mac '%s' is not a MAC address\n", cp->file,
-				cp->line, cp->name, cp->peer_mac);
+			fprintf(stderr,
+				"%s:%u: error: [port %s] peer-mac '%s' is not a MAC address\n",
+				cp->file, cp->line, cp->name, cp->peer_mac);
 			errors++;
 		}
 		d->rxp[p].has_peer = cp->peer_mac[0] != 0;
@@ -114,7 +133,7 @@ uint32_t tdpd_rx_cores(const struct conf *c, int *cpus)
 	int tmp[CONF_MAX_RX_CPUS];
 	char why[160];
 	int n = conf_rx_cpus(c->rx_cpus, cpus ? cpus : tmp, why, sizeof(why));
-	return n > 0 ? 1 + (uint32_t)n : 1;   /* refused by conf_check when < 0 */
+	return n > 0 ? 1 + (uint32_t)n : 1; /* refused by conf_check when < 0 */
 }
 
 /*
@@ -140,13 +159,15 @@ void tdpd_fit_limits(struct tdpd *d, const struct sched_table *t)
 		int mode;
 		char tap[IF_NAMESIZE], e[8];
 		const struct conf_port *cp = &d->conf.ports[p];
-		if (hp_mode_for(cp->name, cp->device, (int)cp->host_path, cp->host_interface, &mode, tap, e,
-				sizeof(e)) == 0 && mode == RXH_TAP)
+		if (hp_mode_for(cp->name, cp->device, (int)cp->host_path, cp->host_interface, &mode,
+				tap, e, sizeof(e)) == 0 &&
+		    mode == RXH_TAP)
 			held += HP_TAP_RXD;
 	}
 	for (uint32_t tp = 0; tp < t->nports; tp++) {
 		uint32_t p = d->table_to_port[tp];
-		d->fit_txd[tp] = p < d->nports_open ? d->ports[p].txd : (uint32_t)d->conf.ports[p].tx_desc;
+		d->fit_txd[tp] =
+			p < d->nports_open ? d->ports[p].txd : (uint32_t)d->conf.ports[p].tx_desc;
 		d->fit_mtu[tp] = p < d->nports_open ? PL_GET(d->link[p].mtu) : 0;
 		if (p >= d->nports_open) {
 			/* before the ports open (and in --check): the interface's own */
@@ -156,8 +177,10 @@ void tdpd_fit_limits(struct tdpd *d, const struct sched_table *t)
 			d->fit_mtu[tp] = mtu > 0 ? (uint32_t)mtu : 0;
 		}
 	}
-	d->fit = (struct sched_fit){.mbufs = (uint64_t)d->conf.mbufs, .mbufs_held = held,
-				    .flow_depth = (uint32_t)d->conf.flow_queue_depth, .tx_desc = d->fit_txd,
+	d->fit = (struct sched_fit){.mbufs = (uint64_t)d->conf.mbufs,
+				    .mbufs_held = held,
+				    .flow_depth = (uint32_t)d->conf.flow_queue_depth,
+				    .tx_desc = d->fit_txd,
 				    .mtu = d->fit_mtu};
 }
 
@@ -178,8 +201,11 @@ static int load_one(struct tdpd *d)
 	for (uint32_t tp = 0; tp < d->t->nports; tp++) {
 		struct conf_port *cp = conf_port_find(&d->conf, d->t->ports[tp].name);
 		if (!cp) {
-			fprintf(stderr, "%s:%u: error: the table's port %s has no [port %s] section in %s\n",
-				d->schedule_path, d->t->ports[tp].line, d->t->ports[tp].name, d->t->ports[tp].name,
+			fprintf(stderr,
+				"%s:%u: error: the table's port %s has no [port %s] section in "
+				"%s\n",
+				d->schedule_path, d->t->ports[tp].line, d->t->ports[tp].name,
+				d->t->ports[tp].name,
 				d->conf.nfiles ? d->conf.files[0] : "the configuration");
 			errors++;
 			continue;
@@ -251,9 +277,12 @@ int tdpd_load_table(struct tdpd *d)
 	bool differs = rc == 0 && strcmp(d->saved.digest, conf_digest) != 0;
 	if (rc == 0 && strcmp(d->saved.via, TS_VIA_CONFIG) != 0 && differs) {
 		if (d->conf.start_table == START_TABLE_CONFIG) {
-			log_warn("start-table config: tdpd.conf's table %s (digest %.16s) runs, not the one in force at the "
-				 "last stop (%s by %s at frame %" PRId64 ", digest %.16s): this router may now run another "
-				 "plan than its neighbours", conf_path, conf_digest, d->saved.name, d->saved.via,
+			log_warn("start-table config: tdpd.conf's table %s (digest %.16s) runs, "
+				 "not the one in force at the "
+				 "last stop (%s by %s at frame %" PRId64
+				 ", digest %.16s): this router may now run another "
+				 "plan than its neighbours",
+				 conf_path, conf_digest, d->saved.name, d->saved.via,
 				 d->saved.frame, d->saved.digest);
 		} else {
 			snprintf(d->schedule_path, sizeof(d->schedule_path), "%s", d->saved.path);
@@ -264,25 +293,32 @@ int tdpd_load_table(struct tdpd *d)
 			if (!errors && !strcmp(got, d->saved.digest)) {
 				d->resumed = true;
 				snprintf(d->origin, sizeof(d->origin), "%s", d->saved.via);
-				log_notice("resuming the table in force at the last stop: %s, put in force by %s at frame %"
-					   PRId64 " (digest %.16s, kept in %s), not tdpd.conf's %s (digest %.16s): the "
-					   "network runs it (start-table saved)", d->saved.name, d->saved.via,
-					   d->saved.frame, d->saved.digest, dir, conf_path, conf_digest);
+				log_notice("resuming the table in force at the last stop: %s, put "
+					   "in force by %s at frame %" PRId64
+					   " (digest %.16s, kept in %s), not tdpd.conf's %s "
+					   "(digest %.16s): the "
+					   "network runs it (start-table saved)",
+					   d->saved.name, d->saved.via, d->saved.frame,
+					   d->saved.digest, dir, conf_path, conf_digest);
 				return 0;
 			}
-			log_err("the table in force at the last stop (%s, %s at frame %" PRId64 ", kept as %s) %s: "
-				"tdpd.conf's %s runs instead, and this router may now run another plan than its "
-				"neighbours", d->saved.name, d->saved.via, d->saved.frame, d->saved.path,
-				errors ? "does not fit this configuration (above)" : "is not the table its record names",
+			log_err("the table in force at the last stop (%s, %s at frame %" PRId64
+				", kept as %s) %s: "
+				"tdpd.conf's %s runs instead, and this router may now run another "
+				"plan than its "
+				"neighbours",
+				d->saved.name, d->saved.via, d->saved.frame, d->saved.path,
+				errors ? "does not fit this configuration (above)"
+				       : "is not the table its record names",
 				conf_path);
 			sched_free(d->t);
 			d->t = NULL;
 			snprintf(d->schedule_path, sizeof(d->schedule_path), "%s", conf_path);
 		}
 	} else if (rc == 0 && differs) {
-		log_notice("tdpd.conf's table %s changed since the last run (digest %.16s, was %.16s)", conf_path,
-			   conf_digest, d->saved.digest);
+		log_notice(
+			"tdpd.conf's table %s changed since the last run (digest %.16s, was %.16s)",
+			conf_path, conf_digest, d->saved.digest);
 	}
 	return load_one(d);
 }
-

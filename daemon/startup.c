@@ -59,8 +59,9 @@ static int locks_up(struct tdpd *d)
 		int rc, tries = 0;
 		/* the guard of a tdpd that died holds it while it sets the port
 		 * down: a restart waits for it (at most 5 s), then brings it up */
-		while ((rc = pl_take(&d->plock[p], c->ports[p].name, c->ports[p].device, c->control_socket, 0, err,
-				     sizeof(err))) == -2 && tries++ < 50) {
+		while ((rc = pl_take(&d->plock[p], c->ports[p].name, c->ports[p].device,
+				     c->control_socket, 0, err, sizeof(err))) == -2 &&
+		       tries++ < 50) {
 			if (tries == 1)
 				log_notice("[port %s] %s: waiting for it", c->ports[p].name, err);
 			usleep(100000);
@@ -98,8 +99,9 @@ static int guard_up(struct tdpd *d)
 	char err[256];
 	int n = pmd_eal_stale_dirs();
 	if (n)
-		log_info("removed %d empty DPDK runtime director%s of tdpd processes that are gone (%s)", n,
-			 n == 1 ? "y" : "ies", PMD_RUNTIME_DIR);
+		log_info("removed %d empty DPDK runtime director%s of tdpd processes that are gone "
+			 "(%s)",
+			 n, n == 1 ? "y" : "ies", PMD_RUNTIME_DIR);
 	if (hp_guard_start(&d->guard, (int)d->conf.stop_action, err, sizeof(err)) != 0) {
 		log_err("%s", err);
 		return -1;
@@ -172,8 +174,8 @@ static int hostpath_up(struct tdpd *d)
 	for (uint32_t p = 0; p < c->nports; p++) {
 		struct hp_port *hp = &d->hp[p];
 		struct conf_port *cp = &c->ports[p];
-		if (hp_prepare(hp, cp->name, cp->device, (int)cp->host_path, cp->host_interface, prog, err,
-			       sizeof(err)) != 0) {
+		if (hp_prepare(hp, cp->name, cp->device, (int)cp->host_path, cp->host_interface,
+			       prog, err, sizeof(err)) != 0) {
 			log_err("[port %s] %s", c->ports[p].name, err);
 			hp_release(hp);
 			return -1;
@@ -183,19 +185,24 @@ static int hostpath_up(struct tdpd *d)
 		if (pmd_is_pci(cp->device))
 			hp->queues = (uint16_t)tdpd_rx_cores(c, NULL);
 		if (hp->mode == RXH_NONE)
-			log_info("port %s: no kernel interface: the router's host stack is not reachable through it",
+			log_info("port %s: no kernel interface: the router's host stack is not "
+				 "reachable through it",
 				 c->ports[p].name);
 		else if (hp->mode == RXH_TAP && !hp->dev_ifname[0])
-			log_info("port %s: host path tap on %s, created once the port is open", cp->name, hp->ifname);
+			log_info("port %s: host path tap on %s, created once the port is open",
+				 cp->name, hp->ifname);
 		else if (hp->mode == RXH_TAP)
-			log_info("port %s: host path tap on %s, created once the port is open; %s, %u RX queue%s, every "
-				 "frame to tdpd%s%.*s", cp->name, hp->ifname, hp->dev_ifname, hp->queues,
+			log_info("port %s: host path tap on %s, created once the port is open; %s, "
+				 "%u RX queue%s, every "
+				 "frame to tdpd%s%.*s",
+				 cp->name, hp->ifname, hp->dev_ifname, hp->queues,
 				 hp->queues == 1 ? "" : "s", hp->note[0] ? "; " : "",
 				 hp->note[0] ? (int)strlen(hp->note) - 2 : 0, hp->note);
 		else
-			log_info("port %s: host path %s on %s, %u RX queue%s%s%.*s", c->ports[p].name,
-				 hp_mode_name(hp->mode), hp->ifname, hp->queues, hp->queues == 1 ? "" : "s",
-				 hp->note[0] ? "; " : "", hp->note[0] ? (int)strlen(hp->note) - 2 : 0, hp->note);
+			log_info("port %s: host path %s on %s, %u RX queue%s%s%.*s",
+				 c->ports[p].name, hp_mode_name(hp->mode), hp->ifname, hp->queues,
+				 hp->queues == 1 ? "" : "s", hp->note[0] ? "; " : "",
+				 hp->note[0] ? (int)strlen(hp->note) - 2 : 0, hp->note);
 	}
 	return 0;
 }
@@ -219,10 +226,16 @@ static int eal_up(struct tdpd *d)
 	if (engine_cpu < 0)
 		engine_cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
 	d->nrx = tdpd_rx_cores(c, d->rx_cpu);
-	struct pmd_eal pe = {.main_cpu = (int)c->housekeeping_cpu, .engine_cpu = engine_cpu,
-			     .rx_cpus = d->rx_cpu, .nrx_cpus = (int)d->nrx - 1,
-			     .huge = (int)c->huge_pages, .mbufs = (uint32_t)c->mbufs, .devices = devs,
-			     .ndevices = c->nports, .log_level = tdp_log_level, .argc = d->eal_argc,
+	struct pmd_eal pe = {.main_cpu = (int)c->housekeeping_cpu,
+			     .engine_cpu = engine_cpu,
+			     .rx_cpus = d->rx_cpu,
+			     .nrx_cpus = (int)d->nrx - 1,
+			     .huge = (int)c->huge_pages,
+			     .mbufs = (uint32_t)c->mbufs,
+			     .devices = devs,
+			     .ndevices = c->nports,
+			     .log_level = tdp_log_level,
+			     .argc = d->eal_argc,
 			     .argv = d->eal_argv};
 	char hmsg[400];
 	if (pmd_huge_decide(pe.huge, pe.mbufs, &pe.no_huge, hmsg, sizeof(hmsg)) != 0) {
@@ -276,11 +289,16 @@ static int pool_fits_af_xdp(struct tdpd *d)
 		uint32_t out = pmd_pool_umem_outside(d->mp, &umem);
 		if (out == 0)
 			return 0;
-		log_err("[port %s] %u of the pool's %u buffers lie past the %" PRIu64 " bytes the af_xdp PMD "
-			"registers with the kernel (DPDK before 24.07 takes the pool for one block of buffers, "
-			"and a PCI port's pool has gaps at page ends): the kernel would drop every frame into "
-			"them without a count, and the port would stop receiving. Give af_xdp and PCI ports "
-			"each a tdpd of their own", d->conf.ports[p].name, out, (unsigned)d->conf.mbufs, umem);
+		log_err("[port %s] %u of the pool's %u buffers lie past the %" PRIu64
+			" bytes the af_xdp PMD "
+			"registers with the kernel (DPDK before 24.07 takes the pool for one block "
+			"of buffers, "
+			"and a PCI port's pool has gaps at page ends): the kernel would drop every "
+			"frame into "
+			"them without a count, and the port would stop receiving. Give af_xdp and "
+			"PCI ports "
+			"each a tdpd of their own",
+			d->conf.ports[p].name, out, (unsigned)d->conf.mbufs, umem);
 		return -1;
 	}
 	return 0;
@@ -293,21 +311,24 @@ static int tap_up(struct tdpd *d, uint32_t p)
 	char err[512], dev[256];
 	struct hp_port *hp = &d->hp[p];
 	const uint8_t *m = d->ports[p].mac;
-	snprintf(dev, sizeof(dev), "%s,mac=%02x:%02x:%02x:%02x:%02x:%02x", hp->tap_device, m[0], m[1], m[2], m[3],
-		 m[4], m[5]);
+	snprintf(dev, sizeof(dev), "%s,mac=%02x:%02x:%02x:%02x:%02x:%02x", hp->tap_device, m[0],
+		 m[1], m[2], m[3], m[4], m[5]);
 	if (pmd_vdev_add(dev, err, sizeof(err)) != 0 ||
-	    pmd_port_open(&d->taps[p], dev, 1, HP_TAP_RXD, HP_TAP_TXD, d->mp, PMD_LAUNCH_OFF, err, sizeof(err)) != 0 ||
+	    pmd_port_open(&d->taps[p], dev, 1, HP_TAP_RXD, HP_TAP_TXD, d->mp, PMD_LAUNCH_OFF, err,
+			  sizeof(err)) != 0 ||
 	    hp_tap_created(hp, err, sizeof(err)) != 0) {
-		log_err("[port %s] the exception interface %s: %s", d->conf.ports[p].name, hp->ifname, err);
+		log_err("[port %s] the exception interface %s: %s", d->conf.ports[p].name,
+			hp->ifname, err);
 		return -1;
 	}
 	/* the kernel's interface takes what is addressed to it, as a NIC does */
 	rte_eth_promiscuous_disable(d->taps[p].id);
 	d->rxp[p].has_tap = true;
 	d->rxp[p].tap_port = d->taps[p].id;
-	log_info("port %s: exception interface %s (ifindex %u, DPDK port %u) up with the port's MAC; the host's "
-		 "frames go to it, what the kernel sends on it leaves the port as best effort", d->conf.ports[p].name,
-		 hp->ifname, hp->ifindex, d->taps[p].id);
+	log_info("port %s: exception interface %s (ifindex %u, DPDK port %u) up with the port's "
+		 "MAC; the host's "
+		 "frames go to it, what the kernel sends on it leaves the port as best effort",
+		 d->conf.ports[p].name, hp->ifname, hp->ifindex, d->taps[p].id);
 	return 0;
 }
 
@@ -339,17 +360,21 @@ static int ports_up(struct tdpd *d)
 		return -1;
 	for (uint32_t p = 0; p < c->nports; p++) {
 		struct conf_port *cp = &c->ports[p];
-		if (pmd_port_open(&d->ports[p], d->hp[p].device, d->hp[p].queues, (uint16_t)cp->rx_desc,
-				  (uint16_t)cp->tx_desc, d->mp, (enum pmd_launch)cp->tx_launch, err, sizeof(err)) != 0) {
+		if (pmd_port_open(&d->ports[p], d->hp[p].device, d->hp[p].queues,
+				  (uint16_t)cp->rx_desc, (uint16_t)cp->tx_desc, d->mp,
+				  (enum pmd_launch)cp->tx_launch, err, sizeof(err)) != 0) {
 			const char *k = d->hp[p].mode == RXH_XDP ? xdpp_kernel_said() : "";
 			/* veth refuses XDP on an end with fewer RX queues than its peer has
 			 * TX queues (veth_xdp_set); the PMD opens one queue on a veth */
 			char fix[160] = "";
 			if (strstr(k, "peer tx queues"))
-				snprintf(fix, sizeof(fix), "; give the veth's peer (ip link show %s names it, IF@PEER) no "
-					 "more TX queues than its %u RX: ethtool -L PEER tx %u", d->hp[p].dev_ifname,
-					 d->hp[p].queues, d->hp[p].queues);
-			log_err("[port %s] %s%s%s%s", cp->name, err, k[0] ? "; the kernel said: " : "", k, fix);
+				snprintf(fix, sizeof(fix),
+					 "; give the veth's peer (ip link show %s names it, "
+					 "IF@PEER) no "
+					 "more TX queues than its %u RX: ethtool -L PEER tx %u",
+					 d->hp[p].dev_ifname, d->hp[p].queues, d->hp[p].queues);
+			log_err("[port %s] %s%s%s%s", cp->name, err,
+				k[0] ? "; the kernel said: " : "", k, fix);
 			return -1;
 		}
 		d->nports_open = p + 1;
@@ -359,26 +384,35 @@ static int ports_up(struct tdpd *d)
 		}
 		d->rxp[p].nrxq = d->ports[p].nrxq;
 		if (d->nrx > 1)
-			log_info("port %s: %u RX queue%s%s, polled by %u RX core%s", cp->name, d->ports[p].nrxq,
-				 d->ports[p].nrxq == 1 ? "" : "s", d->ports[p].rss ? " spread by RSS" : "",
+			log_info("port %s: %u RX queue%s%s, polled by %u RX core%s", cp->name,
+				 d->ports[p].nrxq, d->ports[p].nrxq == 1 ? "" : "s",
+				 d->ports[p].rss ? " spread by RSS" : "",
 				 d->ports[p].nrxq < d->nrx ? d->ports[p].nrxq : d->nrx,
-				 (d->ports[p].nrxq < d->nrx ? d->ports[p].nrxq : d->nrx) == 1 ? "" : "s");
+				 (d->ports[p].nrxq < d->nrx ? d->ports[p].nrxq : d->nrx) == 1
+					 ? ""
+					 : "s");
 		if (d->nrx > 1 && d->ports[p].nrxq == 1)
-			log_notice("port %s: one RX queue, so RX core 0 alone serves it (%s)", cp->name,
-				   pmd_is_pci(cp->device) ? "the device offers no RSS on IP addresses and ports"
-				   : pmd_is_af_xdp(cp->device) ? (d->hp[p].combined ? "give the interface more combined "
-								    "channels: ethtool -L IF combined N"
-								  : "the interface has no combined channels (a veth), "
-								    "and the af_xdp PMD opens no others")
-				   : "af_packet: give the device qpairs=N");
+			log_notice("port %s: one RX queue, so RX core 0 alone serves it (%s)",
+				   cp->name,
+				   pmd_is_pci(cp->device)
+					   ? "the device offers no RSS on IP addresses and ports"
+				   : pmd_is_af_xdp(cp->device)
+					   ? (d->hp[p].combined
+						      ? "give the interface more combined "
+							"channels: ethtool -L IF combined N"
+						      : "the interface has no combined channels (a "
+							"veth), "
+							"and the af_xdp PMD opens no others")
+					   : "af_packet: give the device qpairs=N");
 		d->rxp[p].dpdk_port = d->ports[p].id;
 		memcpy(d->rxp[p].mac, d->ports[p].mac, 6);
 		link_init(d, p);
 		if (d->hp[p].mode == RXH_TAP && tap_up(d, p) != 0)
 			return -1;
 		const uint8_t *m = d->ports[p].mac;
-		log_info("port %s: %s, DPDK port %u, MAC %02x:%02x:%02x:%02x:%02x:%02x, link %s%u Mbit/s", cp->name,
-			 cp->device, d->ports[p].id, m[0], m[1], m[2], m[3], m[4], m[5],
+		log_info("port %s: %s, DPDK port %u, MAC %02x:%02x:%02x:%02x:%02x:%02x, link %s%u "
+			 "Mbit/s",
+			 cp->name, cp->device, d->ports[p].id, m[0], m[1], m[2], m[3], m[4], m[5],
 			 d->ports[p].link_mbps ? "" : "unknown ", d->ports[p].link_mbps);
 		if (hp_caveat(&d->hp[p]))
 			log_warn("port %s: %s", cp->name, hp_caveat(&d->hp[p]));
@@ -401,13 +435,15 @@ static int ports_up(struct tdpd *d)
 			int rc = coalesce_off(d->ports[p].ifname, &d->coal[p]);
 			coalesce_describe(&d->coal[p], rc, pi->coalesce, sizeof(pi->coalesce));
 			if (rc == 0 || rc == -EOPNOTSUPP)
-				log_info("port %s: interrupt coalescing %s", cp->name, pi->coalesce);
+				log_info("port %s: interrupt coalescing %s", cp->name,
+					 pi->coalesce);
 			else
 				log_warn("port %s: %s", cp->name, pi->coalesce);
 		} else {
 			/* a PCI device bound to a DPDK driver: no netdev, no interrupts */
 			snprintf(pi->coalesce, sizeof(pi->coalesce),
-				 "not applicable: the PMD polls the device, its RX/TX interrupts are not used");
+				 "not applicable: the PMD polls the device, its RX/TX interrupts "
+				 "are not used");
 			log_info("port %s: DPDK-owned, %s", cp->name, pi->coalesce);
 		}
 	}
@@ -422,11 +458,15 @@ static void ports_down(struct tdpd *d)
 		if (d->conf.stop_action == HP_STOP_DOWN && pmd_is_pci(d->conf.ports[p].device)) {
 			int rc = rte_eth_dev_set_link_down(d->ports[p].id);
 			if (rc == 0)
-				log_notice("port %s: tdpd stopped: link set down (stop-action down), so its neighbours see "
-					   "the router gone", d->conf.ports[p].name);
+				log_notice("port %s: tdpd stopped: link set down (stop-action "
+					   "down), so its neighbours see "
+					   "the router gone",
+					   d->conf.ports[p].name);
 			else
-				log_warn("port %s: tdpd stopped: the PMD cannot set the link down (%s): its neighbours see "
-					 "the router gone only when its hellos stop", d->conf.ports[p].name, rte_strerror(-rc));
+				log_warn("port %s: tdpd stopped: the PMD cannot set the link down "
+					 "(%s): its neighbours see "
+					 "the router gone only when its hellos stop",
+					 d->conf.ports[p].name, rte_strerror(-rc));
 		}
 		pmd_port_close(&d->taps[p]);
 		d->rxp[p].has_tap = false;
@@ -455,19 +495,24 @@ static int timebase_up(struct tdpd *d)
 		/* the edges of a frame tick mark the frames: an offset would move
 		 * the time read but not them */
 		if (d->tb->ops->tick_fd && d->tb->ops->tick_fd(d->tb) >= 0) {
-			log_err("time-offset: timebase %s takes its frames from a tick, which no offset moves; set the "
-				"source's own correction (the card's propagation delay, ptp4l's delayAsymmetry)", tbo->name);
+			log_err("time-offset: timebase %s takes its frames from a tick, which no "
+				"offset moves; set the "
+				"source's own correction (the card's propagation delay, ptp4l's "
+				"delayAsymmetry)",
+				tbo->name);
 			tb_destroy(d->tb);
 			d->tb = NULL;
 			return -1;
 		}
 		d->tb->offset_ns = c->time_offset_ns;
-		log_warn("time-offset: %" PRId64 " ns added to the %s source's time", c->time_offset_ns, tbo->name);
+		log_warn("time-offset: %" PRId64 " ns added to the %s source's time",
+			 c->time_offset_ns, tbo->name);
 	}
 	struct tb_sync sy;
 	tb_sync(d->tb, &sy);
-	log_notice("sync: %s (%s); in holdover the engine will %s, unlocked it will %s", tb_state_name(sy.state),
-		   sy.reason, conf_action_names[c->sync_holdover_action], conf_action_names[c->sync_unlocked_action]);
+	log_notice("sync: %s (%s); in holdover the engine will %s, unlocked it will %s",
+		   tb_state_name(sy.state), sy.reason, conf_action_names[c->sync_holdover_action],
+		   conf_action_names[c->sync_unlocked_action]);
 
 	return 0;
 }
@@ -498,31 +543,45 @@ static int engine_up(struct tdpd *d)
 			from = "table";
 		}
 		if (rate < table_rate)
-			log_warn("port %s: paced at %" PRIu64 " bit/s (%s), below the table's %" PRIu64
-				 " bit/s: admission control assumed more than the link gives", c->ports[p].name, rate,
-				 from, table_rate);
-		log_info("port %s: engine paces best effort at %" PRIu64 " bit/s (%s)", c->ports[p].name, rate, from);
+			log_warn("port %s: paced at %" PRIu64
+				 " bit/s (%s), below the table's %" PRIu64
+				 " bit/s: admission control assumed more than the link gives",
+				 c->ports[p].name, rate, from, table_rate);
+		log_info("port %s: engine paces best effort at %" PRIu64 " bit/s (%s)",
+			 c->ports[p].name, rate, from);
 		d->pinfo[p].rate_bps = rate;
 		d->pinfo[p].rate_from = from;
-		epc[tp_] = (struct eng_port_cfg){.dpdk_port = d->ports[p].id, .txq = 0, .rate_bps = rate,
+		epc[tp_] = (struct eng_port_cfg){.dpdk_port = d->ports[p].id,
+						 .txq = 0,
+						 .rate_bps = rate,
 						 .overhead = d->t->ports[tp_].overhead};
 		tdpd_launch_port(d, p, &epc[tp_]);
 	}
 	struct eng_config ec = {
-		.t = d->t, .tb = d->tb, .late = c->late_policy ? LATE_CARRY : LATE_DROP, .node_id = (uint16_t)c->node_id,
-		.flow_depth = (uint32_t)c->flow_queue_depth, .be_depth = (uint32_t)c->be_queue_depth,
+		.t = d->t,
+		.tb = d->tb,
+		.late = c->late_policy ? LATE_CARRY : LATE_DROP,
+		.node_id = (uint16_t)c->node_id,
+		.flow_depth = (uint32_t)c->flow_queue_depth,
+		.be_depth = (uint32_t)c->be_queue_depth,
 		.rx_cores = d->nrx,
-		.be_poll_ns = c->be_poll_ns, .ports = epc,
+		.be_poll_ns = c->be_poll_ns,
+		.ports = epc,
 		.holdover_action = (enum sync_action)c->sync_holdover_action,
 		.unlocked_action = (enum sync_action)c->sync_unlocked_action,
 		.budget_action = (enum sync_action)c->sync_budget_action,
-		.pw = {.spin_below_ns = c->spin_below_ns, .min_sleep_ns = c->min_sleep_ns,
-		       .margin_ns = c->wake_margin_ns, .window = (uint32_t)c->oversleep_window,
-		       .decay_pct = (uint32_t)c->oversleep_decay, .book_init_ns = 200, .max_lead_ns = c->max_lead_ns,
+		.pw = {.spin_below_ns = c->spin_below_ns,
+		       .min_sleep_ns = c->min_sleep_ns,
+		       .margin_ns = c->wake_margin_ns,
+		       .window = (uint32_t)c->oversleep_window,
+		       .decay_pct = (uint32_t)c->oversleep_decay,
+		       .book_init_ns = 200,
+		       .max_lead_ns = c->max_lead_ns,
 		       .miss_ppb = c->wake_predictor ? (uint64_t)c->wake_miss_ppb : 0},
 		/* left at its default, the lead is cut to half the TF where longer */
 		.launch_lead_ns = c->launch_lead_ns,
-		.launch_lead_default = !c->set_line[conf_find("launch-lead", CS_GLOBAL) - conf_opts],
+		.launch_lead_default =
+			!c->set_line[conf_find("launch-lead", CS_GLOBAL) - conf_opts],
 		.launch_margin_ns = c->launch_margin_ns,
 	};
 	d->e = engine_create(&ec, err, sizeof(err));
@@ -532,9 +591,13 @@ static int engine_up(struct tdpd *d)
 		return -1;
 	}
 	if (engine_launch_lead(d->e))
-		log_info("launch-time ports: each burst handed over %" PRId64 " ns before its frame (launch-lead%s), "
-			 "no later than %" PRId64 " ns before it (launch-margin)", engine_launch_lead(d->e),
-			 engine_launch_lead(d->e) < c->launch_lead_ns ? ": half the TF, the default being longer" : "",
+		log_info("launch-time ports: each burst handed over %" PRId64
+			 " ns before its frame (launch-lead%s), "
+			 "no later than %" PRId64 " ns before it (launch-margin)",
+			 engine_launch_lead(d->e),
+			 engine_launch_lead(d->e) < c->launch_lead_ns
+				 ? ": half the TF, the default being longer"
+				 : "",
 			 c->launch_margin_ns);
 	return 0;
 }
@@ -556,7 +619,8 @@ static int tables_up(struct tdpd *d)
 		log_err("routes: %s", router_missing(d->rt, &miss) ? miss : err);
 		return -1;
 	}
-	d->ctl.tm.cur = dtable_new(engine_table_current(d->e), d->resumed ? d->saved.name : d->schedule_path, d->origin);
+	d->ctl.tm.cur = dtable_new(engine_table_current(d->e),
+				   d->resumed ? d->saved.name : d->schedule_path, d->origin);
 	if (!d->ctl.tm.cur) {
 		log_err("out of memory");
 		return -1;
@@ -565,12 +629,23 @@ static int tables_up(struct tdpd *d)
 	/* the state directory holds it already (resumed, or tdpd.conf's own) */
 	d->ctl.tm.cur_saved = !strcmp(d->saved.digest, d->ctl.tm.cur->digest);
 	for (uint32_t p = 0; p < c->nports; p++)
-		d->be_q[p] = d->rxp[p].table_port >= 0 ? engine_be_ring(d->e, (uint32_t)d->rxp[p].table_port) : NULL;
-	d->rx[0] = (struct rx){.ports = d->rxp, .nports = c->nports, .tab = &d->ctl.tm.cur->rxt[0],
-			       .be_q = d->be_q, .table_to_port = d->table_to_port, .clock = rx_clock, .clock_arg = d->tb,
-			       .g = *engine_geom(d->e), .icmp_rate = (uint32_t)c->icmp_rate,
-			       .icmp_burst = (uint32_t)c->icmp_burst, .ncores = (uint16_t)d->nrx, .link = d->link,
-			       .moved = (uint8_t)c->moved_route, .hold = &d->hold[0]};
+		d->be_q[p] = d->rxp[p].table_port >= 0
+				     ? engine_be_ring(d->e, (uint32_t)d->rxp[p].table_port)
+				     : NULL;
+	d->rx[0] = (struct rx){.ports = d->rxp,
+			       .nports = c->nports,
+			       .tab = &d->ctl.tm.cur->rxt[0],
+			       .be_q = d->be_q,
+			       .table_to_port = d->table_to_port,
+			       .clock = rx_clock,
+			       .clock_arg = d->tb,
+			       .g = *engine_geom(d->e),
+			       .icmp_rate = (uint32_t)c->icmp_rate,
+			       .icmp_burst = (uint32_t)c->icmp_burst,
+			       .ncores = (uint16_t)d->nrx,
+			       .link = d->link,
+			       .moved = (uint8_t)c->moved_route,
+			       .hold = &d->hold[0]};
 	rx_set_router(&d->rx[0], d->rt);
 	/* the ICMP errors' source on each port: its first address of each family */
 	uint8_t la[CONF_MAX_PORTS * 8][17];
@@ -591,7 +666,8 @@ static int tables_up(struct tdpd *d)
 	if (d->nrx > 1) {
 		d->handoff = rte_ring_create("tdpd_handoff", 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
 		if (!d->handoff) {
-			log_err("cannot create the RX cores' hand-off ring: %s", rte_strerror(rte_errno));
+			log_err("cannot create the RX cores' hand-off ring: %s",
+				rte_strerror(rte_errno));
 			return -1;
 		}
 		d->rx[0].handoff = d->handoff;
@@ -612,10 +688,12 @@ static int tables_up(struct tdpd *d)
 	/* table loads are checked against the rings the PMDs set up */
 	bool adjusted = false;
 	for (uint32_t p = 0; p < c->nports; p++)
-		if (d->ports[p].txd != c->ports[p].tx_desc || d->ports[p].rxd != c->ports[p].rx_desc) {
-			log_notice("port %s: the PMD set up %u RX and %u TX descriptors (rx-desc %" PRId64 ", tx-desc %"
-				   PRId64 ")", c->ports[p].name, d->ports[p].rxd, d->ports[p].txd, c->ports[p].rx_desc,
-				   c->ports[p].tx_desc);
+		if (d->ports[p].txd != c->ports[p].tx_desc ||
+		    d->ports[p].rxd != c->ports[p].rx_desc) {
+			log_notice("port %s: the PMD set up %u RX and %u TX descriptors (rx-desc "
+				   "%" PRId64 ", tx-desc %" PRId64 ")",
+				   c->ports[p].name, d->ports[p].rxd, d->ports[p].txd,
+				   c->ports[p].rx_desc, c->ports[p].tx_desc);
 			adjusted = true;
 		}
 	tdpd_fit_limits(d, d->t);
@@ -657,7 +735,8 @@ static void tables_down(struct tdpd *d)
 	/* what still waited for a neighbour: dropped, counted */
 	for (uint32_t k = 0; k < RX_MAX_CORES; k++)
 		if (d->hold[k].used)
-			CTR_ADD(d->rx[k].st.drop[RXD_NO_NEIGH], rx_hold_expire(&d->hold[k], INT64_MAX));
+			CTR_ADD(d->rx[k].st.drop[RXD_NO_NEIGH],
+				rx_hold_expire(&d->hold[k], INT64_MAX));
 	struct rte_mbuf *m;
 	while (d->handoff && rte_ring_sc_dequeue(d->handoff, (void **)&m) == 0)
 		rte_pktmbuf_free(m);
@@ -685,11 +764,12 @@ static int kernel_up(struct tdpd *d)
 			uint8_t a[16];
 			unsigned len;
 			if (route_parse_prefix(c->ports[p].address.v[i].val, &fam, a, &len) != 0)
-				continue;   /* refused at --check already */
+				continue; /* refused at --check already */
 			int rc = kif_addr_add(hp->ifindex, fam, a, len);
 			if (rc < 0) {
-				log_err("port %s: cannot put address %s on %s: %s", c->ports[p].name,
-					c->ports[p].address.v[i].val, hp->ifname, strerror(-rc));
+				log_err("port %s: cannot put address %s on %s: %s",
+					c->ports[p].name, c->ports[p].address.v[i].val, hp->ifname,
+					strerror(-rc));
 				return -1;
 			}
 		}
@@ -704,8 +784,9 @@ static int kernel_up(struct tdpd *d)
 		return 0;
 	}
 	char err[256];
-	d->resolve = rte_ring_create_elem("tdpd_resolve", sizeof(struct rx_resolve), RX_RESOLVE_RING,
-					  SOCKET_ID_ANY, RING_F_SC_DEQ);   /* every RX core asks */
+	d->resolve =
+		rte_ring_create_elem("tdpd_resolve", sizeof(struct rx_resolve), RX_RESOLVE_RING,
+				     SOCKET_ID_ANY, RING_F_SC_DEQ); /* every RX core asks */
 	if (!d->resolve) {
 		log_err("cannot create the resolve ring: %s", rte_strerror(rte_errno));
 		return -1;
@@ -715,7 +796,8 @@ static int kernel_up(struct tdpd *d)
 	for (uint32_t p = 0; p < c->nports; p++) {
 		const struct conf_port *cp = &c->ports[p];
 		d->nladdr[p] = calloc(cp->address.n ? cp->address.n : 1, sizeof(*d->nladdr[p]));
-		d->nlp[p] = (struct nl_port){.name = cp->name, .link = &d->link[p], .addr = d->nladdr[p]};
+		d->nlp[p] = (struct nl_port){
+			.name = cp->name, .link = &d->link[p], .addr = d->nladdr[p]};
 		for (size_t i = 0; d->nladdr[p] && i < cp->address.n; i++) {
 			struct nl_addr *a = &d->nladdr[p][d->nlp[p].naddr];
 			int fam;
@@ -745,8 +827,9 @@ static int kernel_up(struct tdpd *d)
 	router_drop_lookup(d->rt);
 	struct nl_stats st;
 	nl_stats(d->nl, &st);
-	log_info("routes and neighbours: tdpd.conf's, then the kernel's: %" PRIu64 " routes, %" PRIu64
-		 " neighbours, %" PRIu64 " addresses on the ports' interfaces", st.routes, st.neighbours, st.addresses);
+	log_info("routes and neighbours: tdpd.conf's, then the kernel's: %" PRIu64
+		 " routes, %" PRIu64 " neighbours, %" PRIu64 " addresses on the ports' interfaces",
+		 st.routes, st.neighbours, st.addresses);
 	d->ctl.nl = d->nl;
 	return 0;
 }

@@ -47,11 +47,13 @@ void summary_line(const struct summary_src *s, char *buf, size_t len)
 	struct rx_stats st;
 	rx_sum(s->rx, ncores(s), &st);
 	snprintf(buf, len,
-		 "sync %s | frames %" PRIu64 " late %" PRIu64 " skipped %" PRIu64 " | start error p50 %" PRId64 " ns p99 %" PRId64
-		 " ns max %" PRId64 " ns | rx %" PRIu64 " reserved %" PRIu64 " best-effort %" PRIu64 " dropped %" PRIu64
-		 " overflow %" PRIu64,
-		 tb_state_name(tb_state(s->tb)), es.frames, es.late_frames, es.skipped_frames, hist_quantile(h, 0.5),
-		 hist_quantile(h, 0.99), h->count ? h->max : 0, st.pkts, st.reserved, st.best_effort, rx_drops(&st), ovf);
+		 "sync %s | frames %" PRIu64 " late %" PRIu64 " skipped %" PRIu64
+		 " | start error p50 %" PRId64 " ns p99 %" PRId64 " ns max %" PRId64
+		 " ns | rx %" PRIu64 " reserved %" PRIu64 " best-effort %" PRIu64
+		 " dropped %" PRIu64 " overflow %" PRIu64,
+		 tb_state_name(tb_state(s->tb)), es.frames, es.late_frames, es.skipped_frames,
+		 hist_quantile(h, 0.5), hist_quantile(h, 0.99), h->count ? h->max : 0, st.pkts,
+		 st.reserved, st.best_effort, rx_drops(&st), ovf);
 }
 
 const struct sched_table *summary_table(const struct summary_src *s)
@@ -71,15 +73,19 @@ static void summary_arrivals(FILE *out, const struct sched_table *t, struct eng_
 		if (!t->flows[f].alpha || !engine_table_flow_rx_sum(et, f, &fr, &h))
 			continue;
 		if (!head) {
-			fprintf(out, "\narrivals of pipelined flows, from the start of the upstream frame less the link delay\n");
-			fprintf(out, "%-16s %5s %10s %10s %10s %10s %10s %8s %9s\n", "flow", "alpha", "delay ns", "packets",
-				"p50 ns", "p99 ns", "max ns", "in-guard", "uncertain");
+			fprintf(out, "\narrivals of pipelined flows, from the start of the "
+				     "upstream frame less the link delay\n");
+			fprintf(out, "%-16s %5s %10s %10s %10s %10s %10s %8s %9s\n", "flow",
+				"alpha", "delay ns", "packets", "p50 ns", "p99 ns", "max ns",
+				"in-guard", "uncertain");
 			head = true;
 		}
-		fprintf(out, "%-16s %5u %10" PRIu64 " %10" PRIu64 " %10" PRId64 " %10" PRId64 " %10" PRId64 " %8" PRIu64
-			     " %9" PRIu64 "\n",
-			t->flows[f].name, t->flows[f].alpha, t->flows[f].delay_ns, h.count, hist_quantile(&h, 0.5),
-			hist_quantile(&h, 0.99), h.count ? h.max : 0, fr.arr_guard, fr.arr_uncertain);
+		fprintf(out,
+			"%-16s %5u %10" PRIu64 " %10" PRIu64 " %10" PRId64 " %10" PRId64
+			" %10" PRId64 " %8" PRIu64 " %9" PRIu64 "\n",
+			t->flows[f].name, t->flows[f].alpha, t->flows[f].delay_ns, h.count,
+			hist_quantile(&h, 0.5), hist_quantile(&h, 0.99), h.count ? h.max : 0,
+			fr.arr_guard, fr.arr_uncertain);
 	}
 }
 
@@ -92,47 +98,57 @@ void summary_text(const struct summary_src *s, FILE *out)
 	const struct hist *h = engine_error_hist(s->e);
 	struct pw_snap pw;
 	pw_snapshot(engine_pw(s->e), &pw);
-	fprintf(out, "tdpd: ran %.3f s on the %s timebase, TF %" PRIu64 " ns, k %u\n", s->elapsed_s, s->timebase,
-		t->tf_ns, t->k);
-	fprintf(out, "frames  %" PRIu64 " processed, %" PRIu64 " late, %" PRIu64 " skipped; engine busy %.1f%% of its CPU\n",
+	fprintf(out, "tdpd: ran %.3f s on the %s timebase, TF %" PRIu64 " ns, k %u\n", s->elapsed_s,
+		s->timebase, t->tf_ns, t->k);
+	fprintf(out,
+		"frames  %" PRIu64 " processed, %" PRIu64 " late, %" PRIu64
+		" skipped; engine busy %.1f%% of its CPU\n",
 		es.frames, es.late_frames, es.skipped_frames, 100.0 * duty(&es, s->elapsed_s));
-	fprintf(out, "frame-start error (push - nominal start), ns: min %" PRId64 " p50 %" PRId64 " p99 %" PRId64
-		     " p99.9 %" PRId64 " max %" PRId64 " (over 1 s: %" PRIu64 ")\n",
-		h->count ? h->min : 0, hist_quantile(h, 0.5), hist_quantile(h, 0.99), hist_quantile(h, 0.999),
-		h->count ? h->max : 0, h->over);
+	fprintf(out,
+		"frame-start error (push - nominal start), ns: min %" PRId64 " p50 %" PRId64
+		" p99 %" PRId64 " p99.9 %" PRId64 " max %" PRId64 " (over 1 s: %" PRIu64 ")\n",
+		h->count ? h->min : 0, hist_quantile(h, 0.5), hist_quantile(h, 0.99),
+		hist_quantile(h, 0.999), h->count ? h->max : 0, h->over);
 	struct tb_sync sy;
 	tb_sync(s->tb, &sy);
-	fprintf(out, "sync    %s: %s; offset %" PRId64 " ns, uncertainty %" PRId64 " ns; %" PRIu64 " samples (%" PRIu64
-		     " bad, %" PRIu64 " not taken while the state was read), %" PRIu64 " faults, %" PRIu64
-		     " transitions, %" PRIu64 " phase steps\n",
-		tb_state_name(sy.state), sy.reason, sy.offset_ns, sy.uncertainty_ns, sy.samples, sy.bad_samples,
-		sy.busy, sy.faults, sy.transitions, sy.steps);
-	fprintf(out, "        frames in holdover %" PRIu64 ", unlocked %" PRIu64 ", alarm %" PRIu64 ", over the sync budget %"
-		     PRIu64 ", demoted %" PRIu64 "; skips %" PRIu64 ", steps back %" PRIu64 " (%" PRIu64
-		     " frames repeated, none re-sent)\n",
-		es.holdover_frames, es.unlocked_frames, es.alarm_frames, es.over_budget_frames, es.demoted_frames,
-		es.skip_events, es.back_steps, es.repeated_frames);
+	fprintf(out,
+		"sync    %s: %s; offset %" PRId64 " ns, uncertainty %" PRId64 " ns; %" PRIu64
+		" samples (%" PRIu64 " bad, %" PRIu64
+		" not taken while the state was read), %" PRIu64 " faults, %" PRIu64
+		" transitions, %" PRIu64 " phase steps\n",
+		tb_state_name(sy.state), sy.reason, sy.offset_ns, sy.uncertainty_ns, sy.samples,
+		sy.bad_samples, sy.busy, sy.faults, sy.transitions, sy.steps);
+	fprintf(out,
+		"        frames in holdover %" PRIu64 ", unlocked %" PRIu64 ", alarm %" PRIu64
+		", over the sync budget %" PRIu64 ", demoted %" PRIu64 "; skips %" PRIu64
+		", steps back %" PRIu64 " (%" PRIu64 " frames repeated, none re-sent)\n",
+		es.holdover_frames, es.unlocked_frames, es.alarm_frames, es.over_budget_frames,
+		es.demoted_frames, es.skip_events, es.back_steps, es.repeated_frames);
 	if (s->tb->ops->tick) {
 		const struct hist *th = engine_tick_hist(s->e);
 		struct tb_tick_stats ts;
 		tb_tick_stats(s->tb, &ts);
-		fprintf(out, "ticks   %" PRIu64 " taken, %" PRIu64 " timed out, %" PRIu64 " missed, %" PRIu64 " doubled, %" PRIu64
-			     " spurious; tick latency from the frame start p50 %" PRId64 " ns p99 %" PRId64 " ns max %" PRId64
-			     " ns\n",
-			es.ticks, es.tick_timeouts, ts.missed, ts.doubled, ts.spurious, hist_quantile(th, 0.5),
-			hist_quantile(th, 0.99), th->count ? th->max : 0);
+		fprintf(out,
+			"ticks   %" PRIu64 " taken, %" PRIu64 " timed out, %" PRIu64
+			" missed, %" PRIu64 " doubled, %" PRIu64
+			" spurious; tick latency from the frame start p50 %" PRId64
+			" ns p99 %" PRId64 " ns max %" PRId64 " ns\n",
+			es.ticks, es.tick_timeouts, ts.missed, ts.doubled, ts.spurious,
+			hist_quantile(th, 0.5), hist_quantile(th, 0.99), th->count ? th->max : 0);
 	}
 	char pred[48];
 	if (pw.miss_ppb)
 		snprintf(pred, sizeof(pred), "quantile for %.9g", (double)pw.miss_ppb / 1e9);
 	else
 		snprintf(pred, sizeof(pred), "max of %u", pw.window);
-	fprintf(out, "wait    %" PRIu64 " sleeps, %" PRIu64 " spins, predicted oversleep %" PRId64
-		     " ns (%s), bookkeeping %" PRId64 " ns (%" PRIu64 " deferred)\n",
+	fprintf(out,
+		"wait    %" PRIu64 " sleeps, %" PRIu64 " spins, predicted oversleep %" PRId64
+		" ns (%s), bookkeeping %" PRId64 " ns (%" PRIu64 " deferred)\n",
 		pw.st.sleeps, pw.st.spins, pw.pred_ns, pred, pw.book_ns, pw.st.deferred);
-	fprintf(out, "\n%-16s %-8s %10s %10s %10s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "flow", "port", "rx",
-		"reserved", "sent", "unused", "late-drop", "carried", "arr-late", "overflow", "tx-drop", "demoted", "stamped",
-		"moved", "link-dn", "too-big");
+	fprintf(out, "\n%-16s %-8s %10s %10s %10s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n",
+		"flow", "port", "rx", "reserved", "sent", "unused", "late-drop", "carried",
+		"arr-late", "overflow", "tx-drop", "demoted", "stamped", "moved", "link-dn",
+		"too-big");
 	/* carried: packets of late frames and the ones the driver had not taken
 	 * by the guard band, moved to the flow's next reserved frame */
 	for (uint32_t f = 0; f < t->nflows; f++) {
@@ -140,27 +156,35 @@ void summary_text(const struct summary_src *s, FILE *out)
 		engine_table_flow_stats(et, f, &fs);
 		struct flow_rx_sum fr;
 		engine_table_flow_rx_sum(et, f, &fr, NULL);
-		fprintf(out, "%-16s %-8s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
-			     " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
-			t->flows[f].name, t->ports[t->flows[f].port].name, fr.enq, fs.reserved, fs.sent,
-			fs.unused, fs.late_dropped, fs.late_carried + fs.tx_carried, fs.arr_late_dropped + fs.arr_late_carried,
-			fr.overflow, fs.tx_drop, fs.demoted, fs.stamped, fr.route_moved, fr.link_down, fr.too_big);
+		fprintf(out,
+			"%-16s %-8s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64
+			" %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
+			" %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
+			t->flows[f].name, t->ports[t->flows[f].port].name, fr.enq, fs.reserved,
+			fs.sent, fs.unused, fs.late_dropped, fs.late_carried + fs.tx_carried,
+			fs.arr_late_dropped + fs.arr_late_carried, fr.overflow, fs.tx_drop,
+			fs.demoted, fs.stamped, fr.route_moved, fr.link_down, fr.too_big);
 	}
 	summary_arrivals(out, t, et);
-	fprintf(out, "\n%-10s %10s %8s %12s %12s %12s %8s %9s %8s %8s %8s\n", "port", "frames", "late", "reserved",
-		"best-effort", "be-bytes", "too-big", "late-drop", "carried", "tx-drop", "be-drop");
+	fprintf(out, "\n%-10s %10s %8s %12s %12s %12s %8s %9s %8s %8s %8s\n", "port", "frames",
+		"late", "reserved", "best-effort", "be-bytes", "too-big", "late-drop", "carried",
+		"tx-drop", "be-drop");
 	for (uint32_t p = 0; p < t->nports; p++) {
 		struct port_stats ps;
 		engine_port_stats(s->e, p, &ps);
-		fprintf(out, "%-10s %10" PRIu64 " %8" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %8" PRIu64
-			     " %9" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
-			t->ports[p].name, ps.frames, ps.late_frames, ps.rsv_pkts, ps.be_pkts, ps.be_bytes, ps.be_too_big,
-			ps.late_dropped + ps.arr_late_dropped, ps.late_carried + ps.tx_carried, ps.tx_drop, ps.be_tx_drop);
+		fprintf(out,
+			"%-10s %10" PRIu64 " %8" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+			" %8" PRIu64 " %9" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
+			t->ports[p].name, ps.frames, ps.late_frames, ps.rsv_pkts, ps.be_pkts,
+			ps.be_bytes, ps.be_too_big, ps.late_dropped + ps.arr_late_dropped,
+			ps.late_carried + ps.tx_carried, ps.tx_drop, ps.be_tx_drop);
 	}
 	struct rx_stats st;
 	rx_sum(s->rx, ncores(s), &st);
-	fprintf(out, "\nrx      %" PRIu64 " packets, %" PRIu64 " reserved, %" PRIu64 " best effort; dropped:", st.pkts,
-		st.reserved, st.best_effort);
+	fprintf(out,
+		"\nrx      %" PRIu64 " packets, %" PRIu64 " reserved, %" PRIu64
+		" best effort; dropped:",
+		st.pkts, st.reserved, st.best_effort);
 	for (int i = 0; i < RXD_MAX; i++)
 		fprintf(out, " %s %" PRIu64, rx_drop_name((enum rx_drop)i), st.drop[i]);
 	fprintf(out, "\nhost    the host stack's, by class:");
@@ -169,13 +193,16 @@ void summary_text(const struct summary_src *s, FILE *out)
 	fprintf(out, "\nicmp    sent:");
 	for (int i = 0; i < ICMP_ERR_MAX; i++)
 		fprintf(out, " %s %" PRIu64, icmp_err_name((enum icmp_err)i), st.icmp_sent[i]);
-	fprintf(out, "; not sent: rate-limited %" PRIu64 " no-source %" PRIu64 " tx-full %" PRIu64
-		     "; resolve asked %" PRIu64 " (ring full %" PRIu64 "); reserved routed by their flow's cached "
-		     "route %" PRIu64 "\n",
-		st.icmp_rate_limited, st.icmp_no_source, st.icmp_tx_full, st.resolve_asked, st.resolve_ring_full,
-		st.nh_cached);
-	fprintf(out, "frag    %" PRIu64 " packets over the MTU fragmented into %" PRIu64 " (%" PRIu64
-		     " fragments lost); reserved sent as best effort by a moved route %" PRIu64 "\n",
+	fprintf(out,
+		"; not sent: rate-limited %" PRIu64 " no-source %" PRIu64 " tx-full %" PRIu64
+		"; resolve asked %" PRIu64 " (ring full %" PRIu64
+		"); reserved routed by their flow's cached "
+		"route %" PRIu64 "\n",
+		st.icmp_rate_limited, st.icmp_no_source, st.icmp_tx_full, st.resolve_asked,
+		st.resolve_ring_full, st.nh_cached);
+	fprintf(out,
+		"frag    %" PRIu64 " packets over the MTU fragmented into %" PRIu64 " (%" PRIu64
+		" fragments lost); reserved sent as best effort by a moved route %" PRIu64 "\n",
 		st.frag_pkts, st.frag_sent, st.frag_drop, st.moved_best_effort);
 	uint64_t hq = 0, hr = 0, hf = 0, he = 0;
 	for (uint32_t c = 0; c < ncores(s); c++)
@@ -185,14 +212,19 @@ void summary_text(const struct summary_src *s, FILE *out)
 			hf += CTR_GET(s->rx[c].hold->full);
 			he += CTR_GET(s->rx[c].hold->expired);
 		}
-	fprintf(out, "held    best effort waiting for ARP/ND: %" PRIu64 " held, %" PRIu64 " routed again once it was "
-		     "known; %" PRIu64 " found the queue full, %" PRIu64 " waited too long (both in no-neighbour)\n",
+	fprintf(out,
+		"held    best effort waiting for ARP/ND: %" PRIu64 " held, %" PRIu64
+		" routed again once it was "
+		"known; %" PRIu64 " found the queue full, %" PRIu64
+		" waited too long (both in no-neighbour)\n",
 		hq, hr, hf, he);
 	if (ncores(s) > 1) {
 		fprintf(out, "rx      by core:");
 		for (uint32_t c = 0; c < ncores(s); c++)
 			fprintf(out, " %u: %" PRIu64, c, CTR_GET(s->rx[c].st.pkts));
-		fprintf(out, "; handed to core 0 to send %" PRIu64 " (refused by the driver %" PRIu64 ")\n",
+		fprintf(out,
+			"; handed to core 0 to send %" PRIu64 " (refused by the driver %" PRIu64
+			")\n",
 			st.handoff_sent, st.handoff_drop);
 	}
 	/* what the drivers lost before tdpd saw it */
@@ -202,17 +234,21 @@ void summary_text(const struct summary_src *s, FILE *out)
 			fprintf(out, "driver  %s: no counters from the driver\n", s->drv[p].name);
 			continue;
 		}
-		fprintf(out, "driver  %s: rx %" PRIu64 ", missed %" PRIu64 ", no-mbuf %" PRIu64 ", errors %" PRIu64
-			     "; tx %" PRIu64 ", errors %" PRIu64 "\n",
-			s->drv[p].name, d.ipackets, d.imissed, d.rx_nombuf, d.ierrors, d.opackets, d.oerrors);
+		fprintf(out,
+			"driver  %s: rx %" PRIu64 ", missed %" PRIu64 ", no-mbuf %" PRIu64
+			", errors %" PRIu64 "; tx %" PRIu64 ", errors %" PRIu64 "\n",
+			s->drv[p].name, d.ipackets, d.imissed, d.rx_nombuf, d.ierrors, d.opackets,
+			d.oerrors);
 	}
 	for (uint32_t p = 0; p < s->ndrv && p < s->rx->nports; p++) {
 		struct rx_tap_stats ts;
 		rx_tap_sum(s->rx, ncores(s), p, &ts);
 		if (s->drv[p].tap)
-			fprintf(out, "tap     %s on %s: to the kernel %" PRIu64 " (refused %" PRIu64 "); from the kernel %"
-				     PRIu64 " (dropped %" PRIu64 ")\n", s->drv[p].name, s->drv[p].tap, ts.to_kernel,
-				ts.to_kernel_drop, ts.from_kernel, ts.from_kernel_drop);
+			fprintf(out,
+				"tap     %s on %s: to the kernel %" PRIu64 " (refused %" PRIu64
+				"); from the kernel %" PRIu64 " (dropped %" PRIu64 ")\n",
+				s->drv[p].name, s->drv[p].tap, ts.to_kernel, ts.to_kernel_drop,
+				ts.from_kernel, ts.from_kernel_drop);
 	}
 }
 
@@ -221,17 +257,20 @@ static json_t *hist_json(const struct hist *live, bool bins)
 	static _Thread_local struct hist snap;
 	const struct hist *h = &snap;
 	hist_snapshot(&snap, live);
-	json_t *o = json_pack("{sI sI sI sI sI sI sf sI sI}", "count", (json_int_t)h->count, "min",
-			      (json_int_t)(h->count ? h->min : 0), "p50", (json_int_t)hist_quantile(h, 0.5), "p99",
-			      (json_int_t)hist_quantile(h, 0.99), "p999", (json_int_t)hist_quantile(h, 0.999), "max",
-			      (json_int_t)(h->count ? h->max : 0), "mean", hist_mean(h), "under", (json_int_t)h->under,
-			      "over", (json_int_t)h->over);
+	json_t *o = json_pack(
+		"{sI sI sI sI sI sI sf sI sI}", "count", (json_int_t)h->count, "min",
+		(json_int_t)(h->count ? h->min : 0), "p50", (json_int_t)hist_quantile(h, 0.5),
+		"p99", (json_int_t)hist_quantile(h, 0.99), "p999",
+		(json_int_t)hist_quantile(h, 0.999), "max", (json_int_t)(h->count ? h->max : 0),
+		"mean", hist_mean(h), "under", (json_int_t)h->under, "over", (json_int_t)h->over);
 	if (o && bins) {
 		json_t *b = json_array();
 		for (unsigned i = 0; b && i < HIST_NBINS; i++)
 			if (h->bin[i])
-				json_array_append_new(b, json_pack("[I I I]", (json_int_t)hist_bin_lo(i),
-								   (json_int_t)hist_bin_hi(i), (json_int_t)h->bin[i]));
+				json_array_append_new(b, json_pack("[I I I]",
+								   (json_int_t)hist_bin_lo(i),
+								   (json_int_t)hist_bin_hi(i),
+								   (json_int_t)h->bin[i]));
 		json_object_set_new(o, "bins", b);
 	}
 	return o;
@@ -243,11 +282,13 @@ json_t *summary_sync_json(struct timebase *tb)
 {
 	struct tb_sync sy;
 	tb_sync(tb, &sy);
-	return json_pack("{ss ss sI sI sI sI sI sI sI sI sI sI sI}", "state", tb_state_name(sy.state), "reason",
-			 sy.reason, "offset_ns", J(sy.offset_ns), "uncertainty_ns", J(sy.uncertainty_ns),
-			 "last_good_ns", J(sy.last_good.ns), "since_ns", J(sy.since.ns), "samples", J(sy.samples),
-			 "bad_samples", J(sy.bad_samples), "busy_samples", J(sy.busy), "faults", J(sy.faults),
-			 "transitions", J(sy.transitions), "steps", J(sy.steps), "last_step_ns", J(sy.last_step_ns));
+	return json_pack("{ss ss sI sI sI sI sI sI sI sI sI sI sI}", "state",
+			 tb_state_name(sy.state), "reason", sy.reason, "offset_ns", J(sy.offset_ns),
+			 "uncertainty_ns", J(sy.uncertainty_ns), "last_good_ns", J(sy.last_good.ns),
+			 "since_ns", J(sy.since.ns), "samples", J(sy.samples), "bad_samples",
+			 J(sy.bad_samples), "busy_samples", J(sy.busy), "faults", J(sy.faults),
+			 "transitions", J(sy.transitions), "steps", J(sy.steps), "last_step_ns",
+			 J(sy.last_step_ns));
 }
 
 json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uint32_t f)
@@ -257,14 +298,15 @@ json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uin
 	struct flow_rx_sum fr;
 	static _Thread_local struct hist arr;
 	bool has_arr = engine_table_flow_rx_sum(et, f, &fr, &arr);
-	json_t *o = json_pack("{ss ss sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI}", "name", t->flows[f].name, "port",
-			      t->ports[t->flows[f].port].name, "rx", J(fr.enq),
-			      "overflow", J(fr.overflow), "reserved", J(fs.reserved),
-			      "sent", J(fs.sent), "unused", J(fs.unused), "late_dropped", J(fs.late_dropped),
-			      "late_carried", J(fs.late_carried), "late_slots", J(fs.late_slots), "late_frames",
-			      J(fs.late_frames), "tx_drop", J(fs.tx_drop), "tx_carried", J(fs.tx_carried), "demoted",
-			      J(fs.demoted), "arr_late_dropped",
-			      J(fs.arr_late_dropped), "arr_late_carried", J(fs.arr_late_carried), "stamped", J(fs.stamped));
+	json_t *o = json_pack("{ss ss sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI}", "name",
+			      t->flows[f].name, "port", t->ports[t->flows[f].port].name, "rx",
+			      J(fr.enq), "overflow", J(fr.overflow), "reserved", J(fs.reserved),
+			      "sent", J(fs.sent), "unused", J(fs.unused), "late_dropped",
+			      J(fs.late_dropped), "late_carried", J(fs.late_carried), "late_slots",
+			      J(fs.late_slots), "late_frames", J(fs.late_frames), "tx_drop",
+			      J(fs.tx_drop), "tx_carried", J(fs.tx_carried), "demoted",
+			      J(fs.demoted), "arr_late_dropped", J(fs.arr_late_dropped),
+			      "arr_late_carried", J(fs.arr_late_carried), "stamped", J(fs.stamped));
 	if (o) {
 		json_object_set_new(o, "arr_guard", json_integer(J(fr.arr_guard)));
 		json_object_set_new(o, "arr_uncertain", json_integer(J(fr.arr_uncertain)));
@@ -282,13 +324,16 @@ json_t *summary_port_json(const struct summary_src *s, uint32_t p)
 	struct port_stats ps;
 	engine_port_stats(s->e, p, &ps);
 	const struct sched_table *t = summary_table(s);
-	return json_pack("{ss sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI}", "name", t->ports[p].name, "frames",
-			 J(ps.frames), "late_frames", J(ps.late_frames), "reserved_pkts", J(ps.rsv_pkts), "reserved_bytes",
-			 J(ps.rsv_bytes), "be_pkts", J(ps.be_pkts), "be_bytes", J(ps.be_bytes), "be_too_big",
-			 J(ps.be_too_big), "tx_drop", J(ps.tx_drop), "tx_carried", J(ps.tx_carried), "late_dropped",
-			 J(ps.late_dropped), "late_carried", J(ps.late_carried), "arr_late_dropped", J(ps.arr_late_dropped),
-			 "push_retries", J(ps.push_retries), "be_tx_drop", J(ps.be_tx_drop), "launch_frames",
-			 J(ps.launch_frames), "launch_late", J(ps.launch_late), "launch_unready", J(ps.launch_unready));
+	return json_pack("{ss sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI}", "name",
+			 t->ports[p].name, "frames", J(ps.frames), "late_frames", J(ps.late_frames),
+			 "reserved_pkts", J(ps.rsv_pkts), "reserved_bytes", J(ps.rsv_bytes),
+			 "be_pkts", J(ps.be_pkts), "be_bytes", J(ps.be_bytes), "be_too_big",
+			 J(ps.be_too_big), "tx_drop", J(ps.tx_drop), "tx_carried", J(ps.tx_carried),
+			 "late_dropped", J(ps.late_dropped), "late_carried", J(ps.late_carried),
+			 "arr_late_dropped", J(ps.arr_late_dropped), "push_retries",
+			 J(ps.push_retries), "be_tx_drop", J(ps.be_tx_drop), "launch_frames",
+			 J(ps.launch_frames), "launch_late", J(ps.launch_late), "launch_unready",
+			 J(ps.launch_unready));
 }
 
 json_t *summary_engine_json(const struct summary_src *s)
@@ -297,20 +342,25 @@ json_t *summary_engine_json(const struct summary_src *s)
 	engine_stats(s->e, &es);
 	struct pw_snap pw;
 	pw_snapshot(engine_pw(s->e), &pw);
-	json_t *o = json_pack("{sI sI sI sI sf sI sI sI sI sI sI sI sI}", "frames", J(es.frames), "late_frames",
-			      J(es.late_frames), "skipped_frames", J(es.skipped_frames), "sleep_ns", J(es.sleep_ns),
-			      "duty", duty(&es, s->elapsed_s), "sleeps", J(pw.st.sleeps), "spins", J(pw.st.spins),
-			      "deferred", J(pw.st.deferred), "predicted_oversleep_ns", J(pw.pred_ns), "skip_events",
-			      J(es.skip_events), "back_steps", J(es.back_steps), "repeated_frames",
-			      J(es.repeated_frames), "last_jump_frames", J(es.last_jump_frames));
-	json_object_set_new(o, "predictor", pw.miss_ppb ? json_pack("{ss sf}", "kind", "quantile", "miss_target",
-								    (double)pw.miss_ppb / 1e9)
-							 : json_pack("{ss si}", "kind", "max", "window", (int)pw.window));
-	json_t *more = json_pack("{sI sI sI sI sI sI sI sI sI sI sI sI}", "holdover_frames", J(es.holdover_frames),
-				 "unlocked_frames", J(es.unlocked_frames), "alarm_frames", J(es.alarm_frames),
-				 "over_budget_frames", J(es.over_budget_frames),
-				 "demoted_frames", J(es.demoted_frames), "ticks", J(es.ticks), "tick_timeouts",
-				 J(es.tick_timeouts), "swaps", J(es.swaps), "late_swaps", J(es.late_swaps),
+	json_t *o =
+		json_pack("{sI sI sI sI sf sI sI sI sI sI sI sI sI}", "frames", J(es.frames),
+			  "late_frames", J(es.late_frames), "skipped_frames", J(es.skipped_frames),
+			  "sleep_ns", J(es.sleep_ns), "duty", duty(&es, s->elapsed_s), "sleeps",
+			  J(pw.st.sleeps), "spins", J(pw.st.spins), "deferred", J(pw.st.deferred),
+			  "predicted_oversleep_ns", J(pw.pred_ns), "skip_events", J(es.skip_events),
+			  "back_steps", J(es.back_steps), "repeated_frames", J(es.repeated_frames),
+			  "last_jump_frames", J(es.last_jump_frames));
+	json_object_set_new(
+		o, "predictor",
+		pw.miss_ppb ? json_pack("{ss sf}", "kind", "quantile", "miss_target",
+					(double)pw.miss_ppb / 1e9)
+			    : json_pack("{ss si}", "kind", "max", "window", (int)pw.window));
+	json_t *more = json_pack("{sI sI sI sI sI sI sI sI sI sI sI sI}", "holdover_frames",
+				 J(es.holdover_frames), "unlocked_frames", J(es.unlocked_frames),
+				 "alarm_frames", J(es.alarm_frames), "over_budget_frames",
+				 J(es.over_budget_frames), "demoted_frames", J(es.demoted_frames),
+				 "ticks", J(es.ticks), "tick_timeouts", J(es.tick_timeouts),
+				 "swaps", J(es.swaps), "late_swaps", J(es.late_swaps),
 				 "last_swap_frame", J(es.last_swap_frame), "next_frame",
 				 J(engine_next_frame(s->e)), "last_push_ns", J(es.last_push_ns));
 	json_object_update(o, more);
@@ -322,20 +372,27 @@ static json_t *rx_json(const struct rx_stats *st)
 {
 	json_t *drop = json_object();
 	for (int i = 0; i < RXD_MAX; i++)
-		json_object_set_new(drop, rx_drop_name((enum rx_drop)i), json_integer(J(st->drop[i])));
+		json_object_set_new(drop, rx_drop_name((enum rx_drop)i),
+				    json_integer(J(st->drop[i])));
 	json_t *host = json_object(), *icmp = json_object();
 	for (int i = PUNT_ARP; i < PUNT_MAX; i++)
-		json_object_set_new(host, punt_class_name((enum punt_class)i), json_integer(J(st->host[i])));
+		json_object_set_new(host, punt_class_name((enum punt_class)i),
+				    json_integer(J(st->host[i])));
 	for (int i = 0; i < ICMP_ERR_MAX; i++)
-		json_object_set_new(icmp, icmp_err_name((enum icmp_err)i), json_integer(J(st->icmp_sent[i])));
-	json_object_update_new(icmp, json_pack("{sI sI sI}", "rate_limited", J(st->icmp_rate_limited), "no_source",
-					       J(st->icmp_no_source), "tx_full", J(st->icmp_tx_full)));
-	json_t *o = json_pack("{sI sI sI sI so so so sI sI sI sI}", "pkts", J(st->pkts), "bytes", J(st->bytes),
-			      "reserved", J(st->reserved), "best_effort", J(st->best_effort), "drop", drop, "host", host,
-			      "icmp_sent", icmp, "resolve_asked", J(st->resolve_asked), "route_cached", J(st->nh_cached),
-			      "handoff_sent", J(st->handoff_sent), "handoff_drop", J(st->handoff_drop));
-	json_object_set_new(o, "fragmented", json_pack("{sI sI sI}", "packets", J(st->frag_pkts), "fragments",
-						       J(st->frag_sent), "dropped", J(st->frag_drop)));
+		json_object_set_new(icmp, icmp_err_name((enum icmp_err)i),
+				    json_integer(J(st->icmp_sent[i])));
+	json_object_update_new(
+		icmp, json_pack("{sI sI sI}", "rate_limited", J(st->icmp_rate_limited), "no_source",
+				J(st->icmp_no_source), "tx_full", J(st->icmp_tx_full)));
+	json_t *o =
+		json_pack("{sI sI sI sI so so so sI sI sI sI}", "pkts", J(st->pkts), "bytes",
+			  J(st->bytes), "reserved", J(st->reserved), "best_effort",
+			  J(st->best_effort), "drop", drop, "host", host, "icmp_sent", icmp,
+			  "resolve_asked", J(st->resolve_asked), "route_cached", J(st->nh_cached),
+			  "handoff_sent", J(st->handoff_sent), "handoff_drop", J(st->handoff_drop));
+	json_object_set_new(o, "fragmented",
+			    json_pack("{sI sI sI}", "packets", J(st->frag_pkts), "fragments",
+				      J(st->frag_sent), "dropped", J(st->frag_drop)));
 	json_object_set_new(o, "moved_best_effort", json_integer(J(st->moved_best_effort)));
 	return o;
 }
@@ -356,8 +413,9 @@ json_t *summary_rx_json(const struct rx *rx, uint32_t nrx)
 			he += CTR_GET(rx[c].hold->expired);
 		}
 	/* best effort that waited for ARP/ND: the full and expired are in drop's no-neighbour */
-	json_object_set_new(o, "held", json_pack("{sI sI sI sI}", "queued", J(hq), "released", J(hr), "full", J(hf),
-						 "expired", J(he)));
+	json_object_set_new(o, "held",
+			    json_pack("{sI sI sI sI}", "queued", J(hq), "released", J(hr), "full",
+				      J(hf), "expired", J(he)));
 	json_t *cores = json_array();
 	for (uint32_t c = 0; o && cores && c < nrx; c++) {
 		rx_sum(rx + c, 1, &st);
@@ -372,15 +430,16 @@ json_t *summary_drv_json(uint16_t dpdk_port)
 	struct pmd_counters d;
 	if (pmd_port_counters(dpdk_port, &d) != 0)
 		return json_null();
-	return json_pack("{sI sI sI sI sI sI}", "rx", J(d.ipackets), "missed", J(d.imissed), "no_mbuf",
-			 J(d.rx_nombuf), "rx_errors", J(d.ierrors), "tx", J(d.opackets), "tx_errors", J(d.oerrors));
+	return json_pack("{sI sI sI sI sI sI}", "rx", J(d.ipackets), "missed", J(d.imissed),
+			 "no_mbuf", J(d.rx_nombuf), "rx_errors", J(d.ierrors), "tx", J(d.opackets),
+			 "tx_errors", J(d.oerrors));
 }
 
 json_t *summary_tap_json(const struct rx_tap_stats *t)
 {
 	return json_pack("{sI sI sI sI}", "to_kernel", J(CTR_GET(t->to_kernel)), "to_kernel_drop",
-			 J(CTR_GET(t->to_kernel_drop)), "from_kernel", J(CTR_GET(t->from_kernel)), "from_kernel_drop",
-			 J(CTR_GET(t->from_kernel_drop)));
+			 J(CTR_GET(t->to_kernel_drop)), "from_kernel", J(CTR_GET(t->from_kernel)),
+			 "from_kernel_drop", J(CTR_GET(t->from_kernel_drop)));
 }
 
 json_t *summary_tick_json(const struct summary_src *s)
@@ -390,17 +449,17 @@ json_t *summary_tick_json(const struct summary_src *s)
 	const struct hist *th = engine_tick_hist(s->e);
 	struct tb_tick_stats ts;
 	tb_tick_stats(s->tb, &ts);
-	return json_pack("{sI sI sI sI sI so}", "missed", J(ts.missed), "doubled", J(ts.doubled), "backwards",
-			 J(ts.backwards), "off_grid", J(ts.off_grid), "spurious", J(ts.spurious), "latency_ns",
-			 hist_json(th, false));
+	return json_pack("{sI sI sI sI sI so}", "missed", J(ts.missed), "doubled", J(ts.doubled),
+			 "backwards", J(ts.backwards), "off_grid", J(ts.off_grid), "spurious",
+			 J(ts.spurious), "latency_ns", hist_json(th, false));
 }
 
 json_t *summary_to_json(const struct summary_src *s)
 {
 	struct eng_table *et = engine_table_current(s->e);
 	const struct sched_table *t = engine_table_sched(et);
-	json_t *o = json_pack("{si sf ss sI sI}", "version", 1, "elapsed_s", s->elapsed_s, "timebase", s->timebase,
-			      "tf_ns", J(t->tf_ns), "k", J(t->k));
+	json_t *o = json_pack("{si sf ss sI sI}", "version", 1, "elapsed_s", s->elapsed_s,
+			      "timebase", s->timebase, "tf_ns", J(t->tf_ns), "k", J(t->k));
 	json_object_set_new(o, "engine", summary_engine_json(s));
 	json_t *tick = summary_tick_json(s);
 	if (tick)

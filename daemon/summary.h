@@ -15,17 +15,17 @@
 struct summary_drv {
 	const char *name;
 	uint16_t dpdk_port;
-	const char *tap;          /* its exception interface (rx port has_tap), or NULL */
+	const char *tap; /* its exception interface (rx port has_tap), or NULL */
 };
 
 struct summary_src {
-	struct engine *e;         /* its table in force is the one reported */
-	const struct rx *rx;      /* the RX cores, nrx of them (0 counts as 1) */
+	struct engine *e;    /* its table in force is the one reported */
+	const struct rx *rx; /* the RX cores, nrx of them (0 counts as 1) */
 	uint32_t nrx;
 	double elapsed_s;
 	const char *timebase;
-	struct timebase *tb;      /* for the sync state */
-	const struct summary_drv *drv;    /* every port, scheduled or not; may be NULL */
+	struct timebase *tb;	       /* for the sync state */
+	const struct summary_drv *drv; /* every port, scheduled or not; may be NULL */
 	uint32_t ndrv;
 };
 

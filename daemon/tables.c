@@ -70,18 +70,25 @@ char *tables_when_check(struct tables *tm, json_t *args)
 {
 	json_t *at_j = json_object_get(args, "at_tai_ns"), *in_j = json_object_get(args, "in_ns");
 	if ((at_j && !json_is_integer(at_j)) || (in_j && !json_is_integer(in_j)) || (at_j && in_j))
-		return control_reply_err("bad-args", "at_tai_ns or in_ns, as an integer number of nanoseconds, not both");
+		return control_reply_err(
+			"bad-args",
+			"at_tai_ns or in_ns, as an integer number of nanoseconds, not both");
 	/* at most CTL_MAX_AHEAD_S ahead: a table waiting for years would make every
 	 * load busy (schedule-cancel withdraws one), and now + in must not overflow */
 	int64_t now_ns = tb_now(tm->tb).ns, max_ahead = (int64_t)CTL_MAX_AHEAD_S * TDP_NS_PER_S;
 	int64_t at = at_j ? json_integer_value(at_j) : 0, in = in_j ? json_integer_value(in_j) : 0;
-	if ((at_j && (at < 0 || (at > now_ns && at - now_ns > max_ahead))) || (in_j && (in < 0 || in > max_ahead)))
-		return control_reply_err("bad-args", "a table is loaded for a time from now to %d s ahead (TAI %" PRId64
-				 " ns now); a time further ahead or before the epoch is refused", CTL_MAX_AHEAD_S, now_ns);
+	if ((at_j && (at < 0 || (at > now_ns && at - now_ns > max_ahead))) ||
+	    (in_j && (in < 0 || in > max_ahead)))
+		return control_reply_err(
+			"bad-args",
+			"a table is loaded for a time from now to %d s ahead (TAI %" PRId64
+			" ns now); a time further ahead or before the epoch is refused",
+			CTL_MAX_AHEAD_S, now_ns);
 	return NULL;
 }
 
-static char *offer(struct tables *tm, struct dtable *nt, json_t *args, int64_t started_ns, bool *wait)
+static char *offer(struct tables *tm, struct dtable *nt, json_t *args, int64_t started_ns,
+		   bool *wait)
 {
 	char err[512];
 	struct eng_table *et = nt->et;
@@ -92,15 +99,19 @@ static char *offer(struct tables *tm, struct dtable *nt, json_t *args, int64_t s
 	if (at_j || in_j) {
 		/* "in" counts from the request, not from the end of the load */
 		int64_t in_ns = in_j ? json_integer_value(in_j) - (tdp_mono_ns() - started_ns) : 0;
-		tdp_time_t when = {.ns = at_j ? json_integer_value(at_j) : tb_now(tm->tb).ns + in_ns};
+		tdp_time_t when = {.ns = at_j ? json_integer_value(at_j)
+					      : tb_now(tm->tb).ns + in_ns};
 		int64_t j = frame_index(g, when);
 		if (frame_start(g, j).ns < when.ns)
 			j++;
 		if (j < from) {
 			tm->rejected++;
-			return control_reply_err("too-late", "TAI %" PRId64 " ns is frame %" PRId64 ", but the engine is at frame %"
-					 PRId64 " (TAI %" PRId64 " ns): a table is adopted at least 2 frames ahead",
-					 when.ns, j, next, tb_now(tm->tb).ns);
+			return control_reply_err("too-late",
+						 "TAI %" PRId64 " ns is frame %" PRId64
+						 ", but the engine is at frame %" PRId64
+						 " (TAI %" PRId64
+						 " ns): a table is adopted at least 2 frames ahead",
+						 when.ns, j, next, tb_now(tm->tb).ns);
 		}
 		from = j;
 		nt->asked_tai_ns = when.ns;
@@ -113,15 +124,17 @@ static char *offer(struct tables *tm, struct dtable *nt, json_t *args, int64_t s
 	tm->pending = nt;
 	tm->rx_offered = false;
 	const struct sched_table *t = engine_table_sched(et);
-	log_notice("schedule: %s (k %u, %u flows) accepted; adopted at frame %" PRId64 " (TAI %" PRId64 " ns)",
+	log_notice("schedule: %s (k %u, %u flows) accepted; adopted at frame %" PRId64
+		   " (TAI %" PRId64 " ns)",
 		   nt->name, t->k, t->nflows, J, frame_start(g, J).ns);
 	json_t *w = json_object_get(args, "wait");
 	if (!w || json_is_true(w)) {
 		*wait = true;
 		return NULL;
 	}
-	json_t *o = json_pack("{ss sI sI sb ss}", "table", nt->name, "requested_frame", (json_int_t)J, "start_tai_ns",
-			      (json_int_t)frame_start(g, J).ns, "waiting", 1, "digest", nt->digest);
+	json_t *o = json_pack("{ss sI sI sb ss}", "table", nt->name, "requested_frame",
+			      (json_int_t)J, "start_tai_ns", (json_int_t)frame_start(g, J).ns,
+			      "waiting", 1, "digest", nt->digest);
 	if (o && nt->asked_tai_ns)
 		json_object_set_new(o, "asked_tai_ns", json_integer(nt->asked_tai_ns));
 	return control_reply_ok(o);
@@ -152,14 +165,16 @@ static char *keep(struct tables *tm, struct eng_table *et, const char *name, jso
 	tm->staged_expires_ns = tdp_mono_ns() + ttl_ms * 1000000;
 	tm->stages++;
 	const struct sched_table *t = engine_table_sched(et);
-	log_notice("schedule stage: %s (k %u, %u flows, digest %.16s) staged as %" PRIu64 " for %" PRId64 " ms",
+	log_notice("schedule stage: %s (k %u, %u flows, digest %.16s) staged as %" PRIu64
+		   " for %" PRId64 " ms",
 		   name, t->k, t->nflows, dt->digest, tm->staged_id, ttl_ms);
 	/* tai_ns: the daemon's time now, from which tdpctl deploy picks a
 	 * commit time every router can still meet */
-	return control_reply_ok(json_pack("{sI ss ss sI si sI ss sI}", "id", (json_int_t)tm->staged_id, "table", name,
-					  "digest", dt->digest, "k", (json_int_t)t->k, "flows", (int)t->nflows,
-					  "expires_in_ms", (json_int_t)ttl_ms, "in_force", tm->cur->name, "tai_ns",
-					  (json_int_t)tb_now(tm->tb).ns));
+	return control_reply_ok(
+		json_pack("{sI ss ss sI si sI ss sI}", "id", (json_int_t)tm->staged_id, "table",
+			  name, "digest", dt->digest, "k", (json_int_t)t->k, "flows",
+			  (int)t->nflows, "expires_in_ms", (json_int_t)ttl_ms, "in_force",
+			  tm->cur->name, "tai_ns", (json_int_t)tb_now(tm->tb).ns));
 }
 
 /* the staged table of args' id, or NULL and *reply */
@@ -167,17 +182,23 @@ static struct dtable *staged_of(struct tables *tm, json_t *args, const char *wha
 {
 	json_t *id_j = json_object_get(args, "id");
 	if (!json_is_integer(id_j) || json_integer_value(id_j) < 1) {
-		*reply = control_reply_err("bad-args", "%s needs the id schedule-stage gave, a positive integer", what);
+		*reply = control_reply_err(
+			"bad-args", "%s needs the id schedule-stage gave, a positive integer",
+			what);
 		return NULL;
 	}
 	uint64_t id = (uint64_t)json_integer_value(id_j);
 	if (!tm->staged || tm->staged_id != id) {
 		if (tm->staged)
-			*reply = control_reply_err("unknown-stage", "no table is staged as %" PRIu64 "; %s is staged as %"
-						   PRIu64, id, tm->staged->name, tm->staged_id);
+			*reply = control_reply_err("unknown-stage",
+						   "no table is staged as %" PRIu64
+						   "; %s is staged as %" PRIu64,
+						   id, tm->staged->name, tm->staged_id);
 		else
-			*reply = control_reply_err("unknown-stage", "no table is staged as %" PRIu64
-						   " (never staged, committed, aborted or expired)", id);
+			*reply = control_reply_err("unknown-stage",
+						   "no table is staged as %" PRIu64
+						   " (never staged, committed, aborted or expired)",
+						   id);
 		return NULL;
 	}
 	return tm->staged;
@@ -196,7 +217,8 @@ char *tables_commit(struct tables *tm, json_t *args, int slot, bool *defer)
 	reply = offer(tm, dt, args, tdp_mono_ns(), &wait);
 	if (tm->pending == dt) {
 		/* offered: from here on it is the pending table, no longer the staged one */
-		log_notice("schedule commit: %s (staged as %" PRIu64 ") committed", dt->name, tm->staged_id);
+		log_notice("schedule commit: %s (staged as %" PRIu64 ") committed", dt->name,
+			   tm->staged_id);
 		tm->staged = NULL;
 		tm->commits++;
 	}
@@ -214,10 +236,10 @@ char *tables_abort(struct tables *tm, json_t *args)
 	struct dtable *dt = staged_of(tm, args, "schedule-abort", &reply);
 	if (!dt)
 		return reply;
-	json_t *o = json_pack("{sI ss ss}", "aborted", (json_int_t)tm->staged_id, "table", dt->name, "in_force",
-			      tm->cur->name);
-	log_notice("schedule abort: %s (staged as %" PRIu64 ") dropped; %s stays in force", dt->name, tm->staged_id,
-		   tm->cur->name);
+	json_t *o = json_pack("{sI ss ss}", "aborted", (json_int_t)tm->staged_id, "table", dt->name,
+			      "in_force", tm->cur->name);
+	log_notice("schedule abort: %s (staged as %" PRIu64 ") dropped; %s stays in force",
+		   dt->name, tm->staged_id, tm->cur->name);
 	drop(tm);
 	tm->aborts++;
 	return control_reply_ok(o);
@@ -227,8 +249,8 @@ static void expire(struct tables *tm)
 {
 	if (!tm->staged || tdp_mono_ns() < tm->staged_expires_ns)
 		return;
-	log_warn("schedule stage: %s (staged as %" PRIu64 ") expired before a commit; dropped", tm->staged->name,
-		 tm->staged_id);
+	log_warn("schedule stage: %s (staged as %" PRIu64 ") expired before a commit; dropped",
+		 tm->staged->name, tm->staged_id);
 	drop(tm);
 	tm->expired++;
 }
@@ -239,26 +261,29 @@ json_t *tables_staged_json(const struct tables *tm)
 		return json_null();
 	const struct sched_table *t = engine_table_sched(tm->staged->et);
 	int64_t left = (tm->staged_expires_ns - tdp_mono_ns()) / 1000000;
-	return json_pack("{sI ss ss sI si sI}", "id", (json_int_t)tm->staged_id, "name", tm->staged->name, "digest",
-			 tm->staged->digest, "k", (json_int_t)t->k, "flows", (int)t->nflows, "expires_in_ms",
+	return json_pack("{sI ss ss sI si sI}", "id", (json_int_t)tm->staged_id, "name",
+			 tm->staged->name, "digest", tm->staged->digest, "k", (json_int_t)t->k,
+			 "flows", (int)t->nflows, "expires_in_ms",
 			 (json_int_t)(left < 0 ? 0 : left));
 }
-
 
 char *tables_busy(struct tables *tm)
 {
 	if (tm->staged)
-		return control_reply_err("busy", "table %s is staged as %" PRIu64 "; commit or abort it first",
-					 tm->staged->name, tm->staged_id);
+		return control_reply_err(
+			"busy", "table %s is staged as %" PRIu64 "; commit or abort it first",
+			tm->staged->name, tm->staged_id);
 	if (tm->pending)
-		return control_reply_err("busy", "table %s is waiting to be adopted at frame %" PRId64
-					 "; load again after it", tm->pending->name,
+		return control_reply_err("busy",
+					 "table %s is waiting to be adopted at frame %" PRId64
+					 "; load again after it",
+					 tm->pending->name,
 					 engine_table_requested(tm->pending->et));
 	return NULL;
 }
 
-char *tables_built(struct tables *tm, struct eng_table *et, char *reply, const char *name, json_t *args,
-		   bool stage, int64_t started_ns, int slot, bool *defer)
+char *tables_built(struct tables *tm, struct eng_table *et, char *reply, const char *name,
+		   json_t *args, bool stage, int64_t started_ns, int slot, bool *defer)
 {
 	*defer = false;
 	if (!et) {
@@ -293,16 +318,20 @@ void tables_stop(struct tables *tm)
 	drop(tm); /* never offered: the engine does not know it */
 	if (tm->waiter >= 0)
 		answer(tm, &tm->waiter,
-		       control_reply_err("busy", "tdpd is stopping; the table waiting for frame %" PRId64 " was not adopted",
-					 tm->pending ? engine_table_requested(tm->pending->et) : 0));
+		       control_reply_err("busy",
+					 "tdpd is stopping; the table waiting for frame %" PRId64
+					 " was not adopted",
+					 tm->pending ? engine_table_requested(tm->pending->et)
+						     : 0));
 }
 
 static json_t *swap_result(struct tables *tm, struct dtable *nt)
 {
 	const struct frame_geom *g = engine_geom(tm->e);
 	int64_t at = engine_table_adopted(nt->et), req = engine_table_requested(nt->et);
-	json_t *o = json_pack("{ss sI sI sI sb sI ss}", "table", nt->name, "frame", (json_int_t)at, "requested_frame",
-			      (json_int_t)req, "start_tai_ns", (json_int_t)frame_start(g, at).ns, "late", at != req,
+	json_t *o = json_pack("{ss sI sI sI sb sI ss}", "table", nt->name, "frame", (json_int_t)at,
+			      "requested_frame", (json_int_t)req, "start_tai_ns",
+			      (json_int_t)frame_start(g, at).ns, "late", at != req,
 			      "dropped_queued", (json_int_t)tm->swap_dropped, "digest", nt->digest);
 	if (o && nt->asked_tai_ns)
 		json_object_set_new(o, "asked_tai_ns", json_integer(nt->asked_tai_ns));
@@ -315,19 +344,27 @@ char *tables_cancel(struct tables *tm)
 {
 	struct dtable *nt = tm->pending;
 	if (!nt)
-		return control_reply_err("nothing-pending", "no table is waiting to be adopted; %s is in force", tm->cur->name);
+		return control_reply_err("nothing-pending",
+					 "no table is waiting to be adopted; %s is in force",
+					 tm->cur->name);
 	int64_t frame = engine_table_requested(nt->et);
 	if (engine_table_withdraw(tm->e, nt->et) != 0)
-		return control_reply_err("too-late", "%s was already taken by the engine for frame %" PRId64
-				 "; load another table to replace it", nt->name, frame);
+		return control_reply_err("too-late",
+					 "%s was already taken by the engine for frame %" PRId64
+					 "; load another table to replace it",
+					 nt->name, frame);
 	tm->pending = NULL;
-	log_notice("schedule cancel: %s, waiting for frame %" PRId64 ", withdrawn; %s stays in force", nt->name, frame,
-		   tm->cur->name);
+	log_notice("schedule cancel: %s, waiting for frame %" PRId64
+		   ", withdrawn; %s stays in force",
+		   nt->name, frame, tm->cur->name);
 	if (tm->waiter >= 0)
-		answer(tm, &tm->waiter, control_reply_err("cancelled", "%s was withdrawn before frame %" PRId64 " (schedule cancel)",
-					     nt->name, frame));
-	json_t *o = json_pack("{ss sI ss}", "cancelled", nt->name, "requested_frame", (json_int_t)frame, "in_force",
-			      tm->cur->name);
+		answer(tm, &tm->waiter,
+		       control_reply_err("cancelled",
+					 "%s was withdrawn before frame %" PRId64
+					 " (schedule cancel)",
+					 nt->name, frame));
+	json_t *o = json_pack("{ss sI ss}", "cancelled", nt->name, "requested_frame",
+			      (json_int_t)frame, "in_force", tm->cur->name);
 	nt->et = NULL;
 	dtable_free(nt);
 	return control_reply_ok(o);
@@ -352,11 +389,12 @@ static void save_in_force(struct tables *tm)
 	char err[700];
 	if (tstate_save(tm->state, engine_table_sched(tm->cur->et), &r, err, sizeof(err)) != 0) {
 		tm->save_errors++;
-		log_err("schedule: %s is in force but could not be kept for a restart: %s", tm->cur->name, err);
+		log_err("schedule: %s is in force but could not be kept for a restart: %s",
+			tm->cur->name, err);
 		return;
 	}
-	log_info("schedule: %s kept in %s (digest %.16s): a restart resumes it", tm->cur->name, tm->state->dir,
-		 r.digest);
+	log_info("schedule: %s kept in %s (digest %.16s): a restart resumes it", tm->cur->name,
+		 tm->state->dir, r.digest);
 }
 
 void tables_advance(struct tables *tm)
@@ -386,10 +424,11 @@ void tables_advance(struct tables *tm)
 	snprintf(tm->last_swap_name, sizeof(tm->last_swap_name), "%s", nt->name);
 	const struct sched_table *t = engine_table_sched(nt->et);
 	if (tm->last_swap_frame != tm->last_swap_requested)
-		log_warn("schedule: %s took effect at frame %" PRId64 ", not %" PRId64 " as planned (the engine was late)",
+		log_warn("schedule: %s took effect at frame %" PRId64 ", not %" PRId64
+			 " as planned (the engine was late)",
 			 nt->name, tm->last_swap_frame, tm->last_swap_requested);
-	log_notice("schedule: %s in force from frame %" PRId64 ": k %u, %u flows%s%" PRIu64 "%s", nt->name,
-		   tm->last_swap_frame, t->k, t->nflows, dropped ? "; " : "", dropped,
+	log_notice("schedule: %s in force from frame %" PRId64 ": k %u, %u flows%s%" PRIu64 "%s",
+		   nt->name, tm->last_swap_frame, t->k, t->nflows, dropped ? "; " : "", dropped,
 		   dropped ? " packets queued for removed flows dropped" : "");
 	json_t *res = swap_result(tm, nt);
 	json_object_set_new(res, "dropped_queued", json_integer((json_int_t)dropped));

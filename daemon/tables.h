@@ -42,13 +42,13 @@ struct tstate;
 struct dtable {
 	struct eng_table *et;
 	struct cls *cls;
-	struct rx_table rxt[RX_MAX_CORES];   /* one per RX core: its queue of each flow */
-	char name[256];           /* where it came from, for people */
+	struct rx_table rxt[RX_MAX_CORES]; /* one per RX core: its queue of each flow */
+	char name[256];			   /* where it came from, for people */
 	int64_t loaded_unix_s;
-	int64_t asked_tai_ns;     /* the time a load --at resolved to; 0: the next cycle */
+	int64_t asked_tai_ns;	       /* the time a load --at resolved to; 0: the next cycle */
 	char digest[SCHED_DIGEST_HEX]; /* SHA-256 of the table's text */
-	char via[32];             /* how it came: tdpd.conf, schedule load, schedule commit (tstate.h) */
-	bool resumed;             /* saved in force at the last stop, resumed at start */
+	char via[32]; /* how it came: tdpd.conf, schedule load, schedule commit (tstate.h) */
+	bool resumed; /* saved in force at the last stop, resumed at start */
 };
 
 /* Builds the RX side of et (which holds t), which came by via. NULL when
@@ -56,9 +56,9 @@ struct dtable {
 struct dtable *dtable_new(struct eng_table *et, const char *name, const char *via);
 void dtable_free(struct dtable *dt);
 
-#define CTL_STAGE_TTL_S 60          /* a staged table not committed by then is dropped */
+#define CTL_STAGE_TTL_S 60 /* a staged table not committed by then is dropped */
 #define CTL_STAGE_MAX_TTL_S 3600
-#define CTL_MAX_AHEAD_S 86400       /* a table is offered for a time at most a day ahead */
+#define CTL_MAX_AHEAD_S 86400 /* a table is offered for a time at most a day ahead */
 
 /* Hands line (a reply, malloc'd) to client *slot and sets *slot to -1; a slot
  * of -1 frees line. The control server's (control_server.c). */
@@ -67,19 +67,19 @@ typedef void tables_answer_fn(void *ctx, int *slot, char *line);
 struct tables {
 	/* filled in by the daemon */
 	struct engine *e;
-	struct rx *rx;            /* the RX cores, nrx of them */
+	struct rx *rx; /* the RX cores, nrx of them */
 	uint32_t nrx;
 	struct timebase *tb;
-	struct tstate *state;     /* where the table in force is kept; NULL: nowhere */
+	struct tstate *state; /* where the table in force is kept; NULL: nowhere */
 	tables_answer_fn *answer;
 	void *answer_ctx;
 
-	struct dtable *cur;       /* in force */
-	bool cur_saved;           /* cur is what the state directory holds */
-	struct dtable *pending;   /* offered, not yet retired */
-	int waiter;               /* the client waiting for the pending swap, or -1 */
+	struct dtable *cur;	/* in force */
+	bool cur_saved;		/* cur is what the state directory holds */
+	struct dtable *pending; /* offered, not yet retired */
+	int waiter;		/* the client waiting for the pending swap, or -1 */
 	bool rx_offered;
-	struct dtable *staged;    /* built, kept under staged_id until a commit */
+	struct dtable *staged; /* built, kept under staged_id until a commit */
 	uint64_t staged_id, next_stage_id;
 	int64_t staged_expires_ns; /* CLOCK_MONOTONIC */
 
@@ -99,8 +99,8 @@ char *tables_busy(struct tables *tm);
  * offered at args' time or kept under an id; the reply, or NULL and *defer
  * when client slot waits for the swap. started_ns: when the request came
  * (CLOCK_MONOTONIC), from which args' in_ns counts. */
-char *tables_built(struct tables *tm, struct eng_table *et, char *reply, const char *name, json_t *args,
-		   bool stage, int64_t started_ns, int slot, bool *defer);
+char *tables_built(struct tables *tm, struct eng_table *et, char *reply, const char *name,
+		   json_t *args, bool stage, int64_t started_ns, int slot, bool *defer);
 /* schedule-commit, -abort, -cancel: the reply, or NULL and *defer. */
 char *tables_commit(struct tables *tm, json_t *args, int slot, bool *defer);
 char *tables_abort(struct tables *tm, json_t *args);

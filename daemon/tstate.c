@@ -14,7 +14,8 @@
 
 #define REC "in-force"
 
-int tstate_open(struct tstate *s, const char *dir, const char *control_socket, char *err, size_t errlen)
+int tstate_open(struct tstate *s, const char *dir, const char *control_socket, char *err,
+		size_t errlen)
 {
 	char path[300], holder[400], held[400], e[300];
 	snprintf(s->dir, sizeof(s->dir), "%s", dir);
@@ -29,14 +30,18 @@ int tstate_open(struct tstate *s, const char *dir, const char *control_socket, c
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/lock", dir);
-	snprintf(holder, sizeof(holder), "pid %d\ncontrol-socket %s\n", (int)getpid(), control_socket);
+	snprintf(holder, sizeof(holder), "pid %d\ncontrol-socket %s\n", (int)getpid(),
+		 control_socket);
 	int rc = lockfile_take(&s->lock, path, holder, held, sizeof(held), e, sizeof(e));
 	if (rc == -EWOULDBLOCK) {
 		char pid[16], sock[256];
 		lockfile_field(held, "pid", pid, sizeof(pid));
 		lockfile_field(held, "control-socket", sock, sizeof(sock));
-		snprintf(err, errlen, "state-directory %s belongs to a running tdpd (pid %s, control socket %s): give "
-			 "each tdpd its own", dir, pid[0] ? pid : "?", sock[0] ? sock : "?");
+		snprintf(err, errlen,
+			 "state-directory %s belongs to a running tdpd (pid %s, control socket "
+			 "%s): give "
+			 "each tdpd its own",
+			 dir, pid[0] ? pid : "?", sock[0] ? sock : "?");
 		return -1;
 	}
 	if (rc < 0) {
@@ -113,9 +118,10 @@ int tstate_read(const char *dir, struct tstate_rec *r, char *err, size_t errlen)
 	r->frame = strtoll(v, NULL, 10);
 	field(text, "saved", v, sizeof(v));
 	r->saved_unix_s = strtoll(v, NULL, 10);
-	if (strlen(r->digest) != SCHED_DIGEST_HEX - 1 || strspn(r->digest, "0123456789abcdef") != SCHED_DIGEST_HEX - 1 ||
-	    !r->via[0]) {
-		snprintf(err, errlen, "%s: not a record of a table in force (digest and via expected)", path);
+	if (strlen(r->digest) != SCHED_DIGEST_HEX - 1 ||
+	    strspn(r->digest, "0123456789abcdef") != SCHED_DIGEST_HEX - 1 || !r->via[0]) {
+		snprintf(err, errlen,
+			 "%s: not a record of a table in force (digest and via expected)", path);
 		return -1;
 	}
 	snprintf(r->path, sizeof(r->path), "%s/tables/%s.tdp", dir, r->digest);
@@ -144,7 +150,8 @@ static void prune(const char *dir, const char *keep, const char *keep2)
 	closedir(d);
 }
 
-int tstate_save(struct tstate *s, const struct sched_table *t, struct tstate_rec *r, char *err, size_t errlen)
+int tstate_save(struct tstate *s, const struct sched_table *t, struct tstate_rec *r, char *err,
+		size_t errlen)
 {
 	struct tstate_rec old;
 	char e[8], path[600], tdir[300];
@@ -165,7 +172,8 @@ int tstate_save(struct tstate *s, const struct sched_table *t, struct tstate_rec
 		if (*q == '\n' || *q == '\r')
 			*q = ' ';
 	int n = snprintf(text, sizeof(text),
-			 "# the table tdpd had in force; tdpd writes this file, a restart resumes the table\n"
+			 "# the table tdpd had in force; tdpd writes this file, a restart resumes "
+			 "the table\n"
 			 "digest %s\nvia %s\nname %s\nframe %" PRId64 "\nsaved %" PRId64 "\n",
 			 r->digest, r->via, name, r->frame, r->saved_unix_s);
 	snprintf(path, sizeof(path), "%s/" REC, s->dir);

@@ -24,11 +24,11 @@
 
 struct tstate_rec {
 	char digest[SCHED_DIGEST_HEX];
-	char via[32];             /* TS_VIA_* */
-	char name[256];           /* the table's name as it was loaded (a path, or a name given) */
-	int64_t frame;            /* the first frame it was in force */
+	char via[32];	/* TS_VIA_* */
+	char name[256]; /* the table's name as it was loaded (a path, or a name given) */
+	int64_t frame;	/* the first frame it was in force */
 	int64_t saved_unix_s;
-	char path[512];           /* where its text is (tstate_read) */
+	char path[512]; /* where its text is (tstate_read) */
 };
 
 struct tstate {
@@ -38,13 +38,15 @@ struct tstate {
 
 /* Makes the directory (and tables/) and takes its lock. 0, or -1 with err
  * (another tdpd holds it: named). */
-int tstate_open(struct tstate *s, const char *dir, const char *control_socket, char *err, size_t errlen);
+int tstate_open(struct tstate *s, const char *dir, const char *control_socket, char *err,
+		size_t errlen);
 void tstate_close(struct tstate *s);
 /* The record in dir (no lock needed to read). 0; 1 when there is none; -1
  * with err (unreadable, or its table missing or not the digest it says). */
 int tstate_read(const char *dir, struct tstate_rec *r, char *err, size_t errlen);
 /* Writes t's text and the record r (digest and path filled in here). Tables
  * other than this one and the one it replaces are removed. 0, or -1 with err. */
-int tstate_save(struct tstate *s, const struct sched_table *t, struct tstate_rec *r, char *err, size_t errlen);
+int tstate_save(struct tstate *s, const struct sched_table *t, struct tstate_rec *r, char *err,
+		size_t errlen);
 
 #endif

@@ -28,13 +28,15 @@ void tdpd_launch_port(struct tdpd *d, uint32_t p, struct eng_port_cfg *epc)
 	log_info("port %s: pushes by %s", d->conf.ports[p].name, pp->push);
 	if (!pp->launch)
 		return;
-	launch_clock_init(&d->lc[p], pmd_read_clock, (void *)(uintptr_t)pp->id, LAUNCH_MAX_BRACKET_NS);
+	launch_clock_init(&d->lc[p], pmd_read_clock, (void *)(uintptr_t)pp->id,
+			  LAUNCH_MAX_BRACKET_NS);
 	d->lc_on[p] = true;
 	d->pinfo[p].launch = &d->lc[p];
 	epc->launch = &d->lc[p];
 	epc->ts_off = pp->ts_off;
 	epc->ts_flag = pp->ts_flag;
-	log_info("port %s: the CPU pushes at the boundary until the device clock's rate is measured (%lld ms)",
+	log_info("port %s: the CPU pushes at the boundary until the device clock's rate is "
+		 "measured (%lld ms)",
 		 d->conf.ports[p].name, LAUNCH_RATE_SPAN_NS / 1000000);
 }
 
@@ -52,12 +54,14 @@ void tdpd_launch_sample(struct tdpd *d, int64_t mono_now)
 		if (st.ready != d->lc_ready_said[p]) {
 			d->lc_ready_said[p] = st.ready;
 			if (st.ready)
-				log_notice("port %s: launch time in use: the device clock runs %+" PRId64 " ppb against the "
-					   "CTR, the latest read took %" PRId64 " ns", d->conf.ports[p].name, st.rate_ppb,
-					   st.last_bracket_ns);
+				log_notice("port %s: launch time in use: the device clock runs "
+					   "%+" PRId64 " ppb against the "
+					   "CTR, the latest read took %" PRId64 " ns",
+					   d->conf.ports[p].name, st.rate_ppb, st.last_bracket_ns);
 			else
-				log_warn("port %s: launch time suspended: the device clock or the CTR stepped (%" PRId64
-					 " ns off the map); the CPU pushes until the rate is measured again",
+				log_warn("port %s: launch time suspended: the device clock or the "
+					 "CTR stepped (%" PRId64 " ns off the map); the CPU pushes "
+					 "until the rate is measured again",
 					 d->conf.ports[p].name, st.last_miss_ns);
 		}
 	}

@@ -24,7 +24,8 @@ static void watch_budget(struct tdpd *d, struct watch *w, int64_t now)
 	if (t->sync_err_set)
 		snprintf(from, sizeof(from), "the table's sync-error");
 	else
-		snprintf(from, sizeof(from), "a quarter of the table's %" PRIu64 " ns guard band", t->guard_ns);
+		snprintf(from, sizeof(from), "a quarter of the table's %" PRIu64 " ns guard band",
+			 t->guard_ns);
 	int64_t act = d->conf.sync_budget_action;
 	if (over) {
 		if (!w->over_since_ns)
@@ -32,18 +33,24 @@ static void watch_budget(struct tdpd *d, struct watch *w, int64_t now)
 		if (w->over_log_ns && now - w->over_log_ns < WATCH_MOVED_LOG_NS)
 			return;
 		tdp_log(act == SA_SERVE ? LOG_WARNING : LOG_ERR,
-			"%ssync: uncertainty %" PRId64 " ns is past the sync budget, %" PRId64 " ns (%s): this router's "
-			"frames may be further from its neighbours' than the plan allows; %s (%" PRIu64 " frames over "
-			"budget in all)", act == SA_SERVE ? "" : "ALARM: ", unc, budget, from,
-			act == SA_DEMOTE ? "reserved flows demoted to best effort" : "still serving reserved flows",
+			"%ssync: uncertainty %" PRId64 " ns is past the sync budget, %" PRId64
+			" ns (%s): this router's "
+			"frames may be further from its neighbours' than the plan allows; %s "
+			"(%" PRIu64 " frames over "
+			"budget in all)",
+			act == SA_SERVE ? "" : "ALARM: ", unc, budget, from,
+			act == SA_DEMOTE ? "reserved flows demoted to best effort"
+					 : "still serving reserved flows",
 			es.over_budget_frames);
 		w->over_log_ns = now;
 	} else if (now - w->over_log_ns >= WATCH_MOVED_LOG_NS) {
 		/* within again, and quiet for as long as the repeat: one line for
 		 * the episode, however often it went past meanwhile */
-		log_notice("sync: uncertainty %" PRId64 " ns back within the sync budget, %" PRId64 " ns (%s); it first "
-			   "went past %.1f s ago (%" PRIu64 " frames over budget in all)", unc, budget, from,
-			   (double)(now - w->over_since_ns) / 1e9, es.over_budget_frames);
+		log_notice("sync: uncertainty %" PRId64 " ns back within the sync budget, %" PRId64
+			   " ns (%s); it first "
+			   "went past %.1f s ago (%" PRIu64 " frames over budget in all)",
+			   unc, budget, from, (double)(now - w->over_since_ns) / 1e9,
+			   es.over_budget_frames);
 		w->over_since_ns = 0;
 		w->over_log_ns = 0;
 	}
@@ -57,15 +64,22 @@ static void watch_sync(struct tdpd *d, struct watch *w)
 	if (st != w->state) {
 		struct tb_sync sy;
 		tb_sync(d->tb, &sy);
-		int64_t act = st == TB_HOLDOVER ? c->sync_holdover_action
-			      : st == TB_UNLOCKED ? c->sync_unlocked_action : 0;
-		const char *what = st == TB_LOCKED ? "serving reserved flows"
-				   : act == SA_DEMOTE ? "ALARM: reserved flows demoted to best effort"
-				   : act == SA_ALARM ? "ALARM: still serving reserved flows on an unsynchronised clock"
-						     : "still serving reserved flows";
-		tdp_log(st == TB_LOCKED ? LOG_NOTICE : act == SA_SERVE ? LOG_WARNING : LOG_ERR,
-			"sync: %s -> %s (%s), offset %" PRId64 " ns, uncertainty %" PRId64 " ns: %s",
-			tb_state_name(w->state), tb_state_name(st), sy.reason, sy.offset_ns, sy.uncertainty_ns, what);
+		int64_t act = st == TB_HOLDOVER	  ? c->sync_holdover_action
+			      : st == TB_UNLOCKED ? c->sync_unlocked_action
+						  : 0;
+		const char *what =
+			st == TB_LOCKED	   ? "serving reserved flows"
+			: act == SA_DEMOTE ? "ALARM: reserved flows demoted to best effort"
+			: act == SA_ALARM
+				? "ALARM: still serving reserved flows on an unsynchronised clock"
+				: "still serving reserved flows";
+		tdp_log(st == TB_LOCKED	  ? LOG_NOTICE
+			: act == SA_SERVE ? LOG_WARNING
+					  : LOG_ERR,
+			"sync: %s -> %s (%s), offset %" PRId64 " ns, uncertainty %" PRId64
+			" ns: %s",
+			tb_state_name(w->state), tb_state_name(st), sy.reason, sy.offset_ns,
+			sy.uncertainty_ns, what);
 		w->state = st;
 	}
 	int64_t now = tdp_mono_ns();
@@ -77,18 +91,20 @@ static void watch_sync(struct tdpd *d, struct watch *w)
 	if (es.skip_events != w->skip_events || es.back_steps != w->back_steps)
 		w->next_jump_log = now + TDP_NS_PER_S;
 	if (es.skip_events != w->skip_events) {
-		log_warn("frames: %" PRIu64 " frame%s skipped since the last report (latest jump %" PRId64
+		log_warn("frames: %" PRIu64
+			 " frame%s skipped since the last report (latest jump %" PRId64
 			 " frames): a late wake-up or the reference stepped forward",
-			 es.skipped_frames - w->skipped, es.skipped_frames - w->skipped == 1 ? "" : "s",
-			 es.last_jump_frames);
+			 es.skipped_frames - w->skipped,
+			 es.skipped_frames - w->skipped == 1 ? "" : "s", es.last_jump_frames);
 		w->skip_events = es.skip_events;
 		w->skipped = es.skipped_frames;
 	}
 	if (es.back_steps != w->back_steps) {
-		log_warn("frames: the reference stepped back; %" PRIu64 " frame start%s came round again and their rows "
+		log_warn("frames: the reference stepped back; %" PRIu64
+			 " frame start%s came round again and their rows "
 			 "were not sent twice (latest step %" PRId64 " frames)",
-			 es.repeated_frames - w->repeated, es.repeated_frames - w->repeated == 1 ? "" : "s",
-			 es.last_jump_frames);
+			 es.repeated_frames - w->repeated,
+			 es.repeated_frames - w->repeated == 1 ? "" : "s", es.last_jump_frames);
 		w->back_steps = es.back_steps;
 		w->repeated = es.repeated_frames;
 	}
@@ -97,7 +113,8 @@ static void watch_sync(struct tdpd *d, struct watch *w)
 /* the configured port a flow's packets moved to, by name */
 static const char *port_name(const struct tdpd *d, uint32_t moved_port)
 {
-	return moved_port && moved_port <= d->conf.nports ? d->conf.ports[moved_port - 1].name : "none (no route)";
+	return moved_port && moved_port <= d->conf.nports ? d->conf.ports[moved_port - 1].name
+							  : "none (no route)";
 }
 
 /* Reserved flows whose route moved off their port: said when it starts, at
@@ -123,21 +140,29 @@ static void watch_moved(struct tdpd *d, struct watch *w, int64_t now)
 		}
 		return;
 	}
-	const char *policy = d->conf.moved_route == RX_MOVED_BEST_EFFORT ? "sent as best effort by the new route"
-									    : "dropped";
+	const char *policy = d->conf.moved_route == RX_MOVED_BEST_EFFORT
+				     ? "sent as best effort by the new route"
+				     : "dropped";
 	for (uint32_t f = 0; f < w->nflows; f++) {
 		struct watch_flow *x = &w->fl[f];
 		struct flow_rx_sum fr;
 		engine_table_flow_rx_sum(et, f, &fr, NULL);
 		const char *name = t->flows[f].name, *own = t->ports[t->flows[f].port].name;
 		x->guard_seen = fr.arr_guard;
-		if (x->guard_seen > x->guard_logged && (!x->guard_log_ns || now - x->guard_log_ns >= WATCH_MOVED_LOG_NS)) {
-			log_warn("flow %s: %" PRIu64 " packet%s arrived in the guard band of the upstream frame %s mapped to "
-				 "(%" PRIu64 " in all), where a push lands only when the two routers' frames are apart by "
-				 "up to their sync errors; past the band a packet is taken for the next frame: look at "
-				 "both clocks (tdpctl sync) against the plan's sync budget, and at the link",
-				 name, x->guard_seen - x->guard_logged, x->guard_seen - x->guard_logged == 1 ? "" : "s",
-				 x->guard_seen - x->guard_logged == 1 ? "it was" : "they were", x->guard_seen);
+		if (x->guard_seen > x->guard_logged &&
+		    (!x->guard_log_ns || now - x->guard_log_ns >= WATCH_MOVED_LOG_NS)) {
+			log_warn("flow %s: %" PRIu64 " packet%s arrived in the guard band of the "
+				 "upstream frame %s mapped to "
+				 "(%" PRIu64 " in all), where a push lands only when the two "
+				 "routers' frames are apart by "
+				 "up to their sync errors; past the band a packet is taken for the "
+				 "next frame: look at "
+				 "both clocks (tdpctl sync) against the plan's sync budget, and at "
+				 "the link",
+				 name, x->guard_seen - x->guard_logged,
+				 x->guard_seen - x->guard_logged == 1 ? "" : "s",
+				 x->guard_seen - x->guard_logged == 1 ? "it was" : "they were",
+				 x->guard_seen);
 			x->guard_logged = x->guard_seen;
 			x->guard_log_ns = now;
 		}
@@ -145,17 +170,21 @@ static void watch_moved(struct tdpd *d, struct watch *w, int64_t now)
 			x->seen = fr.route_moved;
 			x->rose_ns = now;
 			if (!x->log_ns || now - x->log_ns >= WATCH_MOVED_LOG_NS) {
-				log_warn("ALARM: flow %s: its route leaves by port %s, not by its port %s: %" PRIu64
-					 " reserved packet%s %s (moved-route; %" PRIu64 " in all)", name,
-					 port_name(d, fr.moved_port), own, x->seen - x->logged,
-					 x->seen - x->logged == 1 ? "" : "s", policy, x->seen);
+				log_warn("ALARM: flow %s: its route leaves by port %s, not by its "
+					 "port %s: %" PRIu64
+					 " reserved packet%s %s (moved-route; %" PRIu64 " in all)",
+					 name, port_name(d, fr.moved_port), own,
+					 x->seen - x->logged, x->seen - x->logged == 1 ? "" : "s",
+					 policy, x->seen);
 				x->logged = x->seen;
 				x->log_ns = now;
 			}
 		} else if (x->log_ns && now - x->rose_ns >= WATCH_MOVED_LOG_NS) {
-			log_notice("flow %s: no packet of it has left its route by port %s for %.0f s (%" PRIu64
-				   " %s since the last report, %" PRIu64 " in all)", name, own,
-				   (double)(now - x->rose_ns) / 1e9, x->seen - x->logged, policy, x->seen);
+			log_notice("flow %s: no packet of it has left its route by port %s for "
+				   "%.0f s (%" PRIu64 " %s since the last report, %" PRIu64
+				   " in all)",
+				   name, own, (double)(now - x->rose_ns) / 1e9, x->seen - x->logged,
+				   policy, x->seen);
 			x->logged = x->seen;
 			x->log_ns = 0;
 		}

@@ -25,7 +25,7 @@ struct watch {
 	enum tb_state state;
 	uint64_t skip_events, back_steps, repeated;
 	uint64_t skipped;
-	int64_t next_jump_log;    /* monotonic ns: skips and steps are logged at most once a second */
+	int64_t next_jump_log; /* monotonic ns: skips and steps are logged at most once a second */
 	/* moved routes, per flow of the table et: packets counted at the
 	 * latest check and at the latest log line, when the count last rose,
 	 * when it was last logged (0: not moved now) */
@@ -34,9 +34,10 @@ struct watch {
 	struct watch_flow {
 		uint64_t seen, logged;
 		int64_t rose_ns, log_ns;
-		uint64_t guard_seen, guard_logged; /* arrivals in their upstream frame's guard band */
+		uint64_t guard_seen,
+			guard_logged; /* arrivals in their upstream frame's guard band */
 		int64_t guard_log_ns;
-	} *fl;
+	} * fl;
 	int64_t next_moved_check;
 	/* the uncertainty past the table's sync budget: since when (0: not in
 	 * an episode), when last said */

@@ -25,8 +25,9 @@ static int ethtool(const char *ifname, struct ethtool_coalesce *ec)
 
 static bool is_off(const struct ethtool_coalesce *e)
 {
-	return e->rx_coalesce_usecs == 0 && e->rx_max_coalesced_frames <= 1 && e->tx_coalesce_usecs == 0 &&
-	       e->tx_max_coalesced_frames <= 1 && !e->use_adaptive_rx_coalesce && !e->use_adaptive_tx_coalesce;
+	return e->rx_coalesce_usecs == 0 && e->rx_max_coalesced_frames <= 1 &&
+	       e->tx_coalesce_usecs == 0 && e->tx_max_coalesced_frames <= 1 &&
+	       !e->use_adaptive_rx_coalesce && !e->use_adaptive_tx_coalesce;
 }
 
 int coalesce_get(const char *ifname, struct ethtool_coalesce *ec, bool *off)
@@ -82,12 +83,14 @@ int coalesce_restore(struct coalesce_saved *s)
 void coalesce_describe(const struct coalesce_saved *s, int rc, char *buf, size_t len)
 {
 	if (rc == 0 && s->changed)
-		snprintf(buf, len, "off on %s (rx-usecs was %u, restored at exit)", s->ifname, s->old.rx_coalesce_usecs);
+		snprintf(buf, len, "off on %s (rx-usecs was %u, restored at exit)", s->ifname,
+			 s->old.rx_coalesce_usecs);
 	else if (rc == 0)
 		snprintf(buf, len, "already off on %s", s->ifname);
 	else if (rc == -EOPNOTSUPP)
-		snprintf(buf, len, "%s has no interrupt coalescing (nothing to turn off)", s->ifname);
+		snprintf(buf, len, "%s has no interrupt coalescing (nothing to turn off)",
+			 s->ifname);
 	else
-		snprintf(buf, len, "cannot turn coalescing off on %s: %s%s", s->ifname, strerror(-rc),
-			 rc == -EPERM ? " (needs CAP_NET_ADMIN)" : "");
+		snprintf(buf, len, "cannot turn coalescing off on %s: %s%s", s->ifname,
+			 strerror(-rc), rc == -EPERM ? " (needs CAP_NET_ADMIN)" : "");
 }

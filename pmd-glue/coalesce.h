@@ -15,7 +15,7 @@
 struct coalesce_saved {
 	char ifname[IFNAMSIZ];
 	struct ethtool_coalesce old;
-	bool changed;             /* restore has something to put back */
+	bool changed; /* restore has something to put back */
 };
 
 /*

@@ -38,7 +38,8 @@ int pmd_huge_read(const char *meminfo, struct pmd_huge *h)
 	return 0;
 }
 
-int pmd_huge_plan(int mode, uint32_t mbufs, const struct pmd_huge *h, bool *no_huge, char *msg, size_t len)
+int pmd_huge_plan(int mode, uint32_t mbufs, const struct pmd_huge *h, bool *no_huge, char *msg,
+		  size_t len)
 {
 	uint64_t need = pmd_mem_mb(mbufs);
 	uint64_t page_kb = h->page_kb > 0 ? (uint64_t)h->page_kb : 2048;
@@ -53,19 +54,28 @@ int pmd_huge_plan(int mode, uint32_t mbufs, const struct pmd_huge *h, bool *no_h
 	if (free_mb >= need)
 		return 0;
 	if (mode == PMD_HUGE_YES) {
-		snprintf(msg, len, "huge-pages yes: the pool of %u mbufs, the route tables and DPDK need %llu MiB of "
-			 "hugepages, and %ld of %llu kB are free (%llu MiB): reserve %llu (e.g. echo %llu > "
-			 "/sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages), or set huge-pages auto",
+		snprintf(msg, len,
+			 "huge-pages yes: the pool of %u mbufs, the route tables and DPDK need "
+			 "%llu MiB of "
+			 "hugepages, and %ld of %llu kB are free (%llu MiB): reserve %llu (e.g. "
+			 "echo %llu > "
+			 "/sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages), or set "
+			 "huge-pages auto",
 			 mbufs, (unsigned long long)need, h->free_pages > 0 ? h->free_pages : 0,
-			 (unsigned long long)page_kb, (unsigned long long)free_mb, (unsigned long long)pages,
-			 (unsigned long long)pages, (unsigned long long)page_kb);
+			 (unsigned long long)page_kb, (unsigned long long)free_mb,
+			 (unsigned long long)pages, (unsigned long long)pages,
+			 (unsigned long long)page_kb);
 		return -ENOMEM;
 	}
 	*no_huge = true;
-	snprintf(msg, len, "%ld hugepages of %llu kB free (%llu MiB), the pool of %u mbufs and the route tables need "
-		 "%llu MiB: DPDK runs with --no-huge (fine for vdevs; a NIC wants %llu hugepages reserved)",
-		 h->free_pages > 0 ? h->free_pages : 0, (unsigned long long)page_kb, (unsigned long long)free_mb, mbufs,
-		 (unsigned long long)need, (unsigned long long)pages);
+	snprintf(msg, len,
+		 "%ld hugepages of %llu kB free (%llu MiB), the pool of %u mbufs and the route "
+		 "tables need "
+		 "%llu MiB: DPDK runs with --no-huge (fine for vdevs; a NIC wants %llu hugepages "
+		 "reserved)",
+		 h->free_pages > 0 ? h->free_pages : 0, (unsigned long long)page_kb,
+		 (unsigned long long)free_mb, mbufs, (unsigned long long)need,
+		 (unsigned long long)pages);
 	return 0;
 }
 

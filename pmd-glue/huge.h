@@ -12,11 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { PMD_HUGE_AUTO, PMD_HUGE_YES, PMD_HUGE_NO };
+enum {
+	PMD_HUGE_AUTO,
+	PMD_HUGE_YES,
+	PMD_HUGE_NO
+};
 
 struct pmd_huge {
-	long free_pages;          /* HugePages_Free */
-	long page_kb;             /* Hugepagesize */
+	long free_pages; /* HugePages_Free */
+	long page_kb;	 /* Hugepagesize */
 };
 
 /* MiB DPDK needs for a pool of mbufs buffers, the routers alive at once
@@ -32,7 +36,8 @@ int pmd_huge_read(const char *meminfo, struct pmd_huge *h);
  * the error in msg when mode yes cannot be met: how much is needed, how much
  * is free, and how to reserve it.
  */
-int pmd_huge_plan(int mode, uint32_t mbufs, const struct pmd_huge *h, bool *no_huge, char *msg, size_t len);
+int pmd_huge_plan(int mode, uint32_t mbufs, const struct pmd_huge *h, bool *no_huge, char *msg,
+		  size_t len);
 /* pmd_huge_plan on this machine's /proc/meminfo. */
 int pmd_huge_decide(int mode, uint32_t mbufs, bool *no_huge, char *msg, size_t len);
 

@@ -69,7 +69,8 @@ static void log_cause(const char *what, char *out, size_t len)
 	}
 	const char *l = best ? best : any;
 	if (kern && l && l != kern)
-		snprintf(out, len, "%.*s; %.*s", (int)strcspn(kern, "\n"), kern, (int)strcspn(l, "\n"), l);
+		snprintf(out, len, "%.*s; %.*s", (int)strcspn(kern, "\n"), kern,
+			 (int)strcspn(l, "\n"), l);
 	else if (kern || l)
 		snprintf(out, len, "%.*s", (int)strcspn(kern ? kern : l, "\n"), kern ? kern : l);
 }
@@ -103,21 +104,23 @@ bool pmd_is_pci(const char *device)
 	       sscanf(addr, "%x:%x.%x%c", &a, &b, &c, &tail) == 3;
 }
 
-int pmd_eal_args(const struct pmd_eal *p, char **argv, int max, char *store, size_t storelen, bool *no_huge)
+int pmd_eal_args(const struct pmd_eal *p, char **argv, int max, char *store, size_t storelen,
+		 bool *no_huge)
 {
 	int n = 0;
 	size_t used = 0;
-#define ADD(...)                                                                              \
-	do {                                                                                  \
-		if (n < max - 1 && used < storelen) {                                         \
-			int w_ = snprintf(store + used, storelen - used, __VA_ARGS__);        \
-			argv[n++] = store + used;                                             \
-			used += (size_t)w_ + 1;                                               \
-		}                                                                             \
+#define ADD(...)                                                                       \
+	do {                                                                           \
+		if (n < max - 1 && used < storelen) {                                  \
+			int w_ = snprintf(store + used, storelen - used, __VA_ARGS__); \
+			argv[n++] = store + used;                                      \
+			used += (size_t)w_ + 1;                                        \
+		}                                                                      \
 	} while (0)
 	ADD("tdpd");
 	char lc[256];
-	size_t lu = (size_t)snprintf(lc, sizeof(lc), "--lcores=0@%d,1@%d", p->main_cpu, p->engine_cpu);
+	size_t lu =
+		(size_t)snprintf(lc, sizeof(lc), "--lcores=0@%d,1@%d", p->main_cpu, p->engine_cpu);
 	for (int i = 0; i < p->nrx_cpus && lu < sizeof(lc); i++)
 		lu += (size_t)snprintf(lc + lu, sizeof(lc) - lu, ",%d@%d", i + 2, p->rx_cpus[i]);
 	ADD("%s", lc);
@@ -178,18 +181,21 @@ struct rte_mempool *pmd_pool(uint32_t mbufs, bool iova_contig, char *err, size_t
 {
 	struct rte_mempool *mp;
 	if (iova_contig) {
-		mp = rte_pktmbuf_pool_create("tdpd_mbufs", mbufs, PMD_POOL_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-					     (int)rte_socket_id());
+		mp = rte_pktmbuf_pool_create("tdpd_mbufs", mbufs, PMD_POOL_CACHE, 0,
+					     RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
 	} else {
 		/* rte_pktmbuf_pool_create's steps, with RTE_MEMPOOL_F_NO_IOVA_CONTIG:
 		 * no object needs to sit within one page, so the pool is one block
 		 * of objects end to end */
-		struct rte_pktmbuf_pool_private priv = {.mbuf_data_room_size = RTE_MBUF_DEFAULT_BUF_SIZE};
-		mp = rte_mempool_create_empty("tdpd_mbufs", mbufs, sizeof(struct rte_mbuf) + RTE_MBUF_DEFAULT_BUF_SIZE,
+		struct rte_pktmbuf_pool_private priv = {.mbuf_data_room_size =
+								RTE_MBUF_DEFAULT_BUF_SIZE};
+		mp = rte_mempool_create_empty("tdpd_mbufs", mbufs,
+					      sizeof(struct rte_mbuf) + RTE_MBUF_DEFAULT_BUF_SIZE,
 					      PMD_POOL_CACHE, sizeof(priv), (int)rte_socket_id(),
 					      RTE_MEMPOOL_F_NO_IOVA_CONTIG);
-		if (mp && (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL) != 0 ||
-			   (rte_pktmbuf_pool_init(mp, &priv), rte_mempool_populate_default(mp) < 0))) {
+		if (mp &&
+		    (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL) != 0 ||
+		     (rte_pktmbuf_pool_init(mp, &priv), rte_mempool_populate_default(mp) < 0))) {
 			int e = rte_errno;
 			rte_mempool_free(mp);
 			mp = NULL;
@@ -199,12 +205,13 @@ struct rte_mempool *pmd_pool(uint32_t mbufs, bool iova_contig, char *err, size_t
 			rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
 	}
 	if (!mp)
-		snprintf(err, errlen, "cannot create a pool of %u mbufs: %s", mbufs, rte_strerror(rte_errno));
+		snprintf(err, errlen, "cannot create a pool of %u mbufs: %s", mbufs,
+			 rte_strerror(rte_errno));
 	return mp;
 }
 
 struct umem_walk {
-	uintptr_t lo, hi;         /* the bytes the PMD registers */
+	uintptr_t lo, hi; /* the bytes the PMD registers */
 	uint32_t outside;
 };
 
@@ -225,7 +232,8 @@ uint32_t pmd_pool_umem_outside(struct rte_mempool *mp, uint64_t *registered)
 	struct rte_mempool_memhdr *first = STAILQ_FIRST(&mp->mem_list);
 	uintptr_t start = (uintptr_t)first->addr;
 	uintptr_t base = start & ~((uintptr_t)getpagesize() - 1);
-	uint64_t len = (uint64_t)mp->populated_size * rte_mempool_calc_obj_size(mp->elt_size, mp->flags, NULL) +
+	uint64_t len = (uint64_t)mp->populated_size *
+			       rte_mempool_calc_obj_size(mp->elt_size, mp->flags, NULL) +
 		       (start - base);
 	struct umem_walk w = {.lo = base, .hi = base + len};
 	rte_mempool_obj_iter(mp, umem_obj, &w);
@@ -253,15 +261,17 @@ static void vdev_name(const char *device, char *name, size_t len, char *ifname, 
 	}
 }
 
-bool pmd_launch_decide(uint64_t tx_offload_capa, const char *driver, enum pmd_launch want, char *why,
-		       size_t whylen)
+bool pmd_launch_decide(uint64_t tx_offload_capa, const char *driver, enum pmd_launch want,
+		       char *why, size_t whylen)
 {
 	if (want == PMD_LAUNCH_OFF) {
 		snprintf(why, whylen, "the CPU at the frame boundary (tx-launch off)");
 		return false;
 	}
 	if (!(tx_offload_capa & RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP)) {
-		snprintf(why, whylen, "the CPU at the frame boundary: %s offers no send-on-timestamp offload", driver);
+		snprintf(why, whylen,
+			 "the CPU at the frame boundary: %s offers no send-on-timestamp offload",
+			 driver);
 		return false;
 	}
 	snprintf(why, whylen, "launch time: %s offers the send-on-timestamp offload", driver);
@@ -273,8 +283,9 @@ int pmd_read_clock(void *arg, uint64_t *dev)
 	return rte_eth_read_clock((uint16_t)(uintptr_t)arg, dev);
 }
 
-int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16_t rxd, uint16_t txd,
-		  struct rte_mempool *mp, enum pmd_launch launch, char *err, size_t errlen)
+int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16_t rxd,
+		  uint16_t txd, struct rte_mempool *mp, enum pmd_launch launch, char *err,
+		  size_t errlen)
 {
 	memset(pp, 0, sizeof(*pp));
 	snprintf(pp->device, sizeof(pp->device), "%s", device);
@@ -284,11 +295,14 @@ int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16
 		char cause[400];
 		log_cause(name, cause, sizeof(cause));
 		if (cause[0])
-			snprintf(err, errlen, "device %s: the driver did not create the port; DPDK said: %s", device,
-				 cause);
+			snprintf(err, errlen,
+				 "device %s: the driver did not create the port; DPDK said: %s",
+				 device, cause);
 		else
-			snprintf(err, errlen, "device %s: no such DPDK port (is the driver available, and the "
-				 "interface there?)", device);
+			snprintf(err, errlen,
+				 "device %s: no such DPDK port (is the driver available, and the "
+				 "interface there?)",
+				 device);
 		return -1;
 	}
 	struct rte_eth_dev_info info;
@@ -299,19 +313,23 @@ int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16
 	}
 	struct rte_eth_conf conf;
 	memset(&conf, 0, sizeof(conf));
-	pp->launch = pmd_launch_decide(info.tx_offload_capa, info.driver_name, launch, pp->push, sizeof(pp->push));
+	pp->launch = pmd_launch_decide(info.tx_offload_capa, info.driver_name, launch, pp->push,
+				       sizeof(pp->push));
 	if (pp->launch) {
 		/* registered before the port starts: the PMD looks for it then (mlx5's tx_pp) */
 		if (rte_mbuf_dyn_tx_timestamp_register(&pp->ts_off, &pp->ts_flag) != 0) {
-			snprintf(pp->push, sizeof(pp->push), "the CPU at the frame boundary: the mbuf timestamp field "
-				 "could not be registered (%s)", rte_strerror(rte_errno));
+			snprintf(pp->push, sizeof(pp->push),
+				 "the CPU at the frame boundary: the mbuf timestamp field "
+				 "could not be registered (%s)",
+				 rte_strerror(rte_errno));
 			pp->launch = false;
 		} else {
 			conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP;
 		}
 	}
 	if (launch == PMD_LAUNCH_ON && !pp->launch) {
-		snprintf(err, errlen, "device %s: tx-launch on, but it pushes by %s", device, pp->push);
+		snprintf(err, errlen, "device %s: tx-launch on, but it pushes by %s", device,
+			 pp->push);
 		return -1;
 	}
 	if (rxd > info.rx_desc_lim.nb_max && info.rx_desc_lim.nb_max)
@@ -321,17 +339,19 @@ int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16
 	if (!nrxq)
 		nrxq = 1;
 	if (nrxq > info.max_rx_queues || nrxq > info.max_tx_queues) {
-		snprintf(err, errlen, "device %s: %u RX queues wanted, the PMD offers %u RX and %u TX", device, nrxq,
-			 info.max_rx_queues, info.max_tx_queues);
+		snprintf(err, errlen,
+			 "device %s: %u RX queues wanted, the PMD offers %u RX and %u TX", device,
+			 nrxq, info.max_rx_queues, info.max_tx_queues);
 		return -1;
 	}
 	/* a PCI port's queues are filled by RSS on the IP addresses and ports,
 	 * as l3fwd sets it: a transport flow stays on one queue, so in order
 	 * (the hash functions the device offers, of those) */
-	uint64_t rss_hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) & info.flow_type_rss_offloads;
+	uint64_t rss_hf =
+		(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) & info.flow_type_rss_offloads;
 	if (nrxq > 1 && pmd_is_pci(device)) {
 		if (!rss_hf) {
-			nrxq = 1;   /* queues beyond the first would stay empty */
+			nrxq = 1; /* queues beyond the first would stay empty */
 		} else {
 			conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 			conf.rx_adv_conf.rss_conf.rss_hf = rss_hf;
@@ -343,17 +363,19 @@ int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16
 	if (rc == 0)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(pp->id, &rxd, &txd);
 	for (uint16_t q = 0; rc == 0 && q < nrxq; q++) {
-		rc = rte_eth_rx_queue_setup(pp->id, q, rxd, rte_eth_dev_socket_id(pp->id), NULL, mp);
+		rc = rte_eth_rx_queue_setup(pp->id, q, rxd, rte_eth_dev_socket_id(pp->id), NULL,
+					    mp);
 		if (rc == 0)
-			rc = rte_eth_tx_queue_setup(pp->id, q, txd, rte_eth_dev_socket_id(pp->id), NULL);
+			rc = rte_eth_tx_queue_setup(pp->id, q, txd, rte_eth_dev_socket_id(pp->id),
+						    NULL);
 	}
 	if (rc == 0)
 		rc = rte_eth_dev_start(pp->id);
 	if (rc != 0) {
 		char cause[400];
 		log_cause(name, cause, sizeof(cause));
-		snprintf(err, errlen, "device %s: port set-up failed: %s%s%s", device, rte_strerror(rc < 0 ? -rc : rc),
-			 cause[0] ? "; DPDK said: " : "", cause);
+		snprintf(err, errlen, "device %s: port set-up failed: %s%s%s", device,
+			 rte_strerror(rc < 0 ? -rc : rc), cause[0] ? "; DPDK said: " : "", cause);
 		return -1;
 	}
 	pp->started = true;
@@ -361,11 +383,15 @@ int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16
 		uint64_t clk;
 		rc = rte_eth_read_clock(pp->id, &clk);
 		if (rc != 0) {
-			snprintf(pp->push, sizeof(pp->push), "the CPU at the frame boundary: %s offers send on timestamp "
-				 "but cannot read its clock (%s)", info.driver_name, rte_strerror(-rc));
+			snprintf(pp->push, sizeof(pp->push),
+				 "the CPU at the frame boundary: %s offers send on timestamp "
+				 "but cannot read its clock (%s)",
+				 info.driver_name, rte_strerror(-rc));
 			pp->launch = false;
 			if (launch == PMD_LAUNCH_ON) {
-				snprintf(err, errlen, "device %s: tx-launch on, but it pushes by %s", device, pp->push);
+				snprintf(err, errlen,
+					 "device %s: tx-launch on, but it pushes by %s", device,
+					 pp->push);
 				return -1;
 			}
 		}
@@ -387,8 +413,12 @@ int pmd_port_counters(uint16_t id, struct pmd_counters *c)
 	int rc = rte_eth_stats_get(id, &st);
 	if (rc != 0)
 		return rc;
-	*c = (struct pmd_counters){.ipackets = st.ipackets, .imissed = st.imissed, .rx_nombuf = st.rx_nombuf,
-				   .ierrors = st.ierrors, .opackets = st.opackets, .oerrors = st.oerrors};
+	*c = (struct pmd_counters){.ipackets = st.ipackets,
+				   .imissed = st.imissed,
+				   .rx_nombuf = st.rx_nombuf,
+				   .ierrors = st.ierrors,
+				   .opackets = st.opackets,
+				   .oerrors = st.oerrors};
 	return 0;
 }
 
@@ -397,7 +427,8 @@ void pmd_port_link(struct pmd_port *pp)
 	struct rte_eth_link link;
 	memset(&link, 0, sizeof(link));
 	pp->link_mbps = 0;
-	if (rte_eth_link_get_nowait(pp->id, &link) == 0 && link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
+	if (rte_eth_link_get_nowait(pp->id, &link) == 0 &&
+	    link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
 	    link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
 		pp->link_mbps = link.link_speed;
 }
@@ -412,8 +443,8 @@ int pmd_vdev_add(const char *device, char *err, size_t errlen)
 		return 0;
 	char cause[400];
 	log_cause(ifname[0] ? ifname : name, cause, sizeof(cause));
-	snprintf(err, errlen, "device %s: the driver did not create it (%s)%s%s", device, rte_strerror(rc < 0 ? -rc : rc),
-		 cause[0] ? "; DPDK said: " : "", cause);
+	snprintf(err, errlen, "device %s: the driver did not create it (%s)%s%s", device,
+		 rte_strerror(rc < 0 ? -rc : rc), cause[0] ? "; DPDK said: " : "", cause);
 	return -1;
 }
 
@@ -434,7 +465,7 @@ void pmd_eal_cleanup(void)
 	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
 	if (dir[0])
-		rmdir(dir);   /* not empty: another program's files, left alone */
+		rmdir(dir); /* not empty: another program's files, left alone */
 }
 
 int pmd_eal_stale_dirs(void)
@@ -454,7 +485,7 @@ int pmd_eal_stale_dirs(void)
 		char p[PATH_MAX];
 		snprintf(p, sizeof(p), "/proc/%ld", pid);
 		if (access(p, F_OK) == 0)
-			continue;   /* its tdpd runs (or the pid is another's now: left alone) */
+			continue; /* its tdpd runs (or the pid is another's now: left alone) */
 		snprintf(p, sizeof(p), "%s/%s", PMD_RUNTIME_DIR, e->d_name);
 		if (rmdir(p) == 0)
 			removed++;

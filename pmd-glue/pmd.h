@@ -16,34 +16,33 @@
 
 struct rte_mempool;
 
-
 /* mbufs each lcore's cache of the pool keeps */
 #define PMD_POOL_CACHE 256
 
 struct pmd_eal {
-	int main_cpu;             /* lcore 0, the calling thread */
-	int engine_cpu;           /* lcore 1 */
-	const int *rx_cpus;       /* lcores 2, 3, ...: the RX cores beyond the first */
+	int main_cpu;	    /* lcore 0, the calling thread */
+	int engine_cpu;	    /* lcore 1 */
+	const int *rx_cpus; /* lcores 2, 3, ...: the RX cores beyond the first */
 	int nrx_cpus;
-	int huge;                 /* PMD_HUGE_* */
-	bool no_huge;             /* decided by pmd_huge_plan */
+	int huge;     /* PMD_HUGE_* */
+	bool no_huge; /* decided by pmd_huge_plan */
 	uint32_t mbufs;
 	const char *const *devices;
 	uint32_t ndevices;
-	int log_level;            /* syslog level for DPDK's own log */
-	int argc;                 /* extra EAL arguments after "--" */
+	int log_level; /* syslog level for DPDK's own log */
+	int argc;      /* extra EAL arguments after "--" */
 	char **argv;
 };
 
 struct pmd_port {
 	uint16_t id;
 	char device[256];
-	char ifname[64];          /* kernel interface behind a vdev, if any */
+	char ifname[64]; /* kernel interface behind a vdev, if any */
 	uint8_t mac[6];
-	uint32_t link_mbps;       /* 0 when the PMD cannot tell */
-	uint16_t rxd, txd;        /* descriptors set up, after the PMD's limits */
-	uint16_t nrxq;            /* RX queues set up (and as many TX queues; tdpd sends on 0) */
-	bool rss;                 /* spread over them by RSS (a PCI port with more than one) */
+	uint32_t link_mbps; /* 0 when the PMD cannot tell */
+	uint16_t rxd, txd;  /* descriptors set up, after the PMD's limits */
+	uint16_t nrxq;	    /* RX queues set up (and as many TX queues; tdpd sends on 0) */
+	bool rss;	    /* spread over them by RSS (a PCI port with more than one) */
 	bool started;
 	/* launch time (RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP): on, the mbuf's
 	 * timestamp field and its TX flag; push says which push and why */
@@ -54,12 +53,16 @@ struct pmd_port {
 };
 
 /* tdpd.conf's tx-launch: off; auto, where the PMD offers it; on, or refuse the port */
-enum pmd_launch { PMD_LAUNCH_AUTO, PMD_LAUNCH_OFF, PMD_LAUNCH_ON };
+enum pmd_launch {
+	PMD_LAUNCH_AUTO,
+	PMD_LAUNCH_OFF,
+	PMD_LAUNCH_ON
+};
 
 /* Whether a port with these TX offload capabilities pushes by launch time,
  * and why (or why not) in why. */
-bool pmd_launch_decide(uint64_t tx_offload_capa, const char *driver, enum pmd_launch want, char *why,
-		       size_t whylen);
+bool pmd_launch_decide(uint64_t tx_offload_capa, const char *driver, enum pmd_launch want,
+		       char *why, size_t whylen);
 
 /* The buffers a port's RX queues keep from the pool while it runs: each
  * queue's ring, or on af_xdp the PMD's fill ring, which DPDK 22.11 fills
@@ -71,7 +74,8 @@ bool pmd_is_af_xdp(const char *device);
 /* True when the device is a PCI address rather than a vdev. */
 bool pmd_is_pci(const char *device);
 /* Fills the EAL argument vector (for the log and the tests). Returns argc. */
-int pmd_eal_args(const struct pmd_eal *p, char **argv, int max, char *store, size_t storelen, bool *no_huge);
+int pmd_eal_args(const struct pmd_eal *p, char **argv, int max, char *store, size_t storelen,
+		 bool *no_huge);
 int pmd_eal_init(const struct pmd_eal *p, bool *no_huge, char *err, size_t errlen);
 /* The mbuf pool. iova_contig when a port DMAs from it (a PCI device): then no
  * buffer crosses a page of IOVA-contiguous memory, and the pool has gaps at
@@ -89,8 +93,9 @@ uint32_t pmd_pool_umem_outside(struct rte_mempool *mp, uint64_t *registered);
  * time as `launch` asks: the offload configured and the timestamp field
  * registered, and the device's clock read once to see that it can be.
  * Errors quote DPDK's log line that says why, when it said. */
-int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16_t rxd, uint16_t txd,
-		  struct rte_mempool *mp, enum pmd_launch launch, char *err, size_t errlen);
+int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16_t rxd,
+		  uint16_t txd, struct rte_mempool *mp, enum pmd_launch launch, char *err,
+		  size_t errlen);
 /* The device clock (rte_eth_read_clock); arg is the DPDK port id. */
 int pmd_read_clock(void *arg, uint64_t *dev);
 /* The driver's own counts of a port (rte_eth_stats): frames it received and

@@ -45,7 +45,8 @@ static double bits_ns(uint64_t bits, uint64_t rate)
 }
 
 /* The last row line that puts a flow of this port into frame f. */
-static uint32_t blame_line(const struct sched_table *t, uint32_t f, uint32_t port, struct sched_diags *d)
+static uint32_t blame_line(const struct sched_table *t, uint32_t f, uint32_t port,
+			   struct sched_diags *d)
 {
 	uint32_t line = 0;
 	for (uint32_t r = 0; r < t->nrules; r++) {
@@ -131,19 +132,22 @@ size_t sched_admit(const struct sched_table *t, struct sched_diags *d)
 			const struct sched_port *pt = &t->ports[p];
 			if (!ix.off && row_ix_build(t, &ix) != 0)
 				goto oom;
-			struct sched_buf b = { 0 };
+			struct sched_buf b = {0};
 			uint32_t first;
 			size_t nf = row_frames(&ix, r, &b, &first);
-			sched_buf_printf(&b, " (%zu frame%s): port %s overbooked by %.3fus: %.3fus of "
-					 "%.3fus reserved (TF - guard) by", nf, nf == 1 ? "" : "s", pt->name,
+			sched_buf_printf(&b,
+					 " (%zu frame%s): port %s overbooked by %.3fus: %.3fus of "
+					 "%.3fus reserved (TF - guard) by",
+					 nf, nf == 1 ? "" : "s", pt->name,
 					 bits_ns(used - cap, pt->rate_bps) / 1e3,
 					 bits_ns(used, pt->rate_bps) / 1e3,
 					 (double)(t->tf_ns - t->guard_ns) / 1e3);
 			for (uint32_t j = i; j < next; j++) {
 				const struct sched_entry *e = &t->ent[j];
-				sched_buf_printf(&b, " %s %u x %llu B%s", t->flows[e->flow].name, e->n,
-						 (unsigned long long)sched_wire_bits(t, e->flow) / 8,
-						 j + 1 < next ? "," : "");
+				sched_buf_printf(
+					&b, " %s %u x %llu B%s", t->flows[e->flow].name, e->n,
+					(unsigned long long)sched_wire_bits(t, e->flow) / 8,
+					j + 1 < next ? "," : "");
 			}
 			sched_diag_add(d, SCHED_ERROR, blame_line(t, first, p, d), 1, "frame%s %s",
 				       nf == 1 ? "" : "s", b.s ? b.s : "");
@@ -174,9 +178,12 @@ size_t sched_fit(const struct sched_table *t, const struct sched_fit *lim, struc
 			continue;
 		errs++;
 		sched_diag_add(d, SCHED_ERROR, fl->line, 1,
-			       "flow %s: size %u bytes, but port %s sends frames of at most %u bytes (MTU %u and a %u-byte "
-			       "link header): a reserved packet is never fragmented; lower the size or raise the "
-			       "interface's MTU", fl->name, fl->size, t->ports[fl->port].name, mtu + l2, mtu, l2);
+			       "flow %s: size %u bytes, but port %s sends frames of at most %u "
+			       "bytes (MTU %u and a %u-byte "
+			       "link header): a reserved packet is never fragmented; lower the "
+			       "size or raise the "
+			       "interface's MTU",
+			       fl->name, fl->size, t->ports[fl->port].name, mtu + l2, mtu, l2);
 	}
 	uint64_t avail = lim->mbufs > lim->mbufs_held ? lim->mbufs - lim->mbufs_held : 0;
 	for (uint32_t r = 0; r < t->nrows; r++) {
@@ -194,12 +201,14 @@ size_t sched_fit(const struct sched_table *t, const struct sched_fit *lim, struc
 				}
 				if (!ix.off && row_ix_build(t, &ix) != 0)
 					goto oom;
-				struct sched_buf b = { 0 };
+				struct sched_buf b = {0};
 				uint32_t first;
 				size_t nf = row_frames(&ix, r, &b, &first);
 				sched_diag_add(d, SCHED_ERROR, blame_line(t, first, p, d), 1,
-					       "frame%s %s: flow %s sends %u packets a frame, but a flow's queue holds %u "
-					       "(flow-queue-depth)", nf == 1 ? "" : "s", b.s ? b.s : "",
+					       "frame%s %s: flow %s sends %u packets a frame, but "
+					       "a flow's queue holds %u "
+					       "(flow-queue-depth)",
+					       nf == 1 ? "" : "s", b.s ? b.s : "",
 					       t->flows[e->flow].name, e->n, lim->flow_depth);
 				free(b.s);
 			}
@@ -210,15 +219,19 @@ size_t sched_fit(const struct sched_table *t, const struct sched_fit *lim, struc
 		} else if (lim->mbufs && all > avail) {
 			if (!ix.off && row_ix_build(t, &ix) != 0)
 				goto oom;
-			struct sched_buf b = { 0 };
+			struct sched_buf b = {0};
 			uint32_t first;
 			size_t nf = row_frames(&ix, r, &b, &first);
-			uint32_t p0 = t->flows[t->ent[t->row_off[r]].flow].port; /* all > 0: the row has entries */
+			uint32_t p0 = t->flows[t->ent[t->row_off[r]].flow]
+					      .port; /* all > 0: the row has entries */
 			sched_diag_add(d, SCHED_ERROR, blame_line(t, first, p0, d), 1,
-				       "frame%s %s: %llu packets a frame on all ports need as many packet buffers, but the "
-				       "pool has %llu and the ports' RX and TX rings and caches hold %llu of them (mbufs)",
+				       "frame%s %s: %llu packets a frame on all ports need as many "
+				       "packet buffers, but the "
+				       "pool has %llu and the ports' RX and TX rings and caches "
+				       "hold %llu of them (mbufs)",
 				       nf == 1 ? "" : "s", b.s ? b.s : "", (unsigned long long)all,
-				       (unsigned long long)lim->mbufs, (unsigned long long)lim->mbufs_held);
+				       (unsigned long long)lim->mbufs,
+				       (unsigned long long)lim->mbufs_held);
 			free(b.s);
 			errs++;
 		}
@@ -237,7 +250,7 @@ size_t sched_fit(const struct sched_table *t, const struct sched_fit *lim, struc
 			}
 			if (!ix.off && row_ix_build(t, &ix) != 0)
 				goto oom;
-			struct sched_buf b = { 0 };
+			struct sched_buf b = {0};
 			uint32_t first;
 			size_t nf = row_frames(&ix, r, &b, &first);
 			/* the ring refills as the port sends: about the wire time of what
@@ -246,12 +259,15 @@ size_t sched_fit(const struct sched_table *t, const struct sched_fit *lim, struc
 			for (uint32_t k = t->row_off[r]; k < t->row_off[r + 1]; k++)
 				if (t->flows[t->ent[k].flow].port == p)
 					bits += sched_wire_bits(t, t->ent[k].flow) * t->ent[k].n;
-			double refill_us = bits_ns(bits, t->ports[p].rate_bps) * (double)(n - txd) / (double)n / 1e3;
+			double refill_us = bits_ns(bits, t->ports[p].rate_bps) * (double)(n - txd) /
+					   (double)n / 1e3;
 			sched_diag_add(d, SCHED_WARNING, blame_line(t, first, p, d), 1,
-				       "frame%s %s: port %s sends %llu packets a frame, its TX ring holds %u (tx-desc): "
-				       "the engine refills the ring as the port sends, for about %.1fus of the frame",
-				       nf == 1 ? "" : "s", b.s ? b.s : "", t->ports[p].name, (unsigned long long)n, txd,
-				       refill_us);
+				       "frame%s %s: port %s sends %llu packets a frame, its TX "
+				       "ring holds %u (tx-desc): "
+				       "the engine refills the ring as the port sends, for about "
+				       "%.1fus of the frame",
+				       nf == 1 ? "" : "s", b.s ? b.s : "", t->ports[p].name,
+				       (unsigned long long)n, txd, refill_us);
 			free(b.s);
 		}
 	}

@@ -17,11 +17,11 @@
 #include "sched_priv.h"
 
 struct scratch_ent {
-	uint64_t key;   /* port << 48 | flow << 32 | line */
+	uint64_t key; /* port << 48 | flow << 32 | line */
 	uint32_t n;
 };
 
-#define SKEY_FLOWS(k) ((uint32_t)((k) >> 32))     /* port << 16 | flow */
+#define SKEY_FLOWS(k) ((uint32_t)((k) >> 32)) /* port << 16 | flow */
 #define SKEY_LINE(k) ((uint32_t)(k))
 
 struct row_hash {
@@ -95,8 +95,8 @@ int sched_build(struct sched_table *t, struct sched_diags *d)
 	uint32_t k = t->k, *head = NULL, *link = NULL, *cur = NULL;
 	struct scratch_ent *scr = NULL;
 	struct sched_entry *row = NULL;
-	struct row_hash rh = { 0 };
-	struct sched_fold fo = { 0 };
+	struct row_hash rh = {0};
+	struct sched_fold fo = {0};
 	size_t cap_scr = 0, cap_ent = 0, cap_off = 0, cap_row = 0;
 	int rc = -EINVAL;
 
@@ -132,7 +132,9 @@ int sched_build(struct sched_table *t, struct sched_diags *d)
 			for (uint32_t e = 0; e < sg->nent; e++) {
 				const struct sched_seg_ent *se = &fo.ent[sg->ent_off + e];
 				scr[n++] = (struct scratch_ent){
-					.key = ((uint64_t)se->port << 16 | se->flow) << 32 | se->line, .n = se->n };
+					.key = ((uint64_t)se->port << 16 | se->flow) << 32 |
+					       se->line,
+					.n = se->n};
 			}
 			d->work += sg->nent;
 			if ((uint64_t)cur[s] + sg->stride <= sg->last) {
@@ -153,9 +155,10 @@ int sched_build(struct sched_table *t, struct sched_diags *d)
 			scr[m - 1].n += scr[i].n;
 			if (scr[m - 1].n > SCHED_MAX_N) {
 				uint16_t fl = (uint16_t)(SKEY_FLOWS(scr[i].key) & 0xffff);
-				sched_diag_add(d, SCHED_ERROR, SKEY_LINE(scr[i].key), 1,
-					       "flow %s has %u packets in frame %u (limit %d per frame)",
-					       t->flows[fl].name, scr[m - 1].n, f, SCHED_MAX_N);
+				sched_diag_add(
+					d, SCHED_ERROR, SKEY_LINE(scr[i].key), 1,
+					"flow %s has %u packets in frame %u (limit %d per frame)",
+					t->flows[fl].name, scr[m - 1].n, f, SCHED_MAX_N);
 				rc = -ERANGE;
 				goto out;
 			}
@@ -163,8 +166,9 @@ int sched_build(struct sched_table *t, struct sched_diags *d)
 		if (sched_grow(&row, &cap_row, m + 1, sizeof(*row)))
 			goto oom;
 		for (uint32_t i = 0; i < m; i++)
-			row[i] = (struct sched_entry){ .flow = (uint16_t)(SKEY_FLOWS(scr[i].key) & 0xffff),
-						       .n = (uint16_t)scr[i].n };
+			row[i] = (struct sched_entry){
+				.flow = (uint16_t)(SKEY_FLOWS(scr[i].key) & 0xffff),
+				.n = (uint16_t)scr[i].n};
 		uint32_t h = row_hash_of(row, m), id = UINT32_MAX, j;
 		for (j = h & rh.mask; rh.slot[j]; j = (j + 1) & rh.mask) {
 			uint32_t r = rh.slot[j] - 1;

@@ -41,7 +41,7 @@ void sched_diag_add(struct sched_diags *d, enum sched_sev sev, uint32_t line, ui
 
 void sched_diags_print(const struct sched_diags *d, FILE *out)
 {
-	static const char *const sev[] = { "error", "warning", "note" };
+	static const char *const sev[] = {"error", "warning", "note"};
 	const char *file = d->file ? d->file : "<input>";
 
 	for (size_t i = 0; i < d->n; i++) {

@@ -13,7 +13,8 @@ struct out {
 	unsigned n;
 };
 
-static void change(struct out *o, const char *what, const char *name, const char *from, const char *to)
+static void change(struct out *o, const char *what, const char *name, const char *from,
+		   const char *to)
 {
 	if (o->json) {
 		fprintf(o->f, "%s{\"what\":", o->n ? "," : "");
@@ -30,9 +31,11 @@ static void change(struct out *o, const char *what, const char *name, const char
 	} else if (!from) {
 		fprintf(o->f, "%s%s%s: added (%s)\n", what, name ? " " : "", name ? name : "", to);
 	} else if (!to) {
-		fprintf(o->f, "%s%s%s: removed (was %s)\n", what, name ? " " : "", name ? name : "", from);
+		fprintf(o->f, "%s%s%s: removed (was %s)\n", what, name ? " " : "", name ? name : "",
+			from);
 	} else {
-		fprintf(o->f, "%s%s%s: %s -> %s\n", what, name ? " " : "", name ? name : "", from, to);
+		fprintf(o->f, "%s%s%s: %s -> %s\n", what, name ? " " : "", name ? name : "", from,
+			to);
 	}
 	o->n++;
 }
@@ -60,20 +63,22 @@ static void flow_text(const struct sched_table *t, const struct sched_flow *f, c
 	sched_fmt_match(&f->match, m, sizeof(m));
 	if (f->alpha) {
 		sched_fmt_time(f->delay_ns, d, sizeof(d));
-		snprintf(a, sizeof(a), " alpha %u%s%s", f->alpha, f->delay_ns ? " delay " : "", f->delay_ns ? d : "");
+		snprintf(a, sizeof(a), " alpha %u%s%s", f->alpha, f->delay_ns ? " delay " : "",
+			 f->delay_ns ? d : "");
 	}
-	snprintf(s, n, "port %s size %u%s%s %s", t->ports[f->port].name, f->size, a, f->stamp ? " stamp" : "", m);
+	snprintf(s, n, "port %s size %u%s%s %s", t->ports[f->port].name, f->size, a,
+		 f->stamp ? " stamp" : "", m);
 }
 
 struct group {
-	uint64_t key;     /* uid << 32 | from << 16 | to */
+	uint64_t key; /* uid << 32 | from << 16 | to */
 	uint32_t *frames;
 	size_t n, cap;
 };
 
 int sched_diff(const struct sched_table *a, const struct sched_table *b, bool json, FILE *f)
 {
-	struct out o = { .f = f, .json = json };
+	struct out o = {.f = f, .json = json};
 	char x[256], y[256];
 	int *map = NULL, *back = NULL;
 	uint32_t *cnt = NULL;
@@ -172,26 +177,35 @@ int sched_diff(const struct sched_table *a, const struct sched_table *b, bool js
 					if (seen[eb[i].flow])
 						continue;
 					int ia = back[eb[i].flow];
-					uid = ia >= 0 ? (uint64_t)ia : (uint64_t)a->nflows + eb[i].flow;
+					uid = ia >= 0 ? (uint64_t)ia
+						      : (uint64_t)a->nflows + eb[i].flow;
 					from = 0;
 					to = eb[i].n;
 				}
 				if (from == to)
 					continue;
 				uint64_t key = uid << 32 | from << 16 | to;
-				uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & gmask, s;
-				for (s = h; gslot[s] && g[gslot[s] - 1].key != key; s = (s + 1) & gmask)
+				uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 40) &
+					     gmask,
+					 s;
+				for (s = h; gslot[s] && g[gslot[s] - 1].key != key;
+				     s = (s + 1) & gmask)
 					;
 				if (!gslot[s]) {
 					if (ng * 2 >= gmask) {
 						/* many distinct changes: a bigger table */
-						uint32_t nm = gmask * 2 + 1, *ns = calloc(nm + 1, sizeof(uint32_t));
+						uint32_t nm = gmask * 2 + 1,
+							 *ns = calloc(nm + 1, sizeof(uint32_t));
 						if (!ns) {
 							rc = -ENOMEM;
 							goto out;
 						}
 						for (size_t q = 0; q < ng; q++) {
-							uint32_t t2 = (uint32_t)((g[q].key * 0x9e3779b97f4a7c15ull) >> 40) & nm;
+							uint32_t t2 =
+								(uint32_t)((g[q].key *
+									    0x9e3779b97f4a7c15ull) >>
+									   40) &
+								nm;
 							while (ns[t2])
 								t2 = (t2 + 1) & nm;
 							ns[t2] = (uint32_t)q + 1;
@@ -199,19 +213,22 @@ int sched_diff(const struct sched_table *a, const struct sched_table *b, bool js
 						free(gslot);
 						gslot = ns;
 						gmask = nm;
-						for (s = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & gmask; gslot[s];
-						     s = (s + 1) & gmask)
+						for (s = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >>
+								    40) &
+							 gmask;
+						     gslot[s]; s = (s + 1) & gmask)
 							;
 					}
 					if (sched_grow(&g, &capg, ng + 1, sizeof(*g))) {
 						rc = -ENOMEM;
 						goto out;
 					}
-					g[ng] = (struct group){ .key = key };
+					g[ng] = (struct group){.key = key};
 					gslot[s] = (uint32_t)++ng;
 				}
 				struct group *gr = &g[gslot[s] - 1];
-				if (sched_grow(&gr->frames, &gr->cap, gr->n + 1, sizeof(uint32_t))) {
+				if (sched_grow(&gr->frames, &gr->cap, gr->n + 1,
+					       sizeof(uint32_t))) {
 					rc = -ENOMEM;
 					goto out;
 				}
@@ -225,16 +242,21 @@ int sched_diff(const struct sched_table *a, const struct sched_table *b, bool js
 	}
 	for (size_t i = 0; i < ng; i++) {
 		uint32_t uid = (uint32_t)(g[i].key >> 32);
-		unsigned from = (unsigned)(g[i].key >> 16 & 0xffff), to = (unsigned)(g[i].key & 0xffff);
-		const char *name = uid < a->nflows ? a->flows[uid].name : b->flows[uid - a->nflows].name;
-		struct sched_buf fb = { 0 };
+		unsigned from = (unsigned)(g[i].key >> 16 & 0xffff),
+			 to = (unsigned)(g[i].key & 0xffff);
+		const char *name =
+			uid < a->nflows ? a->flows[uid].name : b->flows[uid - a->nflows].name;
+		struct sched_buf fb = {0};
 		sched_buf_frames(&fb, g[i].frames, g[i].n);
 		if (json)
-			fprintf(f, "%s{\"what\":\"frames\",\"frames\":\"%s\",\"count\":%zu,\"name\":\"%s\","
-				"\"from\":%u,\"to\":%u}", o.n ? "," : "", fb.s ? fb.s : "", g[i].n, name, from, to);
+			fprintf(f,
+				"%s{\"what\":\"frames\",\"frames\":\"%s\",\"count\":%zu,\"name\":"
+				"\"%s\","
+				"\"from\":%u,\"to\":%u}",
+				o.n ? "," : "", fb.s ? fb.s : "", g[i].n, name, from, to);
 		else
-			fprintf(f, "frame%s %s: %s %u -> %u\n", g[i].n == 1 ? "" : "s", fb.s ? fb.s : "", name,
-				from, to);
+			fprintf(f, "frame%s %s: %s %u -> %u\n", g[i].n == 1 ? "" : "s",
+				fb.s ? fb.s : "", name, from, to);
 		o.n++;
 		free(fb.s);
 	}

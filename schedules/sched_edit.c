@@ -16,7 +16,7 @@ struct edit {
 	const struct sched_table *t;
 	char **repl;
 	bool *del;
-	char **after;     /* text inserted after a line (several lines, '\n' separated) */
+	char **after; /* text inserted after a line (several lines, '\n' separated) */
 };
 
 static int edit_init(struct edit *e, const struct sched_table *t)
@@ -62,7 +62,7 @@ static void put_lines(struct sched_buf *b, const char *text, const char *eol)
 static char *edit_text(const struct edit *e)
 {
 	const struct sched_table *t = e->t;
-	struct sched_buf b = { 0 };
+	struct sched_buf b = {0};
 	const char *eol = t->nlines ? line_eol(t, 0) : "\n";
 
 	for (uint32_t i = 0; i < t->nlines; i++) {
@@ -70,7 +70,8 @@ static char *edit_text(const struct edit *e)
 		if (e->repl[i])
 			sched_buf_printf(&b, "%s%s", e->repl[i], line_eol(t, i));
 		else if (!e->del[i])
-			sched_buf_printf(&b, "%.*s%s", (int)ln->len, t->src + ln->off, line_eol(t, i));
+			sched_buf_printf(&b, "%.*s%s", (int)ln->len, t->src + ln->off,
+					 line_eol(t, i));
 		if (e->after[i])
 			put_lines(&b, e->after[i], eol);
 	}
@@ -87,12 +88,13 @@ static char *edit_text(const struct edit *e)
 static char *rule_text(const struct sched_table *t, uint32_t line, const struct sched_span *sp,
 		       uint32_t nsp, const struct sched_entry *en, uint32_t ne, bool comment)
 {
-	struct sched_buf b = { 0 };
+	struct sched_buf b = {0};
 	const struct sched_line *ln = &t->lines[line - 1];
 
 	sched_render_rule(t, sp, nsp, en, ne, &b);
 	if (comment && ln->comment != UINT32_MAX)
-		sched_buf_printf(&b, "  %.*s", (int)(ln->len - ln->comment), t->src + ln->off + ln->comment);
+		sched_buf_printf(&b, "  %.*s", (int)(ln->len - ln->comment),
+				 t->src + ln->off + ln->comment);
 	if (b.oom) {
 		free(b.s);
 		return NULL;
@@ -102,7 +104,7 @@ static char *rule_text(const struct sched_table *t, uint32_t line, const struct 
 
 static void append_after(struct edit *e, uint32_t line_idx, const char *text)
 {
-	struct sched_buf b = { 0 };
+	struct sched_buf b = {0};
 	if (e->after[line_idx])
 		sched_buf_put(&b, e->after[line_idx], strlen(e->after[line_idx]));
 	sched_buf_printf(&b, "%s\n", text);
@@ -136,8 +138,8 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int check_args(const struct sched_table *t, const char *flow, uint32_t n, const uint8_t *member,
-		      struct sched_diags *d, int *fi, uint32_t *nsel)
+static int check_args(const struct sched_table *t, const char *flow, uint32_t n,
+		      const uint8_t *member, struct sched_diags *d, int *fi, uint32_t *nsel)
 {
 	*fi = sched_flow_find(t, flow);
 	if (*fi < 0) {
@@ -161,7 +163,7 @@ static int check_args(const struct sched_table *t, const char *flow, uint32_t n,
 char *sched_edit_reserve(const struct sched_table *t, const char *flow, uint32_t n,
 			 const uint8_t *member, struct sched_diags *d)
 {
-	struct edit e = { 0 };
+	struct edit e = {0};
 	uint32_t *frames = NULL, *tmp = NULL, nsel;
 	struct sched_span *sp = NULL;
 	char *out = NULL;
@@ -183,8 +185,10 @@ char *sched_edit_reserve(const struct sched_table *t, const char *flow, uint32_t
 		const struct sched_entry *en = sched_row(t, frames[f], &ne);
 		for (uint32_t i = 0; i < ne; i++)
 			if (en[i].flow == (uint16_t)fi && en[i].n + n > SCHED_MAX_N) {
-				sched_diag_add(d, SCHED_ERROR, 0, 0, "flow %s would have %u packets in frame %u (limit %d)",
-					       flow, en[i].n + n, frames[f], SCHED_MAX_N);
+				sched_diag_add(
+					d, SCHED_ERROR, 0, 0,
+					"flow %s would have %u packets in frame %u (limit %d)",
+					flow, en[i].n + n, frames[f], SCHED_MAX_N);
 				goto out;
 			}
 	}
@@ -209,18 +213,19 @@ char *sched_edit_reserve(const struct sched_table *t, const char *flow, uint32_t
 		for (i = 0; i < ne && en[i].flow != (uint16_t)fi; i++)
 			;
 		if (i == ne)
-			en[ne++] = (struct sched_entry){ .flow = (uint16_t)fi, .n = 0 };
+			en[ne++] = (struct sched_entry){.flow = (uint16_t)fi, .n = 0};
 		en[i].n = (uint16_t)(en[i].n + n);
-		e.repl[ru->line - 1] = rule_text(t, ru->line, t->spans + ru->span_off, ru->nspan, en, ne, true);
+		e.repl[ru->line - 1] =
+			rule_text(t, ru->line, t->spans + ru->span_off, ru->nspan, en, ne, true);
 		free(en);
 		if (!e.repl[ru->line - 1])
 			goto oom;
 		goto done;
 	}
 	{
-		struct sched_entry en = { .flow = (uint16_t)fi, .n = (uint16_t)n };
+		struct sched_entry en = {.flow = (uint16_t)fi, .n = (uint16_t)n};
 		size_t ns = sched_spans_from_frames(frames, nf, sp);
-		struct sched_buf b = { 0 };
+		struct sched_buf b = {0};
 		sched_render_rule(t, sp, (uint32_t)ns, &en, 1, &b);
 		if (b.oom)
 			goto oom;
@@ -246,7 +251,7 @@ out:
 char *sched_edit_release(const struct sched_table *t, const char *flow, uint32_t n,
 			 const uint8_t *member, struct sched_diags *d)
 {
-	struct edit e = { 0 };
+	struct edit e = {0};
 	uint32_t *need = NULL, *fr = NULL, *grp = NULL, *lack = NULL, nsel;
 	struct sched_span *sp = NULL;
 	struct sched_entry *en = NULL;
@@ -277,10 +282,12 @@ char *sched_edit_release(const struct sched_table *t, const char *flow, uint32_t
 		need[f] = n;
 	}
 	if (nlack) {
-		struct sched_buf b = { 0 };
+		struct sched_buf b = {0};
 		sched_buf_frames(&b, lack, nlack > 64 ? 64 : nlack);
-		sched_diag_add(d, SCHED_ERROR, 0, 0, "flow %s has fewer than %u packets in frame%s %s%s; nothing released",
-			       flow, n, nlack == 1 ? "" : "s", b.s ? b.s : "", nlack > 64 ? ",..." : "");
+		sched_diag_add(
+			d, SCHED_ERROR, 0, 0,
+			"flow %s has fewer than %u packets in frame%s %s%s; nothing released", flow,
+			n, nlack == 1 ? "" : "s", b.s ? b.s : "", nlack > 64 ? ",..." : "");
 		free(b.s);
 		goto out;
 	}
@@ -288,7 +295,8 @@ char *sched_edit_release(const struct sched_table *t, const char *flow, uint32_t
 	for (uint32_t r = t->nrules; r-- > 0;) {
 		const struct sched_rule *ru = &t->rules[r];
 		uint32_t ei;
-		for (ei = 0; ei < ru->nent && t->rule_ent[ru->ent_off + ei].flow != (uint16_t)fi; ei++)
+		for (ei = 0; ei < ru->nent && t->rule_ent[ru->ent_off + ei].flow != (uint16_t)fi;
+		     ei++)
 			;
 		if (ei == ru->nent || t->rule_ent[ru->ent_off + ei].n == 0)
 			continue;
@@ -354,7 +362,8 @@ char *sched_edit_release(const struct sched_table *t, const char *flow, uint32_t
 				if (txt)
 					e.repl[li] = txt;
 				else if (ln->comment != UINT32_MAX)
-					e.repl[li] = strndup(t->src + ln->off + ln->comment, ln->len - ln->comment);
+					e.repl[li] = strndup(t->src + ln->off + ln->comment,
+							     ln->len - ln->comment);
 				else
 					e.del[li] = true;
 				first = false;

@@ -105,7 +105,8 @@ int sched_check_rule_frames(const struct sched_table *t, struct sched_diags *d)
 					bits[f / 64] &= ~(1ull << (f % 64));
 		}
 		if (at != NONE) {
-			sched_diag_add(d, SCHED_ERROR, ru->line, col, "frame %u is named twice in this row", at);
+			sched_diag_add(d, SCHED_ERROR, ru->line, col,
+				       "frame %u is named twice in this row", at);
 			errs++;
 		}
 	}
@@ -116,8 +117,8 @@ int sched_check_rule_frames(const struct sched_table *t, struct sched_diags *d)
 /* ---- chains and segments ------------------------------------------------ */
 
 struct item {
-	uint32_t stride, res;   /* the chain */
-	uint64_t at;            /* first, or one stride past the last hit */
+	uint32_t stride, res; /* the chain */
+	uint64_t at;	      /* first, or one stride past the last hit */
 	uint32_t rule;
 };
 
@@ -139,8 +140,8 @@ struct tally {
 	uint32_t *live, nlive;
 };
 
-static int tally_add(const struct sched_table *t, struct tally *ty, uint32_t r, bool add, uint64_t frame,
-		     struct sched_diags *d)
+static int tally_add(const struct sched_table *t, struct tally *ty, uint32_t r, bool add,
+		     uint64_t frame, struct sched_diags *d)
 {
 	const struct sched_rule *ru = &t->rules[r];
 	for (uint32_t e = 0; e < ru->nent; e++) {
@@ -157,9 +158,11 @@ static int tally_add(const struct sched_table *t, struct tally *ty, uint32_t r, 
 			ty->n[f] += re->n;
 			ty->line[f] = ru->line;
 			if (ty->n[f] > SCHED_MAX_N) {
-				sched_diag_add(d, SCHED_ERROR, ru->line, 1,
-					       "flow %s has %u packets in frame %llu (limit %d per frame)",
-					       t->flows[f].name, ty->n[f], (unsigned long long)frame, SCHED_MAX_N);
+				sched_diag_add(
+					d, SCHED_ERROR, ru->line, 1,
+					"flow %s has %u packets in frame %llu (limit %d per frame)",
+					t->flows[f].name, ty->n[f], (unsigned long long)frame,
+					SCHED_MAX_N);
 				return -ERANGE;
 			}
 		} else if (!(ty->n[f] -= re->n)) {
@@ -171,20 +174,25 @@ static int tally_add(const struct sched_table *t, struct tally *ty, uint32_t r, 
 	return 0;
 }
 
-static int emit(const struct sched_table *t, struct sched_fold *fo, const struct tally *ty, uint32_t stride,
-		uint64_t from, uint64_t to, size_t *cap_seg, size_t *cap_ent)
+static int emit(const struct sched_table *t, struct sched_fold *fo, const struct tally *ty,
+		uint32_t stride, uint64_t from, uint64_t to, size_t *cap_seg, size_t *cap_ent)
 {
 	if (!ty->nlive)
 		return 0;
 	if (sched_grow(&fo->seg, cap_seg, (size_t)fo->nseg + 1, sizeof(*fo->seg)) ||
 	    sched_grow(&fo->ent, cap_ent, (size_t)fo->nent + ty->nlive, sizeof(*fo->ent)))
 		return -ENOMEM;
-	fo->seg[fo->nseg++] = (struct sched_seg){ .first = (uint32_t)from, .last = (uint32_t)(to - stride),
-						  .stride = stride, .ent_off = fo->nent, .nent = ty->nlive };
+	fo->seg[fo->nseg++] = (struct sched_seg){.first = (uint32_t)from,
+						 .last = (uint32_t)(to - stride),
+						 .stride = stride,
+						 .ent_off = fo->nent,
+						 .nent = ty->nlive};
 	for (uint32_t i = 0; i < ty->nlive; i++) {
 		uint32_t f = ty->live[i];
-		fo->ent[fo->nent++] = (struct sched_seg_ent){ .port = t->flows[f].port, .flow = (uint16_t)f,
-							      .n = (uint16_t)ty->n[f], .line = ty->line[f] };
+		fo->ent[fo->nent++] = (struct sched_seg_ent){.port = t->flows[f].port,
+							     .flow = (uint16_t)f,
+							     .n = (uint16_t)ty->n[f],
+							     .line = ty->line[f]};
 	}
 	return 0;
 }
@@ -193,10 +201,10 @@ int sched_fold(const struct sched_table *t, struct sched_fold *fo, struct sched_
 {
 	struct item *st = malloc(sizeof(*st) * ((size_t)t->nspans + 1));
 	struct item *en = malloc(sizeof(*en) * ((size_t)t->nspans + 1));
-	struct tally ty = { calloc((size_t)t->nflows + 1, sizeof(uint32_t)),
-			    malloc(sizeof(uint32_t) * ((size_t)t->nflows + 1)),
-			    malloc(sizeof(uint32_t) * ((size_t)t->nflows + 1)),
-			    malloc(sizeof(uint32_t) * ((size_t)t->nflows + 1)), 0 };
+	struct tally ty = {calloc((size_t)t->nflows + 1, sizeof(uint32_t)),
+			   malloc(sizeof(uint32_t) * ((size_t)t->nflows + 1)),
+			   malloc(sizeof(uint32_t) * ((size_t)t->nflows + 1)),
+			   malloc(sizeof(uint32_t) * ((size_t)t->nflows + 1)), 0};
 	size_t cap_seg = 0, cap_ent = 0, n = 0;
 	int rc = -ENOMEM;
 
@@ -212,8 +220,9 @@ int sched_fold(const struct sched_table *t, struct sched_fold *fo, struct sched_
 			const struct sched_span *sp = &t->spans[ru->span_off + s];
 			uint32_t last = sched_span_last_hit(sp);
 			uint32_t stride = last == sp->first ? 1 : sp->stride;
-			st[n] = (struct item){ stride, sp->first % stride, sp->first, r };
-			en[n++] = (struct item){ stride, sp->first % stride, (uint64_t)last + stride, r };
+			st[n] = (struct item){stride, sp->first % stride, sp->first, r};
+			en[n++] = (struct item){stride, sp->first % stride, (uint64_t)last + stride,
+						r};
 		}
 	}
 	qsort(st, n, sizeof(*st), cmp_item);
@@ -221,13 +230,15 @@ int sched_fold(const struct sched_table *t, struct sched_fold *fo, struct sched_
 	/* both lists hold the same spans sorted by chain first: a chain is the
 	 * same run of indices in each */
 	for (size_t c0 = 0, c1; c0 < n; c0 = c1) {
-		for (c1 = c0 + 1; c1 < n && st[c1].stride == st[c0].stride && st[c1].res == st[c0].res; c1++)
+		for (c1 = c0 + 1;
+		     c1 < n && st[c1].stride == st[c0].stride && st[c1].res == st[c0].res; c1++)
 			;
 		size_t i = c0, j = c0;
 		uint64_t cur = 0;
 		while (j < c1) {
 			uint64_t next = i < c1 && st[i].at < en[j].at ? st[i].at : en[j].at;
-			if (next > cur && emit(t, fo, &ty, st[c0].stride, cur, next, &cap_seg, &cap_ent))
+			if (next > cur &&
+			    emit(t, fo, &ty, st[c0].stride, cur, next, &cap_seg, &cap_ent))
 				goto oom;
 			cur = next;
 			for (; j < c1 && en[j].at == cur; j++)

@@ -19,8 +19,11 @@ static bool one_word(const char *opt, const char *v, char *err, size_t errlen)
 	}
 	for (const unsigned char *c = (const unsigned char *)v; *c; c++)
 		if (*c <= ' ' || *c == 0x7f || *c == '#') {
-			snprintf(err, errlen, "--%s: '%.200s' is not one word (a space, a '#' or a control character at "
-					      "byte %zu)", opt, v, (size_t)((const char *)c - v) + 1);
+			snprintf(err, errlen,
+				 "--%s: '%.200s' is not one word (a space, a '#' or a control "
+				 "character at "
+				 "byte %zu)",
+				 opt, v, (size_t)((const char *)c - v) + 1);
 			return false;
 		}
 	return true;
@@ -59,7 +62,9 @@ char *sched_new_text(const struct sched_new *nw, char *err, size_t errlen)
 		if (!one_word("port", nw->ports[i], err, errlen))
 			return NULL;
 		else if (port_fields(nw->ports[i], f, fl) < 0) {
-			snprintf(err, errlen, "--port %.200s: expected NAME:RATE[:MAXFRAME[:OVERHEAD]], each field given",
+			snprintf(err, errlen,
+				 "--port %.200s: expected NAME:RATE[:MAXFRAME[:OVERHEAD]], each "
+				 "field given",
 				 nw->ports[i]);
 			return NULL;
 		}
@@ -70,12 +75,17 @@ char *sched_new_text(const struct sched_new *nw, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	fprintf(b, "tdp-schedule 1\n\n# time-frame length, frames per cycle (k x tf divides one second)\n"
-		   "tf %s\nk %s\n", nw->tf, nw->k);
+	fprintf(b,
+		"tdp-schedule 1\n\n# time-frame length, frames per cycle (k x tf divides one "
+		"second)\n"
+		"tf %s\nk %s\n",
+		nw->tf, nw->k);
 	if (nw->guard)
-		fprintf(b, "# nothing may start in the last part of a frame\nguard %s\n", nw->guard);
+		fprintf(b, "# nothing may start in the last part of a frame\nguard %s\n",
+			nw->guard);
 	if (nw->epoch)
-		fprintf(b, "# cycle 0 starts this long after every TAI second\nepoch %s\n", nw->epoch);
+		fprintf(b, "# cycle 0 starts this long after every TAI second\nepoch %s\n",
+			nw->epoch);
 	if (nw->nports)
 		fprintf(b, "\n# output ports\n");
 	for (unsigned i = 0; i < nw->nports; i++) {

@@ -111,8 +111,8 @@ int sched_num_time(const char *s, size_t n, uint64_t *ns, const char **why)
 		const char *u;
 		uint64_t mult;
 	} units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "\xc2\xb5s", 1000 }, { "\xce\xbcs", 1000 },
-		{ "ms", 1000000 }, { "s", 1000000000 },
+		{"ns", 1},	     {"us", 1000},    {"\xc2\xb5s", 1000},
+		{"\xce\xbcs", 1000}, {"ms", 1000000}, {"s", 1000000000},
 	};
 	sched_u128 m;
 	unsigned fd;
@@ -126,7 +126,8 @@ int sched_num_time(const char *s, size_t n, uint64_t *ns, const char **why)
 	}
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (unit_is(s + used, n - used, units[i].u))
-			return scaled(m, fd, units[i].mult, ns, "not a whole number of nanoseconds", why);
+			return scaled(m, fd, units[i].mult, ns, "not a whole number of nanoseconds",
+				      why);
 	*why = "unknown time unit (use ns, us, ms or s)";
 	return -1;
 }
@@ -147,14 +148,34 @@ int sched_num_rate(const char *s, size_t n, uint64_t *bps, const char **why)
 	}
 	uint64_t mult = 1;
 	switch (u[0]) {
-	case 'k': case 'K': mult = 1000ull; u++; un--; break;
-	case 'M': mult = 1000000ull; u++; un--; break;
-	case 'G': case 'g': mult = 1000000000ull; u++; un--; break;
-	case 'T': case 't': mult = 1000000000000ull; u++; un--; break;
+	case 'k':
+	case 'K':
+		mult = 1000ull;
+		u++;
+		un--;
+		break;
+	case 'M':
+		mult = 1000000ull;
+		u++;
+		un--;
+		break;
+	case 'G':
+	case 'g':
+		mult = 1000000000ull;
+		u++;
+		un--;
+		break;
+	case 'T':
+	case 't':
+		mult = 1000000000000ull;
+		u++;
+		un--;
+		break;
 	case 'm':
 		*why = "'m' is milli: write M for mega (Mbit/s)";
 		return -1;
-	default: break;
+	default:
+		break;
 	}
 	if (!(unit_is(u, un, "bit/s") || unit_is(u, un, "bps"))) {
 		*why = "unknown rate unit (use bit/s, kbit/s, Mbit/s, Gbit/s, Tbit/s)";
@@ -192,7 +213,7 @@ int sched_num_prefix(const char *s, size_t n, struct sched_match *m, const char 
 	}
 	memcpy(buf, s, an);
 	buf[an] = 0;
-	uint8_t a[16] = { 0 };
+	uint8_t a[16] = {0};
 	unsigned bits;
 	if (inet_pton(AF_INET, buf, a) == 1) {
 		m->dst_family = 4;
@@ -298,7 +319,7 @@ size_t sched_spans_from_frames(const uint32_t *f, size_t n, struct sched_span *o
 	size_t i = 0, ns = 0;
 
 	while (i < n) {
-		struct sched_span sp = { .first = f[i], .last = f[i], .stride = 1 };
+		struct sched_span sp = {.first = f[i], .last = f[i], .stride = 1};
 		if (i + 1 < n) {
 			uint32_t st = f[i + 1] - f[i];
 			size_t j = i + 1;
@@ -345,7 +366,7 @@ void sched_buf_frames(struct sched_buf *b, const uint32_t *f, size_t n)
 
 size_t sched_frames_format(const uint32_t *frames, size_t n, char *out, size_t outlen)
 {
-	struct sched_buf b = { 0 };
+	struct sched_buf b = {0};
 	sched_buf_frames(&b, frames, n);
 	size_t need = b.len;
 	if (outlen) {
@@ -375,8 +396,10 @@ void sched_fmt_rate(uint64_t bps, char *out, size_t len)
 	static const struct {
 		uint64_t m;
 		const char *u;
-	} u[] = { { 1000000000000ull, "Tbit/s" }, { 1000000000ull, "Gbit/s" },
-		  { 1000000ull, "Mbit/s" }, { 1000ull, "kbit/s" } };
+	} u[] = {{1000000000000ull, "Tbit/s"},
+		 {1000000000ull, "Gbit/s"},
+		 {1000000ull, "Mbit/s"},
+		 {1000ull, "kbit/s"}};
 	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
 		if (bps % u[i].m == 0) {
 			snprintf(out, len, "%llu%s", (unsigned long long)(bps / u[i].m), u[i].u);
@@ -387,7 +410,7 @@ void sched_fmt_rate(uint64_t bps, char *out, size_t len)
 
 void sched_fmt_match(const struct sched_match *m, char *out, size_t len)
 {
-	struct sched_buf b = { 0 };
+	struct sched_buf b = {0};
 
 	if (m->fields & SCHED_M_DSCP)
 		sched_buf_printf(&b, " dscp %u", m->dscp);
@@ -427,7 +450,9 @@ int sched_frameset_parse(const char *s, uint32_t k, uint8_t *member, char *err, 
 		const char *slash = memchr(it, '/', len);
 		size_t body = slash ? (size_t)(slash - it) : len;
 		uint64_t first, last, stride = 1;
-		if (slash && (sched_num_uint(slash + 1, len - body - 1, UINT32_MAX, &stride, &why) || !stride)) {
+		if (slash &&
+		    (sched_num_uint(slash + 1, len - body - 1, UINT32_MAX, &stride, &why) ||
+		     !stride)) {
 			snprintf(err, errlen, "bad stride in '%.*s'", (int)len, it);
 			return -1;
 		}
@@ -438,14 +463,18 @@ int sched_frameset_parse(const char *s, uint32_t k, uint8_t *member, char *err, 
 			const char *dash = memchr(it, '-', body);
 			size_t fl = dash ? (size_t)(dash - it) : body;
 			if (sched_num_uint(it, fl, UINT32_MAX, &first, &why) ||
-			    (dash && sched_num_uint(dash + 1, body - fl - 1, UINT32_MAX, &last, &why))) {
-				snprintf(err, errlen, "bad frame set item '%.*s' (use N, N-M, N-M/S or *)", (int)len, it);
+			    (dash &&
+			     sched_num_uint(dash + 1, body - fl - 1, UINT32_MAX, &last, &why))) {
+				snprintf(err, errlen,
+					 "bad frame set item '%.*s' (use N, N-M, N-M/S or *)",
+					 (int)len, it);
 				return -1;
 			}
 			if (!dash)
 				last = first;
 			if (slash && !dash) {
-				snprintf(err, errlen, "'%.*s': a stride needs a range", (int)len, it);
+				snprintf(err, errlen, "'%.*s': a stride needs a range", (int)len,
+					 it);
 				return -1;
 			}
 		}

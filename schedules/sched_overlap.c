@@ -43,7 +43,7 @@ struct keyed {
 	uint64_t key;
 	const struct sched_match *m; /* NULL when the destination is not compared */
 	uint32_t flow;
-	uint8_t side;                /* 0: group i, 1: group j */
+	uint8_t side; /* 0: group i, 1: group j */
 };
 
 static int cmp_prefix(const struct sched_match *a, const struct sched_match *b)
@@ -112,8 +112,8 @@ struct level {
 
 /* Sorted entries ka[0..n): report every flow whose packets a flow of the other
  * side (any flow when same is set) also claims. */
-static void sweep(const struct sched_table *t, struct sched_diags *d, const struct keyed *ka, uint32_t n,
-		  bool same, struct level *st)
+static void sweep(const struct sched_table *t, struct sched_diags *d, const struct keyed *ka,
+		  uint32_t n, bool same, struct level *st)
 {
 	uint32_t depth = 0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -168,7 +168,7 @@ int sched_check_overlaps(struct sched_table *t, struct sched_diags *d)
 		goto out;
 	}
 	for (uint32_t i = 0; i < F; i++)
-		bm[i] = (struct by_mask){ t->flows[i].match.fields, i };
+		bm[i] = (struct by_mask){t->flows[i].match.fields, i};
 	qsort(bm, F, sizeof(*bm), cmp_by_mask);
 	for (uint32_t i = 0; i < F; i++)
 		if (i == 0 || bm[i].mask != bm[i - 1].mask)
@@ -185,8 +185,9 @@ int sched_check_overlaps(struct sched_table *t, struct sched_diags *d)
 				uint32_t g = side ? gj : gi;
 				for (uint32_t x = gstart[g]; x < gstart[g + 1]; x++) {
 					const struct sched_match *m = &t->flows[bm[x].flow].match;
-					ka[n++] = (struct keyed){ exact_key(m, common), dst ? m : NULL, bm[x].flow,
-								  (uint8_t)side };
+					ka[n++] =
+						(struct keyed){exact_key(m, common), dst ? m : NULL,
+							       bm[x].flow, (uint8_t)side};
 				}
 			}
 			qsort(ka, n, sizeof(*ka), cmp_keyed);

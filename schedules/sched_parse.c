@@ -15,9 +15,15 @@
 #define ERR(p, col, ...) sched_diag_add((p)->d, SCHED_ERROR, (p)->line, (col), __VA_ARGS__)
 
 static const char *kind_word[] = {
-	[SCHED_L_VERSION] = "tdp-schedule", [SCHED_L_TF] = "tf", [SCHED_L_K] = "k",
-	[SCHED_L_EPOCH] = "epoch", [SCHED_L_GUARD] = "guard", [SCHED_L_SYNC] = "sync-error", [SCHED_L_PORT] = "port",
-	[SCHED_L_FLOW] = "flow", [SCHED_L_ROW] = "frames",
+	[SCHED_L_VERSION] = "tdp-schedule",
+	[SCHED_L_TF] = "tf",
+	[SCHED_L_K] = "k",
+	[SCHED_L_EPOCH] = "epoch",
+	[SCHED_L_GUARD] = "guard",
+	[SCHED_L_SYNC] = "sync-error",
+	[SCHED_L_PORT] = "port",
+	[SCHED_L_FLOW] = "flow",
+	[SCHED_L_ROW] = "frames",
 };
 
 size_t sched_utf8_len(const unsigned char *s, size_t n)
@@ -124,9 +130,12 @@ static void header(struct parser *p, enum sched_line_kind kind)
 {
 	struct sched_table *t = p->t;
 	const char *what = kind_word[kind];
-	uint32_t *seen = kind == SCHED_L_VERSION ? &p->l_version : kind == SCHED_L_TF ? &p->l_tf
-		       : kind == SCHED_L_K ? &p->l_k : kind == SCHED_L_EPOCH ? &p->l_epoch
-		       : kind == SCHED_L_SYNC ? &p->l_sync : &p->l_guard;
+	uint32_t *seen = kind == SCHED_L_VERSION ? &p->l_version
+			 : kind == SCHED_L_TF	 ? &p->l_tf
+			 : kind == SCHED_L_K	 ? &p->l_k
+			 : kind == SCHED_L_EPOCH ? &p->l_epoch
+			 : kind == SCHED_L_SYNC	 ? &p->l_sync
+						 : &p->l_guard;
 	const char *why;
 	uint64_t v;
 
@@ -138,7 +147,8 @@ static void header(struct parser *p, enum sched_line_kind kind)
 		if (sched_num_uint(a->s, a->len, UINT32_MAX, &v, &why)) {
 			bad_tok(p, a, why);
 		} else if (v != SCHED_FORMAT_VERSION) {
-			ERR(p, a->col, "unsupported format version %llu (this build reads version %d)",
+			ERR(p, a->col,
+			    "unsupported format version %llu (this build reads version %d)",
 			    (unsigned long long)v, SCHED_FORMAT_VERSION);
 		} else {
 			t->version = (uint32_t)v;
@@ -161,7 +171,8 @@ static void header(struct parser *p, enum sched_line_kind kind)
 			if (v < SCHED_MIN_TF_NS || v > SCHED_NS_PER_S)
 				ERR(p, a->col, "TF must be between %dns and 1s", SCHED_MIN_TF_NS);
 			else if (SCHED_NS_PER_S % v)
-				ERR(p, a->col, "TF %.*s does not divide one second", (int)a->len, a->s);
+				ERR(p, a->col, "TF %.*s does not divide one second", (int)a->len,
+				    a->s);
 			else
 				t->tf_ns = v;
 		} else if (kind == SCHED_L_EPOCH) {
@@ -188,21 +199,26 @@ static void port_line(struct parser *p)
 	}
 	struct sched_tok *nm = &p->tok[1];
 	if (!sched_name_ok(nm->s, nm->len)) {
-		bad_tok(p, nm, "bad port name (letters, digits, _ - ., at most 31, starting with a letter)");
+		bad_tok(p, nm,
+			"bad port name (letters, digits, _ - ., at most 31, starting with a "
+			"letter)");
 		return;
 	}
 	if (t->nports >= SCHED_MAX_PORTS) {
 		ERR(p, nm->col, "too many ports (limit %d)", SCHED_MAX_PORTS);
 		return;
 	}
-	struct sched_port pt = { .max_frame = 1514, .overhead = 24, .line = p->line };
+	struct sched_port pt = {.max_frame = 1514, .overhead = 24, .line = p->line};
 	memcpy(pt.name, nm->s, nm->len);
 	for (uint32_t i = 2; i < p->ntok; i += 2) {
 		struct sched_tok *key = &p->tok[i], *val = i + 1 < p->ntok ? &p->tok[i + 1] : NULL;
-		bool *seen = sched_tok_is(key, "rate") ? &have_rate : sched_tok_is(key, "max-frame") ? &have_mf
-			   : sched_tok_is(key, "overhead") ? &have_oh : NULL;
+		bool *seen = sched_tok_is(key, "rate")	      ? &have_rate
+			     : sched_tok_is(key, "max-frame") ? &have_mf
+			     : sched_tok_is(key, "overhead")  ? &have_oh
+							      : NULL;
 		if (!seen) {
-			bad_tok(p, key, "unknown port attribute (expected rate, max-frame or overhead)");
+			bad_tok(p, key,
+				"unknown port attribute (expected rate, max-frame or overhead)");
 			return;
 		}
 		if (*seen) {
@@ -220,8 +236,10 @@ static void port_line(struct parser *p)
 				return;
 			}
 		} else if (seen == &have_mf) {
-			if (sched_num_bytes(val->s, val->len, 65535, &v, &why) || v < SCHED_MIN_FRAME) {
-				ERR(p, val->col, "max-frame must be %d..65535 bytes", SCHED_MIN_FRAME);
+			if (sched_num_bytes(val->s, val->len, 65535, &v, &why) ||
+			    v < SCHED_MIN_FRAME) {
+				ERR(p, val->col, "max-frame must be %d..65535 bytes",
+				    SCHED_MIN_FRAME);
 				return;
 			}
 			pt.max_frame = (uint32_t)v;
@@ -250,9 +268,12 @@ struct match_key {
 };
 
 static const struct match_key match_keys[] = {
-	{ "dscp", SCHED_M_DSCP, 63 },       { "vlan", SCHED_M_VLAN, 4095 },
-	{ "pcp", SCHED_M_PCP, 7 },          { "dst", SCHED_M_DST, 0 },
-	{ "udp-dport", SCHED_M_UDP_DPORT, 65535 }, { "mpls", SCHED_M_MPLS, 1048575 },
+	{"dscp", SCHED_M_DSCP, 63},
+	{"vlan", SCHED_M_VLAN, 4095},
+	{"pcp", SCHED_M_PCP, 7},
+	{"dst", SCHED_M_DST, 0},
+	{"udp-dport", SCHED_M_UDP_DPORT, 65535},
+	{"mpls", SCHED_M_MPLS, 1048575},
 };
 
 static void flow_line(struct parser *p)
@@ -268,15 +289,17 @@ static void flow_line(struct parser *p)
 	}
 	struct sched_tok *nm = &p->tok[1];
 	if (!sched_name_ok(nm->s, nm->len)) {
-		bad_tok(p, nm, "bad flow name (letters, digits, _ - ., at most 31, starting with a letter)");
+		bad_tok(p, nm,
+			"bad flow name (letters, digits, _ - ., at most 31, starting with a "
+			"letter)");
 		return;
 	}
 	if (t->nflows >= SCHED_MAX_FLOWS) {
 		ERR(p, nm->col, "too many flows (limit %d)", SCHED_MAX_FLOWS);
 		return;
 	}
-	struct sched_flow f = { .line = p->line };
-	struct flow_src fs = { 0 };
+	struct sched_flow f = {.line = p->line};
+	struct flow_src fs = {0};
 	memcpy(f.name, nm->s, nm->len);
 	uint32_t delay_col = 0;
 	for (uint32_t i = 2; i < p->ntok; i += 2) {
@@ -294,10 +317,15 @@ static void flow_line(struct parser *p)
 		for (size_t j = 0; j < sizeof(match_keys) / sizeof(match_keys[0]); j++)
 			if (sched_tok_is(key, match_keys[j].word))
 				mk = &match_keys[j];
-		bool *seen = sched_tok_is(key, "port") ? &have_port : sched_tok_is(key, "size") ? &have_size
-			   : sched_tok_is(key, "alpha") ? &have_alpha : sched_tok_is(key, "delay") ? &have_delay : NULL;
+		bool *seen = sched_tok_is(key, "port")	  ? &have_port
+			     : sched_tok_is(key, "size")  ? &have_size
+			     : sched_tok_is(key, "alpha") ? &have_alpha
+			     : sched_tok_is(key, "delay") ? &have_delay
+							  : NULL;
 		if (!mk && !seen) {
-			bad_tok(p, key, "unknown flow attribute (expected port, size, alpha, delay, stamp, dscp, vlan, pcp, dst, "
+			bad_tok(p, key,
+				"unknown flow attribute (expected port, size, alpha, delay, stamp, "
+				"dscp, vlan, pcp, dst, "
 				"udp-dport or mpls)");
 			return;
 		}
@@ -347,25 +375,38 @@ static void flow_line(struct parser *p)
 			f.match.fields |= SCHED_M_DST;
 		} else {
 			if (sched_num_uint(val->s, val->len, mk->max, &v, &why)) {
-				ERR(p, val->col, "%s must be 0..%llu", mk->word, (unsigned long long)mk->max);
+				ERR(p, val->col, "%s must be 0..%llu", mk->word,
+				    (unsigned long long)mk->max);
 				return;
 			}
 			f.match.fields |= mk->field;
 			switch (mk->field) {
-			case SCHED_M_DSCP: f.match.dscp = (uint8_t)v; break;
-			case SCHED_M_VLAN: f.match.vlan = (uint16_t)v; break;
-			case SCHED_M_PCP: f.match.pcp = (uint8_t)v; break;
-			case SCHED_M_UDP_DPORT: f.match.udp_dport = (uint16_t)v; break;
-			default: f.match.mpls = (uint32_t)v; break;
+			case SCHED_M_DSCP:
+				f.match.dscp = (uint8_t)v;
+				break;
+			case SCHED_M_VLAN:
+				f.match.vlan = (uint16_t)v;
+				break;
+			case SCHED_M_PCP:
+				f.match.pcp = (uint8_t)v;
+				break;
+			case SCHED_M_UDP_DPORT:
+				f.match.udp_dport = (uint16_t)v;
+				break;
+			default:
+				f.match.mpls = (uint32_t)v;
+				break;
 			}
 		}
 	}
 	if (!have_port || !have_size) {
-		ERR(p, nm->col, "flow %s needs %s", f.name, !have_port ? "a port (port NAME)" : "a size (size BYTES)");
+		ERR(p, nm->col, "flow %s needs %s", f.name,
+		    !have_port ? "a port (port NAME)" : "a size (size BYTES)");
 		return;
 	}
 	if (!f.match.fields) {
-		ERR(p, nm->col, "flow %s needs a match (dscp, vlan, pcp, dst, udp-dport or mpls)", f.name);
+		ERR(p, nm->col, "flow %s needs a match (dscp, vlan, pcp, dst, udp-dport or mpls)",
+		    f.name);
 		return;
 	}
 	if (have_delay && !have_alpha) {
@@ -433,7 +474,7 @@ static void row_line(struct parser *p)
 {
 	struct sched_table *t = p->t;
 	uint32_t i = 1, colon = 0;
-	struct sched_rule r = { .line = p->line, .span_off = t->nspans, .ent_off = t->nrule_ent };
+	struct sched_rule r = {.line = p->line, .span_off = t->nspans, .ent_off = t->nrule_ent};
 
 	for (uint32_t j = 1; j < p->ntok; j++)
 		if (p->tok[j].len == 1 && p->tok[j].s[0] == ':') {
@@ -461,7 +502,9 @@ static void row_line(struct parser *p)
 		if (parse_span(p, a, &sp))
 			goto bad;
 		if (t->nspans - r.span_off == MAX_ROW_ITEMS) {
-			ERR(p, a->col, "more than %d frame sets in one line; split it (rows add up)", MAX_ROW_ITEMS);
+			ERR(p, a->col,
+			    "more than %d frame sets in one line; split it (rows add up)",
+			    MAX_ROW_ITEMS);
 			goto bad;
 		}
 		if (sched_grow(&t->spans, &p->cap_spans, t->nspans + 1, sizeof(sp)))
@@ -483,11 +526,13 @@ static void row_line(struct parser *p)
 			goto bad;
 		}
 		if (t->nrule_ent - r.ent_off == MAX_ROW_ITEMS) {
-			ERR(p, nm->col, "more than %d flows in one line; split it (rows add up)", MAX_ROW_ITEMS);
+			ERR(p, nm->col, "more than %d flows in one line; split it (rows add up)",
+			    MAX_ROW_ITEMS);
 			goto bad;
 		}
 		if (!cnt || (cnt->len == 1 && cnt->s[0] == ',')) {
-			ERR(p, nm->col + nm->len, "flow %.*s needs a packet count", (int)nm->len, nm->s);
+			ERR(p, nm->col + nm->len, "flow %.*s needs a packet count", (int)nm->len,
+			    nm->s);
 			goto bad;
 		}
 		if (sched_num_uint(cnt->s, cnt->len, SCHED_MAX_N, &n, &why)) {
@@ -497,10 +542,12 @@ static void row_line(struct parser *p)
 		if (sched_grow(&t->rule_ent, &p->cap_ent, t->nrule_ent + 1, sizeof(*t->rule_ent)))
 			goto bad;
 		if (sched_grow(&t->rule_col, &p->cap_col, t->nrule_ent + 1, sizeof(uint32_t)) ||
-		    sched_grow(&p->ent_name_off, &p->cap_noff, t->nrule_ent + 1, sizeof(uint32_t)) ||
+		    sched_grow(&p->ent_name_off, &p->cap_noff, t->nrule_ent + 1,
+			       sizeof(uint32_t)) ||
 		    sched_grow(&p->ent_name_len, &p->cap_nlen, t->nrule_ent + 1, 1))
 			goto bad;
-		t->rule_ent[t->nrule_ent] = (struct sched_entry){ .flow = UINT16_MAX, .n = (uint16_t)n };
+		t->rule_ent[t->nrule_ent] =
+			(struct sched_entry){.flow = UINT16_MAX, .n = (uint16_t)n};
 		t->rule_col[t->nrule_ent] = nm->col;
 		p->ent_name_off[t->nrule_ent] = (uint32_t)(nm->s - t->src);
 		p->ent_name_len[t->nrule_ent] = (uint8_t)nm->len;
@@ -560,19 +607,30 @@ static void one_line(struct parser *p, const char *s, uint32_t n)
 	ln->kind = (uint8_t)kind;
 	if (kind == SCHED_L_BLANK) {
 		ln->kind = SCHED_L_COMMENT;
-		bad_tok(p, &p->tok[0], "unknown keyword (expected tdp-schedule, tf, k, epoch, guard, sync-error, port, flow or frames)");
+		bad_tok(p, &p->tok[0],
+			"unknown keyword (expected tdp-schedule, tf, k, epoch, guard, sync-error, "
+			"port, flow or frames)");
 		return;
 	}
 	if (kind != SCHED_L_VERSION && !p->l_version && !p->said_version) {
-		ERR(p, p->tok[0].col, "the table must start with 'tdp-schedule %d' (the format version)",
+		ERR(p, p->tok[0].col,
+		    "the table must start with 'tdp-schedule %d' (the format version)",
 		    SCHED_FORMAT_VERSION);
 		p->said_version = true;
 	}
 	switch (kind) {
-	case SCHED_L_PORT: port_line(p); break;
-	case SCHED_L_FLOW: flow_line(p); break;
-	case SCHED_L_ROW: row_line(p); break;
-	default: header(p, kind); break;
+	case SCHED_L_PORT:
+		port_line(p);
+		break;
+	case SCHED_L_FLOW:
+		flow_line(p);
+		break;
+	case SCHED_L_ROW:
+		row_line(p);
+		break;
+	default:
+		header(p, kind);
+		break;
 	}
 }
 
@@ -603,20 +661,22 @@ struct sched_table *sched_parse(const char *buf, size_t len, struct sched_diags 
 			keep--;
 		p->line++;
 		if (p->line == UINT32_MAX || keep > MAX_LINE) {
-			sched_diag_add(d, SCHED_ERROR, p->line, 1, keep > MAX_LINE ? "line too long" : "too many lines");
+			sched_diag_add(d, SCHED_ERROR, p->line, 1,
+				       keep > MAX_LINE ? "line too long" : "too many lines");
 			goto fail;
 		}
 		if (sched_grow(&t->lines, &p->cap_lines, t->nlines + 1, sizeof(*t->lines))) {
 			sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
 			goto fail;
 		}
-		t->lines[t->nlines] = (struct sched_line){ .off = (uint32_t)off, .len = (uint32_t)keep,
-							  .comment = UINT32_MAX };
+		t->lines[t->nlines] = (struct sched_line){
+			.off = (uint32_t)off, .len = (uint32_t)keep, .comment = UINT32_MAX};
 		unsigned byte;
 		uint32_t col = bad_byte((const unsigned char *)t->src + off, keep, &byte);
 		if (col) {
 			sched_diag_add(d, SCHED_ERROR, p->line, col,
-				       "byte 0x%02x is not text: this is not a schedule table", byte);
+				       "byte 0x%02x is not text: this is not a schedule table",
+				       byte);
 			goto fail;
 		}
 		if (off > UINT32_MAX - keep) {
@@ -678,7 +738,9 @@ struct sched_table *sched_load(const char *path, struct sched_diags *d)
 		if (r == 0)
 			break;
 		if (len > SCHED_MAX_BYTES) {
-			sched_diag_add(d, SCHED_ERROR, 0, 0, "more than %u MiB: not a reservation table", SCHED_MAX_BYTES >> 20);
+			sched_diag_add(d, SCHED_ERROR, 0, 0,
+				       "more than %u MiB: not a reservation table",
+				       SCHED_MAX_BYTES >> 20);
 			goto fail;
 		}
 	}

@@ -27,7 +27,7 @@ struct parser {
 	struct flow_src {
 		uint32_t port_off, port_col, size_col, delay_col;
 		uint8_t port_len;
-	} *fsrc;
+	} * fsrc;
 	size_t cap_fsrc;
 };
 

@@ -45,10 +45,12 @@ const struct plan_time_src plan_time_srcs[] = {
 	{"gps", 2000, "a GPS timing card, locked, without its time-offset flag (over 2 us)"},
 	/* IEEE 802.1AS-2011 B.3: two time-aware systems within seven hops agree
 	 * to 1 us peak to peak; half of that to each */
-	{"ptp-hw", 500, "PTP with hardware timestamps: 802.1AS's 1 us between two nodes within 7 hops, half each"},
+	{"ptp-hw", 500,
+	 "PTP with hardware timestamps: 802.1AS's 1 us between two nodes within 7 hops, half each"},
 	/* ptp4l with software timestamps on veth here: offsets up to 6 us
 	 * (tests/net/ptp_profiles_net.sh); a loaded host needs more */
-	{"ptp-sw", 20000, "PTP with software timestamps: ptp4l's offsets reached 6 us on an idle VM"},
+	{"ptp-sw", 20000,
+	 "PTP with software timestamps: ptp4l's offsets reached 6 us on an idle VM"},
 	{NULL, 0, NULL},
 };
 
@@ -116,7 +118,8 @@ struct emit {
 	bool oom;
 };
 
-static void out_line(struct emit *e, uint32_t src, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void out_line(struct emit *e, uint32_t src, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static void out_line(struct emit *e, uint32_t src, const char *fmt, ...)
 {
 	va_list ap;
@@ -139,7 +142,8 @@ static void out_line(struct emit *e, uint32_t src, const char *fmt, ...)
  * PLAN_ROW_FRAMES frames each (a line holds at most 1,024 frame sets: rows
  * add up, so a long list is split, never cut). */
 #define PLAN_ROW_FRAMES 512
-static void frames_lines(const struct plan *pl, const struct preq *f, uint32_t h, uint32_t c, struct emit *e)
+static void frames_lines(const struct plan *pl, const struct preq *f, uint32_t h, uint32_t c,
+			 struct emit *e)
 {
 	uint32_t *fr = calloc((size_t)pl->k + 1, sizeof(*fr)), n = 0;
 	if (!fr) {
@@ -177,8 +181,9 @@ static void render(const struct plan *pl, uint32_t x, const char *path, struct e
 			*c = '?';
 	out_line(e, pl->l_version, "tdp-schedule 1");
 	if (nd->router)
-		out_line(e, nd->line, "# router %s, planned by tdpctl plan from %s; run tdpd with node-id %u", nd->name,
-			 from, nd->id);
+		out_line(e, nd->line,
+			 "# router %s, planned by tdpctl plan from %s; run tdpd with node-id %u",
+			 nd->name, from, nd->id);
 	else
 		out_line(e, nd->line, "# host %s, planned by tdpctl plan from %s", nd->name, from);
 	sched_fmt_time(pl->tf_ns, t, sizeof(t));
@@ -194,8 +199,10 @@ static void render(const struct plan *pl, uint32_t x, const char *path, struct e
 	}
 	if (pl->sync_bounds) {
 		sched_fmt_time(nd->sync_ns, t, sizeof(t));
-		out_line(e, nd->line, "sync-error %s   # %s", t, nd->sync_given ? "as the topology gives it"
-								: nd->time ? nd->time->name : "none given");
+		out_line(e, nd->line, "sync-error %s   # %s", t,
+			 nd->sync_given ? "as the topology gives it"
+			 : nd->time	? nd->time->name
+					: "none given");
 	}
 	for (uint32_t l = 0; l < pl->nlinks; l++)
 		for (int d = 0; d < 2; d++)
@@ -206,11 +213,14 @@ static void render(const struct plan *pl, uint32_t x, const char *path, struct e
 				uint32_t big = 1514;
 				for (uint32_t i = 0; i < pl->nflows; i++)
 					for (uint32_t h = 0; h + 1 < pl->flows[i].npath; h++)
-						if (pl->flows[i].link[h] == l && pl->flows[i].dir[h] == d && pl->flows[i].size > big)
+						if (pl->flows[i].link[h] == l &&
+						    pl->flows[i].dir[h] == d &&
+						    pl->flows[i].size > big)
 							big = pl->flows[i].size;
 				if (big > 1514)
 					snprintf(mf, sizeof(mf), " max-frame %u", big);
-				out_line(e, pl->links[l].line, "port %s rate %s%s   # to %s", pl->links[l].e[d].port, r, mf,
+				out_line(e, pl->links[l].line, "port %s rate %s%s   # to %s",
+					 pl->links[l].e[d].port, r, mf,
 					 pl->nodes[pl->links[l].e[1 - d].node].name);
 			}
 	for (uint32_t i = 0; i < pl->nflows; i++) {
@@ -225,18 +235,21 @@ static void render(const struct plan *pl, uint32_t x, const char *path, struct e
 				 * frames of it move into alpha, and when it is negative the
 				 * table maps arrivals to u - 1 and sends one frame later */
 				const struct link *in = &pl->links[f->link[h - 1]];
-				int64_t d = (int64_t)in->delay_ns - (int64_t)plan_pair_ns(pl, in), tf = (int64_t)pl->tf_ns;
+				int64_t d = (int64_t)in->delay_ns - (int64_t)plan_pair_ns(pl, in),
+					tf = (int64_t)pl->tf_ns;
 				int64_t whole = d >= 0 ? d / tf : -((-d + tf - 1) / tf);
-				int at = snprintf(opts, sizeof(opts), " alpha %" PRId64, (int64_t)f->alpha[h] - whole);
+				int at = snprintf(opts, sizeof(opts), " alpha %" PRId64,
+						  (int64_t)f->alpha[h] - whole);
 				if (d - whole * tf) {
 					sched_fmt_time((uint64_t)(d - whole * tf), t, sizeof(t));
-					at += snprintf(opts + at, sizeof(opts) - (size_t)at, " delay %s", t);
+					at += snprintf(opts + at, sizeof(opts) - (size_t)at,
+						       " delay %s", t);
 				}
 				if (f->stamp)
 					snprintf(opts + at, sizeof(opts) - (size_t)at, " stamp");
 			}
-			out_line(e, f->line, "flow %s port %s size %u%s %s", f->name, pl->links[f->link[h]].e[f->dir[h]].port,
-				 f->size, opts, f->match);
+			out_line(e, f->line, "flow %s port %s size %u%s %s", f->name,
+				 pl->links[f->link[h]].e[f->dir[h]].port, f->size, opts, f->match);
 			/* the same count in every frame, or one line per frame */
 			uint32_t c0 = 0;
 			bool same = true;
@@ -251,15 +264,16 @@ static void render(const struct plan *pl, uint32_t x, const char *path, struct e
 			else
 				for (uint32_t j = 0; j < pl->k; j++)
 					if (f->count[j])
-						out_line(e, f->line, "frame %" PRIu64 ": %s %u", (j + plan_shift(f, h)) % pl->k,
-							 f->name, f->count[j]);
+						out_line(e, f->line, "frame %" PRIu64 ": %s %u",
+							 (j + plan_shift(f, h)) % pl->k, f->name,
+							 f->count[j]);
 		}
 	}
 }
 
 int plan_table_build(struct plan *pl, uint32_t x, const char *from, struct plan_table *t)
 {
-	struct emit e = { 0 };
+	struct emit e = {0};
 	memset(t, 0, sizeof(*t));
 	t->node = x;
 	if (!(e.o = open_memstream(&t->text, &t->len))) {
@@ -283,7 +297,8 @@ int plan_table_build(struct plan *pl, uint32_t x, const char *from, struct plan_
 		sched_admit(st, &d);
 	for (size_t i = 0; i < d.n; i++)
 		if (d.v[i].sev == SCHED_ERROR)
-			PERR(pl, d.v[i].line && d.v[i].line <= t->nsrc ? t->src[d.v[i].line - 1] : 0,
+			PERR(pl,
+			     d.v[i].line && d.v[i].line <= t->nsrc ? t->src[d.v[i].line - 1] : 0,
 			     "the table for %s does not check: %s", pl->nodes[x].name, d.v[i].msg);
 	int rc = !st || d.nerr ? -1 : 0;
 	if (d.nerr > d.n)
@@ -311,7 +326,8 @@ int plan_tables_write(struct plan *pl, struct plan_table *t, uint32_t n, const c
 		free(tmp);
 		tmp = NULL;
 		int pr = t[done].file ? asprintf(&t[done].path, "%s/%s", dir, t[done].file)
-				      : asprintf(&t[done].path, "%s/%s.tdp", dir, pl->nodes[t[done].node].name);
+				      : asprintf(&t[done].path, "%s/%s.tdp", dir,
+						 pl->nodes[t[done].node].name);
 		if (pr < 0) {
 			t[done].path = NULL;
 			PERR(pl, 0, "out of memory");
@@ -320,7 +336,8 @@ int plan_tables_write(struct plan *pl, struct plan_table *t, uint32_t n, const c
 			tmp = NULL;
 			PERR(pl, 0, "out of memory");
 			rc = -1;
-		} else if (!(w = fopen(tmp, "w")) || fwrite(t[done].text, 1, t[done].len, w) != t[done].len ||
+		} else if (!(w = fopen(tmp, "w")) ||
+			   fwrite(t[done].text, 1, t[done].len, w) != t[done].len ||
 			   fflush(w) != 0 || ferror(w)) {
 			PERR(pl, 0, "%s: %s", tmp, strerror(errno));
 			rc = -1;
@@ -339,8 +356,8 @@ int plan_tables_write(struct plan *pl, struct plan_table *t, uint32_t n, const c
 		if (!t[i].path || asprintf(&tp, "%s.tmp", t[i].path) < 0)
 			continue;
 		if (rc == 0 && rename(tp, t[i].path) != 0) {
-			PERR(pl, 0, "%s: %s; the tables of this plan already in place are removed", t[i].path,
-			     strerror(errno));
+			PERR(pl, 0, "%s: %s; the tables of this plan already in place are removed",
+			     t[i].path, strerror(errno));
 			rc = -1;
 			for (uint32_t j = 0; j < renamed; j++)
 				unlink(t[j].path);

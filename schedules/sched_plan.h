@@ -13,22 +13,22 @@
 #define PLAN_MAX_LINKS 1024
 #define PLAN_MAX_FLOWS 1024
 #define PLAN_MAX_K 1000000
-#define PLAN_MAX_MEM (1ull << 30)             /* what placing may take: counts and room per frame */
-#define PLAN_MAX_WORK 10000000ull             /* frames, packet hops and path steps the search visits in all */
-#define PLAN_MAX_BYTES (16 << 20)             /* a topology file */
-#define PLAN_MAX_ALPHA 1000000                /* as a table's alpha */
-#define PLAN_MAX_PROC_NS 1000000000ull        /* processing, clock-error, sync-error: 1 s */
-#define PLAN_MAX_DELAY_NS 10000000000ull      /* a link's delay: 10 s */
-#define PLAN_TOPOLOGY_FILE "topology"         /* the topology, in a plan's directory */
+#define PLAN_MAX_MEM (1ull << 30) /* what placing may take: counts and room per frame */
+#define PLAN_MAX_WORK 10000000ull /* frames, packet hops and path steps the search visits in all */
+#define PLAN_MAX_BYTES (16 << 20) /* a topology file */
+#define PLAN_MAX_ALPHA 1000000	  /* as a table's alpha */
+#define PLAN_MAX_PROC_NS 1000000000ull	 /* processing, clock-error, sync-error: 1 s */
+#define PLAN_MAX_DELAY_NS 10000000000ull /* a link's delay: 10 s */
+#define PLAN_TOPOLOGY_FILE "topology"	 /* the topology, in a plan's directory */
 
 /* How tdpctl deploy reaches a router's tdpd: the topology's control line,
  * control NODE [socket PATH] [tdpctl PATH] [ssh DEST | exec WORD...]. */
 struct plan_reach {
-	uint32_t line;           /* 0: no control line */
-	char *socket;            /* tdpd's control socket there; NULL: its default */
-	char *tdpctl;            /* tdpctl there; NULL: this one (local, exec), "tdpctl" (ssh) */
-	char *ssh;               /* ssh's destination; NULL: not over ssh */
-	char **exec;             /* a command prefix, NULL-terminated; NULL: none */
+	uint32_t line; /* 0: no control line */
+	char *socket;  /* tdpd's control socket there; NULL: its default */
+	char *tdpctl;  /* tdpctl there; NULL: this one (local, exec), "tdpctl" (ssh) */
+	char *ssh;     /* ssh's destination; NULL: not over ssh */
+	char **exec;   /* a command prefix, NULL-terminated; NULL: none */
 };
 
 /* Where a node's time comes from, and the sync error bound that source gives
@@ -65,7 +65,7 @@ struct link {
 	struct end e[2];
 	uint64_t rate_bps, delay_ns;
 	uint32_t line;
-	uint64_t *used[2];       /* bits reserved per frame, per direction (from e[d]) */
+	uint64_t *used[2]; /* bits reserved per frame, per direction (from e[d]) */
 };
 
 struct preq {
@@ -75,24 +75,24 @@ struct preq {
 	bool explicit_path;
 	uint32_t packets, size;
 	bool stamp;
-	uint8_t *frames;         /* ingress frames allowed; NULL: all */
+	uint8_t *frames; /* ingress frames allowed; NULL: all */
 	char match[200];
 	uint32_t line;
 	/* planned */
-	uint32_t link[PLAN_MAX_NODES];     /* link from path[h] to path[h+1] */
+	uint32_t link[PLAN_MAX_NODES]; /* link from path[h] to path[h+1] */
 	uint8_t dir[PLAN_MAX_NODES];
-	uint32_t alpha[PLAN_MAX_NODES];    /* alpha[h] for router path[h], h >= 1 */
-	uint32_t amin[PLAN_MAX_NODES];     /* the least alpha the rule allows there */
-	uint32_t paths_tried;              /* candidate paths with no room before this one */
-	char detour[160];                  /* the fewest-router path, when it had no room */
-	uint32_t *count;                   /* packets per ingress frame, k */
+	uint32_t alpha[PLAN_MAX_NODES]; /* alpha[h] for router path[h], h >= 1 */
+	uint32_t amin[PLAN_MAX_NODES];	/* the least alpha the rule allows there */
+	uint32_t paths_tried;		/* candidate paths with no room before this one */
+	char detour[160];		/* the fewest-router path, when it had no room */
+	uint32_t *count;		/* packets per ingress frame, k */
 };
 
 struct plan {
 	const char *file;
 	uint64_t tf_ns, guard_ns, epoch_ns, clock_err_ns;
-	const struct plan_time_src *time;   /* the topology's time source; NULL: none given */
-	bool sync_bounds;        /* a node or the topology gave a time source or sync-error */
+	const struct plan_time_src *time; /* the topology's time source; NULL: none given */
+	bool sync_bounds; /* a node or the topology gave a time source or sync-error */
 	uint32_t k;
 	uint32_t overhead;
 	struct node nodes[PLAN_MAX_NODES];
@@ -102,13 +102,13 @@ struct plan {
 	struct preq flows[PLAN_MAX_FLOWS];
 	uint32_t nflows;
 	int errors;
-	FILE *err;               /* where errors go; NULL: stderr */
-	char *text;              /* the topology as read (tdpctl plan -o keeps it) */
+	FILE *err;  /* where errors go; NULL: stderr */
+	char *text; /* the topology as read (tdpctl plan -o keeps it) */
 	size_t len;
 	/* where each setting was given (0: not given) */
 	uint32_t l_version, l_tf, l_k, l_guard, l_epoch, l_clock, l_time;
-	uint64_t work;           /* frames visited by placement so far */
-	uint64_t max_work;       /* then no more retries; 0: PLAN_MAX_WORK */
+	uint64_t work;	   /* frames visited by placement so far */
+	uint64_t max_work; /* then no more retries; 0: PLAN_MAX_WORK */
 };
 
 /* A table planned for one node, in memory until every table checks. */
@@ -116,10 +116,10 @@ struct plan_table {
 	uint32_t node;
 	char *text;
 	size_t len;
-	uint32_t *src;           /* the topology line behind each line of text */
+	uint32_t *src; /* the topology line behind each line of text */
 	uint32_t nsrc;
-	const char *file;        /* its name in the directory; NULL: NODE.tdp */
-	char *path;              /* once written */
+	const char *file; /* its name in the directory; NULL: NODE.tdp */
+	char *path;	  /* once written */
 };
 
 /* Reads a topology file ("-": standard input), at most PLAN_MAX_BYTES; errors
@@ -140,7 +140,8 @@ static inline FILE *plan_err(const struct plan *pl)
 	return pl->err ? pl->err : stderr;
 }
 /* "FILE:LINE: error: ..." on plan_err (no LINE when 0), counted. */
-void plan_error(struct plan *pl, uint32_t line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void plan_error(struct plan *pl, uint32_t line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* What routers route f's packets by: its match's dst prefix, or else its
  * destination node's name. Flows with the same key take one next hop at each

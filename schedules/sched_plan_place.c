@@ -23,10 +23,10 @@
 #include "sched_plan.h"
 
 #define PERR(pl, line, ...) plan_error(pl, line, __VA_ARGS__)
-#define PLAN_MAX_PATHS 8        /* candidate paths per flow */
-#define PLAN_PATH_SLACK 2       /* routers more than the fewest, at most */
+#define PLAN_MAX_PATHS 8	/* candidate paths per flow */
+#define PLAN_PATH_SLACK 2	/* routers more than the fewest, at most */
 #define PLAN_PATH_STEPS 1000000 /* search steps per flow */
-#define PLAN_MAX_RAISES 64      /* alpha raises per path */
+#define PLAN_MAX_RAISES 64	/* alpha raises per path */
 
 /* Who is linked to whom, once per plan: CSR lists of (link, direction). */
 struct adj {
@@ -100,7 +100,7 @@ static int link_for(const struct plan *pl, const struct preq *f, uint32_t h, uin
 
 struct paths {
 	uint32_t n;
-	uint32_t steps;                  /* the search's steps, for the bound */
+	uint32_t steps; /* the search's steps, for the bound */
 	uint32_t len[PLAN_MAX_PATHS];
 	uint32_t node[PLAN_MAX_PATHS][PLAN_MAX_NODES];
 };
@@ -109,7 +109,7 @@ struct walk {
 	const struct plan *pl;
 	const struct adj *a;
 	uint32_t dst, want, steps;
-	uint32_t dist[PLAN_MAX_NODES];   /* links to dst through routers; UINT32_MAX: none */
+	uint32_t dist[PLAN_MAX_NODES]; /* links to dst through routers; UINT32_MAX: none */
 	bool on[PLAN_MAX_NODES];
 	uint32_t cur[PLAN_MAX_NODES];
 	struct paths *out;
@@ -149,7 +149,8 @@ static void walk_on(struct walk *w, uint32_t depth)
 }
 
 /* The flow's candidate paths, fewest routers first. */
-static void candidate_paths(const struct plan *pl, const struct adj *a, const struct preq *f, struct paths *out)
+static void candidate_paths(const struct plan *pl, const struct adj *a, const struct preq *f,
+			    struct paths *out)
 {
 	static struct walk w;
 	memset(&w, 0, sizeof(w));
@@ -180,7 +181,8 @@ static void candidate_paths(const struct plan *pl, const struct adj *a, const st
 	if (w.dist[f->src] == UINT32_MAX)
 		return;
 	uint32_t least = w.dist[f->src] + 1;
-	for (w.want = least; w.want <= least + PLAN_PATH_SLACK && w.want <= pl->nnodes && out->n < PLAN_MAX_PATHS;
+	for (w.want = least;
+	     w.want <= least + PLAN_PATH_SLACK && w.want <= pl->nnodes && out->n < PLAN_MAX_PATHS;
 	     w.want++) {
 		w.on[f->src] = true;
 		w.cur[0] = f->src;
@@ -269,7 +271,8 @@ static uint32_t place(struct plan *pl, struct preq *f, struct scratch *s)
 	uint64_t bits = plan_wire_bits(pl, f->size);
 	uint32_t placed = 0, open = ncand;
 	for (uint32_t p = 0; p < f->packets && open; p++) {
-		uint32_t x = next_open(s->nx, (uint32_t)((uint64_t)p * ncand / f->packets)), got = UINT32_MAX;
+		uint32_t x = next_open(s->nx, (uint32_t)((uint64_t)p * ncand / f->packets)),
+			 got = UINT32_MAX;
 		while (open) {
 			if (x == ncand)
 				x = next_open(s->nx, 0); /* around the cycle */
@@ -297,9 +300,10 @@ static uint32_t place(struct plan *pl, struct preq *f, struct scratch *s)
 }
 
 /* The hop whose link stopped most ingress frames, and the first of them. */
-static uint32_t worst_hop(const struct plan *pl, const struct preq *f, const struct scratch *s, uint32_t *first)
+static uint32_t worst_hop(const struct plan *pl, const struct preq *f, const struct scratch *s,
+			  uint32_t *first)
 {
-	uint32_t n[PLAN_MAX_NODES] = { 0 }, best = 0;
+	uint32_t n[PLAN_MAX_NODES] = {0}, best = 0;
 	*first = UINT32_MAX;
 	for (uint32_t i = 0; i < pl->k; i++)
 		if (s->blocked[i])
@@ -321,12 +325,13 @@ static int path_set(struct plan *pl, struct preq *f)
 	for (uint32_t h = 0; h + 1 < f->npath; h++) {
 		int l = link_for(pl, f, h, &f->dir[h]);
 		if (l < 0) {
-			PERR(pl, f->line, "flow %s: no link from %s to %s", f->name, pl->nodes[f->path[h]].name,
-			     pl->nodes[f->path[h + 1]].name);
+			PERR(pl, f->line, "flow %s: no link from %s to %s", f->name,
+			     pl->nodes[f->path[h]].name, pl->nodes[f->path[h + 1]].name);
 			return -1;
 		}
 		if (h > 0 && !pl->nodes[f->path[h]].router) {
-			PERR(pl, f->line, "flow %s: %s is a host and does not forward", f->name, pl->nodes[f->path[h]].name);
+			PERR(pl, f->line, "flow %s: %s is a host and does not forward", f->name,
+			     pl->nodes[f->path[h]].name);
 			return -1;
 		}
 		f->link[h] = (uint32_t)l;
@@ -337,13 +342,17 @@ static int path_set(struct plan *pl, struct preq *f)
 	for (uint32_t h = 1; h + 1 < f->npath; h++) {
 		const struct node *r = &pl->nodes[f->path[h]];
 		const struct link *in = &pl->links[f->link[h - 1]];
-		uint64_t late = pl->tf_ns - pl->guard_ns + in->delay_ns + r->proc_ns + plan_pair_ns(pl, in);
+		uint64_t late =
+			pl->tf_ns - pl->guard_ns + in->delay_ns + r->proc_ns + plan_pair_ns(pl, in);
 		uint64_t a = (late + pl->tf_ns - 1) / pl->tf_ns;
 		if (a < r->min_alpha)
 			a = r->min_alpha;
 		if (a > PLAN_MAX_ALPHA) {
-			PERR(pl, f->line, "flow %s: router %s needs alpha %" PRIu64 ", more than a table allows (%d): "
-					  "a longer TF, or less delay or processing", f->name, r->name, a, PLAN_MAX_ALPHA);
+			PERR(pl, f->line,
+			     "flow %s: router %s needs alpha %" PRIu64
+			     ", more than a table allows (%d): "
+			     "a longer TF, or less delay or processing",
+			     f->name, r->name, a, PLAN_MAX_ALPHA);
 			return -1;
 		}
 		f->amin[h] = f->alpha[h] = (uint32_t)(a ? a : 1);
@@ -361,7 +370,8 @@ static int path_set(struct plan *pl, struct preq *f)
 
 /* f placed whole on its path (alphas raised where frames are full): true.
  * *raises: how many times an alpha was raised. */
-static bool fit_path(struct plan *pl, struct preq *f, struct scratch *s, uint32_t *placed, uint32_t *raises)
+static bool fit_path(struct plan *pl, struct preq *f, struct scratch *s, uint32_t *placed,
+		     uint32_t *raises)
 {
 	for (uint32_t tries = 0;; tries++) {
 		*raises = tries;
@@ -370,17 +380,20 @@ static bool fit_path(struct plan *pl, struct preq *f, struct scratch *s, uint32_
 			return true;
 		uint32_t first, h = worst_hop(pl, f, s, &first);
 		book(pl, f, -1);
-		if (h == 0 || first == UINT32_MAX || tries == PLAN_MAX_RAISES || pl->work > max_work(pl))
+		if (h == 0 || first == UINT32_MAX || tries == PLAN_MAX_RAISES ||
+		    pl->work > max_work(pl))
 			return false; /* the sender's own link, or no more tries */
 		/* the least raise of router path[h] that moves frame first onto a
 		 * frame of its link with room; a raise of k reaches the same frames */
 		const struct link *l = &pl->links[f->link[h]];
-		uint64_t bits = plan_wire_bits(pl, f->size), at = (first + plan_shift(f, h)) % pl->k;
+		uint64_t bits = plan_wire_bits(pl, f->size),
+			 at = (first + plan_shift(f, h)) % pl->k;
 		uint32_t up = 1;
 		while (up < pl->k && f->alpha[h] - f->amin[h] + up < pl->k &&
 		       plan_cap_bits(pl, l) - l->used[f->dir[h]][(at + up) % pl->k] < bits)
 			up++;
-		if (up >= pl->k || f->alpha[h] - f->amin[h] + up >= pl->k || (uint64_t)f->alpha[h] + up > PLAN_MAX_ALPHA)
+		if (up >= pl->k || f->alpha[h] - f->amin[h] + up >= pl->k ||
+		    (uint64_t)f->alpha[h] + up > PLAN_MAX_ALPHA)
 			return false;
 		f->alpha[h] += up;
 	}
@@ -393,8 +406,8 @@ static int u32_cmp(const void *a, const void *b)
 }
 
 /* The links of f's path that stopped its ingress frames, one line each. */
-static void say_blocked(const struct plan *pl, const struct preq *f, const struct scratch *s, FILE *o,
-			const char *indent)
+static void say_blocked(const struct plan *pl, const struct preq *f, const struct scratch *s,
+			FILE *o, const char *indent)
 {
 	for (uint32_t h = 0; h + 1 < f->npath; h++) {
 		uint32_t *fr = calloc(pl->k, sizeof(*fr)), nf = 0;
@@ -407,9 +420,12 @@ static void say_blocked(const struct plan *pl, const struct preq *f, const struc
 			if (sched_frames_format(fr, nf, str, sizeof(str)) >= sizeof(str))
 				strcpy(str + sizeof(str) - 5, "...");
 			const struct link *l = &pl->links[f->link[h]];
-			fprintf(o, "%slink %s:%s -> %s:%s (line %u) has no room for a %u-byte packet in frames %s\n",
+			fprintf(o,
+				"%slink %s:%s -> %s:%s (line %u) has no room for a %u-byte packet "
+				"in frames %s\n",
 				indent, pl->nodes[l->e[f->dir[h]].node].name, l->e[f->dir[h]].port,
-				pl->nodes[l->e[1 - f->dir[h]].node].name, l->e[1 - f->dir[h]].port, l->line, f->size, str);
+				pl->nodes[l->e[1 - f->dir[h]].node].name, l->e[1 - f->dir[h]].port,
+				l->line, f->size, str);
 		}
 		free(fr);
 	}
@@ -437,8 +453,8 @@ void plan_route_key(const struct plan *pl, const struct preq *f, char *out, size
 /* A flow placed before f, to the same destination, that leaves a router of
  * path p by another next hop: its index (the hop of p, in *at, and the flow's
  * next node there, in *next), or -1. */
-static int route_clash(const struct plan *pl, const struct preq *f, const uint32_t *p, uint32_t n, uint32_t *at,
-		       uint32_t *next)
+static int route_clash(const struct plan *pl, const struct preq *f, const uint32_t *p, uint32_t n,
+		       uint32_t *at, uint32_t *next)
 {
 	char kf[200], kg[200];
 	plan_route_key(pl, f, kf, sizeof(kf));
@@ -464,7 +480,8 @@ static void path_words(const struct plan *pl, const uint32_t *p, uint32_t n, cha
 	size_t at = 0;
 	out[0] = 0;
 	for (uint32_t i = 0; i < n && at < len; i++)
-		at += (size_t)snprintf(out + at, len - at, "%s%s", i ? " " : "", pl->nodes[p[i]].name);
+		at += (size_t)snprintf(out + at, len - at, "%s%s", i ? " " : "",
+				       pl->nodes[p[i]].name);
 }
 
 static int plan_flow(struct plan *pl, const struct adj *a, struct preq *f)
@@ -475,8 +492,11 @@ static int plan_flow(struct plan *pl, const struct adj *a, struct preq *f)
 		return -1;
 	}
 	if (pl->work > max_work(pl)) {
-		PERR(pl, f->line, "flow %s: not placed: the search had stopped before it (the planner visits at most %llu "
-				  "frames and packets in all)", f->name, (unsigned long long)max_work(pl));
+		PERR(pl, f->line,
+		     "flow %s: not placed: the search had stopped before it (the planner visits at "
+		     "most %llu "
+		     "frames and packets in all)",
+		     f->name, (unsigned long long)max_work(pl));
 		return -1;
 	}
 	if (f->explicit_path) {
@@ -488,16 +508,19 @@ static int plan_flow(struct plan *pl, const struct adj *a, struct preq *f)
 		pl->work += ps.steps; /* the path search counts against the bound too */
 	}
 	if (!ps.n) {
-		PERR(pl, f->line, "flow %s: no path from %s to %s through routers", f->name, pl->nodes[f->src].name,
-		     pl->nodes[f->dst].name);
+		PERR(pl, f->line, "flow %s: no path from %s to %s through routers", f->name,
+		     pl->nodes[f->src].name, pl->nodes[f->dst].name);
 		return -1;
 	}
 	if (ps.len[0] < 3) {
-		PERR(pl, f->line, "flow %s: %s and %s are linked directly; a flow runs through at least one router",
+		PERR(pl, f->line,
+		     "flow %s: %s and %s are linked directly; a flow runs through at least one "
+		     "router",
 		     f->name, pl->nodes[f->src].name, pl->nodes[f->dst].name);
 		return -1;
 	}
-	struct scratch s = {calloc((size_t)pl->k + 1, sizeof(uint32_t)), calloc((size_t)pl->k + 1, sizeof(uint32_t)),
+	struct scratch s = {calloc((size_t)pl->k + 1, sizeof(uint32_t)),
+			    calloc((size_t)pl->k + 1, sizeof(uint32_t)),
 			    calloc((size_t)pl->k + 1, sizeof(uint32_t))};
 	f->count = calloc(pl->k, sizeof(*f->count));
 	if (!f->count || !s.cl || !s.nx || !s.blocked) {
@@ -526,8 +549,9 @@ static int plan_flow(struct plan *pl, const struct adj *a, struct preq *f)
 			/* routes by destination: not a path this flow can take */
 			char key[200];
 			plan_route_key(pl, f, key, sizeof(key));
-			fprintf(w, "  path %s: %s sends %s to %s (flow %s), not to %s\n", words, pl->nodes[ps.node[p][at]].name,
-				key, pl->nodes[next].name, pl->flows[g].name, pl->nodes[ps.node[p][at + 1]].name);
+			fprintf(w, "  path %s: %s sends %s to %s (flow %s), not to %s\n", words,
+				pl->nodes[ps.node[p][at]].name, key, pl->nodes[next].name,
+				pl->flows[g].name, pl->nodes[ps.node[p][at + 1]].name);
 			clashes++;
 			if (!p)
 				snprintf(f->detour, sizeof(f->detour), "%s", words);
@@ -547,25 +571,33 @@ static int plan_flow(struct plan *pl, const struct adj *a, struct preq *f)
 		if (placed > best)
 			best = placed;
 		if (ps.n > 1)
-			fprintf(w, "  path %s: %u fit (alpha raised %u time%s):\n", words, placed, raises, raises == 1 ? "" : "s");
+			fprintf(w, "  path %s: %u fit (alpha raised %u time%s):\n", words, placed,
+				raises, raises == 1 ? "" : "s");
 		say_blocked(pl, f, &s, w, ps.n > 1 ? "    " : "  ");
 	}
 	if (!w)
 		PERR(pl, f->line, "out of memory");
 	else if (fclose(w) == 0 && rc != 0 && why) {
 		if (whylen && !clashes)
-			PERR(pl, f->line, "flow %s: %u of %u packets per cycle fit; every allowed ingress frame is full on "
-					  "some link of %s:", f->name, best, f->packets,
-			     ps.n > 1 ? "each path tried" : "the path");
+			PERR(pl, f->line,
+			     "flow %s: %u of %u packets per cycle fit; every allowed ingress frame "
+			     "is full on "
+			     "some link of %s:",
+			     f->name, best, f->packets, ps.n > 1 ? "each path tried" : "the path");
 		else if (whylen)
-			PERR(pl, f->line, "flow %s: no path takes its %u packets per cycle (at most %u fit); each path tried:",
+			PERR(pl, f->line,
+			     "flow %s: no path takes its %u packets per cycle (at most %u fit); "
+			     "each path tried:",
 			     f->name, f->packets, best);
 		if (whylen)
 			fputs(why, plan_err(pl));
 		else if (pl->work > max_work(pl))
-			PERR(pl, f->line, "flow %s: not placed: the search had stopped before it", f->name);
+			PERR(pl, f->line, "flow %s: not placed: the search had stopped before it",
+			     f->name);
 		if (pl->work > max_work(pl))
-			fprintf(plan_err(pl), "  (the search stopped: the planner visits at most %llu frames and packets in all)\n",
+			fprintf(plan_err(pl),
+				"  (the search stopped: the planner visits at most %llu frames and "
+				"packets in all)\n",
 				(unsigned long long)max_work(pl));
 	}
 	if (rc != 0) {
@@ -587,7 +619,10 @@ static void sync_said(const struct plan *pl, uint32_t x, char *out, size_t len)
 	const struct node *n = &pl->nodes[x];
 	char t[32];
 	sched_fmt_time(n->sync_ns, t, sizeof(t));
-	snprintf(out, len, "%s's %s (%s)", n->name, t, n->sync_given ? "sync-error" : n->time ? n->time->name : "none given");
+	snprintf(out, len, "%s's %s (%s)", n->name, t,
+		 n->sync_given ? "sync-error"
+		 : n->time     ? n->time->name
+			       : "none given");
 }
 
 /* Every link into a router: the frames at its two ends may be apart by the
@@ -615,11 +650,15 @@ static void sync_check(struct plan *pl)
 				sched_fmt_time(pl->clock_err_ns, c, sizeof(c));
 				snprintf(ce, sizeof(ce), " and clock-error %s", c);
 			}
-			PERR(pl, lk->line, "link %s:%s -> %s:%s: the clocks at its ends may be %s apart either way (%s, %s%s): "
-					   "the guard band must be at least %s, twice that, or %s takes packets for the wrong "
-					   "upstream frame; guard is %s",
-			     pl->nodes[lk->e[d].node].name, lk->e[d].port, pl->nodes[lk->e[1 - d].node].name,
-			     lk->e[1 - d].port, p, a, b, ce, need, pl->nodes[lk->e[1 - d].node].name, g);
+			PERR(pl, lk->line,
+			     "link %s:%s -> %s:%s: the clocks at its ends may be %s apart either "
+			     "way (%s, %s%s): "
+			     "the guard band must be at least %s, twice that, or %s takes packets "
+			     "for the wrong "
+			     "upstream frame; guard is %s",
+			     pl->nodes[lk->e[d].node].name, lk->e[d].port,
+			     pl->nodes[lk->e[1 - d].node].name, lk->e[1 - d].port, p, a, b, ce,
+			     need, pl->nodes[lk->e[1 - d].node].name, g);
 			break; /* one refusal a link */
 		}
 	}
@@ -632,9 +671,12 @@ int plan_place(struct plan *pl)
 	 * direction, and one flow's scratch, each an array of k */
 	uint64_t need = (uint64_t)pl->k * (4ull * pl->nflows + 16ull * pl->nlinks + 12);
 	if (need > PLAN_MAX_MEM) {
-		PERR(pl, pl->l_k, "k %u with %u flows and %u links takes %llu MiB to plan, more than %llu MiB: a smaller k, "
-				  "or fewer flows or links", pl->k, pl->nflows, pl->nlinks,
-		     (unsigned long long)(need >> 20), PLAN_MAX_MEM >> 20);
+		PERR(pl, pl->l_k,
+		     "k %u with %u flows and %u links takes %llu MiB to plan, more than %llu MiB: "
+		     "a smaller k, "
+		     "or fewer flows or links",
+		     pl->k, pl->nflows, pl->nlinks, (unsigned long long)(need >> 20),
+		     PLAN_MAX_MEM >> 20);
 		return -1;
 	}
 	adj_build(pl, &a);

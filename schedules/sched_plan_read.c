@@ -27,16 +27,18 @@ static int node_find(const struct plan *pl, const char *name)
 static bool name_ok(const char *s)
 {
 	size_t n = strlen(s);
-	if (!n || n >= SCHED_NAME_MAX || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
+	if (!n || n >= SCHED_NAME_MAX ||
+	    !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
-		      s[i] == '_' || s[i] == '-' || s[i] == '.'))
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-' || s[i] == '.'))
 			return false;
 	return true;
 }
 
-static int num_time(struct plan *pl, uint32_t line, const char *what, const char *s, uint64_t max, uint64_t *ns)
+static int num_time(struct plan *pl, uint32_t line, const char *what, const char *s, uint64_t max,
+		    uint64_t *ns)
 {
 	const char *why = "missing";
 	char m[32];
@@ -53,14 +55,15 @@ static int num_time(struct plan *pl, uint32_t line, const char *what, const char
 	return -1;
 }
 
-static int num_uint(struct plan *pl, uint32_t line, const char *what, const char *s, uint64_t lo, uint64_t hi,
-		    uint64_t *v)
+static int num_uint(struct plan *pl, uint32_t line, const char *what, const char *s, uint64_t lo,
+		    uint64_t hi, uint64_t *v)
 {
 	char *end;
 	errno = 0;
 	unsigned long long x = s ? strtoull(s, &end, 10) : 0;
 	if (!s || !*s || *s == '-' || *end || errno || x < lo || x > hi) {
-		PERR(pl, line, "%s must be a whole number in %" PRIu64 "..%" PRIu64 " (got '%s')", what, lo, hi, s ? s : "");
+		PERR(pl, line, "%s must be a whole number in %" PRIu64 "..%" PRIu64 " (got '%s')",
+		     what, lo, hi, s ? s : "");
 		return -1;
 	}
 	*v = x;
@@ -91,7 +94,8 @@ static int parse_end(struct plan *pl, uint32_t line, const char *s, struct end *
 	nm[c - s] = 0;
 	int n = node_find(pl, nm);
 	if (n < 0) {
-		PERR(pl, line, "no node named '%s' (nodes are declared before the links that use them)", nm);
+		PERR(pl, line,
+		     "no node named '%s' (nodes are declared before the links that use them)", nm);
 		return -1;
 	}
 	if (!name_ok(c + 1)) {
@@ -110,8 +114,10 @@ static const struct plan_time_src *time_src(struct plan *pl, uint32_t line, cons
 	if (!t) {
 		char names[128] = "";
 		size_t at = 0;
-		for (const struct plan_time_src *x = plan_time_srcs; x->name && at < sizeof(names); x++)
-			at += (size_t)snprintf(names + at, sizeof(names) - at, "%s%s", at ? ", " : "", x->name);
+		for (const struct plan_time_src *x = plan_time_srcs; x->name && at < sizeof(names);
+		     x++)
+			at += (size_t)snprintf(names + at, sizeof(names) - at, "%s%s",
+					       at ? ", " : "", x->name);
 		if (v)
 			PERR(pl, line, "time: '%s' is no time source (%s)", v, names);
 		else
@@ -123,7 +129,7 @@ static const struct plan_time_src *time_src(struct plan *pl, uint32_t line, cons
 static void parse_node(struct plan *pl, uint32_t line, char **w, int n)
 {
 	uint64_t v;
-	uint32_t seen[5] = { 0 };
+	uint32_t seen[5] = {0};
 	if (n < 2 || !name_ok(w[1])) {
 		PERR(pl, line, "%s needs a name (letters, digits, _ - ., at most 31)", w[0]);
 		return;
@@ -131,7 +137,8 @@ static void parse_node(struct plan *pl, uint32_t line, char **w, int n)
 	int dup = node_find(pl, w[1]);
 	if (dup >= 0 || pl->nnodes == PLAN_MAX_NODES) {
 		if (dup >= 0)
-			PERR(pl, line, "node %s declared twice (first at line %u)", w[1], pl->nodes[dup].line);
+			PERR(pl, line, "node %s declared twice (first at line %u)", w[1],
+			     pl->nodes[dup].line);
 		else
 			PERR(pl, line, "more than %d nodes", PLAN_MAX_NODES);
 		return;
@@ -168,7 +175,10 @@ static void parse_node(struct plan *pl, uint32_t line, char **w, int n)
 			if ((rc = num_uint(pl, line, "min-alpha", val, 1, PLAN_MAX_ALPHA, &v)) == 0)
 				nd.min_alpha = (uint32_t)v;
 		} else {
-			PERR(pl, line, "unknown router attribute '%s' (node-id, processing, min-alpha, time, sync-error)", w[i]);
+			PERR(pl, line,
+			     "unknown router attribute '%s' (node-id, processing, min-alpha, time, "
+			     "sync-error)",
+			     w[i]);
 			return;
 		}
 		if (rc)
@@ -179,20 +189,22 @@ static void parse_node(struct plan *pl, uint32_t line, char **w, int n)
 
 static void parse_link(struct plan *pl, uint32_t line, char **w, int n)
 {
-	uint32_t seen[2] = { 0 };
+	uint32_t seen[2] = {0};
 	if (pl->nlinks == PLAN_MAX_LINKS) {
 		PERR(pl, line, "more than %d links", PLAN_MAX_LINKS);
 		return;
 	}
 	struct link l = {.line = line};
 	if (n < 3) {
-		PERR(pl, line, "a link joins two ends: link NODE:PORT NODE:PORT rate RATE [delay TIME]");
+		PERR(pl, line,
+		     "a link joins two ends: link NODE:PORT NODE:PORT rate RATE [delay TIME]");
 		return;
 	}
 	if (parse_end(pl, line, w[1], &l.e[0]) || parse_end(pl, line, w[2], &l.e[1]))
 		return;
 	if (l.e[0].node == l.e[1].node) {
-		PERR(pl, line, "a link joins two nodes, not %s to itself", pl->nodes[l.e[0].node].name);
+		PERR(pl, line, "a link joins two nodes, not %s to itself",
+		     pl->nodes[l.e[0].node].name);
 		return;
 	}
 	for (int i = 3; i < n; i += 2) {
@@ -200,8 +212,10 @@ static void parse_link(struct plan *pl, uint32_t line, char **w, int n)
 		if (!strcmp(w[i], "rate")) {
 			if (twice(pl, line, &seen[0], "rate"))
 				return;
-			if (!val || sched_num_rate(val, strlen(val), &l.rate_bps, &why) || !l.rate_bps) {
-				PERR(pl, line, "rate: '%s' is not a rate such as 1Gbit/s", val ? val : "");
+			if (!val || sched_num_rate(val, strlen(val), &l.rate_bps, &why) ||
+			    !l.rate_bps) {
+				PERR(pl, line, "rate: '%s' is not a rate such as 1Gbit/s",
+				     val ? val : "");
 				return;
 			}
 		} else if (!strcmp(w[i], "delay")) {
@@ -220,9 +234,12 @@ static void parse_link(struct plan *pl, uint32_t line, char **w, int n)
 	for (uint32_t j = 0; j < pl->nlinks; j++)
 		for (int a = 0; a < 2; a++)
 			for (int b = 0; b < 2; b++)
-				if (pl->links[j].e[a].node == l.e[b].node && !strcmp(pl->links[j].e[a].port, l.e[b].port)) {
-					PERR(pl, line, "port %s:%s is already on the link of line %u", pl->nodes[l.e[b].node].name,
-					     l.e[b].port, pl->links[j].line);
+				if (pl->links[j].e[a].node == l.e[b].node &&
+				    !strcmp(pl->links[j].e[a].port, l.e[b].port)) {
+					PERR(pl, line,
+					     "port %s:%s is already on the link of line %u",
+					     pl->nodes[l.e[b].node].name, l.e[b].port,
+					     pl->links[j].line);
 					return;
 				}
 	pl->links[pl->nlinks++] = l;
@@ -242,8 +259,11 @@ static void parse_control(struct plan *pl, uint32_t line, char **w, int n)
 {
 	int x = n >= 2 ? node_find(pl, w[1]) : -1;
 	if (x < 0 || !pl->nodes[x].router) {
-		PERR(pl, line, "control names a router declared before it (control ROUTER [socket PATH] [tdpctl PATH] "
-			       "[ssh DEST | exec COMMAND...]), not '%s'", n >= 2 ? w[1] : "");
+		PERR(pl, line,
+		     "control names a router declared before it (control ROUTER [socket PATH] "
+		     "[tdpctl PATH] "
+		     "[ssh DEST | exec COMMAND...]), not '%s'",
+		     n >= 2 ? w[1] : "");
 		return;
 	}
 	struct plan_reach *r = &pl->nodes[x].reach, nr = {.line = line};
@@ -253,12 +273,15 @@ static void parse_control(struct plan *pl, uint32_t line, char **w, int n)
 	}
 	for (int i = 2; i < n; i++) {
 		const char *key = w[i], *val = i + 1 < n ? w[i + 1] : NULL;
-		char **slot = !strcmp(key, "socket") ? &nr.socket : !strcmp(key, "tdpctl") ? &nr.tdpctl
-							 : !strcmp(key, "ssh")	  ? &nr.ssh
-										  : NULL;
+		char **slot = !strcmp(key, "socket")   ? &nr.socket
+			      : !strcmp(key, "tdpctl") ? &nr.tdpctl
+			      : !strcmp(key, "ssh")    ? &nr.ssh
+						       : NULL;
 		if (!strcmp(key, "exec")) {
 			if (nr.ssh || i + 1 == n) {
-				PERR(pl, line, nr.ssh ? "control %s: ssh or exec, not both" : "control %s: exec needs a command",
+				PERR(pl, line,
+				     nr.ssh ? "control %s: ssh or exec, not both"
+					    : "control %s: exec needs a command",
 				     w[1]);
 				goto bad;
 			}
@@ -272,19 +295,26 @@ static void parse_control(struct plan *pl, uint32_t line, char **w, int n)
 			break; /* the rest of the line */
 		}
 		if (!slot) {
-			PERR(pl, line, "unknown control attribute '%s' (socket, tdpctl, ssh, exec)", key);
+			PERR(pl, line, "unknown control attribute '%s' (socket, tdpctl, ssh, exec)",
+			     key);
 			goto bad;
 		}
 		if (*slot || !val) {
-			PERR(pl, line, *slot ? "control %s: %s given twice" : "control %s: %s needs a value", w[1], key);
+			PERR(pl, line,
+			     *slot ? "control %s: %s given twice" : "control %s: %s needs a value",
+			     w[1], key);
 			goto bad;
 		}
 		if (slot == &nr.socket && val[0] != '/') {
-			PERR(pl, line, "control %s: socket takes an absolute path, not '%s'", w[1], val);
+			PERR(pl, line, "control %s: socket takes an absolute path, not '%s'", w[1],
+			     val);
 			goto bad;
 		}
 		if (slot == &nr.ssh && val[0] == '-') {
-			PERR(pl, line, "control %s: ssh takes a destination ([USER@]HOST), not the option '%s'", w[1], val);
+			PERR(pl, line,
+			     "control %s: ssh takes a destination ([USER@]HOST), not the option "
+			     "'%s'",
+			     w[1], val);
 			goto bad;
 		}
 		if (!(*slot = dup_word(pl, line, val)))
@@ -302,12 +332,23 @@ bad:
 	free(nr.exec);
 }
 
-enum { FA_FROM, FA_TO, FA_PATH, FA_PACKETS, FA_SIZE, FA_FRAMES, FA_STAMP, FA_MATCH, FA_N };
+enum {
+	FA_FROM,
+	FA_TO,
+	FA_PATH,
+	FA_PACKETS,
+	FA_SIZE,
+	FA_FRAMES,
+	FA_STAMP,
+	FA_MATCH,
+	FA_N
+};
 
 /* A flow attribute's FA_ index, or FA_N for a word that is none. */
 static int flow_attr_index(const char *s)
 {
-	static const char *const kw[FA_N] = { "from", "to", "path", "packets", "size", "frames", "stamp", "match" };
+	static const char *const kw[FA_N] = {"from", "to",     "path",	"packets",
+					     "size", "frames", "stamp", "match"};
 	int i = 0;
 	while (i < FA_N && strcmp(s, kw[i]))
 		i++;
@@ -315,13 +356,17 @@ static int flow_attr_index(const char *s)
 }
 
 /* One flow attribute at w[*i]; advances *i past its values. 0 or -1. */
-static int flow_attr(struct plan *pl, uint32_t line, char **w, int n, int *i, struct preq *f, uint32_t *seen)
+static int flow_attr(struct plan *pl, uint32_t line, char **w, int n, int *i, struct preq *f,
+		     uint32_t *seen)
 {
 	const char *a = w[*i], *val = *i + 1 < n ? w[*i + 1] : NULL;
 	uint64_t v;
 	int which = flow_attr_index(a);
 	if (which == FA_N) {
-		PERR(pl, line, "unknown flow attribute '%s' (from, to, path, packets, size, frames, stamp, match)", a);
+		PERR(pl, line,
+		     "unknown flow attribute '%s' (from, to, path, packets, size, frames, stamp, "
+		     "match)",
+		     a);
 		return -1;
 	}
 	if (twice(pl, line, &seen[which], a))
@@ -347,10 +392,13 @@ static int flow_attr(struct plan *pl, uint32_t line, char **w, int n, int *i, st
 			}
 			for (uint32_t h = 0; h < f->npath; h++)
 				if (f->path[h] == (uint32_t)nd) {
-					PERR(pl, line, "path: %s appears twice (a path visits a node once)", w[*i]);
+					PERR(pl, line,
+					     "path: %s appears twice (a path visits a node once)",
+					     w[*i]);
 					return -1;
 				}
-			f->path[f->npath++] = (uint32_t)nd; /* distinct nodes: at most PLAN_MAX_NODES */
+			f->path[f->npath++] =
+				(uint32_t)nd; /* distinct nodes: at most PLAN_MAX_NODES */
 		}
 		(*i)--;
 		f->explicit_path = true;
@@ -362,7 +410,8 @@ static int flow_attr(struct plan *pl, uint32_t line, char **w, int n, int *i, st
 		(*i)++;
 		return 0;
 	case FA_SIZE:
-		if (num_uint(pl, line, "size (bytes without FCS, jumbo frames included)", val, 1, 9018, &v))
+		if (num_uint(pl, line, "size (bytes without FCS, jumbo frames included)", val, 1,
+			     9018, &v))
 			return -1;
 		f->size = (uint32_t)v;
 		(*i)++;
@@ -377,8 +426,10 @@ static int flow_attr(struct plan *pl, uint32_t line, char **w, int n, int *i, st
 			return -1;
 		}
 		f->frames = calloc(pl->k, 1);
-		if (!f->frames || !val || sched_frameset_parse(val, pl->k, f->frames, err, sizeof(err))) {
-			PERR(pl, line, "frames: %s", val ? (f->frames ? err : "out of memory") : "missing");
+		if (!f->frames || !val ||
+		    sched_frameset_parse(val, pl->k, f->frames, err, sizeof(err))) {
+			PERR(pl, line, "frames: %s",
+			     val ? (f->frames ? err : "out of memory") : "missing");
 			return -1;
 		}
 		(*i)++;
@@ -389,7 +440,8 @@ static int flow_attr(struct plan *pl, uint32_t line, char **w, int n, int *i, st
 		for ((*i)++; *i < n; (*i)++) {
 			size_t wl = strlen(w[*i]);
 			if (at + (at ? 1 : 0) + wl >= sizeof(f->match)) {
-				PERR(pl, line, "match is longer than %zu characters", sizeof(f->match) - 1);
+				PERR(pl, line, "match is longer than %zu characters",
+				     sizeof(f->match) - 1);
 				return -1;
 			}
 			if (at)
@@ -408,7 +460,7 @@ static int flow_attr(struct plan *pl, uint32_t line, char **w, int n, int *i, st
 
 static void parse_flow(struct plan *pl, uint32_t line, char **w, int n)
 {
-	uint32_t seen[FA_N] = { 0 };
+	uint32_t seen[FA_N] = {0};
 	if (pl->nflows == PLAN_MAX_FLOWS) {
 		PERR(pl, line, "more than %d flows", PLAN_MAX_FLOWS);
 		return;
@@ -422,7 +474,8 @@ static void parse_flow(struct plan *pl, uint32_t line, char **w, int n)
 	snprintf(f->name, sizeof(f->name), "%s", w[1]);
 	for (uint32_t j = 0; j < pl->nflows; j++)
 		if (!strcmp(pl->flows[j].name, f->name)) {
-			PERR(pl, line, "flow %s requested twice (first at line %u)", f->name, pl->flows[j].line);
+			PERR(pl, line, "flow %s requested twice (first at line %u)", f->name,
+			     pl->flows[j].line);
 			return;
 		}
 	for (int i = 2; i < n; i++)
@@ -430,18 +483,24 @@ static void parse_flow(struct plan *pl, uint32_t line, char **w, int n)
 			goto drop;
 	if (f->explicit_path) {
 		if (seen[FA_FROM] || seen[FA_TO]) {
-			PERR(pl, line, "flow %s: path names its ends; from and to go without it", f->name);
+			PERR(pl, line, "flow %s: path names its ends; from and to go without it",
+			     f->name);
 			goto drop;
 		}
 		if (f->npath < 3) {
-			PERR(pl, line, "flow %s: a path runs from a host through at least one router to a host", f->name);
+			PERR(pl, line,
+			     "flow %s: a path runs from a host through at least one router to a "
+			     "host",
+			     f->name);
 			goto drop;
 		}
 		f->src = f->path[0];
 		f->dst = f->path[f->npath - 1];
 	}
-	if (f->src == UINT32_MAX || f->dst == UINT32_MAX || !f->packets || !f->size || !f->match[0]) {
-		PERR(pl, line, "flow %s needs from, to (or path), packets, size and match", f->name);
+	if (f->src == UINT32_MAX || f->dst == UINT32_MAX || !f->packets || !f->size ||
+	    !f->match[0]) {
+		PERR(pl, line, "flow %s needs from, to (or path), packets, size and match",
+		     f->name);
 		goto drop;
 	}
 	if (f->src == f->dst) {
@@ -450,13 +509,16 @@ static void parse_flow(struct plan *pl, uint32_t line, char **w, int n)
 	}
 	/* the match as a table will read it */
 	char tbl[400];
-	int tn = snprintf(tbl, sizeof(tbl), "tdp-schedule 1\ntf 1ms\nk 1\nport p rate 1Gbit/s\nflow x port p size 100 %s\n",
-			  f->match);
+	int tn = snprintf(
+		tbl, sizeof(tbl),
+		"tdp-schedule 1\ntf 1ms\nk 1\nport p rate 1Gbit/s\nflow x port p size 100 %s\n",
+		f->match);
 	struct sched_diags d;
 	sched_diags_init(&d, pl->file);
 	struct sched_table *st = sched_parse(tbl, (size_t)tn, &d);
 	if (!st)
-		PERR(pl, line, "flow %s: match '%s': %s", f->name, f->match, d.n ? d.v[0].msg : "not a match");
+		PERR(pl, line, "flow %s: match '%s': %s", f->name, f->match,
+		     d.n ? d.v[0].msg : "not a match");
 	else
 		pl->nflows++;
 	sched_free(st);
@@ -481,13 +543,15 @@ static void parse_line(struct plan *pl, uint32_t line, char **w, int n)
 	}
 	bool one = n == 2;
 	if (!strcmp(w[0], "tf") && one) {
-		if (!twice(pl, line, &pl->l_tf, "tf") && num_time(pl, line, "tf", w[1], SCHED_NS_PER_S, &pl->tf_ns) == 0 &&
+		if (!twice(pl, line, &pl->l_tf, "tf") &&
+		    num_time(pl, line, "tf", w[1], SCHED_NS_PER_S, &pl->tf_ns) == 0 &&
 		    pl->tf_ns < SCHED_MIN_TF_NS) {
 			PERR(pl, line, "tf must be at least %dns", SCHED_MIN_TF_NS);
 			pl->tf_ns = 0;
 		}
 	} else if (!strcmp(w[0], "k") && one) {
-		if (!twice(pl, line, &pl->l_k, "k") && num_uint(pl, line, "k", w[1], 1, PLAN_MAX_K, &v) == 0)
+		if (!twice(pl, line, &pl->l_k, "k") &&
+		    num_uint(pl, line, "k", w[1], 1, PLAN_MAX_K, &v) == 0)
 			pl->k = (uint32_t)v;
 	} else if (!strcmp(w[0], "guard") && one) {
 		if (!twice(pl, line, &pl->l_guard, "guard"))
@@ -497,12 +561,14 @@ static void parse_line(struct plan *pl, uint32_t line, char **w, int n)
 			num_time(pl, line, "epoch", w[1], SCHED_NS_PER_S, &pl->epoch_ns);
 	} else if (!strcmp(w[0], "clock-error") && one) {
 		if (!twice(pl, line, &pl->l_clock, "clock-error"))
-			num_time(pl, line, "clock-error", w[1], PLAN_MAX_PROC_NS, &pl->clock_err_ns);
+			num_time(pl, line, "clock-error", w[1], PLAN_MAX_PROC_NS,
+				 &pl->clock_err_ns);
 	} else if (!strcmp(w[0], "time") && one) {
 		if (!twice(pl, line, &pl->l_time, "time"))
 			pl->time = time_src(pl, line, w[1]);
-	} else if (!strcmp(w[0], "tf") || !strcmp(w[0], "k") || !strcmp(w[0], "guard") || !strcmp(w[0], "epoch") ||
-		   !strcmp(w[0], "clock-error") || !strcmp(w[0], "time")) {
+	} else if (!strcmp(w[0], "tf") || !strcmp(w[0], "k") || !strcmp(w[0], "guard") ||
+		   !strcmp(w[0], "epoch") || !strcmp(w[0], "clock-error") ||
+		   !strcmp(w[0], "time")) {
 		PERR(pl, line, "%s takes one value", w[0]);
 	} else if (!strcmp(w[0], "host") || !strcmp(w[0], "router")) {
 		parse_node(pl, line, w, n);
@@ -513,8 +579,11 @@ static void parse_line(struct plan *pl, uint32_t line, char **w, int n)
 	} else if (!strcmp(w[0], "control")) {
 		parse_control(pl, line, w, n);
 	} else {
-		PERR(pl, line, "unknown directive '%s' (tdp-topology, tf, k, guard, epoch, clock-error, time, host, router, "
-			       "link, flow, control)", w[0]);
+		PERR(pl, line,
+		     "unknown directive '%s' (tdp-topology, tf, k, guard, epoch, clock-error, "
+		     "time, host, router, "
+		     "link, flow, control)",
+		     w[0]);
 	}
 }
 
@@ -553,7 +622,8 @@ int plan_read_text(struct plan *pl, const char *buf, size_t len)
 		if (hash)
 			*hash = 0;
 		int n = 0;
-		for (char *save = NULL, *t = strtok_r(l, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+		for (char *save = NULL, *t = strtok_r(l, " \t\r", &save); t;
+		     t = strtok_r(NULL, " \t\r", &save)) {
 			if ((size_t)n == capw) {
 				char **nw = realloc(w, sizeof(*w) * (capw = capw ? capw * 2 : 64));
 				if (!nw) {
@@ -603,8 +673,11 @@ int plan_read_stream(struct plan *pl, FILE *f)
 			size_t ncap = cap ? cap * 2 : 65536;
 			char *nb = NULL;
 			if (cap > PLAN_MAX_BYTES) {
-				PERR(pl, 0, "more than %d MiB: not a topology", PLAN_MAX_BYTES >> 20);
-			} else if (!(nb = realloc(buf, ncap > PLAN_MAX_BYTES + 1u ? PLAN_MAX_BYTES + 1u : ncap))) {
+				PERR(pl, 0, "more than %d MiB: not a topology",
+				     PLAN_MAX_BYTES >> 20);
+			} else if (!(nb = realloc(buf, ncap > PLAN_MAX_BYTES + 1u
+							       ? PLAN_MAX_BYTES + 1u
+							       : ncap))) {
 				PERR(pl, 0, "out of memory");
 			}
 			if (!nb) {

@@ -65,14 +65,14 @@ struct sched_buf {
 	bool oom;
 };
 void sched_buf_put(struct sched_buf *b, const char *s, size_t n);
-void sched_buf_printf(struct sched_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sched_buf_printf(struct sched_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void sched_buf_frames(struct sched_buf *b, const uint32_t *frames, size_t n);
 void sched_buf_spans(struct sched_buf *b, const struct sched_span *sp, size_t n);
 /* Compact spans for a sorted frame list; out holds at least n. Returns the count. */
 size_t sched_spans_from_frames(const uint32_t *frames, size_t n, struct sched_span *out);
 /* Frames grouped by distinct row: frames of row r are fr[off[r] .. off[r+1]). */
 int sched_frames_by_row(const struct sched_table *t, uint32_t **off, uint32_t **fr);
-
 
 /* Row line rendering: "frames SPANS: flow n, flow n". */
 void sched_render_rule(const struct sched_table *t, const struct sched_span *sp, uint32_t nsp,

@@ -74,21 +74,26 @@ void sched_resolve(struct parser *p)
 {
 	struct sched_table *t = p->t;
 	struct sched_diags *d = p->d;
-	struct name_index pi = { 0 }, fi = { 0 };
+	struct name_index pi = {0}, fi = {0};
 	uint32_t *dup = NULL, *seen = NULL;
 
-	if (!p->l_version && !t->version && !p->l_tf && !p->l_k && !t->nports && !t->nflows && !t->nrules) {
+	if (!p->l_version && !t->version && !p->l_tf && !p->l_k && !t->nports && !t->nflows &&
+	    !t->nrules) {
 		if (d->nerr == 0)
-			sched_diag_add(d, SCHED_ERROR, 1, 1, "empty table: expected 'tdp-schedule %d' and at least tf and k",
-				       SCHED_FORMAT_VERSION);
+			sched_diag_add(
+				d, SCHED_ERROR, 1, 1,
+				"empty table: expected 'tdp-schedule %d' and at least tf and k",
+				SCHED_FORMAT_VERSION);
 		return;
 	}
 	/* a missing directive is reported at the version line, where it belongs */
 	uint32_t at = p->l_version ? p->l_version : 1;
 	if (!p->l_tf)
-		sched_diag_add(d, SCHED_ERROR, at, 1, "no 'tf' line: the time-frame length is required (e.g. tf 100us)");
+		sched_diag_add(d, SCHED_ERROR, at, 1,
+			       "no 'tf' line: the time-frame length is required (e.g. tf 100us)");
 	if (!p->l_k)
-		sched_diag_add(d, SCHED_ERROR, at, 1, "no 'k' line: the number of frames per cycle is required");
+		sched_diag_add(d, SCHED_ERROR, at, 1,
+			       "no 'k' line: the number of frames per cycle is required");
 	if (t->tf_ns && t->k) {
 		uint64_t cyc = t->tf_ns * t->k;
 		char tf[32], c[32];
@@ -96,13 +101,16 @@ void sched_resolve(struct parser *p)
 		sched_fmt_time(cyc, c, sizeof(c));
 		if (cyc > SCHED_NS_PER_S || SCHED_NS_PER_S % cyc) {
 			sched_diag_add(d, SCHED_ERROR, p->l_k, 3,
-				       "the cycle k x TF = %u x %s = %s does not divide one second", t->k, tf, c);
+				       "the cycle k x TF = %u x %s = %s does not divide one second",
+				       t->k, tf, c);
 		} else {
 			if (p->l_epoch && t->epoch_ns >= cyc)
-				sched_diag_add(d, SCHED_ERROR, p->l_epoch, 7, "epoch must be less than the cycle (%s)", c);
+				sched_diag_add(d, SCHED_ERROR, p->l_epoch, 7,
+					       "epoch must be less than the cycle (%s)", c);
 		}
 		if (p->l_guard && t->guard_ns >= t->tf_ns)
-			sched_diag_add(d, SCHED_ERROR, p->l_guard, 7, "guard band must be shorter than TF (%s)", tf);
+			sched_diag_add(d, SCHED_ERROR, p->l_guard, 7,
+				       "guard band must be shorter than TF (%s)", tf);
 	}
 	/* two nodes' frames may be apart by both their errors, either way: the
 	 * guard band holds twice that, so one node's error is at most half */
@@ -110,9 +118,12 @@ void sched_resolve(struct parser *p)
 		char s[32], g[32];
 		sched_fmt_time(t->sync_err_ns, s, sizeof(s));
 		sched_fmt_time(t->guard_ns, g, sizeof(g));
-		sched_diag_add(d, SCHED_ERROR, p->l_sync, 12,
-			       "sync-error %s is more than half the guard band (%s): the band must hold twice the "
-			       "clock error between two nodes, this one's and its neighbour's together", s, g);
+		sched_diag_add(
+			d, SCHED_ERROR, p->l_sync, 12,
+			"sync-error %s is more than half the guard band (%s): the band must hold "
+			"twice the "
+			"clock error between two nodes, this one's and its neighbour's together",
+			s, g);
 	}
 
 	dup = malloc(sizeof(uint32_t) * (t->nports > t->nflows ? t->nports : t->nflows) + 4);
@@ -120,33 +131,38 @@ void sched_resolve(struct parser *p)
 		goto oom;
 	for (uint32_t i = 0; i < t->nports; i++)
 		if (dup[i] != UINT32_MAX)
-			sched_diag_add(d, SCHED_ERROR, t->ports[i].line, 6, "port %s defined twice (first at line %u)",
-				       t->ports[i].name, t->ports[dup[i]].line);
+			sched_diag_add(d, SCHED_ERROR, t->ports[i].line, 6,
+				       "port %s defined twice (first at line %u)", t->ports[i].name,
+				       t->ports[dup[i]].line);
 	if (index_build(&fi, t->nflows, flow_name, t, dup))
 		goto oom;
 	for (uint32_t i = 0; i < t->nflows; i++) {
 		struct sched_flow *f = &t->flows[i];
 		if (dup[i] != UINT32_MAX)
-			sched_diag_add(d, SCHED_ERROR, f->line, 6, "flow %s defined twice (first at line %u)",
-				       f->name, t->flows[dup[i]].line);
+			sched_diag_add(d, SCHED_ERROR, f->line, 6,
+				       "flow %s defined twice (first at line %u)", f->name,
+				       t->flows[dup[i]].line);
 		const struct flow_src *fs = &p->fsrc[i];
 		const char *pname = t->src + fs->port_off;
 		int pidx = index_find(&pi, pname, fs->port_len, port_name, t);
 		if (pidx < 0) {
-			sched_diag_add(d, SCHED_ERROR, f->line, fs->port_col, "flow %s: no port named '%.*s'",
-				       f->name, (int)fs->port_len, pname);
+			sched_diag_add(d, SCHED_ERROR, f->line, fs->port_col,
+				       "flow %s: no port named '%.*s'", f->name, (int)fs->port_len,
+				       pname);
 			continue;
 		}
 		if (f->delay_ns && t->tf_ns && f->delay_ns >= t->tf_ns)
 			sched_diag_add(d, SCHED_ERROR, f->line, fs->delay_col,
-				       "flow %s: delay must be shorter than TF (a later arrival belongs to a later frame; "
-				       "add whole frames to alpha instead)", f->name);
+				       "flow %s: delay must be shorter than TF (a later arrival "
+				       "belongs to a later frame; "
+				       "add whole frames to alpha instead)",
+				       f->name);
 		f->port = (uint16_t)pidx;
 		const struct sched_port *pt = &t->ports[pidx];
 		if (f->size > pt->max_frame)
 			sched_diag_add(d, SCHED_ERROR, f->line, fs->size_col,
-				       "flow %s: size %u exceeds port %s's max-frame %u", f->name, f->size,
-				       pt->name, pt->max_frame);
+				       "flow %s: size %u exceeds port %s's max-frame %u", f->name,
+				       f->size, pt->name, pt->max_frame);
 	}
 	if (d->nerr == 0)
 		sched_check_overlaps(t, d);
@@ -169,14 +185,15 @@ void sched_resolve(struct parser *p)
 			const char *nm = t->src + p->ent_name_off[x];
 			int f = index_find(&fi, nm, p->ent_name_len[x], flow_name, t);
 			if (f < 0) {
-				sched_diag_add(d, SCHED_ERROR, ru->line, t->rule_col[x], "no flow named '%.*s'",
-					       (int)p->ent_name_len[x], nm);
+				sched_diag_add(d, SCHED_ERROR, ru->line, t->rule_col[x],
+					       "no flow named '%.*s'", (int)p->ent_name_len[x], nm);
 				continue;
 			}
 			t->rule_ent[x].flow = (uint16_t)f;
 			if (seen[f] == r + 1) /* O(1) per entry, however long the row */
 				sched_diag_add(d, SCHED_ERROR, ru->line, t->rule_col[x],
-					       "flow %s listed twice in this row", t->flows[f].name);
+					       "flow %s listed twice in this row",
+					       t->flows[f].name);
 			seen[f] = r + 1;
 		}
 	}

@@ -18,7 +18,8 @@ static void render_port(const struct sched_port *p, struct sched_buf *b)
 			 p->overhead);
 }
 
-static void render_flow(const struct sched_table *t, const struct sched_flow *f, struct sched_buf *b)
+static void render_flow(const struct sched_table *t, const struct sched_flow *f,
+			struct sched_buf *b)
 {
 	char m[200];
 	sched_fmt_match(&f->match, m, sizeof(m));
@@ -38,24 +39,43 @@ static void render_flow(const struct sched_table *t, const struct sched_flow *f,
 void sched_render_rule(const struct sched_table *t, const struct sched_span *sp, uint32_t nsp,
 		       const struct sched_entry *e, uint32_t ne, struct sched_buf *b)
 {
-	sched_buf_printf(b, "frame%s ", nsp == 1 && sp[0].first == sched_span_last_hit(&sp[0]) ? "" : "s");
+	sched_buf_printf(b, "frame%s ",
+			 nsp == 1 && sp[0].first == sched_span_last_hit(&sp[0]) ? "" : "s");
 	sched_buf_spans(b, sp, nsp);
 	sched_buf_put(b, ":", 1);
 	for (uint32_t i = 0; i < ne; i++)
 		sched_buf_printf(b, "%s %s %u", i ? "," : "", t->flows[e[i].flow].name, e[i].n);
 }
 
-static void render_header(const struct sched_table *t, enum sched_line_kind kind, struct sched_buf *b)
+static void render_header(const struct sched_table *t, enum sched_line_kind kind,
+			  struct sched_buf *b)
 {
 	char v[32];
 	switch (kind) {
-	case SCHED_L_VERSION: sched_buf_printf(b, "tdp-schedule %u", t->version); break;
-	case SCHED_L_TF: sched_fmt_time(t->tf_ns, v, sizeof(v)); sched_buf_printf(b, "tf %s", v); break;
-	case SCHED_L_K: sched_buf_printf(b, "k %u", t->k); break;
-	case SCHED_L_EPOCH: sched_fmt_time(t->epoch_ns, v, sizeof(v)); sched_buf_printf(b, "epoch %s", v); break;
-	case SCHED_L_GUARD: sched_fmt_time(t->guard_ns, v, sizeof(v)); sched_buf_printf(b, "guard %s", v); break;
-	case SCHED_L_SYNC: sched_fmt_time(t->sync_err_ns, v, sizeof(v)); sched_buf_printf(b, "sync-error %s", v); break;
-	default: break;
+	case SCHED_L_VERSION:
+		sched_buf_printf(b, "tdp-schedule %u", t->version);
+		break;
+	case SCHED_L_TF:
+		sched_fmt_time(t->tf_ns, v, sizeof(v));
+		sched_buf_printf(b, "tf %s", v);
+		break;
+	case SCHED_L_K:
+		sched_buf_printf(b, "k %u", t->k);
+		break;
+	case SCHED_L_EPOCH:
+		sched_fmt_time(t->epoch_ns, v, sizeof(v));
+		sched_buf_printf(b, "epoch %s", v);
+		break;
+	case SCHED_L_GUARD:
+		sched_fmt_time(t->guard_ns, v, sizeof(v));
+		sched_buf_printf(b, "guard %s", v);
+		break;
+	case SCHED_L_SYNC:
+		sched_fmt_time(t->sync_err_ns, v, sizeof(v));
+		sched_buf_printf(b, "sync-error %s", v);
+		break;
+	default:
+		break;
 	}
 }
 
@@ -96,7 +116,7 @@ static int emit(struct sched_buf *b, FILE *out)
  * frame") rather than as the intersections of every flow's pattern.
  */
 struct layer {
-	uint32_t key;        /* flow << 16 | n */
+	uint32_t key; /* flow << 16 | n */
 	uint32_t *fr;
 	size_t nf, cap;
 	uint64_t h;
@@ -137,7 +157,7 @@ static int cmp_line(const void *a, const void *b)
 
 int sched_write(const struct sched_table *t, FILE *out)
 {
-	struct sched_buf b = { 0 };
+	struct sched_buf b = {0};
 	struct layer *ly = NULL, **ord = NULL;
 	struct line_ref *lines = NULL;
 	uint32_t *slot = NULL, mask = 1023, nly = 0;
@@ -174,12 +194,13 @@ int sched_write(const struct sched_table *t, FILE *out)
 		const struct sched_entry *e = sched_row(t, f, &n);
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t key = (uint32_t)e[i].flow << 16 | e[i].n, s;
-			for (s = (key * 2654435761u) & mask; slot[s] && ly[slot[s] - 1].key != key; s = (s + 1) & mask)
+			for (s = (key * 2654435761u) & mask; slot[s] && ly[slot[s] - 1].key != key;
+			     s = (s + 1) & mask)
 				;
 			if (!slot[s]) {
 				if (sched_grow(&ly, &cap_ly, nly + 1, sizeof(*ly)))
 					goto oom;
-				ly[nly] = (struct layer){ .key = key, .h = 1469598103934665603ull };
+				ly[nly] = (struct layer){.key = key, .h = 1469598103934665603ull};
 				slot[s] = ++nly;
 			}
 			struct layer *l = &ly[slot[s] - 1];
@@ -202,7 +223,7 @@ int sched_write(const struct sched_table *t, FILE *out)
 	uint32_t nl = 0;
 	for (uint32_t i = 0; i < nly; i++) {
 		if (i == 0 || !same_frames(ord[i], ord[i - 1]))
-			lines[nl++] = (struct line_ref){ .first = &ord[i] };
+			lines[nl++] = (struct line_ref){.first = &ord[i]};
 		lines[nl - 1].len++;
 	}
 	qsort(lines, nl, sizeof(*lines), cmp_line);
@@ -212,13 +233,15 @@ int sched_write(const struct sched_table *t, FILE *out)
 		const struct layer *head = lines[h].first[0];
 		uint32_t ne = lines[h].len;
 		for (uint32_t i = 0; i < ne; i++)
-			en[i] = (struct sched_entry){ .flow = (uint16_t)(lines[h].first[i]->key >> 16),
-						      .n = (uint16_t)lines[h].first[i]->key };
+			en[i] = (struct sched_entry){
+				.flow = (uint16_t)(lines[h].first[i]->key >> 16),
+				.n = (uint16_t)lines[h].first[i]->key};
 		size_t ns = sched_spans_from_frames(head->fr, head->nf, sp);
 		/* long lines are split: rows add up, so the table stays the same */
 		for (uint32_t j = 0; j < ne; j += ENTRIES_PER_LINE)
 			for (size_t i = 0; i < ns; i += SPANS_PER_LINE) {
-				uint32_t cs = (uint32_t)(ns - i < SPANS_PER_LINE ? ns - i : SPANS_PER_LINE);
+				uint32_t cs = (uint32_t)(ns - i < SPANS_PER_LINE ? ns - i
+										 : SPANS_PER_LINE);
 				uint32_t ce = ne - j < ENTRIES_PER_LINE ? ne - j : ENTRIES_PER_LINE;
 				sched_render_rule(t, sp + i, cs, en + j, ce, &b);
 				rc |= emit(&b, out);
@@ -242,7 +265,7 @@ out:
 
 int sched_write_fmt(const struct sched_table *t, FILE *out)
 {
-	struct sched_buf b = { 0 };
+	struct sched_buf b = {0};
 	int rc = 0;
 
 	for (uint32_t i = 0; i < t->nlines; i++) {
@@ -262,15 +285,16 @@ int sched_write_fmt(const struct sched_table *t, FILE *out)
 			break;
 		case SCHED_L_ROW: {
 			const struct sched_rule *r = &t->rules[ln->idx];
-			sched_render_rule(t, t->spans + r->span_off, r->nspan, t->rule_ent + r->ent_off,
-					  r->nent, &b);
+			sched_render_rule(t, t->spans + r->span_off, r->nspan,
+					  t->rule_ent + r->ent_off, r->nent, &b);
 			break;
 		}
 		default:
 			render_header(t, (enum sched_line_kind)ln->kind, &b);
 		}
 		if (ln->kind != SCHED_L_COMMENT && ln->comment != UINT32_MAX)
-			sched_buf_printf(&b, "  %.*s", (int)(ln->len - ln->comment), s + ln->comment);
+			sched_buf_printf(&b, "  %.*s", (int)(ln->len - ln->comment),
+					 s + ln->comment);
 		while (b.len && (b.s[b.len - 1] == ' ' || b.s[b.len - 1] == '\t'))
 			b.s[--b.len] = 0;
 		if (b.len == 0)
@@ -309,17 +333,31 @@ static void json_match(FILE *out, const struct sched_match *m)
 {
 	const char *sep = "";
 	fputc('{', out);
-	if (m->fields & SCHED_M_DSCP) { fprintf(out, "%s\"dscp\":%u", sep, m->dscp); sep = ","; }
-	if (m->fields & SCHED_M_VLAN) { fprintf(out, "%s\"vlan\":%u", sep, m->vlan); sep = ","; }
-	if (m->fields & SCHED_M_PCP) { fprintf(out, "%s\"pcp\":%u", sep, m->pcp); sep = ","; }
+	if (m->fields & SCHED_M_DSCP) {
+		fprintf(out, "%s\"dscp\":%u", sep, m->dscp);
+		sep = ",";
+	}
+	if (m->fields & SCHED_M_VLAN) {
+		fprintf(out, "%s\"vlan\":%u", sep, m->vlan);
+		sep = ",";
+	}
+	if (m->fields & SCHED_M_PCP) {
+		fprintf(out, "%s\"pcp\":%u", sep, m->pcp);
+		sep = ",";
+	}
 	if (m->fields & SCHED_M_DST) {
 		char a[64];
 		inet_ntop(m->dst_family == 4 ? AF_INET : AF_INET6, m->dst, a, sizeof(a));
 		fprintf(out, "%s\"dst\":\"%s/%u\"", sep, a, m->dst_len);
 		sep = ",";
 	}
-	if (m->fields & SCHED_M_UDP_DPORT) { fprintf(out, "%s\"udp_dport\":%u", sep, m->udp_dport); sep = ","; }
-	if (m->fields & SCHED_M_MPLS) { fprintf(out, "%s\"mpls\":%u", sep, m->mpls); }
+	if (m->fields & SCHED_M_UDP_DPORT) {
+		fprintf(out, "%s\"udp_dport\":%u", sep, m->udp_dport);
+		sep = ",";
+	}
+	if (m->fields & SCHED_M_MPLS) {
+		fprintf(out, "%s\"mpls\":%u", sep, m->mpls);
+	}
 	fputc('}', out);
 }
 
@@ -328,7 +366,7 @@ int sched_write_json(const struct sched_table *t, FILE *out)
 	struct sched_port_summary *ps = calloc(t->nports + 1, sizeof(*ps));
 	struct sched_flow_summary *fs = calloc(t->nflows + 1, sizeof(*fs));
 	uint32_t *off = NULL, *fr = NULL;
-	struct sched_buf b = { 0 };
+	struct sched_buf b = {0};
 	int rc = 0;
 
 	if (!ps || !fs || sched_frames_by_row(t, &off, &fr)) {
@@ -336,10 +374,11 @@ int sched_write_json(const struct sched_table *t, FILE *out)
 		goto out;
 	}
 	sched_summarize(t, ps, fs);
-	fprintf(out, "{\"version\":%u,\"tf_ns\":%llu,\"k\":%u,\"epoch_ns\":%llu,\"guard_ns\":%llu,"
-		"\"cycle_ns\":%llu,", t->version, (unsigned long long)t->tf_ns, t->k,
-		(unsigned long long)t->epoch_ns, (unsigned long long)t->guard_ns,
-		(unsigned long long)t->tf_ns * t->k);
+	fprintf(out,
+		"{\"version\":%u,\"tf_ns\":%llu,\"k\":%u,\"epoch_ns\":%llu,\"guard_ns\":%llu,"
+		"\"cycle_ns\":%llu,",
+		t->version, (unsigned long long)t->tf_ns, t->k, (unsigned long long)t->epoch_ns,
+		(unsigned long long)t->guard_ns, (unsigned long long)t->tf_ns * t->k);
 	if (t->sync_err_set)
 		fprintf(out, "\"sync_error_ns\":%llu,", (unsigned long long)t->sync_err_ns);
 	fputs("\"ports\":[", out);
@@ -348,7 +387,9 @@ int sched_write_json(const struct sched_table *t, FILE *out)
 		const struct sched_port_summary *s = &ps[i];
 		fprintf(out, "%s{\"name\":", i ? "," : "");
 		sched_json_str(out, p->name);
-		fprintf(out, ",\"rate_bps\":%llu,\"max_frame\":%u,\"overhead\":%u,\"capacity_bits\":%llu,"
+		fprintf(out,
+			",\"rate_bps\":%llu,\"max_frame\":%u,\"overhead\":%u,\"capacity_bits\":%"
+			"llu,"
 			"\"util_min\":%.6f,\"util_avg\":%.6f,\"util_max\":%.6f,\"frames_used\":%u,"
 			"\"frames_overbooked\":%u,\"reserved_bps\":%.0f,\"best_effort_bps\":%.0f}",
 			(unsigned long long)p->rate_bps, p->max_frame, p->overhead,
@@ -365,14 +406,18 @@ int sched_write_json(const struct sched_table *t, FILE *out)
 		sched_json_str(out, t->ports[f->port].name);
 		fprintf(out, ",\"size\":%u,", f->size);
 		if (f->alpha)
-			fprintf(out, "\"alpha\":%u,\"delay_ns\":%llu,", f->alpha, (unsigned long long)f->delay_ns);
+			fprintf(out, "\"alpha\":%u,\"delay_ns\":%llu,", f->alpha,
+				(unsigned long long)f->delay_ns);
 		if (f->stamp)
 			fputs("\"stamp\":true,", out);
 		fputs("\"match\":", out);
 		json_match(out, &f->match);
-		fprintf(out, ",\"packets_per_cycle\":%llu,\"frames_per_cycle\":%u,\"bps\":%.0f,\"pps\":%.3f,"
-			"\"max_wait_ns\":%llu}", (unsigned long long)s->pkts_per_cycle, s->frames_per_cycle,
-			s->bps, s->pps, (unsigned long long)s->max_wait_ns);
+		fprintf(out,
+			",\"packets_per_cycle\":%llu,\"frames_per_cycle\":%u,\"bps\":%.0f,\"pps\":%"
+			".3f,"
+			"\"max_wait_ns\":%llu}",
+			(unsigned long long)s->pkts_per_cycle, s->frames_per_cycle, s->bps, s->pps,
+			(unsigned long long)s->max_wait_ns);
 	}
 	fputs("],\"rows\":[", out);
 	bool first = true;
@@ -391,8 +436,8 @@ int sched_write_json(const struct sched_table *t, FILE *out)
 		}
 		fputs("]}", out);
 	}
-	fprintf(out, "],\"runtime\":{\"distinct_rows\":%u,\"entries\":%u,\"bytes\":%zu}}\n", t->nrows,
-		t->row_off[t->nrows], sched_runtime_bytes(t));
+	fprintf(out, "],\"runtime\":{\"distinct_rows\":%u,\"entries\":%u,\"bytes\":%zu}}\n",
+		t->nrows, t->row_off[t->nrows], sched_runtime_bytes(t));
 	if (b.oom)
 		rc = -ENOMEM;
 out:
@@ -408,28 +453,30 @@ out:
 
 static bool match_equal(const struct sched_match *a, const struct sched_match *b)
 {
-	return a->fields == b->fields && a->dscp == b->dscp && a->pcp == b->pcp && a->vlan == b->vlan &&
-	       a->udp_dport == b->udp_dport && a->mpls == b->mpls && a->dst_family == b->dst_family &&
-	       a->dst_len == b->dst_len && memcmp(a->dst, b->dst, sizeof(a->dst)) == 0;
+	return a->fields == b->fields && a->dscp == b->dscp && a->pcp == b->pcp &&
+	       a->vlan == b->vlan && a->udp_dport == b->udp_dport && a->mpls == b->mpls &&
+	       a->dst_family == b->dst_family && a->dst_len == b->dst_len &&
+	       memcmp(a->dst, b->dst, sizeof(a->dst)) == 0;
 }
 
 bool sched_equal(const struct sched_table *a, const struct sched_table *b)
 {
 	if (a->version != b->version || a->tf_ns != b->tf_ns || a->k != b->k ||
-	    a->epoch_ns != b->epoch_ns || a->guard_ns != b->guard_ns || a->sync_err_set != b->sync_err_set ||
-	    a->sync_err_ns != b->sync_err_ns || a->nports != b->nports ||
-	    a->nflows != b->nflows)
+	    a->epoch_ns != b->epoch_ns || a->guard_ns != b->guard_ns ||
+	    a->sync_err_set != b->sync_err_set || a->sync_err_ns != b->sync_err_ns ||
+	    a->nports != b->nports || a->nflows != b->nflows)
 		return false;
 	for (uint32_t i = 0; i < a->nports; i++) {
 		const struct sched_port *x = &a->ports[i], *y = &b->ports[i];
-		if (strcmp(x->name, y->name) || x->rate_bps != y->rate_bps || x->max_frame != y->max_frame ||
-		    x->overhead != y->overhead)
+		if (strcmp(x->name, y->name) || x->rate_bps != y->rate_bps ||
+		    x->max_frame != y->max_frame || x->overhead != y->overhead)
 			return false;
 	}
 	for (uint32_t i = 0; i < a->nflows; i++) {
 		const struct sched_flow *x = &a->flows[i], *y = &b->flows[i];
 		if (strcmp(x->name, y->name) || x->port != y->port || x->size != y->size ||
-		    x->alpha != y->alpha || x->delay_ns != y->delay_ns || x->stamp != y->stamp || !match_equal(&x->match, &y->match))
+		    x->alpha != y->alpha || x->delay_ns != y->delay_ns || x->stamp != y->stamp ||
+		    !match_equal(&x->match, &y->match))
 			return false;
 	}
 	for (uint32_t f = 0; f < a->k; f++) {

@@ -15,23 +15,27 @@
 #include <stdio.h>
 
 #define SCHED_FORMAT_VERSION 1
-#define SCHED_NAME_MAX 32          /* names are at most 31 characters */
+#define SCHED_NAME_MAX 32 /* names are at most 31 characters */
 #define SCHED_MAX_PORTS 256
-#define SCHED_MAX_FLOWS 65535      /* flow index fits the 16-bit runtime entry */
-#define SCHED_MAX_N 65535          /* packets of one flow in one frame */
+#define SCHED_MAX_FLOWS 65535 /* flow index fits the 16-bit runtime entry */
+#define SCHED_MAX_N 65535     /* packets of one flow in one frame */
 #define SCHED_MAX_K 10000000u
 #define SCHED_MAX_BYTES (256u << 20) /* a table file is at most this long */
 #define SCHED_MIN_TF_NS 100
 #define SCHED_NS_PER_S 1000000000ull
-#define SCHED_MIN_FRAME 60         /* Ethernet minimum without FCS */
+#define SCHED_MIN_FRAME 60 /* Ethernet minimum without FCS */
 
 /* ---- diagnostics ------------------------------------------------------ */
 
-enum sched_sev { SCHED_ERROR, SCHED_WARNING, SCHED_NOTE };
+enum sched_sev {
+	SCHED_ERROR,
+	SCHED_WARNING,
+	SCHED_NOTE
+};
 
 struct sched_diag {
-	uint32_t line;   /* 1-based; 0 when the message is about the whole file */
-	uint32_t col;    /* 1-based */
+	uint32_t line; /* 1-based; 0 when the message is about the whole file */
+	uint32_t col;  /* 1-based */
 	enum sched_sev sev;
 	char msg[240];
 };
@@ -43,8 +47,8 @@ struct sched_diags {
 	struct sched_diag *v;
 	size_t n, cap;
 	size_t nerr, nwarn; /* all of them, also those not kept */
-	uint64_t work;      /* steps the checks and the expansion took: tests bound it */
-	bool io;            /* sched_load could not read the file (not the table's fault) */
+	uint64_t work;	    /* steps the checks and the expansion took: tests bound it */
+	bool io;	    /* sched_load could not read the file (not the table's fault) */
 };
 
 void sched_diags_init(struct sched_diags *d, const char *file);
@@ -64,9 +68,9 @@ void sched_diags_print(const struct sched_diags *d, FILE *out);
 
 struct sched_port {
 	char name[SCHED_NAME_MAX];
-	uint64_t rate_bps;     /* link rate, bit/s */
-	uint32_t max_frame;    /* largest frame, bytes, destination MAC to payload end, no FCS */
-	uint32_t overhead;     /* per-packet wire overhead: preamble+SFD, FCS, IFG (default 24) */
+	uint64_t rate_bps;  /* link rate, bit/s */
+	uint32_t max_frame; /* largest frame, bytes, destination MAC to payload end, no FCS */
+	uint32_t overhead;  /* per-packet wire overhead: preamble+SFD, FCS, IFG (default 24) */
 	uint32_t line;
 };
 
@@ -80,21 +84,21 @@ enum sched_match_field {
 };
 
 struct sched_match {
-	uint32_t fields;       /* enum sched_match_field bits */
-	uint8_t dscp;          /* 0..63 */
-	uint8_t pcp;           /* 0..7 */
-	uint16_t vlan;         /* 0..4095 */
+	uint32_t fields; /* enum sched_match_field bits */
+	uint8_t dscp;	 /* 0..63 */
+	uint8_t pcp;	 /* 0..7 */
+	uint16_t vlan;	 /* 0..4095 */
 	uint16_t udp_dport;
-	uint32_t mpls;         /* 20-bit label */
-	uint8_t dst_family;    /* 4 or 6 */
-	uint8_t dst_len;       /* prefix length */
-	uint8_t dst[16];       /* network byte order, host bits zero */
+	uint32_t mpls;	    /* 20-bit label */
+	uint8_t dst_family; /* 4 or 6 */
+	uint8_t dst_len;    /* prefix length */
+	uint8_t dst[16];    /* network byte order, host bits zero */
 };
 
 struct sched_flow {
 	char name[SCHED_NAME_MAX];
-	uint16_t port;         /* index into ports */
-	uint32_t size;         /* largest packet, bytes, as sched_port.max_frame */
+	uint16_t port; /* index into ports */
+	uint32_t size; /* largest packet, bytes, as sched_port.max_frame */
 	/*
 	 * Pipeline forwarding: a packet the upstream node sent in frame u is sent
 	 * here in frame u + alpha (0: not pipelined; the flow's queue is served in
@@ -102,8 +106,8 @@ struct sched_flow {
 	 * arrives at t was sent upstream in frame floor((t - epoch - delay)/TF).
 	 */
 	uint32_t alpha;
-	uint64_t delay_ns;     /* < TF */
-	bool stamp;            /* write this node's hop stamp into probe packets */
+	uint64_t delay_ns; /* < TF */
+	bool stamp;	   /* write this node's hop stamp into probe packets */
 	struct sched_match match;
 	uint32_t line;
 };
@@ -123,31 +127,40 @@ struct sched_span {
 /* A row line of the file as written: a frame set and the entries it adds. */
 struct sched_rule {
 	uint32_t line;
-	uint32_t span_off, nspan;  /* into table.spans */
-	uint32_t ent_off, nent;    /* into table.rule_ent / rule_col */
+	uint32_t span_off, nspan; /* into table.spans */
+	uint32_t ent_off, nent;	  /* into table.rule_ent / rule_col */
 };
 
 enum sched_line_kind {
-	SCHED_L_BLANK, SCHED_L_COMMENT, SCHED_L_VERSION, SCHED_L_TF, SCHED_L_K,
-	SCHED_L_EPOCH, SCHED_L_GUARD, SCHED_L_SYNC, SCHED_L_PORT, SCHED_L_FLOW, SCHED_L_ROW,
+	SCHED_L_BLANK,
+	SCHED_L_COMMENT,
+	SCHED_L_VERSION,
+	SCHED_L_TF,
+	SCHED_L_K,
+	SCHED_L_EPOCH,
+	SCHED_L_GUARD,
+	SCHED_L_SYNC,
+	SCHED_L_PORT,
+	SCHED_L_FLOW,
+	SCHED_L_ROW,
 };
 
 /* Every line of the source, so an edit can keep comments and layout. */
 struct sched_line {
-	uint32_t off, len;         /* in table.src, without the newline */
-	uint32_t comment;          /* offset of '#' within the line, or UINT32_MAX */
-	uint8_t kind;              /* enum sched_line_kind */
-	uint32_t idx;              /* port, flow or rule index for those kinds */
+	uint32_t off, len; /* in table.src, without the newline */
+	uint32_t comment;  /* offset of '#' within the line, or UINT32_MAX */
+	uint8_t kind;	   /* enum sched_line_kind */
+	uint32_t idx;	   /* port, flow or rule index for those kinds */
 };
 
 struct sched_table {
 	uint32_t version;
-	uint64_t tf_ns;            /* time-frame length; divides one second */
-	uint32_t k;                /* frames per cycle; k*tf_ns divides one second */
-	uint64_t epoch_ns;         /* cycle 0 starts this long after every TAI second */
-	uint64_t guard_ns;         /* end of each frame in which nothing may start */
-	uint64_t sync_err_ns;      /* this node's sync error bound, as planned (sync-error) */
-	bool sync_err_set;         /* sync-error given */
+	uint64_t tf_ns;	      /* time-frame length; divides one second */
+	uint32_t k;	      /* frames per cycle; k*tf_ns divides one second */
+	uint64_t epoch_ns;    /* cycle 0 starts this long after every TAI second */
+	uint64_t guard_ns;    /* end of each frame in which nothing may start */
+	uint64_t sync_err_ns; /* this node's sync error bound, as planned (sync-error) */
+	bool sync_err_set;    /* sync-error given */
 
 	struct sched_port *ports;
 	uint32_t nports;
@@ -160,7 +173,7 @@ struct sched_table {
 	struct sched_span *spans;
 	uint32_t nspans;
 	struct sched_entry *rule_ent;
-	uint32_t *rule_col;        /* column of each rule entry, for messages */
+	uint32_t *rule_col; /* column of each rule entry, for messages */
 	uint32_t nrule_ent;
 
 	/*
@@ -169,9 +182,9 @@ struct sched_table {
 	 * rows are stored once. Memory: 4 bytes per frame, 4 per distinct row,
 	 * 4 per entry of a distinct row.
 	 */
-	uint32_t *frame_row;       /* k */
-	uint32_t *row_off;         /* nrows + 1 */
-	struct sched_entry *ent;   /* row_off[nrows] */
+	uint32_t *frame_row;	 /* k */
+	uint32_t *row_off;	 /* nrows + 1 */
+	struct sched_entry *ent; /* row_off[nrows] */
 	uint32_t nrows;
 
 	/* the source */
@@ -200,7 +213,9 @@ void sched_digest_bytes(const void *buf, size_t len, char hex[SCHED_DIGEST_HEX])
  * both their errors, either way: twice that), else -1 (no band, no bound). */
 static inline int64_t sched_sync_budget(const struct sched_table *t)
 {
-	return t->sync_err_set ? (int64_t)t->sync_err_ns : t->guard_ns ? (int64_t)(t->guard_ns / 4) : -1;
+	return t->sync_err_set ? (int64_t)t->sync_err_ns
+	       : t->guard_ns   ? (int64_t)(t->guard_ns / 4)
+			       : -1;
 }
 /* Where that budget comes from, as replies name it. */
 static inline const char *sched_sync_budget_from(const struct sched_table *t)
@@ -209,7 +224,7 @@ static inline const char *sched_sync_budget_from(const struct sched_table *t)
 }
 
 static inline const struct sched_entry *sched_row(const struct sched_table *t, uint32_t tfc,
-						   uint32_t *n)
+						  uint32_t *n)
 {
 	uint32_t r = t->frame_row[tfc];
 	*n = t->row_off[r + 1] - t->row_off[r];
@@ -257,20 +272,20 @@ struct sched_fit {
 size_t sched_fit(const struct sched_table *t, const struct sched_fit *lim, struct sched_diags *d);
 
 struct sched_port_summary {
-	uint64_t capacity_bits;            /* per frame, before the guard band */
+	uint64_t capacity_bits;		     /* per frame, before the guard band */
 	double util_min, util_avg, util_max; /* reserved wire time / (TF - guard) */
-	uint32_t frames_used;              /* frames with any reservation */
-	uint32_t frames_over;              /* overbooked frames */
-	double be_bps;                     /* average rate left to best effort */
-	double reserved_bps;               /* reserved wire rate, averaged over the cycle */
+	uint32_t frames_used;		     /* frames with any reservation */
+	uint32_t frames_over;		     /* overbooked frames */
+	double be_bps;			     /* average rate left to best effort */
+	double reserved_bps;		     /* reserved wire rate, averaged over the cycle */
 };
 
 struct sched_flow_summary {
 	uint64_t pkts_per_cycle;
 	uint32_t frames_per_cycle;
-	double bps;                        /* packets x size x 8 / cycle */
+	double bps; /* packets x size x 8 / cycle */
 	double pps;
-	uint64_t max_wait_ns;              /* worst wait of a packet arriving to an empty queue */
+	uint64_t max_wait_ns; /* worst wait of a packet arriving to an empty queue */
 };
 
 /* Fills arrays of nports and nflows elements. */
@@ -304,8 +319,8 @@ size_t sched_frames_format(const uint32_t *frames, size_t n, char *out, size_t o
 /* ---- a new table -------------------------------------------------------- */
 
 struct sched_new {
-	const char *tf, *k, *guard, *epoch;  /* as given; tf and k required */
-	const char *const *ports;            /* NAME:RATE[:MAXFRAME[:OVERHEAD]] */
+	const char *tf, *k, *guard, *epoch; /* as given; tf and k required */
+	const char *const *ports;	    /* NAME:RATE[:MAXFRAME[:OVERHEAD]] */
 	unsigned nports;
 };
 /* The text of a new table with this header and these ports, not yet parsed;

@@ -34,7 +34,9 @@ static void quote_word(FILE *o, const char *w)
 {
 	bool plain = *w != 0;
 	for (const char *p = w; *p; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-", *p))
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,."
+			    "/-",
+			    *p))
 			plain = false;
 	if (plain) {
 		fputs(w, o);
@@ -145,7 +147,8 @@ int deploy_start(struct drun *d, char *const *argv, int in_fd)
 	if (pid == 0) {
 		setpgid(0, 0);
 		int in = in_fd >= 0 ? in_fd : open("/dev/null", O_RDONLY);
-		if (in < 0 || dup2(in, 0) < 0 || dup2(fileno(d->out), 1) < 0 || dup2(fileno(d->err), 2) < 0)
+		if (in < 0 || dup2(in, 0) < 0 || dup2(fileno(d->out), 1) < 0 ||
+		    dup2(fileno(d->err), 2) < 0)
 			_exit(127);
 		execvp(argv[0], argv);
 		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
@@ -194,7 +197,9 @@ void deploy_wait(struct drun *d, size_t n, int timeout_ms)
 				continue;
 			pid_t w = waitpid(d[i].pid, &st, WNOHANG);
 			if (w == d[i].pid)
-				d[i].exit = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+				d[i].exit = WIFEXITED(st)
+						    ? WEXITSTATUS(st)
+						    : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 			else if (w < 0 && errno != EINTR)
 				d[i].exit = 127;
 			else

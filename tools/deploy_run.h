@@ -20,12 +20,12 @@
 #include "sched_plan.h"
 
 struct drun {
-	pid_t pid;               /* 0: not started */
+	pid_t pid; /* 0: not started */
 	FILE *out, *err;
-	int exit;                /* the exit status; -1: killed or not started */
+	int exit; /* the exit status; -1: killed or not started */
 	bool timed_out;
-	json_t *json;            /* standard output as JSON, or NULL */
-	char *errtext;           /* standard error, without its last newline */
+	json_t *json;  /* standard output as JSON, or NULL */
+	char *errtext; /* standard error, without its last newline */
 };
 
 /* The command that runs `tdpctl --json --timeout MS [--socket S] ARGS...` on

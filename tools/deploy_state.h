@@ -17,26 +17,26 @@
 struct router {
 	const char *name;
 	const struct plan_reach *reach;
-	char *table, *via;                /* DIR/NAME.tdp; how it is reached */
+	char *table, *via; /* DIR/NAME.tdp; how it is reached */
 	char digest[SCHED_DIGEST_HEX];
 	uint64_t tf_ns, cycle_ns, epoch_ns;
 	/* what it said */
 	char sync[16], sync_why[256], old_digest[SCHED_DIGEST_HEX];
-	char old_origin[64];              /* how the table in force came (tdpd.conf, schedule load, ...) */
+	char old_origin[64]; /* how the table in force came (tdpd.conf, schedule load, ...) */
 	uint64_t old_cycle_ns;
 	int64_t stage_id, frame, start_ns;
 	bool unchanged, staged, committed;
-	bool unsure;                      /* a commit sent without a reply: it may have landed */
-	const char *result;               /* the outcome, a word */
-	const char *undone;               /* "aborted", "cancelled" or NULL */
-	json_t *error;                    /* {code, message, diagnostics} */
+	bool unsure;	    /* a commit sent without a reply: it may have landed */
+	const char *result; /* the outcome, a word */
+	const char *undone; /* "aborted", "cancelled" or NULL */
+	json_t *error;	    /* {code, message, diagnostics} */
 };
 
 struct deploy {
 	const char *dir;
 	bool check, json, wait;
 	const char *allow_unsynced;
-	int64_t at_ns, margin_ns;         /* at_ns: 0 none, < 0 relative (-at) */
+	int64_t at_ns, margin_ns; /* at_ns: 0 none, < 0 relative (-at) */
 	int ttl_s, timeout_ms;
 	char *ssh[16];
 	char self[PATH_MAX];

@@ -9,7 +9,8 @@
 
 static const char *const vname[] = {"pass", "warn", "fail"};
 
-void finding(struct doc *d, const char *check, enum verdict v, const char *fix, const char *fmt, ...)
+void finding(struct doc *d, const char *check, enum verdict v, const char *fix, const char *fmt,
+	     ...)
 {
 	char detail[1024];
 	va_list ap;
@@ -18,8 +19,9 @@ void finding(struct doc *d, const char *check, enum verdict v, const char *fix, 
 	va_end(ap);
 	d->count[v]++;
 	if (d->json) {
-		json_array_append_new(d->out, json_pack("{ss ss ss ss}", "check", check, "status", vname[v], "detail",
-							 detail, "fix", fix ? fix : ""));
+		json_array_append_new(d->out,
+				      json_pack("{ss ss ss ss}", "check", check, "status", vname[v],
+						"detail", detail, "fix", fix ? fix : ""));
 		return;
 	}
 	printf("%-4s  %-14s %s\n", vname[v], check, detail);

@@ -11,7 +11,11 @@
 
 #include "host.h"
 
-enum verdict { PASS, WARN, FAIL };
+enum verdict {
+	PASS,
+	WARN,
+	FAIL
+};
 
 struct doc {
 	struct host h;
@@ -21,13 +25,13 @@ struct doc {
 	const char *netdevs[16];
 	int nnetdevs;
 	bool json;
-	json_t *out;              /* the findings, with --json */
+	json_t *out; /* the findings, with --json */
 	int count[3];
 };
 
 /* One finding: pass, warn or fail, what was found and the fix. With --json,
  * the finding is the last element of d->out (for fields of its own). */
-__attribute__((format(printf, 5, 6))) void finding(struct doc *d, const char *check, enum verdict v, const char *fix,
-						   const char *fmt, ...);
+__attribute__((format(printf, 5, 6))) void finding(struct doc *d, const char *check, enum verdict v,
+						   const char *fix, const char *fmt, ...);
 
 #endif

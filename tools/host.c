@@ -50,8 +50,8 @@ bool host_exists(const struct host *h, const char *path)
 	return access(p, F_OK) == 0;
 }
 
-static void each(const struct host *h, const char *dir, bool numbers, void (*fn)(const char *name, void *arg),
-		 void *arg)
+static void each(const struct host *h, const char *dir, bool numbers,
+		 void (*fn)(const char *name, void *arg), void *arg)
 {
 	char p[4096];
 	full(h, dir, p, sizeof(p));
@@ -64,12 +64,14 @@ static void each(const struct host *h, const char *dir, bool numbers, void (*fn)
 	closedir(d);
 }
 
-void host_each_number(const struct host *h, const char *dir, void (*fn)(const char *name, void *arg), void *arg)
+void host_each_number(const struct host *h, const char *dir,
+		      void (*fn)(const char *name, void *arg), void *arg)
 {
 	each(h, dir, true, fn, arg);
 }
 
-void host_each(const struct host *h, const char *dir, void (*fn)(const char *name, void *arg), void *arg)
+void host_each(const struct host *h, const char *dir, void (*fn)(const char *name, void *arg),
+	       void *arg)
 {
 	each(h, dir, false, fn, arg);
 }
@@ -157,7 +159,8 @@ int host_cpumask_parse(const char *s, uint8_t *set)
 			continue;
 		if (!isxdigit((unsigned char)ch))
 			return -EINVAL;
-		int v = isdigit((unsigned char)ch) ? ch - '0' : tolower((unsigned char)ch) - 'a' + 10;
+		int v = isdigit((unsigned char)ch) ? ch - '0'
+						   : tolower((unsigned char)ch) - 'a' + 10;
 		for (int b = 0; b < 4; b++, bit++)
 			if (bit < HOST_MAX_CPUS && (v >> b) & 1)
 				set[bit] = 1;

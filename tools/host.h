@@ -14,7 +14,7 @@
 #define HOST_MAX_CPUS 1024
 
 struct host {
-	const char *root;         /* "" for / */
+	const char *root; /* "" for / */
 };
 
 /* root + path into buf; the file's first line (no newline) into out. 0 or -errno. */
@@ -24,9 +24,11 @@ bool host_exists(const struct host *h, const char *path);
 
 /* Calls fn(name, arg) for each entry of root+dir named by a number (IRQs in
  * /proc/irq, processes in /proc). */
-void host_each_number(const struct host *h, const char *dir, void (*fn)(const char *name, void *arg), void *arg);
+void host_each_number(const struct host *h, const char *dir,
+		      void (*fn)(const char *name, void *arg), void *arg);
 /* Calls fn(name, arg) for each entry of root+dir but . and .. (and hidden ones). */
-void host_each(const struct host *h, const char *dir, void (*fn)(const char *name, void *arg), void *arg);
+void host_each(const struct host *h, const char *dir, void (*fn)(const char *name, void *arg),
+	       void *arg);
 /* The last part of the symlink at root+path (a driver's name); 0 or -errno. */
 int host_link_base(const struct host *h, const char *path, char *out, size_t len);
 /* Counts an item in *n and appends it to the comma list in buf while there

@@ -21,11 +21,20 @@ static void xml_text(FILE *out, const char *s)
 {
 	for (; *s; s++)
 		switch (*s) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default: fputc(*s, out);
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			fputc(*s, out);
 		}
 }
 
@@ -60,18 +69,26 @@ int sched_svg(const struct sched_table *t, const struct sched_svg_opts *o, FILE 
 	sched_fmt_time(t->tf_ns, tf, sizeof(tf));
 	sched_fmt_time(t->tf_ns * t->k, cyc, sizeof(cyc));
 	sched_fmt_time(t->guard_ns, g, sizeof(g));
-	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%.0f\" viewBox=\"0 0 %u %.0f\" "
-		"font-family=\"sans-serif\" font-size=\"12\">\n", W, H, W, H);
-	fputs("<defs><pattern id=\"guard\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+	fprintf(out,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%.0f\" "
+		"viewBox=\"0 0 %u %.0f\" "
+		"font-family=\"sans-serif\" font-size=\"12\">\n",
+		W, H, W, H);
+	fputs("<defs><pattern id=\"guard\" width=\"6\" height=\"6\" "
+	      "patternUnits=\"userSpaceOnUse\" "
 	      "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eeeeee\"/>"
-	      "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#999999\" stroke-width=\"2\"/></pattern></defs>\n",
+	      "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#999999\" "
+	      "stroke-width=\"2\"/></pattern></defs>\n",
 	      out);
 	fprintf(out, "<rect width=\"%u\" height=\"%.0f\" fill=\"white\"/>\n", W, H);
 	fputs("<text x=\"12\" y=\"24\" font-size=\"16\" font-weight=\"bold\">", out);
 	xml_text(out, o->title ? o->title : "reservation table");
-	fprintf(out, "</text>\n<text x=\"12\" y=\"44\">TF %s, k %u (cycle %s), guard %s; height: reserved wire "
-		"time as a share of TF%s</text>\n", tf, t->k, cyc, g,
+	fprintf(out,
+		"</text>\n<text x=\"12\" y=\"44\">TF %s, k %u (cycle %s), guard %s; height: "
+		"reserved wire "
+		"time as a share of TF%s</text>\n",
+		tf, t->k, cyc, g,
 		cols < t->k ? "; columns average their frames, black ticks show the busiest" : "");
 
 	for (uint32_t p = 0; p < t->nports; p++) {
@@ -86,21 +103,33 @@ int sched_svg(const struct sched_table *t, const struct sched_svg_opts *o, FILE 
 		double lh = lane_h / scale; /* pixels for a whole TF */
 		sched_fmt_rate(pt->rate_bps, rate, sizeof(rate));
 		fprintf(out, "<g class=\"port\" id=\"port-%s\">\n", pt->name);
-		fprintf(out, "<text x=\"12\" y=\"%.1f\" font-weight=\"bold\">%s</text>\n", y0 + 16, pt->name);
+		fprintf(out, "<text x=\"12\" y=\"%.1f\" font-weight=\"bold\">%s</text>\n", y0 + 16,
+			pt->name);
 		fprintf(out, "<text x=\"12\" y=\"%.1f\">%s</text>\n", y0 + 32, rate);
-		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f7f7f7\" "
-			"stroke=\"#cccccc\"/>\n", ml, y0, plot_w, lane_h);
+		fprintf(out,
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			"fill=\"#f7f7f7\" "
+			"stroke=\"#cccccc\"/>\n",
+			ml, y0, plot_w, lane_h);
 		if (t->guard_ns && scale == 1)
-			fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.2f\" fill=\"url(#guard)\">"
-				"<title>guard band %s</title></rect>\n", ml, y0, plot_w,
-				lane_h * (1 - usable), g);
+			fprintf(out,
+				"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.2f\" "
+				"fill=\"url(#guard)\">"
+				"<title>guard band %s</title></rect>\n",
+				ml, y0, plot_w, lane_h * (1 - usable), g);
 		if (scale == 1)
-			fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">TF</text>\n",
+			fprintf(out,
+				"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
+				"font-size=\"10\">TF</text>\n",
 				ml - 4, y0 + 9);
 		else
-			fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">%.0f%% TF</text>\n",
+			fprintf(out,
+				"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
+				"font-size=\"10\">%.0f%% TF</text>\n",
 				ml - 4, y0 + 9, scale * 100);
-		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">0</text>\n",
+		fprintf(out,
+			"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
+			"font-size=\"10\">0</text>\n",
 			ml - 4, ybot);
 		for (uint32_t c = 0; c < cols; c++) {
 			uint32_t f0 = (uint32_t)((uint64_t)c * t->k / cols);
@@ -114,8 +143,8 @@ int sched_svg(const struct sched_table *t, const struct sched_svg_opts *o, FILE 
 				for (uint32_t i = 0; i < n; i++) {
 					if (t->flows[e[i].flow].port != p)
 						continue;
-					double s = (double)sched_wire_bits(t, e[i].flow) * e[i].n * 1e9 /
-						   (double)pt->rate_bps / (double)t->tf_ns;
+					double s = (double)sched_wire_bits(t, e[i].flow) * e[i].n *
+						   1e9 / (double)pt->rate_bps / (double)t->tf_ns;
 					if (acc[e[i].flow] == 0)
 						touched[nt++] = e[i].flow;
 					acc[e[i].flow] += s;
@@ -137,21 +166,30 @@ int sched_svg(const struct sched_table *t, const struct sched_svg_opts *o, FILE 
 				double h = acc[fl] / nf * lh;
 				if (y - h < y0 - 0.001)
 					h = y - y0;
-				fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\">"
-					"<title>frame%s %u%s%.0u: %s %.1f%%</title></rect>\n", x, y - h, cw, h,
-					palette[fl % NPAL], nf > 1 ? "s" : "", f0, nf > 1 ? "-" : "", nf > 1 ? f1 - 1 : 0,
-					t->flows[fl].name, acc[fl] / nf * 100);
+				fprintf(out,
+					"<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+					"height=\"%.2f\" fill=\"%s\">"
+					"<title>frame%s %u%s%.0u: %s %.1f%%</title></rect>\n",
+					x, y - h, cw, h, palette[fl % NPAL], nf > 1 ? "s" : "", f0,
+					nf > 1 ? "-" : "", nf > 1 ? f1 - 1 : 0, t->flows[fl].name,
+					acc[fl] / nf * 100);
 				y -= h;
 				acc[fl] = 0;
 			}
 			if (nf > 1 && maxu > 0) {
 				double ym = ybot - (maxu > scale ? scale : maxu) * lh;
-				fprintf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"black\" "
-					"stroke-width=\"1\"/>\n", x, ym, x + cw, ym);
+				fprintf(out,
+					"<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" "
+					"stroke=\"black\" "
+					"stroke-width=\"1\"/>\n",
+					x, ym, x + cw, ym);
 			}
 			if (maxu > usable + 1e-12)
-				fprintf(out, "<rect class=\"overbooked\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"6\" "
-					"fill=\"#d62728\"><title>overbooked</title></rect>\n", x, y0 - 8, cw < 2 ? 2 : cw);
+				fprintf(out,
+					"<rect class=\"overbooked\" x=\"%.2f\" y=\"%.1f\" "
+					"width=\"%.2f\" height=\"6\" "
+					"fill=\"#d62728\"><title>overbooked</title></rect>\n",
+					x, y0 - 8, cw < 2 ? 2 : cw);
 		}
 		/* frame axis */
 		/* ticks every 1, 2 or 5 x 10^n frames, at most seven of them */
@@ -160,8 +198,11 @@ int sched_svg(const struct sched_table *t, const struct sched_svg_opts *o, FILE 
 			step = next_125(step);
 		for (uint64_t f = 0; f < t->k; f += step) {
 			double x = ml + ((double)f + 0.5) * plot_w / t->k;
-			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#666666\"/>"
-				"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">%u</text>\n",
+			fprintf(out,
+				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+				"stroke=\"#666666\"/>"
+				"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+				"font-size=\"10\">%u</text>\n",
 				x, ybot, x, ybot + 4, x, ybot + 15, (uint32_t)f);
 		}
 		fputs("</g>\n", out);
@@ -170,9 +211,11 @@ int sched_svg(const struct sched_table *t, const struct sched_svg_opts *o, FILE 
 		legend_y - 6);
 	for (unsigned i = 0; i < nleg; i++) {
 		double x = 12 + (i % 4) * (W - 24) / 4.0, y = legend_y + (i / 4) * 20;
-		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-			"<text x=\"%.1f\" y=\"%.1f\">%s (%s)</text>\n", x, y, palette[i % NPAL], x + 18, y + 11,
-			t->flows[i].name, t->ports[t->flows[i].port].name);
+		fprintf(out,
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+			"<text x=\"%.1f\" y=\"%.1f\">%s (%s)</text>\n",
+			x, y, palette[i % NPAL], x + 18, y + 11, t->flows[i].name,
+			t->ports[t->flows[i].port].name);
 	}
 	if (t->nflows > nleg)
 		fprintf(out, "<text x=\"12\" y=\"%.1f\">and %u more flows</text>\n",

@@ -15,33 +15,41 @@ static void usage(FILE *out)
 	      "\n"
 	      "talking to a running tdpd:\n"
 	      "  status                   table, frames, start error, sync, RX in a few lines\n"
-	      "  ports                    per port: device, MAC, pacing rate, coalescing, counters\n"
+	      "  ports                    per port: device, MAC, pacing rate, coalescing, "
+	      "counters\n"
 	      "  flows                    per flow of the table in force: every counter\n"
 	      "  sync                     the time source and its sync state\n"
 	      "  stats [--prometheus]     every counter and the frame-start error histogram;\n"
-	      "                           --prometheus writes the text format for a textfile collector\n"
+	      "                           --prometheus writes the text format for a textfile "
+	      "collector\n"
 	      "  routes                   the routes in force, each from tdpd.conf or the kernel\n"
-	      "  neighbours               the neighbours in force, each from tdpd.conf or the kernel\n"
+	      "  neighbours               the neighbours in force, each from tdpd.conf or the "
+	      "kernel\n"
 	      "  log-level [LEVEL]        show or set the daemon's log level (error..debug)\n"
 	      "  schedule active [--source]\n"
 	      "                           the table in force, the one waiting, the latest swap\n"
 	      "  schedule load FILE [--at TAI-SECONDS|+SECONDS | --next-cycle] [--no-wait]\n"
 	      "                           validate FILE and have the engine adopt it at the first\n"
-	      "                           cycle boundary at or after that time (default: the next);\n"
+	      "                           cycle boundary at or after that time (default: the "
+	      "next);\n"
 	      "                           says the frame it took effect at\n"
 	      "  schedule cancel          withdraw the table waiting to be adopted\n"
 	      "  schedule stage FILE [--ttl SECONDS] [--name NAME]\n"
-	      "                           validate and build FILE, hold it under an id (default 60 s)\n"
+	      "                           validate and build FILE, hold it under an id (default 60 "
+	      "s)\n"
 	      "  schedule commit ID [--at TAI-SECONDS|+SECONDS] [--no-wait]\n"
-	      "                           put the staged table in force at that time, as load does\n"
+	      "                           put the staged table in force at that time, as load "
+	      "does\n"
 	      "  schedule abort ID        drop the staged table\n"
 	      "  capture PORT [-w FILE|-] [-c COUNT] [-s SECONDS] [--direction in|out|both]\n"
-	      "                           a port's packets in and out into pcapng (tcpdump -r reads\n"
+	      "                           a port's packets in and out into pcapng (tcpdump -r "
+	      "reads\n"
 	      "                           it); - writes to standard output\n"
 	      "  raw JSON                 send one protocol request as it is, print the reply\n"
 	      "\n"
 	      "every router of a plan:\n"
-	      "  deploy DIR [--check] [--at T|+S] [--margin S] [--allow-unsynced WHY] [--json] ...\n"
+	      "  deploy DIR [--check] [--at T|+S] [--margin S] [--allow-unsynced WHY] [--json] "
+	      "...\n"
 	      "                           put the plan tdpctl plan wrote in DIR in force on every\n"
 	      "                           router at one cycle start, or on none ('deploy --help')\n"
 	      "\n"
@@ -51,7 +59,8 @@ static void usage(FILE *out)
 	      "  shield on [--cpu N]|off|status\n"
 	      "                           shield the frame engine's CPU at run time, and undo it\n"
 	      "  plan TOPOLOGY [-o DIR] [--json]\n"
-	      "                           plan pipeline forwarding over a network of routers: alpha\n"
+	      "                           plan pipeline forwarding over a network of routers: "
+	      "alpha\n"
 	      "                           per hop, admission on every link, one table per router\n"
 	      "  doctor [--cpu N] [--tf T] [--netdev IF]... [--json]\n"
 	      "                           audit this host for the engine's CPU, measure its\n"
@@ -63,7 +72,8 @@ static void usage(FILE *out)
 	      "          schedule load and commit wait for the frame unless --no-wait)\n"
 	      "\n"
 	      "Exit status: 0 fine; 1 invalid table or refused request; 2 usage or I/O;\n"
-	      "3 the daemon cannot be reached. See tdpctl(8), tdp-schedule(5).\n", out);
+	      "3 the daemon cannot be reached. See tdpctl(8), tdp-schedule(5).\n",
+	      out);
 }
 
 static int run(int argc, char **argv)
@@ -77,7 +87,8 @@ static int run(int argc, char **argv)
 			return 0;
 		}
 		if (!strcmp(argv[i], "--version")) {
-			printf("tdpctl %s (schedule format %d, control protocol %d)\n", TDP_VERSION, 1, CTL_VERSION);
+			printf("tdpctl %s (schedule format %d, control protocol %d)\n", TDP_VERSION,
+			       1, CTL_VERSION);
 			return 0;
 		}
 		if (!strcmp(argv[i], "--json")) {
@@ -88,7 +99,8 @@ static int run(int argc, char **argv)
 			char *end;
 			long v = strtol(argv[++i], &end, 10);
 			if (*end || v < 1 || v > 86400000) {
-				fprintf(stderr, "tdpctl: --timeout takes milliseconds, 1..86400000\n");
+				fprintf(stderr,
+					"tdpctl: --timeout takes milliseconds, 1..86400000\n");
 				return TDPCTL_EXIT_USAGE;
 			}
 			g.timeout_ms = (int)v;
@@ -141,8 +153,8 @@ static int run(int argc, char **argv)
 		}
 		return tdpctl_raw(&g, v[1]);
 	}
-	static const char *const live[] = {"status", "ports", "flows", "sync", "stats", "routes", "neighbours",
-					    "log-level", NULL};
+	static const char *const live[] = {"status", "ports",	   "flows",	"sync", "stats",
+					   "routes", "neighbours", "log-level", NULL};
 	for (int k = 0; live[k]; k++)
 		if (!strcmp(cmd, live[k]))
 			return tdpctl_live(&g, n, v);

@@ -19,9 +19,9 @@ int tdpctl_schedule(int argc, char **argv);
 
 /* Options before the command, for the commands that talk to tdpd. */
 struct tdpctl_global {
-	const char *socket;   /* NULL: the monitor socket for reads, the control socket for changes */
+	const char *socket; /* NULL: the monitor socket for reads, the control socket for changes */
 	bool json;
-	int timeout_ms;       /* < 0: wait as long as it takes (schedule load waits for its frame) */
+	int timeout_ms; /* < 0: wait as long as it takes (schedule load waits for its frame) */
 };
 /* status, ports, flows, sync, stats, log-level, schedule active|load */
 int tdpctl_live(const struct tdpctl_global *g, int argc, char **argv);
@@ -41,21 +41,22 @@ int tdpctl_stage(const struct tdpctl_global *g, int argc, char **argv);
  * --at's value (TAI seconds[.fraction] or +seconds[.fraction]) into args
  * (-1, said on stderr, when it is neither); a swap's result (a load's or a
  * commit's; NULL prints nothing) in words. */
-json_t *tdpctl_call(const struct tdpctl_global *g, bool change, const char *cmd, json_t *args, int fd, int *rc);
+json_t *tdpctl_call(const struct tdpctl_global *g, bool change, const char *cmd, json_t *args,
+		    int fd, int *rc);
 json_t *tdpctl_text_result(const struct tdpctl_global *g, json_t *o, int rc);
 int tdpctl_at_option(const char *v, json_t *args);
 /* a change that passes a table: FILE ("-": standard input) opened and its
  * descriptor sent with cmd, args' name set to name (NULL: FILE); args are
  * consumed */
-json_t *tdpctl_pass_table(const struct tdpctl_global *g, const char *cmd, const char *file, const char *name,
-			  json_t *args, int *rc);
+json_t *tdpctl_pass_table(const struct tdpctl_global *g, const char *cmd, const char *file,
+			  const char *name, json_t *args, int *rc);
 void tdpctl_print_swap(const char *name, const char *verb, json_t *r);
 /* Sends one request line as it is and prints the reply (for scripts and tests). */
 int tdpctl_raw(const struct tdpctl_global *g, const char *line);
 
 struct sched_svg_opts {
 	const char *title;
-	unsigned width;       /* pixels */
+	unsigned width;	      /* pixels */
 	unsigned max_columns; /* frames are binned when k is larger */
 };
 int sched_svg(const struct sched_table *t, const struct sched_svg_opts *o, FILE *out);

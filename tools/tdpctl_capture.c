@@ -22,9 +22,12 @@ static int usage(FILE *out)
 	fputs("usage: tdpctl capture PORT [-w FILE|-] [-c COUNT] [-s SECONDS] [--snaplen BYTES]\n"
 	      "                      [--direction in|out|both]\n"
 	      "  copies what PORT receives (in) and what tdpd hands its driver (out) into pcapng:\n"
-	      "  FILE (default PORT.pcapng), or - for standard output (| tcpdump -r -); ends after\n"
-	      "  COUNT packets or SECONDS (at least one of them; default -s 10), and says how many\n"
-	      "  packets it wrote and lost. SNAPLEN at most 2048 (default). Needs the control socket.\n",
+	      "  FILE (default PORT.pcapng), or - for standard output (| tcpdump -r -); ends "
+	      "after\n"
+	      "  COUNT packets or SECONDS (at least one of them; default -s 10), and says how "
+	      "many\n"
+	      "  packets it wrote and lost. SNAPLEN at most 2048 (default). Needs the control "
+	      "socket.\n",
 	      out);
 	return out == stdout ? 0 : TDPCTL_EXIT_USAGE;
 }
@@ -35,7 +38,8 @@ static int number(const char *opt, const char *v, long long lo, long long hi, lo
 	errno = 0;
 	long long n = strtoll(v, &end, 10);
 	if (errno || *end || end == v || n < lo || n > hi) {
-		fprintf(stderr, "tdpctl: capture: %s takes a number from %lld to %lld, not '%s'\n", opt, lo, hi, v);
+		fprintf(stderr, "tdpctl: capture: %s takes a number from %lld to %lld, not '%s'\n",
+			opt, lo, hi, v);
 		return -1;
 	}
 	*out = n;
@@ -67,7 +71,8 @@ int tdpctl_capture(const struct tdpctl_global *g, int argc, char **argv)
 			bad = number(o, v, 1, 86400, &secs);
 		else if (!strcmp(o, "--snaplen"))
 			bad = number(o, v, 1, 2048, &snap);
-		else if (!strcmp(o, "--direction") && (!strcmp(v, "in") || !strcmp(v, "out") || !strcmp(v, "both")))
+		else if (!strcmp(o, "--direction") &&
+			 (!strcmp(v, "in") || !strcmp(v, "out") || !strcmp(v, "both")))
 			json_object_set_new(args, "direction", json_string(v));
 		else {
 			fprintf(stderr, "tdpctl: capture: unknown argument '%s'\n", o);
@@ -119,9 +124,11 @@ int tdpctl_capture(const struct tdpctl_global *g, int argc, char **argv)
 		fputc('\n', out ? stderr : stdout);
 	} else {
 		fprintf(out ? stderr : stdout,
-			"%" PRId64 " packets captured on port %s into %s, %" PRId64 " lost, %.1f s (%s)\n",
-			I(r, "captured"), S(r, "port"), out ? "standard output" : file, I(r, "dropped"),
-			json_real_value(json_object_get(r, "seconds")), S(r, "end"));
+			"%" PRId64 " packets captured on port %s into %s, %" PRId64
+			" lost, %.1f s (%s)\n",
+			I(r, "captured"), S(r, "port"), out ? "standard output" : file,
+			I(r, "dropped"), json_real_value(json_object_get(r, "seconds")),
+			S(r, "end"));
 	}
 	json_decref(o);
 	return rc;

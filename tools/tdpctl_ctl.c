@@ -36,9 +36,11 @@ static void fmt_ns(int64_t ns, char *out, size_t len)
 }
 
 /* Sends {cmd, args} and returns the parsed reply, or NULL (message printed). */
-static json_t *call(const struct tdpctl_global *g, const char *sock, const char *cmd, json_t *args, int fd, int *rc)
+static json_t *call(const struct tdpctl_global *g, const char *sock, const char *cmd, json_t *args,
+		    int fd, int *rc)
 {
-	json_t *req = json_pack("{si ss so}", "version", CTL_VERSION, "cmd", cmd, "args", args ? args : json_object());
+	json_t *req = json_pack("{si ss so}", "version", CTL_VERSION, "cmd", cmd, "args",
+				args ? args : json_object());
 	char *line = json_dumps(req, JSON_COMPACT);
 	json_decref(req);
 	char *reply = NULL, err[512];
@@ -52,7 +54,8 @@ static json_t *call(const struct tdpctl_global *g, const char *sock, const char 
 	json_error_t je;
 	json_t *o = json_loads(reply, 0, &je);
 	if (!o) {
-		fprintf(stderr, "tdpctl: the daemon's reply is not JSON (%s): %.200s\n", je.text, reply);
+		fprintf(stderr, "tdpctl: the daemon's reply is not JSON (%s): %.200s\n", je.text,
+			reply);
 		free(reply);
 		*rc = TDPCTL_EXIT_BAD;
 		return NULL;
@@ -69,8 +72,8 @@ static void print_error(json_t *o)
 	size_t i;
 	json_t *d;
 	json_array_foreach(dg, i, d)
-		fprintf(stderr, "%s:%" PRId64 ":%" PRId64 ": %s: %s\n", S(d, "file"), I(d, "line"), I(d, "col"),
-			S(d, "severity"), S(d, "message"));
+		fprintf(stderr, "%s:%" PRId64 ":%" PRId64 ": %s: %s\n", S(d, "file"), I(d, "line"),
+			I(d, "col"), S(d, "severity"), S(d, "message"));
 }
 
 /* ---- human output ------------------------------------------------------- */
@@ -82,107 +85,125 @@ static void show_alarms(json_t *alarms)
 	json_t *a;
 	if (!json_array_size(alarms))
 		printf("alarms   none\n");
-	json_array_foreach(alarms, i, a)
-		if (!strcmp(S(a, "kind"), "sync-budget"))
-			printf("ALARM    sync-budget: uncertainty %" PRId64 " ns past the budget %" PRId64 " ns (%s; action %s)\n",
-			       I(a, "uncertainty_ns"), I(a, "budget_ns"), S(a, "from"), S(a, "action"));
-		else if (!strcmp(S(a, "kind"), "route-moved"))
-			printf("ALARM    route-moved: flow %s leaves by port %s, not its port %s: %" PRId64
-			       " packets in all (moved-route %s)\n", S(a, "flow"), S(a, "to_port"), S(a, "port"),
-			       I(a, "packets"), S(a, "policy"));
-		else
-			printf("ALARM    %s: port %s (%s)\n", S(a, "kind"), S(a, "port"), S(a, "state"));
+	json_array_foreach(alarms, i, a) if (!strcmp(S(a, "kind"), "sync-budget"))
+		printf("ALARM    sync-budget: uncertainty %" PRId64 " ns past the budget %" PRId64
+		       " ns (%s; action %s)\n",
+		       I(a, "uncertainty_ns"), I(a, "budget_ns"), S(a, "from"), S(a, "action"));
+	else if (!strcmp(S(a, "kind"), "route-moved")) printf(
+		"ALARM    route-moved: flow %s leaves by port %s, not its port %s: %" PRId64
+		" packets in all (moved-route %s)\n",
+		S(a, "flow"), S(a, "to_port"), S(a, "port"), I(a, "packets"), S(a, "policy"));
+	else printf("ALARM    %s: port %s (%s)\n", S(a, "kind"), S(a, "port"), S(a, "state"));
 }
 
 static void show_status(json_t *r)
 {
 	char a[32], b[32], c[32], d[32];
-	json_t *t = json_object_get(r, "table"), *sy = json_object_get(r, "sync"), *p = json_object_get(r, "pending");
+	json_t *t = json_object_get(r, "table"), *sy = json_object_get(r, "sync"),
+	       *p = json_object_get(r, "pending");
 	printf("tdpd %s, pid %" PRId64 ", up %.1f s, log level %s\n", S(r, "version"), I(r, "pid"),
 	       json_real_value(json_object_get(r, "uptime_s")), S(r, "log_level"));
 	fmt_ns(I(sy, "offset_ns"), a, sizeof(a));
 	fmt_ns(I(sy, "uncertainty_ns"), b, sizeof(b));
-	printf("time     %s, TAI %" PRId64 ".%09" PRId64 "; sync %s (%s), offset %s, uncertainty %s\n", S(r, "timebase"),
-	       I(r, "tai_ns") / 1000000000, I(r, "tai_ns") % 1000000000, S(sy, "state"), S(sy, "reason"), a, b);
+	printf("time     %s, TAI %" PRId64 ".%09" PRId64
+	       "; sync %s (%s), offset %s, uncertainty %s\n",
+	       S(r, "timebase"), I(r, "tai_ns") / 1000000000, I(r, "tai_ns") % 1000000000,
+	       S(sy, "state"), S(sy, "reason"), a, b);
 	fmt_ns(I(t, "tf_ns"), a, sizeof(a));
-	printf("table    %s: TF %s, k %" PRId64 ", %" PRId64 " flows on %" PRId64 " ports, in force since frame %" PRId64
-	       " (%" PRId64 " swaps)\n", S(t, "name"), a, I(t, "k"), I(t, "flows"), I(t, "ports"), I(t, "adopted_frame"),
+	printf("table    %s: TF %s, k %" PRId64 ", %" PRId64 " flows on %" PRId64
+	       " ports, in force since frame %" PRId64 " (%" PRId64 " swaps)\n",
+	       S(t, "name"), a, I(t, "k"), I(t, "flows"), I(t, "ports"), I(t, "adopted_frame"),
 	       I(r, "swaps"));
 	json_t *st = json_object_get(r, "state");
 	printf("         digest %.16s, by %s%s; %s\n", S(t, "digest"), S(t, "origin"),
 	       json_is_true(json_object_get(t, "resumed")) ? ", resumed after a restart" : "",
-	       json_is_true(json_object_get(st, "kept")) ? "kept for a restart" : "not kept for a restart");
+	       json_is_true(json_object_get(st, "kept")) ? "kept for a restart"
+							 : "not kept for a restart");
 	if (json_is_object(p))
-		printf("pending  %s: adopted at frame %" PRId64 " (TAI %" PRId64 " ns)\n", S(p, "name"), I(p, "frame"),
-		       I(p, "start_tai_ns"));
-	printf("frames   %" PRId64 " processed, %" PRId64 " late, %" PRId64 " skipped, %" PRId64 " alarm, %" PRId64
-	       " demoted; next %" PRId64 "\n", I(r, "frames.processed"), I(r, "frames.late"), I(r, "frames.skipped"),
+		printf("pending  %s: adopted at frame %" PRId64 " (TAI %" PRId64 " ns)\n",
+		       S(p, "name"), I(p, "frame"), I(p, "start_tai_ns"));
+	printf("frames   %" PRId64 " processed, %" PRId64 " late, %" PRId64 " skipped, %" PRId64
+	       " alarm, %" PRId64 " demoted; next %" PRId64 "\n",
+	       I(r, "frames.processed"), I(r, "frames.late"), I(r, "frames.skipped"),
 	       I(r, "frames.alarm"), I(r, "frames.demoted"), I(r, "frames.next"));
 	fmt_ns(I(r, "start_error_ns.p50"), a, sizeof(a));
 	fmt_ns(I(r, "start_error_ns.p99"), b, sizeof(b));
 	fmt_ns(I(r, "start_error_ns.p999"), c, sizeof(c));
 	fmt_ns(I(r, "start_error_ns.max"), d, sizeof(d));
 	printf("start    error p50 %s, p99 %s, p99.9 %s, max %s\n", a, b, c, d);
-	printf("rx       %" PRId64 " packets, %" PRId64 " reserved, %" PRId64 " dropped\n", I(r, "rx.pkts"),
-	       I(r, "rx.reserved"), I(r, "rx.dropped"));
+	printf("rx       %" PRId64 " packets, %" PRId64 " reserved, %" PRId64 " dropped\n",
+	       I(r, "rx.pkts"), I(r, "rx.reserved"), I(r, "rx.dropped"));
 	show_alarms(json_object_get(r, "alarms"));
 }
 
 static void show_ports(json_t *r)
 {
-	printf("%-10s %-28s %5s %-17s %12s %10s %8s %10s %10s %8s\n", "port", "device", "dpdk", "mac", "rate bit/s",
-	       "frames", "late", "reserved", "best-eff", "tx-drop");
+	printf("%-10s %-28s %5s %-17s %12s %10s %8s %10s %10s %8s\n", "port", "device", "dpdk",
+	       "mac", "rate bit/s", "frames", "late", "reserved", "best-eff", "tx-drop");
 	size_t i;
 	json_t *p;
 	json_array_foreach(json_object_get(r, "ports"), i, p)
-		printf("%-10s %-28.28s %5" PRId64 " %-17s %12" PRId64 " %10" PRId64 " %8" PRId64 " %10" PRId64 " %10" PRId64
-		       " %8" PRIu64 "\n", S(p, "name"), S(p, "device"), I(p, "dpdk_port"), S(p, "mac"), I(p, "rate_bps"),
-		       I(p, "frames"), I(p, "late_frames"), I(p, "reserved_pkts"), I(p, "be_pkts"),
-		       (uint64_t)I(p, "tx_drop") + (uint64_t)I(p, "be_tx_drop"));
+		printf("%-10s %-28.28s %5" PRId64 " %-17s %12" PRId64 " %10" PRId64 " %8" PRId64
+		       " %10" PRId64 " %10" PRId64 " %8" PRIu64 "\n",
+		       S(p, "name"), S(p, "device"), I(p, "dpdk_port"), S(p, "mac"),
+		       I(p, "rate_bps"), I(p, "frames"), I(p, "late_frames"), I(p, "reserved_pkts"),
+		       I(p, "be_pkts"), (uint64_t)I(p, "tx_drop") + (uint64_t)I(p, "be_tx_drop"));
 	json_array_foreach(json_object_get(r, "ports"), i, p)
 	{
 		printf("%s: %s; netdev %s; interrupt coalescing %s\n", S(p, "name"),
-		       json_is_true(json_object_get(p, "scheduled")) ? "scheduled by the table" : "not in the table",
+		       json_is_true(json_object_get(p, "scheduled")) ? "scheduled by the table"
+								     : "not in the table",
 		       *S(p, "netdev") ? S(p, "netdev") : "none (DPDK-owned)", S(p, "coalescing"));
 		json_t *ln = json_object_get(p, "link");
 		if (ln)
-			printf("%s: link %s, MTU %" PRId64 " (%s); %" PRId64 " down, %" PRId64 " up since start; routes read "
-			       "again %" PRId64 " times, addresses put back %" PRId64 "\n", S(p, "name"),
-			       json_is_true(json_object_get(ln, "followed")) ? S(ln, "state") : "not followed",
-			       I(ln, "mtu"), S(ln, "mtu_from"), I(ln, "downs"), I(ln, "ups"), I(ln, "resyncs"),
-			       I(ln, "addresses_restored"));
+			printf("%s: link %s, MTU %" PRId64 " (%s); %" PRId64 " down, %" PRId64
+			       " up since start; routes read "
+			       "again %" PRId64 " times, addresses put back %" PRId64 "\n",
+			       S(p, "name"),
+			       json_is_true(json_object_get(ln, "followed")) ? S(ln, "state")
+									     : "not followed",
+			       I(ln, "mtu"), S(ln, "mtu_from"), I(ln, "downs"), I(ln, "ups"),
+			       I(ln, "resyncs"), I(ln, "addresses_restored"));
 		json_t *h = json_object_get(p, "host_path"), *x = json_object_get(h, "xdp"),
 		       *ex = json_object_get(h, "exception");
 		if (h)
-			printf("%s: host path %s on %s, %" PRId64 " RX queues\n", S(p, "name"), S(h, "mode"),
-			       S(h, "interface"), I(h, "rx_queues"));
+			printf("%s: host path %s on %s, %" PRId64 " RX queues\n", S(p, "name"),
+			       S(h, "mode"), S(h, "interface"), I(h, "rx_queues"));
 		if (ex)
-			printf("%s: exception interface: to the kernel %" PRId64 " (refused %" PRId64 "), from the kernel %"
-			       PRId64 " (dropped %" PRId64 ")\n", S(p, "name"), I(ex, "to_kernel"), I(ex, "to_kernel_drop"),
+			printf("%s: exception interface: to the kernel %" PRId64
+			       " (refused %" PRId64 "), from the kernel %" PRId64
+			       " (dropped %" PRId64 ")\n",
+			       S(p, "name"), I(ex, "to_kernel"), I(ex, "to_kernel_drop"),
 			       I(ex, "from_kernel"), I(ex, "from_kernel_drop"));
 		if (x)
-			printf("%s: XDP program: to tdpd %" PRId64 ", dropped for want of a socket %" PRId64
-			       "; to the kernel: arp %" PRId64 " nd %" PRId64 " ptp %" PRId64 " link-scope %" PRId64
-			       " local %" PRId64 "\n", S(p, "name"), I(x, "to-tdpd"), I(x, "no-socket"), I(x, "arp"),
+			printf("%s: XDP program: to tdpd %" PRId64
+			       ", dropped for want of a socket %" PRId64
+			       "; to the kernel: arp %" PRId64 " nd %" PRId64 " ptp %" PRId64
+			       " link-scope %" PRId64 " local %" PRId64 "\n",
+			       S(p, "name"), I(x, "to-tdpd"), I(x, "no-socket"), I(x, "arp"),
 			       I(x, "nd"), I(x, "ptp"), I(x, "link-scope"), I(x, "local"));
 		json_t *dv = json_object_get(p, "driver");
 		if (json_is_object(dv))
-			printf("%s: driver: rx %" PRId64 ", missed %" PRId64 ", no-mbuf %" PRId64 ", errors %" PRId64
-			       "; tx %" PRId64 ", errors %" PRId64 "\n", S(p, "name"), I(dv, "rx"), I(dv, "missed"),
-			       I(dv, "no_mbuf"), I(dv, "rx_errors"), I(dv, "tx"), I(dv, "tx_errors"));
+			printf("%s: driver: rx %" PRId64 ", missed %" PRId64 ", no-mbuf %" PRId64
+			       ", errors %" PRId64 "; tx %" PRId64 ", errors %" PRId64 "\n",
+			       S(p, "name"), I(dv, "rx"), I(dv, "missed"), I(dv, "no_mbuf"),
+			       I(dv, "rx_errors"), I(dv, "tx"), I(dv, "tx_errors"));
 		else
 			printf("%s: driver: no counters\n", S(p, "name"));
 		json_t *pu = json_object_get(p, "push"), *ck = json_object_get(pu, "clock");
 		if (pu)
 			printf("%s: pushes by %s\n", S(p, "name"), S(pu, "why"));
 		if (ck)
-			printf("%s: launch clock %s: %" PRId64 " samples (%" PRId64 " too slow, %" PRId64 " failed, %" PRId64
-			       " steps), rate %+" PRId64 " ppb, latest read %" PRId64 " ns, map missed it by %" PRId64
-			       " ns; frames launched %" PRId64 ", late hand-overs %" PRId64 ", map not ready %" PRId64 "\n",
-			       S(p, "name"), json_is_true(json_object_get(ck, "ready")) ? "ready" : "not ready",
-			       I(ck, "samples"), I(ck, "wide"), I(ck, "failed"), I(ck, "steps"), I(ck, "rate_ppb"),
-			       I(ck, "last_bracket_ns"), I(ck, "last_miss_ns"), I(p, "launch_frames"), I(p, "launch_late"),
-			       I(p, "launch_unready"));
+			printf("%s: launch clock %s: %" PRId64 " samples (%" PRId64
+			       " too slow, %" PRId64 " failed, %" PRId64 " steps), rate %+" PRId64
+			       " ppb, latest read %" PRId64 " ns, map missed it by %" PRId64
+			       " ns; frames launched %" PRId64 ", late hand-overs %" PRId64
+			       ", map not ready %" PRId64 "\n",
+			       S(p, "name"),
+			       json_is_true(json_object_get(ck, "ready")) ? "ready" : "not ready",
+			       I(ck, "samples"), I(ck, "wide"), I(ck, "failed"), I(ck, "steps"),
+			       I(ck, "rate_ppb"), I(ck, "last_bracket_ns"), I(ck, "last_miss_ns"),
+			       I(p, "launch_frames"), I(p, "launch_late"), I(p, "launch_unready"));
 	}
 }
 
@@ -191,20 +212,26 @@ static void show_routes(json_t *r)
 	printf("%-43s %-10s %-39s %s\n", "prefix", "port", "via", "from");
 	size_t i;
 	json_t *e;
-	json_array_foreach(json_object_get(r, "routes"), i, e) {
+	json_array_foreach(json_object_get(r, "routes"), i, e)
+	{
 		const char *via = json_object_get(e, "via") ? S(e, "via") : "connected";
-		bool unres = json_object_get(e, "via") && !json_is_true(json_object_get(e, "resolved"));
+		bool unres =
+			json_object_get(e, "via") && !json_is_true(json_object_get(e, "resolved"));
 		char mp[32] = "";
 		if (I(e, "nexthops") > 1)
-			snprintf(mp, sizeof(mp), " (multipath %" PRId64 "/%" PRId64 ")", I(e, "nexthop"), I(e, "nexthops"));
-		printf("%-43s %-10s %-39s %s%s%s%s%s\n", S(e, "prefix"), S(e, "port"), via, S(e, "origin"),
-		       json_object_get(e, "protocol") ? " proto " : "", json_object_get(e, "protocol") ? S(e, "protocol") : "",
-		       mp, unres ? " (gateway's MAC not yet known)" : "");
+			snprintf(mp, sizeof(mp), " (multipath %" PRId64 "/%" PRId64 ")",
+				 I(e, "nexthop"), I(e, "nexthops"));
+		printf("%-43s %-10s %-39s %s%s%s%s%s\n", S(e, "prefix"), S(e, "port"), via,
+		       S(e, "origin"), json_object_get(e, "protocol") ? " proto " : "",
+		       json_object_get(e, "protocol") ? S(e, "protocol") : "", mp,
+		       unres ? " (gateway's MAC not yet known)" : "");
 	}
 	printf("kernel's routes and neighbours: %s\n", S(r, "kernel"));
 	if (I(r, "netlink.missing"))
-		printf("NOT IN FORCE: %" PRId64 " of the kernel's routes the route table could not take (tdpd's log names "
-		       "the first)\n", I(r, "netlink.missing"));
+		printf("NOT IN FORCE: %" PRId64
+		       " of the kernel's routes the route table could not take (tdpd's log names "
+		       "the first)\n",
+		       I(r, "netlink.missing"));
 }
 
 static void show_neighbours(json_t *r)
@@ -212,30 +239,34 @@ static void show_neighbours(json_t *r)
 	printf("%-39s %-17s %-10s %s\n", "address", "mac", "port", "from");
 	size_t i;
 	json_t *e;
-	json_array_foreach(json_object_get(r, "neighbours"), i, e) {
+	json_array_foreach(json_object_get(r, "neighbours"), i, e)
+	{
 		bool failed = !strcmp(S(e, "state"), "failed");
-		printf("%-39s %-17s %-10s %s%s\n", S(e, "address"), failed ? "(failed)" : S(e, "mac"), S(e, "port"),
-		       S(e, "origin"), failed ? ": ARP/ND found no host; RX answers Host Unreachable" : "");
+		printf("%-39s %-17s %-10s %s%s\n", S(e, "address"),
+		       failed ? "(failed)" : S(e, "mac"), S(e, "port"), S(e, "origin"),
+		       failed ? ": ARP/ND found no host; RX answers Host Unreachable" : "");
 	}
 	printf("kernel's routes and neighbours: %s\n", S(r, "kernel"));
 }
 
 static void show_flows(json_t *r)
 {
-	printf("table %s\n%-16s %-8s %10s %10s %10s %8s %9s %8s %8s %8s %8s %8s %8s\n", S(r, "table"), "flow", "port",
-	       "rx", "reserved", "sent", "unused", "late-drop", "carried", "arr-late", "overflow", "tx-drop", "demoted",
-	       "stamped");
+	printf("table %s\n%-16s %-8s %10s %10s %10s %8s %9s %8s %8s %8s %8s %8s %8s\n",
+	       S(r, "table"), "flow", "port", "rx", "reserved", "sent", "unused", "late-drop",
+	       "carried", "arr-late", "overflow", "tx-drop", "demoted", "stamped");
 	size_t i;
 	json_t *f;
-	json_array_foreach(json_object_get(r, "flows"), i, f)
-		printf("%-16s %-8s %10" PRId64 " %10" PRId64 " %10" PRId64 " %8" PRId64 " %9" PRId64 " %8" PRIu64 " %8" PRIu64
-		       " %8" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64 "\n", S(f, "name"), S(f, "port"), I(f, "rx"),
-		       I(f, "reserved"), I(f, "sent"), I(f, "unused"), I(f, "late_dropped"),
-		       (uint64_t)I(f, "late_carried") + (uint64_t)I(f, "tx_carried"),
-		       (uint64_t)I(f, "arr_late_dropped") + (uint64_t)I(f, "arr_late_carried"), I(f, "overflow"), I(f, "tx_drop"),
-		       I(f, "demoted"), I(f, "stamped"));
+	json_array_foreach(json_object_get(r, "flows"), i, f) printf(
+		"%-16s %-8s %10" PRId64 " %10" PRId64 " %10" PRId64 " %8" PRId64 " %9" PRId64
+		" %8" PRIu64 " %8" PRIu64 " %8" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64 "\n",
+		S(f, "name"), S(f, "port"), I(f, "rx"), I(f, "reserved"), I(f, "sent"),
+		I(f, "unused"), I(f, "late_dropped"),
+		(uint64_t)I(f, "late_carried") + (uint64_t)I(f, "tx_carried"),
+		(uint64_t)I(f, "arr_late_dropped") + (uint64_t)I(f, "arr_late_carried"),
+		I(f, "overflow"), I(f, "tx_drop"), I(f, "demoted"), I(f, "stamped"));
 	/* pipelined flows: where in the upstream frame their packets arrived */
-	json_array_foreach(json_object_get(r, "flows"), i, f) {
+	json_array_foreach(json_object_get(r, "flows"), i, f)
+	{
 		json_t *a = json_object_get(f, "arrival_ns");
 		if (!a)
 			continue;
@@ -243,9 +274,11 @@ static void show_flows(json_t *r)
 		fmt_ns(I(a, "p50"), p50, sizeof(p50));
 		fmt_ns(I(a, "p99"), p99, sizeof(p99));
 		fmt_ns(I(a, "max"), mx, sizeof(mx));
-		printf("%s: %" PRId64 " arrivals after the upstream frame start: p50 %s, p99 %s, max %s; %" PRId64
+		printf("%s: %" PRId64
+		       " arrivals after the upstream frame start: p50 %s, p99 %s, max %s; %" PRId64
 		       " in its guard band, %" PRId64 " uncertain\n",
-		       S(f, "name"), I(a, "count"), p50, p99, mx, I(f, "arr_guard"), I(f, "arr_uncertain"));
+		       S(f, "name"), I(a, "count"), p50, p99, mx, I(f, "arr_guard"),
+		       I(f, "arr_uncertain"));
 	}
 }
 
@@ -258,53 +291,69 @@ static void show_sync(json_t *r)
 	printf("source       %s: %s\n", S(r, "timebase"), S(r, "description"));
 	printf("state        %s (%s)\n", S(r, "state"), S(r, "reason"));
 	printf("offset       %s, uncertainty %s\n", a, b);
-	printf("samples      %" PRId64 " (%" PRId64 " bad), %" PRId64 " faults, %" PRId64 " transitions\n",
+	printf("samples      %" PRId64 " (%" PRId64 " bad), %" PRId64 " faults, %" PRId64
+	       " transitions\n",
 	       I(r, "samples"), I(r, "bad_samples"), I(r, "faults"), I(r, "transitions"));
-	printf("steps        %" PRId64 " (latest %s); engine saw %" PRId64 " steps back, %" PRId64 " skips\n",
+	printf("steps        %" PRId64 " (latest %s); engine saw %" PRId64 " steps back, %" PRId64
+	       " skips\n",
 	       I(r, "steps"), c, I(r, "back_steps"), I(r, "skip_events"));
-	printf("actions      holdover: %s, unlocked: %s, over the sync budget: %s\n", S(r, "holdover_action"),
-	       S(r, "unlocked_action"), S(json_object_get(r, "budget"), "action"));
+	printf("actions      holdover: %s, unlocked: %s, over the sync budget: %s\n",
+	       S(r, "holdover_action"), S(r, "unlocked_action"),
+	       S(json_object_get(r, "budget"), "action"));
 	json_t *bg = json_object_get(r, "budget");
 	if (json_is_integer(json_object_get(bg, "budget_ns"))) {
 		fmt_ns(I(bg, "budget_ns"), c, sizeof(c));
-		printf("budget       %s (%s): uncertainty %s it; %" PRId64 " frames over budget\n", c,
-		       !strcmp(S(bg, "from"), "sync-error") ? "the table's sync-error" : "a quarter of the guard band",
-		       json_is_true(json_object_get(bg, "over")) ? "PAST" : "within", I(bg, "over_budget_frames"));
+		printf("budget       %s (%s): uncertainty %s it; %" PRId64 " frames over budget\n",
+		       c,
+		       !strcmp(S(bg, "from"), "sync-error") ? "the table's sync-error"
+							    : "a quarter of the guard band",
+		       json_is_true(json_object_get(bg, "over")) ? "PAST" : "within",
+		       I(bg, "over_budget_frames"));
 	} else {
 		printf("budget       none: the table has no sync-error and no guard band\n");
 	}
 	if (I(bg, "time_offset_ns"))
-		printf("time-offset  %" PRId64 " ns added to the source's time\n", I(bg, "time_offset_ns"));
-	printf("frames       holdover %" PRId64 ", unlocked %" PRId64 ", alarm %" PRId64 ", over budget %" PRId64
-	       ", demoted %" PRId64 "\n", I(r, "holdover_frames"), I(r, "unlocked_frames"), I(r, "alarm_frames"),
+		printf("time-offset  %" PRId64 " ns added to the source's time\n",
+		       I(bg, "time_offset_ns"));
+	printf("frames       holdover %" PRId64 ", unlocked %" PRId64 ", alarm %" PRId64
+	       ", over budget %" PRId64 ", demoted %" PRId64 "\n",
+	       I(r, "holdover_frames"), I(r, "unlocked_frames"), I(r, "alarm_frames"),
 	       I(r, "budget.over_budget_frames"), I(r, "demoted_frames"));
 	json_t *t = json_object_get(r, "tick");
 	if (t)
-		printf("ticks        %" PRId64 " taken, %" PRId64 " timed out, %" PRId64 " missed, %" PRId64
-		       " doubled; latency p50 %" PRId64 " ns p99 %" PRId64 " ns\n", I(t, "ticks"), I(t, "timeouts"),
-		       I(t, "missed"), I(t, "doubled"), I(t, "latency_ns.p50"), I(t, "latency_ns.p99"));
+		printf("ticks        %" PRId64 " taken, %" PRId64 " timed out, %" PRId64
+		       " missed, %" PRId64 " doubled; latency p50 %" PRId64 " ns p99 %" PRId64
+		       " ns\n",
+		       I(t, "ticks"), I(t, "timeouts"), I(t, "missed"), I(t, "doubled"),
+		       I(t, "latency_ns.p50"), I(t, "latency_ns.p99"));
 }
 
 static void show_stats(json_t *r)
 {
 	char a[32], b[32], c[32], d[32];
-	printf("table %s, TF %" PRId64 " ns, k %" PRId64 ", up %.1f s on the %s timebase\n", S(r, "table"),
-	       I(r, "tf_ns"), I(r, "k"), json_real_value(json_object_get(r, "elapsed_s")), S(r, "timebase"));
-	printf("frames   %" PRId64 " processed, %" PRId64 " late, %" PRId64 " skipped; engine busy %.1f%%; %" PRId64
-	       " swaps\n", I(r, "engine.frames"), I(r, "engine.late_frames"), I(r, "engine.skipped_frames"),
-	       100 * json_real_value(json_object_get(json_object_get(r, "engine"), "duty")), I(r, "engine.swaps"));
+	printf("table %s, TF %" PRId64 " ns, k %" PRId64 ", up %.1f s on the %s timebase\n",
+	       S(r, "table"), I(r, "tf_ns"), I(r, "k"),
+	       json_real_value(json_object_get(r, "elapsed_s")), S(r, "timebase"));
+	printf("frames   %" PRId64 " processed, %" PRId64 " late, %" PRId64
+	       " skipped; engine busy %.1f%%; %" PRId64 " swaps\n",
+	       I(r, "engine.frames"), I(r, "engine.late_frames"), I(r, "engine.skipped_frames"),
+	       100 * json_real_value(json_object_get(json_object_get(r, "engine"), "duty")),
+	       I(r, "engine.swaps"));
 	fmt_ns(I(r, "start_error_ns.p50"), a, sizeof(a));
 	fmt_ns(I(r, "start_error_ns.p99"), b, sizeof(b));
 	fmt_ns(I(r, "start_error_ns.p999"), c, sizeof(c));
 	fmt_ns(I(r, "start_error_ns.max"), d, sizeof(d));
-	printf("start    error p50 %s, p99 %s, p99.9 %s, max %s; over 1 s: %" PRId64 "\n", a, b, c, d,
-	       I(r, "start_error_ns.over"));
-	printf("sync     %s (%s); holdover %" PRId64 ", unlocked %" PRId64 ", alarm %" PRId64 ", over budget %" PRId64
-	       ", demoted %" PRId64 " frames\n", S(json_object_get(r, "sync"), "state"),
-	       S(json_object_get(r, "sync"), "reason"), I(r, "engine.holdover_frames"), I(r, "engine.unlocked_frames"),
-	       I(r, "engine.alarm_frames"), I(r, "engine.over_budget_frames"), I(r, "engine.demoted_frames"));
-	printf("rx       %" PRId64 " packets, %" PRId64 " reserved, %" PRId64 " best effort; dropped:", I(r, "rx.pkts"),
-	       I(r, "rx.reserved"), I(r, "rx.best_effort"));
+	printf("start    error p50 %s, p99 %s, p99.9 %s, max %s; over 1 s: %" PRId64 "\n", a, b, c,
+	       d, I(r, "start_error_ns.over"));
+	printf("sync     %s (%s); holdover %" PRId64 ", unlocked %" PRId64 ", alarm %" PRId64
+	       ", over budget %" PRId64 ", demoted %" PRId64 " frames\n",
+	       S(json_object_get(r, "sync"), "state"), S(json_object_get(r, "sync"), "reason"),
+	       I(r, "engine.holdover_frames"), I(r, "engine.unlocked_frames"),
+	       I(r, "engine.alarm_frames"), I(r, "engine.over_budget_frames"),
+	       I(r, "engine.demoted_frames"));
+	printf("rx       %" PRId64 " packets, %" PRId64 " reserved, %" PRId64
+	       " best effort; dropped:",
+	       I(r, "rx.pkts"), I(r, "rx.reserved"), I(r, "rx.best_effort"));
 	const char *k;
 	json_t *v;
 	json_object_foreach(json_object_get(json_object_get(r, "rx"), "drop"), k, v)
@@ -322,13 +371,17 @@ static void show_active(json_t *r, bool source)
 		return;
 	}
 	char a[32];
-	json_t *t = json_object_get(r, "table"), *p = json_object_get(r, "pending"), *ls = json_object_get(r, "last_swap");
+	json_t *t = json_object_get(r, "table"), *p = json_object_get(r, "pending"),
+	       *ls = json_object_get(r, "last_swap");
 	fmt_ns(I(t, "tf_ns"), a, sizeof(a));
-	printf("in force  %s: TF %s, k %" PRId64 ", guard %" PRId64 " ns, %" PRId64 " flows, since frame %" PRId64 "\n",
+	printf("in force  %s: TF %s, k %" PRId64 ", guard %" PRId64 " ns, %" PRId64
+	       " flows, since frame %" PRId64 "\n",
 	       S(t, "name"), a, I(t, "k"), I(t, "guard_ns"), I(t, "flows"), I(t, "adopted_frame"));
 	printf("digest    %s\n", S(t, "digest"));
 	printf("origin    %s%s\n", S(t, "origin"),
-	       json_is_true(json_object_get(t, "resumed")) ? ", resumed from the state directory after a restart" : "");
+	       json_is_true(json_object_get(t, "resumed"))
+		       ? ", resumed from the state directory after a restart"
+		       : "");
 	size_t i;
 	json_t *f;
 	printf("flows    ");
@@ -336,20 +389,23 @@ static void show_active(json_t *r, bool source)
 		printf(" %s@%s", S(f, "name"), S(f, "port"));
 	printf("\n");
 	if (json_is_object(p))
-		printf("waiting   %s: k %" PRId64 ", %" PRId64 " flows, at frame %" PRId64 " (TAI %" PRId64 " ns)\n",
+		printf("waiting   %s: k %" PRId64 ", %" PRId64 " flows, at frame %" PRId64
+		       " (TAI %" PRId64 " ns)\n",
 		       S(p, "name"), I(p, "k"), I(p, "flows"), I(p, "frame"), I(p, "start_tai_ns"));
 	else
 		printf("waiting   none\n");
 	json_t *st = json_object_get(r, "staged");
 	if (json_is_object(st))
-		printf("staged    %s as %" PRId64 ": k %" PRId64 ", %" PRId64 " flows, digest %.16s, %.1f s left\n",
+		printf("staged    %s as %" PRId64 ": k %" PRId64 ", %" PRId64
+		       " flows, digest %.16s, %.1f s left\n",
 		       S(st, "name"), I(st, "id"), I(st, "k"), I(st, "flows"), S(st, "digest"),
 		       (double)I(st, "expires_in_ms") / 1000);
 	if (ls)
-		printf("last swap %s at frame %" PRId64 " (planned %" PRId64 ")\n", S(ls, "name"), I(ls, "frame"),
-		       I(ls, "requested"));
-	printf("loads     %" PRId64 " (%" PRId64 " rejected), swaps %" PRId64 " (%" PRId64 " late)\n", I(r, "loads"),
-	       I(r, "rejected"), I(r, "swaps"), I(r, "late_swaps"));
+		printf("last swap %s at frame %" PRId64 " (planned %" PRId64 ")\n", S(ls, "name"),
+		       I(ls, "frame"), I(ls, "requested"));
+	printf("loads     %" PRId64 " (%" PRId64 " rejected), swaps %" PRId64 " (%" PRId64
+	       " late)\n",
+	       I(r, "loads"), I(r, "rejected"), I(r, "swaps"), I(r, "late_swaps"));
 }
 
 /* ---- commands ------------------------------------------------------------ */
@@ -423,8 +479,8 @@ static int cancel(const struct tdpctl_global *g, int argc)
 		return rc;
 	json_t *r = text_result(g, o, rc);
 	if (r)
-		printf("%s: withdrawn before frame %" PRId64 "; %s stays in force\n", S(r, "cancelled"),
-		       I(r, "requested_frame"), S(r, "in_force"));
+		printf("%s: withdrawn before frame %" PRId64 "; %s stays in force\n",
+		       S(r, "cancelled"), I(r, "requested_frame"), S(r, "in_force"));
 	json_decref(o);
 	return rc;
 }
@@ -458,7 +514,8 @@ static int load(const struct tdpctl_global *g, int argc, char **argv)
 		}
 	}
 	if (!file || (at && next)) {
-		fprintf(stderr, "usage: tdpctl schedule load FILE [--at TAI-SECONDS|+SECONDS | --next-cycle] [--no-wait]\n");
+		fprintf(stderr, "usage: tdpctl schedule load FILE [--at TAI-SECONDS|+SECONDS | "
+				"--next-cycle] [--no-wait]\n");
 		json_decref(args);
 		return TDPCTL_EXIT_USAGE;
 	}
@@ -491,7 +548,8 @@ int tdpctl_live(const struct tdpctl_global *g, int argc, char **argv)
 			if (!strcmp(argv[i], "--source"))
 				source = true;
 			else {
-				fprintf(stderr, "tdpctl: schedule active: unknown argument '%s'\n", argv[i]);
+				fprintf(stderr, "tdpctl: schedule active: unknown argument '%s'\n",
+					argv[i]);
 				json_decref(args);
 				return TDPCTL_EXIT_USAGE;
 			}
@@ -506,7 +564,9 @@ int tdpctl_live(const struct tdpctl_global *g, int argc, char **argv)
 				json_object_set_new(args, "level", json_string(argv[i]));
 				change = true;
 			} else {
-				fprintf(stderr, "tdpctl: %s: unexpected argument '%s' (tdpctl --help)\n", cmd, argv[i]);
+				fprintf(stderr,
+					"tdpctl: %s: unexpected argument '%s' (tdpctl --help)\n",
+					cmd, argv[i]);
 				json_decref(args);
 				return TDPCTL_EXIT_USAGE;
 			}
@@ -550,8 +610,8 @@ int tdpctl_live(const struct tdpctl_global *g, int argc, char **argv)
 int tdpctl_raw(const struct tdpctl_global *g, const char *line)
 {
 	char *reply = NULL, err[512];
-	int r = ctl_request(g->socket ? g->socket : CTL_SOCKET_DEFAULT, line, -1, g->timeout_ms, &reply, err,
-			    sizeof(err));
+	int r = ctl_request(g->socket ? g->socket : CTL_SOCKET_DEFAULT, line, -1, g->timeout_ms,
+			    &reply, err, sizeof(err));
 	if (r) {
 		fprintf(stderr, "tdpctl: %s\n", err);
 		return EXIT_NO_DAEMON;
@@ -563,7 +623,8 @@ int tdpctl_raw(const struct tdpctl_global *g, const char *line)
 
 /* ---- for the other commands that talk to tdpd (tdpctl.h) ------------------ */
 
-json_t *tdpctl_call(const struct tdpctl_global *g, bool change, const char *cmd, json_t *args, int fd, int *rc)
+json_t *tdpctl_call(const struct tdpctl_global *g, bool change, const char *cmd, json_t *args,
+		    int fd, int *rc)
 {
 	return call(g, pick_socket(g, change), cmd, args, fd, rc);
 }
@@ -578,7 +639,10 @@ int tdpctl_at_option(const char *v, json_t *args)
 	bool rel;
 	int64_t ns;
 	if (parse_when(v, &rel, &ns) != 0) {
-		fprintf(stderr, "tdpctl: --at takes TAI seconds (e.g. 1795000000.5) or +SECONDS from now, not '%s'\n", v);
+		fprintf(stderr,
+			"tdpctl: --at takes TAI seconds (e.g. 1795000000.5) or +SECONDS from now, "
+			"not '%s'\n",
+			v);
 		return -1;
 	}
 	json_object_set_new(args, rel ? "in_ns" : "at_tai_ns", json_integer(ns));
@@ -588,16 +652,18 @@ int tdpctl_at_option(const char *v, json_t *args)
 void tdpctl_print_swap(const char *name, const char *verb, json_t *r)
 {
 	if (r && json_is_true(json_object_get(r, "waiting")))
-		printf("%s: %s; the engine adopts it at frame %" PRId64 " (TAI %" PRId64 " ns)\n", name, verb,
-		       I(r, "requested_frame"), I(r, "start_tai_ns"));
+		printf("%s: %s; the engine adopts it at frame %" PRId64 " (TAI %" PRId64 " ns)\n",
+		       name, verb, I(r, "requested_frame"), I(r, "start_tai_ns"));
 	else if (r)
 		printf("%s: in force from frame %" PRId64 " (TAI %" PRId64 " ns)%s; %" PRId64
-		       " packets queued for removed flows dropped\n", name, I(r, "frame"), I(r, "start_tai_ns"),
-		       json_is_true(json_object_get(r, "late")) ? ", later than planned" : "", I(r, "dropped_queued"));
+		       " packets queued for removed flows dropped\n",
+		       name, I(r, "frame"), I(r, "start_tai_ns"),
+		       json_is_true(json_object_get(r, "late")) ? ", later than planned" : "",
+		       I(r, "dropped_queued"));
 }
 
-json_t *tdpctl_pass_table(const struct tdpctl_global *g, const char *cmd, const char *file, const char *name,
-			  json_t *args, int *rc)
+json_t *tdpctl_pass_table(const struct tdpctl_global *g, const char *cmd, const char *file,
+			  const char *name, json_t *args, int *rc)
 {
 	int fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : 0;
 	if (fd < 0) {

@@ -39,18 +39,21 @@
 
 #define EXIT_NO_ROUTER 3
 
-
 static void deploy_usage(FILE *o)
 {
 	fputs("usage: tdpctl deploy DIR [--check] [--at TAI-SECONDS|+SECONDS] [--margin SECONDS]\n"
 	      "                    [--allow-unsynced WHY] [--ttl SECONDS] [--timeout SECONDS]\n"
 	      "                    [--ssh 'COMMAND...'] [--no-wait] [--json]\n"
-	      "  puts the plan tdpctl plan wrote in DIR in force on every router at one cycle start,\n"
-	      "  or on none: every router's table is staged first; they are committed together only\n"
-	      "  when every stage succeeded and every router's clock is locked, else every stage is\n"
+	      "  puts the plan tdpctl plan wrote in DIR in force on every router at one cycle "
+	      "start,\n"
+	      "  or on none: every router's table is staged first; they are committed together "
+	      "only\n"
+	      "  when every stage succeeded and every router's clock is locked, else every stage "
+	      "is\n"
 	      "  aborted. The routers and how to reach them: DIR/topology's control lines.\n"
 	      "  --check            stage and abort only: would the routers take the plan?\n"
-	      "  --at T|+S          commit for TAI second T (or S from now), rounded up to a cycle start\n"
+	      "  --at T|+S          commit for TAI second T (or S from now), rounded up to a cycle "
+	      "start\n"
 	      "                     common to every table (default: --margin after the stages)\n"
 	      "  --margin S         time for the commits to reach every router (default 2)\n"
 	      "  --allow-unsynced WHY  commit although a router's sync is not locked, saying why\n"
@@ -58,7 +61,8 @@ static void deploy_usage(FILE *o)
 	      "  --timeout S        how long each step waits for every router (default 30)\n"
 	      "  --ssh 'COMMAND'    what runs ssh (default 'ssh -o BatchMode=yes')\n"
 	      "  --no-wait          return after the commits, not after the tables are in force\n"
-	      "  Exit: 0 in force (or unchanged, or checked); 1 a router refused, is not locked or did\n"
+	      "  Exit: 0 in force (or unchanged, or checked); 1 a router refused, is not locked or "
+	      "did\n"
 	      "  not adopt; 2 usage or the plan's files; 3 a router could not be reached.\n",
 	      o);
 }
@@ -81,7 +85,8 @@ static int plan_file_fd(const char *path, uint64_t max, const char **why)
 		return -1;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
 		int e = errno;
-		*why = S_ISREG(st.st_mode) ? "larger than a plan's file can be" : "not a regular file";
+		*why = S_ISREG(st.st_mode) ? "larger than a plan's file can be"
+					   : "not a regular file";
 		close(fd);
 		errno = S_ISREG(st.st_mode) ? EFBIG : e ? e : EINVAL;
 		return -1;
@@ -112,8 +117,8 @@ static int read_table(struct router *r)
 	if (m && fclose(m) != 0)
 		bad = 1;
 	if (bad) {
-		fprintf(stderr, "tdpctl deploy: %s: %s (the plan has a table for router %s)\n", r->table,
-			why ? why : strerror(errno ? errno : EIO), r->name);
+		fprintf(stderr, "tdpctl deploy: %s: %s (the plan has a table for router %s)\n",
+			r->table, why ? why : strerror(errno ? errno : EIO), r->name);
 		free(buf);
 		return -1;
 	}
@@ -145,8 +150,8 @@ static int load_plan(struct deploy *dp, struct plan *pl)
 	int fd = plan_file_fd(path, PLAN_MAX_BYTES, &why);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
-		fprintf(stderr, "tdpctl deploy: %s: %s (DIR is what tdpctl plan -o DIR wrote)\n", path,
-			why ? why : strerror(errno));
+		fprintf(stderr, "tdpctl deploy: %s: %s (DIR is what tdpctl plan -o DIR wrote)\n",
+			path, why ? why : strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		free(path);
@@ -168,13 +173,16 @@ static int load_plan(struct deploy *dp, struct plan *pl)
 		r->reach = &nd->reach;
 		r->result = "untouched";
 		if (!nd->reach.line) {
-			fprintf(stderr, "%s:%u: error: router %s has no control line (control %s socket PATH | ssh DEST | "
-					"exec COMMAND...): tdpctl deploy cannot reach it\n", path, nd->line, nd->name, nd->name);
+			fprintf(stderr,
+				"%s:%u: error: router %s has no control line (control %s socket "
+				"PATH | ssh DEST | "
+				"exec COMMAND...): tdpctl deploy cannot reach it\n",
+				path, nd->line, nd->name, nd->name);
 			rc = -1;
 			continue;
 		}
-		if (asprintf(&r->table, "%s/%s.tdp", dp->dir, nd->name) < 0 || !(r->via = deploy_via(&nd->reach)) ||
-		    read_table(r) != 0)
+		if (asprintf(&r->table, "%s/%s.tdp", dp->dir, nd->name) < 0 ||
+		    !(r->via = deploy_via(&nd->reach)) || read_table(r) != 0)
 			rc = -1;
 	}
 	if (rc == 0 && !dp->n) {
@@ -183,8 +191,11 @@ static int load_plan(struct deploy *dp, struct plan *pl)
 	}
 	for (uint32_t i = 1; rc == 0 && i < dp->n; i++)
 		if (dp->r[i].tf_ns != dp->r[0].tf_ns || dp->r[i].epoch_ns != dp->r[0].epoch_ns) {
-			fprintf(stderr, "tdpctl deploy: %s and %s differ in TF or epoch: the routers would count different "
-					"frames (edited after the plan?)\n", dp->r[0].table, dp->r[i].table);
+			fprintf(stderr,
+				"tdpctl deploy: %s and %s differ in TF or epoch: the routers would "
+				"count different "
+				"frames (edited after the plan?)\n",
+				dp->r[0].table, dp->r[i].table);
 			rc = -1;
 		}
 	return rc;
@@ -210,15 +221,18 @@ static struct drun *step(struct deploy *dp, const bool *want, bool in_table, ste
 			fds[i] = -1;
 		if (want && !want[i])
 			continue;
-		const char *a[16] = { 0 };
-		char *own[4] = { 0 }, **argv = NULL;
+		const char *a[16] = {0};
+		char *own[4] = {0}, **argv = NULL;
 		if (fds && args(dp, &dp->r[i], a, own) == 0)
-			argv = deploy_argv(dp->r[i].reach, dp->self, dp->ssh, dp->timeout_ms, (char *const *)a);
+			argv = deploy_argv(dp->r[i].reach, dp->self, dp->ssh, dp->timeout_ms,
+					   (char *const *)a);
 		const char *why = NULL;
 		if (argv && in_table)
 			fds[i] = plan_file_fd(dp->r[i].table, SCHED_MAX_BYTES, &why);
 		if (!argv || (in_table && fds[i] < 0)) {
-			d[i].errtext = strdup(!argv ? "out of memory" : why ? why : strerror(errno));
+			d[i].errtext = strdup(!argv ? "out of memory"
+					      : why ? why
+						    : strerror(errno));
 			d[i].pid = -1;
 		} else {
 			deploy_start(&d[i], argv, in_table ? fds[i] : -1);
@@ -248,7 +262,8 @@ static json_t *run_error(const struct deploy *dp, const struct drun *d, bool *no
 {
 	*no_daemon = false;
 	if (d->json && json_is_false(json_object_get(d->json, "ok"))) {
-		json_t *e = json_pack("{ss ss}", "code", S(d->json, "code"), "message", S(d->json, "error"));
+		json_t *e = json_pack("{ss ss}", "code", S(d->json, "code"), "message",
+				      S(d->json, "error"));
 		json_t *dg = json_object_get(d->json, "diagnostics");
 		if (dg)
 			json_object_set(e, "diagnostics", dg);
@@ -259,8 +274,10 @@ static json_t *run_error(const struct deploy *dp, const struct drun *d, bool *no
 	if (d->timed_out)
 		snprintf(msg, sizeof(msg), "no answer within %d s", dp->timeout_ms / 1000 + 2);
 	else
-		snprintf(msg, sizeof(msg), "%s (exit %d)", d->errtext && *d->errtext ? d->errtext : "no reply", d->exit);
-	return json_pack("{ss ss}", "code", d->timed_out ? "timeout" : "unreachable", "message", msg);
+		snprintf(msg, sizeof(msg), "%s (exit %d)",
+			 d->errtext && *d->errtext ? d->errtext : "no reply", d->exit);
+	return json_pack("{ss ss}", "code", d->timed_out ? "timeout" : "unreachable", "message",
+			 msg);
 }
 
 static bool run_ok(const struct drun *d)
@@ -305,7 +322,8 @@ static int a_stage(const struct deploy *dp, const struct router *r, const char *
 {
 	if (asprintf(&own[0], "%d", dp->ttl_s) < 0)
 		return own[0] = NULL, -1;
-	a[0] = "schedule", a[1] = "stage", a[2] = "-", a[3] = "--ttl", a[4] = own[0], a[5] = "--name", a[6] = r->table;
+	a[0] = "schedule", a[1] = "stage", a[2] = "-", a[3] = "--ttl", a[4] = own[0],
+	a[5] = "--name", a[6] = r->table;
 	return 0;
 }
 
@@ -315,7 +333,8 @@ static int a_commit(const struct deploy *dp, const struct router *r, const char 
 		return own[0] = NULL, -1;
 	if (asprintf(&own[1], "%" PRId64 ".%09" PRId64, dp->T / NS, dp->T % NS) < 0)
 		return own[1] = NULL, -1;
-	a[0] = "schedule", a[1] = "commit", a[2] = own[0], a[3] = "--at", a[4] = own[1], a[5] = "--no-wait";
+	a[0] = "schedule", a[1] = "commit", a[2] = own[0], a[3] = "--at", a[4] = own[1],
+	a[5] = "--no-wait";
 	return 0;
 }
 
@@ -340,24 +359,28 @@ static int a_cancel(const struct deploy *dp, const struct router *r, const char 
 /* look: every router reachable; its sync state and table in force */
 static int look(struct deploy *dp)
 {
-	struct drun *st = step(dp, NULL, false, a_status), *ac = st ? step(dp, NULL, false, a_active) : NULL;
+	struct drun *st = step(dp, NULL, false, a_status),
+		    *ac = st ? step(dp, NULL, false, a_active) : NULL;
 	int rc = st && ac ? 0 : TDPCTL_EXIT_USAGE;
 	for (uint32_t i = 0; st && ac && i < dp->n; i++) {
 		struct router *r = &dp->r[i];
 		bool nd = false;
 		if (!run_ok(&st[i]) || !run_ok(&ac[i])) {
-			set_error(r, run_error(dp, run_ok(&st[i]) ? &ac[i] : &st[i], &nd), "unreachable");
+			set_error(r, run_error(dp, run_ok(&st[i]) ? &ac[i] : &st[i], &nd),
+				  "unreachable");
 			rc = EXIT_NO_ROUTER;
 			continue;
 		}
-		json_t *sy = json_object_get(st[i].json, "sync"), *t = json_object_get(ac[i].json, "table");
+		json_t *sy = json_object_get(st[i].json, "sync"),
+		       *t = json_object_get(ac[i].json, "table");
 		snprintf(r->sync, sizeof(r->sync), "%s", S(sy, "state"));
 		snprintf(r->sync_why, sizeof(r->sync_why), "%s", S(sy, "reason"));
 		snprintf(r->old_digest, sizeof(r->old_digest), "%s", S(t, "digest"));
 		snprintf(r->old_origin, sizeof(r->old_origin), "%s%s", S(t, "origin"),
 			 json_is_true(json_object_get(t, "resumed")) ? ", resumed" : "");
 		r->old_cycle_ns = (uint64_t)I(t, "tf_ns") * (uint64_t)I(t, "k");
-		r->unchanged = !strcmp(r->old_digest, r->digest) && json_is_null(json_object_get(ac[i].json, "pending")) &&
+		r->unchanged = !strcmp(r->old_digest, r->digest) &&
+			       json_is_null(json_object_get(ac[i].json, "pending")) &&
 			       json_is_null(json_object_get(ac[i].json, "staged"));
 		if (r->unchanged)
 			r->result = "unchanged";
@@ -387,9 +410,11 @@ static bool stage_all(struct deploy *dp, int64_t *newest_tai)
 		r->result = "staged";
 		if (r->stage_id <= 0) {
 			/* staged, by the reply's ok, but with no id to abort or commit it by */
-			set_error(r, json_pack("{ss ss}", "code", "bad-reply", "message",
-					       "the router's stage reply names no stage id: its table stays staged until its "
-					       "ttl"),
+			set_error(r,
+				  json_pack("{ss ss}", "code", "bad-reply", "message",
+					    "the router's stage reply names no stage id: its table "
+					    "stays staged until its "
+					    "ttl"),
 				  "refused");
 			ok = false;
 			continue;
@@ -397,17 +422,22 @@ static bool stage_all(struct deploy *dp, int64_t *newest_tai)
 		int64_t t = I(d[i].json, "tai_ns");
 		if (t <= 0 || t > DEPLOY_MAX_TAI_NS) {
 			/* the router's clock is what the commit time is reckoned from */
-			set_error(r, json_pack("{ss ss}", "code", "bad-reply", "message",
-					       "the router's stage reply gives no time a clock can have"),
-				  "refused");
+			set_error(
+				r,
+				json_pack(
+					"{ss ss}", "code", "bad-reply", "message",
+					"the router's stage reply gives no time a clock can have"),
+				"refused");
 			ok = false;
 			continue;
 		}
 		if (t > *newest_tai)
 			*newest_tai = t;
 		if (strcmp(S(d[i].json, "digest"), r->digest)) {
-			set_error(r, json_pack("{ss ss}", "code", "digest", "message",
-					       "the router's digest of the table is not the file's: it received other bytes"),
+			set_error(r,
+				  json_pack("{ss ss}", "code", "digest", "message",
+					    "the router's digest of the table is not the file's: "
+					    "it received other bytes"),
 				  "refused");
 			ok = false;
 		}
@@ -421,7 +451,8 @@ static bool stage_all(struct deploy *dp, int64_t *newest_tai)
  * router could not be undone */
 static bool undo(struct deploy *dp)
 {
-	bool *ab = calloc(dp->n, sizeof(*ab)), *ca = calloc(dp->n, sizeof(*ca)), ok = ab && ca, stuck = false;
+	bool *ab = calloc(dp->n, sizeof(*ab)), *ca = calloc(dp->n, sizeof(*ca)), ok = ab && ca,
+	     stuck = false;
 	for (uint32_t i = 0; ok && i < dp->n; i++) {
 		/* a stage with no id cannot be aborted: it stays, and says so */
 		ab[i] = dp->r[i].staged && !dp->r[i].committed && dp->r[i].stage_id > 0;
@@ -434,7 +465,8 @@ static bool undo(struct deploy *dp)
 		 * only withdraw this plan's table, or find nothing */
 		ca[i] = dp->r[i].committed || dp->r[i].unsure;
 	}
-	struct drun *da = ok ? step(dp, ab, false, a_abort) : NULL, *dc = ok ? step(dp, ca, false, a_cancel) : NULL;
+	struct drun *da = ok ? step(dp, ab, false, a_abort) : NULL,
+		    *dc = ok ? step(dp, ca, false, a_cancel) : NULL;
 	for (uint32_t i = 0; da && dc && i < dp->n; i++) {
 		struct router *r = &dp->r[i];
 		bool nd;
@@ -487,7 +519,9 @@ static void pick_time(struct deploy *dp, int64_t now)
 				L = L / sched_gcd(L, c[j]) * c[j];
 	}
 	int64_t e = (int64_t)dp->r[0].epoch_ns;
-	int64_t want = dp->at_ns > 0 ? dp->at_ns : dp->at_ns < 0 ? now - dp->at_ns : now + dp->margin_ns;
+	int64_t want = dp->at_ns > 0   ? dp->at_ns
+		       : dp->at_ns < 0 ? now - dp->at_ns
+				       : now + dp->margin_ns;
 	int64_t n = (want - e + (int64_t)L - 1) / (int64_t)L;
 	dp->T = e + n * (int64_t)L;
 }
@@ -517,8 +551,10 @@ static bool commit_all(struct deploy *dp)
 		if (dp->frame == INT64_MIN)
 			dp->frame = r->frame;
 		if (r->frame != dp->frame || r->start_ns != dp->T) {
-			snprintf(dp->why, sizeof(dp->why), "%s chose frame %" PRId64 " at TAI %" PRId64 " ns, not the cycle "
-				 "start %" PRId64 " ns every router was given", r->name, r->frame, r->start_ns, dp->T);
+			snprintf(dp->why, sizeof(dp->why),
+				 "%s chose frame %" PRId64 " at TAI %" PRId64 " ns, not the cycle "
+				 "start %" PRId64 " ns every router was given",
+				 r->name, r->frame, r->start_ns, dp->T);
 			ok = false;
 		}
 	}
@@ -546,20 +582,27 @@ static bool verify(struct deploy *dp, int64_t router_now, int64_t at_mono)
 			bool nd;
 			if (!want[i])
 				continue;
-			json_t *t = json_object_get(d[i].json, "table"), *p = json_object_get(d[i].json, "pending");
+			json_t *t = json_object_get(d[i].json, "table"),
+			       *p = json_object_get(d[i].json, "pending");
 			if (!run_ok(&d[i])) {
 				set_error(r, run_error(dp, &d[i], &nd), "unknown");
 				ok = false;
-			} else if (!strcmp(S(t, "digest"), r->digest) && I(t, "adopted_frame") == r->frame) {
+			} else if (!strcmp(S(t, "digest"), r->digest) &&
+				   I(t, "adopted_frame") == r->frame) {
 				r->result = "in-force";
 			} else if (json_is_object(p) && !strcmp(S(p, "digest"), r->digest)) {
 				again = true; /* its clock is not at T yet */
 				ok = false;
 			} else {
 				char m[300];
-				snprintf(m, sizeof(m), "in force: %.16s… from frame %" PRId64 ", not this plan's table from "
-					 "frame %" PRId64, S(t, "digest"), I(t, "adopted_frame"), r->frame);
-				set_error(r, json_pack("{ss ss}", "code", "not-adopted", "message", m), "not-adopted");
+				snprintf(m, sizeof(m),
+					 "in force: %.16s… from frame %" PRId64
+					 ", not this plan's table from "
+					 "frame %" PRId64,
+					 S(t, "digest"), I(t, "adopted_frame"), r->frame);
+				set_error(r,
+					  json_pack("{ss ss}", "code", "not-adopted", "message", m),
+					  "not-adopted");
 				ok = false;
 			}
 		}
@@ -606,15 +649,20 @@ static int parse_args(struct deploy *dp, int argc, char **argv, char **sshbuf)
 			bool rel = v[0] == '+';
 			/* an absolute time of 0 is no time: it would read as none given */
 			if (parse_secs(v + rel, rel ? 0 : 1, rel ? 86400 : 9e9, &s)) {
-				fprintf(stderr, "tdpctl deploy: --at takes TAI seconds or +SECONDS (at most a day), not '%s'\n", v);
+				fprintf(stderr,
+					"tdpctl deploy: --at takes TAI seconds or +SECONDS (at "
+					"most a day), not '%s'\n",
+					v);
 				return TDPCTL_EXIT_USAGE;
 			}
 			dp->at_ns = (int64_t)(s * 1e9 + 0.5) * (rel ? -1 : 1);
 			i++;
-		} else if (!strcmp(a, "--margin") || !strcmp(a, "--ttl") || !strcmp(a, "--timeout")) {
+		} else if (!strcmp(a, "--margin") || !strcmp(a, "--ttl") ||
+			   !strcmp(a, "--timeout")) {
 			if (parse_secs(v, a[2] == 'm' ? 0.01 : 1, 3600, &s)) {
-				fprintf(stderr, "tdpctl deploy: %s takes seconds, %s to 3600, not '%s'\n", a,
-					a[2] == 'm' ? "0.01" : "1", v);
+				fprintf(stderr,
+					"tdpctl deploy: %s takes seconds, %s to 3600, not '%s'\n",
+					a, a[2] == 'm' ? "0.01" : "1", v);
 				return TDPCTL_EXIT_USAGE;
 			}
 			if (a[2] == 'm')
@@ -626,7 +674,8 @@ static int parse_args(struct deploy *dp, int argc, char **argv, char **sshbuf)
 			i++;
 		} else if (!strcmp(a, "--allow-unsynced")) {
 			if (!*v) {
-				fprintf(stderr, "tdpctl deploy: --allow-unsynced needs the reason\n");
+				fprintf(stderr,
+					"tdpctl deploy: --allow-unsynced needs the reason\n");
 				return TDPCTL_EXIT_USAGE;
 			}
 			dp->allow_unsynced = v;
@@ -635,7 +684,8 @@ static int parse_args(struct deploy *dp, int argc, char **argv, char **sshbuf)
 			int n = 0;
 			if (!(*sshbuf = strdup(v)))
 				return TDPCTL_EXIT_USAGE;
-			for (char *sv = NULL, *w = strtok_r(*sshbuf, " \t", &sv); w && n < 15; w = strtok_r(NULL, " \t", &sv))
+			for (char *sv = NULL, *w = strtok_r(*sshbuf, " \t", &sv); w && n < 15;
+			     w = strtok_r(NULL, " \t", &sv))
 				dp->ssh[n++] = w;
 			dp->ssh[n] = NULL;
 			if (!n) {
@@ -683,7 +733,8 @@ static int deploy_run(struct deploy *dp)
 	int rc = look(dp);
 	if (rc) {
 		dp->outcome = "refused";
-		snprintf(dp->why, sizeof(dp->why), "a router could not be reached: nothing was staged");
+		snprintf(dp->why, sizeof(dp->why),
+			 "a router could not be reached: nothing was staged");
 		return rc;
 	}
 	uint32_t changed = 0, unlocked = 0;
@@ -693,12 +744,14 @@ static int deploy_run(struct deploy *dp)
 	}
 	if (interrupted) {
 		dp->outcome = "interrupted";
-		snprintf(dp->why, sizeof(dp->why), "stopped by signal %d: nothing was staged", (int)interrupted);
+		snprintf(dp->why, sizeof(dp->why), "stopped by signal %d: nothing was staged",
+			 (int)interrupted);
 		return 1;
 	}
 	if (!changed) {
 		dp->outcome = "unchanged";
-		snprintf(dp->why, sizeof(dp->why), "every router already runs its table of this plan");
+		snprintf(dp->why, sizeof(dp->why),
+			 "every router already runs its table of this plan");
 		return 0;
 	}
 	snprintf(line, sizeof(line), "staging %u table%s (%u router%s already on theirs)", changed,
@@ -710,9 +763,11 @@ static int deploy_run(struct deploy *dp)
 	if (interrupted) {
 		bool undone = undo(dp);
 		dp->outcome = "interrupted";
-		snprintf(dp->why, sizeof(dp->why), "stopped by signal %d before the commit: %s", (int)interrupted,
+		snprintf(dp->why, sizeof(dp->why), "stopped by signal %d before the commit: %s",
+			 (int)interrupted,
 			 undone ? "every staged table was aborted"
-				: "the staged tables were aborted but where a router marked not-aborted keeps its table "
+				: "the staged tables were aborted but where a router marked "
+				  "not-aborted keeps its table "
 				  "staged until its ttl");
 		return 1;
 	}
@@ -724,60 +779,72 @@ static int deploy_run(struct deploy *dp)
 		if (undone)
 			snprintf(done, sizeof(done), "every staged table was aborted");
 		else
-			snprintf(done, sizeof(done), "the staged tables were aborted but where a router marked "
-				 "not-aborted keeps its table staged until its ttl (%d s)", dp->ttl_s);
+			snprintf(done, sizeof(done),
+				 "the staged tables were aborted but where a router marked "
+				 "not-aborted keeps its table staged until its ttl (%d s)",
+				 dp->ttl_s);
 		if (!staged)
 			snprintf(dp->why, sizeof(dp->why), "a router refused its table: %s", done);
 		else if (!sync_ok)
-			snprintf(dp->why, sizeof(dp->why), "%u router%s not locked (--allow-unsynced WHY commits anyway): %s",
+			snprintf(dp->why, sizeof(dp->why),
+				 "%u router%s not locked (--allow-unsynced WHY commits anyway): %s",
 				 unlocked, unlocked == 1 ? " is" : "s are", done);
 		else
 			snprintf(dp->why, sizeof(dp->why), "every router staged its table; %s%s",
-				 undone ? "all were aborted" : done, sync_ok && unlocked ? " (some not locked: see sync)" : "");
+				 undone ? "all were aborted" : done,
+				 sync_ok && unlocked ? " (some not locked: see sync)" : "");
 		return dp->check && staged && sync_ok && undone ? 0 : 1;
 	}
 	/* a time every router can still meet: its clock read at the stage, plus
 	 * all the time since the stages began */
 	int64_t now = newest + (tdp_mono_ns() - m0), at_mono = tdp_mono_ns();
 	pick_time(dp, now);
-	snprintf(line, sizeof(line), "committing at TAI %" PRId64 ".%09" PRId64 " (in %.2f s)", dp->T / NS, dp->T % NS,
-		 (double)(dp->T - now) / 1e9);
+	snprintf(line, sizeof(line), "committing at TAI %" PRId64 ".%09" PRId64 " (in %.2f s)",
+		 dp->T / NS, dp->T % NS, (double)(dp->T - now) / 1e9);
 	progress(dp, line);
 	if (!commit_all(dp)) {
 		bool undone = undo(dp);
 		dp->outcome = undone ? "refused" : "SPLIT";
 		if (!dp->why[0])
-			snprintf(dp->why, sizeof(dp->why), "a router refused the commit (too late? raise --margin)");
+			snprintf(dp->why, sizeof(dp->why),
+				 "a router refused the commit (too late? raise --margin)");
 		snprintf(dp->why + strlen(dp->why), sizeof(dp->why) - strlen(dp->why), "%s",
-			 undone ? ": every router stays on its table" : ": a router marked NOT-CANCELLED switches at that "
-								  "frame while the others stay: cancel it by hand");
+			 undone ? ": every router stays on its table"
+				: ": a router marked NOT-CANCELLED switches at that "
+				  "frame while the others stay: cancel it by hand");
 		return 1;
 	}
 	char when[96];
-	snprintf(when, sizeof(when), "frame %" PRId64 " (TAI %" PRId64 ".%09" PRId64 ")", dp->frame, dp->T / NS,
-		 dp->T % NS);
+	snprintf(when, sizeof(when), "frame %" PRId64 " (TAI %" PRId64 ".%09" PRId64 ")", dp->frame,
+		 dp->T / NS, dp->T % NS);
 	dp->outcome = "committed";
-	snprintf(dp->why, sizeof(dp->why), "every changed router adopts its table at %s; not verified (--no-wait)",
-		 when);
+	snprintf(dp->why, sizeof(dp->why),
+		 "every changed router adopts its table at %s; not verified (--no-wait)", when);
 	if (!dp->wait)
 		return 0;
 	progress(dp, "waiting for the frame");
 	if (!verify(dp, newest, at_mono)) {
 		dp->outcome = "not-adopted";
-		snprintf(dp->why, sizeof(dp->why), "committed for %s, but a router does not run its table of this plan "
-			 "from that frame", when);
+		snprintf(dp->why, sizeof(dp->why),
+			 "committed for %s, but a router does not run its table of this plan "
+			 "from that frame",
+			 when);
 		return 1;
 	}
 	dp->outcome = "in-force";
-	snprintf(dp->why, sizeof(dp->why), "every router runs its table of this plan, %u of them from %s", changed,
-		 when);
+	snprintf(dp->why, sizeof(dp->why),
+		 "every router runs its table of this plan, %u of them from %s", changed, when);
 	return 0;
 }
 
 int tdpctl_deploy(int argc, char **argv)
 {
 	static struct plan pl;
-	struct deploy dp = {.wait = true, .margin_ns = 2 * NS, .ttl_s = 60, .timeout_ms = 30000, .frame = INT64_MIN};
+	struct deploy dp = {.wait = true,
+			    .margin_ns = 2 * NS,
+			    .ttl_s = 60,
+			    .timeout_ms = 30000,
+			    .frame = INT64_MIN};
 	char *sshbuf = NULL;
 	dp.ssh[0] = "ssh", dp.ssh[1] = "-o", dp.ssh[2] = "BatchMode=yes";
 	int rc = parse_args(&dp, argc, argv, &sshbuf);

@@ -31,7 +31,8 @@ static bool in_list(const struct doc *d, const char *path)
 {
 	char buf[4096];
 	uint8_t set[HOST_MAX_CPUS];
-	return host_read(&d->h, path, buf, sizeof(buf)) == 0 && host_cpulist_parse(buf, set) == 0 && set[d->cpu];
+	return host_read(&d->h, path, buf, sizeof(buf)) == 0 && host_cpulist_parse(buf, set) == 0 &&
+	       set[d->cpu];
 }
 
 static void check_kernel(struct doc *d)
@@ -42,27 +43,38 @@ static void check_kernel(struct doc *d)
 	if (!strcmp(rt, "1") || strstr(ver, "PREEMPT_RT"))
 		finding(d, "preemption", PASS, NULL, "PREEMPT_RT kernel (%s)", ver);
 	else if (strstr(ver, "PREEMPT"))
-		finding(d, "preemption", WARN, "install a PREEMPT_RT kernel (Debian: linux-image-rt-amd64)",
-			"preemptible but not PREEMPT_RT (%s): kernel sections can still delay the engine by hundreds of us",
+		finding(d, "preemption", WARN,
+			"install a PREEMPT_RT kernel (Debian: linux-image-rt-amd64)",
+			"preemptible but not PREEMPT_RT (%s): kernel sections can still delay the "
+			"engine by hundreds of us",
 			ver);
 	else
-		finding(d, "preemption", FAIL, "install a PREEMPT_RT kernel (Debian: linux-image-rt-amd64)",
-			"no kernel preemption (%s): the engine waits for whatever the kernel is doing", ver);
+		finding(d, "preemption", FAIL,
+			"install a PREEMPT_RT kernel (Debian: linux-image-rt-amd64)",
+			"no kernel preemption (%s): the engine waits for whatever the kernel is "
+			"doing",
+			ver);
 }
 
 static void check_isolation(struct doc *d)
 {
 	char fix[256];
-	snprintf(fix, sizeof(fix), "add isolcpus=managed_irq,domain,%d nohz_full=%d rcu_nocbs=%d to the kernel command line",
+	snprintf(fix, sizeof(fix),
+		 "add isolcpus=managed_irq,domain,%d nohz_full=%d rcu_nocbs=%d to the kernel "
+		 "command line",
 		 d->cpu, d->cpu, d->cpu);
 	if (in_list(d, "/sys/devices/system/cpu/isolated"))
-		finding(d, "isolcpus", PASS, NULL, "CPU %d is isolated from the scheduler's load balancing", d->cpu);
+		finding(d, "isolcpus", PASS, NULL,
+			"CPU %d is isolated from the scheduler's load balancing", d->cpu);
 	else
-		finding(d, "isolcpus", WARN, fix, "CPU %d is not in isolcpus: ordinary tasks may be placed on it", d->cpu);
+		finding(d, "isolcpus", WARN, fix,
+			"CPU %d is not in isolcpus: ordinary tasks may be placed on it", d->cpu);
 	if (in_list(d, "/sys/devices/system/cpu/nohz_full"))
-		finding(d, "nohz_full", PASS, NULL, "CPU %d runs without the periodic tick while busy", d->cpu);
+		finding(d, "nohz_full", PASS, NULL,
+			"CPU %d runs without the periodic tick while busy", d->cpu);
 	else
-		finding(d, "nohz_full", WARN, fix, "CPU %d is not nohz_full: the scheduler tick interrupts it every jiffy",
+		finding(d, "nohz_full", WARN, fix,
+			"CPU %d is not nohz_full: the scheduler tick interrupts it every jiffy",
 			d->cpu);
 	char cmd[4096] = "";
 	host_read(&d->h, "/proc/cmdline", cmd, sizeof(cmd));
@@ -72,7 +84,8 @@ static void check_isolation(struct doc *d)
 	if (p)
 		sscanf(p + 10, "%255s", val);
 	if (p && host_cpulist_parse(val, set) == 0 && set[d->cpu])
-		finding(d, "rcu_nocbs", PASS, NULL, "RCU callbacks of CPU %d run elsewhere", d->cpu);
+		finding(d, "rcu_nocbs", PASS, NULL, "RCU callbacks of CPU %d run elsewhere",
+			d->cpu);
 	else
 		finding(d, "rcu_nocbs", WARN, fix, "CPU %d runs its own RCU callbacks", d->cpu);
 }
@@ -104,9 +117,11 @@ static void check_partition(struct doc *d)
 	if (dd)
 		closedir(dd);
 	if (found)
-		finding(d, "cpuset", PASS, NULL, "CPU %d is in the cpuset partition %s", d->cpu, name);
+		finding(d, "cpuset", PASS, NULL, "CPU %d is in the cpuset partition %s", d->cpu,
+			name);
 	else
-		finding(d, "cpuset", WARN, "tdpctl shield on (or systemctl enable --now tdpd-shield)",
+		finding(d, "cpuset", WARN,
+			"tdpctl shield on (or systemctl enable --now tdpd-shield)",
 			"CPU %d is in no isolated cgroup v2 cpuset partition", d->cpu);
 }
 
@@ -158,25 +173,29 @@ static void check_irqs(struct doc *d)
 	struct walk w = {.d = d};
 	host_each_number(&d->h, "/proc/irq", irq_on_cpu, &w);
 	if (!w.n)
-		finding(d, "irqs", PASS, NULL, "no device interrupt is delivered to CPU %d", d->cpu);
+		finding(d, "irqs", PASS, NULL, "no device interrupt is delivered to CPU %d",
+			d->cpu);
 	else
 		finding(d, "irqs", WARN, "tdpctl shield on (moves every IRQ that can move)",
-			"%d interrupt%s delivered to CPU %d (%s%s)", w.n, w.n == 1 ? "" : "s", d->cpu, w.list,
-			host_list_more(w.n, 12));
+			"%d interrupt%s delivered to CPU %d (%s%s)", w.n, w.n == 1 ? "" : "s",
+			d->cpu, w.list, host_list_more(w.n, 12));
 	struct walk k = {.d = d};
 	host_each_number(&d->h, "/proc", movable_kthread, &k);
 	if (!k.n)
-		finding(d, "kthreads", PASS, NULL, "no unbound kernel thread may run on CPU %d", d->cpu);
+		finding(d, "kthreads", PASS, NULL, "no unbound kernel thread may run on CPU %d",
+			d->cpu);
 	else
-		finding(d, "kthreads", WARN, "isolcpus=managed_irq,domain,N at boot; tdpctl shield on for workqueues",
-			"%d unbound kernel thread%s may run on CPU %d (%s%s)", k.n, k.n == 1 ? "" : "s", d->cpu, k.list,
-			host_list_more(k.n, 4));
+		finding(d, "kthreads", WARN,
+			"isolcpus=managed_irq,domain,N at boot; tdpctl shield on for workqueues",
+			"%d unbound kernel thread%s may run on CPU %d (%s%s)", k.n,
+			k.n == 1 ? "" : "s", d->cpu, k.list, host_list_more(k.n, 4));
 }
 
 static void check_cpu(struct doc *d)
 {
 	char p[256], buf[4096];
-	snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", d->cpu);
+	snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
+		 d->cpu);
 	uint8_t set[HOST_MAX_CPUS];
 	if (host_read(&d->h, p, buf, sizeof(buf)) == 0 && host_cpulist_parse(buf, set) == 0) {
 		int other = -1;
@@ -184,7 +203,8 @@ static void check_cpu(struct doc *d)
 			if (set[c] && c != d->cpu)
 				other = c;
 		char fix[128];
-		snprintf(fix, sizeof(fix), "echo 0 > /sys/devices/system/cpu/cpu%d/online (or nosmt at boot)", other);
+		snprintf(fix, sizeof(fix),
+			 "echo 0 > /sys/devices/system/cpu/cpu%d/online (or nosmt at boot)", other);
 		char ofile[128];
 		snprintf(ofile, sizeof(ofile), "/sys/devices/system/cpu/cpu%d/online", other);
 		char onl[16] = "1";
@@ -192,56 +212,73 @@ static void check_cpu(struct doc *d)
 		if (other < 0 || !strcmp(onl, "0"))
 			finding(d, "smt", PASS, NULL, "CPU %d has its core to itself", d->cpu);
 		else
-			finding(d, "smt", WARN, fix, "CPU %d shares its core with CPU %d (SMT): its load slows the engine",
+			finding(d, "smt", WARN, fix,
+				"CPU %d shares its core with CPU %d (SMT): its load slows the "
+				"engine",
 				d->cpu, other);
 	}
 	if (host_read(&d->h, "/proc/sys/kernel/sched_rt_runtime_us", buf, sizeof(buf)) == 0) {
 		if (!strcmp(buf, "-1"))
 			finding(d, "rt-throttle", PASS, NULL, "RT throttling is off");
 		else
-			finding(d, "rt-throttle", WARN, "tdpctl shield on (or sysctl kernel.sched_rt_runtime_us=-1)",
-				"RT throttling takes the CPU from SCHED_FIFO tasks after %s us per second", buf);
+			finding(d, "rt-throttle", WARN,
+				"tdpctl shield on (or sysctl kernel.sched_rt_runtime_us=-1)",
+				"RT throttling takes the CPU from SCHED_FIFO tasks after %s us per "
+				"second",
+				buf);
 	}
 	snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", d->cpu);
 	if (host_read(&d->h, p, buf, sizeof(buf)) != 0)
-		finding(d, "governor", PASS, NULL, "no cpufreq on CPU %d (fixed frequency or a VM)", d->cpu);
+		finding(d, "governor", PASS, NULL, "no cpufreq on CPU %d (fixed frequency or a VM)",
+			d->cpu);
 	else if (!strcmp(buf, "performance"))
 		finding(d, "governor", PASS, NULL, "CPU %d runs the performance governor", d->cpu);
 	else
 		finding(d, "governor", WARN, "cpupower -c N frequency-set -g performance",
-			"CPU %d runs the %s governor: frequency changes stretch the engine's wake-up", d->cpu, buf);
+			"CPU %d runs the %s governor: frequency changes stretch the engine's "
+			"wake-up",
+			d->cpu, buf);
 	/* C-states deeper than a few us that are not disabled */
 	int deep = 0;
 	char deepn[128] = "";
 	for (int s = 0; s < 16; s++) {
 		char lat[64], dis[16] = "0", nm[64] = "";
-		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/latency", d->cpu, s);
+		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/latency",
+			 d->cpu, s);
 		if (host_read(&d->h, p, lat, sizeof(lat)) != 0)
 			break;
-		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/disable", d->cpu, s);
+		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/disable",
+			 d->cpu, s);
 		host_read(&d->h, p, dis, sizeof(dis));
-		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/name", d->cpu, s);
+		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/name", d->cpu,
+			 s);
 		host_read(&d->h, p, nm, sizeof(nm));
 		if (atol(lat) > 10 && strcmp(dis, "1"))
 			host_list_add(deepn, sizeof(deepn), &deep, 16, nm);
 	}
 	if (!deep)
-		finding(d, "c-states", PASS, NULL, "no C-state with an exit latency over 10 us is enabled on CPU %d", d->cpu);
+		finding(d, "c-states", PASS, NULL,
+			"no C-state with an exit latency over 10 us is enabled on CPU %d", d->cpu);
 	else
 		finding(d, "c-states", PASS, NULL,
-			"C-states %s have exit latencies over 10 us; tdpd holds /dev/cpu_dma_latency at 0 while it runs "
-			"(dma-latency yes), which keeps the CPU out of them", deepn);
+			"C-states %s have exit latencies over 10 us; tdpd holds "
+			"/dev/cpu_dma_latency at 0 while it runs "
+			"(dma-latency yes), which keeps the CPU out of them",
+			deepn);
 }
 
 static void check_clock(struct doc *d)
 {
 	char cs[64] = "", line[4096];
-	host_read(&d->h, "/sys/devices/system/clocksource/clocksource0/current_clocksource", cs, sizeof(cs));
+	host_read(&d->h, "/sys/devices/system/clocksource/clocksource0/current_clocksource", cs,
+		  sizeof(cs));
 	if (!strcmp(cs, "tsc"))
 		finding(d, "clocksource", PASS, NULL, "the kernel's clock runs on the TSC");
 	else
-		finding(d, "clocksource", WARN, "clocksource=tsc tsc=reliable at boot, if the TSC is invariant",
-			"the clocksource is %s: every clock read is slower than a TSC read", cs[0] ? cs : "unknown");
+		finding(d, "clocksource", WARN,
+			"clocksource=tsc tsc=reliable at boot, if the TSC is invariant",
+			"the clocksource is %s: every clock read is slower than a TSC read",
+			cs[0] ? cs : "unknown");
 	char p[4096];
 	snprintf(p, sizeof(p), "%s/proc/cpuinfo", d->h.root);
 	FILE *f = fopen(p, "r");
@@ -261,12 +298,15 @@ static void check_clock(struct doc *d)
 			"the TSC is not invariant (%s%s): tdpd's fast clock must re-anchor often",
 			constant ? "" : "no constant_tsc ", nonstop ? "" : "no nonstop_tsc");
 	char fr[64];
-	if (host_read(&d->h, "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", fr, sizeof(fr)) == 0 &&
+	if (host_read(&d->h, "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", fr,
+		      sizeof(fr)) == 0 &&
 	    atol(fr) > 0)
 		finding(d, "hugepages", PASS, NULL, "%s free 2 MiB hugepages", fr);
 	else
-		finding(d, "hugepages", WARN, "echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages",
-			"no free 2 MiB hugepages: DPDK runs with --no-huge (fine for vdevs, not for NICs)");
+		finding(d, "hugepages", WARN,
+			"echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages",
+			"no free 2 MiB hugepages: DPDK runs with --no-huge (fine for vdevs, not "
+			"for NICs)");
 }
 
 static void check_netdevs(struct doc *d)
@@ -276,18 +316,26 @@ static void check_netdevs(struct doc *d)
 		bool off = false;
 		int rc = coalesce_get(d->netdevs[i], &ec, &off);
 		char fix[160];
-		snprintf(fix, sizeof(fix), "ethtool -C %s rx-usecs 0 rx-frames 1 tx-usecs 0 tx-frames 1 adaptive-rx off "
-			 "adaptive-tx off (tdpd does it for its ports)", d->netdevs[i]);
+		snprintf(fix, sizeof(fix),
+			 "ethtool -C %s rx-usecs 0 rx-frames 1 tx-usecs 0 tx-frames 1 adaptive-rx "
+			 "off "
+			 "adaptive-tx off (tdpd does it for its ports)",
+			 d->netdevs[i]);
 		if (rc == -EOPNOTSUPP)
-			finding(d, "coalescing", PASS, NULL, "%s has no interrupt coalescing", d->netdevs[i]);
+			finding(d, "coalescing", PASS, NULL, "%s has no interrupt coalescing",
+				d->netdevs[i]);
 		else if (rc)
-			finding(d, "coalescing", WARN, NULL, "%s: %s", d->netdevs[i], strerror(-rc));
+			finding(d, "coalescing", WARN, NULL, "%s: %s", d->netdevs[i],
+				strerror(-rc));
 		else if (off)
-			finding(d, "coalescing", PASS, NULL, "%s: interrupt coalescing off", d->netdevs[i]);
+			finding(d, "coalescing", PASS, NULL, "%s: interrupt coalescing off",
+				d->netdevs[i]);
 		else
-			finding(d, "coalescing", WARN, fix, "%s coalesces interrupts (rx %u us/%u frames, tx %u us, adaptive %s)",
-				d->netdevs[i], ec.rx_coalesce_usecs, ec.rx_max_coalesced_frames, ec.tx_coalesce_usecs,
-				ec.use_adaptive_rx_coalesce ? "on" : "off");
+			finding(d, "coalescing", WARN, fix,
+				"%s coalesces interrupts (rx %u us/%u frames, tx %u us, adaptive "
+				"%s)",
+				d->netdevs[i], ec.rx_coalesce_usecs, ec.rx_max_coalesced_frames,
+				ec.tx_coalesce_usecs, ec.use_adaptive_rx_coalesce ? "on" : "off");
 	}
 }
 
@@ -306,7 +354,8 @@ static void ptp_daemon(const char *pid, void *arg)
  * tdpd-phc2sys@IFACE instead, which follows ptp4l@IFACE. */
 static bool phc2sys_unit_broken(struct doc *d)
 {
-	static const char *const dirs[] = {"/lib/systemd/system", "/usr/lib/systemd/system", "/etc/systemd/system"};
+	static const char *const dirs[] = {"/lib/systemd/system", "/usr/lib/systemd/system",
+					   "/etc/systemd/system"};
 	char unit[4096] = "", p[300];
 	for (size_t i = 0; i < 3 && !unit[0]; i++) {
 		snprintf(p, sizeof(p), "%s/phc2sys@.service", dirs[i]);
@@ -334,21 +383,30 @@ static void check_ptp(struct doc *d)
 	struct walk w = {.d = d};
 	host_each_number(&d->h, "/proc", ptp_daemon, &w);
 	bool broken = phc2sys_unit_broken(d);
-	const char *fix = "ptp-mode disciplined: systemctl enable --now tdpd@IFACE (it wants ptp4l@IFACE and "
-			  "tdpd-phc2sys@IFACE); ptp-mode offset: ptp4l with free_running 1 and no phc2sys, tdpd "
-			  "applies ptp4l's offset itself";
+	const char *fix =
+		"ptp-mode disciplined: systemctl enable --now tdpd@IFACE (it wants ptp4l@IFACE and "
+		"tdpd-phc2sys@IFACE); ptp-mode offset: ptp4l with free_running 1 and no phc2sys, "
+		"tdpd "
+		"applies ptp4l's offset itself";
 	if (w.ptp4l)
-		finding(d, "ptp", w.phc2sys || !broken ? PASS : WARN, fix, "ptp4l running (%d), phc2sys %s%s", w.ptp4l,
+		finding(d, "ptp", w.phc2sys || !broken ? PASS : WARN, fix,
+			"ptp4l running (%d), phc2sys %s%s", w.ptp4l,
 			w.phc2sys ? "running (ptp-mode disciplined)"
-				  : "not running (right for ptp-mode offset, where tdpd applies ptp4l's offset; "
+				  : "not running (right for ptp-mode offset, where tdpd applies "
+				    "ptp4l's offset; "
 				    "ptp-mode disciplined needs it)",
-			!w.phc2sys && broken ? ": linuxptp's phc2sys@.service requires a ptp4l.service this system does "
-					       "not have, so it cannot start; tdpd-phc2sys@IFACE follows ptp4l@IFACE"
+			!w.phc2sys && broken ? ": linuxptp's phc2sys@.service requires a "
+					       "ptp4l.service this system does "
+					       "not have, so it cannot start; tdpd-phc2sys@IFACE "
+					       "follows ptp4l@IFACE"
 					     : "");
 	else
-		finding(d, "ptp", WARN, fix, "ptp4l is not running: the ptp timebase has nothing to follow (fine with "
-			"system or bc635)%s", broken ? "; linuxptp's phc2sys@.service cannot start here (it requires a "
-			"ptp4l.service this system does not have): use tdpd-phc2sys@IFACE" : "");
+		finding(d, "ptp", WARN, fix,
+			"ptp4l is not running: the ptp timebase has nothing to follow (fine with "
+			"system or bc635)%s",
+			broken ? "; linuxptp's phc2sys@.service cannot start here (it requires a "
+				 "ptp4l.service this system does not have): use tdpd-phc2sys@IFACE"
+			       : "");
 }
 
 /* ---- wake-up latency ------------------------------------------------------ */
@@ -408,7 +466,8 @@ static void check_latency(struct doc *d)
 	if (!l.v)
 		return;
 	if (!d->json)
-		fprintf(stderr, "measuring the wake-up latency of CPU %d for %.1f s...\n", d->cpu, d->lat_s);
+		fprintf(stderr, "measuring the wake-up latency of CPU %d for %.1f s...\n", d->cpu,
+			d->lat_s);
 	mlockall(MCL_CURRENT | MCL_FUTURE);
 	pthread_t th;
 	if (pthread_create(&th, NULL, lat_thread, &l) != 0) {
@@ -417,11 +476,13 @@ static void check_latency(struct doc *d)
 	}
 	pthread_join(th, NULL);
 	qsort(l.v, (size_t)l.n, sizeof(int64_t), cmp64);
-	int64_t p99 = l.n ? l.v[(size_t)((double)l.n * 0.99)] : 0, p999 = l.n ? l.v[(size_t)((double)l.n * 0.999)] : 0;
+	int64_t p99 = l.n ? l.v[(size_t)((double)l.n * 0.99)] : 0,
+		p999 = l.n ? l.v[(size_t)((double)l.n * 0.999)] : 0;
 	/* the engine wakes ahead of each boundary by the worst oversleep it has
 	 * seen; a frame must outlast that and the guard band. TFs divide a second. */
-	static const int64_t tfs[] = {10000, 20000, 25000, 50000, 100000, 125000, 200000, 250000, 500000, 1000000,
-				      2000000, 2500000, 5000000, 10000000, 20000000, 25000000, 50000000, 100000000};
+	static const int64_t tfs[] = {10000,   20000,	 25000,	   50000,    100000,   125000,
+				      200000,  250000,	 500000,   1000000,  2000000,  2500000,
+				      5000000, 10000000, 20000000, 25000000, 50000000, 100000000};
 	int64_t need = l.max_ns + d->guard_ns, hold = 0;
 	for (size_t i = 0; i < sizeof(tfs) / sizeof(tfs[0]) && !hold; i++)
 		if (tfs[i] > need)
@@ -429,33 +490,44 @@ static void check_latency(struct doc *d)
 	char what[512], holds[96];
 	/* a stall longer than the largest TF tdpd offers: no TF holds it */
 	if (hold)
-		snprintf(holds, sizeof(holds), "this box can hold TF = %" PRId64 " us", hold / 1000);
+		snprintf(holds, sizeof(holds), "this box can hold TF = %" PRId64 " us",
+			 hold / 1000);
 	else
 		snprintf(holds, sizeof(holds), "no TF up to %" PRId64 " ms can hold that",
 			 tfs[sizeof(tfs) / sizeof(tfs[0]) - 1] / 1000000);
 	snprintf(what, sizeof(what),
-		 "%" PRId64 " wake-ups at 200 us on CPU %d (%s, %s): p50 %" PRId64 " ns, p99 %" PRId64 " ns, p99.9 %" PRId64
-		 " ns, max %" PRId64 " ns; with a %" PRId64 " ns guard band %s",
-		 l.n, d->cpu, l.fifo ? "SCHED_FIFO 80" : "SCHED_OTHER: not root?", l.pinned ? "pinned" : "not pinned",
-		 l.n ? l.v[l.n / 2] : 0, p99, p999, l.max_ns, d->guard_ns, holds);
-	enum verdict v = !d->tf_ns ? (l.fifo && hold ? PASS : WARN) : hold && d->tf_ns >= hold ? PASS : FAIL;
+		 "%" PRId64 " wake-ups at 200 us on CPU %d (%s, %s): p50 %" PRId64
+		 " ns, p99 %" PRId64 " ns, p99.9 %" PRId64 " ns, max %" PRId64
+		 " ns; with a %" PRId64 " ns guard band %s",
+		 l.n, d->cpu, l.fifo ? "SCHED_FIFO 80" : "SCHED_OTHER: not root?",
+		 l.pinned ? "pinned" : "not pinned", l.n ? l.v[l.n / 2] : 0, p99, p999, l.max_ns,
+		 d->guard_ns, holds);
+	enum verdict v = !d->tf_ns		    ? (l.fifo && hold ? PASS : WARN)
+			 : hold && d->tf_ns >= hold ? PASS
+						    : FAIL;
 	char fix[160];
 	if (hold)
-		snprintf(fix, sizeof(fix), "use TF >= %" PRId64 " us, or shield the CPU and boot it isolated (see above)",
+		snprintf(fix, sizeof(fix),
+			 "use TF >= %" PRId64
+			 " us, or shield the CPU and boot it isolated (see above)",
 			 hold / 1000);
 	else
-		snprintf(fix, sizeof(fix), "find what stalls the CPU (an SMI, a hypervisor, a driver): shield it and boot it "
+		snprintf(fix, sizeof(fix),
+			 "find what stalls the CPU (an SMI, a hypervisor, a driver): shield it and "
+			 "boot it "
 			 "isolated (see above), or run on another box");
 	if (d->tf_ns)
-		finding(d, "latency", v, fix, "%s; the table asks for TF = %" PRId64 " us", what, d->tf_ns / 1000);
+		finding(d, "latency", v, fix, "%s; the table asks for TF = %" PRId64 " us", what,
+			d->tf_ns / 1000);
 	else
 		finding(d, "latency", v, "run as root for SCHED_FIFO", "%s", what);
 	if (d->json) {
 		json_t *last = json_array_get(d->out, json_array_size(d->out) - 1);
-		json_object_set_new(last, "latency_ns", json_pack("{sI sI sI sI sI}", "samples", (json_int_t)l.n, "p50",
-								  (json_int_t)(l.n ? l.v[l.n / 2] : 0), "p99",
-								  (json_int_t)p99, "p999", (json_int_t)p999, "max",
-								  (json_int_t)l.max_ns));
+		json_object_set_new(last, "latency_ns",
+				    json_pack("{sI sI sI sI sI}", "samples", (json_int_t)l.n, "p50",
+					      (json_int_t)(l.n ? l.v[l.n / 2] : 0), "p99",
+					      (json_int_t)p99, "p999", (json_int_t)p999, "max",
+					      (json_int_t)l.max_ns));
 		json_object_set_new(last, "holds_tf_ns", json_integer(hold));
 	}
 	free(l.v);
@@ -493,7 +565,8 @@ int tdpctl_doctor(int argc, char **argv)
 			long c = strtol(v, &end, 10);
 			i++;
 			if (*end || end == v || c < 0 || c >= HOST_MAX_CPUS) {
-				fprintf(stderr, "tdpctl: doctor: --cpu takes a CPU number, not '%s'\n", v);
+				fprintf(stderr,
+					"tdpctl: doctor: --cpu takes a CPU number, not '%s'\n", v);
 				return TDPCTL_EXIT_USAGE;
 			}
 			d.cpu = (int)c;
@@ -546,8 +619,9 @@ int tdpctl_doctor(int argc, char **argv)
 	check_cards(&d);
 	check_latency(&d);
 	if (d.json) {
-		json_t *o = json_pack("{si so s{si si si}}", "cpu", d.cpu, "findings", d.out, "summary", "pass", d.count[PASS],
-				      "warn", d.count[WARN], "fail", d.count[FAIL]);
+		json_t *o = json_pack("{si so s{si si si}}", "cpu", d.cpu, "findings", d.out,
+				      "summary", "pass", d.count[PASS], "warn", d.count[WARN],
+				      "fail", d.count[FAIL]);
 		json_dumpf(o, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(o);
@@ -557,13 +631,15 @@ int tdpctl_doctor(int argc, char **argv)
 	return d.count[FAIL] ? TDPCTL_EXIT_BAD : 0;
 usage:
 	fprintf(argc < 0 ? stdout : stderr,
-		"usage: tdpctl doctor [--cpu N] [--tf T] [--guard T] [--latency T] [--netdev IF]... [--json] [--root DIR]\n"
+		"usage: tdpctl doctor [--cpu N] [--tf T] [--guard T] [--latency T] [--netdev "
+		"IF]... [--json] [--root DIR]\n"
 		"  --cpu      the frame engine's CPU (default: the last online, tdpd's default)\n"
 		"  --tf       the table's frame length, to judge the measured latency against\n"
 		"  --guard    the table's guard band (default 20us)\n"
 		"  --latency  how long to measure the wake-up latency (default 2s; 0 skips it)\n"
 		"  --netdev   a kernel netdev behind a port: its interrupt coalescing\n"
-		"  --root     read /proc and /sys under DIR (a copy of another box's, or a test's)\n"
+		"  --root     read /proc and /sys under DIR (a copy of another box's, or a "
+		"test's)\n"
 		"Exit status: 0 no failure, 1 a check failed, 2 usage.\n");
 	return argc < 0 ? 0 : TDPCTL_EXIT_USAGE;
 }

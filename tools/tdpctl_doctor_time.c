@@ -41,7 +41,8 @@ static void pci_dev(const char *name, void *arg)
 		snprintf(item, sizeof(item), "%s (%s)", name, drv);
 		host_list_add(s->gps, sizeof(s->gps), &s->ngps, 4, item);
 	} else if ((strtoul(cls, NULL, 16) >> 16) == 0x02 &&
-		   (!strcmp(drv, "vfio-pci") || !strcmp(drv, "uio_pci_generic") || !strcmp(drv, "igb_uio"))) {
+		   (!strcmp(drv, "vfio-pci") || !strcmp(drv, "uio_pci_generic") ||
+		    !strcmp(drv, "igb_uio"))) {
 		/* a network controller the kernel has let go of, for DPDK */
 		snprintf(item, sizeof(item), "%s (%s)", name, drv);
 		host_list_add(s->dpdk, sizeof(s->dpdk), &s->ndpdk, 4, item);
@@ -75,19 +76,28 @@ void check_time_sources(struct doc *d)
 	host_each(&d->h, "/sys/class/net", phc_of, &s);
 	char dp[700] = "";
 	if (s.ndpdk)
-		snprintf(dp, sizeof(dp), "; NICs DPDK took from the kernel, with no ptp4l and no PTP clock of theirs: "
-			 "%s%s", s.dpdk, host_list_more(s.ndpdk, 4));
+		snprintf(dp, sizeof(dp),
+			 "; NICs DPDK took from the kernel, with no ptp4l and no PTP clock of "
+			 "theirs: "
+			 "%s%s",
+			 s.dpdk, host_list_more(s.ndpdk, 4));
 	if (s.ngps || s.nphc)
-		finding(d, "time-source", PASS, NULL, "%s%s%s%s%s%s%s", s.ngps ? "GPS card bc635PCI-U " : "",
-			s.gps, host_list_more(s.ngps, 4), s.ngps && s.nphc ? "; " : "",
-			s.nphc ? "PTP clocks on kernel interfaces (ptp4l there, then tdpd's ptp or phc timebase): " : "",
+		finding(d, "time-source", PASS, NULL, "%s%s%s%s%s%s%s",
+			s.ngps ? "GPS card bc635PCI-U " : "", s.gps, host_list_more(s.ngps, 4),
+			s.ngps && s.nphc ? "; " : "",
+			s.nphc ? "PTP clocks on kernel interfaces (ptp4l there, then tdpd's ptp or "
+				 "phc timebase): "
+			       : "",
 			s.phc, dp);
 	else
 		finding(d, "time-source", WARN,
-			"a PTP-capable NIC left with the kernel (an af_xdp port keeps its, or a separate one), or the "
+			"a PTP-capable NIC left with the kernel (an af_xdp port keeps its, or a "
+			"separate one), or the "
 			"bc635PCI-U GPS card",
-			"no GPS card and no PTP clock on a kernel interface: only the system clock, as good as what "
-			"disciplines it (chronyd, ntpd)%s", dp);
+			"no GPS card and no PTP clock on a kernel interface: only the system "
+			"clock, as good as what "
+			"disciplines it (chronyd, ntpd)%s",
+			dp);
 }
 
 /* ---- each bc635PCI-U: generation, driver, the bind line -------------------- */
@@ -138,49 +148,66 @@ static void card(const char *name, void *arg)
 	char what[200];
 	struct bc635_bars_of b = bc635_bars_of(gen);
 	if (gen)
-		snprintf(what, sizeof(what), "%s generation (PCI revision 0x%02x): registers in BAR%d, %u KiB of DPRAM in BAR%d",
+		snprintf(what, sizeof(what),
+			 "%s generation (PCI revision 0x%02x): registers in BAR%d, %u KiB of DPRAM "
+			 "in BAR%d",
 			 gen == 1 ? "first" : "second", rev, b.reg_bar, b.dp_size / 1024, b.dp_bar);
 	else if (rev < 0)
-		snprintf(what, sizeof(what), "PCI revision unreadable, so the generation is not known");
+		snprintf(what, sizeof(what),
+			 "PCI revision unreadable, so the generation is not known");
 	else
-		snprintf(what, sizeof(what), "PCI revision 0x%02x, which no public source names", rev);
+		snprintf(what, sizeof(what), "PCI revision 0x%02x, which no public source names",
+			 rev);
 	/* vfio-pci where the IOMMU gives the card a group, else uio_pci_generic */
 	const char *to = group[0] ? "vfio-pci" : "uio_pci_generic";
-	bool usable = bound && (!strcmp(drv, "vfio-pci") || (!strcmp(drv, "uio_pci_generic") && uio[0]));
+	bool usable =
+		bound && (!strcmp(drv, "vfio-pci") || (!strcmp(drv, "uio_pci_generic") && uio[0]));
 	char bind[700] = "", unbind[200] = "";
 	if (bound)
-		snprintf(unbind, sizeof(unbind), "echo %s > /sys/bus/pci/devices/%s/driver/unbind && ", name, name);
+		snprintf(unbind, sizeof(unbind),
+			 "echo %s > /sys/bus/pci/devices/%s/driver/unbind && ", name, name);
 	if (!usable)
-		snprintf(bind, sizeof(bind), "modprobe %s && %secho %s > /sys/bus/pci/devices/%s/driver_override && echo %s "
-			 "> /sys/bus/pci/drivers_probe%s", to, unbind, to, name, name,
-			 !group[0] && gen != 2 ? " (uio_pci_generic binds only a card with PCI 2.3's Interrupt Disable bit, "
-						 "as every PCIe card has; if this one is refused, turn the IOMMU on and bind "
-						 "vfio-pci)" : "");
+		snprintf(bind, sizeof(bind),
+			 "modprobe %s && %secho %s > /sys/bus/pci/devices/%s/driver_override && "
+			 "echo %s "
+			 "> /sys/bus/pci/drivers_probe%s",
+			 to, unbind, to, name, name,
+			 !group[0] && gen != 2 ? " (uio_pci_generic binds only a card with PCI "
+						 "2.3's Interrupt Disable bit, "
+						 "as every PCIe card has; if this one is refused, "
+						 "turn the IOMMU on and bind "
+						 "vfio-pci)"
+					       : "");
 	char device[80] = "";
 	if (usable)
 		snprintf(device, sizeof(device), "%s", !strcmp(drv, "vfio-pci") ? name : uio);
 	char fix[800];
 	if (!gen)
-		snprintf(fix, sizeof(fix), "look at its BARs (lspci -vv -s %s) and set bc635-bars (0,1 or 2,3)%s%s", name,
-			 bind[0] ? "; then " : "", bind);
+		snprintf(fix, sizeof(fix),
+			 "look at its BARs (lspci -vv -s %s) and set bc635-bars (0,1 or 2,3)%s%s",
+			 name, bind[0] ? "; then " : "", bind);
 	else
 		snprintf(fix, sizeof(fix), "%s", bind);
 	char where[200];
 	if (usable && !strcmp(drv, "vfio-pci"))
-		snprintf(where, sizeof(where), "bound to vfio-pci (IOMMU group %s): bc635-device %s", group, device);
+		snprintf(where, sizeof(where),
+			 "bound to vfio-pci (IOMMU group %s): bc635-device %s", group, device);
 	else if (usable)
-		snprintf(where, sizeof(where), "bound to uio_pci_generic as %s: bc635-device %s", uio, device);
+		snprintf(where, sizeof(where), "bound to uio_pci_generic as %s: bc635-device %s",
+			 uio, device);
 	else if (bound)
 		snprintf(where, sizeof(where), "bound to %s, which tdpd cannot use", drv);
 	else
 		snprintf(where, sizeof(where), "bound to no driver");
-	finding(d, "bc635", usable && gen ? PASS : WARN, fix, "%s: bc635PCI-U, %s; %s", name, what, where);
+	finding(d, "bc635", usable && gen ? PASS : WARN, fix, "%s: bc635PCI-U, %s; %s", name, what,
+		where);
 	if (d->json) {
 		json_t *last = json_array_get(d->out, json_array_size(d->out) - 1);
 		json_object_set_new(last, "card",
 				    json_pack("{ss so si ss ss ss}", "pci", name, "revision",
-					      rev >= 0 ? json_integer(rev) : json_null(), "generation", gen, "driver",
-					      bound ? drv : "", "bc635_device", device, "bind", bind));
+					      rev >= 0 ? json_integer(rev) : json_null(),
+					      "generation", gen, "driver", bound ? drv : "",
+					      "bc635_device", device, "bind", bind));
 	}
 }
 

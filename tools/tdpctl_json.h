@@ -17,7 +17,8 @@ static inline int64_t I(json_t *o, const char *path)
 	char buf[128];
 	snprintf(buf, sizeof(buf), "%s", path);
 	json_t *v = o;
-	for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && v; k = strtok_r(NULL, ".", &save))
+	for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && v;
+	     k = strtok_r(NULL, ".", &save))
 		v = json_object_get(v, k);
 	if (json_is_integer(v))
 		return (int64_t)json_integer_value(v);

@@ -15,9 +15,12 @@
 static void plan_usage(FILE *out)
 {
 	fputs("usage: tdpctl plan TOPOLOGY [-o DIR] [--json]\n"
-	      "  plans pipeline forwarding for the flow requests of TOPOLOGY: alpha per hop, frames\n"
-	      "  admission-checked on every link, one table per router and per sending host in DIR\n"
-	      "  with the topology, for tdpctl deploy DIR (default: print the report only); --json\n"
+	      "  plans pipeline forwarding for the flow requests of TOPOLOGY: alpha per hop, "
+	      "frames\n"
+	      "  admission-checked on every link, one table per router and per sending host in "
+	      "DIR\n"
+	      "  with the topology, for tdpctl deploy DIR (default: print the report only); "
+	      "--json\n"
 	      "  writes the report as JSON\n"
 	      "  TOPOLOGY: see tdpctl(8), Planning a network of routers\n",
 	      out);
@@ -40,20 +43,32 @@ static void routes(const struct plan *pl, FILE *o, bool json)
 				for (uint32_t j = 0; j < i && !seen; j++) {
 					plan_route_key(pl, &pl->flows[j], k2, sizeof(k2));
 					for (uint32_t g = 1; g + 1 < pl->flows[j].npath; g++)
-						seen |= pl->flows[j].path[g] == x && !strcmp(key, k2);
+						seen |= pl->flows[j].path[g] == x &&
+							!strcmp(key, k2);
 				}
 				if (seen)
 					continue;
 				const struct link *l = &pl->links[f->link[h]];
-				const char *via = pl->nodes[f->path[h + 1]].name, *port = l->e[f->dir[h]].port;
+				const char *via = pl->nodes[f->path[h + 1]].name,
+					   *port = l->e[f->dir[h]].port;
 				if (json) {
-					fprintf(o, "%s{\"router\": \"%s\", \"to\": ", any ? ", " : "", pl->nodes[x].name);
+					fprintf(o,
+						"%s{\"router\": \"%s\", \"to\": ", any ? ", " : "",
+						pl->nodes[x].name);
 					sched_json_str(o, key);
-					fprintf(o, ", \"next\": \"%s\", \"port\": \"%s\"}", via, port);
+					fprintf(o, ", \"next\": \"%s\", \"port\": \"%s\"}", via,
+						port);
 				} else {
-					fprintf(o, "%s%s: %s%s -> %s (port %s)\n", any ? "" : "\nroutes the plan takes (routers route "
-						"a flow by its destination; a route leaving by another port drops it):\n", pl->nodes[x].name,
-						key, strcmp(key, pl->nodes[f->dst].name) ? "" : "'s addresses", via, port);
+					fprintf(o, "%s%s: %s%s -> %s (port %s)\n",
+						any ? ""
+						    : "\nroutes the plan takes (routers route "
+						      "a flow by its destination; a route leaving "
+						      "by another port drops it):\n",
+						pl->nodes[x].name, key,
+						strcmp(key, pl->nodes[f->dst].name)
+							? ""
+							: "'s addresses",
+						via, port);
 				}
 				any = true;
 			}
@@ -75,20 +90,27 @@ static void sync_budget(const struct plan *pl, FILE *o, bool json)
 {
 	char a[32], b[32], c[32];
 	if (json) {
-		fprintf(o, "\"sync\": {\"clock_error_ns\": %" PRIu64 ", \"nodes\": [", pl->clock_err_ns);
+		fprintf(o, "\"sync\": {\"clock_error_ns\": %" PRIu64 ", \"nodes\": [",
+			pl->clock_err_ns);
 		for (uint32_t x = 0; x < pl->nnodes; x++) {
 			const struct node *n = &pl->nodes[x];
-			fprintf(o, "%s{\"name\": \"%s\", \"time\": %s%s%s, \"sync_error_ns\": %" PRIu64 ", \"given\": %s}",
-				x ? ", " : "", n->name, n->time ? "\"" : "", n->time ? n->time->name : "null",
-				n->time ? "\"" : "", n->sync_ns, n->sync_given ? "true" : "false");
+			fprintf(o,
+				"%s{\"name\": \"%s\", \"time\": %s%s%s, \"sync_error_ns\": %" PRIu64
+				", \"given\": %s}",
+				x ? ", " : "", n->name, n->time ? "\"" : "",
+				n->time ? n->time->name : "null", n->time ? "\"" : "", n->sync_ns,
+				n->sync_given ? "true" : "false");
 		}
 		fputs("], \"links\": [", o);
 	} else if (!pl->sync_bounds && !pl->clock_err_ns) {
-		fprintf(o, "\nsync budget: no node gives a time source or sync-error, so the plan takes every clock to "
-			   "agree; give them (tdpctl(8), time and sync-error) to have the guard band checked\n");
+		fprintf(o, "\nsync budget: no node gives a time source or sync-error, so the plan "
+			   "takes every clock to "
+			   "agree; give them (tdpctl(8), time and sync-error) to have the guard "
+			   "band checked\n");
 		return;
 	} else {
-		fprintf(o, "\nsync budget (frames line up across routers only as well as their clocks agree):\n");
+		fprintf(o, "\nsync budget (frames line up across routers only as well as their "
+			   "clocks agree):\n");
 		for (uint32_t x = 0; x < pl->nnodes; x++) {
 			const struct node *n = &pl->nodes[x];
 			fmt_ns(n->sync_ns, a, sizeof(a));
@@ -107,19 +129,25 @@ static void sync_budget(const struct plan *pl, FILE *o, bool json)
 			if (!plan_pair_counts(pl, lk, d))
 				continue;
 			uint64_t pair = plan_pair_ns(pl, lk);
-			const char *from = pl->nodes[lk->e[d].node].name, *to = pl->nodes[lk->e[1 - d].node].name;
+			const char *from = pl->nodes[lk->e[d].node].name,
+				   *to = pl->nodes[lk->e[1 - d].node].name;
 			if (json) {
-				fprintf(o, "%s{\"from\": \"%s:%s\", \"to\": \"%s:%s\", \"pair_ns\": %" PRIu64
-					   ", \"guard_needed_ns\": %" PRIu64 ", \"guard_ns\": %" PRIu64 ", \"fits\": %s}",
-					any ? ", " : "", from, lk->e[d].port, to, lk->e[1 - d].port, pair, 2 * pair, pl->guard_ns,
+				fprintf(o,
+					"%s{\"from\": \"%s:%s\", \"to\": \"%s:%s\", \"pair_ns\": "
+					"%" PRIu64 ", \"guard_needed_ns\": %" PRIu64
+					", \"guard_ns\": %" PRIu64 ", \"fits\": %s}",
+					any ? ", " : "", from, lk->e[d].port, to, lk->e[1 - d].port,
+					pair, 2 * pair, pl->guard_ns,
 					2 * pair <= pl->guard_ns ? "true" : "false");
 			} else {
 				fmt_ns(pair, a, sizeof(a));
 				fmt_ns(2 * pair, b, sizeof(b));
 				fmt_ns(pl->guard_ns, c, sizeof(c));
-				fprintf(o, "  link %s:%s -> %s:%s: the ends' frames may be %s apart either way; the guard band "
-					   "takes %s of its %s, and alpha at %s adds %s to the wait\n", from, lk->e[d].port, to,
-					lk->e[1 - d].port, a, b, c, to, a);
+				fprintf(o,
+					"  link %s:%s -> %s:%s: the ends' frames may be %s apart "
+					"either way; the guard band "
+					"takes %s of its %s, and alpha at %s adds %s to the wait\n",
+					from, lk->e[d].port, to, lk->e[1 - d].port, a, b, c, to, a);
 			}
 			any = true;
 		}
@@ -166,7 +194,8 @@ int tdpctl_plan(int argc, char **argv)
 		goto done;
 	}
 	if (plan_place(&pl) != 0) {
-		fprintf(stderr, "tdpctl plan: %d error%s; no tables written\n", pl.errors, pl.errors == 1 ? "" : "s");
+		fprintf(stderr, "tdpctl plan: %d error%s; no tables written\n", pl.errors,
+			pl.errors == 1 ? "" : "s");
 		rc = TDPCTL_EXIT_BAD;
 		goto done;
 	}
@@ -178,10 +207,12 @@ int tdpctl_plan(int argc, char **argv)
 		goto done;
 	}
 	for (uint32_t x = 0; out && x < pl.nnodes; x++)
-		if (plan_node_has_table(&pl, x) && plan_table_build(&pl, x, topo, &tab[ntab++]) != 0)
+		if (plan_node_has_table(&pl, x) &&
+		    plan_table_build(&pl, x, topo, &tab[ntab++]) != 0)
 			rc = TDPCTL_EXIT_BAD;
 	if (rc) {
-		fprintf(stderr, "tdpctl plan: %d error%s; no tables written\n", pl.errors, pl.errors == 1 ? "" : "s");
+		fprintf(stderr, "tdpctl plan: %d error%s; no tables written\n", pl.errors,
+			pl.errors == 1 ? "" : "s");
 		goto done;
 	}
 	if (out) {
@@ -198,9 +229,11 @@ int tdpctl_plan(int argc, char **argv)
 	}
 	if (out) {
 		struct stat st;
-		if (mkdir(out, 0755) != 0 && (errno != EEXIST || stat(out, &st) != 0 || !S_ISDIR(st.st_mode))) {
-			fprintf(stderr, "tdpctl plan: %s: %s\n", out, errno == EEXIST ? "exists and is not a directory"
-											: strerror(errno));
+		if (mkdir(out, 0755) != 0 &&
+		    (errno != EEXIST || stat(out, &st) != 0 || !S_ISDIR(st.st_mode))) {
+			fprintf(stderr, "tdpctl plan: %s: %s\n", out,
+				errno == EEXIST ? "exists and is not a directory"
+						: strerror(errno));
 			rc = TDPCTL_EXIT_USAGE;
 			goto done;
 		}
@@ -214,20 +247,24 @@ int tdpctl_plan(int argc, char **argv)
 	sched_fmt_time(pl.tf_ns, tf, sizeof(tf));
 	FILE *o = stdout;
 	if (json)
-		fprintf(o, "{\"tf_ns\": %" PRIu64 ", \"k\": %u, \"guard_ns\": %" PRIu64 ", \"flows\": [", pl.tf_ns, pl.k,
-			pl.guard_ns);
+		fprintf(o,
+			"{\"tf_ns\": %" PRIu64 ", \"k\": %u, \"guard_ns\": %" PRIu64
+			", \"flows\": [",
+			pl.tf_ns, pl.k, pl.guard_ns);
 	else
-		fprintf(o, "plan from %s: TF %s, k %u, guard %" PRIu64 " ns, %u flows\n", topo, tf, pl.k, pl.guard_ns,
-			pl.nflows);
+		fprintf(o, "plan from %s: TF %s, k %u, guard %" PRIu64 " ns, %u flows\n", topo, tf,
+			pl.k, pl.guard_ns, pl.nflows);
 	for (uint32_t i = 0; i < pl.nflows; i++) {
 		const struct preq *f = &pl.flows[i];
 		uint32_t last = f->npath - 2;
 		uint64_t a = plan_shift(f, last);
 		const struct link *ll = &pl.links[f->link[last]];
-		uint64_t ser = (plan_wire_bits(&pl, f->size) * SCHED_NS_PER_S + ll->rate_bps - 1) / ll->rate_bps;
+		uint64_t ser = (plan_wire_bits(&pl, f->size) * SCHED_NS_PER_S + ll->rate_bps - 1) /
+			       ll->rate_bps;
 		/* the last router's frames may be off the reference by its sync error */
 		uint64_t e = pl.nodes[f->path[last]].sync_ns;
-		uint64_t lo = a * pl.tf_ns + ll->delay_ns + ser, hi = a * pl.tf_ns + pl.tf_ns - pl.guard_ns + ll->delay_ns + e;
+		uint64_t lo = a * pl.tf_ns + ll->delay_ns + ser,
+			 hi = a * pl.tf_ns + pl.tf_ns - pl.guard_ns + ll->delay_ns + e;
 		lo = lo > e ? lo - e : 0;
 		char *alist = NULL, *fr = plan_ingress_frames(&pl, f, 0);
 		size_t alen = 0;
@@ -256,8 +293,10 @@ int tdpctl_plan(int argc, char **argv)
 				sched_json_str(o, f->detour);
 			else
 				fputs("null", o);
-			fprintf(o, ", \"packets\": %u, \"size\": %u, \"ingress_frames\": \"%s\", \"frames_total\": %" PRIu64
-				   ", \"delay_min_ns\": %" PRIu64 ", \"delay_max_ns\": %" PRIu64 ", \"jitter_ns\": %" PRIu64 "}",
+			fprintf(o,
+				", \"packets\": %u, \"size\": %u, \"ingress_frames\": \"%s\", "
+				"\"frames_total\": %" PRIu64 ", \"delay_min_ns\": %" PRIu64
+				", \"delay_max_ns\": %" PRIu64 ", \"jitter_ns\": %" PRIu64 "}",
 				f->packets, f->size, fr, a, lo, hi, hi - lo);
 			free(fr);
 			free(alist);
@@ -266,17 +305,23 @@ int tdpctl_plan(int argc, char **argv)
 		fprintf(o, "\nflow %s: ", f->name);
 		for (uint32_t h = 0; h < f->npath; h++)
 			fprintf(o, "%s%s", h ? " -> " : "", pl.nodes[f->path[h]].name);
-		fprintf(o, ", %u packet%s per cycle of %u bytes\n", f->packets, f->packets == 1 ? "" : "s", f->size);
+		fprintf(o, ", %u packet%s per cycle of %u bytes\n", f->packets,
+			f->packets == 1 ? "" : "s", f->size);
 		if (f->detour[0])
-			fprintf(o, "  (the path of the fewest routers, %s, has no room for it)\n", f->detour);
-		fprintf(o, "  %-4s %-12s %-26s %5s  %s\n", "hop", "node", "from", "alpha", "sends in frames");
-		fprintf(o, "  %-4u %-12s %-26s %5s  %s\n", 0u, pl.nodes[f->path[0]].name, "(ingress)", "-", fr);
+			fprintf(o, "  (the path of the fewest routers, %s, has no room for it)\n",
+				f->detour);
+		fprintf(o, "  %-4s %-12s %-26s %5s  %s\n", "hop", "node", "from", "alpha",
+			"sends in frames");
+		fprintf(o, "  %-4u %-12s %-26s %5s  %s\n", 0u, pl.nodes[f->path[0]].name,
+			"(ingress)", "-", fr);
 		for (uint32_t h = 1; h <= last; h++) {
 			const struct link *in = &pl.links[f->link[h - 1]];
 			char from[80], *frh = plan_ingress_frames(&pl, f, plan_shift(f, h));
-			snprintf(from, sizeof(from), "%s:%s", pl.nodes[in->e[f->dir[h - 1]].node].name, in->e[f->dir[h - 1]].port);
-			fprintf(o, "  %-4u %-12s %-26s %5u  %s", h, pl.nodes[f->path[h]].name, from, f->alpha[h],
-				frh ? frh : "?");
+			snprintf(from, sizeof(from), "%s:%s",
+				 pl.nodes[in->e[f->dir[h - 1]].node].name,
+				 in->e[f->dir[h - 1]].port);
+			fprintf(o, "  %-4u %-12s %-26s %5u  %s", h, pl.nodes[f->path[h]].name, from,
+				f->alpha[h], frh ? frh : "?");
 			if (f->alpha[h] != f->amin[h])
 				fprintf(o, "  (raised from %u: frames full)", f->amin[h]);
 			fputc('\n', o);
@@ -286,12 +331,18 @@ int tdpctl_plan(int argc, char **argv)
 		fmt_ns(lo, s1, sizeof(s1));
 		fmt_ns(hi, s2, sizeof(s2));
 		fmt_ns(hi - lo, s3, sizeof(s3));
-		fprintf(o, "  the last hop sends in ingress frame + %" PRIu64 "; delay from the start of the ingress frame "
-			   "%s .. %s, jitter at most %s (under one TF)\n", a, s1, s2, s3);
+		fprintf(o,
+			"  the last hop sends in ingress frame + %" PRIu64
+			"; delay from the start of the ingress frame "
+			"%s .. %s, jitter at most %s (under one TF)\n",
+			a, s1, s2, s3);
 		if (f->stamp)
-			fprintf(o, "  verify: tdp-probe send --table %s/%s.tdp --flow %s --stamps %u ...; tdp-probe recv "
-			   "--alpha %s --frame-delay %" PRIu64 " ...\n", out ? out : "DIR", pl.nodes[f->path[0]].name, f->name,
-			last, alist, a);
+			fprintf(o,
+				"  verify: tdp-probe send --table %s/%s.tdp --flow %s --stamps %u "
+				"...; tdp-probe recv "
+				"--alpha %s --frame-delay %" PRIu64 " ...\n",
+				out ? out : "DIR", pl.nodes[f->path[0]].name, f->name, last, alist,
+				a);
 		free(fr);
 		free(alist);
 	}
@@ -326,18 +377,25 @@ int tdpctl_plan(int argc, char **argv)
 				}
 				if (!sum)
 					continue;
-				fprintf(o, "link %s:%s -> %s:%s: reserved %.1f%% of the frame at most, %.1f%% on average\n",
-					pl.nodes[lk->e[d].node].name, lk->e[d].port, pl.nodes[lk->e[1 - d].node].name,
-					lk->e[1 - d].port, 100.0 * (double)mx / (double)plan_cap_bits(&pl, lk),
-					100.0 * (double)sum / pl.k / (double)plan_cap_bits(&pl, lk));
+				fprintf(o,
+					"link %s:%s -> %s:%s: reserved %.1f%% of the frame at "
+					"most, %.1f%% on average\n",
+					pl.nodes[lk->e[d].node].name, lk->e[d].port,
+					pl.nodes[lk->e[1 - d].node].name, lk->e[1 - d].port,
+					100.0 * (double)mx / (double)plan_cap_bits(&pl, lk),
+					100.0 * (double)sum / pl.k /
+						(double)plan_cap_bits(&pl, lk));
 			}
 		sync_budget(&pl, o, false);
 		routes(&pl, o, false);
 		for (uint32_t x = 0; x < ntab; x++)
 			fprintf(o, "wrote %s\n", tab[x].path);
 		if (out)
-			fprintf(o, "wrote %s (the topology, for tdpctl deploy)\ndeploy: tdpctl deploy %s (--check first: "
-				   "every router stages its table, then drops it)\n", tab[ntab].path, out);
+			fprintf(o,
+				"wrote %s (the topology, for tdpctl deploy)\ndeploy: tdpctl deploy "
+				"%s (--check first: "
+				"every router stages its table, then drops it)\n",
+				tab[ntab].path, out);
 	}
 done:
 	for (uint32_t x = 0; tab && x <= ntab; x++)

@@ -27,7 +27,8 @@ static void prom_head(const char *name, const char *type, const char *help)
 	printf("# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static void prom_engine(json_t *r, const char *key, const char *name, const char *type, const char *help)
+static void prom_engine(json_t *r, const char *key, const char *name, const char *type,
+			const char *help)
 {
 	prom_head(name, type, help);
 	printf("%s %" PRId64 "\n", name, I(json_object_get(r, "engine"), key));
@@ -43,7 +44,8 @@ static void prom_per(json_t *items, const char *what, const char *const defs[][2
 		prom_head(n, "counter", defs[i][1]);
 		size_t j;
 		json_t *o;
-		json_array_foreach(items, j, o) {
+		json_array_foreach(items, j, o)
+		{
 			printf("%s{%s=\"", n, what);
 			prom_label(S(o, "name"));
 			if (!strcmp(what, "flow")) {
@@ -60,25 +62,32 @@ static void prom_links(json_t *links)
 {
 	size_t i;
 	json_t *l;
-	prom_head("tdpd_port_link_up", "gauge", "1 when the port's link is up with carrier, 0 when not; absent when not followed.");
+	prom_head(
+		"tdpd_port_link_up", "gauge",
+		"1 when the port's link is up with carrier, 0 when not; absent when not followed.");
+	json_array_foreach(links, i, l) if (json_is_true(json_object_get(l, "followed")))
+	{
+		printf("tdpd_port_link_up{port=\"");
+		prom_label(S(l, "port"));
+		printf("\"} %d\n", !strcmp(S(l, "state"), "up"));
+	}
+	prom_head("tdpd_port_mtu_bytes", "gauge",
+		  "The largest IP packet the port sends (its interface's MTU).");
 	json_array_foreach(links, i, l)
-		if (json_is_true(json_object_get(l, "followed"))) {
-			printf("tdpd_port_link_up{port=\"");
-			prom_label(S(l, "port"));
-			printf("\"} %d\n", !strcmp(S(l, "state"), "up"));
-		}
-	prom_head("tdpd_port_mtu_bytes", "gauge", "The largest IP packet the port sends (its interface's MTU).");
-	json_array_foreach(links, i, l) {
+	{
 		printf("tdpd_port_mtu_bytes{port=\"");
 		prom_label(S(l, "port"));
 		printf("\"} %" PRId64 "\n", I(l, "mtu"));
 	}
-	prom_head("tdpd_port_link_changes_total", "counter", "Link changes seen since start, down and up.");
-	json_array_foreach(links, i, l) {
+	prom_head("tdpd_port_link_changes_total", "counter",
+		  "Link changes seen since start, down and up.");
+	json_array_foreach(links, i, l)
+	{
 		for (int up = 0; up < 2; up++) {
 			printf("tdpd_port_link_changes_total{port=\"");
 			prom_label(S(l, "port"));
-			printf("\",to=\"%s\"} %" PRId64 "\n", up ? "up" : "down", I(l, up ? "ups" : "downs"));
+			printf("\",to=\"%s\"} %" PRId64 "\n", up ? "up" : "down",
+			       I(l, up ? "ups" : "downs"));
 		}
 	}
 }
@@ -88,8 +97,11 @@ static void prom_alarms(json_t *alarms)
 {
 	size_t i;
 	json_t *a;
-	prom_head("tdpd_alarm", "gauge", "1 for each condition that needs an operator: a link down, the sync budget exceeded, a flow's route moved.");
-	json_array_foreach(alarms, i, a) {
+	prom_head("tdpd_alarm", "gauge",
+		  "1 for each condition that needs an operator: a link down, the sync budget "
+		  "exceeded, a flow's route moved.");
+	json_array_foreach(alarms, i, a)
+	{
 		printf("tdpd_alarm{kind=\"");
 		prom_label(S(a, "kind"));
 		printf("\",port=\"");
@@ -107,23 +119,38 @@ void tdpctl_prometheus(json_t *r)
 	static const struct {
 		const char *key, *name, *type, *help;
 	} eng[] = {
-		{"frames", "tdpd_frames_total", "counter", "Frames the engine processed (pushed or late)."},
-		{"late_frames", "tdpd_late_frames_total", "counter", "Frames late on at least one port."},
-		{"skipped_frames", "tdpd_skipped_frames_total", "counter", "Frames whose start passed while the engine was away."},
-		{"skip_events", "tdpd_skip_events_total", "counter", "Times the engine found frames skipped."},
-		{"back_steps", "tdpd_back_steps_total", "counter", "Times the reference stepped back across a frame start."},
-		{"repeated_frames", "tdpd_repeated_frames_total", "counter", "Frame starts that came round again (not re-sent)."},
-		{"holdover_frames", "tdpd_holdover_frames_total", "counter", "Frames processed in holdover."},
-		{"unlocked_frames", "tdpd_unlocked_frames_total", "counter", "Frames processed unlocked."},
-		{"alarm_frames", "tdpd_alarm_frames_total", "counter", "Frames served while not locked (action alarm)."},
-		{"over_budget_frames", "tdpd_over_budget_frames_total", "counter", "Frames begun with the source's uncertainty past the table's sync budget."},
-		{"demoted_frames", "tdpd_demoted_frames_total", "counter", "Frames with the reserved flows demoted to best effort."},
+		{"frames", "tdpd_frames_total", "counter",
+		 "Frames the engine processed (pushed or late)."},
+		{"late_frames", "tdpd_late_frames_total", "counter",
+		 "Frames late on at least one port."},
+		{"skipped_frames", "tdpd_skipped_frames_total", "counter",
+		 "Frames whose start passed while the engine was away."},
+		{"skip_events", "tdpd_skip_events_total", "counter",
+		 "Times the engine found frames skipped."},
+		{"back_steps", "tdpd_back_steps_total", "counter",
+		 "Times the reference stepped back across a frame start."},
+		{"repeated_frames", "tdpd_repeated_frames_total", "counter",
+		 "Frame starts that came round again (not re-sent)."},
+		{"holdover_frames", "tdpd_holdover_frames_total", "counter",
+		 "Frames processed in holdover."},
+		{"unlocked_frames", "tdpd_unlocked_frames_total", "counter",
+		 "Frames processed unlocked."},
+		{"alarm_frames", "tdpd_alarm_frames_total", "counter",
+		 "Frames served while not locked (action alarm)."},
+		{"over_budget_frames", "tdpd_over_budget_frames_total", "counter",
+		 "Frames begun with the source's uncertainty past the table's sync budget."},
+		{"demoted_frames", "tdpd_demoted_frames_total", "counter",
+		 "Frames with the reserved flows demoted to best effort."},
 		{"ticks", "tdpd_ticks_total", "counter", "Frame ticks taken from the time source."},
-		{"tick_timeouts", "tdpd_tick_timeouts_total", "counter", "Frames whose tick did not come in time."},
+		{"tick_timeouts", "tdpd_tick_timeouts_total", "counter",
+		 "Frames whose tick did not come in time."},
 		{"swaps", "tdpd_table_swaps_total", "counter", "Reservation tables adopted."},
-		{"late_swaps", "tdpd_table_late_swaps_total", "counter", "Tables adopted after the frame asked for."},
-		{"sleep_ns", "tdpd_engine_sleep_nanoseconds_total", "counter", "Time the engine spent asleep."},
-		{"next_frame", "tdpd_next_frame", "gauge", "Absolute index of the frame the engine pushes next."},
+		{"late_swaps", "tdpd_table_late_swaps_total", "counter",
+		 "Tables adopted after the frame asked for."},
+		{"sleep_ns", "tdpd_engine_sleep_nanoseconds_total", "counter",
+		 "Time the engine spent asleep."},
+		{"next_frame", "tdpd_next_frame", "gauge",
+		 "Absolute index of the frame the engine pushes next."},
 	};
 	for (size_t i = 0; i < sizeof(eng) / sizeof(eng[0]); i++)
 		prom_engine(r, eng[i].key, eng[i].name, eng[i].type, eng[i].help);
@@ -133,18 +160,21 @@ void tdpctl_prometheus(json_t *r)
 	printf("tdpd_cycle_frames %" PRId64 "\n", I(r, "k"));
 
 	/* the frame-start error as a histogram with fixed bounds, from the daemon's bins */
-	static const double le_ns[] = {100, 250, 500, 1e3, 2.5e3, 5e3, 1e4, 2.5e4, 5e4, 1e5, 2.5e5, 5e5, 1e6, 1e7};
+	static const double le_ns[] = {100,   250, 500, 1e3,   2.5e3, 5e3, 1e4,
+				       2.5e4, 5e4, 1e5, 2.5e5, 5e5,   1e6, 1e7};
 	json_t *h = json_object_get(r, "start_error_ns");
 	prom_head("tdpd_frame_start_error_seconds", "histogram",
-		  "Push time minus the nominal frame start (negative values count in the lowest bucket).");
+		  "Push time minus the nominal frame start (negative values count in the lowest "
+		  "bucket).");
 	for (size_t i = 0; i < sizeof(le_ns) / sizeof(le_ns[0]); i++) {
 		int64_t c = I(h, "under");
 		size_t j;
 		json_t *b;
-		json_array_foreach(json_object_get(h, "bins"), j, b)
-			if (json_integer_value(json_array_get(b, 1)) <= le_ns[i])
-				c += json_integer_value(json_array_get(b, 2));
-		printf("tdpd_frame_start_error_seconds_bucket{le=\"%g\"} %" PRId64 "\n", le_ns[i] / 1e9, c);
+		json_array_foreach(json_object_get(h, "bins"), j,
+				   b) if (json_integer_value(json_array_get(b, 1)) <= le_ns[i]) c +=
+			json_integer_value(json_array_get(b, 2));
+		printf("tdpd_frame_start_error_seconds_bucket{le=\"%g\"} %" PRId64 "\n",
+		       le_ns[i] / 1e9, c);
 	}
 	printf("tdpd_frame_start_error_seconds_bucket{le=\"+Inf\"} %" PRId64 "\n", I(h, "count"));
 	double mean = json_real_value(json_object_get(h, "mean"));
@@ -155,14 +185,19 @@ void tdpctl_prometheus(json_t *r)
 	prom_head("tdpd_sync_state", "gauge", "1 for the time source's sync state.");
 	static const char *const states[] = {"locked", "holdover", "unlocked"};
 	for (int i = 0; i < 3; i++)
-		printf("tdpd_sync_state{state=\"%s\"} %d\n", states[i], !strcmp(S(sy, "state"), states[i]));
-	prom_head("tdpd_sync_offset_seconds", "gauge", "Latest offset of the time source from its reference.");
+		printf("tdpd_sync_state{state=\"%s\"} %d\n", states[i],
+		       !strcmp(S(sy, "state"), states[i]));
+	prom_head("tdpd_sync_offset_seconds", "gauge",
+		  "Latest offset of the time source from its reference.");
 	printf("tdpd_sync_offset_seconds %.9f\n", (double)I(sy, "offset_ns") / 1e9);
-	prom_head("tdpd_sync_uncertainty_seconds", "gauge", "Bound on the time error (grows in holdover).");
+	prom_head("tdpd_sync_uncertainty_seconds", "gauge",
+		  "Bound on the time error (grows in holdover).");
 	printf("tdpd_sync_uncertainty_seconds %.9f\n", (double)I(sy, "uncertainty_ns") / 1e9);
-	static const char *const sc[][2] = {{"samples", "Samples taken."}, {"bad_samples", "Samples outside the lock threshold."},
-					   {"faults", "Reference faults."}, {"transitions", "Sync state changes."},
-					   {"steps", "Phase steps of the reference."}};
+	static const char *const sc[][2] = {{"samples", "Samples taken."},
+					    {"bad_samples", "Samples outside the lock threshold."},
+					    {"faults", "Reference faults."},
+					    {"transitions", "Sync state changes."},
+					    {"steps", "Phase steps of the reference."}};
 	for (int i = 0; i < 5; i++) {
 		char n[64];
 		snprintf(n, sizeof(n), "tdpd_sync_%s_total", sc[i][0]);
@@ -171,38 +206,57 @@ void tdpctl_prometheus(json_t *r)
 	}
 
 	static const char *const fc[][2] = {
-		{"rx", "Packets RX queued for the flow."}, {"overflow", "Packets dropped: the flow's queue was full."},
-		{"reserved", "Slots the table gave the flow."}, {"sent", "Packets sent in their reserved frame."},
-		{"unused", "Slots with no packet waiting."}, {"late_dropped", "Packets of late frames dropped."},
+		{"rx", "Packets RX queued for the flow."},
+		{"overflow", "Packets dropped: the flow's queue was full."},
+		{"reserved", "Slots the table gave the flow."},
+		{"sent", "Packets sent in their reserved frame."},
+		{"unused", "Slots with no packet waiting."},
+		{"late_dropped", "Packets of late frames dropped."},
 		{"late_carried", "Packets of late frames carried to the next reserved frame."},
 		{"late_frames", "Frames of the flow that were late."},
 		{"tx_drop", "Packets the driver had not taken by the guard band, dropped."},
-		{"tx_carried", "Packets the driver had not taken by the guard band, carried to the next reserved frame."},
+		{"tx_carried", "Packets the driver had not taken by the guard band, carried to the "
+			       "next reserved frame."},
 		{"demoted", "Packets sent as best effort while demoted."},
-		{"arr_late_dropped", "Pipelined packets that arrived after their frame was staged, dropped."},
-		{"arr_late_carried", "Pipelined packets that arrived after their frame was staged, carried."},
+		{"arr_late_dropped",
+		 "Pipelined packets that arrived after their frame was staged, dropped."},
+		{"arr_late_carried",
+		 "Pipelined packets that arrived after their frame was staged, carried."},
 		{"stamped", "Probe packets that got this node's hop stamp."},
-		{"arr_guard", "Pipelined packets that arrived in the upstream frame's guard band (near the next frame)."},
-		{"arr_uncertain", "Pipelined packets read so late that they may belong to an earlier upstream frame."},
-		{"route_moved", "Reserved packets whose route left by another port than the flow's (moved-route)."},
+		{"arr_guard", "Pipelined packets that arrived in the upstream frame's guard band "
+			      "(near the next frame)."},
+		{"arr_uncertain", "Pipelined packets read so late that they may belong to an "
+				  "earlier upstream frame."},
+		{"route_moved", "Reserved packets whose route left by another port than the flow's "
+				"(moved-route)."},
 		{"link_down", "Reserved packets dropped: the flow's port's link was down."},
-		{"too_big", "Reserved packets dropped: over the flow's port's MTU (never fragmented)."}};
+		{"too_big",
+		 "Reserved packets dropped: over the flow's port's MTU (never fragmented)."}};
 	prom_per(json_object_get(r, "flows"), "flow", fc, sizeof(fc) / sizeof(fc[0]));
 	static const char *const pc[][2] = {
-		{"frames", "Frames with a reservation pushed on time."}, {"late_frames", "Frames late on the port."},
-		{"reserved_pkts", "Reserved packets sent."}, {"reserved_bytes", "Reserved bytes sent."},
-		{"be_pkts", "Best-effort packets sent."}, {"be_bytes", "Best-effort bytes sent."},
+		{"frames", "Frames with a reservation pushed on time."},
+		{"late_frames", "Frames late on the port."},
+		{"reserved_pkts", "Reserved packets sent."},
+		{"reserved_bytes", "Reserved bytes sent."},
+		{"be_pkts", "Best-effort packets sent."},
+		{"be_bytes", "Best-effort bytes sent."},
 		{"be_too_big", "Best effort that can never fit in a frame."},
-		{"tx_drop", "Reserved packets the driver had not taken by the guard band, dropped."},
-		{"tx_carried", "Reserved packets the driver had not taken by the guard band, carried."},
+		{"tx_drop",
+		 "Reserved packets the driver had not taken by the guard band, dropped."},
+		{"tx_carried",
+		 "Reserved packets the driver had not taken by the guard band, carried."},
 		{"late_dropped", "Reserved packets of late frames dropped."},
 		{"late_carried", "Reserved packets of late frames carried."},
-		{"arr_late_dropped", "Pipelined packets that arrived after their frame was staged, dropped."},
-		{"push_retries", "Calls to the driver beyond the first of a push, while it took part of the burst."},
+		{"arr_late_dropped",
+		 "Pipelined packets that arrived after their frame was staged, dropped."},
+		{"push_retries", "Calls to the driver beyond the first of a push, while it took "
+				 "part of the burst."},
 		{"be_tx_drop", "Best-effort packets the driver refused."},
 		{"launch_frames", "Frames handed to the NIC with launch times."},
-		{"launch_late", "Frames of a launch-time port pushed by the CPU: handed over after start - launch-margin."},
-		{"launch_unready", "Frames of a launch-time port pushed by the CPU: its clock map not ready."}};
+		{"launch_late", "Frames of a launch-time port pushed by the CPU: handed over after "
+				"start - launch-margin."},
+		{"launch_unready",
+		 "Frames of a launch-time port pushed by the CPU: its clock map not ready."}};
 	prom_per(json_object_get(r, "ports"), "port", pc, sizeof(pc) / sizeof(pc[0]));
 	json_t *rx = json_object_get(r, "rx");
 	prom_head("tdpd_rx_packets_total", "counter", "Packets received.");
@@ -215,17 +269,21 @@ void tdpctl_prometheus(json_t *r)
 	const char *k;
 	json_t *v;
 	json_object_foreach(json_object_get(rx, "drop"), k, v)
-		printf("tdpd_rx_dropped_total{reason=\"%s\"} %" PRId64 "\n", k, (int64_t)json_integer_value(v));
-	prom_head("tdpd_rx_fragmented_total", "counter", "IPv4 packets over the egress MTU without DF, fragmented.");
+		printf("tdpd_rx_dropped_total{reason=\"%s\"} %" PRId64 "\n", k,
+		       (int64_t)json_integer_value(v));
+	prom_head("tdpd_rx_fragmented_total", "counter",
+		  "IPv4 packets over the egress MTU without DF, fragmented.");
 	printf("tdpd_rx_fragmented_total %" PRId64 "\n", I(rx, "fragmented.packets"));
-	prom_head("tdpd_rx_fragments_total", "counter", "Fragments sent, and lost (no buffer, queue full).");
-	printf("tdpd_rx_fragments_total{result=\"sent\"} %" PRId64 "\n", I(rx, "fragmented.fragments"));
-	printf("tdpd_rx_fragments_total{result=\"dropped\"} %" PRId64 "\n", I(rx, "fragmented.dropped"));
+	prom_head("tdpd_rx_fragments_total", "counter",
+		  "Fragments sent, and lost (no buffer, queue full).");
+	printf("tdpd_rx_fragments_total{result=\"sent\"} %" PRId64 "\n",
+	       I(rx, "fragmented.fragments"));
+	printf("tdpd_rx_fragments_total{result=\"dropped\"} %" PRId64 "\n",
+	       I(rx, "fragmented.dropped"));
 	prom_head("tdpd_icmp_sent_total", "counter", "ICMP errors sent, by kind.");
-	json_object_foreach(json_object_get(rx, "icmp_sent"), k, v)
-		if (json_is_integer(v))
-			printf("tdpd_icmp_sent_total{kind=\"%s\"} %" PRId64 "\n", k, (int64_t)json_integer_value(v));
+	json_object_foreach(json_object_get(rx, "icmp_sent"), k, v) if (json_is_integer(v))
+		printf("tdpd_icmp_sent_total{kind=\"%s\"} %" PRId64 "\n", k,
+		       (int64_t)json_integer_value(v));
 	prom_links(json_object_get(r, "links"));
 	prom_alarms(json_object_get(r, "alarms"));
 }
-

@@ -19,17 +19,21 @@ static void usage(FILE *out)
 	      "  show [--json] [--svg OUT] [--rows N] FILE\n"
 	      "                                       summary per port and flow, rows, picture\n"
 	      "  json FILE                            the table and its summary as JSON\n"
-	      "  new --tf T --k N [--guard T] [--epoch T] [--port NAME:RATE[:MAXFRAME[:OVERHEAD]]]...\n"
+	      "  new --tf T --k N [--guard T] [--epoch T] [--port "
+	      "NAME:RATE[:MAXFRAME[:OVERHEAD]]]...\n"
 	      "      [-o FILE] [--force]              a new table\n"
 	      "  reserve FILE FLOW N FRAMES [-o OUT] [--dry-run]\n"
-	      "                                       add N packets of FLOW in FRAMES (e.g. 0-99/10,5)\n"
+	      "                                       add N packets of FLOW in FRAMES (e.g. "
+	      "0-99/10,5)\n"
 	      "  release FILE FLOW N FRAMES [-o OUT] [--dry-run]\n"
 	      "                                       remove them again\n"
-	      "  fmt [-i] [--compact] FILE             canonical spelling (comments kept) or compact rows\n"
+	      "  fmt [-i] [--compact] FILE             canonical spelling (comments kept) or "
+	      "compact rows\n"
 	      "  diff [--json] OLD NEW                what changed, in flows and frames\n"
 	      "\n"
 	      "Exit status: 0 fine, 1 invalid table (diff: different), 2 usage or I/O error.\n"
-	      "Nothing here needs a running daemon. See tdp-schedule(5).\n", out);
+	      "Nothing here needs a running daemon. See tdp-schedule(5).\n",
+	      out);
 }
 
 /* A table, or NULL with *fail the exit status: 2 when the file could not be
@@ -47,7 +51,7 @@ static struct sched_table *load(const char *path, int *fail)
 
 static void si(double v, const char *unit, char *out, size_t n)
 {
-	static const char *const pre[] = { "", "k", "M", "G", "T" };
+	static const char *const pre[] = {"", "k", "M", "G", "T"};
 	int i = 0;
 	while (v >= 1000 && i < 4) {
 		v /= 1000;
@@ -67,16 +71,35 @@ struct opts {
 
 static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o)
 {
-	enum { O_SVG = 256, O_ROWS, O_TF, O_K, O_GUARD, O_EPOCH, O_PORT, O_DRY, O_COMPACT, O_FORCE };
+	enum {
+		O_SVG = 256,
+		O_ROWS,
+		O_TF,
+		O_K,
+		O_GUARD,
+		O_EPOCH,
+		O_PORT,
+		O_DRY,
+		O_COMPACT,
+		O_FORCE
+	};
 	static const struct option lo[] = {
-		{ "json", no_argument, NULL, 'j' },     { "quiet", no_argument, NULL, 'q' },
-		{ "svg", required_argument, NULL, O_SVG }, { "rows", required_argument, NULL, O_ROWS },
-		{ "tf", required_argument, NULL, O_TF },  { "k", required_argument, NULL, O_K },
-		{ "guard", required_argument, NULL, O_GUARD }, { "epoch", required_argument, NULL, O_EPOCH },
-		{ "port", required_argument, NULL, O_PORT }, { "output", required_argument, NULL, 'o' },
-		{ "dry-run", no_argument, NULL, O_DRY }, { "in-place", no_argument, NULL, 'i' },
-		{ "compact", no_argument, NULL, O_COMPACT }, { "force", no_argument, NULL, O_FORCE },
-		{ "help", no_argument, NULL, 'h' },     { NULL, 0, NULL, 0 },
+		{"json", no_argument, NULL, 'j'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"svg", required_argument, NULL, O_SVG},
+		{"rows", required_argument, NULL, O_ROWS},
+		{"tf", required_argument, NULL, O_TF},
+		{"k", required_argument, NULL, O_K},
+		{"guard", required_argument, NULL, O_GUARD},
+		{"epoch", required_argument, NULL, O_EPOCH},
+		{"port", required_argument, NULL, O_PORT},
+		{"output", required_argument, NULL, 'o'},
+		{"dry-run", no_argument, NULL, O_DRY},
+		{"in-place", no_argument, NULL, 'i'},
+		{"compact", no_argument, NULL, O_COMPACT},
+		{"force", no_argument, NULL, O_FORCE},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	int c;
 	memset(o, 0, sizeof(*o));
@@ -93,15 +116,26 @@ static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o
 		}
 		if (c == '?' || !name || !strstr(allowed, name)) {
 			if (c != '?')
-				fprintf(stderr, "tdpctl schedule %s: --%s does not apply here\n", argv[0], name);
+				fprintf(stderr, "tdpctl schedule %s: --%s does not apply here\n",
+					argv[0], name);
 			return -1;
 		}
 		switch (c) {
-		case 'j': o->json = true; break;
-		case 'q': o->quiet = true; break;
-		case 'o': o->out = optarg; break;
-		case 'i': o->in_place = true; break;
-		case O_SVG: o->svg = optarg; break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'i':
+			o->in_place = true;
+			break;
+		case O_SVG:
+			o->svg = optarg;
+			break;
 		case O_ROWS: {
 			char *end;
 			o->rows = strtol(optarg, &end, 10);
@@ -111,20 +145,35 @@ static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o
 			}
 			break;
 		}
-		case O_TF: o->tf = optarg; break;
-		case O_K: o->k = optarg; break;
-		case O_GUARD: o->guard = optarg; break;
-		case O_EPOCH: o->epoch = optarg; break;
+		case O_TF:
+			o->tf = optarg;
+			break;
+		case O_K:
+			o->k = optarg;
+			break;
+		case O_GUARD:
+			o->guard = optarg;
+			break;
+		case O_EPOCH:
+			o->epoch = optarg;
+			break;
 		case O_PORT:
 			if (o->nports == SCHED_MAX_PORTS) {
-				fprintf(stderr, "tdpctl schedule: more than %d --port options\n", SCHED_MAX_PORTS);
+				fprintf(stderr, "tdpctl schedule: more than %d --port options\n",
+					SCHED_MAX_PORTS);
 				return -1;
 			}
 			o->ports[o->nports++] = optarg;
 			break;
-		case O_DRY: o->dry_run = true; break;
-		case O_COMPACT: o->compact = true; break;
-		case O_FORCE: o->force = true; break;
+		case O_DRY:
+			o->dry_run = true;
+			break;
+		case O_COMPACT:
+			o->compact = true;
+			break;
+		case O_FORCE:
+			o->force = true;
+			break;
 		}
 	}
 	return 0;
@@ -192,7 +241,7 @@ static int peak(const struct sched_table *t, double *util)
 
 static void json_diags(const struct sched_diags *d)
 {
-	static const char *const sev[] = { "error", "warning", "note" };
+	static const char *const sev[] = {"error", "warning", "note"};
 	fputs("[", stdout);
 	for (size_t i = 0; i < d->n; i++) {
 		printf("%s{\"line\":%u,\"col\":%u,\"severity\":\"%s\",\"message\":", i ? "," : "",
@@ -227,11 +276,14 @@ static int cmd_check(int argc, char **argv)
 		if (o.json) {
 			printf("%s{\"file\":", i > optind ? "," : "");
 			sched_json_str(stdout, argv[i]);
-			printf(",\"ok\":%s,\"errors\":%zu,\"diagnostics\":", ok ? "true" : "false", d.nerr);
+			printf(",\"ok\":%s,\"errors\":%zu,\"diagnostics\":", ok ? "true" : "false",
+			       d.nerr);
 			json_diags(&d);
 			if (t)
-				printf(",\"k\":%u,\"tf_ns\":%llu,\"ports\":%u,\"flows\":%u,\"distinct_rows\":%u",
-				       t->k, (unsigned long long)t->tf_ns, t->nports, t->nflows, t->nrows);
+				printf(",\"k\":%u,\"tf_ns\":%llu,\"ports\":%u,\"flows\":%u,"
+				       "\"distinct_rows\":%u",
+				       t->k, (unsigned long long)t->tf_ns, t->nports, t->nflows,
+				       t->nrows);
 			fputs("}", stdout);
 		} else {
 			sched_diags_print(&d, stderr);
@@ -240,14 +292,18 @@ static int cmd_check(int argc, char **argv)
 				double u;
 				int p = peak(t, &u);
 				sched_fmt_time(t->tf_ns, tf, sizeof(tf));
-				printf("%s: ok: TF %s, k %u, %u port%s, %u flow%s, %u distinct row%s", argv[i], tf,
-				       t->k, t->nports, t->nports == 1 ? "" : "s", t->nflows,
-				       t->nflows == 1 ? "" : "s", t->nrows, t->nrows == 1 ? "" : "s");
+				printf("%s: ok: TF %s, k %u, %u port%s, %u flow%s, %u distinct "
+				       "row%s",
+				       argv[i], tf, t->k, t->nports, t->nports == 1 ? "" : "s",
+				       t->nflows, t->nflows == 1 ? "" : "s", t->nrows,
+				       t->nrows == 1 ? "" : "s");
 				if (p >= 0)
-					printf(", peak utilisation %.1f%% on %s", u * 100, t->ports[p].name);
+					printf(", peak utilisation %.1f%% on %s", u * 100,
+					       t->ports[p].name);
 				putchar('\n');
 			} else if (!ok) {
-				fprintf(stderr, "%s: %zu error%s\n", argv[i], d.nerr, d.nerr == 1 ? "" : "s");
+				fprintf(stderr, "%s: %zu error%s\n", argv[i], d.nerr,
+					d.nerr == 1 ? "" : "s");
 			}
 		}
 		sched_diags_free(&d);
@@ -285,7 +341,7 @@ static int cmd_show(int argc, char **argv, bool json_verb)
 
 	if (o.svg) {
 		FILE *f = strcmp(o.svg, "-") ? fopen(o.svg, "w") : stdout;
-		struct sched_svg_opts so = { .title = path, .width = 1200, .max_columns = 600 };
+		struct sched_svg_opts so = {.title = path, .width = 1200, .max_columns = 600};
 		if (!f || sched_svg(t, &so, f) || (f != stdout && fclose(f))) {
 			fprintf(stderr, "tdpctl: cannot write %s: %s\n", o.svg, strerror(errno));
 			sched_free(t);
@@ -314,8 +370,8 @@ static int cmd_show(int argc, char **argv, bool json_verb)
 	sched_fmt_time(t->tf_ns * t->k, cyc, sizeof(cyc));
 	sched_fmt_time(t->guard_ns, g, sizeof(g));
 	sched_fmt_time(t->epoch_ns, ep, sizeof(ep));
-	printf("%s: TF %s, k %u (cycle %s), guard %s, epoch %s after the TAI second\n", path, tf, t->k,
-	       cyc, g, ep);
+	printf("%s: TF %s, k %u (cycle %s), guard %s, epoch %s after the TAI second\n", path, tf,
+	       t->k, cyc, g, ep);
 	printf("runtime form: %u distinct row%s, %u entries, %zu bytes\n\n", t->nrows,
 	       t->nrows == 1 ? "" : "s", t->row_off[t->nrows], sched_runtime_bytes(t));
 	printf("%-16s %12s %9s %8s %26s %13s %16s\n", "port", "rate", "max-frame", "overhead",
@@ -324,11 +380,12 @@ static int cmd_show(int argc, char **argv, bool json_verb)
 		char u[64], fu[32];
 		sched_fmt_rate(t->ports[p].rate_bps, a, sizeof(a));
 		si(ps[p].be_bps, "bit/s", b, sizeof(b));
-		snprintf(u, sizeof(u), "%.1f%% / %.1f%% / %.1f%%", ps[p].util_min * 100, ps[p].util_avg * 100,
-			 ps[p].util_max * 100);
+		snprintf(u, sizeof(u), "%.1f%% / %.1f%% / %.1f%%", ps[p].util_min * 100,
+			 ps[p].util_avg * 100, ps[p].util_max * 100);
 		snprintf(fu, sizeof(fu), "%u/%u", ps[p].frames_used, t->k);
-		printf("%-16s %12s %9u %8u %26s %13s %16s%s\n", t->ports[p].name, a, t->ports[p].max_frame,
-		       t->ports[p].overhead, u, fu, b, ps[p].frames_over ? "  OVERBOOKED" : "");
+		printf("%-16s %12s %9u %8u %26s %13s %16s%s\n", t->ports[p].name, a,
+		       t->ports[p].max_frame, t->ports[p].overhead, u, fu, b,
+		       ps[p].frames_over ? "  OVERBOOKED" : "");
 	}
 	printf("\n%-16s %-16s %6s %5s %11s %13s %14s %11s  %s\n", "flow", "port", "size", "alpha",
 	       "pkts/cycle", "frames/cycle", "reserved", "worst wait", "match");
@@ -342,8 +399,9 @@ static int cmd_show(int argc, char **argv, bool json_verb)
 			sched_fmt_time(fs[i].max_wait_ns, w, sizeof(w));
 		else
 			snprintf(w, sizeof(w), "never sent");
-		printf("%-16s %-16s %6u %5s %11llu %13u %14s %11s  %s\n", f->name, t->ports[f->port].name,
-		       f->size, al, (unsigned long long)fs[i].pkts_per_cycle, fs[i].frames_per_cycle, b, w, m);
+		printf("%-16s %-16s %6u %5s %11llu %13u %14s %11s  %s\n", f->name,
+		       t->ports[f->port].name, f->size, al,
+		       (unsigned long long)fs[i].pkts_per_cycle, fs[i].frames_per_cycle, b, w, m);
 	}
 	free(ps);
 	free(fs);
@@ -383,7 +441,11 @@ static int cmd_new(int argc, char **argv)
 		return TDPCTL_EXIT_USAGE;
 	}
 	char err[640];
-	struct sched_new nw = {.tf = o.tf, .k = o.k, .guard = o.guard, .epoch = o.epoch, .ports = o.ports,
+	struct sched_new nw = {.tf = o.tf,
+			       .k = o.k,
+			       .guard = o.guard,
+			       .epoch = o.epoch,
+			       .ports = o.ports,
 			       .nports = o.nports};
 	char *text = sched_new_text(&nw, err, sizeof(err));
 	if (!text) {
@@ -424,7 +486,9 @@ static int cmd_edit(int argc, char **argv, bool reserve)
 	if (parse_opts(argc, argv, "output dry-run", &o))
 		return TDPCTL_EXIT_USAGE;
 	if (optind + 4 != argc) {
-		fprintf(stderr, "usage: tdpctl schedule %s FILE FLOW N FRAMES [-o OUT] [--dry-run]\n", argv[0]);
+		fprintf(stderr,
+			"usage: tdpctl schedule %s FILE FLOW N FRAMES [-o OUT] [--dry-run]\n",
+			argv[0]);
 		return TDPCTL_EXIT_USAGE;
 	}
 	const char *path = argv[optind], *flow = argv[optind + 1], *frames = argv[optind + 3];
@@ -523,7 +587,9 @@ static int cmd_fmt(int argc, char **argv)
 	back = sched_parse(buf, len, &d);
 	if (!back || !sched_equal(t, back)) {
 		sched_diags_print(&d, stderr);
-		fprintf(stderr, "tdpctl: internal error: the formatted table differs; %s left as it is\n", path);
+		fprintf(stderr,
+			"tdpctl: internal error: the formatted table differs; %s left as it is\n",
+			path);
 		sched_diags_free(&d);
 		goto out;
 	}

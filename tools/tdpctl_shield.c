@@ -34,9 +34,9 @@ struct sh {
 	struct host h;
 	int cpu;
 	const char *state;
-	FILE *st;                 /* state file being written */
+	FILE *st; /* state file being written */
 	int moved, pinned, warnings;
-	const char *rest;         /* the other online CPUs, as a list */
+	const char *rest; /* the other online CPUs, as a list */
 };
 
 static void say(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -72,7 +72,8 @@ static void irq_off(const char *irq, void *arg)
 	char path[300], cur[4096];
 	snprintf(path, sizeof(path), "/proc/irq/%s/smp_affinity_list", irq);
 	uint8_t set[HOST_MAX_CPUS];
-	if (host_read(&s->h, path, cur, sizeof(cur)) != 0 || host_cpulist_parse(cur, set) != 0 || !set[s->cpu])
+	if (host_read(&s->h, path, cur, sizeof(cur)) != 0 || host_cpulist_parse(cur, set) != 0 ||
+	    !set[s->cpu])
 		return;
 	if (set_saved(s, path, s->rest) == 0)
 		s->moved++;
@@ -114,10 +115,14 @@ static void boot_params(struct sh *s)
 		}
 	}
 	if (missing[0]) {
-		say("note", "boot parameters only the kernel command line can set: add \"%s\" "
-			    "(e.g. GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub and reboot)", missing);
+		say("note",
+		    "boot parameters only the kernel command line can set: add \"%s\" "
+		    "(e.g. GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub and reboot)",
+		    missing);
 	} else {
-		say("ok", "the kernel was booted with CPU %d isolated (isolcpus, nohz_full, rcu_nocbs)", s->cpu);
+		say("ok",
+		    "the kernel was booted with CPU %d isolated (isolcpus, nohz_full, rcu_nocbs)",
+		    s->cpu);
 	}
 }
 
@@ -143,13 +148,18 @@ static int shield_on(struct sh *s)
 	s->rest = restl;
 	host_cpumask_format(rest, restm, sizeof(restm));
 	if (!restl[0]) {
-		fprintf(stderr, "tdpctl: shield: CPU %d is the only one online; nothing could run elsewhere\n", s->cpu);
+		fprintf(stderr,
+			"tdpctl: shield: CPU %d is the only one online; nothing could run "
+			"elsewhere\n",
+			s->cpu);
 		return TDPCTL_EXIT_USAGE;
 	}
 	char sp[4096];
 	snprintf(sp, sizeof(sp), "%s%s", s->h.root, s->state);
 	if (access(sp, F_OK) == 0) {
-		fprintf(stderr, "tdpctl: shield: %s exists: the shield is on (tdpctl shield off first)\n", sp);
+		fprintf(stderr,
+			"tdpctl: shield: %s exists: the shield is on (tdpctl shield off first)\n",
+			sp);
 		return TDPCTL_EXIT_USAGE;
 	}
 	char dir[4096];
@@ -170,9 +180,12 @@ static int shield_on(struct sh *s)
 
 	/* cgroup v2 partition */
 	char buf[4096];
-	if (host_read(&s->h, CG "/cgroup.controllers", buf, sizeof(buf)) != 0 || !strstr(buf, "cpuset")) {
-		say("warn", "no cgroup v2 cpuset controller at %s: no isolated partition (boot with "
-			    "systemd.unified_cgroup_hierarchy=1)", CG);
+	if (host_read(&s->h, CG "/cgroup.controllers", buf, sizeof(buf)) != 0 ||
+	    !strstr(buf, "cpuset")) {
+		say("warn",
+		    "no cgroup v2 cpuset controller at %s: no isolated partition (boot with "
+		    "systemd.unified_cgroup_hierarchy=1)",
+		    CG);
 		s->warnings++;
 	} else {
 		char sub[4096] = "";
@@ -193,12 +206,16 @@ static int shield_on(struct sh *s)
 		char part[256] = "";
 		host_read(&s->h, CG_SHIELD "/cpuset.cpus.partition", part, sizeof(part));
 		if (rc || strncmp(part, "isolated", 8) || strstr(part, "invalid")) {
-			say("warn", "cpuset partition " CG_SHIELD ": %s (%s)", rc ? strerror(-rc) : "not isolated",
+			say("warn", "cpuset partition " CG_SHIELD ": %s (%s)",
+			    rc ? strerror(-rc) : "not isolated",
 			    part[0] ? part : "nothing read back");
 			s->warnings++;
 		} else {
-			say("ok", "CPU %d is an isolated cpuset partition (" CG_SHIELD "): no task is scheduled there "
-				  "unless it asks to be", s->cpu);
+			say("ok",
+			    "CPU %d is an isolated cpuset partition (" CG_SHIELD
+			    "): no task is scheduled there "
+			    "unless it asks to be",
+			    s->cpu);
 		}
 	}
 
@@ -206,23 +223,25 @@ static int shield_on(struct sh *s)
 	host_each_number(&s->h, "/proc/irq", irq_off, s);
 	if (host_exists(&s->h, IRQ_DEFAULT))
 		set_saved(s, IRQ_DEFAULT, restm);
-	say(s->pinned ? "warn" : "ok", "IRQs: %d moved off CPU %d to %s; %d could not move (per-CPU)", s->moved,
-	    s->cpu, restl, s->pinned);
+	say(s->pinned ? "warn" : "ok",
+	    "IRQs: %d moved off CPU %d to %s; %d could not move (per-CPU)", s->moved, s->cpu, restl,
+	    s->pinned);
 	if (s->pinned)
 		s->warnings++;
 
 	/* unbound workqueues */
 	if (host_exists(&s->h, WQ_MASK)) {
 		int rc = set_saved(s, WQ_MASK, restm);
-		say(rc ? "warn" : "ok", "unbound workqueues %s CPU %d%s%s", rc ? "still on" : "off", s->cpu,
-		    rc ? ": " : "", rc ? strerror(-rc) : "");
+		say(rc ? "warn" : "ok", "unbound workqueues %s CPU %d%s%s", rc ? "still on" : "off",
+		    s->cpu, rc ? ": " : "", rc ? strerror(-rc) : "");
 		s->warnings += rc != 0;
 	}
 
 	/* RT throttling */
 	int rc = set_saved(s, RT_RUNTIME, "-1");
-	say(rc ? "warn" : "ok", "RT throttling %s%s%s", rc ? "still on" : "off (sched_rt_runtime_us -1)",
-	    rc ? ": " : "", rc ? strerror(-rc) : "");
+	say(rc ? "warn" : "ok", "RT throttling %s%s%s",
+	    rc ? "still on" : "off (sched_rt_runtime_us -1)", rc ? ": " : "",
+	    rc ? strerror(-rc) : "");
 	s->warnings += rc != 0;
 
 	boot_params(s);
@@ -284,8 +303,8 @@ static int shield_off(struct sh *s)
 	if (disable)
 		host_write(&s->h, CG "/cgroup.subtree_control", "-cpuset");
 	unlink(sp);
-	say(failed ? "warn" : "ok", "shield off: %d settings put back%s%s", restored, failed ? ", could not: " : "",
-	    failed ? "some (see above)" : "");
+	say(failed ? "warn" : "ok", "shield off: %d settings put back%s%s", restored,
+	    failed ? ", could not: " : "", failed ? "some (see above)" : "");
 	return failed ? TDPCTL_EXIT_BAD : 0;
 }
 
@@ -301,7 +320,8 @@ static int shield_status(struct sh *s)
 		printf("cpuset   " CG_SHIELD ": CPUs %s, partition %s\n", buf, part);
 	}
 	if (host_read(&s->h, RT_RUNTIME, buf, sizeof(buf)) == 0)
-		printf("rt       sched_rt_runtime_us %s%s\n", buf, !strcmp(buf, "-1") ? " (throttling off)" : "");
+		printf("rt       sched_rt_runtime_us %s%s\n", buf,
+		       !strcmp(buf, "-1") ? " (throttling off)" : "");
 	if (host_read(&s->h, WQ_MASK, buf, sizeof(buf)) == 0)
 		printf("wq       unbound workqueue cpumask %s\n", buf);
 	if (host_read(&s->h, IRQ_DEFAULT, buf, sizeof(buf)) == 0)
@@ -318,7 +338,9 @@ int tdpctl_shield(int argc, char **argv)
 			char *end;
 			long c = strtol(argv[++i], &end, 10);
 			if (*end || c < 0 || c >= HOST_MAX_CPUS) {
-				fprintf(stderr, "tdpctl: shield: --cpu takes a CPU number, not '%s'\n", argv[i]);
+				fprintf(stderr,
+					"tdpctl: shield: --cpu takes a CPU number, not '%s'\n",
+					argv[i]);
 				return TDPCTL_EXIT_USAGE;
 			}
 			s.cpu = (int)c;
@@ -341,7 +363,8 @@ int tdpctl_shield(int argc, char **argv)
 	fprintf(verb && !strcmp(verb, "--help") ? stdout : stderr,
 		"usage: tdpctl shield on [--cpu N] | off | status  [--root DIR] [--state FILE]\n"
 		"  --state FILE  what 'on' replaced, for 'off' (default " STATE_DEFAULT ")\n"
-		"  on      isolate CPU N (default: the last online CPU, tdpd's default engine-cpu)\n"
+		"  on      isolate CPU N (default: the last online CPU, tdpd's default "
+		"engine-cpu)\n"
 		"  off     put back what 'on' changed\n"
 		"  status  what is in place\n");
 	return verb && !strcmp(verb, "--help") ? 0 : TDPCTL_EXIT_USAGE;

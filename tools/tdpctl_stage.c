@@ -55,9 +55,11 @@ static int stage(const struct tdpctl_global *g, int argc, char **argv)
 			double s = strtod(argv[++i], &end);
 			if (*end || !(s >= 0.001 && s <= 3600)) {
 				json_decref(args);
-				return usage_err("tdpctl: schedule stage --ttl takes seconds, 0.001 to 3600");
+				return usage_err("tdpctl: schedule stage --ttl takes seconds, "
+						 "0.001 to 3600");
 			}
-			json_object_set_new(args, "ttl_ms", json_integer((json_int_t)(s * 1000 + 0.5)));
+			json_object_set_new(args, "ttl_ms",
+					    json_integer((json_int_t)(s * 1000 + 0.5)));
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "tdpctl: schedule stage: unknown option '%s'\n", argv[i]);
 			json_decref(args);
@@ -79,9 +81,11 @@ static int stage(const struct tdpctl_global *g, int argc, char **argv)
 		return rc;
 	json_t *r = tdpctl_text_result(g, o, rc);
 	if (r)
-		printf("%s: staged as %" PRId64 " (digest %s, k %" PRId64 ", %" PRId64 " flows); commit or abort within "
-		       "%.1f s\n", name ? name : file, num(r, "id"), str(r, "digest"), num(r, "k"), num(r, "flows"),
-		       (double)num(r, "expires_in_ms") / 1000);
+		printf("%s: staged as %" PRId64 " (digest %s, k %" PRId64 ", %" PRId64
+		       " flows); commit or abort within "
+		       "%.1f s\n",
+		       name ? name : file, num(r, "id"), str(r, "digest"), num(r, "k"),
+		       num(r, "flows"), (double)num(r, "expires_in_ms") / 1000);
 	json_decref(o);
 	return rc;
 }
@@ -105,14 +109,18 @@ static int commit(const struct tdpctl_global *g, int argc, char **argv)
 		} else if (!id && (id = parse_id(argv[i])) != 0) {
 			json_object_set_new(args, "id", json_integer((json_int_t)id));
 		} else {
-			fprintf(stderr, "tdpctl: schedule commit: '%s' is not a stage's id (a positive integer)\n", argv[i]);
+			fprintf(stderr,
+				"tdpctl: schedule commit: '%s' is not a stage's id (a positive "
+				"integer)\n",
+				argv[i]);
 			json_decref(args);
 			return TDPCTL_EXIT_USAGE;
 		}
 	}
 	if (!id) {
 		json_decref(args);
-		return usage_err("usage: tdpctl schedule commit ID [--at TAI-SECONDS|+SECONDS] [--no-wait]");
+		return usage_err(
+			"usage: tdpctl schedule commit ID [--at TAI-SECONDS|+SECONDS] [--no-wait]");
 	}
 	int rc;
 	json_t *o = tdpctl_call(g, true, "schedule-commit", args, -1, &rc);
@@ -130,13 +138,14 @@ static int abort_stage(const struct tdpctl_global *g, int argc, char **argv)
 	if (!id)
 		return usage_err("usage: tdpctl schedule abort ID");
 	int rc;
-	json_t *o = tdpctl_call(g, true, "schedule-abort", json_pack("{sI}", "id", (json_int_t)id), -1, &rc);
+	json_t *o = tdpctl_call(g, true, "schedule-abort", json_pack("{sI}", "id", (json_int_t)id),
+				-1, &rc);
 	if (!o)
 		return rc;
 	json_t *r = tdpctl_text_result(g, o, rc);
 	if (r)
-		printf("%s (staged as %" PRId64 "): dropped; %s stays in force\n", str(r, "table"), num(r, "aborted"),
-		       str(r, "in_force"));
+		printf("%s (staged as %" PRId64 "): dropped; %s stays in force\n", str(r, "table"),
+		       num(r, "aborted"), str(r, "in_force"));
 	json_decref(o);
 	return rc;
 }

@@ -14,7 +14,7 @@
 
 struct frame_geom {
 	int64_t tf_ns;
-	int64_t epoch_ns;   /* 0 <= epoch < k*TF */
+	int64_t epoch_ns; /* 0 <= epoch < k*TF */
 	uint32_t k;
 };
 

@@ -15,7 +15,7 @@ unsigned hist_bin_of(int64_t v)
 	uint64_t u = (uint64_t)v;
 	if (u < 2 * HIST_SUB)
 		return (unsigned)u;
-	unsigned msb = 63u - (unsigned)__builtin_clzll(u);       /* >= SUB_BITS + 1 */
+	unsigned msb = 63u - (unsigned)__builtin_clzll(u); /* >= SUB_BITS + 1 */
 	unsigned shift = msb - HIST_SUB_BITS;
 	unsigned sub = (unsigned)(u >> shift) & (HIST_SUB - 1);
 	return (shift + 1) * HIST_SUB + sub;
@@ -31,7 +31,7 @@ int64_t hist_bin_lo(unsigned b)
 
 int64_t hist_bin_hi(unsigned b)
 {
-	return hist_bin_lo(b + 1);    /* the last bin ends at HIST_MAX_NS */
+	return hist_bin_lo(b + 1); /* the last bin ends at HIST_MAX_NS */
 }
 
 /* one writer; readers on other threads take hist_snapshot: relaxed stores

@@ -14,12 +14,12 @@
 
 #define HIST_SUB_BITS 5
 #define HIST_SUB (1u << HIST_SUB_BITS)
-#define HIST_MAX_LOG2 30                   /* 2^30 ns, about 1.07 s */
+#define HIST_MAX_LOG2 30 /* 2^30 ns, about 1.07 s */
 #define HIST_MAX_NS (1LL << HIST_MAX_LOG2)
 #define HIST_NBINS ((HIST_MAX_LOG2 - HIST_SUB_BITS + 1) * HIST_SUB)
 
 struct hist {
-	uint64_t count;       /* every value, also under- and overflow */
+	uint64_t count; /* every value, also under- and overflow */
 	uint64_t under, over;
 	int64_t min, max;
 	double sum;

@@ -14,7 +14,8 @@ static int64_t read_clock(void *arg)
 	return (int64_t)ts.tv_sec * TDP_NS_PER_S + ts.tv_nsec + h->add_ns;
 }
 
-int hostclock_init(struct hostclock *h, int which, int utc_tai_s, int fast, char *err, size_t errlen)
+int hostclock_init(struct hostclock *h, int which, int utc_tai_s, int fast, char *err,
+		   size_t errlen)
 {
 	memset(h, 0, sizeof(*h));
 	struct timex tx = {0};
@@ -74,12 +75,16 @@ void hostclock_describe(const struct hostclock *h, char *buf, size_t len)
 	if (h->clk == CLOCK_TAI)
 		snprintf(buf, len, "CLOCK_TAI (kernel UTC-TAI offset %d s)", h->kernel_tai);
 	else
-		snprintf(buf, len, "CLOCK_REALTIME + %lld s as TAI%s", (long long)(h->add_ns / TDP_NS_PER_S),
+		snprintf(buf, len, "CLOCK_REALTIME + %lld s as TAI%s",
+			 (long long)(h->add_ns / TDP_NS_PER_S),
 			 h->kernel_tai ? "" : " (the kernel's UTC-TAI offset is not set)");
 	size_t n = strlen(buf);
 	if (h->use_tsc)
 		snprintf(buf + n, len - n, "; polling the TSC at %.6f GHz mapped onto it",
-			 (double)atomic_load_explicit(&((struct hostclock *)h)->tsc.hz, memory_order_relaxed) / 1e9);
+			 (double)atomic_load_explicit(&((struct hostclock *)h)->tsc.hz,
+						      memory_order_relaxed) /
+				 1e9);
 	else
-		snprintf(buf + n, len - n, "; polling clock_gettime (%s)", h->tsc_why ? h->tsc_why : "TSC off");
+		snprintf(buf + n, len - n, "; polling clock_gettime (%s)",
+			 h->tsc_why ? h->tsc_why : "TSC off");
 }

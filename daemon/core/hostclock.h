@@ -21,8 +21,16 @@
 #include "tdp_time.h"
 #include "tscclock.h"
 
-enum { HC_CLOCK_AUTO, HC_CLOCK_TAI, HC_CLOCK_REALTIME };
-enum { HC_FAST_AUTO, HC_FAST_TSC, HC_FAST_OS };
+enum {
+	HC_CLOCK_AUTO,
+	HC_CLOCK_TAI,
+	HC_CLOCK_REALTIME
+};
+enum {
+	HC_FAST_AUTO,
+	HC_FAST_TSC,
+	HC_FAST_OS
+};
 
 /* The offset used when neither the kernel nor the configuration gives one
  * (TAI - UTC since 2017-01-01). */
@@ -30,17 +38,18 @@ enum { HC_FAST_AUTO, HC_FAST_TSC, HC_FAST_OS };
 
 struct hostclock {
 	clockid_t clk;
-	int64_t add_ns;           /* added to the clock to get TAI */
-	int kernel_tai;           /* the kernel's UTC-TAI offset, s; 0: not set */
+	int64_t add_ns; /* added to the clock to get TAI */
+	int kernel_tai; /* the kernel's UTC-TAI offset, s; 0: not set */
 	bool use_tsc;
-	const char *tsc_why;      /* why the TSC is not polled, or NULL */
+	const char *tsc_why; /* why the TSC is not polled, or NULL */
 	struct tscclock tsc;
 };
 
 /* which: HC_CLOCK_*; utc_tai_s: the offset for REALTIME when the kernel has
  * none; fast: HC_FAST_*. 0, or -errno with a message in err (fast TSC asked
  * for and not usable). */
-int hostclock_init(struct hostclock *h, int which, int utc_tai_s, int fast, char *err, size_t errlen);
+int hostclock_init(struct hostclock *h, int which, int utc_tai_s, int fast, char *err,
+		   size_t errlen);
 tdp_time_t hostclock_now(const struct hostclock *h);
 tdp_time_t hostclock_fast_now(const struct hostclock *h);
 /* An absolute sleep; 0 or -errno (EINTR: a signal ended it early). */

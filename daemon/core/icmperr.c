@@ -89,7 +89,7 @@ int icmp_error_allowed(const uint8_t *orig, uint32_t len, const struct pkt_info 
 {
 	if ((pi->family != 4 && pi->family != 6) || (pi->flags & PKT_F_MPLS) || len < 14)
 		return 0;
-	if (orig[0] & 1)                 /* link-layer multicast or broadcast */
+	if (orig[0] & 1) /* link-layer multicast or broadcast */
 		return 0;
 	if (is_icmp_error(orig, len, pi))
 		return 0;
@@ -104,8 +104,9 @@ int icmp_error_allowed(const uint8_t *orig, uint32_t len, const struct pkt_info 
 	return pi->dst[0] != 0xff && pi->src[0] != 0xff && memcmp(pi->src, zero, 16) != 0;
 }
 
-static uint32_t build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint32_t len, const struct pkt_info *pi,
-		      enum icmp_err kind, uint32_t mtu, const uint8_t mac[6], const uint8_t *src_ip)
+static uint32_t build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint32_t len,
+		      const struct pkt_info *pi, enum icmp_err kind, uint32_t mtu,
+		      const uint8_t mac[6], const uint8_t *src_ip)
 {
 	if (kind >= ICMP_ERR_MAX || !icmp_error_allowed(orig, len, pi))
 		return 0;
@@ -113,7 +114,9 @@ static uint32_t build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint32_t 
 	uint32_t avail = len - l2 < pi->l3_len ? len - l2 : pi->l3_len;
 	int v4 = pi->family == 4;
 	uint32_t iph = v4 ? 20 : 40;
-	uint32_t quote = avail < (v4 ? V4_QUOTE_MAX : V6_QUOTE_MAX) ? avail : (v4 ? V4_QUOTE_MAX : V6_QUOTE_MAX);
+	uint32_t quote = avail < (v4 ? V4_QUOTE_MAX : V6_QUOTE_MAX)
+				 ? avail
+				 : (v4 ? V4_QUOTE_MAX : V6_QUOTE_MAX);
 	uint32_t total = l2 + iph + 8 + quote;
 	uint32_t frame = total < 60 ? 60 : total;
 	if (frame > cap)
@@ -126,8 +129,8 @@ static uint32_t build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint32_t 
 	uint8_t *ip = out + l2, *ic = ip + iph;
 	memcpy(ic + 8, orig + l2, quote);
 	static const uint8_t types[2][ICMP_ERR_MAX][2] = {
-		{{11, 0}, {3, 0}, {3, 1}, {3, 4}},  /* RFC 792; RFC 1191 §4 (fragmentation needed) */
-		{{3, 0}, {1, 0}, {1, 3}, {2, 0}},   /* RFC 4443 §3.1, §3.2, §3.3 */
+		{{11, 0}, {3, 0}, {3, 1}, {3, 4}}, /* RFC 792; RFC 1191 §4 (fragmentation needed) */
+		{{3, 0}, {1, 0}, {1, 3}, {2, 0}},  /* RFC 4443 §3.1, §3.2, §3.3 */
 	};
 	ic[0] = types[!v4][kind][0];
 	ic[1] = types[!v4][kind][1];
@@ -142,7 +145,7 @@ static uint32_t build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint32_t 
 	}
 	if (v4) {
 		ip[0] = 0x45;
-		ip[1] = 0xc0;                    /* internetwork control, as routers send their errors */
+		ip[1] = 0xc0; /* internetwork control, as routers send their errors */
 		wr16(ip + 2, (uint16_t)(iph + 8 + quote));
 		ip[8] = 64;
 		ip[9] = 1;
@@ -166,14 +169,16 @@ static uint32_t build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint32_t 
 	return frame;
 }
 
-uint32_t icmp_error_build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint32_t len, const struct pkt_info *pi,
-			  enum icmp_err kind, const uint8_t mac[6], const uint8_t *src_ip)
+uint32_t icmp_error_build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint32_t len,
+			  const struct pkt_info *pi, enum icmp_err kind, const uint8_t mac[6],
+			  const uint8_t *src_ip)
 {
 	return kind == ICMP_ERR_TOO_BIG ? 0 : build(out, cap, orig, len, pi, kind, 0, mac, src_ip);
 }
 
-uint32_t icmp_too_big_build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint32_t len, const struct pkt_info *pi,
-			    uint32_t mtu, const uint8_t mac[6], const uint8_t *src_ip)
+uint32_t icmp_too_big_build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint32_t len,
+			    const struct pkt_info *pi, uint32_t mtu, const uint8_t mac[6],
+			    const uint8_t *src_ip)
 {
 	return build(out, cap, orig, len, pi, ICMP_ERR_TOO_BIG, mtu, mac, src_ip);
 }
@@ -181,8 +186,10 @@ uint32_t icmp_too_big_build(uint8_t *out, uint32_t cap, const uint8_t *orig, uin
 const char *icmp_err_name(enum icmp_err k)
 {
 	static const char *const n[ICMP_ERR_MAX] = {
-		[ICMP_ERR_TTL] = "time-exceeded", [ICMP_ERR_NO_ROUTE] = "net-unreachable",
-		[ICMP_ERR_NO_NEIGH] = "host-unreachable", [ICMP_ERR_TOO_BIG] = "too-big",
+		[ICMP_ERR_TTL] = "time-exceeded",
+		[ICMP_ERR_NO_ROUTE] = "net-unreachable",
+		[ICMP_ERR_NO_NEIGH] = "host-unreachable",
+		[ICMP_ERR_TOO_BIG] = "too-big",
 	};
 	return k < ICMP_ERR_MAX ? n[k] : "unknown";
 }

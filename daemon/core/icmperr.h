@@ -24,10 +24,10 @@
 #include "pkt.h"
 
 enum icmp_err {
-	ICMP_ERR_TTL,           /* v4 11/0, v6 3/0 */
-	ICMP_ERR_NO_ROUTE,      /* v4 3/0 (net unreachable), v6 1/0 (no route) */
-	ICMP_ERR_NO_NEIGH,      /* v4 3/1 (host unreachable), v6 1/3 (address unreachable) */
-	ICMP_ERR_TOO_BIG,       /* v4 3/4 (fragmentation needed, DF set), v6 2/0 (packet too big) */
+	ICMP_ERR_TTL,	   /* v4 11/0, v6 3/0 */
+	ICMP_ERR_NO_ROUTE, /* v4 3/0 (net unreachable), v6 1/0 (no route) */
+	ICMP_ERR_NO_NEIGH, /* v4 3/1 (host unreachable), v6 1/3 (address unreachable) */
+	ICMP_ERR_TOO_BIG,  /* v4 3/4 (fragmentation needed, DF set), v6 2/0 (packet too big) */
 	ICMP_ERR_MAX
 };
 
@@ -39,12 +39,14 @@ enum icmp_err {
  * labelled) into out (cap bytes), from mac and src_ip (4 or 16 bytes, pi's
  * family). Returns the frame's length, or 0 when no error may be sent about
  * this packet (the rules above) or cap is too small. */
-uint32_t icmp_error_build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint32_t len, const struct pkt_info *pi,
-			  enum icmp_err kind, const uint8_t mac[6], const uint8_t *src_ip);
+uint32_t icmp_error_build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint32_t len,
+			  const struct pkt_info *pi, enum icmp_err kind, const uint8_t mac[6],
+			  const uint8_t *src_ip);
 /* icmp_error_build for ICMP_ERR_TOO_BIG (which icmp_error_build refuses):
  * mtu is the next hop's. */
-uint32_t icmp_too_big_build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint32_t len, const struct pkt_info *pi,
-			    uint32_t mtu, const uint8_t mac[6], const uint8_t *src_ip);
+uint32_t icmp_too_big_build(uint8_t *out, uint32_t cap, const uint8_t *orig, uint32_t len,
+			    const struct pkt_info *pi, uint32_t mtu, const uint8_t mac[6],
+			    const uint8_t *src_ip);
 /* True when the rules allow an error about this packet at all. */
 int icmp_error_allowed(const uint8_t *orig, uint32_t len, const struct pkt_info *pi);
 const char *icmp_err_name(enum icmp_err k);

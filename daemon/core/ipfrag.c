@@ -29,7 +29,7 @@ static uint32_t copied_options(const uint8_t *o, uint32_t olen, uint8_t *out)
 			continue;
 		}
 		if (i + 1 >= olen || o[i + 1] < 2 || i + o[i + 1] > olen)
-			break;            /* a malformed option ends the list */
+			break; /* a malformed option ends the list */
 		uint8_t l = o[i + 1];
 		if (t & 0x80) {
 			memcpy(out + n, o + i, l);
@@ -42,8 +42,8 @@ static uint32_t copied_options(const uint8_t *o, uint32_t olen, uint8_t *out)
 	return n;
 }
 
-int32_t ip4_frag_next(const uint8_t *frame, uint32_t len, const struct pkt_info *pi, uint32_t mtu, uint32_t *off,
-		      uint8_t *out, uint32_t cap)
+int32_t ip4_frag_next(const uint8_t *frame, uint32_t len, const struct pkt_info *pi, uint32_t mtu,
+		      uint32_t *off, uint8_t *out, uint32_t cap)
 {
 	if (pi->family != 4 || (pi->flags & (PKT_F_DF | PKT_F_MPLS)) || mtu < 68)
 		return -1;

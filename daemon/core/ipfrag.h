@@ -22,7 +22,7 @@
  * fragment's frame length, 0 when *off is past the data (all written), or
  * -1 when the packet may not or cannot be fragmented: DF set, not IPv4, an
  * MTU below 68 (RFC 791's minimum), or cap too small. */
-int32_t ip4_frag_next(const uint8_t *frame, uint32_t len, const struct pkt_info *pi, uint32_t mtu, uint32_t *off,
-		      uint8_t *out, uint32_t cap);
+int32_t ip4_frag_next(const uint8_t *frame, uint32_t len, const struct pkt_info *pi, uint32_t mtu,
+		      uint32_t *off, uint8_t *out, uint32_t cap);
 
 #endif

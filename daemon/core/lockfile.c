@@ -33,8 +33,8 @@ static void read_text(int fd, char *out, size_t len)
 	out[n > 0 ? n : 0] = 0;
 }
 
-int lockfile_take(struct lockfile *l, const char *path, const char *holder, char *held_by, size_t held_len,
-		  char *err, size_t errlen)
+int lockfile_take(struct lockfile *l, const char *path, const char *holder, char *held_by,
+		  size_t held_len, char *err, size_t errlen)
 {
 	l->fd = -1;
 	if (held_len)
@@ -59,7 +59,8 @@ int lockfile_take(struct lockfile *l, const char *path, const char *holder, char
 		rc = -errno;
 		if (rc == -EWOULDBLOCK)
 			read_text(fd, held_by, held_len);
-		snprintf(err, errlen, "%s is held by another process%s", path, rc == -EWOULDBLOCK ? "" : ": cannot lock it");
+		snprintf(err, errlen, "%s is held by another process%s", path,
+			 rc == -EWOULDBLOCK ? "" : ": cannot lock it");
 		close(fd);
 		return rc;
 	}

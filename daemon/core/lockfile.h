@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 struct lockfile {
-	int fd;                   /* -1: not held */
+	int fd; /* -1: not held */
 	char path[256];
 };
 
@@ -21,8 +21,8 @@ struct lockfile {
  * holder (text) into the file. 0; -EWOULDBLOCK when another process holds it,
  * its file's text in held_by (cut to fit); another -errno when the file
  * cannot be made or locked, with err saying why. */
-int lockfile_take(struct lockfile *l, const char *path, const char *holder, char *held_by, size_t held_len,
-		  char *err, size_t errlen);
+int lockfile_take(struct lockfile *l, const char *path, const char *holder, char *held_by,
+		  size_t held_len, char *err, size_t errlen);
 /* Closes it, which releases the lock. */
 void lockfile_release(struct lockfile *l);
 /* The value of KEY in a holder text ("key value" lines), or "" (cut to fit). */

@@ -15,8 +15,9 @@ const char *tdp_log_ident = "tdpd";
 static bool to_journal, to_syslog;
 
 static const char *const names[] = {
-	[LOG_EMERG] = "emerg", [LOG_ALERT] = "alert", [LOG_CRIT] = "crit", [LOG_ERR] = "error",
-	[LOG_WARNING] = "warning", [LOG_NOTICE] = "notice", [LOG_INFO] = "info", [LOG_DEBUG] = "debug",
+	[LOG_EMERG] = "emerg", [LOG_ALERT] = "alert",	  [LOG_CRIT] = "crit",
+	[LOG_ERR] = "error",   [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
+	[LOG_INFO] = "info",   [LOG_DEBUG] = "debug",
 };
 
 void tdp_log_init(void)
@@ -49,8 +50,8 @@ void tdp_log_msg(int level, const char *fmt, ...)
 	} else {
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		fprintf(stderr, "%s[%lld.%03ld]: %s: %s\n", tdp_log_ident, (long long)ts.tv_sec, ts.tv_nsec / 1000000,
-			names[level], buf);
+		fprintf(stderr, "%s[%lld.%03ld]: %s: %s\n", tdp_log_ident, (long long)ts.tv_sec,
+			ts.tv_nsec / 1000000, names[level], buf);
 	}
 	if (to_syslog)
 		syslog(level, "%s", buf);
@@ -70,7 +71,8 @@ int tdp_log_rl_ok(struct tdp_ratelimit *rl, int level)
 	if (now - rl->begin_ns >= rl->interval_ns) {
 		if (rl->suppressed)
 			tdp_log_msg(level, "%llu similar message%s suppressed in the last %.1f s",
-				    (unsigned long long)rl->suppressed, rl->suppressed == 1 ? "" : "s",
+				    (unsigned long long)rl->suppressed,
+				    rl->suppressed == 1 ? "" : "s",
 				    (double)(now - rl->begin_ns) / 1e9);
 		rl->begin_ns = now;
 		rl->n = 0;

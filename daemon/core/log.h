@@ -30,24 +30,27 @@ void tdp_log_init(void);
 struct tdp_ratelimit {
 	int64_t interval_ns;
 	uint32_t burst;
-	int64_t begin_ns;         /* current interval */
-	uint32_t n;               /* lines in it */
-	uint64_t suppressed;      /* dropped in it */
+	int64_t begin_ns;    /* current interval */
+	uint32_t n;	     /* lines in it */
+	uint64_t suppressed; /* dropped in it */
 };
-#define TDP_RATELIMIT(interval_ns, burst) {(interval_ns), (burst), 0, 0, 0}
+#define TDP_RATELIMIT(interval_ns, burst)       \
+	{                                       \
+		(interval_ns), (burst), 0, 0, 0 \
+	}
 /* Whether the next line may go out; says so when lines were dropped. */
 int tdp_log_rl_ok(struct tdp_ratelimit *rl, int level);
 
-#define tdp_log(level, ...)                                  \
-	do {                                                 \
-		if ((level) <= tdp_log_level)                \
-			tdp_log_msg((level), __VA_ARGS__);   \
+#define tdp_log(level, ...)                                \
+	do {                                               \
+		if ((level) <= tdp_log_level)              \
+			tdp_log_msg((level), __VA_ARGS__); \
 	} while (0)
 
-#define tdp_log_rl(rl, level, ...)                                                 \
-	do {                                                                       \
-		if ((level) <= tdp_log_level && tdp_log_rl_ok((rl), (level)))      \
-			tdp_log_msg((level), __VA_ARGS__);                         \
+#define tdp_log_rl(rl, level, ...)                                            \
+	do {                                                                  \
+		if ((level) <= tdp_log_level && tdp_log_rl_ok((rl), (level))) \
+			tdp_log_msg((level), __VA_ARGS__);                    \
 	} while (0)
 
 #define log_err(...) tdp_log(LOG_ERR, __VA_ARGS__)

@@ -12,7 +12,7 @@ struct wr {
 	uint8_t *p;
 	size_t cap, n;
 	int bad;
-	int opts;                 /* options written: they end with opt_endofopt */
+	int opts; /* options written: they end with opt_endofopt */
 };
 
 static void put(struct wr *w, const void *v, size_t len)
@@ -75,13 +75,13 @@ size_t pcapng_shb(uint8_t *buf, size_t cap, const char *app)
 {
 	struct wr w = {buf, cap, 0, 0, 0};
 	begin(&w, BT_SHB);
-	put32(&w, 0x1A2B3C4Du);   /* byte-order magic, in the host's order */
+	put32(&w, 0x1A2B3C4Du); /* byte-order magic, in the host's order */
 	put16(&w, 1);
 	put16(&w, 0);
-	int64_t unknown = -1;     /* section length not given */
+	int64_t unknown = -1; /* section length not given */
 	put(&w, &unknown, 8);
 	if (app)
-		opt(&w, 4, app, (uint16_t)strnlen(app, 256));   /* shb_userappl */
+		opt(&w, 4, app, (uint16_t)strnlen(app, 256)); /* shb_userappl */
 	return end(&w);
 }
 
@@ -93,14 +93,14 @@ size_t pcapng_idb(uint8_t *buf, size_t cap, const char *ifname, uint32_t snaplen
 	put16(&w, 0);
 	put32(&w, snaplen);
 	if (ifname)
-		opt(&w, 2, ifname, (uint16_t)strnlen(ifname, 256));   /* if_name */
-	uint8_t tsresol = 9;      /* 10^-9: nanoseconds */
+		opt(&w, 2, ifname, (uint16_t)strnlen(ifname, 256)); /* if_name */
+	uint8_t tsresol = 9;					    /* 10^-9: nanoseconds */
 	opt(&w, 9, &tsresol, 1);
 	return end(&w);
 }
 
-size_t pcapng_epb(uint8_t *buf, size_t cap, uint32_t ifid, int64_t ts_ns, const uint8_t *data, uint32_t caplen,
-		  uint32_t len, enum pcapng_dir dir)
+size_t pcapng_epb(uint8_t *buf, size_t cap, uint32_t ifid, int64_t ts_ns, const uint8_t *data,
+		  uint32_t caplen, uint32_t len, enum pcapng_dir dir)
 {
 	struct wr w = {buf, cap, 0, 0, 0};
 	begin(&w, BT_EPB);
@@ -113,7 +113,7 @@ size_t pcapng_epb(uint8_t *buf, size_t cap, uint32_t ifid, int64_t ts_ns, const 
 	put(&w, data, caplen);
 	pad4(&w);
 	if (dir != PCAPNG_DIR_NONE) {
-		uint32_t flags = (uint32_t)dir;   /* epb_flags bits 0-1: 01 inbound, 10 outbound */
+		uint32_t flags = (uint32_t)dir; /* epb_flags bits 0-1: 01 inbound, 10 outbound */
 		opt(&w, 2, &flags, 4);
 	}
 	return end(&w);

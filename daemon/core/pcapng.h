@@ -13,7 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum pcapng_dir { PCAPNG_DIR_NONE = 0, PCAPNG_DIR_IN = 1, PCAPNG_DIR_OUT = 2 };
+enum pcapng_dir {
+	PCAPNG_DIR_NONE = 0,
+	PCAPNG_DIR_IN = 1,
+	PCAPNG_DIR_OUT = 2
+};
 
 /* Each writes one block into buf (cap bytes) and returns its length, or 0
  * when it does not fit. app: the writing program (shb_userappl); ifname: the
@@ -21,7 +25,7 @@ enum pcapng_dir { PCAPNG_DIR_NONE = 0, PCAPNG_DIR_IN = 1, PCAPNG_DIR_OUT = 2 };
  * ifid: the interface's index in the section (0 for the first IDB). */
 size_t pcapng_shb(uint8_t *buf, size_t cap, const char *app);
 size_t pcapng_idb(uint8_t *buf, size_t cap, const char *ifname, uint32_t snaplen);
-size_t pcapng_epb(uint8_t *buf, size_t cap, uint32_t ifid, int64_t ts_ns, const uint8_t *data, uint32_t caplen,
-		  uint32_t len, enum pcapng_dir dir);
+size_t pcapng_epb(uint8_t *buf, size_t cap, uint32_t ifid, int64_t ts_ns, const uint8_t *data,
+		  uint32_t caplen, uint32_t len, enum pcapng_dir dir);
 
 #endif

@@ -138,11 +138,14 @@ int pkt_parse(const uint8_t *p, uint32_t len, struct pkt_info *pi)
 		if (!bos)
 			return PKT_BAD_MPLS;
 		if (len <= off)
-			return PKT_OK;   /* empty payload under the label: still a labelled packet */
+			return PKT_OK; /* empty payload under the label: still a labelled packet */
 		switch (p[off] >> 4) {
-		case 4: return parse_ip4(p, len, off, pi);
-		case 6: return parse_ip6(p, len, off, pi);
-		default: return PKT_OK;
+		case 4:
+			return parse_ip4(p, len, off, pi);
+		case 6:
+			return parse_ip6(p, len, off, pi);
+		default:
+			return PKT_OK;
 		}
 	}
 	if (et == ET_IPV4)
@@ -155,11 +158,16 @@ int pkt_parse(const uint8_t *p, uint32_t len, struct pkt_info *pi)
 const char *pkt_err_name(int err)
 {
 	switch (err) {
-	case PKT_OK: return "ok";
-	case PKT_RUNT: return "runt";
-	case PKT_BAD_IP: return "bad-ip";
-	case PKT_BAD_MPLS: return "bad-mpls";
-	default: return "unknown";
+	case PKT_OK:
+		return "ok";
+	case PKT_RUNT:
+		return "runt";
+	case PKT_BAD_IP:
+		return "bad-ip";
+	case PKT_BAD_MPLS:
+		return "bad-mpls";
+	default:
+		return "unknown";
 	}
 }
 
@@ -179,15 +187,15 @@ struct cls_key {
 /* 32 bytes: two slots a cache line */
 struct cls_slot {
 	struct cls_key key;
-	int32_t flow;           /* -1 when empty */
+	int32_t flow; /* -1 when empty */
 	uint32_t pad;
 };
 
 struct cls_group {
 	uint32_t fields;
 	uint8_t family, dst_len;
-	uint64_t dmask[2];      /* the prefix as a mask over d */
-	uint32_t mask;          /* slots - 1 */
+	uint64_t dmask[2]; /* the prefix as a mask over d */
+	uint32_t mask;	   /* slots - 1 */
 	struct cls_slot *slot;
 };
 
@@ -196,10 +204,12 @@ struct cls {
 	struct cls_group *g;
 };
 
-static inline uint64_t key_w(uint32_t mpls, uint16_t vlan, uint16_t udp, uint8_t dscp, uint8_t pcp, uint8_t family)
+static inline uint64_t key_w(uint32_t mpls, uint16_t vlan, uint16_t udp, uint8_t dscp, uint8_t pcp,
+			     uint8_t family)
 {
 	return (uint64_t)(mpls & 0xfffff) | (uint64_t)(vlan & 0xfff) << 20 | (uint64_t)udp << 32 |
-	       (uint64_t)(dscp & 63) << 48 | (uint64_t)(pcp & 7) << 54 | (uint64_t)(family & 15) << 57;
+	       (uint64_t)(dscp & 63) << 48 | (uint64_t)(pcp & 7) << 54 |
+	       (uint64_t)(family & 15) << 57;
 }
 
 /* The three words folded by multiplication, then MurmurHash3's 64-bit
@@ -414,7 +424,8 @@ uint16_t pkt_ip4_csum(const uint8_t *hdr, unsigned len)
 	return (uint16_t)~sum;
 }
 
-int pkt_forward(uint8_t *frame, const struct pkt_info *pi, const uint8_t src[6], const uint8_t dst[6])
+int pkt_forward(uint8_t *frame, const struct pkt_info *pi, const uint8_t src[6],
+		const uint8_t dst[6])
 {
 	/* a labelled packet is switched on its label; its IP header is left alone */
 	bool ip = pi->family && !(pi->flags & PKT_F_MPLS);

@@ -19,37 +19,37 @@
 
 enum pkt_err {
 	PKT_OK = 0,
-	PKT_RUNT = -1,          /* shorter than an Ethernet header, or than a header it announces */
-	PKT_BAD_IP = -2,        /* IP version, header length or total length wrong */
-	PKT_BAD_MPLS = -3,      /* MPLS stack without a bottom within the packet */
+	PKT_RUNT = -1,	   /* shorter than an Ethernet header, or than a header it announces */
+	PKT_BAD_IP = -2,   /* IP version, header length or total length wrong */
+	PKT_BAD_MPLS = -3, /* MPLS stack without a bottom within the packet */
 };
 
 enum {
 	PKT_F_VLAN = 1u << 0,
 	PKT_F_MPLS = 1u << 1,
 	PKT_F_UDP = 1u << 2,
-	PKT_F_FRAG = 1u << 3,   /* an IPv4 fragment other than the first */
-	PKT_F_DF = 1u << 4,     /* IPv4 Don't Fragment */
+	PKT_F_FRAG = 1u << 3, /* an IPv4 fragment other than the first */
+	PKT_F_DF = 1u << 4,   /* IPv4 Don't Fragment */
 };
 
 struct pkt_info {
 	uint32_t flags;
-	uint16_t vlan;          /* outer VID */
+	uint16_t vlan; /* outer VID */
 	uint8_t pcp;
-	uint8_t family;         /* 4, 6 or 0 (not IP) */
-	uint32_t mpls;          /* top label */
-	uint16_t l3_off;        /* offset of the IP header */
-	uint16_t l3_len;        /* IPv4 total length or IPv6 40 + payload length */
+	uint8_t family;	 /* 4, 6 or 0 (not IP) */
+	uint32_t mpls;	 /* top label */
+	uint16_t l3_off; /* offset of the IP header */
+	uint16_t l3_len; /* IPv4 total length or IPv6 40 + payload length */
 	uint8_t dscp;
-	uint8_t ttl;            /* TTL or hop limit */
+	uint8_t ttl; /* TTL or hop limit */
 	uint16_t udp_dport;
-	uint16_t l4_off;        /* offset of the UDP header when PKT_F_UDP */
-	uint16_t ethertype;     /* after the VLAN tags (0x8847 for MPLS) */
-	uint8_t proto;          /* IP protocol after IPv6's extension headers; 0 unknown or not IP */
-	uint16_t l4p_off;       /* offset of that protocol's header, 0 when unknown */
-	uint8_t dst[16];        /* IPv4 in the first 4 bytes */
+	uint16_t l4_off;    /* offset of the UDP header when PKT_F_UDP */
+	uint16_t ethertype; /* after the VLAN tags (0x8847 for MPLS) */
+	uint8_t proto;	    /* IP protocol after IPv6's extension headers; 0 unknown or not IP */
+	uint16_t l4p_off;   /* offset of that protocol's header, 0 when unknown */
+	uint8_t dst[16];    /* IPv4 in the first 4 bytes */
 	uint8_t src[16];
-	uint32_t l4_ports;      /* TCP, UDP, SCTP, UDP-Lite: source port << 16 | destination port; else 0 */
+	uint32_t l4_ports; /* TCP, UDP, SCTP, UDP-Lite: source port << 16 | destination port; else 0 */
 };
 
 int pkt_parse(const uint8_t *p, uint32_t len, struct pkt_info *pi);
@@ -80,6 +80,7 @@ uint16_t pkt_ip4_csum(const uint8_t *hdr, unsigned len);
  * (RFC 1624). Returns 0, or -1 when the TTL would expire (frame untouched).
  * Non-IP frames only get the MACs.
  */
-int pkt_forward(uint8_t *frame, const struct pkt_info *pi, const uint8_t src[6], const uint8_t dst[6]);
+int pkt_forward(uint8_t *frame, const struct pkt_info *pi, const uint8_t src[6],
+		const uint8_t dst[6]);
 
 #endif

@@ -46,7 +46,7 @@
 /* byte offsets in the probe header */
 #define PROBE_OFF_MAGIC 0
 #define PROBE_OFF_VERSION 2
-#define PROBE_OFF_KIND 3      /* kind: bits 0-1; stamps written: bits 4-7 */
+#define PROBE_OFF_KIND 3 /* kind: bits 0-1; stamps written: bits 4-7 */
 #define PROBE_OFF_FLOW 4
 #define PROBE_OFF_SEQ 8
 #define PROBE_OFF_TF 12
@@ -57,6 +57,10 @@
 #define PROBE_KIND_MASK 0x03u
 #define PROBE_HOPS_SHIFT 4
 
-enum probe_kind { PROBE_K_PROBE = 0, PROBE_K_END = 1, PROBE_K_BE = 2 };
+enum probe_kind {
+	PROBE_K_PROBE = 0,
+	PROBE_K_END = 1,
+	PROBE_K_BE = 2
+};
 
 #endif

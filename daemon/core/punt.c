@@ -25,8 +25,8 @@ enum punt_class punt_classify(const uint8_t *d, uint32_t len, const struct pkt_i
 		if ((a[0] == 224 && a[1] == 0 && a[2] == 0) || (a[0] & a[1] & a[2] & a[3]) == 255)
 			return PUNT_LINK;
 	} else if (pi->family == 6) {
-		if (pi->proto == PROTO_ICMP6 && pi->l4p_off && pi->l4p_off < len && d[pi->l4p_off] >= 133 &&
-		    d[pi->l4p_off] <= 137)
+		if (pi->proto == PROTO_ICMP6 && pi->l4p_off && pi->l4p_off < len &&
+		    d[pi->l4p_off] >= 133 && d[pi->l4p_off] <= 137)
 			return PUNT_ND;
 		if ((a[0] == 0xfe && (a[1] & 0xc0) == 0x80) || (a[0] == 0xff && (a[1] & 0x0f) <= 2))
 			return PUNT_LINK;
@@ -37,8 +37,8 @@ enum punt_class punt_classify(const uint8_t *d, uint32_t len, const struct pkt_i
 const char *punt_class_name(enum punt_class c)
 {
 	static const char *const n[PUNT_MAX] = {
-		[PUNT_NONE] = "none", [PUNT_ARP] = "arp", [PUNT_ND] = "nd", [PUNT_PTP] = "ptp",
-		[PUNT_LINK] = "link-scope", [PUNT_LOCAL] = "local",
+		[PUNT_NONE] = "none", [PUNT_ARP] = "arp",	  [PUNT_ND] = "nd",
+		[PUNT_PTP] = "ptp",   [PUNT_LINK] = "link-scope", [PUNT_LOCAL] = "local",
 	};
 	return c < PUNT_MAX ? n[c] : "unknown";
 }

@@ -29,12 +29,12 @@
 #include "pkt.h"
 
 enum punt_class {
-	PUNT_NONE = 0,          /* the data path's */
+	PUNT_NONE = 0, /* the data path's */
 	PUNT_ARP,
 	PUNT_ND,
 	PUNT_PTP,
-	PUNT_LINK,              /* link-scoped destination */
-	PUNT_LOCAL,             /* one of the router's own addresses */
+	PUNT_LINK,  /* link-scoped destination */
+	PUNT_LOCAL, /* one of the router's own addresses */
 	PUNT_MAX
 };
 

@@ -104,7 +104,8 @@ bool pw_woke(struct pw *p, tdp_time_t asked, tdp_time_t woke, tdp_time_t boundar
 	pw_flush(p);
 	/* a sample that halves the quantile's histogram walks every bin, a
 	 * cost the bookkeeping estimate does not know: after the push */
-	if (tdp_time_diff(boundary, woke) < pw_book_ns(p) || (p->cfg.miss_ppb && pwq_halving_due(&p->q))) {
+	if (tdp_time_diff(boundary, woke) < pw_book_ns(p) ||
+	    (p->cfg.miss_ppb && pwq_halving_due(&p->q))) {
 		p->pending = true;
 		p->pend_asked = asked;
 		p->pend_woke = woke;
@@ -129,7 +130,8 @@ void pw_book_cost(struct pw *p, int64_t ns)
 	if (ns < 0)
 		ns = 0;
 	/* ema += (x - ema) / 8, kept in ns << 3 */
-	__atomic_store_n(&p->book_ema_ns, p->book_ema_ns + ns - (p->book_ema_ns >> 3), __ATOMIC_RELAXED);
+	__atomic_store_n(&p->book_ema_ns, p->book_ema_ns + ns - (p->book_ema_ns >> 3),
+			 __ATOMIC_RELAXED);
 }
 
 void pw_snapshot(const struct pw *p, struct pw_snap *out)

@@ -37,32 +37,32 @@
 
 struct pw_config {
 	int64_t tf_ns;
-	int64_t spin_below_ns;   /* TF below this: always spin */
-	int64_t min_sleep_ns;    /* do not sleep for less than this */
-	int64_t margin_ns;       /* extra lead on top of the predictions */
-	uint32_t window;         /* samples in the max filter, 1..PW_WINDOW_MAX */
-	uint32_t decay_pct;      /* scale per frame without sleep, 1..100 */
-	int64_t book_init_ns;    /* starting bookkeeping estimate */
-	int64_t max_lead_ns;     /* the lead never exceeds this (0: no cap) */
-	uint64_t miss_ppb;       /* 0: the window's maximum; else the quantile only this share of sleeps exceed (1e-9) */
-	uint64_t horizon;        /* quantile: samples between halvings of the histogram (0: 1000 / miss) */
+	int64_t spin_below_ns; /* TF below this: always spin */
+	int64_t min_sleep_ns;  /* do not sleep for less than this */
+	int64_t margin_ns;     /* extra lead on top of the predictions */
+	uint32_t window;       /* samples in the max filter, 1..PW_WINDOW_MAX */
+	uint32_t decay_pct;    /* scale per frame without sleep, 1..100 */
+	int64_t book_init_ns;  /* starting bookkeeping estimate */
+	int64_t max_lead_ns;   /* the lead never exceeds this (0: no cap) */
+	uint64_t miss_ppb; /* 0: the window's maximum; else the quantile only this share of sleeps exceed (1e-9) */
+	uint64_t horizon; /* quantile: samples between halvings of the histogram (0: 1000 / miss) */
 };
 
 struct pw_stats {
-	uint64_t sleeps;         /* sleeps taken */
-	uint64_t spins;          /* waits without a sleep */
-	uint64_t deferred;       /* samples recorded after the push */
-	uint64_t early_wakes;    /* woke before the asked time (clamped to 0) */
+	uint64_t sleeps;      /* sleeps taken */
+	uint64_t spins;	      /* waits without a sleep */
+	uint64_t deferred;    /* samples recorded after the push */
+	uint64_t early_wakes; /* woke before the asked time (clamped to 0) */
 };
 
 struct pw {
 	struct pw_config cfg;
 	int64_t win[PW_WINDOW_MAX];
 	uint32_t head, n;
-	struct pwq q;            /* with miss_ppb */
-	int64_t pred_ns;         /* max over the window, or the quantile */
-	int64_t book_ema_ns;     /* EMA of the bookkeeping cost, in ns << 3 */
-	bool pending;            /* a deferred sample */
+	struct pwq q;	     /* with miss_ppb */
+	int64_t pred_ns;     /* max over the window, or the quantile */
+	int64_t book_ema_ns; /* EMA of the bookkeeping cost, in ns << 3 */
+	bool pending;	     /* a deferred sample */
 	tdp_time_t pend_asked, pend_woke;
 	struct pw_stats st;
 };
@@ -75,7 +75,7 @@ int pw_init(struct pw *p, const struct pw_config *c);
 struct pw_snap {
 	struct pw_stats st;
 	int64_t pred_ns, book_ns;
-	uint64_t miss_ppb;       /* the predictor: 0 the window's maximum, else the quantile's target */
+	uint64_t miss_ppb; /* the predictor: 0 the window's maximum, else the quantile's target */
 	uint32_t window;
 };
 void pw_snapshot(const struct pw *p, struct pw_snap *out);

@@ -30,10 +30,10 @@
 struct pwq {
 	uint32_t bin[HIST_NBINS];
 	uint64_t total, since_halve;
-	uint64_t horizon;         /* samples between halvings */
-	uint64_t miss_ppb;        /* share of sleeps allowed past the quantile, in 1e-9 */
-	int top;                  /* highest bin with a count; -1 when empty */
-	int64_t q_ns;             /* the quantile, kept current */
+	uint64_t horizon;  /* samples between halvings */
+	uint64_t miss_ppb; /* share of sleeps allowed past the quantile, in 1e-9 */
+	int top;	   /* highest bin with a count; -1 when empty */
+	int64_t q_ns;	   /* the quantile, kept current */
 };
 
 /* miss_ppb 1..1e9 (1e-9 .. 1), horizon 1..1e9. 0, or -1 when out of range. */

@@ -21,8 +21,10 @@ void rt_process_setup(struct rt_process *rp, bool mlock, bool dma_latency)
 		if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0) {
 			rp->locked = true;
 		} else {
-			log_warn("mlockall: %s; page faults can delay frames (run as root or give CAP_IPC_LOCK, "
-				 "or raise RLIMIT_MEMLOCK)", strerror(errno));
+			log_warn("mlockall: %s; page faults can delay frames (run as root or give "
+				 "CAP_IPC_LOCK, "
+				 "or raise RLIMIT_MEMLOCK)",
+				 strerror(errno));
 			rp->warnings++;
 		}
 	}
@@ -30,7 +32,8 @@ void rt_process_setup(struct rt_process *rp, bool mlock, bool dma_latency)
 		int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
 		int32_t zero = 0;
 		if (fd < 0 || write(fd, &zero, sizeof(zero)) != sizeof(zero)) {
-			log_warn("/dev/cpu_dma_latency: %s; deep C-states can delay wake-ups (needs root)",
+			log_warn("/dev/cpu_dma_latency: %s; deep C-states can delay wake-ups "
+				 "(needs root)",
 				 strerror(errno));
 			rp->warnings++;
 			if (fd >= 0)
@@ -60,7 +63,8 @@ unsigned rt_thread_setup(const char *who, int cpu, int prio)
 		CPU_SET(cpu, &set);
 		int rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 		if (rc) {
-			log_warn("%s: cannot pin to CPU %d: %s; it will migrate between CPUs", who, cpu, strerror(rc));
+			log_warn("%s: cannot pin to CPU %d: %s; it will migrate between CPUs", who,
+				 cpu, strerror(rc));
 			w++;
 		}
 	}
@@ -68,14 +72,17 @@ unsigned rt_thread_setup(const char *who, int cpu, int prio)
 		struct sched_param sp = {.sched_priority = prio};
 		int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 		if (rc) {
-			log_warn("%s: SCHED_FIFO %d: %s; it runs SCHED_OTHER and other tasks can preempt it "
-				 "(needs root or CAP_SYS_NICE, and an RLIMIT_RTPRIO of at least %d)",
-				 who, prio, strerror(rc), prio);
+			log_warn(
+				"%s: SCHED_FIFO %d: %s; it runs SCHED_OTHER and other tasks can "
+				"preempt it "
+				"(needs root or CAP_SYS_NICE, and an RLIMIT_RTPRIO of at least %d)",
+				who, prio, strerror(rc), prio);
 			w++;
 		}
 	}
 	if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) != 0) {
-		log_warn("%s: timer slack 1 ns: %s; sleeps may end up to 50 us late", who, strerror(errno));
+		log_warn("%s: timer slack 1 ns: %s; sleeps may end up to 50 us late", who,
+			 strerror(errno));
 		w++;
 	}
 	return w;

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 struct rt_process {
-	int dma_fd;          /* -1 when not held */
+	int dma_fd; /* -1 when not held */
 	bool locked;
 	unsigned warnings;
 };

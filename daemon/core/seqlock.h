@@ -52,7 +52,8 @@ static inline int64_t seq_load(const _Atomic int64_t *w)
 /* True when the words read since seqlock_read_begin may be torn. */
 static inline int seqlock_read_retry(const struct seqlock *l, unsigned begin)
 {
-	return (begin & 1) || atomic_load_explicit(&((struct seqlock *)l)->seq, memory_order_relaxed) != begin;
+	return (begin & 1) ||
+	       atomic_load_explicit(&((struct seqlock *)l)->seq, memory_order_relaxed) != begin;
 }
 
 #endif

@@ -15,13 +15,17 @@
 #include "probe_wire.h"
 
 struct stamp_slot {
-	uint8_t *hdr;            /* the probe header */
-	uint8_t *csum;           /* the UDP checksum, or NULL: none to keep */
+	uint8_t *hdr;  /* the probe header */
+	uint8_t *csum; /* the UDP checksum, or NULL: none to keep */
 	uint8_t flags;
-	int64_t probe_frame;     /* frame i from the header */
+	int64_t probe_frame; /* frame i from the header */
 };
 
-enum stamp_rc { STAMP_OK = 0, STAMP_NOT_PROBE = -1, STAMP_FULL = -2 };
+enum stamp_rc {
+	STAMP_OK = 0,
+	STAMP_NOT_PROBE = -1,
+	STAMP_FULL = -2
+};
 
 /* Finds where this node's stamp goes. NOT_PROBE for anything but a probe
  * (kind probe) of our version; FULL when the packet has no free slot. */

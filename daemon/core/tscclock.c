@@ -72,7 +72,8 @@ void tscclock_fit(struct tscclock *c, uint64_t tsc0, int64_t ns0, uint64_t tsc1,
 	if (dt == 0 || dn <= 0)
 		return;
 	c->mult = (uint64_t)(((tsc_u128)dn << 32) / dt);
-	atomic_store_explicit(&c->hz, (uint64_t)((tsc_u128)dt * 1000000000u / (uint64_t)dn), memory_order_relaxed);
+	atomic_store_explicit(&c->hz, (uint64_t)((tsc_u128)dt * 1000000000u / (uint64_t)dn),
+			      memory_order_relaxed);
 	c->base_tsc = tsc1;
 	c->base_ns = ns1;
 	publish(c);

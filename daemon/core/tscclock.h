@@ -27,9 +27,9 @@ struct tscclock {
 	/* the anchoring thread's own */
 	uint64_t base_tsc;
 	int64_t base_ns;
-	uint64_t mult;        /* ns per tick, 32.32 fixed point */
+	uint64_t mult; /* ns per tick, 32.32 fixed point */
 	uint64_t anchors;
-	_Atomic uint64_t hz;  /* estimated TSC frequency */
+	_Atomic uint64_t hz; /* estimated TSC frequency */
 	/* the mapping readers use, published after every anchor */
 	struct seqlock lock;
 	_Atomic int64_t pub_tsc, pub_ns, pub_mult;

@@ -70,16 +70,23 @@
 
 struct rte_ring;
 
-enum late_policy { LATE_DROP, LATE_CARRY };
-enum sync_action { SA_SERVE, SA_ALARM, SA_DEMOTE };
+enum late_policy {
+	LATE_DROP,
+	LATE_CARRY
+};
+enum sync_action {
+	SA_SERVE,
+	SA_ALARM,
+	SA_DEMOTE
+};
 
 struct launch_clock;
 
 struct eng_port_cfg {
 	uint16_t dpdk_port;
 	uint16_t txq;
-	uint64_t rate_bps;        /* rate the filler and the late check use */
-	uint32_t overhead;        /* per-packet wire overhead, bytes */
+	uint64_t rate_bps; /* rate the filler and the late check use */
+	uint32_t overhead; /* per-packet wire overhead, bytes */
 	/* launch time (launch.h): the device clock's map, the mbuf's timestamp
 	 * field and its TX flag; NULL: the CPU pushes at the boundary */
 	const struct launch_clock *launch;
@@ -90,57 +97,57 @@ struct eng_port_cfg {
 struct eng_config {
 	const struct sched_table *t;
 	struct timebase *tb;
-	struct pw_config pw;             /* tf_ns is filled in from the table */
+	struct pw_config pw; /* tf_ns is filled in from the table */
 	enum late_policy late;
-	uint32_t flow_depth;             /* packets per flow queue */
-	uint32_t rx_cores;               /* RX cores, each with a queue per flow (0: 1) */
-	uint32_t be_depth;               /* packets per best-effort queue */
-	int64_t be_poll_ns;              /* while waiting, fill best effort this often; 0 = no */
+	uint32_t flow_depth; /* packets per flow queue */
+	uint32_t rx_cores;   /* RX cores, each with a queue per flow (0: 1) */
+	uint32_t be_depth;   /* packets per best-effort queue */
+	int64_t be_poll_ns;  /* while waiting, fill best effort this often; 0 = no */
 	enum sync_action holdover_action;
 	enum sync_action unlocked_action;
-	enum sync_action budget_action;  /* the uncertainty past the table's sync budget */
-	uint16_t node_id;                /* this router's id in hop stamps */
+	enum sync_action budget_action;	  /* the uncertainty past the table's sync budget */
+	uint16_t node_id;		  /* this router's id in hop stamps */
 	const struct eng_port_cfg *ports; /* t->nports, indexed like t->ports */
 	/* with a launch-time port: its bursts are handed over launch_lead_ns
 	 * before their frame, and no later than launch_margin_ns before it */
 	int64_t launch_lead_ns;
-	bool launch_lead_default;        /* the lead is a default: cut to TF/2 where longer */
+	bool launch_lead_default; /* the lead is a default: cut to TF/2 where longer */
 	int64_t launch_margin_ns;
 };
 
 /* Counters are written by the engine only and read through atomics. */
 struct flow_stats {
-	uint64_t reserved;        /* slots the table gave the flow in frames processed */
-	uint64_t sent;            /* packets pushed in their reserved frame */
-	uint64_t unused;          /* slots with no packet waiting */
-	uint64_t late_dropped;    /* packets of a late frame dropped */
-	uint64_t late_carried;    /* packets of a late frame carried to the next reserved frame */
-	uint64_t late_slots;      /* slots of skipped frames whose packets stayed queued (carry) */
-	uint64_t late_frames;     /* frames of this flow that were late */
-	uint64_t tx_drop;         /* not taken by the driver before the guard band: dropped */
-	uint64_t tx_carried;      /* not taken by the driver before the guard band: carried */
-	uint64_t demoted;         /* sent as best effort while the sync state demoted the flow */
+	uint64_t reserved;     /* slots the table gave the flow in frames processed */
+	uint64_t sent;	       /* packets pushed in their reserved frame */
+	uint64_t unused;       /* slots with no packet waiting */
+	uint64_t late_dropped; /* packets of a late frame dropped */
+	uint64_t late_carried; /* packets of a late frame carried to the next reserved frame */
+	uint64_t late_slots;   /* slots of skipped frames whose packets stayed queued (carry) */
+	uint64_t late_frames;  /* frames of this flow that were late */
+	uint64_t tx_drop;      /* not taken by the driver before the guard band: dropped */
+	uint64_t tx_carried;   /* not taken by the driver before the guard band: carried */
+	uint64_t demoted;      /* sent as best effort while the sync state demoted the flow */
 	/* pipelined flows (alpha): packets queued after their frame was staged */
-	uint64_t arr_late_dropped;  /* late on arrival, dropped (late policy drop, or no room to carry) */
-	uint64_t arr_late_carried;  /* late on arrival, carried to a slot the on-time packets left */
-	uint64_t stamped;         /* probe packets that got this node's hop stamp */
+	uint64_t arr_late_dropped; /* late on arrival, dropped (late policy drop, or no room to carry) */
+	uint64_t arr_late_carried; /* late on arrival, carried to a slot the on-time packets left */
+	uint64_t stamped;	   /* probe packets that got this node's hop stamp */
 };
 
 /* The port's reserved packets not sent, by the same reasons as its flows'
  * (each the sum over the port's flows); best effort apart. */
 struct port_stats {
-	uint64_t frames;          /* frames pushed on time */
+	uint64_t frames; /* frames pushed on time */
 	uint64_t late_frames;
 	uint64_t rsv_pkts, rsv_bytes;
 	uint64_t be_pkts, be_bytes;
-	uint64_t be_too_big;      /* best effort that can never fit in a frame */
+	uint64_t be_too_big; /* best effort that can never fit in a frame */
 	uint64_t be_tx_drop;
-	uint64_t tx_drop;         /* flows' tx_drop */
-	uint64_t tx_carried;      /* flows' tx_carried */
-	uint64_t late_dropped;    /* flows' late_dropped */
-	uint64_t late_carried;    /* flows' late_carried */
+	uint64_t tx_drop;	   /* flows' tx_drop */
+	uint64_t tx_carried;	   /* flows' tx_carried */
+	uint64_t late_dropped;	   /* flows' late_dropped */
+	uint64_t late_carried;	   /* flows' late_carried */
 	uint64_t arr_late_dropped; /* flows' arr_late_dropped */
-	uint64_t push_retries;    /* calls to the driver beyond the first, while it took part of a burst */
+	uint64_t push_retries; /* calls to the driver beyond the first, while it took part of a burst */
 	/* launch-time ports: frames handed over with launch times, and frames
 	 * the CPU pushed at the boundary instead because the hand-over came
 	 * after start - launch-margin (late) or the clock map was not ready */
@@ -150,24 +157,24 @@ struct port_stats {
 };
 
 struct eng_stats {
-	uint64_t frames;          /* frames processed (pushed or late) */
-	uint64_t late_frames;     /* frames late on at least one port */
-	uint64_t skipped_frames;  /* frames whose start passed while the engine was away */
-	uint64_t sleep_ns;        /* time spent asleep */
-	int64_t last_push_ns;     /* CTR time of the latest push */
-	uint64_t skip_events;     /* times the engine found frames skipped (stall or step forward) */
-	uint64_t back_steps;      /* times the reference stepped back across a frame start */
+	uint64_t frames;	 /* frames processed (pushed or late) */
+	uint64_t late_frames;	 /* frames late on at least one port */
+	uint64_t skipped_frames; /* frames whose start passed while the engine was away */
+	uint64_t sleep_ns;	 /* time spent asleep */
+	int64_t last_push_ns;	 /* CTR time of the latest push */
+	uint64_t skip_events;	 /* times the engine found frames skipped (stall or step forward) */
+	uint64_t back_steps;	 /* times the reference stepped back across a frame start */
 	uint64_t repeated_frames; /* frame starts that came round again; their rows were not re-sent */
 	int64_t last_jump_frames; /* the latest skip (> 0) or step back (< 0), in frames */
-	uint64_t alarm_frames;    /* frames served while the source was not locked (action alarm) */
+	uint64_t alarm_frames;	  /* frames served while the source was not locked (action alarm) */
 	uint64_t demoted_frames;  /* frames with the reserved flows demoted to best effort */
 	uint64_t over_budget_frames; /* frames begun with the uncertainty past the table's sync budget */
 	uint64_t holdover_frames; /* frames processed in holdover */
 	uint64_t unlocked_frames; /* frames processed unlocked */
-	uint64_t ticks;           /* frame ticks taken from the source */
-	uint64_t tick_timeouts;   /* frames whose tick did not come in time */
-	uint64_t swaps;           /* tables adopted */
-	uint64_t late_swaps;      /* of which after the frame asked for (handed over too late) */
+	uint64_t ticks;		  /* frame ticks taken from the source */
+	uint64_t tick_timeouts;	  /* frames whose tick did not come in time */
+	uint64_t swaps;		  /* tables adopted */
+	uint64_t late_swaps;	  /* of which after the frame asked for (handed over too late) */
 	int64_t last_swap_frame;  /* frame the latest table took effect at */
 };
 
@@ -187,11 +194,11 @@ struct rte_ring *engine_be_ring(struct engine *e, uint32_t port);
 /* What the RX cores counted for a flow, summed over its queues. */
 struct flow_rx_sum {
 	uint64_t enq, overflow, arr_guard, arr_uncertain;
-	uint64_t route_moved;     /* packets whose route left by another port (flowq.h) */
-	int64_t moved_at_ns;      /* the latest of them, RX's clock; 0: none */
-	uint32_t moved_port;      /* the port it left by (configured port + 1); 0: none */
-	uint64_t link_down;       /* dropped by RX: the flow's port's link was down */
-	uint64_t too_big;         /* dropped by RX: over the flow's port's MTU */
+	uint64_t route_moved; /* packets whose route left by another port (flowq.h) */
+	int64_t moved_at_ns;  /* the latest of them, RX's clock; 0: none */
+	uint32_t moved_port;  /* the port it left by (configured port + 1); 0: none */
+	uint64_t link_down;   /* dropped by RX: the flow's port's link was down */
+	uint64_t too_big;     /* dropped by RX: over the flow's port's MTU */
 };
 
 /*
@@ -214,10 +221,12 @@ struct flow_rx_sum {
  * engine_table_boundary(e, nt, F) is the first frame >= F that starts a cycle
  * of both tables. engine_table_build takes ownership of t when it succeeds.
  */
-struct eng_table *engine_table_build(struct engine *e, const struct sched_table *t, char *err, size_t errlen);
+struct eng_table *engine_table_build(struct engine *e, const struct sched_table *t, char *err,
+				     size_t errlen);
 void engine_table_discard(struct engine *e, struct eng_table *nt);
 int64_t engine_table_boundary(const struct engine *e, const struct eng_table *nt, int64_t from);
-int engine_table_offer(struct engine *e, struct eng_table *nt, int64_t frame, char *err, size_t errlen);
+int engine_table_offer(struct engine *e, struct eng_table *nt, int64_t frame, char *err,
+		       size_t errlen);
 int engine_table_withdraw(struct engine *e, struct eng_table *nt);
 struct eng_table *engine_table_pending(const struct engine *e);
 struct eng_table *engine_table_current(const struct engine *e);
@@ -231,7 +240,8 @@ struct flow_rx *engine_table_flow_rxq(struct eng_table *nt, uint32_t flow, uint3
 uint32_t engine_table_rx_cores(const struct eng_table *nt);
 /* The flow's RX counts over its queues, and (arr not NULL) their arrival
  * histograms merged; returns whether the flow has them (pipelined once). */
-bool engine_table_flow_rx_sum(struct eng_table *nt, uint32_t flow, struct flow_rx_sum *out, struct hist *arr);
+bool engine_table_flow_rx_sum(struct eng_table *nt, uint32_t flow, struct flow_rx_sum *out,
+			      struct hist *arr);
 void engine_table_flow_stats(const struct eng_table *nt, uint32_t flow, struct flow_stats *out);
 
 /* The launch-lead in use: 0 without a launch-time port. */

@@ -41,7 +41,8 @@ static void await_tick(struct engine *e, int64_t j, tdp_time_t boundary)
 {
 	for (;;) {
 		tdp_time_t now = tb_fast_now(e->tb);
-		int64_t left = tdp_time_diff(boundary, now) - pw_lead_ns(&e->pw) - e->pw.cfg.min_sleep_ns;
+		int64_t left =
+			tdp_time_diff(boundary, now) - pw_lead_ns(&e->pw) - e->pw.cfg.min_sleep_ns;
 		if (left <= 0) {
 			CTR_ADD(e->st.tick_timeouts, 1);
 			return;
@@ -59,8 +60,10 @@ static void await_tick(struct engine *e, int64_t j, tdp_time_t boundary)
 		if (f < 0)
 			continue;
 		CTR_ADD(e->st.ticks, 1);
-		if (f == j - 1) /* an older one waited while the engine was elsewhere: not a latency */
-			hist_add(&e->tick_lat, tdp_time_diff(tb_fast_now(e->tb), frame_start(&e->g, f)));
+		if (f ==
+		    j - 1) /* an older one waited while the engine was elsewhere: not a latency */
+			hist_add(&e->tick_lat,
+				 tdp_time_diff(tb_fast_now(e->tb), frame_start(&e->g, f)));
 		if (f >= j - 1)
 			return;
 	}
@@ -110,7 +113,8 @@ static tdp_time_t wait_and_stage(struct engine *e, int64_t j, tdp_time_t boundar
 			note_time(e, woke);
 			now = tb_fast_now(tb);
 		}
-		while (tdp_time_before(now, boundary) && tdp_time_diff(boundary, now) <= e->g.tf_ns) {
+		while (tdp_time_before(now, boundary) &&
+		       tdp_time_diff(boundary, now) <= e->g.tf_ns) {
 			rte_pause();
 			now = tb_fast_now(tb);
 		}
@@ -194,8 +198,8 @@ static void step_skip(struct engine *e, int64_t j, int64_t woke_in)
 
 /* A port's push at t, or its late policy when the burst would no longer end
  * before the guard band at `end`. True when late. */
-static bool push_port(struct engine *e, struct eng_port *pt, int64_t j, tdp_time_t t, tdp_time_t end,
-		      const struct launch_map *lm)
+static bool push_port(struct engine *e, struct eng_port *pt, int64_t j, tdp_time_t t,
+		      tdp_time_t end, const struct launch_map *lm)
 {
 	if (pt->nstage && tdp_time_diff(end, tdp_time_max(t, pt->cursor)) < pt->stage_wire_ns) {
 		eng_late_port(e, pt);
@@ -209,8 +213,8 @@ static bool push_port(struct engine *e, struct eng_port *pt, int64_t j, tdp_time
  * times when its map is ready and the hand-over is no later than start -
  * launch-margin, else marked for the CPU push at start. True when a marked
  * port has a row to push. */
-static bool push_launch(struct engine *e, int64_t j, tdp_time_t start, tdp_time_t pushed_at, tdp_time_t end,
-			bool *late)
+static bool push_launch(struct engine *e, int64_t j, tdp_time_t start, tdp_time_t pushed_at,
+			tdp_time_t end, bool *late)
 {
 	tdp_time_t by = tdp_time_add(start, -e->launch_margin_ns);
 	bool cpu = false;
@@ -218,11 +222,14 @@ static bool push_launch(struct engine *e, int64_t j, tdp_time_t start, tdp_time_
 		struct eng_port *pt = &e->ports[p];
 		struct launch_map lm;
 		pt->cpu_push = true;
-		if (pt->c.launch && launch_map_get(pt->c.launch, &lm) && !tdp_time_before(by, pushed_at)) {
+		if (pt->c.launch && launch_map_get(pt->c.launch, &lm) &&
+		    !tdp_time_before(by, pushed_at)) {
 			pt->cpu_push = false;
 			*late |= push_port(e, pt, j, start, end, &lm);
 		} else if (pt->c.launch && pt->nseg) {
-			CTR_ADD(*(tdp_time_before(by, pushed_at) ? &pt->st.launch_late : &pt->st.launch_unready), 1);
+			CTR_ADD(*(tdp_time_before(by, pushed_at) ? &pt->st.launch_late
+								 : &pt->st.launch_unready),
+				1);
 		}
 		cpu |= pt->cpu_push && pt->nseg;
 	}

@@ -74,8 +74,8 @@ static void arrived_late(struct engine *e, struct eng_flow *fl, struct rte_mbuf 
  * queue's head. Slots left free go to carried packets, which were due
  * earlier still.
  */
-static uint32_t take_due(struct engine *e, struct eng_flow *fl, int64_t frame, struct rte_mbuf **out, uint32_t want,
-			 bool fill)
+static uint32_t take_due(struct engine *e, struct eng_flow *fl, int64_t frame,
+			 struct rte_mbuf **out, uint32_t want, bool fill)
 {
 	uint32_t got = 0;
 	for (uint32_t i = 0; got < want && i < fl->nrxq; i++) {
@@ -91,7 +91,8 @@ static uint32_t take_due(struct engine *e, struct eng_flow *fl, int64_t frame, s
 				q->early = m;
 				break;
 			}
-			if (d == frame || d == ENGINE_DUE_NONE) /* the latter queued before the flow was pipelined */
+			if (d == frame ||
+			    d == ENGINE_DUE_NONE) /* the latter queued before the flow was pipelined */
 				out[got++] = m;
 			else
 				arrived_late(e, fl, m);
@@ -103,10 +104,12 @@ static uint32_t take_due(struct engine *e, struct eng_flow *fl, int64_t frame, s
 	return got;
 }
 
-uint32_t eng_take_for(struct engine *e, uint32_t flow, int64_t frame, struct rte_mbuf **out, uint32_t want)
+uint32_t eng_take_for(struct engine *e, uint32_t flow, int64_t frame, struct rte_mbuf **out,
+		      uint32_t want)
 {
 	struct eng_flow *fl = e->flows[flow];
-	return e->t->flows[flow].alpha ? take_due(e, fl, frame, out, want, true) : eng_take(fl, out, want);
+	return e->t->flows[flow].alpha ? take_due(e, fl, frame, out, want, true)
+				       : eng_take(fl, out, want);
 }
 
 /*
@@ -177,7 +180,8 @@ void eng_skip_frame(struct engine *e, int64_t j)
 		uint32_t left = row[r].n, got = 0, carried = 0;
 		while (left) {
 			uint32_t w = left < 64 ? left : 64;
-			uint32_t taken = piped ? take_due(e, fl, j, tmp, w, false) : eng_take(fl, tmp, w);
+			uint32_t taken =
+				piped ? take_due(e, fl, j, tmp, w, false) : eng_take(fl, tmp, w);
 			uint32_t c = 0;
 			if (piped && e->late == LATE_CARRY) {
 				uint32_t room = fl->carry_cap - fl->ncarry;

@@ -29,7 +29,7 @@
 
 struct seg {
 	uint16_t flow;
-	uint16_t n;               /* packets staged */
+	uint16_t n; /* packets staged */
 };
 
 /* A flow's state lives as long as the flow: a table swap that keeps a flow
@@ -37,7 +37,7 @@ struct seg {
 struct eng_flow {
 	uint32_t port;
 	uint32_t carry_cap, ncarry;
-	struct rte_mbuf **carry;  /* FIFO of packets carried from late frames */
+	struct rte_mbuf **carry; /* FIFO of packets carried from late frames */
 	/* one queue per RX core (written by that core), taken in turn from rr */
 	struct flow_rx *rxq;
 	uint32_t nrxq, rr;
@@ -56,7 +56,7 @@ struct eng_stamp {
 struct eng_tport {
 	struct eng_stamp *stamps; /* stage_cap: the staged probes that get a stamp */
 	struct rte_mbuf **stage;
-	int64_t *wire_end;        /* stage_cap + 1 */
+	int64_t *wire_end; /* stage_cap + 1 */
 	uint32_t stage_cap;
 	struct seg *seg;
 	uint32_t seg_cap;
@@ -70,76 +70,76 @@ struct eng_tport {
  */
 struct eng_table {
 	const struct sched_table *t;
-	bool own_t;               /* freed with the table */
-	struct eng_flow **flows;  /* t->nflows, by the table's flow index */
+	bool own_t;		 /* freed with the table */
+	struct eng_flow **flows; /* t->nflows, by the table's flow index */
 	uint32_t nflows;
-	uint32_t rx_cores;        /* queues each flow has */
-	struct eng_tport *ports;  /* t->nports */
+	uint32_t rx_cores;	 /* queues each flow has */
+	struct eng_tport *ports; /* t->nports */
 	uint32_t nports;
 	/* carry arrays that grow at adoption: new[f] (NULL: keep), freed old ones */
 	struct rte_mbuf ***grow;
 	uint32_t *grow_cap;
 	struct rte_mbuf ***old_carry;
-	bool *kept;               /* flows[f] is the replaced table's, not new here */
+	bool *kept; /* flows[f] is the replaced table's, not new here */
 	/* flows of the table replaced that this one does not keep */
 	struct eng_flow **removed;
 	uint32_t nremoved;
-	struct eng_table *prev;   /* the table replaced, until it is retired */
-	int64_t at;               /* frame requested */
-	int64_t adopted;          /* frame it took effect at; INT64_MIN before */
+	struct eng_table *prev; /* the table replaced, until it is retired */
+	int64_t at;		/* frame requested */
+	int64_t adopted;	/* frame it took effect at; INT64_MIN before */
 };
 
 struct eng_port {
 	struct eng_port_cfg c;
 	struct rte_ring *be;
-	struct rte_mbuf *held;    /* best effort that did not fit; goes first next time */
-	struct rte_mbuf **stage;  /* from the table in force */
-	int64_t *wire_end;        /* wire_end[i]: wire time of stage[0..i) */
+	struct rte_mbuf *held;	 /* best effort that did not fit; goes first next time */
+	struct rte_mbuf **stage; /* from the table in force */
+	int64_t *wire_end;	 /* wire_end[i]: wire time of stage[0..i) */
 	uint32_t nstage;
 	struct seg *seg;
 	uint32_t nseg;
 	struct eng_stamp *stamps;
 	uint32_t nstamps;
 	int64_t stage_wire_ns;
-	tdp_time_t cursor;        /* when the port will have sent what it was given */
-	uint32_t *flows;          /* the port's flows, for demotion (table in force) */
+	tdp_time_t cursor; /* when the port will have sent what it was given */
+	uint32_t *flows;   /* the port's flows, for demotion (table in force) */
 	uint32_t nflows, demote_rr;
-	bool cpu_push;            /* this frame: pushed by the CPU at the boundary */
+	bool cpu_push; /* this frame: pushed by the CPU at the boundary */
 	struct port_stats st;
 } __rte_cache_aligned;
 
 struct engine {
 	const struct sched_table *t;
-	struct eng_table *tab;    /* in force; the engine's own copy of pub */
-	_Atomic(struct eng_table *) offer;  /* handed over, waiting for its frame */
-	_Atomic(struct eng_table *) pub;    /* in force, for readers */
+	struct eng_table *tab;		   /* in force; the engine's own copy of pub */
+	_Atomic(struct eng_table *) offer; /* handed over, waiting for its frame */
+	_Atomic(struct eng_table *) pub;   /* in force, for readers */
 	uint32_t flow_depth;
-	uint32_t rx_cores;        /* queues per flow */
-	uint16_t node_id;         /* written into hop stamps */
+	uint32_t rx_cores; /* queues per flow */
+	uint16_t node_id;  /* written into hop stamps */
 	struct timebase *tb;
 	struct frame_geom g;
 	int64_t guard_ns;
 	enum late_policy late;
 	int64_t be_poll_ns;
-	int64_t lead_ns;          /* launch-lead when a port has launch time, else 0 */
+	int64_t lead_ns; /* launch-lead when a port has launch time, else 0 */
 	int64_t launch_margin_ns;
 	struct pw pw;
 
-	enum sync_action act[3];  /* by enum tb_state */
+	enum sync_action act[3];     /* by enum tb_state */
 	enum sync_action act_budget; /* the uncertainty past the table's sync budget */
-	bool demote;              /* this frame: reserved flows go out as best effort */
-	int64_t seen;             /* frame index of the latest time read, to see steps back */
+	bool demote;		     /* this frame: reserved flows go out as best effort */
+	int64_t seen;		     /* frame index of the latest time read, to see steps back */
 
-	int64_t next;             /* frame to push next */
-	tdp_time_t fill_end;      /* best effort may be on the wire until here */
+	int64_t next;	     /* frame to push next */
+	tdp_time_t fill_end; /* best effort may be on the wire until here */
 
-	struct eng_flow **flows;  /* tab->flows */
+	struct eng_flow **flows; /* tab->flows */
 	uint32_t nflows;
 	struct eng_port *ports;
 	uint32_t nports;
-	void *ring_mem;           /* best-effort queues */
+	void *ring_mem; /* best-effort queues */
 
-	int tick_fd;              /* the source's frame tick, or -1 */
+	int tick_fd; /* the source's frame tick, or -1 */
 
 	atomic_int stop;
 	struct eng_stats st;
@@ -161,7 +161,9 @@ static inline struct eng_table *claim(struct engine *e, int64_t j)
 	if (__builtin_expect(nt == NULL, 1) || j < nt->at)
 		return NULL;
 	return atomic_compare_exchange_strong_explicit(&e->offer, &nt, NULL, memory_order_acq_rel,
-						       memory_order_acquire) ? nt : NULL;
+						       memory_order_acquire)
+		       ? nt
+		       : NULL;
 }
 
 /* engine_table.c: takes a table claimed for frame j (nothing is staged) */
@@ -169,7 +171,8 @@ void eng_adopt(struct engine *e, struct eng_table *nt, int64_t j);
 
 /* engine_queue.c */
 uint32_t eng_take(struct eng_flow *fl, struct rte_mbuf **out, uint32_t want);
-uint32_t eng_take_for(struct engine *e, uint32_t flow, int64_t x, struct rte_mbuf **out, uint32_t want);
+uint32_t eng_take_for(struct engine *e, uint32_t flow, int64_t x, struct rte_mbuf **out,
+		      uint32_t want);
 bool eng_missed(struct engine *e, struct eng_flow *fl, struct rte_mbuf **m, uint32_t cnt);
 void eng_late_port(struct engine *e, struct eng_port *p);
 void eng_skip_frame(struct engine *e, int64_t j);

@@ -20,7 +20,8 @@ static struct rte_ring *ring_at(uint8_t **mem, uint32_t depth, bool mp)
 {
 	struct rte_ring *r = (struct rte_ring *)*mem;
 	ssize_t sz = rte_ring_get_memsize(rte_align32pow2(depth + 1));
-	if (rte_ring_init(r, "tdp", depth, (mp ? 0 : RING_F_SP_ENQ) | RING_F_SC_DEQ | RING_F_EXACT_SZ) != 0)
+	if (rte_ring_init(r, "tdp", depth,
+			  (mp ? 0 : RING_F_SP_ENQ) | RING_F_SC_DEQ | RING_F_EXACT_SZ) != 0)
 		return NULL;
 	*mem += RTE_ALIGN_CEIL((size_t)sz, RTE_CACHE_LINE_SIZE);
 	return r;
@@ -72,8 +73,8 @@ static int flow_arr_alloc(struct eng_flow *fl)
 	return 0;
 }
 
-static struct eng_flow *flow_new(const char *name, uint32_t port, uint32_t carry_cap, uint32_t depth,
-				 uint32_t nrxq)
+static struct eng_flow *flow_new(const char *name, uint32_t port, uint32_t carry_cap,
+				 uint32_t depth, uint32_t nrxq)
 {
 	struct eng_flow *fl = NULL;
 	if (posix_memalign((void **)&fl, RTE_CACHE_LINE_SIZE, sizeof(*fl)) != 0)
@@ -84,7 +85,8 @@ static struct eng_flow *flow_new(const char *name, uint32_t port, uint32_t carry
 	fl->carry_cap = carry_cap;
 	fl->carry = calloc(carry_cap + 1, sizeof(*fl->carry));
 	void *qs = NULL;
-	if (!fl->carry || posix_memalign(&qs, RTE_CACHE_LINE_SIZE, nrxq * sizeof(struct flow_rx)) != 0) {
+	if (!fl->carry ||
+	    posix_memalign(&qs, RTE_CACHE_LINE_SIZE, nrxq * sizeof(struct flow_rx)) != 0) {
 		free(fl->carry);
 		free(fl);
 		return NULL;
@@ -94,7 +96,8 @@ static struct eng_flow *flow_new(const char *name, uint32_t port, uint32_t carry
 	fl->nrxq = nrxq;
 	for (uint32_t c = 0; c < nrxq; c++) {
 		void *slot = NULL;
-		if (posix_memalign(&slot, RTE_CACHE_LINE_SIZE, flowq_slots(depth) * sizeof(struct rte_mbuf *)) != 0) {
+		if (posix_memalign(&slot, RTE_CACHE_LINE_SIZE,
+				   flowq_slots(depth) * sizeof(struct rte_mbuf *)) != 0) {
 			flow_free(fl, NULL);
 			return NULL;
 		}
@@ -188,8 +191,8 @@ static struct eng_table *table_build(const struct engine *e, const struct sched_
 	bool *kept = in_force ? calloc(in_force->nflows + 1, sizeof(bool)) : NULL;
 	/* the flows in force by name, so that matching 65535 flows stays n log n */
 	struct name_ix *byname = in_force ? calloc(in_force->nflows + 1, sizeof(*byname)) : NULL;
-	if (!nt->flows || !nt->kept || !nt->ports || !nt->grow || !nt->grow_cap || !nt->old_carry || !cap ||
-	    (in_force && (!kept || !byname))) {
+	if (!nt->flows || !nt->kept || !nt->ports || !nt->grow || !nt->grow_cap || !nt->old_carry ||
+	    !cap || (in_force && (!kept || !byname))) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -233,8 +236,10 @@ static struct eng_table *table_build(const struct engine *e, const struct sched_
 	for (uint32_t f = 0; f < t->nflows; f++) {
 		const struct sched_flow *sf = &t->flows[f];
 		struct eng_flow *old = NULL;
-		struct name_ix key = {sf->name, 0}, *hit = in_force ? bsearch(&key, byname, in_force->nflows, sizeof(*byname), name_cmp)
-								 : NULL;
+		struct name_ix key = {sf->name, 0},
+			       *hit = in_force ? bsearch(&key, byname, in_force->nflows,
+							 sizeof(*byname), name_cmp)
+					       : NULL;
 		if (hit && in_force->flows[hit->ix]->port == sf->port) {
 			old = in_force->flows[hit->ix];
 			kept[hit->ix] = true;
@@ -347,12 +352,14 @@ struct engine *engine_create(const struct eng_config *c, char *err, size_t errle
 		snprintf(err, errlen, "queue depths must be at least 1");
 		goto fail;
 	}
-	if (posix_memalign((void **)&e->ports, RTE_CACHE_LINE_SIZE, (e->nports + 1) * sizeof(*e->ports))) {
+	if (posix_memalign((void **)&e->ports, RTE_CACHE_LINE_SIZE,
+			   (e->nports + 1) * sizeof(*e->ports))) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
 	memset(e->ports, 0, (e->nports + 1) * sizeof(*e->ports));
-	size_t br = RTE_ALIGN_CEIL((size_t)rte_ring_get_memsize(rte_align32pow2(c->be_depth + 1)), RTE_CACHE_LINE_SIZE);
+	size_t br = RTE_ALIGN_CEIL((size_t)rte_ring_get_memsize(rte_align32pow2(c->be_depth + 1)),
+				   RTE_CACHE_LINE_SIZE);
 	if (posix_memalign(&e->ring_mem, RTE_CACHE_LINE_SIZE, br * e->nports + 64)) {
 		snprintf(err, errlen, "out of memory for %zu bytes of queues", br * e->nports);
 		goto fail;
@@ -365,19 +372,23 @@ struct engine *engine_create(const struct eng_config *c, char *err, size_t errle
 			pt->c.rate_bps = t->ports[p].rate_bps;
 		pt->be = ring_at(&mem, c->be_depth, e->rx_cores > 1);
 		if (!pt->be) {
-			snprintf(err, errlen, "cannot make the best-effort queue of port %s", t->ports[p].name);
+			snprintf(err, errlen, "cannot make the best-effort queue of port %s",
+				 t->ports[p].name);
 			goto fail;
 		}
 	}
 	for (uint32_t p = 0; p < e->nports; p++)
 		if (c->ports[p].launch)
-			e->lead_ns = c->launch_lead_default && c->launch_lead_ns > e->g.tf_ns / 2 ? e->g.tf_ns / 2
-												  : c->launch_lead_ns;
+			e->lead_ns = c->launch_lead_default && c->launch_lead_ns > e->g.tf_ns / 2
+					     ? e->g.tf_ns / 2
+					     : c->launch_lead_ns;
 	e->launch_margin_ns = c->launch_margin_ns;
 	if (e->lead_ns && (e->lead_ns > e->g.tf_ns / 2 || c->launch_margin_ns < 0 ||
 			   c->launch_margin_ns >= e->lead_ns)) {
-		snprintf(err, errlen, "launch-lead %" PRId64 " ns must be above launch-margin (%" PRId64
-			 " ns) and at most half the TF (%" PRId64 " ns)", e->lead_ns, c->launch_margin_ns, e->g.tf_ns);
+		snprintf(err, errlen,
+			 "launch-lead %" PRId64 " ns must be above launch-margin (%" PRId64
+			 " ns) and at most half the TF (%" PRId64 " ns)",
+			 e->lead_ns, c->launch_margin_ns, e->g.tf_ns);
 		goto fail;
 	}
 	struct eng_table *nt = table_build(e, t, NULL, err, errlen);
@@ -430,7 +441,8 @@ void engine_destroy(struct engine *e)
 
 /* ---- table swap (control side) ------------------------------------------ */
 
-struct eng_table *engine_table_build(struct engine *e, const struct sched_table *t, char *err, size_t errlen)
+struct eng_table *engine_table_build(struct engine *e, const struct sched_table *t, char *err,
+				     size_t errlen)
 {
 	const struct eng_table *cur = atomic_load_explicit(&e->pub, memory_order_acquire);
 	const struct sched_table *ct = cur->t;
@@ -443,21 +455,29 @@ struct eng_table *engine_table_build(struct engine *e, const struct sched_table 
 		return NULL;
 	}
 	if (t->tf_ns != ct->tf_ns || t->epoch_ns != ct->epoch_ns) {
-		snprintf(err, errlen, "TF or epoch differs from the table in force (TF %" PRIu64 " ns, epoch %" PRIu64
-			 " ns): a new frame grid needs a restart", ct->tf_ns, ct->epoch_ns);
+		snprintf(err, errlen,
+			 "TF or epoch differs from the table in force (TF %" PRIu64
+			 " ns, epoch %" PRIu64 " ns): a new frame grid needs a restart",
+			 ct->tf_ns, ct->epoch_ns);
 		return NULL;
 	}
 	if (t->nports != ct->nports) {
-		snprintf(err, errlen, "the table has %u ports, the one in force %u: ports change only with a restart",
+		snprintf(err, errlen,
+			 "the table has %u ports, the one in force %u: ports change only with a "
+			 "restart",
 			 t->nports, ct->nports);
 		return NULL;
 	}
 	for (uint32_t p = 0; p < t->nports; p++)
-		if (strcmp(t->ports[p].name, ct->ports[p].name) || t->ports[p].rate_bps != ct->ports[p].rate_bps ||
+		if (strcmp(t->ports[p].name, ct->ports[p].name) ||
+		    t->ports[p].rate_bps != ct->ports[p].rate_bps ||
 		    t->ports[p].overhead != ct->ports[p].overhead) {
-			snprintf(err, errlen, "port %u is %s at %" PRIu64 " bit/s (overhead %u); the table in force has %s at %"
-				 PRIu64 " bit/s (overhead %u): ports change only with a restart", p + 1, t->ports[p].name,
-				 t->ports[p].rate_bps, t->ports[p].overhead, ct->ports[p].name, ct->ports[p].rate_bps,
+			snprintf(err, errlen,
+				 "port %u is %s at %" PRIu64
+				 " bit/s (overhead %u); the table in force has %s at %" PRIu64
+				 " bit/s (overhead %u): ports change only with a restart",
+				 p + 1, t->ports[p].name, t->ports[p].rate_bps,
+				 t->ports[p].overhead, ct->ports[p].name, ct->ports[p].rate_bps,
 				 ct->ports[p].overhead);
 			return NULL;
 		}
@@ -488,12 +508,15 @@ int64_t engine_table_boundary(const struct engine *e, const struct eng_table *nt
 	return frame_floordiv(from + l - 1, l) * l;
 }
 
-int engine_table_offer(struct engine *e, struct eng_table *nt, int64_t frame, char *err, size_t errlen)
+int engine_table_offer(struct engine *e, struct eng_table *nt, int64_t frame, char *err,
+		       size_t errlen)
 {
 	int64_t next = engine_next_frame(e);
 	if (frame < next + 2) {
-		snprintf(err, errlen, "frame %" PRId64 " is too close: the engine is staging frame %" PRId64
-			 " (a table is adopted at least 2 frames ahead)", frame, next);
+		snprintf(err, errlen,
+			 "frame %" PRId64 " is too close: the engine is staging frame %" PRId64
+			 " (a table is adopted at least 2 frames ahead)",
+			 frame, next);
 		return -EAGAIN;
 	}
 	nt->at = frame;
@@ -569,7 +592,8 @@ uint64_t engine_table_retire(struct engine *e, struct eng_table *cur)
 
 struct flow_rx *engine_table_flow_rxq(struct eng_table *nt, uint32_t flow, uint32_t core)
 {
-	return flow < nt->nflows && core < nt->flows[flow]->nrxq ? &nt->flows[flow]->rxq[core] : NULL;
+	return flow < nt->nflows && core < nt->flows[flow]->nrxq ? &nt->flows[flow]->rxq[core]
+								 : NULL;
 }
 
 struct flow_rx *engine_table_flow_rx(struct eng_table *nt, uint32_t flow)
@@ -582,7 +606,8 @@ struct flow_rx *engine_flow_rx(struct engine *e, uint32_t flow)
 	return engine_table_flow_rx(engine_table_current(e), flow);
 }
 
-bool engine_table_flow_rx_sum(struct eng_table *nt, uint32_t flow, struct flow_rx_sum *out, struct hist *arr)
+bool engine_table_flow_rx_sum(struct eng_table *nt, uint32_t flow, struct flow_rx_sum *out,
+			      struct hist *arr)
 {
 	memset(out, 0, sizeof(*out));
 	if (arr)

@@ -62,7 +62,8 @@ static void be_fill(struct engine *e, struct eng_port *p, tdp_time_t now)
 			CTR_ADD(p->st.be_too_big, 1);
 			continue;
 		}
-		tdp_time_t lim = tdp_time_before(at, fstart) ? tdp_time_add(fstart, -e->guard_ns) : e->fill_end;
+		tdp_time_t lim = tdp_time_before(at, fstart) ? tdp_time_add(fstart, -e->guard_ns)
+							     : e->fill_end;
 		if (tdp_time_diff(lim, at) < w) {
 			p->held = m;
 			if (dflow != UINT32_MAX)
@@ -98,13 +99,14 @@ void eng_be_fill_all(struct engine *e, tdp_time_t now)
 }
 
 /* The staged probes of a stamp flow: where their stamps go, written at the push. */
-static void stamp_find(struct engine *e, struct eng_port *p, uint32_t flow, int64_t j, struct rte_mbuf **m,
-		       uint32_t n)
+static void stamp_find(struct engine *e, struct eng_port *p, uint32_t flow, int64_t j,
+		       struct rte_mbuf **m, uint32_t n)
 {
 	bool piped = e->t->flows[flow].alpha != 0;
 	for (uint32_t i = 0; i < n; i++) {
 		struct eng_stamp *st = &p->stamps[p->nstamps];
-		if (stamp_locate(rte_pktmbuf_mtod(m[i], uint8_t *), m[i]->data_len, &st->s) != STAMP_OK)
+		if (stamp_locate(rte_pktmbuf_mtod(m[i], uint8_t *), m[i]->data_len, &st->s) !=
+		    STAMP_OK)
 			continue;
 		if (piped && engine_pkt_due(m[i]) != j)
 			st->s.flags |= PROBE_STAMP_LATE;
@@ -166,14 +168,15 @@ void eng_stage(struct engine *e, int64_t j)
  * and a call is offered only the packets that would end in time. Returns how
  * many the driver has taken; *cursor becomes when the port will have sent them.
  */
-static uint32_t tx_until(struct engine *e, struct eng_port *p, uint32_t done, tdp_time_t before, tdp_time_t end,
-			 tdp_time_t *cursor)
+static uint32_t tx_until(struct engine *e, struct eng_port *p, uint32_t done, tdp_time_t before,
+			 tdp_time_t end, tdp_time_t *cursor)
 {
 	uint32_t n = p->nstage;
 	const int64_t *we = p->wire_end;
 	while (done < n) {
 		tdp_time_t now = tb_fast_now(e->tb);
-		tdp_time_t at = tdp_time_max(*cursor, tdp_time_add(now, tdp_time_diff(now, before)));
+		tdp_time_t at =
+			tdp_time_max(*cursor, tdp_time_add(now, tdp_time_diff(now, before)));
 		int64_t room = tdp_time_diff(end, at);
 		/* the packets from done on that end by `end`: wire_end is increasing */
 		uint32_t lo = done, hi = n - done < ENG_TX_CHUNK ? n : done + ENG_TX_CHUNK;
@@ -188,7 +191,8 @@ static uint32_t tx_until(struct engine *e, struct eng_port *p, uint32_t done, td
 		if (!want)
 			break;
 		before = now;
-		uint16_t s = rte_eth_tx_burst(p->c.dpdk_port, p->c.txq, p->stage + done, (uint16_t)want);
+		uint16_t s =
+			rte_eth_tx_burst(p->c.dpdk_port, p->c.txq, p->stage + done, (uint16_t)want);
 		CTR_ADD(p->st.push_retries, 1);
 		if (s)
 			*cursor = tdp_time_add(at, we[done + s] - we[done]);
@@ -205,7 +209,8 @@ static void launch_set(struct eng_port *p, const struct launch_map *lm, tdp_time
 {
 	for (uint32_t i = 0; i < p->nstage; i++) {
 		struct rte_mbuf *m = p->stage[i];
-		*RTE_MBUF_DYNFIELD(m, p->c.ts_off, uint64_t *) = launch_dev(lm, tdp_time_add(base, p->wire_end[i]));
+		*RTE_MBUF_DYNFIELD(m, p->c.ts_off, uint64_t *) =
+			launch_dev(lm, tdp_time_add(base, p->wire_end[i]));
 		m->ol_flags |= p->c.ts_flag;
 	}
 }
@@ -231,7 +236,8 @@ void eng_push(struct engine *e, struct eng_port *p, int64_t j, tdp_time_t t, tdp
 		if (lm)
 			launch_set(p, lm, base);
 		uint32_t want = n < ENG_TX_CHUNK ? n : ENG_TX_CHUNK;
-		uint32_t done = rte_eth_tx_burst(p->c.dpdk_port, p->c.txq, p->stage, (uint16_t)want);
+		uint32_t done =
+			rte_eth_tx_burst(p->c.dpdk_port, p->c.txq, p->stage, (uint16_t)want);
 		tdp_time_t cursor = tdp_time_add(base, p->wire_end[done]);
 		if (done < n)
 			done = tx_until(e, p, done, t, end, &cursor);

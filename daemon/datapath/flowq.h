@@ -65,13 +65,13 @@ static inline int64_t engine_pkt_due(const struct rte_mbuf *m)
  * packets since the start and wrap at 2^32; a slot is the count masked.
  */
 struct flow_rx {
-	_Atomic uint32_t head;    /* packets RX queued: published with release */
-	uint32_t tail_seen;       /* the engine's tail as RX last read it */
-	uint32_t mask;            /* slots - 1 (a power of two) */
-	uint32_t depth;           /* at most this many queued */
+	_Atomic uint32_t head; /* packets RX queued: published with release */
+	uint32_t tail_seen;    /* the engine's tail as RX last read it */
+	uint32_t mask;	       /* slots - 1 (a power of two) */
+	uint32_t depth;	       /* at most this many queued */
 	struct rte_mbuf **slot;
-	uint64_t enq;             /* queued by RX */
-	uint64_t overflow;        /* dropped by RX: the queue was full */
+	uint64_t enq;	   /* queued by RX */
+	uint64_t overflow; /* dropped by RX: the queue was full */
 	/* pipelined flows (alpha): when each packet arrived, measured from the
 	 * start of the upstream frame it was mapped to (after the link delay):
 	 * the upstream's push offset plus the link's and this node's RX latency,
@@ -86,11 +86,11 @@ struct flow_rx {
 	uint16_t nh_port;
 	uint8_t nh_mac[6];
 	/* the engine's line */
-	_Atomic uint32_t tail __attribute__((aligned(64)));   /* packets the engine took: release */
-	uint32_t head_seen;       /* RX's head as the engine last read it */
-	uint32_t c_mask;          /* the engine's copies of mask and slot, so that a */
+	_Atomic uint32_t tail __attribute__((aligned(64))); /* packets the engine took: release */
+	uint32_t head_seen;	  /* RX's head as the engine last read it */
+	uint32_t c_mask;	  /* the engine's copies of mask and slot, so that a */
 	struct rte_mbuf **c_slot; /* dequeue reads nothing of the line RX writes */
-	struct rte_mbuf *early;   /* pipelined: the queue's head, due in a later frame */
+	struct rte_mbuf *early;	  /* pipelined: the queue's head, due in a later frame */
 	/* RX's rare counts. arr_guard: pipelined arrivals in their upstream
 	 * frame's last guard band, where no upstream push lands: a packet that
 	 * late is near the next frame, and one later still is mapped there (one
@@ -114,7 +114,8 @@ struct flow_rx {
 } __attribute__((aligned(64)));
 
 _Static_assert(sizeof(struct flow_rx) == 192, "a flow's queue is three cache lines");
-_Static_assert(__builtin_offsetof(struct flow_rx, tail) == 64, "RX's hot fields fill one cache line");
+_Static_assert(__builtin_offsetof(struct flow_rx, tail) == 64,
+	       "RX's hot fields fill one cache line");
 
 /* Entries a queue of depth packets has: a power of two above depth. */
 static inline uint32_t flowq_slots(uint32_t depth)

@@ -48,8 +48,8 @@ void launch_clock_stats(const struct launch_clock *lc, struct launch_stats *out)
 }
 
 /* The narrowest of three tries: the device read between two CTR reads. */
-static int bracket(struct launch_clock *lc, tdp_time_t (*now)(void *), void *now_arg, int64_t *ctr, int64_t *dev,
-		   int64_t *width)
+static int bracket(struct launch_clock *lc, tdp_time_t (*now)(void *), void *now_arg, int64_t *ctr,
+		   int64_t *dev, int64_t *width)
 {
 	int got = -1;
 	for (int i = 0; i < 3; i++) {
@@ -116,7 +116,8 @@ int launch_clock_sample(struct launch_clock *lc, tdp_time_t (*now)(void *), void
 	}
 	publish(lc, ctr, dev, mult);
 	st->ready = mult > 0;
-	st->rate_ppb = mult > 0 ? (int64_t)(((launch_i128)(mult - (1LL << 32)) * 1000000000) >> 32) : 0;
+	st->rate_ppb =
+		mult > 0 ? (int64_t)(((launch_i128)(mult - (1LL << 32)) * 1000000000) >> 32) : 0;
 	pthread_mutex_unlock(&lc->st_mu);
 	return 0;
 }

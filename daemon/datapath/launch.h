@@ -36,23 +36,24 @@
 #include "seqlock.h"
 #include "tdp_time.h"
 
-#define LAUNCH_RATE_SPAN_NS 1000000000LL   /* the shortest span a rate is taken over */
-#define LAUNCH_ANCHOR_NS 10000000000LL     /* the anchor moves on after this long */
-#define LAUNCH_STEP_NS 1000000LL           /* a sample this far off the map is a step */
+#define LAUNCH_RATE_SPAN_NS 1000000000LL /* the shortest span a rate is taken over */
+#define LAUNCH_ANCHOR_NS 10000000000LL	 /* the anchor moves on after this long */
+#define LAUNCH_STEP_NS 1000000LL	 /* a sample this far off the map is a step */
 
 __extension__ typedef __int128 launch_i128;
 
 struct launch_map {
-	int64_t ctr0;             /* CTR ns */
-	int64_t dev0;             /* device clock at ctr0 */
-	int64_t mult;             /* device ticks per ns, times 2^32 */
+	int64_t ctr0; /* CTR ns */
+	int64_t dev0; /* device clock at ctr0 */
+	int64_t mult; /* device ticks per ns, times 2^32 */
 };
 
 /* The device time for CTR time t, rounded up: a packet is never launched
  * before the time it was given. */
 static inline uint64_t launch_dev(const struct launch_map *m, tdp_time_t t)
 {
-	return (uint64_t)(m->dev0 + (int64_t)(((launch_i128)(t.ns - m->ctr0) * m->mult + 0xffffffff) >> 32));
+	return (uint64_t)(m->dev0 +
+			  (int64_t)(((launch_i128)(t.ns - m->ctr0) * m->mult + 0xffffffff) >> 32));
 }
 
 /* The CTR time of device time d (the inverse, for logs and tests). */
@@ -62,27 +63,27 @@ static inline int64_t launch_ctr(const struct launch_map *m, uint64_t d)
 }
 
 struct launch_stats {
-	uint64_t samples;         /* samples taken into the map */
-	uint64_t wide;            /* samples not taken: the CTR reads too far apart */
-	uint64_t failed;          /* device reads that failed */
-	uint64_t steps;           /* samples that found a step: the rate started again */
-	int64_t last_bracket_ns;  /* the latest sample's CTR reads, apart */
-	int64_t last_miss_ns;     /* how far the map missed the latest sample, ns */
-	int64_t rate_ppb;         /* the device clock's rate against the CTR, less one tick per ns, ppb */
+	uint64_t samples;	 /* samples taken into the map */
+	uint64_t wide;		 /* samples not taken: the CTR reads too far apart */
+	uint64_t failed;	 /* device reads that failed */
+	uint64_t steps;		 /* samples that found a step: the rate started again */
+	int64_t last_bracket_ns; /* the latest sample's CTR reads, apart */
+	int64_t last_miss_ns;	 /* how far the map missed the latest sample, ns */
+	int64_t rate_ppb; /* the device clock's rate against the CTR, less one tick per ns, ppb */
 	bool ready;
 };
 
 struct launch_clock {
 	struct seqlock lock;
-	_Atomic int64_t ctr0, dev0, mult;  /* mult 0: no map */
+	_Atomic int64_t ctr0, dev0, mult; /* mult 0: no map */
 	/* the sampler's own */
 	int (*read)(void *arg, uint64_t *dev);
 	void *arg;
 	int64_t max_bracket_ns;
 	bool anchored;
-	int64_t a_ctr, a_dev;     /* the rate's anchor */
-	int64_t last_mult;        /* the rate measured, kept across a re-anchoring */
-	pthread_mutex_t st_mu;    /* the counts: the sampler and the readers, never the engine */
+	int64_t a_ctr, a_dev;  /* the rate's anchor */
+	int64_t last_mult;     /* the rate measured, kept across a re-anchoring */
+	pthread_mutex_t st_mu; /* the counts: the sampler and the readers, never the engine */
 	struct launch_stats st;
 };
 

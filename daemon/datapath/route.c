@@ -14,14 +14,18 @@
 
 struct neigh {
 	uint8_t family;
-	uint8_t origin;           /* ROUTE_ORIGIN_* */
+	uint8_t origin; /* ROUTE_ORIGIN_* */
 	uint8_t addr[16];
 	uint32_t port;
 	uint8_t mac[6];
-	bool failed;              /* the kernel's resolution failed: no MAC */
+	bool failed; /* the kernel's resolution failed: no MAC */
 };
 
-enum rt_kind { RT_VIA, RT_CONNECTED, RT_LOCAL };
+enum rt_kind {
+	RT_VIA,
+	RT_CONNECTED,
+	RT_LOCAL
+};
 
 /*
  * One route. Neighbours and our own addresses go into the LPM as host routes
@@ -35,7 +39,7 @@ enum rt_kind { RT_VIA, RT_CONNECTED, RT_LOCAL };
 struct rt_hop {
 	uint32_t port;
 	bool has_gw, has_mac;
-	bool failed;              /* !has_mac because the next hop failed to resolve */
+	bool failed; /* !has_mac because the next hop failed to resolve */
 	uint8_t gw[16];
 	uint8_t mac[6];
 };
@@ -44,10 +48,10 @@ struct rt_entry {
 	uint8_t family;
 	uint8_t kind;
 	uint8_t origin;
-	uint8_t proto;            /* the kernel's rtm_protocol for kernel routes */
+	uint8_t proto; /* the kernel's rtm_protocol for kernel routes */
 	uint8_t prefix[16];
 	unsigned len;
-	struct rt_hop h;          /* the (first) next hop */
+	struct rt_hop h; /* the (first) next hop */
 	/* a multipath route: nnh next hops, h and the router's
 	 * mp[mp .. mp + nnh - 2] */
 	uint8_t nnh;
@@ -58,13 +62,13 @@ struct router {
 	uint32_t nports;
 	struct neigh *nb;
 	size_t nnb, nb_cap;
-	struct rt_entry *rt;      /* connected, static and kernel routes */
+	struct rt_entry *rt; /* connected, static and kernel routes */
 	size_t nrt, rt_cap;
-	struct neigh *local;      /* our own addresses */
+	struct neigh *local; /* our own addresses */
 	size_t nlocal, local_cap;
-	struct rt_entry *ent;     /* built: rt plus the host routes, indexed by the LPM */
+	struct rt_entry *ent; /* built: rt plus the host routes, indexed by the LPM */
 	size_t nent;
-	struct rt_hop *mp;        /* multipath routes' further next hops */
+	struct rt_hop *mp; /* multipath routes' further next hops */
 	size_t nmp, mp_cap;
 	struct rte_lpm *lpm4;
 	struct rte_lpm6 *lpm6;
@@ -182,13 +186,15 @@ static struct neigh *find_neigh(struct neigh *v, size_t n, int family, const uin
 	return NULL;
 }
 
-static struct rt_entry *find_route(struct router *r, int family, const uint8_t *prefix, unsigned len)
+static struct rt_entry *find_route(struct router *r, int family, const uint8_t *prefix,
+				   unsigned len)
 {
 	uint8_t p[16];
 	memcpy(p, prefix, 16);
 	mask(p, len);
 	for (size_t i = 0; i < r->nrt; i++)
-		if (r->rt[i].family == family && r->rt[i].len == len && memcmp(r->rt[i].prefix, p, 16) == 0)
+		if (r->rt[i].family == family && r->rt[i].len == len &&
+		    memcmp(r->rt[i].prefix, p, 16) == 0)
 			return &r->rt[i];
 	return NULL;
 }
@@ -208,8 +214,8 @@ static bool on_link(const struct router *r, uint32_t port, int family, const uin
 	return false;
 }
 
-static struct rt_entry *new_route(struct router *r, int family, const uint8_t *prefix, unsigned len, uint32_t port,
-				  uint8_t kind, uint8_t origin)
+static struct rt_entry *new_route(struct router *r, int family, const uint8_t *prefix, unsigned len,
+				  uint32_t port, uint8_t kind, uint8_t origin)
 {
 	if (grow((void **)&r->rt, &r->rt_cap, r->nrt + 1, sizeof(*r->rt)))
 		return NULL;
@@ -226,8 +232,8 @@ static struct rt_entry *new_route(struct router *r, int family, const uint8_t *p
 	return e;
 }
 
-int router_add_address(struct router *r, uint32_t port, int family, const uint8_t *addr, unsigned len,
-		       char *err, size_t errlen)
+int router_add_address(struct router *r, uint32_t port, int family, const uint8_t *addr,
+		       unsigned len, char *err, size_t errlen)
 {
 	if (find_neigh(r->local, r->nlocal, family, addr)) {
 		snprintf(err, errlen, "address given twice");
@@ -246,8 +252,8 @@ int router_add_address(struct router *r, uint32_t port, int family, const uint8_
 	return 0;
 }
 
-static int add_neigh(struct router *r, uint32_t port, int family, const uint8_t *addr, const uint8_t mac[6],
-		     uint8_t origin)
+static int add_neigh(struct router *r, uint32_t port, int family, const uint8_t *addr,
+		     const uint8_t mac[6], uint8_t origin)
 {
 	if (grow((void **)&r->nb, &r->nb_cap, r->nnb + 1, sizeof(*r->nb)))
 		return -1;
@@ -275,8 +281,8 @@ int router_add_neighbour(struct router *r, uint32_t port, int family, const uint
 	return 0;
 }
 
-int router_add_route(struct router *r, uint32_t port, int family, const uint8_t *prefix, unsigned len,
-		     const uint8_t *gw, char *err, size_t errlen)
+int router_add_route(struct router *r, uint32_t port, int family, const uint8_t *prefix,
+		     unsigned len, const uint8_t *gw, char *err, size_t errlen)
 {
 	uint8_t g[16] = {0};
 	memcpy(g, gw, alen(family));
@@ -284,7 +290,8 @@ int router_add_route(struct router *r, uint32_t port, int family, const uint8_t 
 	if (n ? n->port != port : !on_link(r, port, family, g)) {
 		char a[INET6_ADDRSTRLEN];
 		inet_ntop(family == 4 ? AF_INET : AF_INET6, g, a, sizeof(a));
-		snprintf(err, errlen, "gateway %s is neither a neighbour nor on a prefix of this port", a);
+		snprintf(err, errlen,
+			 "gateway %s is neither a neighbour nor on a prefix of this port", a);
 		return -1;
 	}
 	struct rt_entry *e = new_route(r, family, prefix, len, port, RT_VIA, ROUTE_ORIGIN_STATIC);
@@ -316,7 +323,9 @@ int router_add_kernel_failed(struct router *r, uint32_t port, int family, const 
 	static const uint8_t none[6];
 	struct neigh *n = find_neigh(r->nb, r->nnb, family, addr);
 	if (n)
-		return n->origin == ROUTE_ORIGIN_STATIC ? 1 : 0;   /* a resolved one of the kernel's wins too */
+		return n->origin == ROUTE_ORIGIN_STATIC
+			       ? 1
+			       : 0; /* a resolved one of the kernel's wins too */
 	if (add_neigh(r, port, family, addr, none, ROUTE_ORIGIN_KERNEL))
 		return -1;
 	r->nb[r->nnb - 1].failed = true;
@@ -327,13 +336,13 @@ int router_add_kernel_route(struct router *r, int family, const uint8_t *prefix,
 			    const struct route_nh *nh, unsigned nnh, uint8_t proto)
 {
 	if (find_route(r, family, prefix, len))
-		return 1;    /* tdpd.conf's (or an address's) wins; the kernel's first of a kind */
+		return 1; /* tdpd.conf's (or an address's) wins; the kernel's first of a kind */
 	if (nnh < 1 || nnh > ROUTE_MAX_NH)
 		return 1;
 	if (nnh > 1 && grow((void **)&r->mp, &r->mp_cap, r->nmp + nnh - 1, sizeof(*r->mp)))
 		return -1;
-	struct rt_entry *e = new_route(r, family, prefix, len, nh[0].port, nh[0].has_gw ? RT_VIA : RT_CONNECTED,
-				       ROUTE_ORIGIN_KERNEL);
+	struct rt_entry *e = new_route(r, family, prefix, len, nh[0].port,
+				       nh[0].has_gw ? RT_VIA : RT_CONNECTED, ROUTE_ORIGIN_KERNEL);
 	if (!e)
 		return -1;
 	e->proto = proto;
@@ -401,7 +410,8 @@ static int build_entries(struct router *r)
 			return -1;
 	for (size_t i = 0; i < r->nnb; i++)
 		if (!find_neigh(r->local, r->nlocal, r->nb[i].family, r->nb[i].addr) &&
-		    !find_route(r, r->nb[i].family, r->nb[i].addr, r->nb[i].family == 4 ? 32 : 128) &&
+		    !find_route(r, r->nb[i].family, r->nb[i].addr,
+				r->nb[i].family == 4 ? 32 : 128) &&
 		    add_host(r, &cap, &r->nb[i], RT_VIA) != 0)
 			return -1;
 	for (size_t i = 0; i < r->nrt; i++) {
@@ -433,7 +443,8 @@ static void tbl8_need(const struct router *r, uint32_t *g4, uint32_t *g6)
 		if (e->family == 6 && e->len > 24)
 			six += (e->len - 24 + 7) / 8;
 		else if (e->family == 4 && e->len > 24 && t24)
-			t24[n++] = (uint32_t)e->prefix[0] << 16 | (uint32_t)e->prefix[1] << 8 | e->prefix[2];
+			t24[n++] = (uint32_t)e->prefix[0] << 16 | (uint32_t)e->prefix[1] << 8 |
+				   e->prefix[2];
 	}
 	uint32_t distinct = 0;
 	if (t24) {
@@ -473,7 +484,8 @@ int router_build(struct router *r, char *err, size_t errlen)
 	struct rte_lpm6_config c6 = {.max_rules = (uint32_t)(n6 + 16), .number_tbl8s = g6};
 	r->lpm6 = rte_lpm6_create(name, SOCKET_ID_ANY, &c6);
 	if (!r->lpm4 || !r->lpm6) {
-		snprintf(err, errlen, "cannot create the route tables (rte_lpm): %s", rte_strerror(rte_errno));
+		snprintf(err, errlen, "cannot create the route tables (rte_lpm): %s",
+			 rte_strerror(rte_errno));
 		return -1;
 	}
 	for (size_t i = 0; i < r->nent; i++) {
@@ -491,9 +503,10 @@ int router_build(struct router *r, char *err, size_t errlen)
 			 * every other one, and every later change, still go in */
 			if (!r->missing++) {
 				char a[INET6_ADDRSTRLEN] = "?";
-				inet_ntop(e->family == 4 ? AF_INET : AF_INET6, e->prefix, a, sizeof(a));
-				snprintf(r->missing_first, sizeof(r->missing_first), "%s/%u (%s)", a, e->len,
-					 rte_strerror(-rc));
+				inet_ntop(e->family == 4 ? AF_INET : AF_INET6, e->prefix, a,
+					  sizeof(a));
+				snprintf(r->missing_first, sizeof(r->missing_first), "%s/%u (%s)",
+					 a, e->len, rte_strerror(-rc));
 			}
 		}
 	}
@@ -509,7 +522,8 @@ size_t router_missing(const struct router *r, const char **first)
 
 static inline uint32_t ip4_of(const struct pkt_info *pi)
 {
-	return (uint32_t)pi->dst[0] << 24 | (uint32_t)pi->dst[1] << 16 | (uint32_t)pi->dst[2] << 8 | pi->dst[3];
+	return (uint32_t)pi->dst[0] << 24 | (uint32_t)pi->dst[1] << 16 | (uint32_t)pi->dst[2] << 8 |
+	       pi->dst[3];
 }
 
 /* A multipath route's pick for the packet: a hash of its addresses, its
@@ -535,14 +549,15 @@ static uint32_t flow_hash(const struct pkt_info *pi)
 }
 
 /* Next hop k of entry e (0: its own) */
-static inline const struct rt_hop *hop_of(const struct router *r, const struct rt_entry *e, unsigned k)
+static inline const struct rt_hop *hop_of(const struct router *r, const struct rt_entry *e,
+					  unsigned k)
 {
 	return k ? &r->mp[e->mp + k - 1] : &e->h;
 }
 
 /* Next hop k of entry e as the packet's route. */
-static int nh_result(const struct router *r, const struct rt_entry *e, unsigned k, const struct pkt_info *pi,
-		     uint32_t *port, uint8_t mac[6], uint8_t nh[16])
+static int nh_result(const struct router *r, const struct rt_entry *e, unsigned k,
+		     const struct pkt_info *pi, uint32_t *port, uint8_t mac[6], uint8_t nh[16])
 {
 	const struct rt_hop *h = hop_of(r, e, k);
 	*port = h->port;
@@ -556,8 +571,8 @@ static int nh_result(const struct router *r, const struct rt_entry *e, unsigned 
 }
 
 /* What the LPM's next hop hop says for the packet. */
-static int hop_result(const struct router *r, uint32_t hop, const struct pkt_info *pi, uint32_t *port, uint8_t mac[6],
-		      uint8_t nh[16])
+static int hop_result(const struct router *r, uint32_t hop, const struct pkt_info *pi,
+		      uint32_t *port, uint8_t mac[6], uint8_t nh[16])
 {
 	const struct rt_entry *e = &r->ent[hop];
 	*port = e->h.port;
@@ -575,8 +590,8 @@ static int lpm_hop(const struct router *r, const struct pkt_info *pi, uint32_t *
 	return -1;
 }
 
-int router_lookup_port(const struct router *r, const struct pkt_info *pi, uint32_t want, uint32_t *port,
-		       uint8_t mac[6])
+int router_lookup_port(const struct router *r, const struct pkt_info *pi, uint32_t want,
+		       uint32_t *port, uint8_t mac[6])
 {
 	uint32_t hop;
 	if (lpm_hop(r, pi, &hop) != 0)
@@ -590,7 +605,8 @@ int router_lookup_port(const struct router *r, const struct pkt_info *pi, uint32
 	return rc == ROUTE_LOCAL || rc == ROUTE_NONE ? rc : ROUTE_OTHER_PORT;
 }
 
-int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *port, uint8_t mac[6], uint8_t nh[16])
+int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *port, uint8_t mac[6],
+		  uint8_t nh[16])
 {
 	uint32_t hop;
 	if (lpm_hop(r, pi, &hop) != 0)
@@ -598,7 +614,8 @@ int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *p
 	return hop_result(r, hop, pi, port, mac, nh);
 }
 
-void router_lookup_bulk(const struct router *r, const struct pkt_info *const *pi, uint32_t n, struct route_hop *out)
+void router_lookup_bulk(const struct router *r, const struct pkt_info *const *pi, uint32_t n,
+			struct route_hop *out)
 {
 	uint32_t ip[ROUTE_BULK_MAX], hop[ROUTE_BULK_MAX], at[ROUTE_BULK_MAX], n4 = 0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -614,7 +631,8 @@ void router_lookup_bulk(const struct router *r, const struct pkt_info *const *pi
 	for (uint32_t k = 0; k < n4; k++) {
 		struct route_hop *o = &out[at[k]];
 		o->res = (hop[k] & RTE_LPM_LOOKUP_SUCCESS)
-				 ? (int8_t)hop_result(r, hop[k] & 0x00ffffff, pi[at[k]], &o->port, o->mac, NULL)
+				 ? (int8_t)hop_result(r, hop[k] & 0x00ffffff, pi[at[k]], &o->port,
+						      o->mac, NULL)
 				 : ROUTE_NONE;
 	}
 }
@@ -628,13 +646,19 @@ size_t router_routes(const struct router *r, struct route_view *v, size_t max)
 			if (n >= max)
 				continue;
 			const struct rt_hop *h = hop_of(r, e, k);
-			v[n] = (struct route_view){.family = e->family, .len = e->len, .port = h->port,
-						   .has_gw = h->has_gw, .origin = e->origin, .proto = e->proto,
-						   .connected = e->kind == RT_CONNECTED && !k, .nh_index = (uint8_t)k,
+			v[n] = (struct route_view){.family = e->family,
+						   .len = e->len,
+						   .port = h->port,
+						   .has_gw = h->has_gw,
+						   .origin = e->origin,
+						   .proto = e->proto,
+						   .connected = e->kind == RT_CONNECTED && !k,
+						   .nh_index = (uint8_t)k,
 						   .nnh = e->nnh};
 			memcpy(v[n].prefix, e->prefix, 16);
 			memcpy(v[n].gw, h->gw, 16);
-			const struct neigh *nb = h->has_gw ? find_neigh(r->nb, r->nnb, e->family, h->gw) : NULL;
+			const struct neigh *nb =
+				h->has_gw ? find_neigh(r->nb, r->nnb, e->family, h->gw) : NULL;
 			v[n].resolved = !h->has_gw || (nb && !nb->failed);
 		}
 	}
@@ -647,8 +671,11 @@ size_t router_neighbours(const struct router *r, struct route_view *v, size_t ma
 	for (size_t i = 0; i < r->nnb; i++, n++)
 		if (n < max) {
 			const struct neigh *nb = &r->nb[i];
-			v[n] = (struct route_view){.family = nb->family, .len = nb->family == 4 ? 32 : 128,
-						   .port = nb->port, .origin = nb->origin, .resolved = !nb->failed,
+			v[n] = (struct route_view){.family = nb->family,
+						   .len = nb->family == 4 ? 32 : 128,
+						   .port = nb->port,
+						   .origin = nb->origin,
+						   .resolved = !nb->failed,
 						   .failed = nb->failed};
 			memcpy(v[n].prefix, nb->addr, 16);
 			memcpy(v[n].mac, nb->mac, 6);
@@ -684,19 +711,28 @@ int router_add_kernel_address(struct router *r, uint32_t port, int family, const
 
 const char *route_origin_name(int origin)
 {
-	return origin == ROUTE_ORIGIN_STATIC ? "static" : origin == ROUTE_ORIGIN_KERNEL ? "kernel" : "unknown";
+	return origin == ROUTE_ORIGIN_STATIC   ? "static"
+	       : origin == ROUTE_ORIGIN_KERNEL ? "kernel"
+					       : "unknown";
 }
 
 const char *route_res_name(int res)
 {
 	switch (res) {
-	case ROUTE_OK: return "ok";
-	case ROUTE_NONE: return "no-route";
-	case ROUTE_NO_NEIGH: return "no-neighbour";
-	case ROUTE_LOCAL: return "local";
-	case ROUTE_NEIGH_FAILED: return "neighbour-failed";
-	case ROUTE_OTHER_PORT: return "other-port";
-	default: return "unknown";
+	case ROUTE_OK:
+		return "ok";
+	case ROUTE_NONE:
+		return "no-route";
+	case ROUTE_NO_NEIGH:
+		return "no-neighbour";
+	case ROUTE_LOCAL:
+		return "local";
+	case ROUTE_NEIGH_FAILED:
+		return "neighbour-failed";
+	case ROUTE_OTHER_PORT:
+		return "other-port";
+	default:
+		return "unknown";
 	}
 }
 
@@ -742,7 +778,8 @@ int route_parse_mac(const char *s, uint8_t mac[6])
 {
 	unsigned v[6];
 	char tail;
-	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &tail) != 6)
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+		   &tail) != 6)
 		return -1;
 	for (int i = 0; i < 6; i++)
 		mac[i] = (uint8_t)v[i];

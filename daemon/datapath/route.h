@@ -22,14 +22,17 @@ struct router;
 
 enum route_res {
 	ROUTE_OK = 0,
-	ROUTE_NONE = -1,       /* no route */
-	ROUTE_NO_NEIGH = -2,   /* connected, but no neighbour for the destination */
-	ROUTE_LOCAL = -3,      /* addressed to one of our own addresses */
-	ROUTE_NEIGH_FAILED = -4,   /* the kernel could not resolve the next hop (ARP/ND failed) */
-	ROUTE_OTHER_PORT = -5,     /* router_lookup_port: no next hop out of the port asked for */
+	ROUTE_NONE = -1,	 /* no route */
+	ROUTE_NO_NEIGH = -2,	 /* connected, but no neighbour for the destination */
+	ROUTE_LOCAL = -3,	 /* addressed to one of our own addresses */
+	ROUTE_NEIGH_FAILED = -4, /* the kernel could not resolve the next hop (ARP/ND failed) */
+	ROUTE_OTHER_PORT = -5,	 /* router_lookup_port: no next hop out of the port asked for */
 };
 
-enum { ROUTE_ORIGIN_STATIC = 0, ROUTE_ORIGIN_KERNEL = 1 };
+enum {
+	ROUTE_ORIGIN_STATIC = 0,
+	ROUTE_ORIGIN_KERNEL = 1
+};
 
 /* A route's next hops: one, or up to ROUTE_MAX_NH for an equal-cost
  * multipath route (the kernel's RTA_MULTIPATH or a nexthop group). A packet
@@ -38,24 +41,24 @@ enum { ROUTE_ORIGIN_STATIC = 0, ROUTE_ORIGIN_KERNEL = 1 };
 #define ROUTE_MAX_NH 8
 struct route_nh {
 	uint32_t port;
-	bool has_gw;             /* false: connected, the destination is the next hop */
+	bool has_gw; /* false: connected, the destination is the next hop */
 	uint8_t gw[16];
 };
 
 /* One route or neighbour as tdpctl shows it. */
 struct route_view {
 	uint8_t family;
-	uint8_t origin;          /* ROUTE_ORIGIN_* */
-	uint8_t proto;           /* the kernel's rtm_protocol (kernel routes) */
+	uint8_t origin; /* ROUTE_ORIGIN_* */
+	uint8_t proto;	/* the kernel's rtm_protocol (kernel routes) */
 	bool has_gw, connected;
-	bool resolved;           /* the gateway's MAC is known */
-	bool failed;             /* neighbours: the kernel's resolution failed (no MAC) */
+	bool resolved; /* the gateway's MAC is known */
+	bool failed;   /* neighbours: the kernel's resolution failed (no MAC) */
 	unsigned len;
 	uint32_t port;
-	uint8_t prefix[16];      /* or the neighbour's address */
+	uint8_t prefix[16]; /* or the neighbour's address */
 	uint8_t gw[16];
 	uint8_t mac[6];
-	uint8_t nh_index, nnh;   /* routes: this view's next hop of the route's nnh */
+	uint8_t nh_index, nnh; /* routes: this view's next hop of the route's nnh */
 };
 
 /* nports: ports are numbered 0..nports-1 by the caller. */
@@ -63,12 +66,12 @@ struct router *router_create(uint32_t nports, char *err, size_t errlen);
 void router_free(struct router *r);
 
 /* All return 0 or -1 with a message in err. Addresses are 4 or 16 bytes. */
-int router_add_address(struct router *r, uint32_t port, int family, const uint8_t *addr, unsigned len,
-		       char *err, size_t errlen);
+int router_add_address(struct router *r, uint32_t port, int family, const uint8_t *addr,
+		       unsigned len, char *err, size_t errlen);
 int router_add_neighbour(struct router *r, uint32_t port, int family, const uint8_t *addr,
 			 const uint8_t mac[6], char *err, size_t errlen);
-int router_add_route(struct router *r, uint32_t port, int family, const uint8_t *prefix, unsigned len,
-		     const uint8_t *gw, char *err, size_t errlen);
+int router_add_route(struct router *r, uint32_t port, int family, const uint8_t *prefix,
+		     unsigned len, const uint8_t *gw, char *err, size_t errlen);
 /* What the kernel says (nl.c): each returns 0, 1 when a static entry for the
  * same prefix or address wins, or -1 out of memory. nh: nnh next hops
  * (1 to ROUTE_MAX_NH). */
@@ -96,23 +99,25 @@ size_t router_missing(const struct router *r, const char **first);
 /* The egress port and next-hop MAC for the packet's destination. On
  * ROUTE_NO_NEIGH and ROUTE_NEIGH_FAILED, nh (when not NULL) gets the address
  * whose MAC is missing: the gateway, or the destination on a connected prefix. */
-int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *port, uint8_t mac[6], uint8_t nh[16]);
+int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *port, uint8_t mac[6],
+		  uint8_t nh[16]);
 /* The packet's route, by its next hop out of port when the route has one
  * there (a reserved flow keeps its planned hop on a multipath route):
  * router_lookup's results, and ROUTE_OTHER_PORT with *port the hop the
  * packet's hash picks when none leaves by port. */
-int router_lookup_port(const struct router *r, const struct pkt_info *pi, uint32_t want, uint32_t *port,
-		       uint8_t mac[6]);
+int router_lookup_port(const struct router *r, const struct pkt_info *pi, uint32_t want,
+		       uint32_t *port, uint8_t mac[6]);
 /* router_lookup for n packets (IPv4 in one bulk LPM lookup), without the
  * missing next hop's address: where res is ROUTE_NO_NEIGH or
  * ROUTE_NEIGH_FAILED, router_lookup gives it. */
 #define ROUTE_BULK_MAX 64
 struct route_hop {
-	int8_t res;           /* enum route_res */
+	int8_t res; /* enum route_res */
 	uint8_t mac[6];
 	uint32_t port;
 };
-void router_lookup_bulk(const struct router *r, const struct pkt_info *const *pi, uint32_t n, struct route_hop *out);
+void router_lookup_bulk(const struct router *r, const struct pkt_info *const *pi, uint32_t n,
+			struct route_hop *out);
 const char *route_res_name(int res);
 const char *route_origin_name(int origin);
 /* The routes (connected, static, kernel) and neighbours, up to max; each

@@ -20,11 +20,19 @@ _Static_assert(RX_PEND_SLOTS >= 2 * RX_BURST, "a burst's groups fill at most hal
 const char *rx_drop_name(enum rx_drop d)
 {
 	static const char *const n[RXD_MAX] = {
-		[RXD_RUNT] = "runt", [RXD_MALFORMED] = "malformed", [RXD_NO_ROUTE] = "no-route",
-		[RXD_NO_NEIGH] = "no-neighbour", [RXD_HOST] = "host", [RXD_TTL] = "ttl-expired",
-		[RXD_OWN] = "own", [RXD_WRONG_PORT] = "flow-route-mismatch",
-		[RXD_BE_OVERFLOW] = "be-overflow", [RXD_TX_FULL] = "tx-full", [RXD_OTHER_HOST] = "other-host",
-		[RXD_TOO_BIG] = "too-big", [RXD_LINK_DOWN] = "link-down",
+		[RXD_RUNT] = "runt",
+		[RXD_MALFORMED] = "malformed",
+		[RXD_NO_ROUTE] = "no-route",
+		[RXD_NO_NEIGH] = "no-neighbour",
+		[RXD_HOST] = "host",
+		[RXD_TTL] = "ttl-expired",
+		[RXD_OWN] = "own",
+		[RXD_WRONG_PORT] = "flow-route-mismatch",
+		[RXD_BE_OVERFLOW] = "be-overflow",
+		[RXD_TX_FULL] = "tx-full",
+		[RXD_OTHER_HOST] = "other-host",
+		[RXD_TOO_BIG] = "too-big",
+		[RXD_LINK_DOWN] = "link-down",
 	};
 	return d < RXD_MAX ? n[d] : "unknown";
 }
@@ -39,7 +47,7 @@ struct rx_group {
 	struct rte_ring *q;
 	struct flow_rx *fr;
 	uint16_t n;
-	uint8_t h;               /* its slot in rx_pend's index */
+	uint8_t h; /* its slot in rx_pend's index */
 	struct rte_mbuf *m[RX_BURST];
 };
 
@@ -186,7 +194,8 @@ static bool icmp_allow(struct rx *rx)
 	} else {
 		int64_t el = tdp_time_diff(rx->now, rx->icmp_last);
 		if (el > 0)
-			rx->icmp_tokens_ns = rx->icmp_tokens_ns + el > cap ? cap : rx->icmp_tokens_ns + el;
+			rx->icmp_tokens_ns =
+				rx->icmp_tokens_ns + el > cap ? cap : rx->icmp_tokens_ns + el;
 	}
 	rx->icmp_last = rx->now;
 	if (rx->icmp_tokens_ns < cost)
@@ -197,8 +206,9 @@ static bool icmp_allow(struct rx *rx)
 
 /* Drops the packet for why and, when one is owed and the rate allows, turns
  * its mbuf into the ICMP error back to its sender on the port it came by. */
-static void icmp_drop_mtu(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, const struct pkt_info *pi,
-			  enum rx_drop why, enum icmp_err kind, uint32_t mtu)
+static void icmp_drop_mtu(struct rx *rx, uint32_t in_port, struct rte_mbuf *m,
+			  const struct pkt_info *pi, enum rx_drop why, enum icmp_err kind,
+			  uint32_t mtu)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct rx_port *pt = &rx->ports[in_port];
@@ -207,7 +217,8 @@ static void icmp_drop_mtu(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, c
 		rte_pktmbuf_free(m);
 		return;
 	}
-	const uint8_t *src = pi->family == 4 ? (pt->has_ip4 ? pt->ip4 : NULL) : (pt->has_ip6 ? pt->ip6 : NULL);
+	const uint8_t *src =
+		pi->family == 4 ? (pt->has_ip4 ? pt->ip4 : NULL) : (pt->has_ip6 ? pt->ip6 : NULL);
 	if (!src) {
 		CTR_ADD(rx->st.icmp_no_source, 1);
 		rte_pktmbuf_free(m);
@@ -219,8 +230,10 @@ static void icmp_drop_mtu(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, c
 		return;
 	}
 	uint8_t buf[ICMP_ERR_FRAME_MAX];
-	uint32_t n = kind == ICMP_ERR_TOO_BIG ? icmp_too_big_build(buf, sizeof(buf), d, m->pkt_len, pi, mtu, pt->mac, src)
-					      : icmp_error_build(buf, sizeof(buf), d, m->pkt_len, pi, kind, pt->mac, src);
+	uint32_t n =
+		kind == ICMP_ERR_TOO_BIG
+			? icmp_too_big_build(buf, sizeof(buf), d, m->pkt_len, pi, mtu, pt->mac, src)
+			: icmp_error_build(buf, sizeof(buf), d, m->pkt_len, pi, kind, pt->mac, src);
 	rte_pktmbuf_reset(m);
 	uint8_t *out = n ? (uint8_t *)rte_pktmbuf_append(m, (uint16_t)n) : NULL;
 	if (!out) {
@@ -236,15 +249,16 @@ static void icmp_drop_mtu(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, c
 	CTR_ADD(rx->st.icmp_sent[kind], 1);
 }
 
-static void icmp_drop(struct rx *rx, uint32_t in_port, struct rte_mbuf *m, const struct pkt_info *pi,
-		      enum rx_drop why, enum icmp_err kind)
+static void icmp_drop(struct rx *rx, uint32_t in_port, struct rte_mbuf *m,
+		      const struct pkt_info *pi, enum rx_drop why, enum icmp_err kind)
 {
 	icmp_drop_mtu(rx, in_port, m, pi, why, kind, 0);
 }
 
 /* An IPv4 packet over the MTU of port out, without DF, already rewritten
  * for its next hop: its fragments out as best effort, the packet freed. */
-static void fragment(struct rx *rx, struct rte_mbuf *m, const struct pkt_info *pi, uint32_t out, uint32_t mtu)
+static void fragment(struct rx *rx, struct rte_mbuf *m, const struct pkt_info *pi, uint32_t out,
+		     uint32_t mtu)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t off = 0;
@@ -255,8 +269,8 @@ static void fragment(struct rx *rx, struct rte_mbuf *m, const struct pkt_info *p
 			CTR_ADD(rx->st.frag_drop, 1);
 			break;
 		}
-		int32_t n = ip4_frag_next(d, m->pkt_len, pi, mtu, &off, rte_pktmbuf_mtod(f, uint8_t *),
-					  rte_pktmbuf_tailroom(f));
+		int32_t n = ip4_frag_next(d, m->pkt_len, pi, mtu, &off,
+					  rte_pktmbuf_mtod(f, uint8_t *), rte_pktmbuf_tailroom(f));
 		if (n <= 0) {
 			rte_pktmbuf_free(f);
 			break;
@@ -297,9 +311,9 @@ static void ask_resolve(struct rx *rx, uint32_t out, int family, const uint8_t n
 /* A packet of a burst between the stages of rx_burst. */
 struct rx_pk {
 	struct rte_mbuf *m;
-	int32_t f;              /* its reserved flow, or -1 */
-	bool routed;            /* IP, not labelled: routed by destination */
-	struct route_hop hop;   /* when routed */
+	int32_t f;	      /* its reserved flow, or -1 */
+	bool routed;	      /* IP, not labelled: routed by destination */
+	struct route_hop hop; /* when routed */
 	struct pkt_info pi;
 };
 
@@ -309,7 +323,7 @@ static bool rx_front(struct rx *rx, uint32_t in_port, struct rx_pk *k)
 {
 	struct rte_mbuf *m = k->m;
 	if (m->nb_segs != 1 || m->pkt_len != m->data_len) {
-		drop(rx, m, RXD_MALFORMED);   /* chained mbufs: not produced by our pools */
+		drop(rx, m, RXD_MALFORMED); /* chained mbufs: not produced by our pools */
 		return false;
 	}
 	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
@@ -347,7 +361,8 @@ static bool rx_front(struct rx *rx, uint32_t in_port, struct rx_pk *k)
 void rx_set_router(struct rx *rx, const struct router *rt)
 {
 	rx->rt = rt;
-	rx->rt_gen = rx->rt_gen + 1 ? rx->rt_gen + 1 : 1;   /* the flows' cached routes are of the old one */
+	rx->rt_gen = rx->rt_gen + 1 ? rx->rt_gen + 1
+				    : 1; /* the flows' cached routes are of the old one */
 }
 
 static inline uint32_t dst4(const struct pkt_info *pi)
@@ -358,7 +373,8 @@ static inline uint32_t dst4(const struct pkt_info *pi)
 }
 
 /* The flow's cached route, when it is of this router and this destination. */
-static bool nh_cached(const struct rx *rx, const struct flow_rx *fr, const struct pkt_info *pi, struct route_hop *h)
+static bool nh_cached(const struct rx *rx, const struct flow_rx *fr, const struct pkt_info *pi,
+		      struct route_hop *h)
 {
 	if (pi->family != 4 || !rx->rt_gen || fr->nh_gen != rx->rt_gen || fr->nh_dst != dst4(pi))
 		return false;
@@ -387,7 +403,8 @@ static void rx_back(struct rx *rx, uint32_t in_port, struct rx_pk *k, struct rx_
 		}
 		/* a reserved flow whose route moved off its port (or went away) is
 		 * the flow's news first, whatever the new next hop's state */
-		if (f >= 0 && (rc == ROUTE_NONE || out != rx->table_to_port[tab->t->flows[f].port])) {
+		if (f >= 0 &&
+		    (rc == ROUTE_NONE || out != rx->table_to_port[tab->t->flows[f].port])) {
 			moved(rx, tab->flows[f], rc == ROUTE_NONE ? UINT32_MAX : out);
 			if (rc != ROUTE_NONE && rx->moved != RX_MOVED_BEST_EFFORT) {
 				drop(rx, m, RXD_WRONG_PORT);
@@ -410,10 +427,13 @@ static void rx_back(struct rx *rx, uint32_t in_port, struct rx_pk *k, struct rx_
 				icmp_drop(rx, in_port, m, pi, RXD_TTL, ICMP_ERR_TTL);
 			else if (rc == ROUTE_NONE)
 				icmp_drop(rx, in_port, m, pi, RXD_NO_ROUTE, ICMP_ERR_NO_ROUTE);
-			else if (rc == ROUTE_NEIGH_FAILED)   /* RFC 1812 §4.3.3.1, RFC 4443 §3.1 */
+			else if (rc == ROUTE_NEIGH_FAILED) /* RFC 1812 §4.3.3.1, RFC 4443 §3.1 */
 				icmp_drop(rx, in_port, m, pi, RXD_NO_NEIGH, ICMP_ERR_NO_NEIGH);
-			else if (f >= 0 || !rx->hold || !rx_hold_put(rx->hold, out, pi->family, nh, m, in_port, rx->now.ns))
-				drop(rx, m, RXD_NO_NEIGH);   /* held otherwise, until the neighbour is known */
+			else if (f >= 0 || !rx->hold ||
+				 !rx_hold_put(rx->hold, out, pi->family, nh, m, in_port,
+					      rx->now.ns))
+				drop(rx, m,
+				     RXD_NO_NEIGH); /* held otherwise, until the neighbour is known */
 			return;
 		}
 		mac = k->hop.mac;
@@ -480,10 +500,12 @@ static void rx_back(struct rx *rx, uint32_t in_port, struct rx_pk *k, struct rx_
 			/* read late: it may be a packet of an earlier upstream frame,
 			 * which would then be due one frame or more too late */
 			if (rx->since_ok &&
-			    frame_index(&rx->g, tdp_time_add(rx->since, guard - (int64_t)sf->delay_ns)) < up)
+			    frame_index(&rx->g, tdp_time_add(rx->since,
+							     guard - (int64_t)sf->delay_ns)) < up)
 				CTR_ADD(fr->arr_uncertain, 1);
 		} else {
-			engine_pkt_set_due(m, ENGINE_DUE_NONE); /* if a swap makes the flow pipelined */
+			engine_pkt_set_due(
+				m, ENGINE_DUE_NONE); /* if a swap makes the flow pipelined */
 		}
 		pend_add(pd, NULL, fr, m);
 		return;
@@ -507,7 +529,8 @@ static void rx_back(struct rx *rx, uint32_t in_port, struct rx_pk *k, struct rx_
  * routes: a reserved flow's cached one, or one bulk LPM lookup for the rest;
  * then, in order, the rewrite and the queues.
  */
-static void rx_burst(struct rx *rx, uint32_t in_port, struct rte_mbuf **pkts, uint16_t n, struct rx_pend *pd)
+static void rx_burst(struct rx *rx, uint32_t in_port, struct rte_mbuf **pkts, uint16_t n,
+		     struct rx_pend *pd)
 {
 	struct rx_pk pk[RX_BURST];
 	const struct pkt_info *lp[RX_BURST];
@@ -555,7 +578,9 @@ static void rx_burst(struct rx *rx, uint32_t in_port, struct rte_mbuf **pkts, ui
 		if (k->f >= 0 && k->hop.res != ROUTE_NONE && k->hop.res != ROUTE_LOCAL) {
 			uint32_t want = rx->table_to_port[tab->t->flows[k->f].port], p;
 			uint8_t mac[6];
-			int rc = k->hop.port == want ? ROUTE_OTHER_PORT : router_lookup_port(rx->rt, &k->pi, want, &p, mac);
+			int rc = k->hop.port == want
+					 ? ROUTE_OTHER_PORT
+					 : router_lookup_port(rx->rt, &k->pi, want, &p, mac);
 			if (rc != ROUTE_OTHER_PORT && rc != ROUTE_NONE && rc != ROUTE_LOCAL) {
 				k->hop.res = (int8_t)rc;
 				k->hop.port = p;
@@ -696,7 +721,8 @@ uint32_t rx_poll(struct rx *rx)
 	if (rx->core == 0 && rx->handoff)
 		drain_handoff(rx);
 	if (rx->hold && rx->hold->used) {
-		uint32_t x = rx_hold_expire(rx->hold, rx->clock ? rx->clock(rx->clock_arg).ns : rx->now.ns);
+		uint32_t x = rx_hold_expire(rx->hold,
+					    rx->clock ? rx->clock(rx->clock_arg).ns : rx->now.ns);
 		if (x)
 			CTR_ADD(rx->st.drop[RXD_NO_NEIGH], x);
 	}

@@ -39,18 +39,18 @@ struct rte_ring;
 /* who answers for the router on a port (hostpath.h); RX counts the host's
  * frames it sees (punt.h) as RXD_HOST by class on every kind of port */
 enum rx_host {
-	RXH_NONE,     /* no kernel interface: nobody answers */
-	RXH_KERNEL,   /* net_af_packet: the kernel got its own copy */
-	RXH_XDP,      /* net_af_xdp: the XDP program passed them; RX sees none */
-	RXH_TAP,      /* an exception interface: RX passes them to it */
+	RXH_NONE,   /* no kernel interface: nobody answers */
+	RXH_KERNEL, /* net_af_packet: the kernel got its own copy */
+	RXH_XDP,    /* net_af_xdp: the XDP program passed them; RX sees none */
+	RXH_TAP,    /* an exception interface: RX passes them to it */
 };
 
 /* A port's exception interface, by what crossed it. */
 struct rx_tap_stats {
-	uint64_t to_kernel;         /* host frames it took */
-	uint64_t to_kernel_drop;    /* host frames it refused, dropped */
-	uint64_t from_kernel;       /* frames the kernel wrote, queued as best effort */
-	uint64_t from_kernel_drop;  /* of those, dropped: best-effort queue full, the port refused, chained */
+	uint64_t to_kernel;	 /* host frames it took */
+	uint64_t to_kernel_drop; /* host frames it refused, dropped */
+	uint64_t from_kernel;	 /* frames the kernel wrote, queued as best effort */
+	uint64_t from_kernel_drop; /* of those, dropped: best-effort queue full, the port refused, chained */
 };
 
 /* an address whose MAC RX misses, for the kernel to resolve (ARP/ND) */
@@ -62,11 +62,11 @@ struct rx_resolve {
 
 struct rx_port {
 	uint16_t dpdk_port;
-	int table_port;           /* index in the table, or -1 when the table does not schedule it */
-	uint8_t mac[6];           /* our source MAC on this port */
+	int table_port; /* index in the table, or -1 when the table does not schedule it */
+	uint8_t mac[6]; /* our source MAC on this port */
 	bool has_peer;
-	uint8_t peer_mac[6];      /* next hop for non-IP (e.g. MPLS) packets */
-	uint16_t nrxq;            /* RX queues polled (0 counts as 1) */
+	uint8_t peer_mac[6]; /* next hop for non-IP (e.g. MPLS) packets */
+	uint16_t nrxq;	     /* RX queues polled (0 counts as 1) */
 	/* the source of the ICMP errors sent from this port (its first address of
 	 * each family; has_ip4/6 false: none is sent, counted icmp_no_source) */
 	bool has_ip4, has_ip6;
@@ -83,28 +83,43 @@ struct rx_port {
 };
 
 enum rx_drop {
-	RXD_RUNT, RXD_MALFORMED, RXD_NO_ROUTE, RXD_NO_NEIGH, RXD_HOST, RXD_TTL, RXD_OWN,
-	RXD_WRONG_PORT, RXD_BE_OVERFLOW, RXD_TX_FULL, RXD_OTHER_HOST, RXD_TOO_BIG, RXD_LINK_DOWN, RXD_MAX
+	RXD_RUNT,
+	RXD_MALFORMED,
+	RXD_NO_ROUTE,
+	RXD_NO_NEIGH,
+	RXD_HOST,
+	RXD_TTL,
+	RXD_OWN,
+	RXD_WRONG_PORT,
+	RXD_BE_OVERFLOW,
+	RXD_TX_FULL,
+	RXD_OTHER_HOST,
+	RXD_TOO_BIG,
+	RXD_LINK_DOWN,
+	RXD_MAX
 };
 
 /* A reserved packet whose route no longer leaves by its flow's port
  * (moved-route in tdpd.conf): dropped, or sent by the new route as best
  * effort. Counted per flow either way (flowq.h). */
-enum rx_moved { RX_MOVED_DROP, RX_MOVED_BEST_EFFORT };
+enum rx_moved {
+	RX_MOVED_DROP,
+	RX_MOVED_BEST_EFFORT
+};
 
 struct rx_stats {
 	uint64_t pkts, bytes;
-	uint64_t reserved;        /* queued for a flow */
-	uint64_t best_effort;     /* queued for the filler or sent at once */
+	uint64_t reserved;    /* queued for a flow */
+	uint64_t best_effort; /* queued for the filler or sent at once */
 	uint64_t drop[RXD_MAX];
-	uint64_t host[PUNT_MAX];  /* the RXD_HOST drops by class */
+	uint64_t host[PUNT_MAX]; /* the RXD_HOST drops by class */
 	/* ICMP errors about ttl-expired, no-route and no-neighbour drops: sent
 	 * by kind, and those not sent by reason (the rules of icmperr.h are
 	 * not counted: no error is owed) */
 	uint64_t icmp_sent[ICMP_ERR_MAX];
 	uint64_t icmp_rate_limited, icmp_no_source, icmp_tx_full;
 	uint64_t resolve_asked, resolve_ring_full;
-	uint64_t nh_cached;       /* reserved packets routed by their flow's cached route */
+	uint64_t nh_cached; /* reserved packets routed by their flow's cached route */
 	/* IPv4 packets over the egress MTU without DF, fragmented (RFC 1812
 	 * §4.2.2.7): the packets, the fragments queued, and the fragments lost
 	 * (no buffer, or the queue was full) */
@@ -117,13 +132,14 @@ struct rx_stats {
 	 * sent, or queued: best_effort, to_kernel, icmp_sent) */
 	uint64_t handoff_sent, handoff_drop;
 };
-_Static_assert(sizeof(struct rx_stats) % sizeof(uint64_t) == 0, "rx_sum adds the counters as an array");
+_Static_assert(sizeof(struct rx_stats) % sizeof(uint64_t) == 0,
+	       "rx_sum adds the counters as an array");
 
 /* What RX classifies against: a table, its classifier and its flows' queues. */
 struct rx_table {
 	const struct cls *cls;
 	const struct sched_table *t;
-	struct flow_rx **flows;     /* per flow of t */
+	struct flow_rx **flows; /* per flow of t */
 };
 
 /*
@@ -151,15 +167,15 @@ struct rx {
 	/* ICMP errors: a token bucket of icmp_burst, icmp_rate a second
 	 * (0: none sent), on rx->now */
 	uint32_t icmp_rate, icmp_burst;
-	int64_t icmp_tokens_ns;   /* the bucket's content as time since it was empty */
+	int64_t icmp_tokens_ns; /* the bucket's content as time since it was empty */
 	tdp_time_t icmp_last;
 	bool icmp_started;
-	struct rte_ring *resolve;   /* of struct rx_resolve *; NULL: nobody resolves */
+	struct rte_ring *resolve; /* of struct rx_resolve *; NULL: nobody resolves */
 	const struct rx_table *tab;
 	/* a new table from the control side: taken at the next poll, which then
 	 * stores NULL here to say the old one is no longer in use */
 	_Atomic(const struct rx_table *) offer;
-	struct rte_ring **be_q;     /* per configured port; NULL: send at once */
+	struct rte_ring **be_q; /* per configured port; NULL: send at once */
 	/* arrival time of the burst in hand, for pipelined flows' due frames:
 	 * rx_poll reads clock(clock_arg) before each burst (for drained) and
 	 * once more after a burst with packets (for now) */
@@ -172,11 +188,11 @@ struct rx {
 	tdp_time_t (*clock)(void *arg);
 	void *clock_arg;
 	struct frame_geom g;
-	uint32_t *table_to_port;    /* table port -> configured port */
+	uint32_t *table_to_port; /* table port -> configured port */
 	/* each configured port's link (its MTU, up or down); NULL: not known,
 	 * nothing checked */
 	const struct port_link *link;
-	uint8_t moved;              /* enum rx_moved */
+	uint8_t moved; /* enum rx_moved */
 	/* best effort waiting for its next hop's MAC (rx_hold.h); NULL: dropped */
 	struct rx_hold *hold;
 	struct rx_stats st;

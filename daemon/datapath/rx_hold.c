@@ -6,8 +6,8 @@
 #include "counters.h"
 #include "rx_hold.h"
 
-bool rx_hold_put(struct rx_hold *h, uint32_t port, int family, const uint8_t nh[16], struct rte_mbuf *m,
-		 uint32_t in_port, int64_t now_ns)
+bool rx_hold_put(struct rx_hold *h, uint32_t port, int family, const uint8_t nh[16],
+		 struct rte_mbuf *m, uint32_t in_port, int64_t now_ns)
 {
 	struct rx_hold_slot *free_slot = NULL;
 	for (uint32_t i = 0; i < RX_HOLD_NEIGH; i++) {

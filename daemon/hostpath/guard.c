@@ -16,7 +16,10 @@
 #include "portlock.h"
 
 /* what goes down the pipe: a port to watch, or the word that tdpd stopped */
-enum { GM_ARM = 1, GM_END = 2 };
+enum {
+	GM_ARM = 1,
+	GM_END = 2
+};
 struct guard_msg {
 	uint32_t op;
 	char port[32];
@@ -26,19 +29,25 @@ struct guard_msg {
 void hp_stop_port(const struct hp_port *hp, const char *port, int action, const char *what)
 {
 	if (hp->mode == RXH_NONE || !hp->dev_ifname[0])
-		return;   /* no kernel interface of its own (a PCI port: through DPDK) */
+		return; /* no kernel interface of its own (a PCI port: through DPDK) */
 	if (action == HP_STOP_KERNEL) {
-		log_notice("port %s: %s: interface %s left up to the kernel (stop-action kernel): it forwards only "
-			   "if its forwarding is on, and without reserved service", port, what, hp->dev_ifname);
+		log_notice("port %s: %s: interface %s left up to the kernel (stop-action kernel): "
+			   "it forwards only "
+			   "if its forwarding is on, and without reserved service",
+			   port, what, hp->dev_ifname);
 		return;
 	}
 	int rc = kif_set_flags(hp->dev_ifname, IFF_UP, false);
 	if (rc < 0 && rc != -ENODEV)
-		log_err("port %s: %s: cannot set interface %s down: %s; its neighbours may keep routing to this "
-			"router", port, what, hp->dev_ifname, strerror(-rc));
+		log_err("port %s: %s: cannot set interface %s down: %s; its neighbours may keep "
+			"routing to this "
+			"router",
+			port, what, hp->dev_ifname, strerror(-rc));
 	else if (rc == 0)
-		log_notice("port %s: %s: interface %s set down (stop-action down), so its neighbours see the router "
-			   "gone", port, what, hp->dev_ifname);
+		log_notice("port %s: %s: interface %s set down (stop-action down), so its "
+			   "neighbours see the router "
+			   "gone",
+			   port, what, hp->dev_ifname);
 }
 
 static ssize_t read_full(int fd, void *buf, size_t len)
@@ -70,20 +79,22 @@ static void __attribute__((noreturn)) guard_run(int fd, int action, pid_t parent
 		}
 		if (r == (ssize_t)sizeof(m) && m.op == GM_END)
 			_exit(0);
-		break;   /* the pipe's end closed (or a torn message): tdpd is gone */
+		break; /* the pipe's end closed (or a torn message): tdpd is gone */
 	}
 	if (n)
-		log_err("tdpd (pid %d) ended without stopping its ports: the guard releases them", (int)parent);
+		log_err("tdpd (pid %d) ended without stopping its ports: the guard releases them",
+			(int)parent);
 	char what[64];
 	snprintf(what, sizeof(what), "tdpd (pid %d) died", (int)parent);
 	static struct lockfile lk[64];
 	for (uint32_t i = 0; i < n; i++) {
 		struct hp_port *hp = &armed[i].hp;
-		hp->x_open = false;   /* its descriptors were tdpd's */
+		hp->x_open = false; /* its descriptors were tdpd's */
 		armed[i].port[sizeof(armed[i].port) - 1] = 0;
 		/* the port's lock first: a tdpd started since owns the port now */
 		char err[600];
-		int rc = pl_take_from_dead(&lk[i], armed[i].port, hp->device, (int)parent, err, sizeof(err));
+		int rc = pl_take_from_dead(&lk[i], armed[i].port, hp->device, (int)parent, err,
+					   sizeof(err));
 		if (rc != 0) {
 			log_notice("port %s: %s; left to it", armed[i].port, err);
 			continue;
@@ -91,7 +102,7 @@ static void __attribute__((noreturn)) guard_run(int fd, int action, pid_t parent
 		hp_release(hp);
 		hp_stop_port(hp, armed[i].port, action, what);
 	}
-	_exit(0);   /* the locks go with the guard */
+	_exit(0); /* the locks go with the guard */
 }
 
 int hp_guard_start(struct hp_guard *g, int action, char *err, size_t errlen)
@@ -142,7 +153,8 @@ int hp_guard_arm(struct hp_guard *g, const struct hp_port *hp, const char *port)
 	snprintf(m.port, sizeof(m.port), "%s", port);
 	m.hp = *hp;
 	if (write(g->fd, &m, sizeof(m)) != (ssize_t)sizeof(m)) {
-		log_err("the guard (pid %d) is gone: a crash of tdpd would leave port %s's interface as it is",
+		log_err("the guard (pid %d) is gone: a crash of tdpd would leave port %s's "
+			"interface as it is",
 			(int)g->pid, port);
 		return -1;
 	}

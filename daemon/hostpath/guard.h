@@ -27,9 +27,9 @@
 #include "hpmode.h"
 
 struct hp_guard {
-	pid_t pid;                /* 0: none */
-	int fd;                   /* the write end; -1: none */
-	int action;               /* enum hp_stop */
+	pid_t pid;  /* 0: none */
+	int fd;	    /* the write end; -1: none */
+	int action; /* enum hp_stop */
 	uint32_t narmed;
 };
 

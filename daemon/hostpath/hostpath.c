@@ -13,10 +13,14 @@
 const char *hp_mode_name(enum rx_host m)
 {
 	switch (m) {
-	case RXH_XDP: return "xdp";
-	case RXH_TAP: return "tap";
-	case RXH_KERNEL: return "kernel";
-	default: return "none";
+	case RXH_XDP:
+		return "xdp";
+	case RXH_TAP:
+		return "tap";
+	case RXH_KERNEL:
+		return "kernel";
+	default:
+		return "none";
 	}
 }
 
@@ -45,7 +49,8 @@ static void ip6_router(struct hp_port *hp)
 	hp->fwd6_set = true;
 	size_t nl = strlen(hp->note);
 	if (!hp->fwd6_old)
-		snprintf(hp->note + nl, sizeof(hp->note) - nl, "set its IPv6 forwarding (neighbour advertisements say "
+		snprintf(hp->note + nl, sizeof(hp->note) - nl,
+			 "set its IPv6 forwarding (neighbour advertisements say "
 			 "\"router\"); ");
 }
 
@@ -57,30 +62,35 @@ static int clear_leftover(struct hp_port *hp, char *err, size_t errlen)
 	char name[64];
 	int rc = xdpp_attached(hp->dev_ifindex, &id, name, sizeof(name));
 	if (rc < 0) {
-		snprintf(err, errlen, "interface %s: cannot query its XDP program: %s", hp->dev_ifname, strerror(-rc));
+		snprintf(err, errlen, "interface %s: cannot query its XDP program: %s",
+			 hp->dev_ifname, strerror(-rc));
 		return -1;
 	}
 	if (!id)
 		return 0;
 	if (strcmp(name, XDPP_PROG_NAME) != 0 && strcmp(name, "xsk_def_prog") != 0) {
-		snprintf(err, errlen, "interface %s has XDP program '%s' (id %u) attached, not tdpd's: remove it "
-			 "(ip link set dev %s xdp off) or give the port another interface", hp->dev_ifname, name, id,
-			 hp->dev_ifname);
+		snprintf(
+			err, errlen,
+			"interface %s has XDP program '%s' (id %u) attached, not tdpd's: remove it "
+			"(ip link set dev %s xdp off) or give the port another interface",
+			hp->dev_ifname, name, id, hp->dev_ifname);
 		return -1;
 	}
 	rc = xdpp_detach(hp->dev_ifindex);
 	if (rc < 0) {
-		snprintf(err, errlen, "interface %s: cannot remove the XDP program '%s' a previous run left: %s",
+		snprintf(err, errlen,
+			 "interface %s: cannot remove the XDP program '%s' a previous run left: %s",
 			 hp->dev_ifname, name, strerror(-rc));
 		return -1;
 	}
 	size_t nl = strlen(hp->note);
-	snprintf(hp->note + nl, sizeof(hp->note) - nl, "removed XDP program '%s' (id %u) a previous run left; ", name,
-		 id);
+	snprintf(hp->note + nl, sizeof(hp->note) - nl,
+		 "removed XDP program '%s' (id %u) a previous run left; ", name, id);
 	return 0;
 }
 
-static int prepare_xdp(struct hp_port *hp, const char *device, const char *xdp_prog, char *err, size_t errlen)
+static int prepare_xdp(struct hp_port *hp, const char *device, const char *xdp_prog, char *err,
+		       size_t errlen)
 {
 	if (clear_leftover(hp, err, errlen) != 0)
 		return -1;
@@ -90,23 +100,29 @@ static int prepare_xdp(struct hp_port *hp, const char *device, const char *xdp_p
 	 * to tdpd's sockets, as a NIC bound to DPDK would */
 	bool add_prog = !own[0] && hp->mode == RXH_XDP;
 	if (own[0] && hp->mode == RXH_TAP) {
-		snprintf(err, errlen, "xdp_prog=%s: with host-path tap every frame is tdpd's; leave xdp_prog out", own);
+		snprintf(
+			err, errlen,
+			"xdp_prog=%s: with host-path tap every frame is tdpd's; leave xdp_prog out",
+			own);
 		return -1;
 	}
 	if (add_prog && access(xdp_prog, R_OK) != 0) {
-		snprintf(err, errlen, "the XDP program %s: %s (xdp-program in tdpd.conf)", xdp_prog, strerror(errno));
+		snprintf(err, errlen, "the XDP program %s: %s (xdp-program in tdpd.conf)", xdp_prog,
+			 strerror(errno));
 		return -1;
 	}
 	hp_devarg(device, "start_queue", given, sizeof(given));
 	if (given[0] && strcmp(given, "0") != 0) {
-		snprintf(err, errlen, "start_queue=%s: tdpd serves every queue of the interface from queue 0", given);
+		snprintf(err, errlen,
+			 "start_queue=%s: tdpd serves every queue of the interface from queue 0",
+			 given);
 		return -1;
 	}
 	struct kif_channels ch;
 	int rc = kif_channels(hp->dev_ifname, &ch);
 	if (rc < 0) {
-		snprintf(err, errlen, "interface %s: cannot read its queue count (ethtool -l): %s", hp->dev_ifname,
-			 strerror(-rc));
+		snprintf(err, errlen, "interface %s: cannot read its queue count (ethtool -l): %s",
+			 hp->dev_ifname, strerror(-rc));
 		return -1;
 	}
 	/* the af_xdp PMD opens combined channels only (DPDK 22.11, init_internals);
@@ -118,11 +134,16 @@ static int prepare_xdp(struct hp_port *hp, const char *device, const char *xdp_p
 	if (given[0]) {
 		char *end;
 		unsigned long v = strtoul(given, &end, 10);
-		if (*end || v < 1 || v > RX_MAX_QUEUES || v > (ch.max_combined ? ch.max_combined : 1)) {
+		if (*end || v < 1 || v > RX_MAX_QUEUES ||
+		    v > (ch.max_combined ? ch.max_combined : 1)) {
 			snprintf(err, errlen, "queue_count=%s: expected 1 to %u (%s)", given,
-				 ch.max_combined ? (ch.max_combined < RX_MAX_QUEUES ? ch.max_combined : RX_MAX_QUEUES) : 1,
-				 ch.max_combined ? "the interface's combined channels" :
-				 "the interface has no combined channels, and the PMD opens no others");
+				 ch.max_combined
+					 ? (ch.max_combined < RX_MAX_QUEUES ? ch.max_combined
+									    : RX_MAX_QUEUES)
+					 : 1,
+				 ch.max_combined ? "the interface's combined channels"
+						 : "the interface has no combined channels, and "
+						   "the PMD opens no others");
 			return -1;
 		}
 		want = (uint32_t)v;
@@ -135,23 +156,31 @@ static int prepare_xdp(struct hp_port *hp, const char *device, const char *xdp_p
 		 * other queues' frames to a drop: set the count to what tdpd serves */
 		rc = kif_set_rx_queues(hp->dev_ifname, want);
 		if (rc < 0) {
-			snprintf(err, errlen, "interface %s has %u RX queues and tdpd can serve %u: setting the count "
-				 "failed (%s); set it with ethtool -L %s %s %u", hp->dev_ifname, ch.rx, want,
-				 strerror(-rc), hp->dev_ifname, ch.max_combined ? "combined" : "rx", want);
+			snprintf(err, errlen,
+				 "interface %s has %u RX queues and tdpd can serve %u: setting the "
+				 "count "
+				 "failed (%s); set it with ethtool -L %s %s %u",
+				 hp->dev_ifname, ch.rx, want, strerror(-rc), hp->dev_ifname,
+				 ch.max_combined ? "combined" : "rx", want);
 			return -1;
 		}
-		snprintf(hp->note + nl, sizeof(hp->note) - nl, "set its RX queues from %u to %u, as many as tdpd "
-			 "serves; ", ch.rx, want);
+		snprintf(hp->note + nl, sizeof(hp->note) - nl,
+			 "set its RX queues from %u to %u, as many as tdpd "
+			 "serves; ",
+			 ch.rx, want);
 		hp->rxq_old = ch.rx;
 	}
 	hp->queues = (uint16_t)want;
 	int n = snprintf(hp->device, sizeof(hp->device), "%s", device);
 	if (add_prog)
-		n += snprintf(hp->device + n, sizeof(hp->device) - (size_t)n, ",xdp_prog=%s", xdp_prog);
+		n += snprintf(hp->device + n, sizeof(hp->device) - (size_t)n, ",xdp_prog=%s",
+			      xdp_prog);
 	if (!given[0])
-		n += snprintf(hp->device + n, sizeof(hp->device) - (size_t)n, ",queue_count=%u", want);
+		n += snprintf(hp->device + n, sizeof(hp->device) - (size_t)n, ",queue_count=%u",
+			      want);
 	if ((size_t)n >= sizeof(hp->device)) {
-		snprintf(err, errlen, "the device string with xdp_prog and queue_count is too long");
+		snprintf(err, errlen,
+			 "the device string with xdp_prog and queue_count is too long");
 		return -1;
 	}
 	return 0;
@@ -159,7 +188,8 @@ static int prepare_xdp(struct hp_port *hp, const char *device, const char *xdp_p
 
 static bool is_af_packet(const char *device)
 {
-	return strncmp(device, "net_af_packet", 13) == 0 || strncmp(device, "eth_af_packet", 13) == 0;
+	return strncmp(device, "net_af_packet", 13) == 0 ||
+	       strncmp(device, "eth_af_packet", 13) == 0;
 }
 
 const char *hp_caveat(const struct hp_port *hp)
@@ -169,9 +199,12 @@ const char *hp_caveat(const struct hp_port *hp)
 	 * before they reach the socket, and a socket cannot leave its group */
 	if (!is_af_packet(hp->device))
 		return NULL;
-	return "af_packet: the kernel reassembles IPv4 fragments before tdpd reads them (the PMD's fanout group "
-	       "defragments), so fragments are not forwarded as they came, a datagram larger than the ring's frame "
-	       "is one runt drop, and a lone later fragment is never seen: route with af_xdp ports (or a NIC's PMD)";
+	return "af_packet: the kernel reassembles IPv4 fragments before tdpd reads them (the PMD's "
+	       "fanout group "
+	       "defragments), so fragments are not forwarded as they came, a datagram larger than "
+	       "the ring's frame "
+	       "is one runt drop, and a lone later fragment is never seen: route with af_xdp ports "
+	       "(or a NIC's PMD)";
 }
 
 int hp_mode_for(const char *port, const char *device, int path, const char *interface, int *mode,
@@ -181,8 +214,11 @@ int hp_mode_for(const char *port, const char *device, int path, const char *inte
 	bool xdp = pmd_is_af_xdp(device), pci = pmd_is_pci(device);
 	if (is_af_packet(device)) {
 		if (path != HP_AUTO) {
-			snprintf(err, errlen, "host-path %s: an af_packet port leaves every frame to the kernel as well, "
-				 "so its interface is the host path (auto)", path == HP_TAP ? "tap" : "none");
+			snprintf(err, errlen,
+				 "host-path %s: an af_packet port leaves every frame to the kernel "
+				 "as well, "
+				 "so its interface is the host path (auto)",
+				 path == HP_TAP ? "tap" : "none");
 			return -1;
 		}
 		*mode = RXH_KERNEL;
@@ -190,7 +226,9 @@ int hp_mode_for(const char *port, const char *device, int path, const char *inte
 		*mode = RXH_NONE;
 	} else if (path == HP_TAP || (path == HP_AUTO && pci)) {
 		if (!xdp && !pci) {
-			snprintf(err, errlen, "host-path tap: for a PCI port or an af_xdp one, not device %.60s", device);
+			snprintf(err, errlen,
+				 "host-path tap: for a PCI port or an af_xdp one, not device %.60s",
+				 device);
 			return -1;
 		}
 		*mode = RXH_TAP;
@@ -199,9 +237,11 @@ int hp_mode_for(const char *port, const char *device, int path, const char *inte
 	}
 	if (*mode != RXH_TAP) {
 		if (interface[0]) {
-			snprintf(err, errlen, "host-interface %s: only an exception interface (host-path tap, or a PCI "
-				 "port) is named; this port's is %s", interface,
-				 *mode == RXH_NONE ? "none" : "the device's own");
+			snprintf(err, errlen,
+				 "host-interface %s: only an exception interface (host-path tap, "
+				 "or a PCI "
+				 "port) is named; this port's is %s",
+				 interface, *mode == RXH_NONE ? "none" : "the device's own");
 			return -1;
 		}
 		return 0;
@@ -211,9 +251,11 @@ int hp_mode_for(const char *port, const char *device, int path, const char *inte
 	const char *n = interface[0] ? interface : def;
 	size_t len = strlen(n);
 	if (len >= IF_NAMESIZE) {
-		snprintf(err, errlen, "%s '%.40s' is %zu characters long, and an interface name has at most %d%s",
-			 interface[0] ? "host-interface" : "the exception interface's name", n, len, IF_NAMESIZE - 1,
-			 interface[0] ? "" : ": name it with host-interface");
+		snprintf(
+			err, errlen,
+			"%s '%.40s' is %zu characters long, and an interface name has at most %d%s",
+			interface[0] ? "host-interface" : "the exception interface's name", n, len,
+			IF_NAMESIZE - 1, interface[0] ? "" : ": name it with host-interface");
 		return -1;
 	}
 	if (!strcmp(n, ".") || !strcmp(n, "..") || strpbrk(n, "/: \t\n%")) {
@@ -224,8 +266,8 @@ int hp_mode_for(const char *port, const char *device, int path, const char *inte
 	return 0;
 }
 
-int hp_prepare(struct hp_port *hp, const char *port, const char *device, int path, const char *interface,
-	       const char *xdp_prog, char *err, size_t errlen)
+int hp_prepare(struct hp_port *hp, const char *port, const char *device, int path,
+	       const char *interface, const char *xdp_prog, char *err, size_t errlen)
 {
 	memset(hp, 0, sizeof(*hp));
 	hp->x.local_fd = hp->x.stats_fd = -1;
@@ -250,11 +292,15 @@ int hp_prepare(struct hp_port *hp, const char *port, const char *device, int pat
 	hp->mode = (enum rx_host)mode;
 	if (hp->mode == RXH_TAP) {
 		if (kif_index(hp->ifname)) {
-			snprintf(err, errlen, "the exception interface %s exists already in this network namespace: "
-				 "remove it or name another with host-interface", hp->ifname);
+			snprintf(err, errlen,
+				 "the exception interface %s exists already in this network "
+				 "namespace: "
+				 "remove it or name another with host-interface",
+				 hp->ifname);
 			return -1;
 		}
-		snprintf(hp->tap_device, sizeof(hp->tap_device), "net_tap_tdpd_%s,iface=%s", hp->ifname, hp->ifname);
+		snprintf(hp->tap_device, sizeof(hp->tap_device), "net_tap_tdpd_%s,iface=%s",
+			 hp->ifname, hp->ifname);
 		if (!pmd_is_af_xdp(device))
 			return 0;
 	} else if (hp->mode == RXH_NONE) {
@@ -263,7 +309,8 @@ int hp_prepare(struct hp_port *hp, const char *port, const char *device, int pat
 	hp_devarg(device, "iface", hp->dev_ifname, sizeof(hp->dev_ifname));
 	hp->dev_ifindex = hp->dev_ifname[0] ? kif_index(hp->dev_ifname) : 0;
 	if (!hp->dev_ifindex) {
-		snprintf(err, errlen, "interface '%s' (iface=) is not in this network namespace", hp->dev_ifname);
+		snprintf(err, errlen, "interface '%s' (iface=) is not in this network namespace",
+			 hp->dev_ifname);
 		return -1;
 	}
 	if (hp->mode != RXH_TAP) {
@@ -277,8 +324,8 @@ int hp_prepare(struct hp_port *hp, const char *port, const char *device, int pat
 	if (hp->flags_known && !(hp->flags & IFF_UP)) {
 		int rc = kif_set_flags(hp->dev_ifname, IFF_UP, true);
 		if (rc < 0) {
-			snprintf(err, errlen, "interface %s is down and cannot be brought up: %s", hp->dev_ifname,
-				 strerror(-rc));
+			snprintf(err, errlen, "interface %s is down and cannot be brought up: %s",
+				 hp->dev_ifname, strerror(-rc));
 			return -1;
 		}
 		snprintf(hp->note, sizeof(hp->note), "brought it up (it was down); ");
@@ -290,14 +337,15 @@ int hp_prepare(struct hp_port *hp, const char *port, const char *device, int pat
 	/* af_packet: the kernel gets every frame too and must not forward it */
 	int rc = kif_forwarding(hp->dev_ifname, 4, 0, &hp->fwd_old);
 	if (rc < 0) {
-		snprintf(err, errlen, "interface %s: cannot turn its IPv4 forwarding off: %s", hp->dev_ifname,
-			 strerror(-rc));
+		snprintf(err, errlen, "interface %s: cannot turn its IPv4 forwarding off: %s",
+			 hp->dev_ifname, strerror(-rc));
 		return -1;
 	}
 	hp->fwd_set = true;
 	size_t nl = strlen(hp->note);
 	if (hp->fwd_old)
-		snprintf(hp->note + nl, sizeof(hp->note) - nl, "turned the kernel's IPv4 forwarding off on it; ");
+		snprintf(hp->note + nl, sizeof(hp->note) - nl,
+			 "turned the kernel's IPv4 forwarding off on it; ");
 	return 0;
 }
 
@@ -341,7 +389,8 @@ void hp_release(struct hp_port *hp)
 		uint32_t id;
 		char name[64];
 		const char *ours = hp->mode == RXH_TAP ? "xsk_def_prog" : XDPP_PROG_NAME;
-		if (xdpp_attached(hp->dev_ifindex, &id, name, sizeof(name)) == 0 && id && strcmp(name, ours) == 0)
+		if (xdpp_attached(hp->dev_ifindex, &id, name, sizeof(name)) == 0 && id &&
+		    strcmp(name, ours) == 0)
 			xdpp_detach(hp->dev_ifindex);
 	}
 	if (hp->flags_known) {
@@ -352,7 +401,8 @@ void hp_release(struct hp_port *hp)
 	}
 	if (hp->rxq_old) {
 		if (kif_set_rx_queues(hp->dev_ifname, hp->rxq_old) < 0)
-			log_warn("interface %s: cannot put its %u RX queues back", hp->dev_ifname, hp->rxq_old);
+			log_warn("interface %s: cannot put its %u RX queues back", hp->dev_ifname,
+				 hp->rxq_old);
 		hp->rxq_old = 0;
 	}
 	if (hp->fwd_set) {

@@ -50,17 +50,17 @@ struct hp_port {
 	/* the kernel interface behind the device (af_xdp, af_packet), or "" */
 	char dev_ifname[IF_NAMESIZE];
 	unsigned dev_ifindex;
-	char tap_device[160];     /* RXH_TAP: the net_tap vdev to create once the port is open */
-	char device[1024];        /* the device string the EAL gets */
-	uint16_t queues;          /* RX queues tdpd opens */
-	bool combined;            /* the interface has combined channels (a veth has none) */
-	char note[256];           /* what was done to the interface, for the log */
-	int flags;                /* IFF_* at start */
+	char tap_device[160]; /* RXH_TAP: the net_tap vdev to create once the port is open */
+	char device[1024];    /* the device string the EAL gets */
+	uint16_t queues;      /* RX queues tdpd opens */
+	bool combined;	      /* the interface has combined channels (a veth has none) */
+	char note[256];	      /* what was done to the interface, for the log */
+	int flags;	      /* IFF_* at start */
 	bool flags_known;
-	uint32_t rxq_old;         /* the RX queue count tdpd changed, to put back; 0: unchanged */
+	uint32_t rxq_old; /* the RX queue count tdpd changed, to put back; 0: unchanged */
 	int fwd_old;
 	bool fwd_set;
-	int fwd6_old;             /* IPv6 forwarding on the interface, for the Router flag */
+	int fwd6_old; /* IPv6 forwarding on the interface, for the Router flag */
 	bool fwd6_set;
 	struct xdpp x;
 	bool x_open;
@@ -68,8 +68,8 @@ struct hp_port {
 
 /* Before the EAL: finds the interface, removes a program a crashed run left,
  * settles the queue count and writes the device string. 0, or -1 with err. */
-int hp_prepare(struct hp_port *hp, const char *port, const char *device, int path, const char *interface,
-	       const char *xdp_prog, char *err, size_t errlen);
+int hp_prepare(struct hp_port *hp, const char *port, const char *device, int path,
+	       const char *interface, const char *xdp_prog, char *err, size_t errlen);
 /* RXH_TAP, after the exception interface was created: its index. */
 int hp_tap_created(struct hp_port *hp, char *err, size_t errlen);
 /* After the port started: reaches the XDP program's maps. 0 or -1 with err. */

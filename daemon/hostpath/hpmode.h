@@ -10,10 +10,17 @@
 #include <stddef.h>
 
 /* host-path in tdpd.conf */
-enum hp_path { HP_AUTO, HP_TAP, HP_NONE };
+enum hp_path {
+	HP_AUTO,
+	HP_TAP,
+	HP_NONE
+};
 /* stop-action in tdpd.conf: what the ports' kernel interfaces become when
  * tdpd stops or dies (guard.h) */
-enum hp_stop { HP_STOP_DOWN, HP_STOP_KERNEL };
+enum hp_stop {
+	HP_STOP_DOWN,
+	HP_STOP_KERNEL
+};
 
 /* What a port gets for path (HP_*) on device: *mode, an enum rx_host, and
  * for RXH_TAP the exception interface's name (interface, else "tdp-" and

@@ -102,7 +102,8 @@ int kif_mtu(const char *ifname)
 int kif_forwarding(const char *ifname, int family, int val, int *old)
 {
 	char path[128], buf[16];
-	snprintf(path, sizeof(path), "/proc/sys/net/%s/conf/%s/forwarding", family == 6 ? "ipv6" : "ipv4", ifname);
+	snprintf(path, sizeof(path), "/proc/sys/net/%s/conf/%s/forwarding",
+		 family == 6 ? "ipv6" : "ipv4", ifname);
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -138,7 +139,8 @@ int kif_addr_add(unsigned ifindex, int family, const uint8_t *addr, unsigned len
 	req.ifa.ifa_index = ifindex;
 	req.ifa.ifa_scope = RT_SCOPE_UNIVERSE;
 	if (family == 6)
-		req.ifa.ifa_flags = IFA_F_NODAD;   /* the router's address is its own, as configured */
+		req.ifa.ifa_flags =
+			IFA_F_NODAD; /* the router's address is its own, as configured */
 	unsigned short types[2] = {IFA_LOCAL, IFA_ADDRESS};
 	for (int i = 0; i < 2; i++) {
 		struct rtattr *ra = (struct rtattr *)((char *)&req + NLMSG_ALIGN(req.nh.nlmsg_len));
@@ -161,7 +163,8 @@ int kif_addr_add(unsigned ifindex, int family, const uint8_t *addr, unsigned len
 		struct nlmsghdr *h = (struct nlmsghdr *)buf;
 		if (n < 0)
 			rc = -errno;
-		else if (n < (ssize_t)sizeof(*h) || !NLMSG_OK(h, (unsigned)n) || h->nlmsg_type != NLMSG_ERROR)
+		else if (n < (ssize_t)sizeof(*h) || !NLMSG_OK(h, (unsigned)n) ||
+			 h->nlmsg_type != NLMSG_ERROR)
 			rc = -EPROTO;
 		else
 			rc = ((struct nlmsgerr *)NLMSG_DATA(h))->error;

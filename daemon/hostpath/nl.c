@@ -35,7 +35,8 @@ static int nl_read(struct nl *n, int flags)
 	if (len < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
 	int done = 0;
-	for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (unsigned)len); h = NLMSG_NEXT(h, len)) {
+	for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (unsigned)len);
+	     h = NLMSG_NEXT(h, len)) {
 		/* a dump the kernel does not know (nexthops before 5.3) ends in an error */
 		if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
 			if (h->nlmsg_flags & NLM_F_DUMP_INTR)
@@ -57,7 +58,8 @@ static int dump(struct nl *n, int type, int family)
 	} req;
 	memset(&req, 0, sizeof(req));
 	req.nh.nlmsg_len = NLMSG_LENGTH(type == RTM_GETNEXTHOP ? sizeof(struct nhmsg)
-					: type == RTM_GETLINK ? sizeof(struct ifinfomsg) : sizeof(struct rtmsg));
+					: type == RTM_GETLINK  ? sizeof(struct ifinfomsg)
+							       : sizeof(struct rtmsg));
 	req.nh.nlmsg_type = (unsigned short)type;
 	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	req.g.rtgen_family = (unsigned char)family;
@@ -73,7 +75,8 @@ static int dump(struct nl *n, int type, int family)
  * interrupted (its tables changed under it) is read again, up to 5 times. */
 static int dump_all(struct nl *n)
 {
-	static const int types[] = {RTM_GETLINK, RTM_GETADDR, RTM_GETNEXTHOP, RTM_GETROUTE, RTM_GETNEIGH};
+	static const int types[] = {RTM_GETLINK, RTM_GETADDR, RTM_GETNEXTHOP, RTM_GETROUTE,
+				    RTM_GETNEIGH};
 	int rc = 0;
 	for (int tries = 0; tries < 5; tries++) {
 		n->routes.n = n->neigh.n = n->addrs.n = n->nhs.n = 0;
@@ -83,10 +86,12 @@ static int dump_all(struct nl *n)
 		if (rc < 0 || !n->dump_intr)
 			break;
 		CTR_ADD(n->st.dumps_redone, 1);
-		log_info("kernel routes: a dump was interrupted by changes; reading the tables again");
+		log_info("kernel routes: a dump was interrupted by changes; reading the tables "
+			 "again");
 	}
 	if (n->dump_intr)
-		log_warn("kernel routes: the kernel's tables kept changing while read; the last reading stays");
+		log_warn("kernel routes: the kernel's tables kept changing while read; the last "
+			 "reading stays");
 	n->dirty = true;
 	return rc;
 }
@@ -149,12 +154,14 @@ static struct router *build(struct nl *n)
 	int rc = 0;
 	uint64_t na = 0, nn = 0, nr = 0, nm = 0;
 	for (size_t i = 0; i < n->addrs.n && rc >= 0; i++)
-		if ((rc = router_add_kernel_address(r, n->addrs.v[i].port, n->addrs.v[i].family, n->addrs.v[i].addr)) == 0)
+		if ((rc = router_add_kernel_address(r, n->addrs.v[i].port, n->addrs.v[i].family,
+						    n->addrs.v[i].addr)) == 0)
 			na++;
 	for (size_t i = 0; i < n->neigh.n && rc >= 0; i++) {
 		const struct kent *k = &n->neigh.v[i];
-		rc = k->failed ? router_add_kernel_failed(r, k->port, k->family, k->addr)
-			       : router_add_kernel_neighbour(r, k->port, k->family, k->addr, k->mac);
+		rc = k->failed
+			     ? router_add_kernel_failed(r, k->port, k->family, k->addr)
+			     : router_add_kernel_neighbour(r, k->port, k->family, k->addr, k->mac);
 		if (rc == 0)
 			nn++;
 	}
@@ -166,7 +173,8 @@ static struct router *build(struct nl *n)
 		unsigned c = hops(n, k, nh);
 		if (!c)
 			continue;
-		if ((rc = router_add_kernel_route(r, k->family, k->addr, k->len, nh, c, k->proto)) == 0) {
+		if ((rc = router_add_kernel_route(r, k->family, k->addr, k->len, nh, c,
+						  k->proto)) == 0) {
 			nr++;
 			nm += c > 1;
 		}
@@ -189,8 +197,10 @@ static struct router *build(struct nl *n)
 	uint64_t miss = router_missing(r, &first);
 	if (miss != CTR_GET(n->st.missing)) {
 		if (miss)
-			log_warn("kernel routes: %" PRIu64 " route%s the route table could not take (the first: %s); every "
-				 "other one is in force", miss, miss == 1 ? "" : "s", first);
+			log_warn("kernel routes: %" PRIu64
+				 " route%s the route table could not take (the first: %s); every "
+				 "other one is in force",
+				 miss, miss == 1 ? "" : "s", first);
 		else
 			log_notice("kernel routes: every route in force again");
 	}
@@ -205,7 +215,9 @@ static void set_local(struct nl *n, const struct router *r)
 	size_t na = router_addresses(r, a, NULL, 256);
 	for (uint32_t p = 0; p < n->nports; p++)
 		if (hp_set_local(&n->hp[p], (const uint8_t(*)[17])a, na < 256 ? na : 256) != 0)
-			log_warn("port %u: cannot put the router's addresses in the XDP program's map", p);
+			log_warn("port %u: cannot put the router's addresses in the XDP program's "
+				 "map",
+				 p);
 }
 
 /* Builds and hands a new router to RX; waits (a bounded while) for RX to take
@@ -221,7 +233,8 @@ static void publish(struct nl *n, bool rx_running)
 		for (uint32_t c = 0; c < n->nrx; c++)
 			atomic_store_explicit(&n->rx[c].rt_offer, r, memory_order_release);
 		for (uint32_t c = 0; c < n->nrx; c++)
-			while (atomic_load_explicit(&n->rx[c].rt_offer, memory_order_acquire) != NULL) {
+			while (atomic_load_explicit(&n->rx[c].rt_offer, memory_order_acquire) !=
+			       NULL) {
 				struct pollfd pf = {.fd = n->stop_fd, .events = POLLIN};
 				if (poll(&pf, 1, 1) > 0) {
 					/* stopping: RX is gone too; whichever router it holds is
@@ -229,7 +242,8 @@ static void publish(struct nl *n, bool rx_running)
 					bool taken = false;
 					for (uint32_t k = 0; k < n->nrx; k++) {
 						const struct router *exp = r;
-						if (!atomic_compare_exchange_strong(&n->rx[k].rt_offer, &exp, NULL))
+						if (!atomic_compare_exchange_strong(
+							    &n->rx[k].rt_offer, &exp, NULL))
 							taken = true;
 					}
 					if (!taken) {
@@ -278,7 +292,7 @@ static void resolve(struct nl *n)
 		req.nd.ndm_family = q.family == 4 ? AF_INET : AF_INET6;
 		req.nd.ndm_ifindex = (int)n->hp[q.port].ifindex;
 		req.nd.ndm_state = NUD_NONE;
-		req.nd.ndm_flags = NTF_USE;   /* start resolution, as a packet to it would */
+		req.nd.ndm_flags = NTF_USE; /* start resolution, as a packet to it would */
 		struct rtattr *ra = (struct rtattr *)((char *)&req + NLMSG_ALIGN(req.nh.nlmsg_len));
 		ra->rta_type = NDA_DST;
 		ra->rta_len = (unsigned short)RTA_LENGTH(q.family == 4 ? 4 : 16);
@@ -308,12 +322,13 @@ static void restore(struct nl *n, uint32_t p)
 		inet_ntop(a->family == 4 ? AF_INET : AF_INET6, a->addr, txt, sizeof(txt));
 		int rc = kif_addr_add(n->hp[p].ifindex, a->family, a->addr, a->len);
 		if (rc < 0) {
-			log_err("port %s: cannot put address %s/%u back on %s: %s", np->name, txt, a->len, n->hp[p].ifname,
-				strerror(-rc));
+			log_err("port %s: cannot put address %s/%u back on %s: %s", np->name, txt,
+				a->len, n->hp[p].ifname, strerror(-rc));
 			continue;
 		}
 		PL_SET(np->link->restored, PL_GET(np->link->restored) + 1);
-		log_notice("port %s: address %s/%u put back on %s (the kernel removed it while the link was down)",
+		log_notice("port %s: address %s/%u put back on %s (the kernel removed it while the "
+			   "link was down)",
 			   np->name, txt, a->len, n->hp[p].ifname);
 	}
 }
@@ -328,7 +343,8 @@ static void resync(struct nl *n)
 	n->resync_ports = n->restore_ports = 0;
 	int rc = dump_all(n);
 	if (rc < 0)
-		log_warn("kernel routes: reading the tables again after a link change: %s", strerror(-rc));
+		log_warn("kernel routes: reading the tables again after a link change: %s",
+			 strerror(-rc));
 	for (uint32_t p = 0; p < n->nports; p++)
 		if (up & (1u << p) && n->np[p].link)
 			restore(n, p);
@@ -343,11 +359,13 @@ static void resync(struct nl *n)
 		PL_SET(n->np[p].link->resync_ns, dt);
 		PL_SET(n->np[p].link->resyncs, PL_GET(n->np[p].link->resyncs) + 1);
 		if (w < sizeof(names))
-			w += (size_t)snprintf(names + w, sizeof(names) - w, "%s%s", w ? ", " : "", n->np[p].name);
+			w += (size_t)snprintf(names + w, sizeof(names) - w, "%s%s", w ? ", " : "",
+					      n->np[p].name);
 	}
-	log_info("kernel routes: read again %.1f ms after the link change on %s: %" PRIu64 " routes, %" PRIu64
-		 " neighbours, %" PRIu64 " addresses", (double)dt / 1e6, names, CTR_GET(n->st.routes),
-		 CTR_GET(n->st.neighbours), CTR_GET(n->st.addresses));
+	log_info("kernel routes: read again %.1f ms after the link change on %s: %" PRIu64
+		 " routes, %" PRIu64 " neighbours, %" PRIu64 " addresses",
+		 (double)dt / 1e6, names, CTR_GET(n->st.routes), CTR_GET(n->st.neighbours),
+		 CTR_GET(n->st.addresses));
 }
 
 /* A change is published after NL_QUIET_MS without another (a routing
@@ -364,7 +382,8 @@ static void *thread_main(void *arg)
 	pthread_setname_np(pthread_self(), "tdpd-netlink");
 	int64_t first_dirty = 0;
 	for (;;) {
-		struct pollfd pf[2] = {{.fd = n->fd, .events = POLLIN}, {.fd = n->stop_fd, .events = POLLIN}};
+		struct pollfd pf[2] = {{.fd = n->fd, .events = POLLIN},
+				       {.fd = n->stop_fd, .events = POLLIN}};
 		int rc = poll(pf, 2, n->dirty || n->resync ? NL_QUIET_MS : NL_IDLE_MS);
 		if (rc > 0 && pf[1].revents)
 			break;
@@ -373,7 +392,8 @@ static void *thread_main(void *arg)
 			int r = nl_read(n, MSG_DONTWAIT);
 			if (r == -ENOBUFS) {
 				/* events were lost: read everything again */
-				log_warn("kernel routes: the kernel's messages overflowed the socket; reading its tables again");
+				log_warn("kernel routes: the kernel's messages overflowed the "
+					 "socket; reading its tables again");
 				CTR_ADD(n->st.resyncs, 1);
 				dump_all(n);
 			}
@@ -406,9 +426,12 @@ static void rcvbuf(int fd)
 	getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &gl);
 	/* the kernel reports twice what it was asked, its bookkeeping included */
 	if (got / 2 < want)
-		log_warn("kernel routes: the rtnetlink receive buffer is %d KiB, not %d (no CAP_NET_ADMIN for "
-			 "SO_RCVBUFFORCE; net.core.rmem_max caps it): a large burst of route changes may overflow it, "
-			 "and then the tables are read again", got / 2048, want / 1024);
+		log_warn("kernel routes: the rtnetlink receive buffer is %d KiB, not %d (no "
+			 "CAP_NET_ADMIN for "
+			 "SO_RCVBUFFORCE; net.core.rmem_max caps it): a large burst of route "
+			 "changes may overflow it, "
+			 "and then the tables are read again",
+			 got / 2048, want / 1024);
 }
 
 struct nl *nl_start(struct rx *rx, uint32_t nrx, const struct router *base, struct hp_port *hp,
@@ -430,14 +453,16 @@ struct nl *nl_start(struct rx *rx, uint32_t nrx, const struct router *base, stru
 	n->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	struct sockaddr_nl sa = {.nl_family = AF_NETLINK,
 				 .nl_groups = RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE | RTMGRP_NEIGH |
-					      RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR | RTMGRP_LINK};
+					      RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR |
+					      RTMGRP_LINK};
 	unsigned grp = RTNLGRP_NEXTHOP;
 	if (n->fd < 0 || bind(n->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		snprintf(err, errlen, "rtnetlink: %s", strerror(errno));
 		goto fail;
 	}
 	rcvbuf(n->fd);
-	setsockopt(n->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp));   /* 5.3 and later */
+	setsockopt(n->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp,
+		   sizeof(grp)); /* 5.3 and later */
 	n->req_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	n->stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (n->req_fd < 0 || n->stop_fd < 0) {
@@ -445,7 +470,7 @@ struct nl *nl_start(struct rx *rx, uint32_t nrx, const struct router *base, stru
 		goto fail;
 	}
 	int rc = dump_all(n);
-	n->resync = false;   /* the first reading of the links is no change */
+	n->resync = false; /* the first reading of the links is no change */
 	n->resync_ports = n->restore_ports = 0;
 	if (rc < 0) {
 		snprintf(err, errlen, "rtnetlink dump: %s", strerror(-rc));

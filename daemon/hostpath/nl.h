@@ -46,22 +46,22 @@ struct nl_addr {
 
 /* What the thread knows of each port beyond its host path. */
 struct nl_port {
-	const char *name;          /* as in tdpd.conf */
-	struct port_link *link;    /* written by the thread; NULL: not followed */
+	const char *name;	    /* as in tdpd.conf */
+	struct port_link *link;	    /* written by the thread; NULL: not followed */
 	const struct nl_addr *addr; /* tdpd.conf's addresses on the port */
 	uint32_t naddr;
 };
 
 struct nl_stats {
-	uint64_t messages;        /* route, neighbour, address, nexthop and link messages read */
-	uint64_t rebuilds;        /* routers built and taken by RX */
-	uint64_t resolve_sent;    /* NTF_USE requests */
-	uint64_t errors;          /* routers that failed to build (the old one stays) */
-	uint64_t resyncs;         /* the kernel's tables read again after a link change or an overflow */
-	uint64_t dumps_redone;    /* dumps the kernel interrupted, read again */
-	uint64_t multipath;       /* routes with more than one next hop on the ports */
-	uint64_t missing;         /* routes and host entries the route table could not take, in the router in force */
-	uint64_t routes, neighbours, addresses;   /* the kernel's, in force */
+	uint64_t messages;     /* route, neighbour, address, nexthop and link messages read */
+	uint64_t rebuilds;     /* routers built and taken by RX */
+	uint64_t resolve_sent; /* NTF_USE requests */
+	uint64_t errors;       /* routers that failed to build (the old one stays) */
+	uint64_t resyncs; /* the kernel's tables read again after a link change or an overflow */
+	uint64_t dumps_redone; /* dumps the kernel interrupted, read again */
+	uint64_t multipath;    /* routes with more than one next hop on the ports */
+	uint64_t missing; /* routes and host entries the route table could not take, in the router in force */
+	uint64_t routes, neighbours, addresses; /* the kernel's, in force */
 };
 
 /* Reads the kernel's tables (a dump), builds the first router and sets

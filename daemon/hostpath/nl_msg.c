@@ -48,8 +48,8 @@ static void kent_init(struct kent *k, uint8_t family, uint32_t port)
 struct kent *nl_kfind(struct kset *s, const struct kent *k)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i].family == k->family && s->v[i].len == k->len && s->v[i].metric == k->metric &&
-		    memcmp(s->v[i].addr, k->addr, 16) == 0)
+		if (s->v[i].family == k->family && s->v[i].len == k->len &&
+		    s->v[i].metric == k->metric && memcmp(s->v[i].addr, k->addr, 16) == 0)
 			return &s->v[i];
 	return NULL;
 }
@@ -102,7 +102,8 @@ static void copy_addr(uint8_t dst[16], const struct rtattr *a, unsigned alen)
 
 /* Adds a next hop to k when it leaves by one of our ports; the others are
  * not tdpd's to use (the kernel forwards nothing of tdpd's ports). */
-static void add_hop(const struct nl *n, struct kent *k, int oif, const struct rtattr *gw, unsigned alen)
+static void add_hop(const struct nl *n, struct kent *k, int oif, const struct rtattr *gw,
+		    unsigned alen)
 {
 	int p = port_of(n, oif);
 	if (p < 0 || k->nnh >= ROUTE_MAX_NH)
@@ -149,7 +150,8 @@ static void on_route(struct nl *n, struct nlmsghdr *h)
 			add_hop(n, &k, nh->rtnh_ifindex, nt[RTA_GATEWAY], alen);
 		}
 	} else {
-		add_hop(n, &k, tb[RTA_OIF] ? *(int *)RTA_DATA(tb[RTA_OIF]) : 0, tb[RTA_GATEWAY], alen);
+		add_hop(n, &k, tb[RTA_OIF] ? *(int *)RTA_DATA(tb[RTA_OIF]) : 0, tb[RTA_GATEWAY],
+			alen);
 	}
 	if (h->nlmsg_type == RTM_NEWROUTE && !k.nnh && !k.nh_id) {
 		/* out of interfaces that are not ours: forget any older one */
@@ -205,13 +207,16 @@ static void on_neigh(struct nl *n, struct nlmsghdr *h)
 	kent_init(&k, nd->ndm_family == AF_INET ? 4 : 6, (uint32_t)p);
 	k.len = k.family == 4 ? 32 : 128;
 	copy_addr(k.addr, tb[NDA_DST], k.family == 4 ? 4 : 16);
-	bool usable = h->nlmsg_type == RTM_NEWNEIGH && tb[NDA_LLADDR] && RTA_PAYLOAD(tb[NDA_LLADDR]) == 6 &&
-		      (nd->ndm_state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT | NUD_NOARP));
+	bool usable = h->nlmsg_type == RTM_NEWNEIGH && tb[NDA_LLADDR] &&
+		      RTA_PAYLOAD(tb[NDA_LLADDR]) == 6 &&
+		      (nd->ndm_state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE |
+					NUD_PERMANENT | NUD_NOARP));
 	/* ARP/ND gave up: kept, for RX to answer Host Unreachable, also while
 	 * the kernel tries once more (INCOMPLETE after FAILED), until a MAC comes */
 	k.failed = !usable && h->nlmsg_type == RTM_NEWNEIGH && (nd->ndm_state & NUD_FAILED);
 	const struct kent *was = nl_kfind(&n->neigh, &k);
-	if (!usable && h->nlmsg_type == RTM_NEWNEIGH && (nd->ndm_state & NUD_INCOMPLETE) && was && was->failed)
+	if (!usable && h->nlmsg_type == RTM_NEWNEIGH && (nd->ndm_state & NUD_INCOMPLETE) && was &&
+	    was->failed)
 		return;
 	if (usable)
 		memcpy(k.mac, RTA_DATA(tb[NDA_LLADDR]), 6);
@@ -241,7 +246,8 @@ static void on_link(struct nl *n, struct nlmsghdr *h)
 	struct ifinfomsg *ifi = NLMSG_DATA(h);
 	int p = -1;
 	for (uint32_t i = 0; i < n->nports && p < 0; i++)
-		if (n->hp[i].dev_ifindex && (int)n->hp[i].dev_ifindex == ifi->ifi_index && n->np[i].link)
+		if (n->hp[i].dev_ifindex && (int)n->hp[i].dev_ifindex == ifi->ifi_index &&
+		    n->np[i].link)
 			p = (int)i;
 	if (p < 0)
 		return;
@@ -250,11 +256,15 @@ static void on_link(struct nl *n, struct nlmsghdr *h)
 	struct port_link *l = n->np[p].link;
 	const char *name = n->np[p].name, *ifn = n->hp[p].dev_ifname;
 	bool gone = h->nlmsg_type == RTM_DELLINK;
-	uint32_t up = !gone && (ifi->ifi_flags & IFF_UP), carrier = up && (ifi->ifi_flags & IFF_LOWER_UP);
-	uint32_t mtu = tb[IFLA_MTU] && RTA_PAYLOAD(tb[IFLA_MTU]) >= 4 ? *(uint32_t *)RTA_DATA(tb[IFLA_MTU]) : 0;
+	uint32_t up = !gone && (ifi->ifi_flags & IFF_UP),
+		 carrier = up && (ifi->ifi_flags & IFF_LOWER_UP);
+	uint32_t mtu = tb[IFLA_MTU] && RTA_PAYLOAD(tb[IFLA_MTU]) >= 4
+			       ? *(uint32_t *)RTA_DATA(tb[IFLA_MTU])
+			       : 0;
 	if (mtu && mtu != PL_GET(l->mtu)) {
 		if (PL_GET(l->mtu))
-			log_notice("port %s: interface %s's MTU %u -> %u", name, ifn, PL_GET(l->mtu), mtu);
+			log_notice("port %s: interface %s's MTU %u -> %u", name, ifn,
+				   PL_GET(l->mtu), mtu);
 		PL_SET(l->mtu, mtu);
 		PL_SET(l->mtu_from, PL_FROM_KERNEL);
 	}
@@ -267,7 +277,8 @@ static void on_link(struct nl *n, struct nlmsghdr *h)
 	PL_SET(l->known, 1);
 	if (!known) {
 		if (!is)
-			log_warn("port %s: link %s on %s: nothing is forwarded out of it", name, port_link_word(l), ifn);
+			log_warn("port %s: link %s on %s: nothing is forwarded out of it", name,
+				 port_link_word(l), ifn);
 		return;
 	}
 	struct timespec ts;
@@ -276,13 +287,18 @@ static void on_link(struct nl *n, struct nlmsghdr *h)
 	if (was != is) {
 		if (is) {
 			PL_SET(l->ups, PL_GET(l->ups) + 1);
-			log_notice("port %s: link up on %s (MTU %u): its routes and addresses are read again", name, ifn,
-				   PL_GET(l->mtu));
+			log_notice("port %s: link up on %s (MTU %u): its routes and addresses are "
+				   "read again",
+				   name, ifn, PL_GET(l->mtu));
 			n->restore_ports |= 1u << p;
 		} else {
 			PL_SET(l->downs, PL_GET(l->downs) + 1);
-			log_warn("port %s: link down on %s (%s): routes through it are read again from the kernel", name,
-				 ifn, gone ? "the interface is gone" : up ? "no carrier" : "set down");
+			log_warn("port %s: link down on %s (%s): routes through it are read again "
+				 "from the kernel",
+				 name, ifn,
+				 gone ? "the interface is gone"
+				 : up ? "no carrier"
+				      : "set down");
 		}
 	}
 	PL_SET(l->resync_ns, -1);
@@ -298,12 +314,28 @@ void nl_msg(struct nl *n, struct nlmsghdr *h)
 	if (h->nlmsg_flags & NLM_F_DUMP_INTR)
 		n->dump_intr = true;
 	switch (h->nlmsg_type) {
-	case RTM_NEWROUTE: case RTM_DELROUTE: on_route(n, h); break;
-	case RTM_NEWNEIGH: case RTM_DELNEIGH: on_neigh(n, h); break;
-	case RTM_NEWADDR: case RTM_DELADDR: on_addr(n, h); break;
-	case RTM_NEWNEXTHOP: case RTM_DELNEXTHOP: on_nexthop(n, h); break;
-	case RTM_NEWLINK: case RTM_DELLINK: on_link(n, h); break;
-	default: return;
+	case RTM_NEWROUTE:
+	case RTM_DELROUTE:
+		on_route(n, h);
+		break;
+	case RTM_NEWNEIGH:
+	case RTM_DELNEIGH:
+		on_neigh(n, h);
+		break;
+	case RTM_NEWADDR:
+	case RTM_DELADDR:
+		on_addr(n, h);
+		break;
+	case RTM_NEWNEXTHOP:
+	case RTM_DELNEXTHOP:
+		on_nexthop(n, h);
+		break;
+	case RTM_NEWLINK:
+	case RTM_DELLINK:
+		on_link(n, h);
+		break;
+	default:
+		return;
 	}
 	CTR_ADD(n->st.messages, 1);
 }

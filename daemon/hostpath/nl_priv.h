@@ -20,15 +20,15 @@ struct kent {
 	uint8_t len;
 	bool has_gw;
 	uint32_t port;
-	uint32_t metric;          /* routes; the nexthop id for nexthop objects */
-	uint32_t nh_id;           /* routes through a nexthop object */
-	uint8_t addr[16];         /* prefix, neighbour or address */
+	uint32_t metric;  /* routes; the nexthop id for nexthop objects */
+	uint32_t nh_id;	  /* routes through a nexthop object */
+	uint8_t addr[16]; /* prefix, neighbour or address */
 	uint8_t gw[16];
-	bool failed;              /* neighbours: NUD_FAILED */
+	bool failed; /* neighbours: NUD_FAILED */
 	uint8_t mac[6];
 	/* multipath routes and nexthop groups: the other next hops (nh[0] is
 	 * port and gw above); nexthop groups keep their members' ids in nh_ids */
-	uint8_t nnh;              /* next hops in all, 1 for a plain route */
+	uint8_t nnh; /* next hops in all, 1 for a plain route */
 	struct route_nh more[ROUTE_MAX_NH - 1];
 	uint32_t nh_ids[ROUTE_MAX_NH];
 };
@@ -41,7 +41,7 @@ struct kset {
 #define RESOLVE_MEMORY 64
 
 struct nl {
-	struct rx *rx;             /* the RX cores, nrx of them */
+	struct rx *rx; /* the RX cores, nrx of them */
 	uint32_t nrx;
 	const struct router *base;
 	struct hp_port *hp;
@@ -52,18 +52,18 @@ struct nl {
 	bool started;
 	struct kset routes, neigh, addrs, nhs;
 	bool dirty;
-	bool dump_intr;           /* a dump's message said it was interrupted */
+	bool dump_intr; /* a dump's message said it was interrupted */
 	/* link changes: the kernel's tables are read again (it sends no route
 	 * deletions for IPv4 when a link goes down), and a port that came up
 	 * gets tdpd.conf's addresses back */
 	bool resync;
-	int64_t resync_t0;        /* CLOCK_MONOTONIC of the change that asked for it */
-	uint32_t resync_ports;    /* bit p: port p changed */
-	uint32_t restore_ports;   /* bit p: port p came up */
-	pthread_mutex_t lock;     /* cur, for tdpctl */
-	struct router *cur;       /* built here; NULL while base is in force */
+	int64_t resync_t0;	/* CLOCK_MONOTONIC of the change that asked for it */
+	uint32_t resync_ports;	/* bit p: port p changed */
+	uint32_t restore_ports; /* bit p: port p came up */
+	pthread_mutex_t lock;	/* cur, for tdpctl */
+	struct router *cur;	/* built here; NULL while base is in force */
 	struct nl_stats st;
-	struct {                  /* recent resolve requests, not repeated within a second */
+	struct { /* recent resolve requests, not repeated within a second */
 		struct rx_resolve q;
 		int64_t at_ns;
 	} asked[RESOLVE_MEMORY];

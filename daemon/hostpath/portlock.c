@@ -13,12 +13,14 @@
 #include "pmd.h"
 #include "portlock.h"
 
-int pl_key(const char *device, char *key, size_t keylen, char *what, size_t whatlen, char *err, size_t errlen)
+int pl_key(const char *device, char *key, size_t keylen, char *what, size_t whatlen, char *err,
+	   size_t errlen)
 {
 	if (pmd_is_pci(device)) {
 		char addr[32];
 		size_t n = strcspn(device, ",");
-		snprintf(addr, sizeof(addr), "%.*s", (int)(n < sizeof(addr) ? n : sizeof(addr) - 1), device);
+		snprintf(addr, sizeof(addr), "%.*s", (int)(n < sizeof(addr) ? n : sizeof(addr) - 1),
+			 device);
 		unsigned dom = 0, bus, dev, fn;
 		if (sscanf(addr, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4 &&
 		    (dom = 0, sscanf(addr, "%x:%x.%x", &bus, &dev, &fn) != 3)) {
@@ -39,7 +41,8 @@ int pl_key(const char *device, char *key, size_t keylen, char *what, size_t what
 	 * namespace's inode tells them apart */
 	struct stat st;
 	if (stat("/proc/self/ns/net", &st) != 0) {
-		snprintf(err, errlen, "cannot tell this network namespace (/proc/self/ns/net): %s", strerror(errno));
+		snprintf(err, errlen, "cannot tell this network namespace (/proc/self/ns/net): %s",
+			 strerror(errno));
 		return -1;
 	}
 	snprintf(key, keylen, "net%lu-if%u", (unsigned long)st.st_ino, ifindex);
@@ -65,8 +68,8 @@ static bool exiting(int pid)
 	return r && (r[1] == ' ') && (r[2] == 'Z' || r[2] == 'X');
 }
 
-int pl_take(struct lockfile *l, const char *port, const char *device, const char *control_socket, int guard_of,
-	    char *err, size_t errlen)
+int pl_take(struct lockfile *l, const char *port, const char *device, const char *control_socket,
+	    int guard_of, char *err, size_t errlen)
 {
 	char key[64], what[64], path[200], holder[512], held[512];
 	l->fd = -1;
@@ -74,7 +77,8 @@ int pl_take(struct lockfile *l, const char *port, const char *device, const char
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
 	snprintf(path, sizeof(path), "%s/%s.lock", PL_DIR, key);
-	snprintf(holder, sizeof(holder), "pid %d\nport %s\ndevice %s\ncontrol-socket %s\nsince %lld\nguard-of %d\n",
+	snprintf(holder, sizeof(holder),
+		 "pid %d\nport %s\ndevice %s\ncontrol-socket %s\nsince %lld\nguard-of %d\n",
 		 (int)getpid(), port, what, control_socket, (long long)time(NULL), guard_of);
 	char e[300];
 	rc = lockfile_take(l, path, holder, held, sizeof(held), e, sizeof(e));
@@ -87,7 +91,8 @@ int pl_take(struct lockfile *l, const char *port, const char *device, const char
 	char pid[16], hport[64], sock[256], gof[16];
 	lockfile_field(held, "guard-of", gof, sizeof(gof));
 	if (gof[0] && strcmp(gof, "0") != 0) {
-		snprintf(err, errlen, "%s is being released by the guard of tdpd pid %s, which died", what, gof);
+		snprintf(err, errlen,
+			 "%s is being released by the guard of tdpd pid %s, which died", what, gof);
 		return -2;
 	}
 	lockfile_field(held, "pid", pid, sizeof(pid));
@@ -102,23 +107,29 @@ int pl_take(struct lockfile *l, const char *port, const char *device, const char
 	if (!guard_of && exiting(atoi(pid))) {
 		/* the holder died, or is dying, and its exit has not closed the
 		 * lock yet: a restart right after a SIGKILL waits it out */
-		snprintf(err, errlen, "%s is still locked by tdpd pid %s, which is exiting", what, pid);
+		snprintf(err, errlen, "%s is still locked by tdpd pid %s, which is exiting", what,
+			 pid);
 		return -2;
 	}
 	if (guard_of > 0 && atoi(pid) == guard_of) {
 		/* the dead tdpd's own lock: its exit closes its descriptors one by
 		 * one, the guard's pipe among them, so the lock may outlive the
 		 * pipe for a moment */
-		snprintf(err, errlen, "%s is still locked by tdpd pid %d, whose exit has not closed it yet", what, guard_of);
+		snprintf(err, errlen,
+			 "%s is still locked by tdpd pid %d, whose exit has not closed it yet",
+			 what, guard_of);
 		return -3;
 	}
-	snprintf(err, errlen, "%s belongs to a running tdpd (pid %s, its port %s, control socket %s): one tdpd per "
-		 "port; stop that one first, or give this port another device (lock %s)", what, pid[0] ? pid : "?",
-		 hport[0] ? hport : "?", sock[0] ? sock : "?", path);
+	snprintf(err, errlen,
+		 "%s belongs to a running tdpd (pid %s, its port %s, control socket %s): one tdpd "
+		 "per "
+		 "port; stop that one first, or give this port another device (lock %s)",
+		 what, pid[0] ? pid : "?", hport[0] ? hport : "?", sock[0] ? sock : "?", path);
 	return -1;
 }
 
-int pl_take_from_dead(struct lockfile *l, const char *port, const char *device, int dead, char *err, size_t errlen)
+int pl_take_from_dead(struct lockfile *l, const char *port, const char *device, int dead, char *err,
+		      size_t errlen)
 {
 	const struct timespec tick = {0, PL_EXIT_POLL_NS};
 	int rc = -3;

@@ -21,14 +21,20 @@
 #include <bpf/bpf_endian.h>
 
 enum {
-	TDP_XDP_TO_TDPD, TDP_XDP_NO_SOCKET, TDP_XDP_ARP, TDP_XDP_ND, TDP_XDP_PTP, TDP_XDP_LINK, TDP_XDP_LOCAL,
+	TDP_XDP_TO_TDPD,
+	TDP_XDP_NO_SOCKET,
+	TDP_XDP_ARP,
+	TDP_XDP_ND,
+	TDP_XDP_PTP,
+	TDP_XDP_LINK,
+	TDP_XDP_LOCAL,
 	TDP_XDP_NSTATS
 };
 
 struct tdp_addr {
-	__u8 family;            /* 4 or 6 */
+	__u8 family; /* 4 or 6 */
 	__u8 pad[3];
-	__u8 a[16];             /* IPv4 in the first 4 bytes, the rest zero */
+	__u8 a[16]; /* IPv4 in the first 4 bytes, the rest zero */
 };
 
 struct {
@@ -104,7 +110,8 @@ int tdpd_xdp(struct xdp_md *ctx)
 			goto tdpd;
 		__u32 ihl = (ip[0] & 15u) * 4;
 		__u16 frag = *(__u16 *)(ip + 6);
-		if (ihl >= 20 && ihl <= 60 && ip[9] == 17 && !(frag & bpf_htons(0x1fff)) && (ip[16] & 0xf0) == 224) {
+		if (ihl >= 20 && ihl <= 60 && ip[9] == 17 && !(frag & bpf_htons(0x1fff)) &&
+		    (ip[16] & 0xf0) == 224) {
 			__u8 *udp = ip + ihl;
 			if ((void *)(udp + 4) <= end && ptp_port(*(__u16 *)(udp + 2)))
 				return count(TDP_XDP_PTP, XDP_PASS);
@@ -130,7 +137,8 @@ int tdpd_xdp(struct xdp_md *ctx)
 			nh = l4[0];
 			l4 += 8 + l4[1] * 8;
 		}
-		if (nh == 17 && ip[24] == 0xff && (void *)(l4 + 4) <= end && ptp_port(*(__u16 *)(l4 + 2)))
+		if (nh == 17 && ip[24] == 0xff && (void *)(l4 + 4) <= end &&
+		    ptp_port(*(__u16 *)(l4 + 2)))
 			return count(TDP_XDP_PTP, XDP_PASS);
 		if (nh == 58 && (void *)(l4 + 1) <= end && l4[0] >= 133 && l4[0] <= 137)
 			return count(TDP_XDP_ND, XDP_PASS);

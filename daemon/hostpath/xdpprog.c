@@ -29,7 +29,8 @@ static int print_hook(enum libbpf_print_level level, const char *fmt, va_list ap
 	vsnprintf(line, sizeof(line), fmt, ap);
 	const char *k = strstr(line, "Kernel error message: ");
 	if (k) {
-		snprintf(kernel_says, sizeof(kernel_says), "%.*s", (int)strcspn(k + 22, "\n"), k + 22);
+		snprintf(kernel_says, sizeof(kernel_says), "%.*s", (int)strcspn(k + 22, "\n"),
+			 k + 22);
 	}
 	if (level == LIBBPF_DEBUG)
 		return 0;
@@ -49,8 +50,10 @@ const char *xdpp_kernel_said(void)
 const char *xdpp_stat_name(enum xdpp_stat s)
 {
 	static const char *const n[XDPP_NSTATS] = {
-		[XDPP_TO_TDPD] = "to-tdpd", [XDPP_NO_SOCKET] = "no-socket", [XDPP_ARP] = "arp", [XDPP_ND] = "nd",
-		[XDPP_PTP] = "ptp", [XDPP_LINK] = "link-scope", [XDPP_LOCAL] = "local",
+		[XDPP_TO_TDPD] = "to-tdpd", [XDPP_NO_SOCKET] = "no-socket",
+		[XDPP_ARP] = "arp",	    [XDPP_ND] = "nd",
+		[XDPP_PTP] = "ptp",	    [XDPP_LINK] = "link-scope",
+		[XDPP_LOCAL] = "local",
 	};
 	return s < XDPP_NSTATS ? n[s] : "unknown";
 }
@@ -90,8 +93,10 @@ int xdpp_open(struct xdpp *x, unsigned ifindex, char *err, size_t errlen)
 	char name[64];
 	int rc = xdpp_attached(ifindex, &x->prog_id, name, sizeof(name));
 	if (rc < 0 || !x->prog_id || strcmp(name, XDPP_PROG_NAME) != 0) {
-		snprintf(err, errlen, "%s", rc < 0 ? strerror(-rc) : !x->prog_id ? "no XDP program attached" :
-			 "another XDP program is attached");
+		snprintf(err, errlen, "%s",
+			 rc < 0	       ? strerror(-rc)
+			 : !x->prog_id ? "no XDP program attached"
+				       : "another XDP program is attached");
 		return rc < 0 ? rc : -ENOENT;
 	}
 	int pfd = bpf_prog_get_fd_by_id(x->prog_id);
@@ -118,16 +123,19 @@ int xdpp_open(struct xdpp *x, unsigned ifindex, char *err, size_t errlen)
 		struct bpf_map_info mi;
 		uint32_t ml = sizeof(mi);
 		memset(&mi, 0, sizeof(mi));
-		if (bpf_obj_get_info_by_fd(mfd, &mi, &ml) == 0 && strcmp(mi.name, "tdp_local") == 0 &&
-		    mi.key_size == sizeof(struct tdp_addr) && x->local_fd < 0)
+		if (bpf_obj_get_info_by_fd(mfd, &mi, &ml) == 0 &&
+		    strcmp(mi.name, "tdp_local") == 0 && mi.key_size == sizeof(struct tdp_addr) &&
+		    x->local_fd < 0)
 			x->local_fd = mfd;
-		else if (strcmp(mi.name, "tdp_stats") == 0 && mi.max_entries == XDPP_NSTATS && x->stats_fd < 0)
+		else if (strcmp(mi.name, "tdp_stats") == 0 && mi.max_entries == XDPP_NSTATS &&
+			 x->stats_fd < 0)
 			x->stats_fd = mfd;
 		else
 			close(mfd);
 	}
 	if (x->local_fd < 0 || x->stats_fd < 0) {
-		snprintf(err, errlen, "program %u lacks tdp_local or tdp_stats: not the program this tdpd ships",
+		snprintf(err, errlen,
+			 "program %u lacks tdp_local or tdp_stats: not the program this tdpd ships",
 			 x->prog_id);
 		xdpp_close(x);
 		return -ENOENT;
@@ -163,7 +171,7 @@ int xdpp_set_local(struct xdpp *x, const uint8_t (*addr)[17], size_t n)
 			keep = k.family == addr[i][0] && memcmp(k.a, addr[i] + 1, 16) == 0;
 		if (!keep) {
 			bpf_map_delete_elem(x->local_fd, &k);
-			prev = NULL;       /* start over: the iteration order changed */
+			prev = NULL; /* start over: the iteration order changed */
 		} else {
 			prev = &k;
 		}

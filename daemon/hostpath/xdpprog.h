@@ -13,7 +13,14 @@
 
 /* the outcomes the program counts, in tdp_stats's order */
 enum xdpp_stat {
-	XDPP_TO_TDPD, XDPP_NO_SOCKET, XDPP_ARP, XDPP_ND, XDPP_PTP, XDPP_LINK, XDPP_LOCAL, XDPP_NSTATS
+	XDPP_TO_TDPD,
+	XDPP_NO_SOCKET,
+	XDPP_ARP,
+	XDPP_ND,
+	XDPP_PTP,
+	XDPP_LINK,
+	XDPP_LOCAL,
+	XDPP_NSTATS
 };
 const char *xdpp_stat_name(enum xdpp_stat s);
 
@@ -32,8 +39,8 @@ int xdpp_attached(unsigned ifindex, uint32_t *id, char *name, size_t namelen);
 int xdpp_detach(unsigned ifindex);
 
 struct xdpp {
-	int local_fd;             /* tdp_local, -1 when not found */
-	int stats_fd;             /* tdp_stats */
+	int local_fd; /* tdp_local, -1 when not found */
+	int stats_fd; /* tdp_stats */
 	uint32_t prog_id;
 };
 /* Finds the maps of tdpd's program attached to the interface; 0, or -errno

@@ -50,7 +50,8 @@ static int real_realtime(void *ctx, struct timespec *ts)
 	return clock_gettime(CLOCK_REALTIME, ts) < 0 ? -errno : 0;
 }
 
-const struct phc_io phc_io_real = {real_open, real_close, real_ioctl, real_gettime, real_read, real_realtime, NULL};
+const struct phc_io phc_io_real = {real_open, real_close,    real_ioctl, real_gettime,
+				   real_read, real_realtime, NULL};
 
 static int64_t ns_of(const struct ptp_clock_time *t)
 {
@@ -92,7 +93,8 @@ static int offset_by(struct phc *p, enum phc_method m, int64_t *off, int64_t *de
 			return rc;
 		int64_t best = INT64_MAX;
 		for (unsigned i = 0; i < x.n_samples; i++) {
-			int64_t a = ns_of(&x.ts[i][0]), ph = ns_of(&x.ts[i][1]), b = ns_of(&x.ts[i][2]);
+			int64_t a = ns_of(&x.ts[i][0]), ph = ns_of(&x.ts[i][1]),
+				b = ns_of(&x.ts[i][2]);
 			if (b - a >= 0 && b - a < best) {
 				best = b - a;
 				*off = ph - (a + (b - a) / 2);
@@ -110,7 +112,8 @@ static int offset_by(struct phc *p, enum phc_method m, int64_t *off, int64_t *de
 		return rc;
 	int64_t best = INT64_MAX;
 	for (unsigned i = 0; i < x.n_samples; i++) {
-		int64_t a = ns_of(&x.ts[2 * i]), ph = ns_of(&x.ts[2 * i + 1]), b = ns_of(&x.ts[2 * i + 2]);
+		int64_t a = ns_of(&x.ts[2 * i]), ph = ns_of(&x.ts[2 * i + 1]),
+			b = ns_of(&x.ts[2 * i + 2]);
 		if (b - a >= 0 && b - a < best) {
 			best = b - a;
 			*off = ph - (a + (b - a) / 2);
@@ -132,8 +135,10 @@ int phc_open(struct phc *p, const struct phc_io *io, const char *path, char *err
 	if (p->fd < 0) {
 		int e = -p->fd;
 		if (e == ENOENT)
-			snprintf(err, errlen, "%s: no such device: this machine has no PTP hardware clock there "
-				 "(see /sys/class/ptp, and ethtool -T IFACE for the PHC of a NIC)", path);
+			snprintf(err, errlen,
+				 "%s: no such device: this machine has no PTP hardware clock there "
+				 "(see /sys/class/ptp, and ethtool -T IFACE for the PHC of a NIC)",
+				 path);
 		else
 			snprintf(err, errlen, "%s: %s", path, strerror(e));
 		return -e;
@@ -142,11 +147,13 @@ int phc_open(struct phc *p, const struct phc_io *io, const char *path, char *err
 	memset(&c, 0, sizeof(c));
 	int rc = io->ioctl(io->ctx, p->fd, PTP_CLOCK_GETCAPS, &c);
 	if (rc) {
-		snprintf(err, errlen, "%s: not a PTP hardware clock (PTP_CLOCK_GETCAPS: %s)", path, strerror(-rc));
+		snprintf(err, errlen, "%s: not a PTP hardware clock (PTP_CLOCK_GETCAPS: %s)", path,
+			 strerror(-rc));
 		phc_close(p);
 		return rc;
 	}
-	p->caps = (struct phc_caps){c.max_adj, c.n_ext_ts, c.n_per_out, c.n_pins, c.pps, c.cross_timestamping};
+	p->caps = (struct phc_caps){c.max_adj, c.n_ext_ts, c.n_per_out,
+				    c.n_pins,  c.pps,	   c.cross_timestamping};
 	static const enum phc_method order[] = {PHC_OFF_PRECISE, PHC_OFF_EXTENDED, PHC_OFF_BASIC};
 	for (int i = 0; i < 3; i++) {
 		if (order[i] == PHC_OFF_PRECISE && !c.cross_timestamping)
@@ -157,7 +164,8 @@ int phc_open(struct phc *p, const struct phc_io *io, const char *path, char *err
 			return 0;
 		}
 	}
-	snprintf(err, errlen, "%s: answers none of PTP_SYS_OFFSET_PRECISE, _EXTENDED or PTP_SYS_OFFSET", path);
+	snprintf(err, errlen,
+		 "%s: answers none of PTP_SYS_OFFSET_PRECISE, _EXTENDED or PTP_SYS_OFFSET", path);
 	phc_close(p);
 	return -EOPNOTSUPP;
 }
@@ -216,13 +224,17 @@ int phc_tick_start(struct phc *p, int out_pin, int in_pin, int64_t tf_ns, char *
 {
 	const struct phc_io *io = p->io;
 	if (p->caps.n_pins < 2 || p->caps.n_per_out < 1 || p->caps.n_ext_ts < 1) {
-		snprintf(err, errlen, "%s has %d pins, %d periodic outputs and %d timestamp inputs: a frame tick needs "
-			 "2, 1 and 1", p->path, p->caps.n_pins, p->caps.n_per_out, p->caps.n_ext_ts);
+		snprintf(err, errlen,
+			 "%s has %d pins, %d periodic outputs and %d timestamp inputs: a frame "
+			 "tick needs "
+			 "2, 1 and 1",
+			 p->path, p->caps.n_pins, p->caps.n_per_out, p->caps.n_ext_ts);
 		return -EOPNOTSUPP;
 	}
-	if (out_pin < 0 || in_pin < 0 || out_pin >= p->caps.n_pins || in_pin >= p->caps.n_pins || out_pin == in_pin) {
-		snprintf(err, errlen, "%s: pins %d and %d: give two different pins from 0 to %d", p->path, out_pin, in_pin,
-			 p->caps.n_pins - 1);
+	if (out_pin < 0 || in_pin < 0 || out_pin >= p->caps.n_pins || in_pin >= p->caps.n_pins ||
+	    out_pin == in_pin) {
+		snprintf(err, errlen, "%s: pins %d and %d: give two different pins from 0 to %d",
+			 p->path, out_pin, in_pin, p->caps.n_pins - 1);
 		return -EINVAL;
 	}
 	struct ptp_pin_desc pd;
@@ -261,8 +273,8 @@ int phc_tick_start(struct phc *p, int out_pin, int in_pin, int64_t tf_ns, char *
 	pr.period.sec = tf_ns / 1000000000;
 	pr.period.nsec = (unsigned)(tf_ns % 1000000000);
 	if ((rc = io->ioctl(io->ctx, p->fd, PTP_PEROUT_REQUEST, &pr))) {
-		snprintf(err, errlen, "%s: PTP_PEROUT_REQUEST (period %lld ns): %s", p->path, (long long)tf_ns,
-			 strerror(-rc));
+		snprintf(err, errlen, "%s: PTP_PEROUT_REQUEST (period %lld ns): %s", p->path,
+			 (long long)tf_ns, strerror(-rc));
 		tick_stop(p);
 		return rc;
 	}

@@ -17,18 +17,23 @@
 #include <time.h>
 
 struct phc_io {
-	int (*open)(void *ctx, const char *path);                      /* fd or -errno */
+	int (*open)(void *ctx, const char *path); /* fd or -errno */
 	void (*close)(void *ctx, int fd);
-	int (*ioctl)(void *ctx, int fd, unsigned long req, void *arg);  /* 0 or -errno */
-	int (*gettime)(void *ctx, int fd, struct timespec *ts);         /* the PHC's time; 0 or -errno */
-	ssize_t (*read)(void *ctx, int fd, void *buf, size_t n);         /* -errno on error */
-	int (*realtime)(void *ctx, struct timespec *ts);                /* CLOCK_REALTIME */
+	int (*ioctl)(void *ctx, int fd, unsigned long req, void *arg); /* 0 or -errno */
+	int (*gettime)(void *ctx, int fd, struct timespec *ts);	 /* the PHC's time; 0 or -errno */
+	ssize_t (*read)(void *ctx, int fd, void *buf, size_t n); /* -errno on error */
+	int (*realtime)(void *ctx, struct timespec *ts);	 /* CLOCK_REALTIME */
 	void *ctx;
 };
 
 extern const struct phc_io phc_io_real;
 
-enum phc_method { PHC_OFF_NONE, PHC_OFF_PRECISE, PHC_OFF_EXTENDED, PHC_OFF_BASIC };
+enum phc_method {
+	PHC_OFF_NONE,
+	PHC_OFF_PRECISE,
+	PHC_OFF_EXTENDED,
+	PHC_OFF_BASIC
+};
 
 struct phc_caps {
 	int max_adj_ppb, n_ext_ts, n_per_out, n_pins, pps, cross_timestamping;
@@ -40,7 +45,7 @@ struct phc {
 	char path[64];
 	struct phc_caps caps;
 	enum phc_method method;
-	int perout_pin, extts_pin;    /* -1: no tick */
+	int perout_pin, extts_pin; /* -1: no tick */
 	uint64_t errors;
 };
 

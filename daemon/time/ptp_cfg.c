@@ -31,7 +31,7 @@ int ptp_cfg_read(const char *path, struct ptp_cfg *c, char *err, size_t errlen)
 	char line[512];
 	unsigned no = 0;
 	int rc = 0;
-	bool global = true;   /* keys before any section are ptp4l's [global] */
+	bool global = true; /* keys before any section are ptp4l's [global] */
 	while (rc == 0 && fgets(line, sizeof(line), f)) {
 		no++;
 		char *s = line;
@@ -47,7 +47,8 @@ int ptp_cfg_read(const char *path, struct ptp_cfg *c, char *err, size_t errlen)
 			continue;
 		if (s[0] == '[') {
 			if (s[n - 1] != ']') {
-				snprintf(err, errlen, "%s:%u: a section line without its ]", path, no);
+				snprintf(err, errlen, "%s:%u: a section line without its ]", path,
+					 no);
 				rc = -1;
 				break;
 			}
@@ -72,12 +73,14 @@ int ptp_cfg_read(const char *path, struct ptp_cfg *c, char *err, size_t errlen)
 		else if (!strcmp(s, "free_running"))
 			bad = number(v, 0, 1, &c->free_running);
 		else if (!strcmp(s, "uds_address"))
-			bad = snprintf(c->uds_address, sizeof(c->uds_address), "%s", v) >= (int)sizeof(c->uds_address);
+			bad = snprintf(c->uds_address, sizeof(c->uds_address), "%s", v) >=
+			      (int)sizeof(c->uds_address);
 		else if (!strcmp(s, "delay_mechanism"))
 			bad = snprintf(c->delay_mechanism, sizeof(c->delay_mechanism), "%s", v) >=
 			      (int)sizeof(c->delay_mechanism);
 		if (bad) {
-			snprintf(err, errlen, "%s:%u: %s '%s' is not a value ptp4l takes", path, no, s, v);
+			snprintf(err, errlen, "%s:%u: %s '%s' is not a value ptp4l takes", path, no,
+				 s, v);
 			rc = -1;
 		}
 	}

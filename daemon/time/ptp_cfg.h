@@ -12,12 +12,12 @@
 #include <stddef.h>
 
 struct ptp_cfg {
-	int transport_specific;   /* -1: not set (ptp4l's default 0) */
-	int domain;               /* -1: not set (0) */
-	int free_running;         /* -1: not set (0) */
-	char uds_address[108];    /* "": not set (/var/run/ptp4l) */
-	char delay_mechanism[8];  /* E2E, P2P, Auto; "": not set (E2E) */
-	int interfaces;           /* [IFACE] sections */
+	int transport_specific;	 /* -1: not set (ptp4l's default 0) */
+	int domain;		 /* -1: not set (0) */
+	int free_running;	 /* -1: not set (0) */
+	char uds_address[108];	 /* "": not set (/var/run/ptp4l) */
+	char delay_mechanism[8]; /* E2E, P2P, Auto; "": not set (E2E) */
+	int interfaces;		 /* [IFACE] sections */
 };
 
 /* 0, or -1 with "FILE:LINE: what" (or the system's reason) in err. Keys it

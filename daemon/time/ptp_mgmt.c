@@ -40,8 +40,8 @@ static int data_len_of(uint16_t id)
 	return -1;
 }
 
-static int build(uint8_t *buf, size_t len, uint8_t domain, uint16_t seq, uint16_t port_no, uint8_t action,
-		 uint16_t id, uint8_t **data)
+static int build(uint8_t *buf, size_t len, uint8_t domain, uint16_t seq, uint16_t port_no,
+		 uint8_t action, uint16_t id, uint8_t **data)
 {
 	int dl = data_len_of(id);
 	if (dl < 0)
@@ -50,18 +50,18 @@ static int build(uint8_t *buf, size_t len, uint8_t domain, uint16_t seq, uint16_
 	if (len < total)
 		return -ENOSPC;
 	memset(buf, 0, total);
-	buf[0] = 0x0d;                /* transportSpecific 0, messageType management */
-	buf[1] = 0x02;                /* versionPTP 2 */
+	buf[0] = 0x0d; /* transportSpecific 0, messageType management */
+	buf[1] = 0x02; /* versionPTP 2 */
 	put16(buf + 2, (uint16_t)total);
 	buf[4] = domain;
 	/* sourcePortIdentity: clock identity 0, our port number */
 	put16(buf + 28, port_no);
 	put16(buf + 30, seq);
-	buf[32] = 0x04;               /* controlField: management */
-	buf[33] = 0x7f;               /* logMessageInterval */
-	memset(buf + 34, 0xff, 10);   /* targetPortIdentity: all clocks, all ports */
-	buf[44] = 0;                  /* startingBoundaryHops: this clock only */
-	buf[45] = 0;                  /* boundaryHops */
+	buf[32] = 0x04;		    /* controlField: management */
+	buf[33] = 0x7f;		    /* logMessageInterval */
+	memset(buf + 34, 0xff, 10); /* targetPortIdentity: all clocks, all ports */
+	buf[44] = 0;		    /* startingBoundaryHops: this clock only */
+	buf[45] = 0;		    /* boundaryHops */
 	buf[46] = action;
 	put16(buf + 48, PTPM_TLV_MANAGEMENT);
 	put16(buf + 50, (uint16_t)(2 + dl));
@@ -70,7 +70,8 @@ static int build(uint8_t *buf, size_t len, uint8_t domain, uint16_t seq, uint16_
 	return (int)total;
 }
 
-int ptpm_build_get(uint8_t *buf, size_t len, uint8_t domain, uint16_t seq, uint16_t port_no, uint16_t id)
+int ptpm_build_get(uint8_t *buf, size_t len, uint8_t domain, uint16_t seq, uint16_t port_no,
+		   uint16_t id)
 {
 	uint8_t *d;
 	return build(buf, len, domain, seq, port_no, PTPM_GET, id, &d);
@@ -95,10 +96,10 @@ void ptpm_set_transport_specific(uint8_t *buf, uint8_t ts)
 	buf[0] = (uint8_t)((ts & 0x0f) << 4 | (buf[0] & 0x0f));
 }
 
-#define BAD(reason)                   \
-	do {                          \
-		*why = (reason);      \
-		return -EBADMSG;      \
+#define BAD(reason)              \
+	do {                     \
+		*why = (reason); \
+		return -EBADMSG; \
 	} while (0)
 
 int ptpm_parse(const uint8_t *buf, size_t n, struct ptpm_msg *m, const char **why)
@@ -192,7 +193,8 @@ int ptpm_parse(const uint8_t *buf, size_t n, struct ptpm_msg *m, const char **wh
 
 const char *ptpm_port_state_name(unsigned s)
 {
-	static const char *const names[] = {"?", "INITIALIZING", "FAULTY", "DISABLED", "LISTENING", "PRE_MASTER",
-					    "MASTER", "PASSIVE", "UNCALIBRATED", "SLAVE"};
+	static const char *const names[] = {
+		"?",	      "INITIALIZING", "FAULTY",	 "DISABLED",	 "LISTENING",
+		"PRE_MASTER", "MASTER",	      "PASSIVE", "UNCALIBRATED", "SLAVE"};
 	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }

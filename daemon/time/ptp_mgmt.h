@@ -20,10 +20,16 @@
 #include <stdint.h>
 
 #define PTPM_HDR 34
-#define PTPM_BODY 48                  /* header + management body */
+#define PTPM_BODY 48 /* header + management body */
 #define PTPM_MAX 1500
 
-enum ptpm_action { PTPM_GET = 0, PTPM_SET = 1, PTPM_RESPONSE = 2, PTPM_COMMAND = 3, PTPM_ACK = 4 };
+enum ptpm_action {
+	PTPM_GET = 0,
+	PTPM_SET = 1,
+	PTPM_RESPONSE = 2,
+	PTPM_COMMAND = 3,
+	PTPM_ACK = 4
+};
 
 enum ptpm_id {
 	PTPM_ID_CURRENT_DATA_SET = 0x2001,
@@ -46,13 +52,20 @@ enum ptpm_id {
 #define PTPM_NOTIFY_TIME_SYNC 1
 
 enum ptpm_port_state {
-	PTPM_PS_INITIALIZING = 1, PTPM_PS_FAULTY, PTPM_PS_DISABLED, PTPM_PS_LISTENING, PTPM_PS_PRE_MASTER,
-	PTPM_PS_MASTER, PTPM_PS_PASSIVE, PTPM_PS_UNCALIBRATED, PTPM_PS_SLAVE,
+	PTPM_PS_INITIALIZING = 1,
+	PTPM_PS_FAULTY,
+	PTPM_PS_DISABLED,
+	PTPM_PS_LISTENING,
+	PTPM_PS_PRE_MASTER,
+	PTPM_PS_MASTER,
+	PTPM_PS_PASSIVE,
+	PTPM_PS_UNCALIBRATED,
+	PTPM_PS_SLAVE,
 };
 
 struct ptpm_time_status {
 	int64_t master_offset_ns;
-	int64_t ingress_time_ns;      /* of the latest sync; changes with every sample */
+	int64_t ingress_time_ns; /* of the latest sync; changes with every sample */
 	int32_t cumulative_scaled_rate_offset;
 	int32_t scaled_last_gm_phase_change;
 	uint16_t gm_time_base_indicator;
@@ -70,7 +83,11 @@ struct ptpm_current_ds {
 };
 
 /* delayMechanism (IEEE 1588-2008 8.2.5.4.4, Table 9) */
-enum { PTPM_DM_E2E = 0x01, PTPM_DM_P2P = 0x02, PTPM_DM_DISABLED = 0xFE };
+enum {
+	PTPM_DM_E2E = 0x01,
+	PTPM_DM_P2P = 0x02,
+	PTPM_DM_DISABLED = 0xFE
+};
 
 /* PORT_DATA_SET (IEEE 1588-2008 8.2.5, 15.5.3.6.1): portIdentity, portState,
  * logMinDelayReqInterval, peerMeanPathDelay (TimeInterval, ns x 2^16; the
@@ -81,7 +98,7 @@ enum { PTPM_DM_E2E = 0x01, PTPM_DM_P2P = 0x02, PTPM_DM_DISABLED = 0xFE };
 struct ptpm_port_ds {
 	uint8_t clock_identity[8];
 	uint16_t port_number;
-	uint8_t port_state;           /* enum ptpm_port_state */
+	uint8_t port_state; /* enum ptpm_port_state */
 	int64_t peer_mean_path_delay_scaled;
 	int8_t log_sync_interval;
 	uint8_t delay_mechanism;
@@ -94,13 +111,13 @@ struct ptpm_subscribe {
 };
 
 struct ptpm_msg {
-	uint8_t transport_specific;   /* the header's first nibble (majorSdoId) */
+	uint8_t transport_specific; /* the header's first nibble (majorSdoId) */
 	uint8_t domain;
 	uint16_t seq;
 	uint8_t action;
-	uint16_t tlv_type;            /* MANAGEMENT or ERROR_STATUS */
+	uint16_t tlv_type; /* MANAGEMENT or ERROR_STATUS */
 	uint16_t id;
-	uint16_t error_id;            /* ERROR_STATUS: managementErrorId */
+	uint16_t error_id; /* ERROR_STATUS: managementErrorId */
 	uint16_t data_len;
 	union {
 		struct ptpm_time_status ts;
@@ -112,7 +129,8 @@ struct ptpm_msg {
 
 /* A GET of id (data zero-filled to the TLV's size, as ptp4l expects), or the
  * SET of SUBSCRIBE_EVENTS_NP. Returns the length, or -ENOSPC / -EINVAL. */
-int ptpm_build_get(uint8_t *buf, size_t len, uint8_t domain, uint16_t seq, uint16_t port_no, uint16_t id);
+int ptpm_build_get(uint8_t *buf, size_t len, uint8_t domain, uint16_t seq, uint16_t port_no,
+		   uint16_t id);
 int ptpm_build_subscribe(uint8_t *buf, size_t len, uint8_t domain, uint16_t seq, uint16_t port_no,
 			 uint16_t duration_s, uint64_t bits);
 

@@ -40,8 +40,8 @@ static bool go(struct sync *s, tdp_time_t now, enum tb_state to)
 int sync_init(struct sync *s, const struct sync_cfg *cfg, tdp_time_t now, const char *reason)
 {
 	memset(s, 0, sizeof(*s));
-	if (cfg->lock_ns <= 0 || cfg->lock_samples < 1 || cfg->sample_timeout_ns <= 0 || cfg->holdover_ns < 0 ||
-	    cfg->drift_ppb < 0 || cfg->step_ns <= 0)
+	if (cfg->lock_ns <= 0 || cfg->lock_samples < 1 || cfg->sample_timeout_ns <= 0 ||
+	    cfg->holdover_ns < 0 || cfg->drift_ppb < 0 || cfg->step_ns <= 0)
 		return -EINVAL;
 	s->cfg = *cfg;
 	s->state = TB_UNLOCKED;
@@ -66,8 +66,9 @@ bool sync_sample(struct sync *s, tdp_time_t now, int64_t offset_ns, int64_t err_
 		s->last_good = now;
 		s->bad_run = 0;
 		if (s->state != TB_LOCKED && ++s->good_run >= s->cfg.lock_samples) {
-			snprintf(s->reason, sizeof(s->reason), "%u samples within %" PRId64 " ns (offset %" PRId64
-				 " ns)", s->cfg.lock_samples, s->cfg.lock_ns, offset_ns);
+			snprintf(s->reason, sizeof(s->reason),
+				 "%u samples within %" PRId64 " ns (offset %" PRId64 " ns)",
+				 s->cfg.lock_samples, s->cfg.lock_ns, offset_ns);
 			return go(s, now, TB_LOCKED);
 		}
 		return false;
@@ -75,7 +76,8 @@ bool sync_sample(struct sync *s, tdp_time_t now, int64_t offset_ns, int64_t err_
 	s->bad_samples++;
 	s->good_run = 0;
 	if (s->state == TB_LOCKED && ++s->bad_run >= s->cfg.lock_samples) {
-		snprintf(s->reason, sizeof(s->reason), "%u samples beyond %" PRId64 " ns (error %" PRId64 " ns)",
+		snprintf(s->reason, sizeof(s->reason),
+			 "%u samples beyond %" PRId64 " ns (error %" PRId64 " ns)",
 			 s->cfg.lock_samples, s->cfg.lock_ns, s->err_ns);
 		return go(s, now, TB_UNLOCKED);
 	}
@@ -97,7 +99,8 @@ bool sync_fault(struct sync *s, tdp_time_t now, const char *reason)
 
 bool sync_poll(struct sync *s, tdp_time_t now)
 {
-	if (s->state == TB_LOCKED && tdp_time_diff(now, s->last_sample) > s->cfg.sample_timeout_ns) {
+	if (s->state == TB_LOCKED &&
+	    tdp_time_diff(now, s->last_sample) > s->cfg.sample_timeout_ns) {
 		snprintf(s->reason, sizeof(s->reason), "no sample for %" PRId64 " ms",
 			 tdp_time_diff(now, s->last_sample) / 1000000);
 		return go(s, now, TB_HOLDOVER);

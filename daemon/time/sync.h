@@ -27,29 +27,33 @@
 
 #include "tdp_time.h"
 
-enum tb_state { TB_UNLOCKED, TB_HOLDOVER, TB_LOCKED };
+enum tb_state {
+	TB_UNLOCKED,
+	TB_HOLDOVER,
+	TB_LOCKED
+};
 
 struct sync_cfg {
-	int64_t lock_ns;            /* a sample within this is good */
-	uint32_t lock_samples;      /* good samples in a row to lock, bad ones to unlock */
-	int64_t sample_timeout_ns;  /* locked with no sample for this long: holdover */
-	int64_t holdover_ns;        /* budget in holdover before unlocked */
-	int64_t drift_ppb;          /* uncertainty growth without samples */
-	int64_t step_ns;            /* an offset jump beyond this is a phase step */
+	int64_t lock_ns;	   /* a sample within this is good */
+	uint32_t lock_samples;	   /* good samples in a row to lock, bad ones to unlock */
+	int64_t sample_timeout_ns; /* locked with no sample for this long: holdover */
+	int64_t holdover_ns;	   /* budget in holdover before unlocked */
+	int64_t drift_ppb;	   /* uncertainty growth without samples */
+	int64_t step_ns;	   /* an offset jump beyond this is a phase step */
 };
 
 /* What a source reports (tb_sync()). */
 struct tb_sync {
 	enum tb_state state;
-	int64_t offset_ns;          /* estimated offset of the local clock from the reference */
+	int64_t offset_ns; /* estimated offset of the local clock from the reference */
 	int64_t uncertainty_ns;
-	tdp_time_t last_good;       /* time of the last good sample; 0 if none */
-	tdp_time_t since;           /* when the current state began */
-	char reason[128];           /* why the source is in this state (a copy: the
+	tdp_time_t last_good; /* time of the last good sample; 0 if none */
+	tdp_time_t since;     /* when the current state began */
+	char reason[128];     /* why the source is in this state (a copy: the
 				     * snapshot outlives the source's lock) */
 	uint64_t samples, bad_samples, faults, transitions, steps;
-	int64_t last_step_ns;       /* size of the latest phase step */
-	uint64_t busy;              /* samples not taken: the engine's thread found the state being read */
+	int64_t last_step_ns; /* size of the latest phase step */
+	uint64_t busy; /* samples not taken: the engine's thread found the state being read */
 };
 
 struct sync {

@@ -45,9 +45,9 @@ struct tb_bc {
 	struct bc_bus *bus;
 	bool own_bus;
 	struct bc635 card;
-	int64_t tai_off_ns;        /* TAI - UTC */
-	_Atomic int64_t host_off;  /* card CTR - host CTR */
-	bool inited;               /* the shared part is set up */
+	int64_t tai_off_ns;	  /* TAI - UTC */
+	_Atomic int64_t host_off; /* card CTR - host CTR */
+	bool inited;		  /* the shared part is set up */
 	char what[600];
 };
 
@@ -91,8 +91,9 @@ static void sample(struct tb_bc *b, tdp_time_t now, uint32_t flags, int64_t off)
 		tb_fault_nowait(&b->base, now, "GPS receiver flywheeling: not tracking satellites");
 	else
 		tb_sample_nowait(&b->base, now, off,
-				 (flags & (BC_T0_TIME_OFFSET | BC_T0_FREQ_OFFSET)) ? 2 * tb_sync_cfg(&b->base)->lock_ns + 1
-										 : 0);
+				 (flags & (BC_T0_TIME_OFFSET | BC_T0_FREQ_OFFSET))
+					 ? 2 * tb_sync_cfg(&b->base)->lock_ns + 1
+					 : 0);
 }
 
 static tdp_time_t bc_now(struct timebase *tb)
@@ -187,8 +188,10 @@ static struct tb_bc *bc_alloc(const struct timebase_ops *ops)
 static int bc_init(struct tb_bc *b, const struct tb_params *p, char *err, size_t errlen)
 {
 	if (p->tf_ns <= 0 || p->epoch_ns % p->tf_ns) {
-		snprintf(err, errlen, "the table's epoch (%" PRId64 " ns) is not a whole number of frames: "
-			 "the heartbeat, synchronised to 1PPS, cannot mark its frame starts", p->epoch_ns);
+		snprintf(err, errlen,
+			 "the table's epoch (%" PRId64 " ns) is not a whole number of frames: "
+			 "the heartbeat, synchronised to 1PPS, cannot mark its frame starts",
+			 p->epoch_ns);
 		return -EINVAL;
 	}
 	b->tai_off_ns = (int64_t)p->utc_tai_offset_s * TDP_NS_PER_S;
@@ -208,15 +211,17 @@ static int bc_init(struct tb_bc *b, const struct tb_params *p, char *err, size_t
 	bc635_divider(p->tf_ns, &n1, &n2, &why);
 	char bus[300];
 	b->bus->ops->describe(b->bus, bus, sizeof(bus));
-	snprintf(b->what, sizeof(b->what), "%s; model %s, serial %s, firmware %s; timing mode %s; heartbeat 1 MHz / "
-		 "(%u x %u) on 1PPS%s", bus, b->card.model, b->card.serial, b->card.firmware,
+	snprintf(b->what, sizeof(b->what),
+		 "%s; model %s, serial %s, firmware %s; timing mode %s; heartbeat 1 MHz / "
+		 "(%u x %u) on 1PPS%s",
+		 bus, b->card.model, b->card.serial, b->card.firmware,
 		 bc635_mode_name(b->card.mode), n1, n2,
 		 (flags & BC_T0_FLYWHEEL) ? "; the receiver is flywheeling (no GPS yet)" : "");
 	return 0;
 }
 
-struct timebase *tb_bc635_new(struct bc_bus *bus, struct timebase *host, const struct tb_params *p, char *err,
-			      size_t errlen)
+struct timebase *tb_bc635_new(struct bc_bus *bus, struct timebase *host, const struct tb_params *p,
+			      char *err, size_t errlen)
 {
 	struct tb_bc *b = bc_alloc(&tb_bc635_ops);
 	if (!b) {
@@ -274,7 +279,8 @@ static int64_t realtime_ns(void *arg)
 	return (int64_t)ts.tv_sec * TDP_NS_PER_S + ts.tv_nsec;
 }
 
-static int bc_sim_create(struct timebase **out, const struct tb_params *p0, char *err, size_t errlen)
+static int bc_sim_create(struct timebase **out, const struct tb_params *p0, char *err,
+			 size_t errlen)
 {
 	struct tb_params p = *p0;
 	struct tb_bc *b = bc_alloc(&tb_bc635_sim_ops);
@@ -306,16 +312,18 @@ static int bc_sim_create(struct timebase **out, const struct tb_params *p0, char
 }
 
 /* the card and its simulator differ only in how the bus is made */
-#define BC_OPS(nm, dc, cr)                                                              \
-	{                                                                               \
-		.name = nm, .doc = dc, .create = cr, .destroy = bc_destroy, .now = bc_now, \
+#define BC_OPS(nm, dc, cr)                                                                     \
+	{                                                                                      \
+		.name = nm, .doc = dc, .create = cr, .destroy = bc_destroy, .now = bc_now,     \
 		.fast_now = bc_fast_now, .sleep_until = bc_sleep_until, .refresh = bc_refresh, \
-		.tick_fd = bc_tick_fd, .tick = bc_tick, .describe = bc_describe,       \
+		.tick_fd = bc_tick_fd, .tick = bc_tick, .describe = bc_describe,               \
 	}
 
-const struct timebase_ops tb_bc635_ops =
-	BC_OPS("bc635", "the bc635PCI-U GPS card (bc635-device), frame ticks from its heartbeat interrupt", bc_create);
+const struct timebase_ops tb_bc635_ops = BC_OPS(
+	"bc635", "the bc635PCI-U GPS card (bc635-device), frame ticks from its heartbeat interrupt",
+	bc_create);
 
-const struct timebase_ops tb_bc635_sim_ops =
-	BC_OPS("bc635-sim", "the bc635 register-level simulator on the host clock, the whole GPS path without the card",
-	       bc_sim_create);
+const struct timebase_ops tb_bc635_sim_ops = BC_OPS(
+	"bc635-sim",
+	"the bc635 register-level simulator on the host clock, the whole GPS path without the card",
+	bc_sim_create);

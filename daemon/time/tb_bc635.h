@@ -15,7 +15,7 @@ extern const struct timebase_ops tb_bc635_sim_ops;
 struct bc_bus;
 /* The bc635 source over any bus and host clock (tests: the simulator on the
  * sim clock); owns neither. NULL with a message in err. */
-struct timebase *tb_bc635_new(struct bc_bus *bus, struct timebase *host, const struct tb_params *p, char *err,
-			      size_t errlen);
+struct timebase *tb_bc635_new(struct bc_bus *bus, struct timebase *host, const struct tb_params *p,
+			      char *err, size_t errlen);
 
 #endif

@@ -29,9 +29,9 @@ struct tb_phc {
 	struct timebase *host;
 	bool own_host;
 	struct phc phc;
-	_Atomic int64_t host_off;   /* PHC - host CTR */
+	_Atomic int64_t host_off; /* PHC - host CTR */
 	bool have_off;
-	bool inited;                /* the shared part is set up */
+	bool inited; /* the shared part is set up */
 	char what[400];
 };
 
@@ -65,7 +65,8 @@ static void sample(struct tb_phc *p)
 	tdp_time_t now = tdp_time_add(tb_now(p->host), hoff(p));
 	if (rc) {
 		char why[160];
-		snprintf(why, sizeof(why), "%s: %s failed: %s", p->phc.path, phc_method_name(p->phc.method), strerror(-rc));
+		snprintf(why, sizeof(why), "%s: %s failed: %s", p->phc.path,
+			 phc_method_name(p->phc.method), strerror(-rc));
 		tb_fault(&p->base, now, why);
 	} else {
 		int64_t moved = p->have_off ? off - hoff(p) : 0;
@@ -144,8 +145,8 @@ static void phc_destroy(struct timebase *tb)
 	free(p);
 }
 
-struct timebase *tb_phc_new(const struct phc_io *io, struct timebase *host, const struct tb_params *prm, char *err,
-			    size_t errlen)
+struct timebase *tb_phc_new(const struct phc_io *io, struct timebase *host,
+			    const struct tb_params *prm, char *err, size_t errlen)
 {
 	struct tb_phc *p = calloc(1, sizeof(*p));
 	if (!p) {
@@ -158,13 +159,18 @@ struct timebase *tb_phc_new(const struct phc_io *io, struct timebase *host, cons
 	const char *dev = *prm->phc.device ? prm->phc.device : "/dev/ptp0";
 	int out_pin, in_pin;
 	if (tb_phc_pins(*prm->phc.tick ? prm->phc.tick : "none", &out_pin, &in_pin)) {
-		snprintf(err, errlen, "phc-tick '%s': give none, or two different pin numbers OUT,IN", prm->phc.tick);
+		snprintf(err, errlen,
+			 "phc-tick '%s': give none, or two different pin numbers OUT,IN",
+			 prm->phc.tick);
 		goto fail;
 	}
 	bool tick = out_pin >= 0;
 	if (tick && (prm->tf_ns <= 0 || prm->epoch_ns % prm->tf_ns)) {
-		snprintf(err, errlen, "the table's epoch (%" PRId64 " ns) is not a whole number of frames: a tick "
-			 "started on a whole second cannot mark its frame starts", prm->epoch_ns);
+		snprintf(err, errlen,
+			 "the table's epoch (%" PRId64
+			 " ns) is not a whole number of frames: a tick "
+			 "started on a whole second cannot mark its frame starts",
+			 prm->epoch_ns);
 		goto fail;
 	}
 	if (tb_init(&p->base, &tb_phc_ops, prm, tb_now(host), "not measured yet", err, errlen))
@@ -184,17 +190,21 @@ struct timebase *tb_phc_new(const struct phc_io *io, struct timebase *host, cons
 		goto fail;
 	const struct phc_caps *c = &p->phc.caps;
 	int n = snprintf(p->what, sizeof(p->what),
-			 "PHC %s: max adjustment %d ppb, %d timestamp inputs, %d periodic outputs, %d pins, PPS %s, "
+			 "PHC %s: max adjustment %d ppb, %d timestamp inputs, %d periodic outputs, "
+			 "%d pins, PPS %s, "
 			 "cross timestamps %s; offset by %s",
-			 dev, c->max_adj_ppb, c->n_ext_ts, c->n_per_out, c->n_pins, c->pps ? "yes" : "no",
-			 c->cross_timestamping ? "yes" : "no", phc_method_name(p->phc.method));
+			 dev, c->max_adj_ppb, c->n_ext_ts, c->n_per_out, c->n_pins,
+			 c->pps ? "yes" : "no", c->cross_timestamping ? "yes" : "no",
+			 phc_method_name(p->phc.method));
 	if (n > 0 && (size_t)n < sizeof(p->what)) {
 		if (tick)
 			snprintf(p->what + n, sizeof(p->what) - (size_t)n,
-				 "; frame tick from periodic output pin %d wired to timestamp input pin %d", out_pin,
-				 in_pin);
+				 "; frame tick from periodic output pin %d wired to timestamp "
+				 "input pin %d",
+				 out_pin, in_pin);
 		else
-			snprintf(p->what + n, sizeof(p->what) - (size_t)n, "; no frame tick (phc-tick none): the clock alone");
+			snprintf(p->what + n, sizeof(p->what) - (size_t)n,
+				 "; no frame tick (phc-tick none): the clock alone");
 	}
 	return &p->base;
 fail:
@@ -221,7 +231,8 @@ static int phc_create(struct timebase **out, const struct tb_params *prm, char *
 
 const struct timebase_ops tb_phc_ops = {
 	.name = "phc",
-	.doc = "a PTP hardware clock (phc-device) read directly, with a frame tick from its pins (phc-tick)",
+	.doc = "a PTP hardware clock (phc-device) read directly, with a frame tick from its pins "
+	       "(phc-tick)",
 	.create = phc_create,
 	.destroy = phc_destroy,
 	.now = phc_now,
@@ -239,8 +250,8 @@ int tb_phc_pins(const char *v, int *out, int *in)
 	*out = *in = -1;
 	if (!strcmp(v, "none"))
 		return 0;
-	if (sscanf(v, "%d,%d%c", out, in, &extra) != 2 || *out < 0 || *in < 0 || *out > 255 || *in > 255 ||
-	    *out == *in) {
+	if (sscanf(v, "%d,%d%c", out, in, &extra) != 2 || *out < 0 || *in < 0 || *out > 255 ||
+	    *in > 255 || *out == *in) {
 		*out = *in = -1;
 		return -1;
 	}

@@ -16,7 +16,7 @@ int tb_phc_pins(const char *v, int *out, int *in);
 struct phc_io;
 /* The phc source over any ioctl layer and host clock (tests); owns neither.
  * NULL with a message in err. */
-struct timebase *tb_phc_new(const struct phc_io *io, struct timebase *host, const struct tb_params *p, char *err,
-			    size_t errlen);
+struct timebase *tb_phc_new(const struct phc_io *io, struct timebase *host,
+			    const struct tb_params *p, char *err, size_t errlen);
 
 #endif

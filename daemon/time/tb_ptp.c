@@ -68,14 +68,14 @@ struct tb_ptp {
 	struct timebase base;
 	struct timebase *sys;
 	bool own_sys;
-	bool inited;                      /* the shared part is set up */
+	bool inited; /* the shared part is set up */
 	int64_t mode;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	uint8_t domain;
 	int64_t poll_ns;
-	int sub_s;                        /* subscription duration */
+	int sub_s; /* subscription duration */
 	struct tb_ptp_io io;
-	int fd;                           /* the real socket, when io is ours */
+	int fd; /* the real socket, when io is ours */
 	pthread_t th;
 	bool th_up;
 	atomic_int stop;
@@ -83,43 +83,47 @@ struct tb_ptp {
 	/* the applied offset line, published to readers through a sequence lock */
 	struct seqlock seq;
 	_Atomic int64_t a_ns, t0_ns;
-	_Atomic int64_t b_ppt;            /* slope, parts per trillion */
+	_Atomic int64_t b_ppt; /* slope, parts per trillion */
 
 	/* thread-owned */
-	struct { int64_t t, off; } fit[FIT_N];
+	struct {
+		int64_t t, off;
+	} fit[FIT_N];
 	unsigned nfit, fit_at;
-	struct { int64_t t, off; } pend[64];
+	struct {
+		int64_t t, off;
+	} pend[64];
 	unsigned npend;
 	int64_t last_ingress;
-	int64_t path_delay_scaled;        /* ptp4l's meanPathDelay, ns x 2^16; 0: none measured */
+	int64_t path_delay_scaled; /* ptp4l's meanPathDelay, ns x 2^16; 0: none measured */
 	/* every port of ptp4l's (a boundary clock has several), as PORT_DATA_SET
 	 * answered for each; the clock syncs when one is SLAVE (UNCALIBRATED in
 	 * offset mode): that one is `sync_port` */
 	struct pport {
 		uint16_t number;
 		uint8_t state;
-		uint8_t dm;               /* delayMechanism */
+		uint8_t dm; /* delayMechanism */
 		int64_t peer_delay_scaled;
-		uint32_t poll;            /* the poll that last heard of it */
+		uint32_t poll; /* the poll that last heard of it */
 	} ports[TB_PTP_PORTS];
 	unsigned nports;
 	uint32_t poll_no;
-	int sync_port;                    /* index in ports, or -1 */
+	int sync_port; /* index in ports, or -1 */
 	/* transportSpecific: ptp4l answers only its own (auto: tried in turn) */
-	int ts_fixed;                     /* -1: auto */
-	uint8_t ts;                       /* in use */
-	bool ts_found;                    /* an answer came with it */
-	uint16_t ts_tried;                /* bit v: tried since the last answer */
+	int ts_fixed;	   /* -1: auto */
+	uint8_t ts;	   /* in use */
+	bool ts_found;	   /* an answer came with it */
+	uint16_t ts_tried; /* bit v: tried since the last answer */
 	int64_t silent_since, next_silent_log;
-	int64_t last_off;                 /* the previous sample's offset, and how often */
-	uint32_t same_off;                /* it came again in a row */
-	int64_t sample_off;               /* the offset of the latest sample taken */
-	char refused[160];                /* why the latest sample was not evidence */
+	int64_t last_off;   /* the previous sample's offset, and how often */
+	uint32_t same_off;  /* it came again in a row */
+	int64_t sample_off; /* the offset of the latest sample taken */
+	char refused[160];  /* why the latest sample was not evidence */
 	uint16_t seqno;
 	int unanswered;
 	bool was_gone, port_ok, port_known, samples_seen;
 	int64_t next_poll, next_sub;
-	struct tb_ptp_counters cnt;       /* the thread's; others snapshot */
+	struct tb_ptp_counters cnt; /* the thread's; others snapshot */
 };
 
 #define PTP(tb) ((struct tb_ptp *)(tb))
@@ -253,7 +257,8 @@ static void send_msg(struct tb_ptp *p, uint8_t *buf, int n)
 static void silent(struct tb_ptp *p, int64_t now_ns)
 {
 	char why[200];
-	snprintf(why, sizeof(why), "ptp4l at %s does not answer (domain %u, transportSpecific 0x%x)", p->path,
+	snprintf(why, sizeof(why),
+		 "ptp4l at %s does not answer (domain %u, transportSpecific 0x%x)", p->path,
 		 p->domain, p->ts);
 	tb_fault(&p->base, ptp_now(&p->base), why);
 	if (!p->silent_since)
@@ -261,7 +266,8 @@ static void silent(struct tb_ptp *p, int64_t now_ns)
 	p->ts_tried |= (uint16_t)(1u << p->ts);
 	if (p->ts_fixed < 0 && !p->was_gone) {
 		/* 0 (IEEE 1588), then 1 (802.1AS), then the rest */
-		static const uint8_t order[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+		static const uint8_t order[] = {0, 1, 2,  3,  4,  5,  6,  7,
+						8, 9, 10, 11, 12, 13, 14, 15};
 		unsigned i = 0;
 		while (i < 16 && order[i] != p->ts)
 			i++;
@@ -269,7 +275,8 @@ static void silent(struct tb_ptp *p, int64_t now_ns)
 		p->ts_found = false;
 		p->unanswered = 0;
 		p->next_sub = 0;
-		log_debug("ptp: no answer from ptp4l at %s; asking with transportSpecific 0x%x", p->path, p->ts);
+		log_debug("ptp: no answer from ptp4l at %s; asking with transportSpecific 0x%x",
+			  p->path, p->ts);
 	}
 	if (now_ns < p->next_silent_log)
 		return;
@@ -278,11 +285,16 @@ static void silent(struct tb_ptp *p, int64_t now_ns)
 	size_t w = 0;
 	for (unsigned v = 0; v < 16 && w < sizeof(tried); v++)
 		if (p->ts_tried & (1u << v))
-			w += (size_t)snprintf(tried + w, sizeof(tried) - w, "%s0x%x", w ? "," : "", v);
-	log_warn("ptp: no answer from ptp4l at %s for %.0f s (domain %u; transportSpecific tried: %s): check that "
-		 "ptp4l runs with uds_address %s and domainNumber %u, that its transportSpecific is among those "
-		 "(ptp-transport-specific, or ptp-config names its file), and that tdpd may write to the socket",
-		 p->path, (double)(now_ns - p->silent_since) / 1e9, p->domain, tried, p->path, p->domain);
+			w += (size_t)snprintf(tried + w, sizeof(tried) - w, "%s0x%x", w ? "," : "",
+					      v);
+	log_warn("ptp: no answer from ptp4l at %s for %.0f s (domain %u; transportSpecific tried: "
+		 "%s): check that "
+		 "ptp4l runs with uds_address %s and domainNumber %u, that its transportSpecific "
+		 "is among those "
+		 "(ptp-transport-specific, or ptp-config names its file), and that tdpd may write "
+		 "to the socket",
+		 p->path, (double)(now_ns - p->silent_since) / 1e9, p->domain, tried, p->path,
+		 p->domain);
 }
 
 static void ask(struct tb_ptp *p, int64_t now_ns)
@@ -290,8 +302,10 @@ static void ask(struct tb_ptp *p, int64_t now_ns)
 	uint8_t buf[256];
 	int n;
 	if (now_ns >= p->next_sub) {
-		n = ptpm_build_subscribe(buf, sizeof(buf), p->domain, p->seqno++, (uint16_t)getpid(), (uint16_t)p->sub_s,
-					 1u << PTPM_NOTIFY_PORT_STATE | 1u << PTPM_NOTIFY_TIME_SYNC);
+		n = ptpm_build_subscribe(buf, sizeof(buf), p->domain, p->seqno++,
+					 (uint16_t)getpid(), (uint16_t)p->sub_s,
+					 1u << PTPM_NOTIFY_PORT_STATE |
+						 1u << PTPM_NOTIFY_TIME_SYNC);
 		send_msg(p, buf, n);
 		/* renewed at half its duration, well before ptp4l lets it expire */
 		p->next_sub = now_ns + (int64_t)p->sub_s * TDP_NS_PER_S / 2;
@@ -299,11 +313,14 @@ static void ask(struct tb_ptp *p, int64_t now_ns)
 	if (++p->unanswered > 3)
 		silent(p, now_ns);
 	p->poll_no++;
-	n = ptpm_build_get(buf, sizeof(buf), p->domain, p->seqno++, (uint16_t)getpid(), PTPM_ID_PORT_DATA_SET);
+	n = ptpm_build_get(buf, sizeof(buf), p->domain, p->seqno++, (uint16_t)getpid(),
+			   PTPM_ID_PORT_DATA_SET);
 	send_msg(p, buf, n);
-	n = ptpm_build_get(buf, sizeof(buf), p->domain, p->seqno++, (uint16_t)getpid(), PTPM_ID_CURRENT_DATA_SET);
+	n = ptpm_build_get(buf, sizeof(buf), p->domain, p->seqno++, (uint16_t)getpid(),
+			   PTPM_ID_CURRENT_DATA_SET);
 	send_msg(p, buf, n);
-	n = ptpm_build_get(buf, sizeof(buf), p->domain, p->seqno++, (uint16_t)getpid(), PTPM_ID_TIME_STATUS_NP);
+	n = ptpm_build_get(buf, sizeof(buf), p->domain, p->seqno++, (uint16_t)getpid(),
+			   PTPM_ID_TIME_STATUS_NP);
 	send_msg(p, buf, n);
 }
 
@@ -365,19 +382,26 @@ static void on_time_status(struct tb_ptp *p, const struct ptpm_time_status *ts)
 	bool p2p = sp && sp->dm == PTPM_DM_P2P;
 	if (p->path_delay_scaled == 0 && !(p2p && sp->peer_delay_scaled != 0)) {
 		if (p2p)
-			refuse(p, now, "ptp4l's port has measured no peer delay (P2P, peerMeanPathDelay 0), so its "
-				       "offset is none; are its Pdelay_Req answered?");
+			refuse(p, now,
+			       "ptp4l's port has measured no peer delay (P2P, peerMeanPathDelay "
+			       "0), so its "
+			       "offset is none; are its Pdelay_Req answered?");
 		else
-			refuse(p, now, "ptp4l has measured no path delay (meanPathDelay 0), so its offset is none; "
-				       "can the port send Delay_Req (an IPv4 address for UDPv4)?");
+			refuse(p, now,
+			       "ptp4l has measured no path delay (meanPathDelay 0), so its offset "
+			       "is none; "
+			       "can the port send Delay_Req (an IPv4 address for UDPv4)?");
 		return;
 	}
 	if (p->mode == TB_PTP_OFFSET) {
 		if (p->samples_seen && off == p->last_off) {
 			if (++p->same_off + 1 >= tb_sync_cfg(&p->base)->lock_samples) {
 				char why[160];
-				snprintf(why, sizeof(why), "ptp4l's master offset is %" PRId64 " ns sample after sample; "
-					 "a measured offset varies", off);
+				snprintf(why, sizeof(why),
+					 "ptp4l's master offset is %" PRId64
+					 " ns sample after sample; "
+					 "a measured offset varies",
+					 off);
 				refuse(p, now, why);
 			}
 			return;
@@ -402,7 +426,8 @@ static void on_time_status(struct tb_ptp *p, const struct ptpm_time_status *ts)
 		}
 		if (p->npend >= tb_sync_cfg(&p->base)->lock_samples) {
 			/* it persists: the reference stepped. Restart the line from here. */
-			log_warn("ptp: phase step of %" PRId64 " ns in ptp4l's master offset", resid);
+			log_warn("ptp: phase step of %" PRId64 " ns in ptp4l's master offset",
+				 resid);
 			fit_reset(p);
 			for (unsigned i = 0; i < p->npend; i++)
 				fit_add(p, p->pend[i].t, p->pend[i].off);
@@ -435,7 +460,8 @@ static void on_port_ds(struct tb_ptp *p, const struct ptpm_port_ds *d)
 	}
 	struct pport *pp = &p->ports[i];
 	if (pp->state != d->port_state)
-		log_info("ptp: ptp4l port %u is %s%s", d->port_number, ptpm_port_state_name(d->port_state),
+		log_info("ptp: ptp4l port %u is %s%s", d->port_number,
+			 ptpm_port_state_name(d->port_state),
 			 d->delay_mechanism == PTPM_DM_P2P ? " (P2P)" : "");
 	pp->state = d->port_state;
 	pp->dm = d->delay_mechanism;
@@ -473,8 +499,11 @@ static void answered(struct tb_ptp *p)
 		return;
 	p->ts_found = true;
 	CTR_SET(p->cnt.transport_specific, p->ts);
-	log_notice("ptp: ptp4l at %s answers management messages with transportSpecific 0x%x%s", p->path, p->ts,
-		   p->ts == 1 ? " (IEEE 802.1AS, gPTP)" : p->ts == 0 ? " (IEEE 1588)" : "");
+	log_notice("ptp: ptp4l at %s answers management messages with transportSpecific 0x%x%s",
+		   p->path, p->ts,
+		   p->ts == 1	? " (IEEE 802.1AS, gPTP)"
+		   : p->ts == 0 ? " (IEEE 1588)"
+				: "");
 }
 
 static void receive(struct tb_ptp *p)
@@ -498,7 +527,8 @@ static void receive(struct tb_ptp *p)
 		}
 		if (m.tlv_type == PTPM_TLV_ERROR_STATUS) {
 			CTR_ADD(p->cnt.mgmt_errors, 1);
-			log_debug("ptp: ptp4l answered management id 0x%04x with error 0x%04x", m.id, m.error_id);
+			log_debug("ptp: ptp4l answered management id 0x%04x with error 0x%04x",
+				  m.id, m.error_id);
 			continue;
 		}
 		/* a reply to one of our latest requests, or a notification */
@@ -587,11 +617,17 @@ static void ptp_describe(struct timebase *tb, char *buf, size_t len)
 	struct tb_ptp *p = PTP(tb);
 	char sys[200];
 	p->sys->ops->describe(p->sys, sys, sizeof(sys));
-	snprintf(buf, len, "ptp4l at %s, domain %u, transportSpecific 0x%x%s, %s mode (%s), asking every %" PRId64
-		 " ms; clock: %s", p->path, p->domain, p->ts, p->ts_fixed >= 0 ? "" : p->ts_found ? " (found)" : " (searching)",
+	snprintf(buf, len,
+		 "ptp4l at %s, domain %u, transportSpecific 0x%x%s, %s mode (%s), asking every "
+		 "%" PRId64 " ms; clock: %s",
+		 p->path, p->domain, p->ts,
+		 p->ts_fixed >= 0 ? ""
+		 : p->ts_found	  ? " (found)"
+				  : " (searching)",
 		 p->mode == TB_PTP_OFFSET ? "offset" : "disciplined",
-		 p->mode == TB_PTP_OFFSET ? "tdpd applies ptp4l's master offset; ptp4l with free_running 1"
-					  : "ptp4l and phc2sys steer the clock",
+		 p->mode == TB_PTP_OFFSET
+			 ? "tdpd applies ptp4l's master offset; ptp4l with free_running 1"
+			 : "ptp4l and phc2sys steer the clock",
 		 p->poll_ns / 1000000, sys);
 }
 
@@ -622,35 +658,45 @@ static int from_config(struct tb_ptp *p, const char *path, char *err, size_t err
 	 * line (-i, --uds_address=...) tdpd.conf says */
 	if (c.transport_specific >= 0) {
 		if (p->ts_fixed >= 0 && p->ts_fixed != c.transport_specific)
-			log_warn("ptp: ptp-transport-specific %d, but ptp4l's %s says transportSpecific 0x%x: asking "
-				 "with 0x%x", p->ts_fixed, path, c.transport_specific, c.transport_specific);
+			log_warn("ptp: ptp-transport-specific %d, but ptp4l's %s says "
+				 "transportSpecific 0x%x: asking "
+				 "with 0x%x",
+				 p->ts_fixed, path, c.transport_specific, c.transport_specific);
 		p->ts_fixed = c.transport_specific;
 		p->ts = (uint8_t)c.transport_specific;
 	}
 	if (c.domain >= 0 && c.domain != p->domain) {
-		log_warn("ptp: ptp-domain %u, but ptp4l's %s says domainNumber %d: asking in domain %d", p->domain,
-			 path, c.domain, c.domain);
+		log_warn("ptp: ptp-domain %u, but ptp4l's %s says domainNumber %d: asking in "
+			 "domain %d",
+			 p->domain, path, c.domain, c.domain);
 		p->domain = (uint8_t)c.domain;
 	}
 	if (*c.uds_address && strcmp(c.uds_address, p->path) != 0) {
-		log_warn("ptp: ptp-socket %s, but ptp4l's %s says uds_address %s: asking there", p->path, path,
-			 c.uds_address);
+		log_warn("ptp: ptp-socket %s, but ptp4l's %s says uds_address %s: asking there",
+			 p->path, path, c.uds_address);
 		snprintf(p->path, sizeof(p->path), "%s", c.uds_address);
 	}
 	if (p->mode == TB_PTP_OFFSET && c.free_running != 1)
-		log_notice("ptp: ptp-mode offset, but ptp4l's %s does not set free_running 1: unless its command line "
-			   "does, ptp4l steers its clock and the offset tdpd applies is the one ptp4l is removing", path);
+		log_notice("ptp: ptp-mode offset, but ptp4l's %s does not set free_running 1: "
+			   "unless its command line "
+			   "does, ptp4l steers its clock and the offset tdpd applies is the one "
+			   "ptp4l is removing",
+			   path);
 	if (p->mode == TB_PTP_DISCIPLINED && c.free_running == 1)
-		log_warn("ptp: ptp-mode disciplined, but ptp4l's %s sets free_running 1: nothing steers the clock; "
-			 "use ptp-mode offset", path);
-	log_info("ptp: from ptp4l's %s: transportSpecific 0x%x, domain %u, socket %s, delay mechanism %s, %d "
-		 "interface%s", path, p->ts, p->domain, p->path, *c.delay_mechanism ? c.delay_mechanism : "E2E",
+		log_warn("ptp: ptp-mode disciplined, but ptp4l's %s sets free_running 1: nothing "
+			 "steers the clock; "
+			 "use ptp-mode offset",
+			 path);
+	log_info("ptp: from ptp4l's %s: transportSpecific 0x%x, domain %u, socket %s, delay "
+		 "mechanism %s, %d "
+		 "interface%s",
+		 path, p->ts, p->domain, p->path, *c.delay_mechanism ? c.delay_mechanism : "E2E",
 		 c.interfaces, c.interfaces == 1 ? "" : "s");
 	return 0;
 }
 
-struct timebase *tb_ptp_new(const struct tb_ptp_io *io, struct timebase *host, const struct tb_params *prm,
-			    bool threaded, char *err, size_t errlen)
+struct timebase *tb_ptp_new(const struct tb_ptp_io *io, struct timebase *host,
+			    const struct tb_params *prm, bool threaded, char *err, size_t errlen)
 {
 	struct tb_ptp *p = calloc(1, sizeof(*p));
 	if (!p) {
@@ -670,13 +716,17 @@ struct timebase *tb_ptp_new(const struct tb_ptp_io *io, struct timebase *host, c
 	p->mode = prm->ptp.mode;
 	p->sync_port = -1;
 	p->ts_fixed = prm->ptp.transport_specific >= 0 && prm->ptp.transport_specific <= 15
-			      ? (int)prm->ptp.transport_specific : -1;
+			      ? (int)prm->ptp.transport_specific
+			      : -1;
 	p->ts = p->ts_fixed >= 0 ? (uint8_t)p->ts_fixed : 0;
 	if (*prm->ptp.config && from_config(p, prm->ptp.config, err, errlen) != 0)
 		goto fail;
 	p->poll_ns = prm->ptp.poll_ns > 0 ? prm->ptp.poll_ns : 250000000;
-	p->sub_s = prm->ptp.subscribe_s > 0 && prm->ptp.subscribe_s <= 3600 ? (int)prm->ptp.subscribe_s : 60;
-	if (tb_init(&p->base, &tb_ptp_ops, prm, tb_now(host), "no answer from ptp4l yet", err, errlen))
+	p->sub_s = prm->ptp.subscribe_s > 0 && prm->ptp.subscribe_s <= 3600
+			   ? (int)prm->ptp.subscribe_s
+			   : 60;
+	if (tb_init(&p->base, &tb_ptp_ops, prm, tb_now(host), "no answer from ptp4l yet", err,
+		    errlen))
 		goto fail;
 	p->inited = true;
 	p->io = *io;
@@ -703,9 +753,10 @@ static int ptp_create(struct timebase **out, const struct tb_params *prm, char *
 	/* our own address, in the abstract namespace: nothing to clean up */
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_un me = {.sun_family = AF_UNIX};
-	int len = snprintf(me.sun_path + 1, sizeof(me.sun_path) - 1, "tdpd-ptp.%d.%d", (int)getpid(),
-			   atomic_fetch_add(&instance, 1));
-	if (fd < 0 || bind(fd, (struct sockaddr *)&me, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len)) != 0) {
+	int len = snprintf(me.sun_path + 1, sizeof(me.sun_path) - 1, "tdpd-ptp.%d.%d",
+			   (int)getpid(), atomic_fetch_add(&instance, 1));
+	if (fd < 0 || bind(fd, (struct sockaddr *)&me,
+			   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len)) != 0) {
 		rc = -errno;
 		snprintf(err, errlen, "management socket: %s", strerror(errno));
 		if (fd >= 0)
@@ -725,7 +776,8 @@ static int ptp_create(struct timebase **out, const struct tb_params *prm, char *
 	struct tb_ptp *p = PTP(tb);
 	p->own_sys = true;
 	p->fd = fd;
-	p->io = (struct tb_ptp_io){.ctx = p, .send = sock_send, .recv = sock_recv, .wait = sock_wait};
+	p->io = (struct tb_ptp_io){
+		.ctx = p, .send = sock_send, .recv = sock_recv, .wait = sock_wait};
 	if (pthread_create(&p->th, NULL, ptp_thread, p) != 0) {
 		snprintf(err, errlen, "cannot start the ptp thread");
 		ptp_destroy(tb);
@@ -738,7 +790,8 @@ static int ptp_create(struct timebase **out, const struct tb_params *prm, char *
 
 const struct timebase_ops tb_ptp_ops = {
 	.name = "ptp",
-	.doc = "follows ptp4l through its management socket (ptp-socket), in ptp-mode disciplined or offset",
+	.doc = "follows ptp4l through its management socket (ptp-socket), in ptp-mode disciplined "
+	       "or offset",
 	.create = ptp_create,
 	.destroy = ptp_destroy,
 	.now = ptp_now,

@@ -12,13 +12,13 @@ extern const struct timebase_ops tb_ptp_ops;
 
 struct tb_ptp_counters {
 	uint64_t requests, replies, notifications;
-	uint64_t malformed;       /* replies that do not parse */
-	uint64_t unexpected;      /* parse, but nobody asked (action, domain, id) */
-	uint64_t mgmt_errors;     /* MANAGEMENT_ERROR_STATUS answers */
-	uint64_t send_errors;     /* ptp4l's socket not reachable */
+	uint64_t malformed;   /* replies that do not parse */
+	uint64_t unexpected;  /* parse, but nobody asked (action, domain, id) */
+	uint64_t mgmt_errors; /* MANAGEMENT_ERROR_STATUS answers */
+	uint64_t send_errors; /* ptp4l's socket not reachable */
 	uint64_t reconnects;
-	uint64_t subscriptions;   /* SUBSCRIBE_EVENTS_NP acknowledged */
-	uint64_t transport_specific;  /* the value ptp4l answered to (its transportSpecific) */
+	uint64_t subscriptions;	     /* SUBSCRIBE_EVENTS_NP acknowledged */
+	uint64_t transport_specific; /* the value ptp4l answered to (its transportSpecific) */
 };
 
 /* ptp4l's ports the source keeps (a boundary clock's) */
@@ -39,8 +39,8 @@ struct tb_ptp_io {
 /* The ptp source over any I/O and host clock (tests: a simulated ptp4l on
  * the sim clock, stepped by tb_ptp_run); owns neither. With threaded false no
  * thread is started: tb_ptp_run drives it. NULL with a message in err. */
-struct timebase *tb_ptp_new(const struct tb_ptp_io *io, struct timebase *host, const struct tb_params *p,
-			    bool threaded, char *err, size_t errlen);
+struct timebase *tb_ptp_new(const struct tb_ptp_io *io, struct timebase *host,
+			    const struct tb_params *p, bool threaded, char *err, size_t errlen);
 /* One pass of the client's loop (ask when due, read what came, time out). */
 void tb_ptp_run(struct timebase *tb);
 

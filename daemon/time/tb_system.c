@@ -48,7 +48,8 @@ static void sys_poll_sync(struct tb_system *s)
 			why = "adjtimex failed";
 		} else if (tx.status & STA_UNSYNC) {
 			st = TB_UNLOCKED;
-			why = "the kernel reports the clock unsynchronised (STA_UNSYNC): nothing disciplines it";
+			why = "the kernel reports the clock unsynchronised (STA_UNSYNC): nothing "
+			      "disciplines it";
 		} else {
 			err_ns = (int64_t)tx.esterror * 1000;
 			why = "the kernel reports the clock synchronised (STA_UNSYNC clear)";
@@ -86,9 +87,11 @@ static int sys_create(struct timebase **out, const struct tb_params *p, char *er
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	int rc = hostclock_init(&s->hc, (int)p->clock, (int)p->utc_tai_offset_s, (int)p->fast, err, errlen);
+	int rc = hostclock_init(&s->hc, (int)p->clock, (int)p->utc_tai_offset_s, (int)p->fast, err,
+				errlen);
 	if (rc == 0)
-		rc = tb_init(&s->base, &tb_system_ops, p, hostclock_now(&s->hc), "not read yet", err, errlen);
+		rc = tb_init(&s->base, &tb_system_ops, p, hostclock_now(&s->hc), "not read yet",
+			     err, errlen);
 	if (rc) {
 		free(s);
 		return rc;
@@ -101,7 +104,8 @@ static int sys_create(struct timebase **out, const struct tb_params *p, char *er
 
 const struct timebase_ops tb_system_ops = {
 	.name = "system",
-	.doc = "the host clock (CLOCK_TAI, or CLOCK_REALTIME plus the UTC-TAI offset), disciplined by phc2sys or chrony",
+	.doc = "the host clock (CLOCK_TAI, or CLOCK_REALTIME plus the UTC-TAI offset), disciplined "
+	       "by phc2sys or chrony",
 	.create = sys_create,
 	.destroy = sys_destroy,
 	.now = sys_now,

@@ -18,13 +18,8 @@
 #include "timebase.h"
 
 const struct timebase_ops *const timebase_table[] = {
-	&tb_system_ops,
-	&tb_ptp_ops,
-	&tb_phc_ops,
-	&tb_bc635_ops,
-	&tb_bc635_sim_ops,
-	&tb_sim_ops,
-	NULL,
+	&tb_system_ops,	   &tb_ptp_ops, &tb_phc_ops, &tb_bc635_ops,
+	&tb_bc635_sim_ops, &tb_sim_ops, NULL,
 };
 
 const struct timebase_ops *timebase_find(const char *name)
@@ -37,20 +32,26 @@ const struct timebase_ops *timebase_find(const char *name)
 
 void tb_sync_defaults(struct sync_cfg *c)
 {
-	*c = (struct sync_cfg){.lock_ns = SYNC_DEF_LOCK_NS, .lock_samples = SYNC_DEF_LOCK_SAMPLES,
-			       .sample_timeout_ns = SYNC_DEF_TIMEOUT_NS, .holdover_ns = SYNC_DEF_HOLDOVER_NS,
-			       .drift_ppb = SYNC_DEF_DRIFT_PPB, .step_ns = SYNC_DEF_STEP_NS};
+	*c = (struct sync_cfg){.lock_ns = SYNC_DEF_LOCK_NS,
+			       .lock_samples = SYNC_DEF_LOCK_SAMPLES,
+			       .sample_timeout_ns = SYNC_DEF_TIMEOUT_NS,
+			       .holdover_ns = SYNC_DEF_HOLDOVER_NS,
+			       .drift_ppb = SYNC_DEF_DRIFT_PPB,
+			       .step_ns = SYNC_DEF_STEP_NS};
 }
 
 void tb_sync_params_defaults(struct tb_sync_params *p)
 {
-	*p = (struct tb_sync_params){.lock_ns = SYNC_DEF_LOCK_NS, .lock_samples = SYNC_DEF_LOCK_SAMPLES,
-				     .timeout_ns = SYNC_DEF_TIMEOUT_NS, .holdover_ns = SYNC_DEF_HOLDOVER_NS,
-				     .drift_ppb = SYNC_DEF_DRIFT_PPB, .step_ns = SYNC_DEF_STEP_NS};
+	*p = (struct tb_sync_params){.lock_ns = SYNC_DEF_LOCK_NS,
+				     .lock_samples = SYNC_DEF_LOCK_SAMPLES,
+				     .timeout_ns = SYNC_DEF_TIMEOUT_NS,
+				     .holdover_ns = SYNC_DEF_HOLDOVER_NS,
+				     .drift_ppb = SYNC_DEF_DRIFT_PPB,
+				     .step_ns = SYNC_DEF_STEP_NS};
 }
 
-int tb_init(struct timebase *tb, const struct timebase_ops *ops, const struct tb_params *p, tdp_time_t now,
-	    const char *reason, char *err, size_t errlen)
+int tb_init(struct timebase *tb, const struct timebase_ops *ops, const struct tb_params *p,
+	    tdp_time_t now, const char *reason, char *err, size_t errlen)
 {
 	tb->ops = ops;
 	struct sync_cfg c;
@@ -61,9 +62,12 @@ int tb_init(struct timebase *tb, const struct timebase_ops *ops, const struct tb
 		snprintf(err, errlen, "sync settings out of range");
 		return -EINVAL;
 	} else
-		c = (struct sync_cfg){.lock_ns = s->lock_ns, .lock_samples = (uint32_t)s->lock_samples,
-				      .sample_timeout_ns = s->timeout_ns, .holdover_ns = s->holdover_ns,
-				      .drift_ppb = s->drift_ppb, .step_ns = s->step_ns};
+		c = (struct sync_cfg){.lock_ns = s->lock_ns,
+				      .lock_samples = (uint32_t)s->lock_samples,
+				      .sample_timeout_ns = s->timeout_ns,
+				      .holdover_ns = s->holdover_ns,
+				      .drift_ppb = s->drift_ppb,
+				      .step_ns = s->step_ns};
 	if (sync_init(&tb->sy, &c, now, reason) != 0) {
 		snprintf(err, errlen, "sync settings out of range");
 		return -EINVAL;
@@ -109,11 +113,13 @@ static void publish_unlock(struct timebase *tb, tdp_time_t now, bool changed, bo
 	atomic_store_explicit(&tb->state, (int)tb->sy.state, memory_order_relaxed);
 	atomic_store_explicit(&tb->unc, sync_uncertainty(&tb->sy, now), memory_order_relaxed);
 	if (changed && wait)
-		log_debug("timebase %s: %s: %s", tb->ops->name, tb_state_name(tb->sy.state), tb->sy.reason);
+		log_debug("timebase %s: %s: %s", tb->ops->name, tb_state_name(tb->sy.state),
+			  tb->sy.reason);
 	pthread_mutex_unlock(&tb->lock);
 }
 
-static void sample(struct timebase *tb, tdp_time_t now, int64_t offset_ns, int64_t err_ns, bool wait)
+static void sample(struct timebase *tb, tdp_time_t now, int64_t offset_ns, int64_t err_ns,
+		   bool wait)
 {
 	if (lock(tb, wait))
 		publish_unlock(tb, now, sync_sample(&tb->sy, now, offset_ns, err_ns), wait);
@@ -145,8 +151,8 @@ void tb_fault_nowait(struct timebase *tb, tdp_time_t now, const char *why)
 	fault(tb, now, why, false);
 }
 
-void tb_force(struct timebase *tb, tdp_time_t now, enum tb_state st, int64_t offset_ns, int64_t err_ns,
-	      const char *why)
+void tb_force(struct timebase *tb, tdp_time_t now, enum tb_state st, int64_t offset_ns,
+	      int64_t err_ns, const char *why)
 {
 	lock(tb, true);
 	publish_unlock(tb, now, sync_force(&tb->sy, now, st, offset_ns, err_ns, why), true);

@@ -56,50 +56,61 @@ struct tb_sync_params {
 
 /* Each source's own settings; a source reads only its own and the common part. */
 struct tb_system_params {
-	int64_t sync_mode;        /* TB_SYSSYNC_* */
+	int64_t sync_mode; /* TB_SYSSYNC_* */
 };
 struct tb_ptp_params {
-	char socket[TB_STR];      /* ptp4l's management socket; "": /var/run/ptp4l */
+	char socket[TB_STR]; /* ptp4l's management socket; "": /var/run/ptp4l */
 	int64_t domain;
-	int64_t mode;             /* TB_PTP_* */
-	int64_t poll_ns;          /* how often to ask ptp4l; 0: 250 ms */
-	int64_t subscribe_s;      /* SUBSCRIBE_EVENTS_NP duration, renewed at half; 0: 60 s */
+	int64_t mode;		    /* TB_PTP_* */
+	int64_t poll_ns;	    /* how often to ask ptp4l; 0: 250 ms */
+	int64_t subscribe_s;	    /* SUBSCRIBE_EVENTS_NP duration, renewed at half; 0: 60 s */
 	int64_t transport_specific; /* the management messages' (ptp4l's); -1: found by asking */
-	char config[TB_STR];      /* ptp4l's configuration file, read for its settings; "": none */
+	char config[TB_STR]; /* ptp4l's configuration file, read for its settings; "": none */
 };
 struct tb_phc_params {
-	char device[TB_STR];      /* /dev/ptpN; "": /dev/ptp0 */
-	char tick[TB_STR];        /* "none" or "OUT,IN": PEROUT pin wired to EXTTS pin */
+	char device[TB_STR]; /* /dev/ptpN; "": /dev/ptp0 */
+	char tick[TB_STR];   /* "none" or "OUT,IN": PEROUT pin wired to EXTTS pin */
 };
 struct tb_bc635_params {
-	char device[TB_STR];      /* uio name, /dev/uioN or a PCI address (VFIO) */
-	int64_t bars;             /* TB_BARS_* */
+	char device[TB_STR]; /* uio name, /dev/uioN or a PCI address (VFIO) */
+	int64_t bars;	     /* TB_BARS_* */
 };
 
 struct tb_params {
 	/* the host clock every source polls and sleeps on (hostclock.h) */
-	int64_t clock;            /* HC_CLOCK_* */
-	int64_t utc_tai_offset_s; /* with REALTIME when the kernel does not know it */
-	int64_t fast;             /* HC_FAST_* */
+	int64_t clock;		    /* HC_CLOCK_* */
+	int64_t utc_tai_offset_s;   /* with REALTIME when the kernel does not know it */
+	int64_t fast;		    /* HC_FAST_* */
 	struct tb_sync_params sync; /* all 0: the defaults */
-	int64_t tf_ns, epoch_ns;  /* the frame geometry, for sources with a frame tick */
+	int64_t tf_ns, epoch_ns;    /* the frame geometry, for sources with a frame tick */
 	struct tb_system_params system;
 	struct tb_ptp_params ptp;
 	struct tb_phc_params phc;
 	struct tb_bc635_params bc635;
 };
 
-enum { TB_SYSSYNC_ADJTIMEX, TB_SYSSYNC_ASSUME };
-enum { TB_PTP_DISCIPLINED, TB_PTP_OFFSET };
-enum { TB_BARS_AUTO, TB_BARS_0_1, TB_BARS_1_0, TB_BARS_0_0 };
+enum {
+	TB_SYSSYNC_ADJTIMEX,
+	TB_SYSSYNC_ASSUME
+};
+enum {
+	TB_PTP_DISCIPLINED,
+	TB_PTP_OFFSET
+};
+enum {
+	TB_BARS_AUTO,
+	TB_BARS_0_1,
+	TB_BARS_1_0,
+	TB_BARS_0_0
+};
 
 struct tb_tick_stats {
-	uint64_t ticks;           /* heartbeats taken */
-	uint64_t missed;          /* frames whose tick never came (gaps in the index) */
-	uint64_t doubled;         /* a frame's tick again: ignored */
-	uint64_t backwards;       /* a tick for an earlier frame than the last (the card stepped back) */
-	uint64_t off_grid;        /* an edge more than 1 us from a frame start */
-	uint64_t spurious;        /* an interrupt that was no heartbeat */
+	uint64_t ticks;	    /* heartbeats taken */
+	uint64_t missed;    /* frames whose tick never came (gaps in the index) */
+	uint64_t doubled;   /* a frame's tick again: ignored */
+	uint64_t backwards; /* a tick for an earlier frame than the last (the card stepped back) */
+	uint64_t off_grid;  /* an edge more than 1 us from a frame start */
+	uint64_t spurious;  /* an interrupt that was no heartbeat */
 };
 
 struct timebase;
@@ -123,14 +134,14 @@ struct timebase_ops {
  * part's own (timebase.c), not the source's. */
 struct timebase {
 	const struct timebase_ops *ops;
-	atomic_int state;           /* enum tb_state, published for the engine */
-	atomic_llong unc;           /* the uncertainty in ns, published with it */
-	int64_t offset_ns;          /* added to every read, taken from every sleep: 0 but where
+	atomic_int state;     /* enum tb_state, published for the engine */
+	atomic_llong unc;     /* the uncertainty in ns, published with it */
+	int64_t offset_ns;    /* added to every read, taken from every sleep: 0 but where
 				     * tdpd sets its time-offset on the source it runs on */
-	pthread_mutex_t lock;       /* guards sy */
+	pthread_mutex_t lock; /* guards sy */
 	struct sync sy;
-	uint64_t busy;              /* samples the engine's thread could not hand over (lock held) */
-	atomic_bool asked;          /* the source wants a refresh now */
+	uint64_t busy;	   /* samples the engine's thread could not hand over (lock held) */
+	atomic_bool asked; /* the source wants a refresh now */
 	/* the tick accounting: the engine's thread writes, others snapshot */
 	struct tb_tick_stats ts;
 	int64_t tick_last;
@@ -146,7 +157,8 @@ const struct timebase_ops *timebase_find(const char *name);
 
 static inline enum tb_state tb_state(const struct timebase *tb)
 {
-	return (enum tb_state)atomic_load_explicit(&((struct timebase *)tb)->state, memory_order_relaxed);
+	return (enum tb_state)atomic_load_explicit(&((struct timebase *)tb)->state,
+						   memory_order_relaxed);
 }
 
 /* The uncertainty as of the latest sample, fault, force or poll (one
@@ -192,8 +204,8 @@ void tb_destroy(struct timebase *tb);
 /* Sets up the shared part: UNLOCKED with the reason, the sync settings (their
  * defaults where p->sync is all 0) and the frame geometry. 0, or -EINVAL with a
  * message in err when a sync setting is out of range. */
-int tb_init(struct timebase *tb, const struct timebase_ops *ops, const struct tb_params *p, tdp_time_t now,
-	    const char *reason, char *err, size_t errlen);
+int tb_init(struct timebase *tb, const struct timebase_ops *ops, const struct tb_params *p,
+	    tdp_time_t now, const char *reason, char *err, size_t errlen);
 void tb_fini(struct timebase *tb);
 /* A measurement: the offset from the reference and its error (sync.h). */
 void tb_sample(struct timebase *tb, tdp_time_t now, int64_t offset_ns, int64_t err_ns);
@@ -213,8 +225,8 @@ static inline void tb_ask_refresh(struct timebase *tb)
 	atomic_store_explicit(&tb->asked, true, memory_order_relaxed);
 }
 /* A source that cannot measure sets its state (sync_force). */
-void tb_force(struct timebase *tb, tdp_time_t now, enum tb_state st, int64_t offset_ns, int64_t err_ns,
-	      const char *why);
+void tb_force(struct timebase *tb, tdp_time_t now, enum tb_state st, int64_t offset_ns,
+	      int64_t err_ns, const char *why);
 /* The sync settings in force (read-only after tb_init). */
 static inline const struct sync_cfg *tb_sync_cfg(const struct timebase *tb)
 {

@@ -14,7 +14,8 @@
 int bc635_divider(int64_t tf_ns, uint16_t *n1, uint16_t *n2, const char **why)
 {
 	if (tf_ns <= 0 || tf_ns % 1000) {
-		*why = "the heartbeat counts whole microseconds (1 MHz / (n1 n2)): TF must be a multiple of 1 us";
+		*why = "the heartbeat counts whole microseconds (1 MHz / (n1 n2)): TF must be a "
+		       "multiple of 1 us";
 		return -EINVAL;
 	}
 	int64_t us = tf_ns / 1000;
@@ -22,13 +23,15 @@ int bc635_divider(int64_t tf_ns, uint16_t *n1, uint16_t *n2, const char **why)
 	 * Set Periodic Output, p. 43). The floor of 3 in synchronous mode is
 	 * another card's (the bc620/627AT guide, p. 4-6), not this one's */
 	if (us < 4) {
-		*why = "the heartbeat cannot be faster than 1 MHz / (2 x 2): TF must be at least 4 us";
+		*why = "the heartbeat cannot be faster than 1 MHz / (2 x 2): TF must be at least 4 "
+		       "us";
 		return -EINVAL;
 	}
 	/* the edges restart at every second: a period that does not divide it
 	 * leaves a short gap before each second */
 	if (us > 1000000 || 1000000 % us) {
-		*why = "the heartbeat, synchronised to 1PPS, must divide one second: TF must divide 1 s";
+		*why = "the heartbeat, synchronised to 1PPS, must divide one second: TF must "
+		       "divide 1 s";
 		return -EINVAL;
 	}
 	/* the most even split, so that both stay well inside 2..65535 */
@@ -118,11 +121,16 @@ int bc635_open(struct bc635 *c, struct bc_bus *bus, char *err, size_t errlen)
 				 bus->ops->dp_rd8(bus, BC_DP_INPUT_PTR(top) + 1));
 	uint16_t out = (uint16_t)(bus->ops->dp_rd8(bus, BC_DP_OUTPUT_PTR(top)) << 8 |
 				  bus->ops->dp_rd8(bus, BC_DP_OUTPUT_PTR(top) + 1));
-	if ((uint32_t)in + BC_DP_AREA_MAX > BC_DP_OUTPUT_PTR(top) || (uint32_t)out + BC_DP_AREA_MAX > BC_DP_OUTPUT_PTR(top) ||
+	if ((uint32_t)in + BC_DP_AREA_MAX > BC_DP_OUTPUT_PTR(top) ||
+	    (uint32_t)out + BC_DP_AREA_MAX > BC_DP_OUTPUT_PTR(top) ||
 	    (in < out ? out - in : in - out) < BC_DP_AREA_MAX) {
-		snprintf(err, errlen, "DPRAM area offsets 0x%04x (input) and 0x%04x (output) at 0x%03x make no sense "
-			 "(usually 0x0102 and 0x0082): not a bc635, another generation, or the BARs are not where "
-			 "assumed (bc635-bars)", in, out, BC_DP_OUTPUT_PTR(top));
+		snprintf(err, errlen,
+			 "DPRAM area offsets 0x%04x (input) and 0x%04x (output) at 0x%03x make no "
+			 "sense "
+			 "(usually 0x0102 and 0x0082): not a bc635, another generation, or the "
+			 "BARs are not where "
+			 "assumed (bc635-bars)",
+			 in, out, BC_DP_OUTPUT_PTR(top));
 		return -ENODEV;
 	}
 	c->in_off = in;
@@ -134,12 +142,14 @@ int bc635_open(struct bc635 *c, struct bc_bus *bus, char *err, size_t errlen)
 	if (rc == 0)
 		rc = bc635_request(c, BC_REQ_FIRMWARE, fw, sizeof(fw));
 	if (rc) {
-		snprintf(err, errlen, "the card does not answer DPRAM requests (%s)", strerror(-rc));
+		snprintf(err, errlen, "the card does not answer DPRAM requests (%s)",
+			 strerror(-rc));
 		return rc;
 	}
 	ascii(model + 1, BC_REQ_MODEL_LEN - 1, c->model, sizeof(c->model));
 	snprintf(c->serial, sizeof(c->serial), "%u",
-		 (unsigned)serial[1] << 24 | (unsigned)serial[2] << 16 | (unsigned)serial[3] << 8 | serial[4]);
+		 (unsigned)serial[1] << 24 | (unsigned)serial[2] << 16 | (unsigned)serial[3] << 8 |
+			 serial[4]);
 	ascii(fw + 1, BC_REQ_FIRMWARE_LEN - 1, c->firmware, sizeof(c->firmware));
 	/* "BC637PCI": the fifth character says whether a GPS receiver is on board */
 	c->has_gps = model[5] == '7';
@@ -148,7 +158,10 @@ int bc635_open(struct bc635 *c, struct bc_bus *bus, char *err, size_t errlen)
 
 const char *bc635_mode_name(int mode)
 {
-	return mode == BC_MODE_GPS ? "GPS" : mode == BC_MODE_EXT_1PPS ? "external 1PPS" : mode == BC_MODE_TIMECODE ? "time code" : "?";
+	return mode == BC_MODE_GPS	  ? "GPS"
+	       : mode == BC_MODE_EXT_1PPS ? "external 1PPS"
+	       : mode == BC_MODE_TIMECODE ? "time code"
+					  : "?";
 }
 
 int bc635_setup(struct bc635 *c, int64_t tf_ns, int mode, char *err, size_t errlen)
@@ -164,8 +177,11 @@ int bc635_setup(struct bc635 *c, int64_t tf_ns, int mode, char *err, size_t errl
 	if (mode < 0)
 		mode = c->has_gps ? BC_MODE_GPS : BC_MODE_TIMECODE;
 	if (mode == BC_MODE_GPS && !c->has_gps) {
-		snprintf(err, errlen, "timing mode GPS: the card is a %s, without a GPS receiver (time code or external "
-			 "1PPS)", c->model);
+		snprintf(err, errlen,
+			 "timing mode GPS: the card is a %s, without a GPS receiver (time code or "
+			 "external "
+			 "1PPS)",
+			 c->model);
 		return -EINVAL;
 	}
 	c->mode = mode;
@@ -174,7 +190,8 @@ int bc635_setup(struct bc635 *c, int64_t tf_ns, int mode, char *err, size_t errl
 	uint8_t mcmd[2] = {BC_CMD_TIMING_MODE, (uint8_t)mode};
 	uint8_t fmt[2] = {BC_CMD_TIME_FORMAT, BC_FORMAT_BINARY};
 	/* n1 and n2 most significant byte first (btfp_test.c 146) */
-	uint8_t per[6] = {BC_CMD_PERIODIC, 1, (uint8_t)(n1 >> 8), (uint8_t)n1, (uint8_t)(n2 >> 8), (uint8_t)n2};
+	uint8_t per[6] = {BC_CMD_PERIODIC,    1,	  (uint8_t)(n1 >> 8), (uint8_t)n1,
+			  (uint8_t)(n2 >> 8), (uint8_t)n2};
 	/* the time scale pinned: UTC, not GPS time (18 s ahead), on a bc637
 	 * (btfp.h 341-343; btfp.c 385-390), and no local time offset (btfp.h
 	 * 347-349) */
@@ -182,7 +199,8 @@ int bc635_setup(struct bc635 *c, int64_t tf_ns, int mode, char *err, size_t errl
 	uint8_t nolocal[2] = {BC_CMD_OBS_LOCAL, BC_OBS_LOCAL_OFF};
 	const uint8_t *cmds[] = {mcmd, fmt, per, nolocal, utc};
 	const uint32_t lens[] = {2, 2, 6, 2, 2};
-	const char *names[] = {mname, "binary time format", "periodic output", "no local time offset", "UTC from GPS"};
+	const char *names[] = {mname, "binary time format", "periodic output",
+			       "no local time offset", "UTC from GPS"};
 	for (int i = 0; i < (c->has_gps ? 5 : 4); i++) {
 		int rc = bc635_command(c, cmds[i], lens[i]);
 		if (rc) {
@@ -193,7 +211,8 @@ int bc635_setup(struct bc635 *c, int64_t tf_ns, int mode, char *err, size_t errl
 	/* the event bits only: the strobe and frequency output stay as the
 	 * card has them (btfp.h 393-402) */
 	uint32_t ctl = RD(c, BC_CONTROL);
-	WR(c, BC_CONTROL, (ctl & ~(uint32_t)BC_CTL_EVENT_BITS) | BC_CTL_LOCKEN | BC_CTL_EVSOURCE | BC_CTL_EVENTEN);
+	WR(c, BC_CONTROL,
+	   (ctl & ~(uint32_t)BC_CTL_EVENT_BITS) | BC_CTL_LOCKEN | BC_CTL_EVSOURCE | BC_CTL_EVENTEN);
 	WR(c, BC_INTSTAT, BC_INT_ALL);
 	(void)RD(c, BC_UNLOCK);
 	WR(c, BC_MASK, (RD(c, BC_MASK) & ~(uint32_t)BC_INT_ALL) | BC_INT_PERIODIC);

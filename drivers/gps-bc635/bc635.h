@@ -15,7 +15,7 @@
 
 struct bc635_time {
 	int64_t utc_ns;
-	uint32_t flags;           /* BC_T0_FLYWHEEL | BC_T0_TIME_OFFSET | BC_T0_FREQ_OFFSET */
+	uint32_t flags; /* BC_T0_FLYWHEEL | BC_T0_TIME_OFFSET | BC_T0_FREQ_OFFSET */
 };
 
 struct bc635_stats {
@@ -28,8 +28,8 @@ struct bc635 {
 	uint16_t in_off, out_off;
 	int cmd_timeout_us;
 	char model[32], serial[32], firmware[32];
-	bool has_gps;             /* a bc637 (model "BC637PCI") */
-	int mode;                 /* the timing mode set (BC_MODE_*) */
+	bool has_gps; /* a bc637 (model "BC637PCI") */
+	int mode;     /* the timing mode set (BC_MODE_*) */
 	struct bc635_stats st;
 };
 

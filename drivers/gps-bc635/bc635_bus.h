@@ -34,7 +34,7 @@ struct bc_bus_ops {
 
 struct bc_bus {
 	const struct bc_bus_ops *ops;
-	uint32_t dp_size;         /* the DPRAM's size: its area offsets are at its top */
+	uint32_t dp_size; /* the DPRAM's size: its area offsets are at its top */
 };
 
 #endif

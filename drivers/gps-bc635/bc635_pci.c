@@ -32,16 +32,22 @@ static int uio_rearm(struct bc_bus *b)
 }
 
 static const struct bc_bus_ops uio_ops = {
-	.rd32 = bc635_pci_rd32, .wr32 = bc635_pci_wr32, .dp_rd8 = bc635_pci_dp_rd8, .dp_wr8 = bc635_pci_dp_wr8,
-	.irq_fd = bc635_pci_irq_fd, .irq_take = uio_take, .irq_rearm = uio_rearm, .close = bc635_pci_close,
+	.rd32 = bc635_pci_rd32,
+	.wr32 = bc635_pci_wr32,
+	.dp_rd8 = bc635_pci_dp_rd8,
+	.dp_wr8 = bc635_pci_dp_wr8,
+	.irq_fd = bc635_pci_irq_fd,
+	.irq_take = uio_take,
+	.irq_rearm = uio_rearm,
+	.close = bc635_pci_close,
 	.describe = bc635_pci_describe,
 };
 
 /* sysfs resourceN maps from the page that holds the BAR's start
  * (pci_mmap_resource_range adds start >> PAGE_SHIFT to the page offset), so a
  * BAR smaller than a page sits at start's offset within that page. */
-static int uio_map(const char *devdir, int bar, const struct pci_info *pi, struct bar_io *io, char *err,
-		   size_t errlen)
+static int uio_map(const char *devdir, int bar, const struct pci_info *pi, struct bar_io *io,
+		   char *err, size_t errlen)
 {
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t in_page = pi->start[bar] & (pg - 1);
@@ -64,8 +70,8 @@ static int uio_map(const char *devdir, int bar, const struct pci_info *pi, struc
 	return 0;
 }
 
-static struct bc_bus *uio_open(const struct bc_pci_host *h, const char *dev, enum bc_bars bars, char *err,
-			       size_t errlen)
+static struct bc_bus *uio_open(const struct bc_pci_host *h, const char *dev, enum bc_bars bars,
+			       char *err, size_t errlen)
 {
 	const char *name = strncmp(dev, "/dev/", 5) == 0 ? dev + 5 : dev;
 	char devdir[300], path[300], how[300];
@@ -81,14 +87,16 @@ static struct bc_bus *uio_open(const struct bc_pci_host *h, const char *dev, enu
 		return NULL;
 	}
 	p->bus.dp_size = l.dp_size;
-	if (uio_map(devdir, l.reg_bar, &pi, &p->reg, err, errlen) || uio_map(devdir, l.dp_bar, &pi, &p->dp, err, errlen)) {
+	if (uio_map(devdir, l.reg_bar, &pi, &p->reg, err, errlen) ||
+	    uio_map(devdir, l.dp_bar, &pi, &p->dp, err, errlen)) {
 		bc635_pci_release(p);
 		return NULL;
 	}
 	snprintf(path, sizeof(path), "%s/%.64s", h->dev, name);
 	p->irq = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (p->irq < 0) {
-		snprintf(err, errlen, "%s: %s (is uio_pci_generic bound to the card?)", path, strerror(errno));
+		snprintf(err, errlen, "%s: %s (is uio_pci_generic bound to the card?)", path,
+			 strerror(errno));
 		bc635_pci_release(p);
 		return NULL;
 	}
@@ -111,20 +119,23 @@ static int real_ioctl(int fd, unsigned long req, void *arg)
 
 static const struct bc_pci_host real_host = {.sys = "/sys", .dev = "/dev", .ioctl = real_ioctl};
 
-struct bc_bus *bc635_pci_open_at(const struct bc_pci_host *h, const char *dev, enum bc_bars bars, char *err,
-				 size_t errlen)
+struct bc_bus *bc635_pci_open_at(const struct bc_pci_host *h, const char *dev, enum bc_bars bars,
+				 char *err, size_t errlen)
 {
 	unsigned dom, bus, slot, fn;
 	char extra;
 	if (!dev || !*dev) {
-		snprintf(err, errlen, "no bc635-device given (uioN, /dev/uioN or a PCI address for VFIO)");
+		snprintf(err, errlen,
+			 "no bc635-device given (uioN, /dev/uioN or a PCI address for VFIO)");
 		return NULL;
 	}
 	if (sscanf(dev, "%x:%x:%x.%x%c", &dom, &bus, &slot, &fn, &extra) == 4)
 		return bc635_vfio_open(h, dev, bars, err, errlen);
 	if (strncmp(dev, "uio", 3) == 0 || strncmp(dev, "/dev/uio", 8) == 0)
 		return uio_open(h, dev, bars, err, errlen);
-	snprintf(err, errlen, "bc635-device %s: give uioN, /dev/uioN or a PCI address such as 0000:03:00.0", dev);
+	snprintf(err, errlen,
+		 "bc635-device %s: give uioN, /dev/uioN or a PCI address such as 0000:03:00.0",
+		 dev);
 	return NULL;
 }
 

@@ -23,19 +23,25 @@
 /* 0,1-2k: the first generation's BARs with 2 KiB of DPRAM in BAR1, the
  * area offsets at 0x7FC-0x7FF (the QNX driver reads them at 0x7FE); auto
  * takes it when BAR1 is 2 KiB */
-enum bc_bars { BC_BARS_AUTO, BC_BARS_0_1, BC_BARS_1_0, BC_BARS_2_3, BC_BARS_0_1_2K };
+enum bc_bars {
+	BC_BARS_AUTO,
+	BC_BARS_0_1,
+	BC_BARS_1_0,
+	BC_BARS_2_3,
+	BC_BARS_0_1_2K
+};
 
 struct bc_layout {
 	int reg_bar, dp_bar;
 	uint32_t dp_size;
-	int generation;           /* 1, 2, or 0: a revision no public source names */
+	int generation; /* 1, 2, or 0: a revision no public source names */
 };
 
 /* From the PCI revision (-1: not read) and the sizes of BARs 0..5 (0:
  * absent): where the registers and the DPRAM are. 0, or -ENODEV; how says how
  * it was decided (for the log) or why not. */
-int bc635_layout(int revision, const uint64_t size[6], enum bc_bars want, struct bc_layout *l, char *how,
-		 size_t howlen);
+int bc635_layout(int revision, const uint64_t size[6], enum bc_bars want, struct bc_layout *l,
+		 char *how, size_t howlen);
 
 /* Where the driver finds the kernel's interfaces: "/sys" and "/dev" and
  * ioctl(2) on a real host; a directory tree and a stand-in for VFIO's ioctls
@@ -48,7 +54,7 @@ struct bc_pci_host {
 /* dev: "uioN", "/dev/uioN" or a PCI address for VFIO ("0000:03:00.0").
  * NULL with a message in err when the card is not there or not usable. */
 struct bc_bus *bc635_pci_open(const char *dev, enum bc_bars bars, char *err, size_t errlen);
-struct bc_bus *bc635_pci_open_at(const struct bc_pci_host *h, const char *dev, enum bc_bars bars, char *err,
-				 size_t errlen);
+struct bc_bus *bc635_pci_open_at(const struct bc_pci_host *h, const char *dev, enum bc_bars bars,
+				 char *err, size_t errlen);
 
 #endif

@@ -16,8 +16,8 @@
 #include "bc635_pci_bar.h"
 #include "bc635_regs.h"
 
-int bc635_layout(int revision, const uint64_t size[6], enum bc_bars want, struct bc_layout *l, char *how,
-		 size_t howlen)
+int bc635_layout(int revision, const uint64_t size[6], enum bc_bars want, struct bc_layout *l,
+		 char *how, size_t howlen)
 {
 	int gen = revision >= 0 ? bc635_generation((unsigned)revision) : 0;
 	bool told = want != BC_BARS_AUTO;
@@ -25,12 +25,19 @@ int bc635_layout(int revision, const uint64_t size[6], enum bc_bars want, struct
 	if (!told) {
 		if (!gen) {
 			if (revision < 0)
-				snprintf(how, howlen, "the PCI revision could not be read, so the generation is not known: "
-					 "set bc635-bars (0,1 for the first generation, 2,3 for the second)");
+				snprintf(how, howlen,
+					 "the PCI revision could not be read, so the generation is "
+					 "not known: "
+					 "set bc635-bars (0,1 for the first generation, 2,3 for "
+					 "the second)");
 			else
-				snprintf(how, howlen, "PCI revision 0x%02x is neither 0x12 (the first generation) nor "
-					 "0x20-0x2F (the second), the ones public sources name: look at the card's BARs "
-					 "(lspci -v) and set bc635-bars (0,1 or 2,3)", revision);
+				snprintf(how, howlen,
+					 "PCI revision 0x%02x is neither 0x12 (the first "
+					 "generation) nor "
+					 "0x20-0x2F (the second), the ones public sources name: "
+					 "look at the card's BARs "
+					 "(lspci -v) and set bc635-bars (0,1 or 2,3)",
+					 revision);
 			return -ENODEV;
 		}
 		want = gen == 1 ? BC_BARS_0_1 : BC_BARS_2_3;
@@ -44,24 +51,31 @@ int bc635_layout(int revision, const uint64_t size[6], enum bc_bars want, struct
 	 * at the top of those 2 KiB (the QNX driver reads them at 0x7FE of
 	 * BAR1; 0xFFE would be past the BAR): chosen, or seen in BAR1's size */
 	bool small = want == BC_BARS_0_1_2K ||
-		     (!told && gen == 1 && size[l->dp_bar] >= BC_DPRAM_SIZE_V2 && size[l->dp_bar] < BC_DPRAM_SIZE_V1);
+		     (!told && gen == 1 && size[l->dp_bar] >= BC_DPRAM_SIZE_V2 &&
+		      size[l->dp_bar] < BC_DPRAM_SIZE_V1);
 	if (small)
 		l->dp_size = BC_DPRAM_SIZE_V2;
 	char gname[80];
 	if (gen)
-		snprintf(gname, sizeof(gname), "%s generation (PCI revision 0x%02x)", gen == 1 ? "first" : "second",
-			 revision);
+		snprintf(gname, sizeof(gname), "%s generation (PCI revision 0x%02x)",
+			 gen == 1 ? "first" : "second", revision);
 	else
-		snprintf(gname, sizeof(gname), "PCI revision %s%02x", revision < 0 ? "unknown" : "0x",
-			 revision < 0 ? 0u : (unsigned)revision);
+		snprintf(gname, sizeof(gname), "PCI revision %s%02x",
+			 revision < 0 ? "unknown" : "0x", revision < 0 ? 0u : (unsigned)revision);
 	if (size[l->reg_bar] < 0x40 || size[l->dp_bar] < l->dp_size) {
-		snprintf(how, howlen, "%s: BAR %d (%" PRIu64 " bytes) and BAR %d (%" PRIu64 " bytes) cannot hold the "
-			 "registers (64 bytes) and %u KiB of DPRAM%s", gname, l->reg_bar, size[l->reg_bar], l->dp_bar,
-			 size[l->dp_bar], l->dp_size / 1024, told ? " (as bc635-bars says)" : ": not a bc635PCI-U");
+		snprintf(how, howlen,
+			 "%s: BAR %d (%" PRIu64 " bytes) and BAR %d (%" PRIu64
+			 " bytes) cannot hold the "
+			 "registers (64 bytes) and %u KiB of DPRAM%s",
+			 gname, l->reg_bar, size[l->reg_bar], l->dp_bar, size[l->dp_bar],
+			 l->dp_size / 1024, told ? " (as bc635-bars says)" : ": not a bc635PCI-U");
 		return -ENODEV;
 	}
-	snprintf(how, howlen, "%s: registers in BAR %d, %u KiB of DPRAM in BAR %d%s", gname, l->reg_bar,
-		 l->dp_size / 1024, l->dp_bar, told ? ", as bc635-bars says" : small ? " (BAR 1 is 2 KiB)" : "");
+	snprintf(how, howlen, "%s: registers in BAR %d, %u KiB of DPRAM in BAR %d%s", gname,
+		 l->reg_bar, l->dp_size / 1024, l->dp_bar,
+		 told	 ? ", as bc635-bars says"
+		 : small ? " (BAR 1 is 2 KiB)"
+			 : "");
 	return 0;
 }
 
@@ -198,8 +212,8 @@ int bc635_pci_info(const char *devdir, struct pci_info *pi, char *err, size_t er
 	if (fd >= 0)
 		close(fd);
 	if (pi->vendor != BC635_VENDOR || pi->device != BC635_DEVICE) {
-		snprintf(err, errlen, "%s is PCI %04x:%04x, not a bc635PCI-U (%04x:%04x)", devdir, pi->vendor, pi->device,
-			 BC635_VENDOR, BC635_DEVICE);
+		snprintf(err, errlen, "%s is PCI %04x:%04x, not a bc635PCI-U (%04x:%04x)", devdir,
+			 pi->vendor, pi->device, BC635_VENDOR, BC635_DEVICE);
 		return -ENODEV;
 	}
 	snprintf(path, sizeof(path), "%s/resource", devdir);
@@ -216,8 +230,9 @@ int bc635_pci_info(const char *devdir, struct pci_info *pi, char *err, size_t er
 	return 0;
 }
 
-int bc635_pci_layout(const char *name, const struct pci_info *pi, const uint64_t size[6], enum bc_bars bars,
-		     struct bc_layout *l, char *how, size_t howlen, char *err, size_t errlen)
+int bc635_pci_layout(const char *name, const struct pci_info *pi, const uint64_t size[6],
+		     enum bc_bars bars, struct bc_layout *l, char *how, size_t howlen, char *err,
+		     size_t errlen)
 {
 	if (bc635_layout(pi->revision, size, bars, l, how, howlen)) {
 		snprintf(err, errlen, "%s: %s", name, how);

@@ -24,7 +24,7 @@ struct bar_io {
 struct pci_bus {
 	struct bc_bus bus;
 	struct bar_io reg, dp;
-	int irq;                  /* /dev/uioN, or the VFIO eventfd */
+	int irq; /* /dev/uioN, or the VFIO eventfd */
 	int vfio_dev, vfio_group, vfio_container;
 	const struct bc_pci_host *host;
 	char what[400];
@@ -35,7 +35,7 @@ struct pci_bus {
 /* The device's sysfs directory: ids, revision, BARs from `resource`. */
 struct pci_info {
 	unsigned vendor, device;
-	int revision;             /* -1: unread */
+	int revision; /* -1: unread */
 	uint64_t start[6], size[6];
 };
 
@@ -44,8 +44,9 @@ struct pci_bus *bc635_pci_bus_new(const struct bc_pci_host *h, const struct bc_b
 void bc635_pci_release(struct pci_bus *p);
 /* The layout from the device's revision and BAR sizes, with the bus's DPRAM
  * size set; 0, or -ENODEV with err. */
-int bc635_pci_layout(const char *name, const struct pci_info *pi, const uint64_t size[6], enum bc_bars bars,
-		     struct bc_layout *l, char *how, size_t howlen, char *err, size_t errlen);
+int bc635_pci_layout(const char *name, const struct pci_info *pi, const uint64_t size[6],
+		     enum bc_bars bars, struct bc_layout *l, char *how, size_t howlen, char *err,
+		     size_t errlen);
 
 uint32_t bc635_pci_rd32(struct bc_bus *b, uint32_t off);
 void bc635_pci_wr32(struct bc_bus *b, uint32_t off, uint32_t v);
@@ -55,7 +56,7 @@ int bc635_pci_irq_fd(struct bc_bus *b);
 void bc635_pci_describe(struct bc_bus *b, char *buf, size_t len);
 void bc635_pci_close(struct bc_bus *b);
 
-struct bc_bus *bc635_vfio_open(const struct bc_pci_host *h, const char *addr, enum bc_bars bars, char *err,
-			       size_t errlen);
+struct bc_bus *bc635_vfio_open(const struct bc_pci_host *h, const char *addr, enum bc_bars bars,
+			       char *err, size_t errlen);
 
 #endif

@@ -8,13 +8,15 @@
 #define BC635_DEVICE 0x4013
 
 /* registers (32-bit) */
-#define BC_TIMEREQ 0x00   /* latch the time into TIME0/1 (a read in btfp.c 362, a write in LIGO's driver) */
-#define BC_EVENTREQ 0x04  /* latch the time into EVENT0/1 (a software event) */
-#define BC_UNLOCK 0x08    /* a read releases the EVENT registers after a capture (btfp.h 361, btfp.c 931) */
+#define BC_TIMEREQ \
+	0x00 /* latch the time into TIME0/1 (a read in btfp.c 362, a write in LIGO's driver) */
+#define BC_EVENTREQ 0x04 /* latch the time into EVENT0/1 (a software event) */
+#define BC_UNLOCK \
+	0x08 /* a read releases the EVENT registers after a capture (btfp.h 361, btfp.c 931) */
 #define BC_CONTROL 0x10
-#define BC_ACK 0x14       /* DPRAM handshake */
-#define BC_MASK 0x18      /* interrupt enables */
-#define BC_INTSTAT 0x1C   /* interrupt status; write 1s to clear */
+#define BC_ACK 0x14	/* DPRAM handshake */
+#define BC_MASK 0x18	/* interrupt enables */
+#define BC_INTSTAT 0x1C /* interrupt status; write 1s to clear */
 #define BC_TIME0 0x30
 #define BC_TIME1 0x34
 #define BC_EVENT0 0x38
@@ -24,10 +26,11 @@
  * (enable, mode) and the frequency output's select, which are the card's
  * outputs and not the driver's to change; the rest reserved. Read, modify,
  * write. */
-#define BC_CTL_LOCKEN 0x01    /* hold EVENT0/1 after a capture until UNLOCK */
-#define BC_CTL_EVSOURCE 0x02  /* event capture from the periodic (heartbeat) output, not the EVENT input */
-#define BC_CTL_EVSENSE 0x04   /* capture on the falling edge */
-#define BC_CTL_EVENTEN 0x08   /* event capture on */
+#define BC_CTL_LOCKEN 0x01 /* hold EVENT0/1 after a capture until UNLOCK */
+#define BC_CTL_EVSOURCE \
+	0x02 /* event capture from the periodic (heartbeat) output, not the EVENT input */
+#define BC_CTL_EVSENSE 0x04 /* capture on the falling edge */
+#define BC_CTL_EVENTEN 0x08 /* event capture on */
 #define BC_CTL_EVENT_BITS 0x0f
 #define BC_CTL_STREN 0x10
 #define BC_CTL_STRMODE 0x20
@@ -36,11 +39,11 @@
 /* MASK and INTSTAT (btfp.h 421-432); INTSTAT bits are cleared by writing 1
  * (btfp.c 463-487). The interrupt is a level-triggered INTx: asserted while
  * INTSTAT & MASK is not 0. */
-#define BC_INT_EVENT 0x01     /* event captured */
-#define BC_INT_PERIODIC 0x02  /* heartbeat edge */
+#define BC_INT_EVENT 0x01    /* event captured */
+#define BC_INT_PERIODIC 0x02 /* heartbeat edge */
 #define BC_INT_STROBE 0x04
 #define BC_INT_1PPS 0x08
-#define BC_INT_GPSPKT 0x10    /* a GPS packet from the receiver (bc637; the SDK's INT_DPA) */
+#define BC_INT_GPSPKT 0x10 /* a GPS packet from the receiver (bc637; the SDK's INT_DPA) */
 #define BC_INT_ALL 0x1f
 /* the second generation (PCI revision 0x20-0x2F) adds two event inputs
  * (BC637PCI.h v10: INT_EVENT2, INT_EVENT3, BC_PCI_V2_REV_ID_START/END) */
@@ -49,7 +52,6 @@
 #define BC_REV_V1 0x12
 #define BC_REV_V2_FIRST 0x20
 #define BC_REV_V2_LAST 0x2f
-
 
 /* ACK: the host writes 0x01 to clear the ready bit, 0x80 to hand the card a
  * command; the card sets bit 0 when it is done with it */
@@ -61,9 +63,9 @@
 #define BC_T0_USEC_MASK 0x000fffff
 #define BC_T0_100NS_SHIFT 20
 #define BC_T0_100NS_MASK 0xf
-#define BC_T0_FLYWHEEL 0x01000000      /* not tracking the reference */
-#define BC_T0_TIME_OFFSET 0x02000000   /* time offset beyond the card's threshold */
-#define BC_T0_FREQ_OFFSET 0x04000000   /* frequency offset beyond the card's threshold */
+#define BC_T0_FLYWHEEL 0x01000000    /* not tracking the reference */
+#define BC_T0_TIME_OFFSET 0x02000000 /* time offset beyond the card's threshold */
+#define BC_T0_FREQ_OFFSET 0x04000000 /* frequency offset beyond the card's threshold */
 
 /*
  * DPRAM: 4 KiB on the first generation (PCI revision 0x12, in BAR1), 2 KiB on
@@ -78,8 +80,8 @@
 #define BC_DPRAM_SIZE_V1 4096
 #define BC_DPRAM_SIZE_V2 2048
 #define BC_DPRAM_MAX 4096
-#define BC_DP_INPUT_PTR(top) ((top) - 2u)  /* MSB; LSB at top-1 */
-#define BC_DP_OUTPUT_PTR(top) ((top) - 4u) /* MSB; LSB at top-3 */
+#define BC_DP_INPUT_PTR(top) ((top)-2u)	 /* MSB; LSB at top-1 */
+#define BC_DP_OUTPUT_PTR(top) ((top)-4u) /* MSB; LSB at top-3 */
 #define BC_DP_AREA_MAX 128
 
 /* 1 or 2 from the PCI revision; 0 for one no public source names */
@@ -101,13 +103,13 @@ static inline struct bc635_bars_of bc635_bars_of(int generation)
 }
 
 /* commands (first byte of the input area) */
-#define BC_CMD_TIMING_MODE 0x10   /* 1 byte: mode */
-#define BC_CMD_TIME_FORMAT 0x11   /* 1 byte: 0 decimal, 1 binary */
+#define BC_CMD_TIMING_MODE 0x10 /* 1 byte: mode */
+#define BC_CMD_TIME_FORMAT 0x11 /* 1 byte: 0 decimal, 1 binary */
 /* 1 byte sync-to-1PPS, then n1 and n2 as 16-bit big-endian words: a
  * heartbeat of 1 MHz / (n1 n2) (btfp_test.c 146 reads them back with
  * be16toh) */
 #define BC_CMD_PERIODIC 0x14
-#define BC_CMD_REQUEST 0x19       /* 1 byte: what; the answer in the output area */
+#define BC_CMD_REQUEST 0x19 /* 1 byte: what; the answer in the output area */
 /* the time scale: 0x33 0 = UTC, 1 = GPS time (UTC + leap seconds), bc637
  * (btfp.h 341-343; btfp.c 385-390); 0x40 0 = do not observe the local time
  * offset of 0x1D (btfp.h 323, 347-349) */
@@ -131,11 +133,11 @@ static inline struct bc635_bars_of bc635_bars_of(int generation)
 /* 0x19 sub-codes. The answer echoes the sub-code in the output area's first
  * byte and has a fixed length, that byte included, with no terminator
  * (btfp.h 308-312; btfp.c 995-1019) */
-#define BC_REQ_MODEL 0xF6         /* 8 ASCII bytes, "BC635PCI" or "BC637PCI" */
+#define BC_REQ_MODEL 0xF6 /* 8 ASCII bytes, "BC635PCI" or "BC637PCI" */
 #define BC_REQ_MODEL_LEN 9
-#define BC_REQ_SERIAL 0xFE        /* a 32-bit big-endian number */
+#define BC_REQ_SERIAL 0xFE /* a 32-bit big-endian number */
 #define BC_REQ_SERIAL_LEN 5
-#define BC_REQ_FIRMWARE 0x4F      /* 11 ASCII bytes (the PCI firmware revision) */
+#define BC_REQ_FIRMWARE 0x4F /* 11 ASCII bytes (the PCI firmware revision) */
 #define BC_REQ_FIRMWARE_LEN 12
 
 #endif

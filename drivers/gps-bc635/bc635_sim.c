@@ -26,12 +26,12 @@ struct bc_sim {
 	int64_t step_ns;
 	uint32_t reg[0x40 / 4];
 	uint8_t dp[BC_DPRAM_MAX]; /* dp_size of it is there */
-	uint32_t dp_size;         /* the card's; bus.dp_size is what it tells the driver */
-	uint8_t revision;         /* the PCI revision: the generation */
-	bool locked;              /* EVENT0/1 held (LOCKEN) until UNLOCK */
+	uint32_t dp_size;	  /* the card's; bus.dp_size is what it tells the driver */
+	uint8_t revision;	  /* the PCI revision: the generation */
+	bool locked;		  /* EVENT0/1 held (LOCKEN) until UNLOCK */
 	uint8_t mode, format;
-	bool sync_pps;            /* edges synchronised to 1PPS (the only way tdpd programs it) */
-	char model[9];            /* 8 ASCII bytes answered to 0x19 0xF6 */
+	bool sync_pps; /* edges synchronised to 1PPS (the only way tdpd programs it) */
+	char model[9]; /* 8 ASCII bytes answered to 0x19 0xF6 */
 	/* the time scale at power-up, the worst a card may hold: GPS time on a
 	 * bc637 (18 s ahead of UTC) and a local offset observed (1 h) */
 	bool gps_time, obs_local;
@@ -42,8 +42,8 @@ struct bc_sim {
 	uint32_t flags;
 	unsigned lose, dbl;
 	bool irqs_off, mute;
-	bool armed;               /* the host lets the interrupt through (INTx not masked) */
-	int64_t dup_edge;         /* an edge to signal again after the next UNLOCK; -1 none */
+	bool armed;	  /* the host lets the interrupt through (INTx not masked) */
+	int64_t dup_edge; /* an edge to signal again after the next UNLOCK; -1 none */
 	int efd;
 	pthread_t th;
 	bool th_up;
@@ -86,7 +86,8 @@ static void raise_irq(struct bc_sim *s)
  * asserted, it fires again at once. */
 static void line(struct bc_sim *s)
 {
-	if (s->armed && !s->irqs_off && (s->reg[BC_INTSTAT / 4] & s->reg[BC_MASK / 4] & BC_INT_ALL)) {
+	if (s->armed && !s->irqs_off &&
+	    (s->reg[BC_INTSTAT / 4] & s->reg[BC_MASK / 4] & BC_INT_ALL)) {
 		s->armed = false;
 		raise_irq(s);
 	}
@@ -135,8 +136,10 @@ static void run_to_locked(struct bc_sim *s, int64_t utc)
 	if (!s->period_ns)
 		return;
 	int64_t card = utc + card_ahead(s);
-	if (s->next_edge == 0 || s->next_edge > card + s->period_ns || s->next_edge < card - 1000 * s->period_ns)
-		s->next_edge = first_edge_after(s, card - s->period_ns); /* (re)start, or the card's time jumped */
+	if (s->next_edge == 0 || s->next_edge > card + s->period_ns ||
+	    s->next_edge < card - 1000 * s->period_ns)
+		s->next_edge = first_edge_after(
+			s, card - s->period_ns); /* (re)start, or the card's time jumped */
 	while (s->next_edge <= card) {
 		edge(s, s->next_edge);
 		s->next_edge = first_edge_after(s, s->next_edge);
@@ -307,9 +310,12 @@ static int sim_irq_rearm(struct bc_bus *b)
 static void sim_describe(struct bc_bus *b, char *buf, size_t len)
 {
 	struct bc_sim *s = SIM(b);
-	snprintf(buf, len, "bc635 simulator (%s generation, PCI revision 0x%02x: registers, %u KiB of DPRAM and "
-		 "heartbeat in memory, interrupts on an eventfd%s)", s->revision >= BC_REV_V2_FIRST ? "second" : "first",
-		 s->revision, s->dp_size / 1024, s->th_up ? ", edges in real time" : "");
+	snprintf(buf, len,
+		 "bc635 simulator (%s generation, PCI revision 0x%02x: registers, %u KiB of DPRAM "
+		 "and "
+		 "heartbeat in memory, interrupts on an eventfd%s)",
+		 s->revision >= BC_REV_V2_FIRST ? "second" : "first", s->revision,
+		 s->dp_size / 1024, s->th_up ? ", edges in real time" : "");
 }
 
 static void sim_close(struct bc_bus *b)
@@ -318,8 +324,14 @@ static void sim_close(struct bc_bus *b)
 }
 
 static const struct bc_bus_ops sim_ops = {
-	.rd32 = sim_rd32, .wr32 = sim_wr32, .dp_rd8 = sim_dp_rd8, .dp_wr8 = sim_dp_wr8,
-	.irq_fd = sim_irq_fd, .irq_take = sim_irq_take, .irq_rearm = sim_irq_rearm, .close = sim_close,
+	.rd32 = sim_rd32,
+	.wr32 = sim_wr32,
+	.dp_rd8 = sim_dp_rd8,
+	.dp_wr8 = sim_dp_wr8,
+	.irq_fd = sim_irq_fd,
+	.irq_take = sim_irq_take,
+	.irq_rearm = sim_irq_rearm,
+	.close = sim_close,
 	.describe = sim_describe,
 };
 
@@ -376,7 +388,8 @@ static void *edge_thread(void *arg)
 		int64_t next = s->period_ns ? s->next_edge - card_ahead(s) : now + 10000000;
 		pthread_mutex_unlock(&s->lock);
 		if (next - now > 10000000)
-			next = now + 10000000; /* look at the stop flag and new settings now and then */
+			next = now +
+			       10000000; /* look at the stop flag and new settings now and then */
 		struct timespec ts = {next / 1000000000, next % 1000000000};
 		clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL);
 	}

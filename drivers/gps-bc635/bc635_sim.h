@@ -26,7 +26,8 @@ struct bc_sim;
 
 struct bc_sim_stats {
 	uint64_t edges, irqs, lost, doubled, commands;
-	uint64_t rearms, unlock_writes; /* interrupts let through again; writes to UNLOCK (ignored) */
+	uint64_t rearms,
+		unlock_writes; /* interrupts let through again; writes to UNLOCK (ignored) */
 };
 
 /* utc_now returns the host's idea of UTC in ns. NULL on failure. */
@@ -39,12 +40,12 @@ int bcsim_start(struct bc_sim *s);
 void bcsim_run_to(struct bc_sim *s, int64_t utc_ns);
 void bcsim_free(struct bc_sim *s);
 
-void bcsim_set_flags(struct bc_sim *s, uint32_t t0_flags);   /* BC_T0_* */
-void bcsim_step(struct bc_sim *s, int64_t ns);                /* the card's time jumps */
-void bcsim_lose(struct bc_sim *s, unsigned n);                /* the next n interrupts are lost */
-void bcsim_double(struct bc_sim *s, unsigned n);              /* the next n come twice */
-void bcsim_irqs_off(struct bc_sim *s, bool off);              /* interrupts stop */
-void bcsim_mute(struct bc_sim *s, bool mute);                 /* commands are never acknowledged */
+void bcsim_set_flags(struct bc_sim *s, uint32_t t0_flags); /* BC_T0_* */
+void bcsim_step(struct bc_sim *s, int64_t ns);		   /* the card's time jumps */
+void bcsim_lose(struct bc_sim *s, unsigned n);		   /* the next n interrupts are lost */
+void bcsim_double(struct bc_sim *s, unsigned n);	   /* the next n come twice */
+void bcsim_irqs_off(struct bc_sim *s, bool off);	   /* interrupts stop */
+void bcsim_mute(struct bc_sim *s, bool mute);		   /* commands are never acknowledged */
 void bcsim_stats(struct bc_sim *s, struct bc_sim_stats *out);
 /* The heartbeat period the card was programmed with; 0 when off. */
 int64_t bcsim_period_ns(struct bc_sim *s);

@@ -33,14 +33,23 @@ static int vfio_take(struct bc_bus *b)
 static int vfio_rearm(struct bc_bus *b)
 {
 	struct pci_bus *p = PB(b);
-	struct vfio_irq_set u = {.argsz = sizeof(u), .flags = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_UNMASK,
-				 .index = VFIO_PCI_INTX_IRQ_INDEX, .start = 0, .count = 1};
+	struct vfio_irq_set u = {.argsz = sizeof(u),
+				 .flags = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_UNMASK,
+				 .index = VFIO_PCI_INTX_IRQ_INDEX,
+				 .start = 0,
+				 .count = 1};
 	return p->host->ioctl(p->vfio_dev, VFIO_DEVICE_SET_IRQS, &u) == 0 ? 0 : -errno;
 }
 
 static const struct bc_bus_ops vfio_ops = {
-	.rd32 = bc635_pci_rd32, .wr32 = bc635_pci_wr32, .dp_rd8 = bc635_pci_dp_rd8, .dp_wr8 = bc635_pci_dp_wr8,
-	.irq_fd = bc635_pci_irq_fd, .irq_take = vfio_take, .irq_rearm = vfio_rearm, .close = bc635_pci_close,
+	.rd32 = bc635_pci_rd32,
+	.wr32 = bc635_pci_wr32,
+	.dp_rd8 = bc635_pci_dp_rd8,
+	.dp_wr8 = bc635_pci_dp_wr8,
+	.irq_fd = bc635_pci_irq_fd,
+	.irq_take = vfio_take,
+	.irq_rearm = vfio_rearm,
+	.close = bc635_pci_close,
 	.describe = bc635_pci_describe,
 };
 
@@ -52,7 +61,8 @@ static const char *vfio_bar(struct pci_bus *p, const struct vfio_region_info *ri
 	if (ri->flags & VFIO_REGION_INFO_FLAG_MMAP) {
 		uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
 		size_t len = (size_t)((ri->size + pg - 1) / pg * pg);
-		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, p->vfio_dev, (off_t)ri->offset);
+		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, p->vfio_dev,
+			       (off_t)ri->offset);
 		if (m != MAP_FAILED) {
 			io->map = m;
 			io->map_len = len;
@@ -65,8 +75,8 @@ static const char *vfio_bar(struct pci_bus *p, const struct vfio_region_info *ri
 	return "through the region";
 }
 
-struct bc_bus *bc635_vfio_open(const struct bc_pci_host *h, const char *addr, enum bc_bars bars, char *err,
-			       size_t errlen)
+struct bc_bus *bc635_vfio_open(const struct bc_pci_host *h, const char *addr, enum bc_bars bars,
+			       char *err, size_t errlen)
 {
 	char devdir[300], link[PATH_MAX], path[400], how[300];
 	snprintf(devdir, sizeof(devdir), "%s/bus/pci/devices/%.64s", h->sys, addr);
@@ -76,7 +86,9 @@ struct bc_bus *bc635_vfio_open(const struct bc_pci_host *h, const char *addr, en
 	snprintf(path, sizeof(path), "%s/iommu_group", devdir);
 	ssize_t n = readlink(path, link, sizeof(link) - 1);
 	if (n < 0) {
-		snprintf(err, errlen, "%s: no IOMMU group (VFIO needs the IOMMU on, or use uio_pci_generic)", addr);
+		snprintf(err, errlen,
+			 "%s: no IOMMU group (VFIO needs the IOMMU on, or use uio_pci_generic)",
+			 addr);
 		return NULL;
 	}
 	link[n] = 0;
@@ -91,13 +103,17 @@ struct bc_bus *bc635_vfio_open(const struct bc_pci_host *h, const char *addr, en
 	snprintf(path, sizeof(path), "%s/vfio/%.64s", h->dev, group);
 	p->vfio_group = open(path, O_RDWR | O_CLOEXEC);
 	struct vfio_group_status gs = {.argsz = sizeof(gs)};
-	if (p->vfio_container < 0 || p->vfio_group < 0 || h->ioctl(p->vfio_group, VFIO_GROUP_GET_STATUS, &gs) ||
+	if (p->vfio_container < 0 || p->vfio_group < 0 ||
+	    h->ioctl(p->vfio_group, VFIO_GROUP_GET_STATUS, &gs) ||
 	    !(gs.flags & VFIO_GROUP_FLAGS_VIABLE) ||
 	    h->ioctl(p->vfio_group, VFIO_GROUP_SET_CONTAINER, &p->vfio_container) ||
 	    h->ioctl(p->vfio_container, VFIO_SET_IOMMU, (void *)(uintptr_t)VFIO_TYPE1_IOMMU) ||
 	    (p->vfio_dev = h->ioctl(p->vfio_group, VFIO_GROUP_GET_DEVICE_FD, (void *)addr)) < 0) {
-		snprintf(err, errlen, "%s: VFIO set-up failed at %s: %s (is vfio-pci bound to the card, and every "
-			 "device of its IOMMU group?)", addr, path, strerror(errno));
+		snprintf(err, errlen,
+			 "%s: VFIO set-up failed at %s: %s (is vfio-pci bound to the card, and "
+			 "every "
+			 "device of its IOMMU group?)",
+			 addr, path, strerror(errno));
 		bc635_pci_release(p);
 		return NULL;
 	}
@@ -105,7 +121,8 @@ struct bc_bus *bc635_vfio_open(const struct bc_pci_host *h, const char *addr, en
 	uint64_t size[6];
 	for (int i = 0; i < 6; i++) {
 		ri[i] = (struct vfio_region_info){.argsz = sizeof(ri[i]), .index = (uint32_t)i};
-		size[i] = h->ioctl(p->vfio_dev, VFIO_DEVICE_GET_REGION_INFO, &ri[i]) ? 0 : ri[i].size;
+		size[i] =
+			h->ioctl(p->vfio_dev, VFIO_DEVICE_GET_REGION_INFO, &ri[i]) ? 0 : ri[i].size;
 	}
 	struct bc_layout l;
 	if (bc635_pci_layout(addr, &pi, size, bars, &l, how, sizeof(how), err, errlen)) {
@@ -121,17 +138,22 @@ struct bc_bus *bc635_vfio_open(const struct bc_pci_host *h, const char *addr, en
 		uint8_t b[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
 		uint32_t align;
 	} irq;
-	struct vfio_irq_set hdr = {.argsz = sizeof(irq), .flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER,
-				   .index = VFIO_PCI_INTX_IRQ_INDEX, .start = 0, .count = 1};
+	struct vfio_irq_set hdr = {.argsz = sizeof(irq),
+				   .flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER,
+				   .index = VFIO_PCI_INTX_IRQ_INDEX,
+				   .start = 0,
+				   .count = 1};
 	int32_t efd = p->irq;
 	memcpy(irq.b, &hdr, sizeof(hdr));
 	memcpy(irq.b + sizeof(hdr), &efd, sizeof(efd));
 	if (p->irq < 0 || h->ioctl(p->vfio_dev, VFIO_DEVICE_SET_IRQS, irq.b)) {
-		snprintf(err, errlen, "%s: cannot route the interrupt to an eventfd: %s", addr, strerror(errno));
+		snprintf(err, errlen, "%s: cannot route the interrupt to an eventfd: %s", addr,
+			 strerror(errno));
 		bc635_pci_release(p);
 		return NULL;
 	}
-	snprintf(p->what, sizeof(p->what), "bc635PCI-U through VFIO %.64s (%.250s; registers %s, DPRAM %s)", addr, how, rm,
+	snprintf(p->what, sizeof(p->what),
+		 "bc635PCI-U through VFIO %.64s (%.250s; registers %s, DPRAM %s)", addr, how, rm,
 		 dm);
 	return &p->bus;
 }

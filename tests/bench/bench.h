@@ -11,14 +11,14 @@
 #include "tdp_sched.h"
 #include "timebase.h"
 
-extern int cpu;           /* the engine's CPU (--cpu) */
-extern bool quick;        /* --quick: short runs */
-extern double g_read_ns;  /* the fast clock's read cost, from the clock bench */
+extern int cpu;		 /* the engine's CPU (--cpu) */
+extern bool quick;	 /* --quick: short runs */
+extern double g_read_ns; /* the fast clock's read cost, from the clock bench */
 
 int64_t mono(void);
 int64_t thread_cpu(void);
 struct sched_table *table_from(const char *txt);
-void rt_self(void);       /* pinned to cpu, SCHED_FIFO 80, 1 ns timer slack */
+void rt_self(void); /* pinned to cpu, SCHED_FIFO 80, 1 ns timer slack */
 void rt_off(void);
 
 struct figs {

@@ -46,20 +46,25 @@ static char *dp_table(uint32_t nflows, bool piped)
 	bool many = nflows > 256;
 	size_t cap = 256 + (size_t)nflows * 96;
 	char *txt = malloc(cap);
-	size_t n = (size_t)snprintf(txt, cap, "tdp-schedule 1\ntf 1ms\nk 1\n%sport out rate 100Gbit/s\n",
+	size_t n = (size_t)snprintf(txt, cap,
+				    "tdp-schedule 1\ntf 1ms\nk 1\n%sport out rate 100Gbit/s\n",
 				    piped ? "guard 10us\n" : "");
 	for (uint32_t f = 0; f < nflows; f++) {
 		if (many)
-			n += (size_t)snprintf(txt + n, cap - n, "flow f%u port out size 100%s dst 10.200.%u.%u/32 udp-dport 5000\n",
-					      f, piped ? " alpha 1" : "", f >> 8, f & 255);
+			n += (size_t)snprintf(
+				txt + n, cap - n,
+				"flow f%u port out size 100%s dst 10.200.%u.%u/32 udp-dport 5000\n",
+				f, piped ? " alpha 1" : "", f >> 8, f & 255);
 		else
-			n += (size_t)snprintf(txt + n, cap - n, "flow f%u port out size 100%s dscp 46 udp-dport %u\n", f,
-					      piped ? " alpha 1" : "", 5000 + f);
+			n += (size_t)snprintf(txt + n, cap - n,
+					      "flow f%u port out size 100%s dscp 46 udp-dport %u\n",
+					      f, piped ? " alpha 1" : "", 5000 + f);
 	}
 	uint32_t per = nflows < 16384 ? 16384 / nflows : 1;
 	/* rows add up: a line per 1,000 flows (a line holds at most 8,192 words) */
 	for (uint32_t f = 0; f < nflows; f++)
-		n += (size_t)snprintf(txt + n, cap - n, "%s f%u %u%s", f % 1000 ? "," : "frames 0:", f, per,
+		n += (size_t)snprintf(txt + n, cap - n, "%s f%u %u%s",
+				      f % 1000 ? "," : "frames 0:", f, per,
 				      f % 1000 == 999 || f + 1 == nflows ? "\n" : "");
 	return txt;
 }
@@ -113,7 +118,8 @@ struct dp_rig {
 	struct rx_table rxt1;
 };
 
-static void dp_up(struct dp_rig *d, uint32_t nflows, bool piped, const char *in, const char *out, uint32_t cores)
+static void dp_up(struct dp_rig *d, uint32_t nflows, bool piped, const char *in, const char *out,
+		  uint32_t cores)
 {
 	memset(d, 0, sizeof(*d));
 	d->nflows = nflows;
@@ -127,9 +133,15 @@ static void dp_up(struct dp_rig *d, uint32_t nflows, bool piped, const char *in,
 	d->tx0 = d->intx[0];
 	d->tb = tb_sim_new(tdp_time(1000 * TDP_NS_PER_S), 1);
 	struct eng_port_cfg pc = {.dpdk_port = (uint16_t)pout, .overhead = 24};
-	struct eng_config c = {.t = d->t, .tb = d->tb, .late = LATE_DROP, .flow_depth = nflows > 256 ? 64 : 4096,
-			       .be_depth = 64, .ports = &pc, .rx_cores = cores,
-			       .pw = {.spin_below_ns = 0, .min_sleep_ns = 1000, .window = 4, .decay_pct = 90}};
+	struct eng_config c = {
+		.t = d->t,
+		.tb = d->tb,
+		.late = LATE_DROP,
+		.flow_depth = nflows > 256 ? 64 : 4096,
+		.be_depth = 64,
+		.ports = &pc,
+		.rx_cores = cores,
+		.pw = {.spin_below_ns = 0, .min_sleep_ns = 1000, .window = 4, .decay_pct = 90}};
 	char err[160];
 	d->e = engine_create(&c, err, sizeof(err));
 	if (!d->e) {
@@ -151,7 +163,8 @@ static void dp_up(struct dp_rig *d, uint32_t nflows, bool piped, const char *in,
 		fprintf(stderr, "bench: %s\n", err);
 		exit(1);
 	}
-	d->ports[0] = (struct rx_port){.dpdk_port = (uint16_t)pin, .table_port = -1, .nrxq = (uint16_t)cores};
+	d->ports[0] = (struct rx_port){
+		.dpdk_port = (uint16_t)pin, .table_port = -1, .nrxq = (uint16_t)cores};
 	memcpy(d->ports[0].mac, mac_in, 6);
 	d->ports[1] = (struct rx_port){.dpdk_port = (uint16_t)pout, .table_port = 0};
 	d->ports[1].mac[0] = 0xaa;
@@ -161,8 +174,13 @@ static void dp_up(struct dp_rig *d, uint32_t nflows, bool piped, const char *in,
 		d->frx[f] = engine_flow_rx(d->e, f);
 	d->rxt = (struct rx_table){.cls = d->cls, .t = d->t, .flows = d->frx};
 	d->t2p[0] = 1;
-	d->rx = (struct rx){.ports = d->ports, .nports = 1, .tab = &d->rxt, .be_q = d->beq,
-			    .table_to_port = d->t2p, .g = *engine_geom(d->e), .ncores = (uint16_t)cores};
+	d->rx = (struct rx){.ports = d->ports,
+			    .nports = 1,
+			    .tab = &d->rxt,
+			    .be_q = d->beq,
+			    .table_to_port = d->t2p,
+			    .g = *engine_geom(d->e),
+			    .ncores = (uint16_t)cores};
 	rx_set_router(&d->rx, d->rt);
 	if (cores < 2)
 		return;
@@ -220,7 +238,8 @@ static struct rte_lpm *l3fwd_lpm(void)
 	return lpm;
 }
 
-static uint64_t l3fwd_burst(struct rte_lpm *lpm, uint16_t pin, uint16_t pout, const uint8_t *dmac, const uint8_t *smac)
+static uint64_t l3fwd_burst(struct rte_lpm *lpm, uint16_t pin, uint16_t pout, const uint8_t *dmac,
+			    const uint8_t *smac)
 {
 	struct rte_mbuf *b[32];
 	uint32_t dst[32], hop[32];
@@ -231,7 +250,8 @@ static uint64_t l3fwd_burst(struct rte_lpm *lpm, uint16_t pin, uint16_t pout, co
 		for (uint16_t i = 0; i < n; i++) {
 			struct rte_ether_hdr *eh = rte_pktmbuf_mtod(b[i], struct rte_ether_hdr *);
 			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
-			if (eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) || ip->time_to_live <= 1) {
+			if (eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+			    ip->time_to_live <= 1) {
 				rte_pktmbuf_free(b[i]);
 				continue;
 			}
@@ -251,7 +271,8 @@ static uint64_t l3fwd_burst(struct rte_lpm *lpm, uint16_t pin, uint16_t pout, co
 			memcpy(&eh->src_addr, smac, 6);
 			ip->time_to_live--;
 			/* HC' = ~(~HC + ~m + m'), m the TTL/protocol word (RFC 1624) */
-			uint32_t sum = (uint32_t)(uint16_t)~rte_be_to_cpu_16(ip->hdr_checksum) + 0xfeffu;
+			uint32_t sum =
+				(uint32_t)(uint16_t)~rte_be_to_cpu_16(ip->hdr_checksum) + 0xfeffu;
 			sum = (sum & 0xffff) + (sum >> 16);
 			sum = (sum & 0xffff) + (sum >> 16);
 			ip->hdr_checksum = rte_cpu_to_be_16((uint16_t)~sum);
@@ -330,23 +351,30 @@ static void datapath_case(uint32_t nflows, const char *what)
 		}
 	}
 	rt_off();
-	double rx_mpps = (double)rx_pk / (double)rx_ns * 1e3, tx_mpps = (double)tx_pk / (double)tx_ns * 1e3,
+	double rx_mpps = (double)rx_pk / (double)rx_ns * 1e3,
+	       tx_mpps = (double)tx_pk / (double)tx_ns * 1e3,
 	       plain = (double)plain_pk / (double)plain_ns * 1e3;
 	double l3 = l3_ns ? (double)l3_pk / (double)l3_ns * 1e3 : 0;
-	printf("\n== data path, in-memory ports (net_ring), one core, %s, 100-byte packets\n", what);
-	printf("  plain loop (l2fwd: MAC rewrite)     %7.2f Mpps = %.1f ns/packet\n", plain, 1e3 / plain);
-	printf("  l3fwd-style (parse, bulk LPM over 1,002 routes, rewrite, TTL and checksum) %7.2f Mpps = %.1f ns/packet\n",
+	printf("\n== data path, in-memory ports (net_ring), one core, %s, 100-byte packets\n",
+	       what);
+	printf("  plain loop (l2fwd: MAC rewrite)     %7.2f Mpps = %.1f ns/packet\n", plain,
+	       1e3 / plain);
+	printf("  l3fwd-style (parse, bulk LPM over 1,002 routes, rewrite, TTL and checksum) %7.2f "
+	       "Mpps = %.1f ns/packet\n",
 	       l3, l3 > 0 ? 1e3 / l3 : 0);
-	printf("  RX: parse, classify, route, enqueue %7.2f Mpps = %.1f ns/packet  (%.2fx the plain loop, %.2fx the "
-	       "l3fwd-style loop; 25 GbE 64-byte frames: 27 ns)\n", rx_mpps, 1e3 / rx_mpps, rx_mpps / plain,
-	       l3 > 0 ? rx_mpps / l3 : 0);
-	printf("  engine: dequeue + push (one frame)  %7.2f Mpps   (%.2fx the plain loop; target >= 0.8x)\n", tx_mpps,
-	       tx_mpps / plain);
+	printf("  RX: parse, classify, route, enqueue %7.2f Mpps = %.1f ns/packet  (%.2fx the "
+	       "plain loop, %.2fx the "
+	       "l3fwd-style loop; 25 GbE 64-byte frames: 27 ns)\n",
+	       rx_mpps, 1e3 / rx_mpps, rx_mpps / plain, l3 > 0 ? rx_mpps / l3 : 0);
+	printf("  engine: dequeue + push (one frame)  %7.2f Mpps   (%.2fx the plain loop; target "
+	       ">= 0.8x)\n",
+	       tx_mpps, tx_mpps / plain);
 	uint64_t dropped = 0;
 	for (int i = 0; i < RXD_MAX; i++)
 		dropped += d.rx.st.drop[i];
-	printf("  (%" PRIu64 " packets classified, %" PRIu64 " reserved, %" PRIu64 " pushed, %" PRIu64
-	       " dropped by RX)\n", rx_pk, d.rx.st.reserved, tx_pk, dropped);
+	printf("  (%" PRIu64 " packets classified, %" PRIu64 " reserved, %" PRIu64
+	       " pushed, %" PRIu64 " dropped by RX)\n",
+	       rx_pk, d.rx.st.reserved, tx_pk, dropped);
 	if (lpm)
 		rte_lpm_free(lpm);
 	dp_down(&d);
@@ -411,7 +439,9 @@ static void rx_cores_case(uint32_t nflows, const char *what)
 	CPU_ZERO(&cs);
 	CPU_SET((here + 1) % ncpu, &cs);
 	if (ncpu < 2 || pthread_setaffinity_np(th, sizeof(cs), &cs) != 0)
-		printf("\n(the second RX core's thread could not get a CPU of its own: %d online)\n", ncpu);
+		printf("\n(the second RX core's thread could not get a CPU of its own: %d "
+		       "online)\n",
+		       ncpu);
 	int64_t ns[2] = {0, 0}, bns[2] = {0, 0};
 	uint64_t pk[2] = {0, 0}, bpk[2] = {0, 0};
 	double ratio[200 / 10];
@@ -445,7 +475,8 @@ static void rx_cores_case(uint32_t nflows, const char *what)
 			env_drain(d.tx1);
 		}
 		if ((r + 1) % block == 0 && bns[0] && bns[1] && bpk[0]) {
-			ratio[nratio++] = ((double)bpk[1] / (double)bns[1]) / ((double)bpk[0] / (double)bns[0]);
+			ratio[nratio++] = ((double)bpk[1] / (double)bns[1]) /
+					  ((double)bpk[0] / (double)bns[0]);
 			bns[0] = bns[1] = 0;
 			bpk[0] = bpk[1] = 0;
 		}
@@ -454,11 +485,15 @@ static void rx_cores_case(uint32_t nflows, const char *what)
 	pthread_join(th, NULL);
 	qsort(ratio, nratio, sizeof(*ratio), dcmp);
 	double one = (double)pk[0] / (double)ns[0] * 1e3, two = (double)pk[1] / (double)ns[1] * 1e3;
-	printf("\n== RX on one core and on two, %s (a queue per core, its own queue of each flow)\n", what);
+	printf("\n== RX on one core and on two, %s (a queue per core, its own queue of each "
+	       "flow)\n",
+	       what);
 	printf("  one core                 %7.2f Mpps = %.1f ns/packet\n", one, 1e3 / one);
-	printf("  two cores, together      %7.2f Mpps = %.1f ns/packet  (%.2fx one core; per block of %u rounds: "
-	       "median %.2fx, range %.2f-%.2fx over %u blocks)\n", two, 1e3 / two, two / one, block,
-	       nratio ? ratio[nratio / 2] : 0, nratio ? ratio[0] : 0, nratio ? ratio[nratio - 1] : 0, nratio);
+	printf("  two cores, together      %7.2f Mpps = %.1f ns/packet  (%.2fx one core; per block "
+	       "of %u rounds: "
+	       "median %.2fx, range %.2f-%.2fx over %u blocks)\n",
+	       two, 1e3 / two, two / one, block, nratio ? ratio[nratio / 2] : 0,
+	       nratio ? ratio[0] : 0, nratio ? ratio[nratio - 1] : 0, nratio);
 	dp_down(&d);
 }
 
@@ -511,9 +546,12 @@ static double rx_pass(struct timebase *clk, bool piped, const char *in, const ch
 
 void bench_rx_piped(struct timebase *clk)
 {
-	double in_order = rx_pass(clk, false, "rxo_in", "rxo_out"), piped = rx_pass(clk, true, "rxp_in", "rxp_out");
-	printf("\n== RX of pipelined flows, in-memory ports, one core, 4 flows, 100-byte packets, bursts of 32\n");
+	double in_order = rx_pass(clk, false, "rxo_in", "rxo_out"),
+	       piped = rx_pass(clk, true, "rxp_in", "rxp_out");
+	printf("\n== RX of pipelined flows, in-memory ports, one core, 4 flows, 100-byte packets, "
+	       "bursts of 32\n");
 	printf("  in order                            %7.1f ns/packet\n", in_order);
 	printf("  pipelined: clock per burst, due frame, arrival histogram\n");
-	printf("                                      %7.1f ns/packet   (+%.1f ns)\n", piped, piped - in_order);
+	printf("                                      %7.1f ns/packet   (+%.1f ns)\n", piped,
+	       piped - in_order);
 }

@@ -89,17 +89,18 @@ static double fast_cost(struct timebase *tb)
 	return best;
 }
 
-
 static void bench_clock(struct timebase *tb)
 {
-	double tai = read_cost(CLOCK_TAI), rt = read_cost(CLOCK_REALTIME), mono_c = read_cost(CLOCK_MONOTONIC);
+	double tai = read_cost(CLOCK_TAI), rt = read_cost(CLOCK_REALTIME),
+	       mono_c = read_cost(CLOCK_MONOTONIC);
 	double fast = fast_cost(tb);
 	g_read_ns = fast;
 	printf("\n== clock read cost (best of 5 x 200000 reads)\n");
 	printf("  clock_gettime(CLOCK_TAI)        %6.1f ns\n", tai);
 	printf("  clock_gettime(CLOCK_REALTIME)   %6.1f ns\n", rt);
 	printf("  clock_gettime(CLOCK_MONOTONIC)  %6.1f ns\n", mono_c);
-	printf("  engine fast clock (TSC -> CTR)  %6.1f ns   (%.2fx CLOCK_TAI)\n", fast, fast / tai);
+	printf("  engine fast clock (TSC -> CTR)  %6.1f ns   (%.2fx CLOCK_TAI)\n", fast,
+	       fast / tai);
 }
 
 /* ---- pipelined flows and hop stamps ------------------------------------------ */
@@ -115,7 +116,8 @@ static double stamp_round(const char *flowopts, bool piped, uint32_t rounds)
 	char txt[512];
 	snprintf(txt, sizeof(txt),
 		 "tdp-schedule 1\ntf 1ms\nk 1\nport out rate 100Gbit/s\n"
-		 "flow p port out size 200 %s dscp 46 udp-dport 7350\nframes 0: p 1024\n", flowopts);
+		 "flow p port out size 200 %s dscp 46 udp-dport 7350\nframes 0: p 1024\n",
+		 flowopts);
 	static int no;
 	char name[32];
 	snprintf(name, sizeof(name), "st_out%d", no++);
@@ -124,13 +126,24 @@ static double stamp_round(const char *flowopts, bool piped, uint32_t rounds)
 	int pout = env_ring_port(name, &rx1, &tx1);
 	struct timebase *tb = tb_sim_new(tdp_time(1000 * TDP_NS_PER_S), 1);
 	struct eng_port_cfg pc = {.dpdk_port = (uint16_t)pout, .overhead = 24};
-	struct eng_config c = {.t = t, .tb = tb, .late = LATE_DROP, .flow_depth = 2048, .be_depth = 64, .ports = &pc,
-			       .node_id = 7, .pw = {.spin_below_ns = 0, .min_sleep_ns = 1000, .window = 4, .decay_pct = 90}};
+	struct eng_config c = {
+		.t = t,
+		.tb = tb,
+		.late = LATE_DROP,
+		.flow_depth = 2048,
+		.be_depth = 64,
+		.ports = &pc,
+		.node_id = 7,
+		.pw = {.spin_below_ns = 0, .min_sleep_ns = 1000, .window = 4, .decay_pct = 90}};
 	char err[160];
 	struct engine *e = engine_create(&c, err, sizeof(err));
 	static struct probe_tmpl tm;
-	struct probe_addr a = {.family = 4, .sport = PROBE_DEFAULT_PORT, .dport = PROBE_DEFAULT_PORT, .ttl = 64,
-			       .vlan = -1, .dscp = 46};
+	struct probe_addr a = {.family = 4,
+			       .sport = PROBE_DEFAULT_PORT,
+			       .dport = PROBE_DEFAULT_PORT,
+			       .ttl = 64,
+			       .vlan = -1,
+			       .dscp = 46};
 	struct probe_hdr h = {.kind = PROBE_K_PROBE, .flow = 0, .tf_ns = 1000000};
 	probe_build(&tm, &a, probe_min_size(4, false) + 4 * PROBE_STAMP_LEN, &h);
 	engine_start(e);
@@ -157,7 +170,8 @@ static double stamp_round(const char *flowopts, bool piped, uint32_t rounds)
 	struct flow_stats fs;
 	engine_flow_stats(e, 0, &fs);
 	if (fs.sent != pk || (strstr(flowopts, "stamp") && fs.stamped != pk))
-		printf("  (!) %s: %" PRIu64 " pushed, %" PRIu64 " sent, %" PRIu64 " stamped\n", flowopts, pk, fs.sent, fs.stamped);
+		printf("  (!) %s: %" PRIu64 " pushed, %" PRIu64 " sent, %" PRIu64 " stamped\n",
+		       flowopts, pk, fs.sent, fs.stamped);
 	engine_destroy(e);
 	tb->ops->destroy(tb);
 	sched_free(t);
@@ -178,7 +192,11 @@ static void bench_stamps(void)
 	}
 	/* the two halves: finding the slot (while staging) and writing it (after the wait, before the push) */
 	static struct probe_tmpl tm;
-	struct probe_addr a = {.family = 4, .sport = PROBE_DEFAULT_PORT, .dport = PROBE_DEFAULT_PORT, .ttl = 64, .vlan = -1};
+	struct probe_addr a = {.family = 4,
+			       .sport = PROBE_DEFAULT_PORT,
+			       .dport = PROBE_DEFAULT_PORT,
+			       .ttl = 64,
+			       .vlan = -1};
 	struct probe_hdr h = {.kind = PROBE_K_PROBE, .tf_ns = 1000000};
 	probe_build(&tm, &a, probe_min_size(4, false) + 4 * PROBE_STAMP_LEN, &h);
 	static uint8_t buf[1024][256];
@@ -200,12 +218,16 @@ static void bench_stamps(void)
 			wr = (double)(t2 - t1) / 1024;
 	}
 	rt_off();
-	printf("\n== pipelined flows and hop stamps: one frame of 1024 probes (engine_step, thread CPU time; best of 3)\n");
+	printf("\n== pipelined flows and hop stamps: one frame of 1024 probes (engine_step, thread "
+	       "CPU time; best of 3)\n");
 	printf("  served in order                  %7.1f ns per packet\n", best[0]);
-	printf("  pipelined (due frame checked)    %7.1f ns per packet   (+%.1f ns)\n", best[1], best[1] - best[0]);
-	printf("  pipelined and stamped            %7.1f ns per packet   (+%.1f ns per stamp; %.2fx the clock read)\n",
+	printf("  pipelined (due frame checked)    %7.1f ns per packet   (+%.1f ns)\n", best[1],
+	       best[1] - best[0]);
+	printf("  pipelined and stamped            %7.1f ns per packet   (+%.1f ns per stamp; "
+	       "%.2fx the clock read)\n",
 	       best[2], best[2] - best[1], (best[2] - best[1]) / g_read_ns);
-	printf("    of which: stamp_locate while staging %5.1f ns; stamp_write after the wait, before the push %5.1f ns\n",
+	printf("    of which: stamp_locate while staging %5.1f ns; stamp_write after the wait, "
+	       "before the push %5.1f ns\n",
 	       loc, wr);
 }
 
@@ -216,7 +238,8 @@ static void bench_frame(void)
 	uint32_t ks[] = {10, 1000, 100000, 1000000};
 	uint32_t fs[] = {10, 1000, 10000};
 	static char port_name[] = "p";
-	printf("\n== per-frame engine cost (stage + push + fill, empty queues; sim clock), ns per frame\n");
+	printf("\n== per-frame engine cost (stage + push + fill, empty queues; sim clock), ns per "
+	       "frame\n");
 	printf("  %10s", "k \\ flows");
 	for (int j = 0; j < 3; j++)
 		printf(" %10u", fs[j]);
@@ -229,17 +252,23 @@ static void bench_frame(void)
 			size_t cap = 200 + (size_t)nf * 96;
 			char *txt = malloc(cap);
 			/* TF = 1 s / k: the cycle is one second */
-			size_t n = (size_t)snprintf(txt, cap, "tdp-schedule 1\ntf %uns\nk %u\nport %s rate 100Gbit/s\n",
-						    1000000000u / k, k, port_name);
+			size_t n = (size_t)snprintf(
+				txt, cap, "tdp-schedule 1\ntf %uns\nk %u\nport %s rate 100Gbit/s\n",
+				1000000000u / k, k, port_name);
 			for (uint32_t f = 0; f < nf; f++)
-				n += (size_t)snprintf(txt + n, cap - n, "flow f%u port p size 60 udp-dport %u\n", f, f + 1);
+				n += (size_t)snprintf(txt + n, cap - n,
+						      "flow f%u port p size 60 udp-dport %u\n", f,
+						      f + 1);
 			/* flow f owns frames f, f+nf, ... (or shares when nf > k) */
 			for (uint32_t f = 0; f < nf; f++) {
 				uint32_t first = f % k;
 				if (nf <= k)
-					n += (size_t)snprintf(txt + n, cap - n, "frames %u-%u/%u: f%u 1\n", first, k - 1, nf, f);
+					n += (size_t)snprintf(txt + n, cap - n,
+							      "frames %u-%u/%u: f%u 1\n", first,
+							      k - 1, nf, f);
 				else if (f < k)
-					n += (size_t)snprintf(txt + n, cap - n, "frames %u: f%u 1\n", first, f);
+					n += (size_t)snprintf(txt + n, cap - n,
+							      "frames %u: f%u 1\n", first, f);
 			}
 			struct sched_table *t = table_from(txt);
 			free(txt);
@@ -249,10 +278,18 @@ static void bench_frame(void)
 			int port = env_ring_port(name, &rx, &tx);
 			struct timebase *tb = tb_sim_new(tdp_time(1000 * TDP_NS_PER_S), 1);
 			struct eng_port_cfg pc = {.dpdk_port = (uint16_t)port, .overhead = 24};
-			struct eng_config c = {.t = t, .tb = tb, .late = LATE_DROP, .flow_depth = 4, .be_depth = 4,
-					       .ports = &pc,
-					       /* the sim clock sleeps to the boundary: only the work is timed */
-					       .pw = {.spin_below_ns = 0, .min_sleep_ns = 0, .window = 4, .decay_pct = 90}};
+			struct eng_config c = {
+				.t = t,
+				.tb = tb,
+				.late = LATE_DROP,
+				.flow_depth = 4,
+				.be_depth = 4,
+				.ports = &pc,
+				/* the sim clock sleeps to the boundary: only the work is timed */
+				.pw = {.spin_below_ns = 0,
+				       .min_sleep_ns = 0,
+				       .window = 4,
+				       .decay_pct = 90}};
 			char err[128];
 			struct engine *e = engine_create(&c, err, sizeof(err));
 			engine_start(e);
@@ -284,7 +321,9 @@ static void bench_tick(void)
 	fair_begin();
 	for (int i = 0; i < 2; i++) {
 		int64_t tf = tfs[i];
-		struct tb_params p = {.clock = HC_CLOCK_AUTO, .utc_tai_offset_s = 37, .fast = HC_FAST_AUTO,
+		struct tb_params p = {.clock = HC_CLOCK_AUTO,
+				      .utc_tai_offset_s = 37,
+				      .fast = HC_FAST_AUTO,
 				      .tf_ns = tf};
 		tb_sync_params_defaults(&p.sync);
 		struct timebase *bc, *sys;
@@ -307,7 +346,9 @@ static void bench_tick(void)
 		uint32_t frames = (uint32_t)((quick ? 300000000LL : 2000000000LL) / tf);
 		if (frames > 10000)
 			frames = 10000;
-		printf("\n== tick path (bc635 simulator heartbeat) against timer path at TF %" PRId64 " us\n", tf / 1000);
+		printf("\n== tick path (bc635 simulator heartbeat) against timer path at TF "
+		       "%" PRId64 " us\n",
+		       tf / 1000);
 		fair_run(ms, 3, sys, tf, nb, frames);
 		fair_report(ms, 3, tf, nb);
 		bc->ops->destroy(bc);
@@ -352,11 +393,13 @@ int main(int argc, char **argv)
 	char desc[256];
 	tb->ops->describe(tb, desc, sizeof(desc));
 	printf("tdpd engine benchmarks; timebase: %s\n", desc);
-	printf("DPDK memory: %s\n", huge ? "2 MiB hugepages, as tdpd uses them where they are free"
-					 : "4 KiB pages (fewer than 256 hugepages free, or no hugetlbfs mounted; for "
-					   "the figures tdpd has on hugepages: echo 256 > /proc/sys/vm/nr_hugepages, and "
-					   "mount -t hugetlbfs nodev /dev/hugepages)");
-	bench_clock(tb);   /* the ratios below need the read cost */
+	printf("DPDK memory: %s\n",
+	       huge ? "2 MiB hugepages, as tdpd uses them where they are free"
+		    : "4 KiB pages (fewer than 256 hugepages free, or no hugetlbfs mounted; for "
+		      "the figures tdpd has on hugepages: echo 256 > /proc/sys/vm/nr_hugepages, "
+		      "and "
+		      "mount -t hugetlbfs nodev /dev/hugepages)");
+	bench_clock(tb); /* the ratios below need the read cost */
 	if (want[1])
 		bench_start(tb, svg);
 	if (want[4])

@@ -21,7 +21,8 @@
 /* ---- the run's conditions ---------------------------------------------------- */
 
 static int qos_fd = -1;
-static char rt_was[32]; /* sched_rt_runtime_us as found, put back at the end or on an exit on the way */
+static char
+	rt_was[32]; /* sched_rt_runtime_us as found, put back at the end or on an exit on the way */
 
 static void rt_restore(void)
 {
@@ -51,7 +52,8 @@ void fair_begin(void)
 	if (rt)
 		fclose(rt);
 	was[strcspn(was, "\n")] = 0;
-	rt = was[0] ? fopen("/proc/sys/kernel/sched_rt_runtime_us", "w") : NULL; /* only what can be put back */
+	rt = was[0] ? fopen("/proc/sys/kernel/sched_rt_runtime_us", "w")
+		    : NULL; /* only what can be put back */
 	bool unthrottled = rt && fputs("-1\n", rt) >= 0;
 	if (rt && fclose(rt) != 0)
 		unthrottled = false;
@@ -62,8 +64,10 @@ void fair_begin(void)
 			atexit(rt_restore);
 		registered = true;
 	}
-	printf("\n== fair: /dev/cpu_dma_latency %s and RT throttling %s for every method; methods interleaved in "
-	       "blocks\n", held ? "held at 0" : "not held (not root?)",
+	printf("\n== fair: /dev/cpu_dma_latency %s and RT throttling %s for every method; methods "
+	       "interleaved in "
+	       "blocks\n",
+	       held ? "held at 0" : "not held (not root?)",
 	       unthrottled ? "off" : "on (not root?): polling methods are stopped 50 ms a second");
 }
 
@@ -81,7 +85,8 @@ static void engine_up(struct method *m, struct timebase *tb, int64_t tf)
 {
 	char txt[512];
 	snprintf(txt, sizeof(txt),
-		 "tdp-schedule 1\ntf %" PRId64 "ns\nk 10\nport p rate 1Gbit/s\nflow f port p size 100 udp-dport 1\nframes 0-9: f 1\n",
+		 "tdp-schedule 1\ntf %" PRId64 "ns\nk 10\nport p rate 1Gbit/s\nflow f port p size "
+		 "100 udp-dport 1\nframes 0-9: f 1\n",
 		 tf);
 	m->t = table_from(txt);
 	static int no;
@@ -90,10 +95,19 @@ static void engine_up(struct method *m, struct timebase *tb, int64_t tf)
 	struct rte_ring *rx, *tx;
 	m->port = env_ring_port(name, &rx, &tx);
 	struct eng_port_cfg pc = {.dpdk_port = (uint16_t)m->port, .overhead = 24};
-	struct eng_config c = {.t = m->t, .tb = m->tb ? m->tb : tb, .late = LATE_DROP, .flow_depth = 64,
-			       .be_depth = 64, .be_poll_ns = 0, .ports = &pc,
-			       .pw = {.spin_below_ns = 20000, .min_sleep_ns = 10000, .margin_ns = 2000,
-				      .window = m->window, .decay_pct = 95, .book_init_ns = 200,
+	struct eng_config c = {.t = m->t,
+			       .tb = m->tb ? m->tb : tb,
+			       .late = LATE_DROP,
+			       .flow_depth = 64,
+			       .be_depth = 64,
+			       .be_poll_ns = 0,
+			       .ports = &pc,
+			       .pw = {.spin_below_ns = 20000,
+				      .min_sleep_ns = 10000,
+				      .margin_ns = 2000,
+				      .window = m->window,
+				      .decay_pct = 95,
+				      .book_init_ns = 200,
 				      .miss_ppb = m->miss_ppb}};
 	char err[128];
 	m->e = engine_create(&c, err, sizeof(err));
@@ -163,7 +177,8 @@ static void run_nanosleep(int64_t tf, uint32_t frames, struct hist *h)
 	}
 }
 
-static void run_block(struct method *m, struct timebase *tb, int64_t tf, uint32_t frames, struct figs *out)
+static void run_block(struct method *m, struct timebase *tb, int64_t tf, uint32_t frames,
+		      struct figs *out)
 {
 	if (m->kind == K_CYCLICTEST) {
 		rt_off();
@@ -249,7 +264,8 @@ void fair_run(struct method *ms, size_t n, struct timebase *tb, int64_t tf, int 
 			engine_up(&ms[i], tb, tf);
 			struct hist warm;
 			hist_init(&warm);
-			run_engine_periods(&ms[i], tf, frames / 4, &warm); /* the predictor learns */
+			run_engine_periods(&ms[i], tf, frames / 4,
+					   &warm); /* the predictor learns */
 		}
 	for (int b = 0; b < nb; b++)
 		for (size_t k = 0; k < n; k++) {
@@ -285,8 +301,10 @@ static void spread(double *v, int n, double out[3])
 
 static double pick(const struct figs *f, int which)
 {
-	return which == 0 ? (double)f->p50 : which == 1 ? (double)f->p99 : which == 2 ? (double)f->p999
-										: (double)f->max;
+	return which == 0   ? (double)f->p50
+	       : which == 1 ? (double)f->p99
+	       : which == 2 ? (double)f->p999
+			    : (double)f->max;
 }
 
 double fair_cpu(const struct method *m, int nb)
@@ -300,16 +318,20 @@ double fair_cpu(const struct method *m, int nb)
 
 void fair_report(const struct method *ms, size_t n, int64_t tf, int nb)
 {
-	printf("\n== frame-start error at TF %" PRId64 " us, CPU %d, SCHED_FIFO 80, %d blocks (ns: all blocks' periods "
-	       "together [min, max over blocks]; cyclictest in 1 us bins)\n", tf / 1000, cpu, nb);
-	printf("  %-22s %9s %22s %22s %22s %10s %7s\n", "", "periods", "p50", "p99", "p99.9", "max", "CPU");
+	printf("\n== frame-start error at TF %" PRId64
+	       " us, CPU %d, SCHED_FIFO 80, %d blocks (ns: all blocks' periods "
+	       "together [min, max over blocks]; cyclictest in 1 us bins)\n",
+	       tf / 1000, cpu, nb);
+	printf("  %-22s %9s %22s %22s %22s %10s %7s\n", "", "periods", "p50", "p99", "p99.9", "max",
+	       "CPU");
 	const struct method *cyc = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct method *m = &ms[i];
 		if (m->kind == K_CYCLICTEST)
 			cyc = m->ok ? m : NULL;
 		if (!m->ok) {
-			printf("  %-22s (could not run: is rt-tests installed, and are we root?)\n", m->name);
+			printf("  %-22s (could not run: is rt-tests installed, and are we root?)\n",
+			       m->name);
 			continue;
 		}
 		double v[FAIR_MAXB], s[3][3];
@@ -330,15 +352,17 @@ void fair_report(const struct method *ms, size_t n, int64_t tf, int nb)
 	}
 	for (size_t i = 0; i < n; i++)
 		if (ms[i].kind == K_ENGINE && ms[i].tick.n)
-			printf("  %-22s tick latency (tick taken - its frame start): p50 %" PRId64 " p99 %" PRId64
-			       " p99.9 %" PRId64 " max %" PRId64 "; %.1f%% of frames had their tick\n",
-			       ms[i].name, ms[i].tick.p50, ms[i].tick.p99, ms[i].tick.p999, ms[i].tick.max,
-			       100 * ms[i].tick_share);
+			printf("  %-22s tick latency (tick taken - its frame start): p50 %" PRId64
+			       " p99 %" PRId64 " p99.9 %" PRId64 " max %" PRId64
+			       "; %.1f%% of frames had their tick\n",
+			       ms[i].name, ms[i].tick.p50, ms[i].tick.p99, ms[i].tick.p999,
+			       ms[i].tick.max, 100 * ms[i].tick_share);
 	if (!cyc)
 		return;
 	struct figs call;
 	figs_of(&cyc->all, &call);
-	printf("  against cyclictest: all periods together (per-block ratios: median [min, max])\n");
+	printf("  against cyclictest: all periods together (per-block ratios: median [min, "
+	       "max])\n");
 	printf("  %-22s %33s %33s %33s\n", "", "p50", "p99", "p99.9");
 	for (size_t i = 0; i < n; i++) {
 		const struct method *m = &ms[i];
@@ -358,8 +382,9 @@ void fair_report(const struct method *ms, size_t n, int64_t tf, int nb)
 			spread(v, k, s);
 			struct figs mall;
 			figs_of(&m->all, &mall);
-			printf("  %7.3gx (%7.3g [%7.3g, %7.3g])", pick(&call, w) > 0 ? pick(&mall, w) / pick(&call, w) : 0,
-			       s[0], s[1], s[2]);
+			printf("  %7.3gx (%7.3g [%7.3g, %7.3g])",
+			       pick(&call, w) > 0 ? pick(&mall, w) / pick(&call, w) : 0, s[0], s[1],
+			       s[2]);
 		}
 		printf("\n");
 	}

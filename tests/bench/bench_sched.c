@@ -59,7 +59,7 @@ static size_t scan(const char *s, size_t n)
 
 int main(int argc, char **argv)
 {
-	static const uint32_t ks[] = { 1000, 100000, 1000000 }, fl[] = { 10, 10000 };
+	static const uint32_t ks[] = {1000, 100000, 1000000}, fl[] = {10, 10000};
 	bool json = false;
 	int repeat = 3;
 	volatile size_t sink = 0;
@@ -79,8 +79,9 @@ int main(int argc, char **argv)
 	if (json)
 		printf("[");
 	else
-		printf("%9s %7s %9s %10s %10s %10s %12s %8s %10s %9s %10s\n", "k", "flows", "lines", "entries",
-		       "parse ms", "admit ms", "rows/s", "x scan", "rt bytes", "B/frame", "B/entry");
+		printf("%9s %7s %9s %10s %10s %10s %12s %8s %10s %9s %10s\n", "k", "flows", "lines",
+		       "entries", "parse ms", "admit ms", "rows/s", "x scan", "rt bytes", "B/frame",
+		       "B/entry");
 	int first = 1;
 	for (size_t a = 0; a < sizeof(ks) / sizeof(ks[0]); a++)
 		for (size_t b = 0; b < sizeof(fl) / sizeof(fl[0]); b++) {
@@ -118,22 +119,31 @@ int main(int argc, char **argv)
 				entries += n;
 			}
 			size_t rt = sched_runtime_bytes(t);
-			double per_frame = (double)(sizeof(uint32_t) * t->k + sizeof(uint32_t) * (t->nrows + 1)) / t->k;
+			double per_frame = (double)(sizeof(uint32_t) * t->k +
+						    sizeof(uint32_t) * (t->nrows + 1)) /
+					   t->k;
 			double total = best_parse + best_admit;
 			uint32_t lines = 0;
 			for (size_t i = 0; i < len; i++)
 				lines += text[i] == '\n';
 			if (json) {
-				printf("%s{\"k\":%u,\"flows\":%u,\"lines\":%u,\"entries\":%llu,\"distinct_rows\":%u,"
-				       "\"distinct_entries\":%u,\"parse_s\":%.6f,\"admit_s\":%.6f,\"scan_s\":%.6f,"
-				       "\"rows_per_s\":%.0f,\"runtime_bytes\":%zu,\"bytes_per_frame\":%.3f,\"bytes_per_entry\":%zu}",
-				       first ? "" : ",", t->k, t->nflows, lines, (unsigned long long)entries, t->nrows,
-				       t->row_off[t->nrows], best_parse, best_admit, best_scan, t->k / total, rt, per_frame,
-				       sizeof(struct sched_entry));
+				printf("%s{\"k\":%u,\"flows\":%u,\"lines\":%u,\"entries\":%llu,"
+				       "\"distinct_rows\":%u,"
+				       "\"distinct_entries\":%u,\"parse_s\":%.6f,\"admit_s\":%.6f,"
+				       "\"scan_s\":%.6f,"
+				       "\"rows_per_s\":%.0f,\"runtime_bytes\":%zu,\"bytes_per_"
+				       "frame\":%.3f,\"bytes_per_entry\":%zu}",
+				       first ? "" : ",", t->k, t->nflows, lines,
+				       (unsigned long long)entries, t->nrows, t->row_off[t->nrows],
+				       best_parse, best_admit, best_scan, t->k / total, rt,
+				       per_frame, sizeof(struct sched_entry));
 			} else {
-				printf("%9u %7u %9u %10llu %10.1f %10.1f %12.3g %8.1f %10zu %9.2f %10zu\n", t->k, t->nflows,
-				       lines, (unsigned long long)entries, best_parse * 1e3, best_admit * 1e3, t->k / total,
-				       total / best_scan, rt, per_frame, sizeof(struct sched_entry));
+				printf("%9u %7u %9u %10llu %10.1f %10.1f %12.3g %8.1f %10zu %9.2f "
+				       "%10zu\n",
+				       t->k, t->nflows, lines, (unsigned long long)entries,
+				       best_parse * 1e3, best_admit * 1e3, t->k / total,
+				       total / best_scan, rt, per_frame,
+				       sizeof(struct sched_entry));
 			}
 			first = 0;
 			sched_free(t);
@@ -142,8 +152,11 @@ int main(int argc, char **argv)
 	if (json)
 		printf("]\n");
 	else
-		printf("\nbest of %d; rows/s = k / (parse + admit); x scan = (parse + admit) / bare scan of the same text;\n"
-		       "runtime form = 4 B per frame + 4 B per distinct row + 4 B per distinct entry (B/frame counts\n"
-		       "the first two over k)\n", repeat);
+		printf("\nbest of %d; rows/s = k / (parse + admit); x scan = (parse + admit) / "
+		       "bare scan of the same text;\n"
+		       "runtime form = 4 B per frame + 4 B per distinct row + 4 B per distinct "
+		       "entry (B/frame counts\n"
+		       "the first two over k)\n",
+		       repeat);
 	return sink == 0;
 }

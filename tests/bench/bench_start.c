@@ -62,34 +62,51 @@ static void svg_frontier(const char *path, int64_t tf, const struct point *pt, i
 	while (hi < ymax)
 		hi *= 10;
 	double xs = W - L - R, ys = H - B - T;
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
-		   "font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, H);
-	fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"13\">CPU against p99.9 of the frame-start error, TF %" PRId64
-		   " us (all blocks' periods)</text>\n", L, tf / 1000);
-	fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L, H - B, L + xs, H - B);
-	fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L, T, L, H - B);
+	fprintf(f,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+		"font-family=\"sans-serif\" "
+		"font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+		W, H);
+	fprintf(f,
+		"<text x=\"%.0f\" y=\"18\" font-size=\"13\">CPU against p99.9 of the frame-start "
+		"error, TF %" PRId64 " us (all blocks' periods)</text>\n",
+		L, tf / 1000);
+	fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L,
+		H - B, L + xs, H - B);
+	fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L,
+		T, L, H - B);
 	static const double ticks[] = {0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1};
 	for (size_t i = 0; i < sizeof(ticks) / sizeof(ticks[0]); i++)
-		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%g%%</text>\n", sx(ticks[i], L, xs),
-			H - B + 15, 100 * ticks[i]);
-	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">CPU of the waiting thread (log)</text>\n",
+		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%g%%</text>\n",
+			sx(ticks[i], L, xs), H - B + 15, 100 * ticks[i]);
+	fprintf(f,
+		"<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">CPU of the waiting thread "
+		"(log)</text>\n",
 		L + xs / 2, H - 12);
 	for (double d = lo; d <= hi; d *= 10) {
 		double y = sy(d, lo, hi, H - B, ys);
-		fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, y, L + xs, y);
+		fprintf(f,
+			"<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
+			L, y, L + xs, y);
 		if (d < 1000)
-			fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.0f ns</text>\n", L - 5, y + 4, d);
+			fprintf(f,
+				"<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.0f ns</text>\n",
+				L - 5, y + 4, d);
 		else
-			fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.0f us</text>\n", L - 5, y + 4, d / 1000);
+			fprintf(f,
+				"<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.0f us</text>\n",
+				L - 5, y + 4, d / 1000);
 	}
 	for (int i = 0; i < n; i++) {
 		double x = sx(pt[i].cpu, L, xs), y = sy(pt[i].p999, lo, hi, H - B, ys);
-		const char *col = strstr(pt[i].name, "quantile") ? "#c0392b" : strstr(pt[i].name, "max") ? "#2471a3" : "#555";
+		const char *col = strstr(pt[i].name, "quantile") ? "#c0392b"
+				  : strstr(pt[i].name, "max")	 ? "#2471a3"
+								 : "#555";
 		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>\n", x, y, col);
 		/* labels alternate above and below their point, so that close ones
 		 * stay apart */
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">%s</text>\n", x + 6, y + (i % 2 ? 14 : -6), col,
-			pt[i].name);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">%s</text>\n", x + 6,
+			y + (i % 2 ? 14 : -6), col, pt[i].name);
 	}
 	fputs("</svg>\n", f);
 	fclose(f);
@@ -115,8 +132,9 @@ void bench_start(struct timebase *tb, const char *svg)
 			int np = 0;
 			for (size_t i = 0; i < NM; i++)
 				if (methods[i].ok)
-					pt[np++] = (struct point){methods[i].name, fair_cpu(&methods[i], nb),
-								  (double)hist_quantile(&methods[i].all, 0.999)};
+					pt[np++] = (struct point){
+						methods[i].name, fair_cpu(&methods[i], nb),
+						(double)hist_quantile(&methods[i].all, 0.999)};
 			char path[512];
 			snprintf(path, sizeof(path), "%s-tf%" PRId64 "us.svg", svg, tf / 1000);
 			svg_frontier(path, tf, pt, np);

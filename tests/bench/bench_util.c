@@ -53,7 +53,8 @@ void rt_self(void)
 	pthread_setaffinity_np(pthread_self(), sizeof(s), &s);
 	struct sched_param sp = {.sched_priority = 80};
 	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0)
-		fprintf(stderr, "bench: no SCHED_FIFO (%s); figures will be worse\n", strerror(errno));
+		fprintf(stderr, "bench: no SCHED_FIFO (%s); figures will be worse\n",
+			strerror(errno));
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 }
 
@@ -81,16 +82,20 @@ int run_cyclictest(int64_t tf_ns, uint32_t frames, struct figs *out, struct hist
 	close(fd);
 	char cmd[512];
 	snprintf(cmd, sizeof(cmd),
-		 "cyclictest -m -p 80 -a %d -t 1 -i %" PRId64 " -l %u -q -h 100000 --histfile=%s >/dev/null 2>&1", cpu,
-		 tf_ns / 1000, frames, hf);
+		 "cyclictest -m -p 80 -a %d -t 1 -i %" PRId64
+		 " -l %u -q -h 100000 --histfile=%s >/dev/null 2>&1",
+		 cpu, tf_ns / 1000, frames, hf);
 	struct rusage r0, r1;
 	getrusage(RUSAGE_CHILDREN, &r0);
 	int64_t w0 = mono();
 	int rc = system(cmd);
 	int64_t w1 = mono();
 	getrusage(RUSAGE_CHILDREN, &r1);
-	double used = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec + r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
-		      (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec + r1.ru_stime.tv_usec - r0.ru_stime.tv_usec) / 1e6;
+	double used = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec + r1.ru_stime.tv_sec -
+			       r0.ru_stime.tv_sec) +
+		      (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec + r1.ru_stime.tv_usec -
+			       r0.ru_stime.tv_usec) /
+			      1e6;
 	FILE *f = fopen(hf, "r");
 	if (rc != 0 || !f) {
 		if (f)
@@ -143,4 +148,3 @@ int run_cyclictest(int64_t tf_ns, uint32_t frames, struct figs *out, struct hist
 	out->duty = w1 > w0 ? used * 1e9 / (double)(w1 - w0) : -1;
 	return 0;
 }
-

@@ -20,9 +20,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAXV 12
 
-static const char base_lf[] = "tdp-schedule 1\n# a comment\ntf 100us\nk 20\nport p rate 1Gbit/s  # uplink\n"
-			      "port q rate 100Mbit/s\nflow a port p size 200 dscp 1\nflow b port q size 100 dscp 2\n"
-			      "\nframes 0-19/2: a 3\nframes 5: b 1, a 1\n";
+static const char base_lf[] =
+	"tdp-schedule 1\n# a comment\ntf 100us\nk 20\nport p rate 1Gbit/s  # uplink\n"
+	"port q rate 100Mbit/s\nflow a port p size 200 dscp 1\nflow b port q size 100 dscp 2\n"
+	"\nframes 0-19/2: a 3\nframes 5: b 1, a 1\n";
 
 static unsigned lines_starting(const char *t, const char *word)
 {
@@ -35,16 +36,21 @@ static unsigned lines_starting(const char *t, const char *word)
 
 static void fuzz_new(char **v, unsigned n)
 {
-	struct sched_new nw = {.tf = n > 0 ? v[0] : NULL, .k = n > 1 ? v[1] : NULL,
-			       .guard = n > 2 && *v[2] ? v[2] : NULL, .epoch = n > 3 && *v[3] ? v[3] : NULL,
-			       .ports = (const char *const *)(v + 4), .nports = n > 4 ? n - 4 : 0};
+	struct sched_new nw = {.tf = n > 0 ? v[0] : NULL,
+			       .k = n > 1 ? v[1] : NULL,
+			       .guard = n > 2 && *v[2] ? v[2] : NULL,
+			       .epoch = n > 3 && *v[3] ? v[3] : NULL,
+			       .ports = (const char *const *)(v + 4),
+			       .nports = n > 4 ? n - 4 : 0};
 	char err[640];
 	char *t = sched_new_text(&nw, err, sizeof(err));
 	if (!t)
 		return;
-	if (lines_starting(t, "tf ") != 1 || lines_starting(t, "k ") != 1 || lines_starting(t, "port ") != nw.nports ||
-	    lines_starting(t, "guard ") != (nw.guard != NULL) || lines_starting(t, "epoch ") != (nw.epoch != NULL) ||
-	    lines_starting(t, "flow ") || lines_starting(t, "frame")) {
+	if (lines_starting(t, "tf ") != 1 || lines_starting(t, "k ") != 1 ||
+	    lines_starting(t, "port ") != nw.nports ||
+	    lines_starting(t, "guard ") != (nw.guard != NULL) ||
+	    lines_starting(t, "epoch ") != (nw.epoch != NULL) || lines_starting(t, "flow ") ||
+	    lines_starting(t, "frame")) {
 		fprintf(stderr, "a value added lines:\n%s", t);
 		abort();
 	}
@@ -74,7 +80,8 @@ static void fuzz_reserve(char **v, unsigned n, bool crlf)
 	char *end, err[160], *text = NULL, *text2 = NULL;
 	unsigned long cnt = strtoul(v[1], &end, 10);
 	uint8_t member[20];
-	if (*end || !*v[1] || cnt == 0 || cnt > SCHED_MAX_N || sched_frameset_parse(v[2], t->k, member, err, sizeof(err)))
+	if (*end || !*v[1] || cnt == 0 || cnt > SCHED_MAX_N ||
+	    sched_frameset_parse(v[2], t->k, member, err, sizeof(err)))
 		goto out;
 	text = sched_edit_reserve(t, v[0], (uint32_t)cnt, member, &d);
 	if (!text || !(nt = sched_parse(text, strlen(text), &d)))
@@ -100,7 +107,8 @@ static void fuzz_reserve(char **v, unsigned n, bool crlf)
 	}
 	text2 = sched_edit_release(nt, v[0], (uint32_t)cnt, member, &d);
 	if (!text2 || !(back = sched_parse(text2, strlen(text2), &d)) || !sched_equal(t, back)) {
-		fprintf(stderr, "release did not undo the reservation:\n%s\n---\n%s", text, text2 ? text2 : "(none)");
+		fprintf(stderr, "release did not undo the reservation:\n%s\n---\n%s", text,
+			text2 ? text2 : "(none)");
 		abort();
 	}
 out:
@@ -124,9 +132,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (char *s = buf; n < MAXV && s <= buf + size - 1; s += strlen(s) + 1)
 		v[n++] = s;
 	switch (data[0] % 3) {
-	case 0: fuzz_new(v, n); break;
-	case 1: fuzz_reserve(v, n, false); break;
-	default: fuzz_reserve(v, n, true); break;
+	case 0:
+		fuzz_new(v, n);
+		break;
+	case 1:
+		fuzz_reserve(v, n, false);
+		break;
+	default:
+		fuzz_reserve(v, n, true);
+		break;
 	}
 	free(buf);
 	return 0;

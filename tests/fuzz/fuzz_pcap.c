@@ -27,7 +27,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	struct probe_rx rx;
-	struct probe_rx_cfg c = {.port = 0, .bin_ns = 1000, .range_ns = 1000000, .series_ns = 1000000,
+	struct probe_rx_cfg c = {.port = 0,
+				 .bin_ns = 1000,
+				 .range_ns = 1000000,
+				 .series_ns = 1000000,
 				 .keep_records = true};
 	if (probe_rx_init(&rx, &c))
 		abort();
@@ -37,6 +40,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rx.frames + info.unusable + info.bad_time != info.records)
 		abort();
 	probe_rx_free(&rx);
-	pcap_close(p);   /* closes f */
+	pcap_close(p); /* closes f */
 	return 0;
 }

@@ -21,14 +21,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char table[] =
-	"tdp-schedule 1\ntf 1ms\nk 10\nport out rate 1Gbit/s\n"
-	"flow a port out size 100 dscp 46 udp-dport 5000\n"
-	"flow b port out size 100 dscp 34 dst 10.9.0.0/16\n"
-	"flow c port out size 100 dscp 10 dst 2001:db8::/32\n"
-	"flow d port out size 100 dscp 12 vlan 42\n"
-	"flow e port out size 100 dscp 20 mpls 1000\n"
-	"frames 0: a 1\n";
+static const char table[] = "tdp-schedule 1\ntf 1ms\nk 10\nport out rate 1Gbit/s\n"
+			    "flow a port out size 100 dscp 46 udp-dport 5000\n"
+			    "flow b port out size 100 dscp 34 dst 10.9.0.0/16\n"
+			    "flow c port out size 100 dscp 10 dst 2001:db8::/32\n"
+			    "flow d port out size 100 dscp 12 vlan 42\n"
+			    "flow e port out size 100 dscp 20 mpls 1000\n"
+			    "frames 0: a 1\n";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -54,17 +53,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint32_t mtu = 60 + (uint32_t)p[0] * 8, off = 0, got = 0;
 		int32_t n;
 		unsigned hl0 = pi.family == 4 ? (p[pi.l3_off] & 15u) * 4 : 0;
-		while ((n = ip4_frag_next(p, (uint32_t)size, &pi, mtu, &off, out, sizeof(out))) > 0) {
+		while ((n = ip4_frag_next(p, (uint32_t)size, &pi, mtu, &off, out, sizeof(out))) >
+		       0) {
 			const uint8_t *ip = out + pi.l3_off;
 			unsigned hl = (ip[0] & 15u) * 4, tot = (unsigned)(ip[2] << 8 | ip[3]);
-			if (tot > mtu || (uint32_t)n != pi.l3_off + tot || pkt_ip4_csum(ip, hl) != 0)
+			if (tot > mtu || (uint32_t)n != pi.l3_off + tot ||
+			    pkt_ip4_csum(ip, hl) != 0)
 				abort();
 			got += tot - hl;
 		}
 		if (n == 0 && got != pi.l3_len - hl0)
 			abort();
 		static const uint8_t src[16] = {10, 0, 0, 1};
-		if (icmp_too_big_build(out, ICMP_ERR_FRAME_MAX, p, (uint32_t)size, &pi, mtu, p, src) > ICMP_ERR_FRAME_MAX)
+		if (icmp_too_big_build(out, ICMP_ERR_FRAME_MAX, p, (uint32_t)size, &pi, mtu, p,
+				       src) > ICMP_ERR_FRAME_MAX)
 			abort();
 	}
 	if (pkt_parse(p, (uint32_t)size, &pi) == PKT_OK) {
@@ -75,7 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		unsigned ihl = ip4 ? (p[pi.l3_off] & 15u) * 4 : 0;
 		bool csum_ok = ip4 && pkt_ip4_csum(p + pi.l3_off, ihl) == 0;
 		static const uint8_t mac[6] = {2, 0, 0, 0, 0, 1};
-		if (pkt_forward(p, &pi, mac, mac) == 0 && csum_ok && pkt_ip4_csum(p + pi.l3_off, ihl) != 0)
+		if (pkt_forward(p, &pi, mac, mac) == 0 && csum_ok &&
+		    pkt_ip4_csum(p + pi.l3_off, ihl) != 0)
 			abort();
 	}
 	/* a frame index of the engine's, from the input's last bytes: anywhere

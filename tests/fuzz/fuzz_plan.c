@@ -26,8 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the planner's time grows with k (placing, then tables of k frames);
 	 * past 100,000 it outlasts the fuzzer's 10 s an input under the
 	 * sanitizers: plan_limits plans k = 10^6, this reads it only */
-	if (plan_read_text(&pl, (const char *)data, size) == 0 && pl.errors == 0 && pl.k <= 100000 &&
-	    plan_place(&pl) == 0) {
+	if (plan_read_text(&pl, (const char *)data, size) == 0 && pl.errors == 0 &&
+	    pl.k <= 100000 && plan_place(&pl) == 0) {
 		for (uint32_t x = 0; x < pl.nnodes; x++) {
 			if (!plan_node_has_table(&pl, x))
 				continue;

@@ -17,7 +17,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct probe_rx rx;
 	static int ready;
 	if (!ready) {
-		struct probe_rx_cfg c = {.port = 0, .bin_ns = 1000, .range_ns = 1000000, .series_ns = 1000000,
+		struct probe_rx_cfg c = {.port = 0,
+					 .bin_ns = 1000,
+					 .range_ns = 1000000,
+					 .series_ns = 1000000,
 					 .keep_records = false};
 		if (probe_rx_init(&rx, &c))
 			abort();
@@ -32,9 +35,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* an exact copy, so reads past the end are caught */
 	uint8_t *f = malloc(size - 8 ? size - 8 : 1);
 	memcpy(f, data + 8, size - 8);
-	uint64_t before = rx.probes + rx.ends + rx.be + rx.flows_over + rx.foreign + rx.shortp + rx.malformed;
+	uint64_t before =
+		rx.probes + rx.ends + rx.be + rx.flows_over + rx.foreign + rx.shortp + rx.malformed;
 	probe_rx_packet(&rx, f, (uint32_t)(size - 8), t2, PROBE_TS_SW);
-	uint64_t after = rx.probes + rx.ends + rx.be + rx.flows_over + rx.foreign + rx.shortp + rx.malformed;
+	uint64_t after =
+		rx.probes + rx.ends + rx.be + rx.flows_over + rx.foreign + rx.shortp + rx.malformed;
 	/* a duplicate probe is counted among the probes too */
 	if (after != before + 1)
 		abort();

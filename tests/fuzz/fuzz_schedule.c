@@ -12,7 +12,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void roundtrip(const struct sched_table *t, int (*writer)(const struct sched_table *, FILE *))
+static void roundtrip(const struct sched_table *t,
+		      int (*writer)(const struct sched_table *, FILE *))
 {
 	char *buf = NULL;
 	size_t len = 0;

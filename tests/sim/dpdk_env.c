@@ -20,14 +20,16 @@ static int eal_init(bool huge)
 		return 0;
 	char prefix[64];
 	snprintf(prefix, sizeof(prefix), "--file-prefix=tdptest%d", (int)getpid());
-	char *argv[] = {"test", "--no-huge", "-m", "512", "--no-shconf", "--no-pci", "--no-telemetry",
-			"--log-level=*:error", "-l", "0", prefix, NULL};
+	char *argv[] = {
+		"test",		  "--no-huge",		 "-m", "512", "--no-shconf", "--no-pci",
+		"--no-telemetry", "--log-level=*:error", "-l", "0",   prefix,	     NULL};
 	int argc = (int)(sizeof(argv) / sizeof(argv[0])) - 1;
-	if (huge)   /* the pages' files go when the process does */
+	if (huge) /* the pages' files go when the process does */
 		argv[1] = "--huge-unlink";
 	if (rte_eal_init(argc, argv) < 0)
 		return -1;
-	pool = rte_pktmbuf_pool_create("tdptest", 32767, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	pool = rte_pktmbuf_pool_create("tdptest", 32767, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				       SOCKET_ID_ANY);
 	if (!pool)
 		return -1;
 	done = 1;
@@ -97,7 +99,8 @@ int env_ring_port_mq(const char *name, uint16_t nq, struct rte_ring **rx, struct
 	if (rte_eth_dev_configure((uint16_t)port, nq, nq, &conf) != 0)
 		return -1;
 	for (uint16_t q = 0; q < nq; q++)
-		if (rte_eth_rx_queue_setup((uint16_t)port, q, 256, SOCKET_ID_ANY, NULL, pool) != 0 ||
+		if (rte_eth_rx_queue_setup((uint16_t)port, q, 256, SOCKET_ID_ANY, NULL, pool) !=
+			    0 ||
 		    rte_eth_tx_queue_setup((uint16_t)port, q, 256, SOCKET_ID_ANY, NULL) != 0)
 			return -1;
 	if (rte_eth_dev_start((uint16_t)port) != 0)

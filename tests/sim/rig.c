@@ -49,12 +49,14 @@ static uint16_t log_tx(uint16_t port, uint16_t q, struct rte_mbuf **pkts, uint16
 		struct txrec *r = &txlog.v[txlog.n++];
 		r->t = tb_sim_time(txlog.tb).ns;
 		r->port = port;
-		r->flow = d[TAG_OFF] == TAG_MAGIC ? (int32_t)(d[TAG_OFF + 1] | d[TAG_OFF + 2] << 8) : -1;
+		r->flow = d[TAG_OFF] == TAG_MAGIC ? (int32_t)(d[TAG_OFF + 1] | d[TAG_OFF + 2] << 8)
+						  : -1;
 		memcpy(&r->seq, d + TAG_OFF + 3, 4);
 		r->len = pkts[i]->pkt_len;
 		r->launch = INT64_MIN;
 		if (txlog.ts_flag && (pkts[i]->ol_flags & txlog.ts_flag))
-			r->launch = rig_dev_to_sim(*RTE_MBUF_DYNFIELD(pkts[i], txlog.ts_off, uint64_t *));
+			r->launch = rig_dev_to_sim(
+				*RTE_MBUF_DYNFIELD(pkts[i], txlog.ts_off, uint64_t *));
 	}
 	return n;
 }
@@ -84,7 +86,8 @@ static int rig_no;
 
 uint64_t rig_dev(int64_t sim_ns)
 {
-	return (uint64_t)(DEV_ORIGIN + sim_ns + sim_ns / 1000000 * DEV_PPM + sim_ns % 1000000 * DEV_PPM / 1000000);
+	return (uint64_t)(DEV_ORIGIN + sim_ns + sim_ns / 1000000 * DEV_PPM +
+			  sim_ns % 1000000 * DEV_PPM / 1000000);
 }
 
 int64_t rig_dev_to_sim(uint64_t dev)
@@ -122,14 +125,14 @@ static int64_t sim_clock(void *arg)
 }
 
 void rig_up(struct rig *r, const char *table, enum late_policy late, int64_t start_ns,
-		   int64_t be_poll_ns, uint32_t depth)
+	    int64_t be_poll_ns, uint32_t depth)
 {
 	static const struct rig_opts defaults = {.hold = SA_SERVE, .unl = SA_SERVE};
 	rig_up_with(r, table, late, start_ns, be_poll_ns, depth, &defaults);
 }
 
-void rig_up_with(struct rig *r, const char *table, enum late_policy late, int64_t start_ns, int64_t be_poll_ns,
-		 uint32_t depth, const struct rig_opts *o)
+void rig_up_with(struct rig *r, const char *table, enum late_policy late, int64_t start_ns,
+		 int64_t be_poll_ns, uint32_t depth, const struct rig_opts *o)
 {
 	memset(r, 0, sizeof(*r));
 	assert_int_equal(env_eal_init(), 0);
@@ -143,7 +146,8 @@ void rig_up_with(struct rig *r, const char *table, enum late_policy late, int64_
 	txlog.ts_flag = 0;
 	r->launch = o->launch;
 	if (o->launch) {
-		assert_int_equal(rte_mbuf_dyn_tx_timestamp_register(&txlog.ts_off, &txlog.ts_flag), 0);
+		assert_int_equal(rte_mbuf_dyn_tx_timestamp_register(&txlog.ts_off, &txlog.ts_flag),
+				 0);
 		for (uint32_t p = 0; p < r->t->nports; p++) {
 			launch_clock_init(&r->lc[p], rig_dev_read, r->tb, 1000);
 			assert_int_equal(launch_clock_sample(&r->lc[p], rig_now, r->tb), 0);
@@ -160,8 +164,10 @@ void rig_up_with(struct rig *r, const char *table, enum late_policy late, int64_
 		assert_true(r->port[p] >= 0);
 		assert_non_null(rte_eth_add_tx_callback((uint16_t)r->port[p], 0, log_tx, NULL));
 		drv_ring[r->port[p]] = r->tx[p];
-		pc[p] = (struct eng_port_cfg){.dpdk_port = (uint16_t)r->port[p], .txq = 0,
-					      .rate_bps = 0, .overhead = r->t->ports[p].overhead};
+		pc[p] = (struct eng_port_cfg){.dpdk_port = (uint16_t)r->port[p],
+					      .txq = 0,
+					      .rate_bps = 0,
+					      .overhead = r->t->ports[p].overhead};
 		if (o->launch) {
 			pc[p].launch = &r->lc[p];
 			pc[p].ts_off = txlog.ts_off;
@@ -172,7 +178,8 @@ void rig_up_with(struct rig *r, const char *table, enum late_policy late, int64_
 	struct timebase *etb = r->tb;
 	if (o->bc635) {
 		r->sim = bcsim_new(sim_clock, r->tb);
-		struct tb_params tp = {.tf_ns = (int64_t)r->t->tf_ns, .epoch_ns = (int64_t)r->t->epoch_ns};
+		struct tb_params tp = {.tf_ns = (int64_t)r->t->tf_ns,
+				       .epoch_ns = (int64_t)r->t->epoch_ns};
 		tb_sync_params_defaults(&tp.sync);
 		char e2[256];
 		r->bctb = tb_bc635_new(bcsim_bus(r->sim), r->tb, &tp, e2, sizeof(e2));
@@ -181,12 +188,24 @@ void rig_up_with(struct rig *r, const char *table, enum late_policy late, int64_
 		etb = r->bctb;
 	}
 	struct eng_config c = {
-		.t = r->t, .tb = etb, .late = late, .flow_depth = depth, .be_depth = 256,
-		.be_poll_ns = be_poll_ns, .ports = pc,
-		.holdover_action = o->hold, .unlocked_action = o->unl, .budget_action = o->budget,
-		.launch_lead_ns = o->lead_ns, .launch_margin_ns = o->margin_ns,
-		.pw = {.spin_below_ns = 0, .min_sleep_ns = 1000, .margin_ns = 500, .window = 16,
-		       .decay_pct = 90, .book_init_ns = 100},
+		.t = r->t,
+		.tb = etb,
+		.late = late,
+		.flow_depth = depth,
+		.be_depth = 256,
+		.be_poll_ns = be_poll_ns,
+		.ports = pc,
+		.holdover_action = o->hold,
+		.unlocked_action = o->unl,
+		.budget_action = o->budget,
+		.launch_lead_ns = o->lead_ns,
+		.launch_margin_ns = o->margin_ns,
+		.pw = {.spin_below_ns = 0,
+		       .min_sleep_ns = 1000,
+		       .margin_ns = 500,
+		       .window = 16,
+		       .decay_pct = 90,
+		       .book_init_ns = 100},
 	};
 	char err[128];
 	r->e = engine_create(&c, err, sizeof(err));
@@ -275,12 +294,15 @@ void check_wire(const struct rig *r, size_t from, size_t to)
 		int p = port_of(r, x->port);
 		assert_true(p >= 0);
 		int64_t start = x->t > free_at[p] ? x->t : free_at[p];
-		int64_t end = start + engine_wire_ns(r->t->ports[p].rate_bps, r->t->ports[p].overhead, x->len);
+		int64_t end = start + engine_wire_ns(r->t->ports[p].rate_bps,
+						     r->t->ports[p].overhead, x->len);
 		int64_t f = frame_index(g, tdp_time(start));
 		int64_t limit = frame_start(g, f).ns + g->tf_ns - (int64_t)r->t->guard_ns;
 		if (end > limit)
-			fail_msg("packet %zu (flow %d) on the wire %lld..%lld crosses the guard band of frame %lld at %lld",
-				 i, x->flow, (long long)start, (long long)end, (long long)f, (long long)limit);
+			fail_msg("packet %zu (flow %d) on the wire %lld..%lld crosses the guard "
+				 "band of frame %lld at %lld",
+				 i, x->flow, (long long)start, (long long)end, (long long)f,
+				 (long long)limit);
 		if (x->flow >= 0)
 			assert_int_equal(frame_index(g, tdp_time(x->t)), f);
 		free_at[p] = end;
@@ -296,7 +318,8 @@ int64_t step(struct rig *r)
 
 void run_to_tfc(struct rig *r, uint32_t tfc)
 {
-	for (int i = 0; i < 20 && frame_tfc(engine_geom(r->e), engine_next_frame(r->e)) != tfc; i++) {
+	for (int i = 0; i < 20 && frame_tfc(engine_geom(r->e), engine_next_frame(r->e)) != tfc;
+	     i++) {
 		top_up(r, 4, 0, NULL, 0);
 		engine_step(r->e);
 		drain_all(r);
@@ -305,13 +328,15 @@ void run_to_tfc(struct rig *r, uint32_t tfc)
 }
 
 /* The log of one flow's sequence numbers, with the tfc each left in. */
-size_t seqs_of(const struct rig *r, int32_t flow, size_t from, uint32_t *seq, uint32_t *tfc, size_t max)
+size_t seqs_of(const struct rig *r, int32_t flow, size_t from, uint32_t *seq, uint32_t *tfc,
+	       size_t max)
 {
 	size_t n = 0;
 	for (size_t i = from; i < txlog.n && n < max; i++)
 		if (txlog.v[i].flow == flow) {
 			seq[n] = txlog.v[i].seq;
-			tfc[n] = frame_tfc(engine_geom(r->e), frame_index(engine_geom(r->e), tdp_time(txlog.v[i].t)));
+			tfc[n] = frame_tfc(engine_geom(r->e),
+					   frame_index(engine_geom(r->e), tdp_time(txlog.v[i].t)));
 			n++;
 		}
 	return n;
@@ -327,11 +352,10 @@ void late_wakeup(struct rig *r, int64_t stall_ns)
 }
 
 /* the tests of late frames and of the clock share it */
-const char table_late[] =
-	"tdp-schedule 1\ntf 1ms\nk 10\nguard 10us\n"
-	"port out rate 10Mbit/s\n"
-	"flow a port out size 100 udp-dport 1\n"
-	"flow b port out size 100 udp-dport 2\n"
-	"frames 0: a 2\n"
-	"frames 2: b 1\n"
-	"frames 4: a 1\n";
+const char table_late[] = "tdp-schedule 1\ntf 1ms\nk 10\nguard 10us\n"
+			  "port out rate 10Mbit/s\n"
+			  "flow a port out size 100 udp-dport 1\n"
+			  "flow b port out size 100 udp-dport 2\n"
+			  "frames 0: a 2\n"
+			  "frames 2: b 1\n"
+			  "frames 4: a 1\n";

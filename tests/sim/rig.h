@@ -22,10 +22,10 @@
 struct rte_mempool;
 
 struct txrec {
-	int64_t t;           /* sim time of the hand-over */
-	int64_t launch;      /* its launch time, in sim time (INT64_MIN: none) */
+	int64_t t;	/* sim time of the hand-over */
+	int64_t launch; /* its launch time, in sim time (INT64_MIN: none) */
 	uint16_t port;
-	int32_t flow;        /* -1: best effort */
+	int32_t flow; /* -1: best effort */
 	uint32_t seq;
 	uint32_t len;
 };
@@ -52,7 +52,7 @@ struct rig {
 	struct engine *e;
 	int port[4];
 	struct rte_ring *rx[4], *tx[4];
-	uint32_t seq[64];      /* next sequence number to enqueue, per flow */
+	uint32_t seq[64]; /* next sequence number to enqueue, per flow */
 	uint32_t be_seq;
 	/* with rig_opts.bc635: the simulated card and its source, on the sim clock */
 	struct bc_sim *sim;
@@ -72,7 +72,7 @@ struct rig_opts {
 	 * its map sampled at the start and one second of sim time later */
 	bool launch;
 	int64_t lead_ns, margin_ns;
-	bool launch_unready;  /* one sample only: the map has no rate */
+	bool launch_unready; /* one sample only: the map has no rate */
 };
 
 /* Samples each port's map, as the daemon's housekeeping does every clock-refresh. */
@@ -88,10 +88,10 @@ extern const char table_late[];
 struct rte_mbuf *mk_in(struct rte_mempool *pool, int32_t flow, uint32_t seq, uint32_t len);
 struct rte_mbuf *mk(int32_t flow, uint32_t seq, uint32_t len);
 
-void rig_up(struct rig *r, const char *table, enum late_policy late, int64_t start_ns, int64_t be_poll_ns,
-	    uint32_t depth);
-void rig_up_with(struct rig *r, const char *table, enum late_policy late, int64_t start_ns, int64_t be_poll_ns,
-		 uint32_t depth, const struct rig_opts *o);
+void rig_up(struct rig *r, const char *table, enum late_policy late, int64_t start_ns,
+	    int64_t be_poll_ns, uint32_t depth);
+void rig_up_with(struct rig *r, const char *table, enum late_policy late, int64_t start_ns,
+		 int64_t be_poll_ns, uint32_t depth, const struct rig_opts *o);
 void rig_down(struct rig *r);
 /* Keeps every flow's queue at `want` packets and best effort at be_want. */
 void top_up(struct rig *r, uint32_t want, uint32_t be_want, const uint32_t *be_sizes, size_t nbs);
@@ -107,7 +107,8 @@ int64_t step(struct rig *r);
 /* Steps until the engine's next frame has row tfc. */
 void run_to_tfc(struct rig *r, uint32_t tfc);
 /* Sequence numbers (and tfc) of flow's packets in txlog from `from` on. */
-size_t seqs_of(const struct rig *r, int32_t flow, size_t from, uint32_t *seq, uint32_t *tfc, size_t max);
+size_t seqs_of(const struct rig *r, int32_t flow, size_t from, uint32_t *seq, uint32_t *tfc,
+	       size_t max);
 /* The next sleep oversleeps by stall_ns: one late wake-up. */
 void late_wakeup(struct rig *r, int64_t stall_ns);
 

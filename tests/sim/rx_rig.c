@@ -17,17 +17,15 @@
 #include "tb_sim.h"
 #include "testutil.h"
 
-const char rig_table_default[] =
-	"tdp-schedule 1\ntf 1ms\nk 10\n"
-	"port out rate 100Mbit/s\n"
-	"flow probe port out size 100 dscp 46 udp-dport 5000\n"
-	"flow l2 port out size 100 dscp 20 mpls 77\n"
-	"frames 0: probe 1, l2 1\n";
+const char rig_table_default[] = "tdp-schedule 1\ntf 1ms\nk 10\n"
+				 "port out rate 100Mbit/s\n"
+				 "flow probe port out size 100 dscp 46 udp-dport 5000\n"
+				 "flow l2 port out size 100 dscp 20 mpls 77\n"
+				 "frames 0: probe 1, l2 1\n";
 
 const uint8_t mac_in[6] = {2, 0, 0, 0, 1, 1}, mac_out[6] = {2, 0, 0, 0, 2, 1};
 const uint8_t host_rcv[6] = {2, 0, 0, 0, 2, 2}, host_snd[6] = {2, 0, 0, 0, 1, 2};
 const uint8_t gw_far[6] = {2, 0, 0, 0, 2, 9};
-
 
 void addr(const char *s, uint8_t a[16])
 {
@@ -59,7 +57,11 @@ void rig_up(struct rig *r)
 	no++;
 	/* configured port 0 = "in" (not in the table), 1 = "out" (table port 0) */
 	struct eng_port_cfg pc = {.dpdk_port = (uint16_t)pid[1], .overhead = 24};
-	struct eng_config c = {.t = r->t, .tb = r->tb, .flow_depth = rig_flow_depth, .be_depth = 8, .ports = &pc,
+	struct eng_config c = {.t = r->t,
+			       .tb = r->tb,
+			       .flow_depth = rig_flow_depth,
+			       .be_depth = 8,
+			       .ports = &pc,
 			       .rx_cores = rig_cores,
 			       .pw = {.min_sleep_ns = 1000, .window = 4, .decay_pct = 90}};
 	r->e = engine_create(&c, err, sizeof(err));
@@ -88,9 +90,11 @@ void rig_up(struct rig *r)
 	if (router_build(r->rt, err, sizeof(err)) != 0)
 		fail_msg("router_build: %s", err);
 
-	r->ports[0] = (struct rx_port){.dpdk_port = (uint16_t)pid[0], .table_port = -1, .nrxq = rig_in_queues};
+	r->ports[0] = (struct rx_port){
+		.dpdk_port = (uint16_t)pid[0], .table_port = -1, .nrxq = rig_in_queues};
 	memcpy(r->ports[0].mac, mac_in, 6);
-	r->ports[1] = (struct rx_port){.dpdk_port = (uint16_t)pid[1], .table_port = 0, .has_peer = true};
+	r->ports[1] =
+		(struct rx_port){.dpdk_port = (uint16_t)pid[1], .table_port = 0, .has_peer = true};
 	memcpy(r->ports[1].mac, mac_out, 6);
 	memcpy(r->ports[1].peer_mac, host_rcv, 6);
 	r->fq[0] = engine_flow_rx(r->e, 0);
@@ -101,8 +105,12 @@ void rig_up(struct rig *r)
 	r->frx[0] = engine_flow_rx(r->e, 0);
 	r->frx[1] = engine_flow_rx(r->e, 1);
 	r->rxt = (struct rx_table){.cls = r->cls, .t = r->t, .flows = r->frx};
-	r->rx = (struct rx){.ports = r->ports, .nports = 2, .tab = &r->rxt, .be_q = r->beq,
-			    .table_to_port = r->t2p, .g = *engine_geom(r->e)};
+	r->rx = (struct rx){.ports = r->ports,
+			    .nports = 2,
+			    .tab = &r->rxt,
+			    .be_q = r->beq,
+			    .table_to_port = r->t2p,
+			    .g = *engine_geom(r->e)};
 	rx_set_router(&r->rx, r->rt);
 	if (rig_cores < 2)
 		return;

@@ -47,7 +47,7 @@ struct rig {
 	struct flow_rx *frx1[2];
 	struct rx_table rxt1;
 	struct rte_ring *handoff;
-	struct rte_ring *inrx[2], *intx[2];   /* port "in"'s queues */
+	struct rte_ring *inrx[2], *intx[2]; /* port "in"'s queues */
 };
 
 void addr(const char *s, uint8_t a[16]);

@@ -82,7 +82,8 @@ static void step_back_repeats_no_row(void **state)
 {
 	for (int be_poll = 0; be_poll < 2; be_poll++) {
 		struct rig r;
-		rig_up(&r, table_late, LATE_DROP, 1000 * TDP_NS_PER_S + 500000, be_poll ? 100000 : 0, 16);
+		rig_up(&r, table_late, LATE_DROP, 1000 * TDP_NS_PER_S + 500000,
+		       be_poll ? 100000 : 0, 16);
 		uint32_t seq[2] = {0, 0};
 		int64_t last = run_checked(&r, 15, INT64_MIN, seq);
 		tb_sim_advance(r.tb, -3500000);
@@ -130,7 +131,7 @@ static void drift_keeps_frames(void **state)
 		assert_int_equal(es.late_frames + es.skipped_frames + es.repeated_frames, 0);
 		struct flow_stats fs;
 		engine_flow_stats(r.e, 0, &fs);
-		assert_int_equal(fs.sent, 600);     /* a: 3 per cycle of 10 frames */
+		assert_int_equal(fs.sent, 600); /* a: 3 per cycle of 10 frames */
 		assert_int_equal(seq[0], 600);
 		rig_down(&r);
 	}
@@ -156,7 +157,7 @@ static void sync_actions(void **state)
 	assert_int_equal(es.demoted_frames, 0);
 	struct flow_stats fs;
 	engine_flow_stats(r.e, 0, &fs);
-	assert_int_equal(fs.sent, 9);           /* served all along: 3 cycles x 3 */
+	assert_int_equal(fs.sent, 9); /* served all along: 3 cycles x 3 */
 	rig_down(&r);
 
 	/* demote when unlocked: no row staged; reserved packets leave as best
@@ -186,8 +187,8 @@ static void sync_actions(void **state)
 	engine_flow_stats(r.e, 0, &fs);
 	struct flow_stats fb;
 	engine_flow_stats(r.e, 1, &fb);
-	assert_int_equal(fs.reserved, reserved0);     /* no reservation served */
-	assert_true(demoted_seen > 10);               /* far more than the rows would have sent */
+	assert_int_equal(fs.reserved, reserved0); /* no reservation served */
+	assert_true(demoted_seen > 10);		  /* far more than the rows would have sent */
 	assert_int_equal(fs.demoted + fb.demoted, demoted_seen);
 	engine_stats(r.e, &es);
 	assert_int_equal(es.demoted_frames, 10);
@@ -221,7 +222,8 @@ static void sync_budget_actions(void **state)
 	rig_up_with(&r, table_late, LATE_DROP, 1000 * TDP_NS_PER_S + 500000, 0, 16, &o);
 	uint32_t seq[2] = {0, 0};
 	int64_t last = run_checked(&r, 10, INT64_MIN, seq);
-	tb_force(r.tb, tb_sim_time(r.tb), TB_LOCKED, 0, 2500, "within: a quarter of the guard band");
+	tb_force(r.tb, tb_sim_time(r.tb), TB_LOCKED, 0, 2500,
+		 "within: a quarter of the guard band");
 	last = run_checked(&r, 10, last, seq);
 	struct eng_stats es;
 	engine_stats(r.e, &es);
@@ -230,11 +232,11 @@ static void sync_budget_actions(void **state)
 	run_checked(&r, 10, last, seq);
 	engine_stats(r.e, &es);
 	assert_int_equal(es.over_budget_frames, 10);
-	assert_int_equal(es.alarm_frames, 0);   /* the state's own action: locked */
+	assert_int_equal(es.alarm_frames, 0); /* the state's own action: locked */
 	assert_int_equal(es.demoted_frames, 0);
 	struct flow_stats fs;
 	engine_flow_stats(r.e, 0, &fs);
-	assert_int_equal(fs.sent, 9);           /* served all along: 3 cycles x 3 */
+	assert_int_equal(fs.sent, 9); /* served all along: 3 cycles x 3 */
 	rig_down(&r);
 
 	o.budget = SA_DEMOTE;
@@ -256,12 +258,14 @@ static void sync_budget_actions(void **state)
 	rig_down(&r);
 
 	/* the table's sync-error is the budget; a table with neither has none */
-	static const char with_sync[] = "tdp-schedule 1\ntf 1ms\nk 10\nguard 10us\nsync-error 1us\n"
-					"port out rate 10Mbit/s\nflow a port out size 100 udp-dport 1\n"
-					"flow b port out size 100 udp-dport 2\nframes 0: a 1\n";
-	static const char no_band[] = "tdp-schedule 1\ntf 1ms\nk 10\nport out rate 10Mbit/s\n"
-				      "flow a port out size 100 udp-dport 1\nflow b port out size 100 udp-dport 2\n"
-				      "frames 0: a 1\n";
+	static const char with_sync[] =
+		"tdp-schedule 1\ntf 1ms\nk 10\nguard 10us\nsync-error 1us\n"
+		"port out rate 10Mbit/s\nflow a port out size 100 udp-dport 1\n"
+		"flow b port out size 100 udp-dport 2\nframes 0: a 1\n";
+	static const char no_band[] =
+		"tdp-schedule 1\ntf 1ms\nk 10\nport out rate 10Mbit/s\n"
+		"flow a port out size 100 udp-dport 1\nflow b port out size 100 udp-dport 2\n"
+		"frames 0: a 1\n";
 	const char *tabs[] = {with_sync, no_band};
 	const uint64_t want[] = {10, 0};
 	o.budget = SA_ALARM;
@@ -324,12 +328,9 @@ static void tick_driven_frames(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(step_forward_skips),
-		cmocka_unit_test(step_back_repeats_no_row),
-		cmocka_unit_test(drift_keeps_frames),
-		cmocka_unit_test(sync_actions),
-		cmocka_unit_test(sync_budget_actions),
-		cmocka_unit_test(tick_driven_frames),
+		cmocka_unit_test(step_forward_skips),  cmocka_unit_test(step_back_repeats_no_row),
+		cmocka_unit_test(drift_keeps_frames),  cmocka_unit_test(sync_actions),
+		cmocka_unit_test(sync_budget_actions), cmocka_unit_test(tick_driven_frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,7 +33,7 @@ static const char table_multi[] =
 	"flow b port out size 1000 udp-dport 2\n"
 	"flow c port aux size 100 udp-dport 3\n"
 	"frames 0-98/2: a 3\n"
-	"frames 0-90/10: b 2\n"        /* frames 0, 10, ...: a and b share the row */
+	"frames 0-90/10: b 2\n" /* frames 0, 10, ...: a and b share the row */
 	"frames 5,6,7: c 2\n"
 	"frames 50: a 1, c 1\n";
 
@@ -71,8 +71,8 @@ static void every_packet_in_its_frame(void **state)
 		}
 		for (uint32_t f = 0; f < 3; f++)
 			if (got[f] != row_n(r.t, tfc, f))
-				fail_msg("frame %lld (tfc %u): flow %u sent %u, table says %u", (long long)j, tfc, f,
-					 got[f], row_n(r.t, tfc, f));
+				fail_msg("frame %lld (tfc %u): flow %u sent %u, table says %u",
+					 (long long)j, tfc, f, got[f], row_n(r.t, tfc, f));
 	}
 	/* a: 50 frames x 3 + 1 per cycle; b: 10 x 2; c: 3 x 2 + 1 -- per 100 frames */
 	struct flow_stats fs;
@@ -93,7 +93,7 @@ static void every_packet_in_its_frame(void **state)
 	struct port_stats ps;
 	engine_port_stats(r.e, 0, &ps);
 	assert_int_equal(ps.be_too_big, 0);
-	assert_int_equal(ps.frames, frames / 100 * 50);   /* frames with a reservation on out */
+	assert_int_equal(ps.frames, frames / 100 * 50); /* frames with a reservation on out */
 	/* the frame-start error: the sim costs 20 ns per read, nothing oversleeps */
 	const struct hist *h = engine_error_hist(r.e);
 	assert_int_equal(h->count, frames);
@@ -101,7 +101,6 @@ static void every_packet_in_its_frame(void **state)
 	assert_true(h->max <= 40);
 	rig_down(&r);
 }
-
 
 /* Runs until the frame to push next has this tfc. */
 static void late_frame_dropped(void **state)
@@ -207,7 +206,8 @@ static void skipped_frames_accounted(void **state)
 {
 	for (int pol = 0; pol < 2; pol++) {
 		struct rig r;
-		rig_up(&r, table_late, pol ? LATE_CARRY : LATE_DROP, 1000 * TDP_NS_PER_S + 500000, 0, 16);
+		rig_up(&r, table_late, pol ? LATE_CARRY : LATE_DROP, 1000 * TDP_NS_PER_S + 500000,
+		       0, 16);
 		run_to_tfc(&r, 0);
 		/* away for 3.5 frames: tfc 0 late, tfc 1..3 skipped (b's frame 2 among them) */
 		late_wakeup(&r, 3500000);
@@ -267,7 +267,6 @@ static void best_effort_too_big_and_held(void **state)
 	assert_int_equal(ps.be_pkts, txlog.n - from);
 	rig_down(&r);
 }
-
 
 /* One frame; on the bc635 path the card's edges up to now happen first. */
 /* Steps one frame at a time for n frames with every queue topped up; checks

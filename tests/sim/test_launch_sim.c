@@ -42,20 +42,23 @@
 
 /* TF 1 ms at 1 Gbit/s: a burst of 5 x 200 + 2 x 1000 bytes, best effort in
  * the rest; frames 8 and 9 have no reservation, only best effort. */
-static const char table_l[] =
-	"tdp-schedule 1\ntf 1ms\nk 10\nguard 10us\n"
-	"port out rate 1Gbit/s\n"
-	"flow a port out size 200 udp-dport 1\n"
-	"flow b port out size 1000 udp-dport 2\n"
-	"frames 0-7: a 5\n"
-	"frames 0,5: b 2\n";
+static const char table_l[] = "tdp-schedule 1\ntf 1ms\nk 10\nguard 10us\n"
+			      "port out rate 1Gbit/s\n"
+			      "flow a port out size 200 udp-dport 1\n"
+			      "flow b port out size 1000 udp-dport 2\n"
+			      "frames 0-7: a 5\n"
+			      "frames 0,5: b 2\n";
 
 static const uint32_t be_sizes[] = {60, 1514, 400, 1000, 64, 1500, 800};
 
 static void up(struct rig *r, bool launch, bool ready)
 {
-	struct rig_opts o = {.hold = SA_SERVE, .unl = SA_SERVE, .launch = launch, .lead_ns = LEAD,
-			     .margin_ns = MARGIN, .launch_unready = !ready};
+	struct rig_opts o = {.hold = SA_SERVE,
+			     .unl = SA_SERVE,
+			     .launch = launch,
+			     .lead_ns = LEAD,
+			     .margin_ns = MARGIN,
+			     .launch_unready = !ready};
 	rig_up_with(r, table_l, LATE_DROP, 1000 * TDP_NS_PER_S + 500000, 0, 64, &o);
 }
 
@@ -85,7 +88,8 @@ static int64_t nic_run(const struct rig *r, struct nic *n, size_t from, size_t t
 			assert_true(x->launch >= last_launch);
 			last_launch = x->launch;
 			if (x->t > x->launch - MARGIN)
-				fail_msg("packet %zu handed over at %lld, its launch time %lld is less than the margin away",
+				fail_msg("packet %zu handed over at %lld, its launch time %lld is "
+					 "less than the margin away",
 					 i, (long long)x->t, (long long)x->launch);
 			at = x->launch;
 			n->timed++;
@@ -94,15 +98,19 @@ static int64_t nic_run(const struct rig *r, struct nic *n, size_t from, size_t t
 		}
 		int64_t start = at > n->free_at ? at : n->free_at;
 		if (x->launch != INT64_MIN && start - x->launch > TICK)
-			fail_msg("packet %zu (flow %d) launched for %lld starts at %lld: delayed by the one ahead", i,
-				 x->flow, (long long)x->launch, (long long)start);
-		int64_t end = start + engine_wire_ns(r->t->ports[0].rate_bps, r->t->ports[0].overhead, x->len);
+			fail_msg("packet %zu (flow %d) launched for %lld starts at %lld: delayed "
+				 "by the one ahead",
+				 i, x->flow, (long long)x->launch, (long long)start);
+		int64_t end = start + engine_wire_ns(r->t->ports[0].rate_bps,
+						     r->t->ports[0].overhead, x->len);
 		/* a launched packet belongs to the frame it was launched for, to the tick */
 		int64_t f = frame_index(g, tdp_time(x->launch != INT64_MIN ? start + TICK : start));
 		int64_t limit = frame_start(g, f).ns + g->tf_ns - (int64_t)r->t->guard_ns;
 		if (end > limit)
-			fail_msg("packet %zu (flow %d, handed over at %lld, launch %lld) on the wire %lld..%lld crosses "
-				 "the guard band at %lld", i, x->flow, (long long)x->t, (long long)x->launch,
+			fail_msg("packet %zu (flow %d, handed over at %lld, launch %lld) on the "
+				 "wire %lld..%lld crosses "
+				 "the guard band at %lld",
+				 i, x->flow, (long long)x->t, (long long)x->launch,
 				 (long long)start, (long long)end, (long long)limit);
 		if (x->flow >= 0) {
 			n->rsv++;
@@ -144,18 +152,22 @@ static void reserved_leave_at_their_launch_time(void **state)
 			continue;
 		}
 		assert_true(first != INT64_MIN);
-		assert_true(first - frame_start(g, j).ns >= -TICK && first - frame_start(g, j).ns <= TICK);
+		assert_true(first - frame_start(g, j).ns >= -TICK &&
+			    first - frame_start(g, j).ns <= TICK);
 		/* the burst: a's five 200-byte packets, then b's two, back to back */
 		int64_t at = frame_start(g, j).ns;
 		uint32_t k = 0;
 		for (size_t x = from; x < txlog.n; x++) {
 			if (txlog.v[x].flow < 0)
 				continue;
-			assert_true(txlog.v[x].launch - at >= -TICK && txlog.v[x].launch - at <= TICK);
-			at += engine_wire_ns(r.t->ports[0].rate_bps, r.t->ports[0].overhead, txlog.v[x].len);
+			assert_true(txlog.v[x].launch - at >= -TICK &&
+				    txlog.v[x].launch - at <= TICK);
+			at += engine_wire_ns(r.t->ports[0].rate_bps, r.t->ports[0].overhead,
+					     txlog.v[x].len);
 			k++;
 		}
-		assert_int_equal(k, row_n(r.t, frame_tfc(g, j), 0) + row_n(r.t, frame_tfc(g, j), 1));
+		assert_int_equal(k,
+				 row_n(r.t, frame_tfc(g, j), 0) + row_n(r.t, frame_tfc(g, j), 1));
 		rows++;
 	}
 	assert_int_equal(n.untimed, 0);
@@ -242,9 +254,11 @@ static int cmp64(const void *a, const void *b)
  * of each frame's burst (its first reserved packet against start(j)). */
 static void what_launch_time_changes(void **state)
 {
-	enum { FRAMES = 20000 };
+	enum {
+		FRAMES = 20000
+	};
 	static int64_t err[2][FRAMES];
-	size_t cnt[2] = {0, 0};   /* frames with a reservation */
+	size_t cnt[2] = {0, 0}; /* frames with a reservation */
 	uint64_t late[2], fallback = 0;
 	for (int mode = 0; mode < 2; mode++) {
 		struct rig r;
@@ -269,7 +283,8 @@ static void what_launch_time_changes(void **state)
 		if (mode == 1) {
 			fallback = ps.launch_late;
 			/* every frame is either launched or pushed by the CPU, counted */
-			assert_int_equal(ps.launch_frames + ps.launch_late, ps.frames + ps.late_frames);
+			assert_int_equal(ps.launch_frames + ps.launch_late,
+					 ps.frames + ps.late_frames);
 			assert_true(ps.launch_late > 0);
 		}
 		rig_down(&r);
@@ -278,13 +293,18 @@ static void what_launch_time_changes(void **state)
 	const char *name[2] = {"CPU push", "launch time"};
 	assert_int_equal(cnt[0], cnt[1]);
 	size_t c = cnt[0];
-	print_message("wire-start error over the %zu of %d frames with a reservation, stalls 1%% 20 us, 0.3%% 60 us, "
-		      "0.1%% 300 us; launch-lead %d us, margin %d us\n", c, FRAMES, LEAD / 1000, MARGIN / 1000);
+	print_message("wire-start error over the %zu of %d frames with a reservation, stalls 1%% "
+		      "20 us, 0.3%% 60 us, "
+		      "0.1%% 300 us; launch-lead %d us, margin %d us\n",
+		      c, FRAMES, LEAD / 1000, MARGIN / 1000);
 	for (int m = 0; m < 2; m++)
-		print_message("  %-12s p50 %lld ns, p99 %lld ns, p99.9 %lld ns, max %lld ns; late frames %llu\n", name[m],
-			      (long long)err[m][c / 2], (long long)err[m][c * 99 / 100], (long long)err[m][c * 999 / 1000],
-			      (long long)err[m][c - 1], (unsigned long long)late[m]);
-	print_message("  launch time fell back to the CPU push in %llu frames\n", (unsigned long long)fallback);
+		print_message("  %-12s p50 %lld ns, p99 %lld ns, p99.9 %lld ns, max %lld ns; late "
+			      "frames %llu\n",
+			      name[m], (long long)err[m][c / 2], (long long)err[m][c * 99 / 100],
+			      (long long)err[m][c * 999 / 1000], (long long)err[m][c - 1],
+			      (unsigned long long)late[m]);
+	print_message("  launch time fell back to the CPU push in %llu frames\n",
+		      (unsigned long long)fallback);
 	/* launch time: every frame that did not fall back starts on time, to the tick */
 	uint64_t exact = 0;
 	for (size_t i = 0; i < c; i++)
@@ -303,14 +323,24 @@ static void stamp_says_launch_time(void **state)
 		"flow p port out size 200 stamp udp-dport 7350\nframes 0-9: p 1\n";
 	for (int launch = 0; launch < 2; launch++) {
 		struct rig r;
-		struct rig_opts o = {.hold = SA_SERVE, .unl = SA_SERVE, .launch = launch, .lead_ns = LEAD,
+		struct rig_opts o = {.hold = SA_SERVE,
+				     .unl = SA_SERVE,
+				     .launch = launch,
+				     .lead_ns = LEAD,
 				     .margin_ns = MARGIN};
 		rig_up_with(&r, table_s, LATE_DROP, 1000 * TDP_NS_PER_S + 500000, 0, 64, &o);
 		static struct probe_tmpl t;
-		struct probe_addr a = {.family = 4, .sport = PROBE_DEFAULT_PORT, .dport = PROBE_DEFAULT_PORT, .ttl = 64,
-				       .vlan = -1, .src = {10, 0, 0, 2}, .dst = {10, 0, 2, 2}};
-		struct probe_hdr h = {.version = PROBE_VERSION, .kind = PROBE_K_PROBE, .tf_ns = 1000000};
-		assert_int_equal(probe_build(&t, &a, probe_min_size(4, false) + 2 * PROBE_STAMP_LEN, &h), 0);
+		struct probe_addr a = {.family = 4,
+				       .sport = PROBE_DEFAULT_PORT,
+				       .dport = PROBE_DEFAULT_PORT,
+				       .ttl = 64,
+				       .vlan = -1,
+				       .src = {10, 0, 0, 2},
+				       .dst = {10, 0, 2, 2}};
+		struct probe_hdr h = {
+			.version = PROBE_VERSION, .kind = PROBE_K_PROBE, .tf_ns = 1000000};
+		assert_int_equal(
+			probe_build(&t, &a, probe_min_size(4, false) + 2 * PROBE_STAMP_LEN, &h), 0);
 		int64_t i = engine_next_frame(r.e);
 		struct rte_mbuf *m = rte_pktmbuf_alloc(env_pool());
 		uint8_t *d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)t.len);
@@ -321,7 +351,9 @@ static void stamp_says_launch_time(void **state)
 		struct rte_mbuf *out = NULL;
 		assert_int_equal(rte_ring_sc_dequeue(r.tx[0], (void **)&out), 0);
 		struct probe_hdr got;
-		assert_int_equal(probe_decode(rte_pktmbuf_mtod(out, uint8_t *), out->data_len, 0, &got), PROBE_OK);
+		assert_int_equal(
+			probe_decode(rte_pktmbuf_mtod(out, uint8_t *), out->data_len, 0, &got),
+			PROBE_OK);
 		assert_int_equal(got.hops, 1);
 		assert_int_equal(got.stamp[0].dframe, 0);
 		if (launch) {
@@ -340,9 +372,9 @@ static void stamp_says_launch_time(void **state)
 /* ---- the map from samples ------------------------------------------------ */
 
 struct fake {
-	int64_t t;            /* CTR ns */
-	int64_t read_cost;    /* CTR time a device read takes */
-	int64_t dev_off;      /* added to the device clock (a step) */
+	int64_t t;	   /* CTR ns */
+	int64_t read_cost; /* CTR time a device read takes */
+	int64_t dev_off;   /* added to the device clock (a step) */
 	bool fail;
 };
 
@@ -395,7 +427,8 @@ static void map_fitted_from_samples(void **state)
 	int64_t d = (int64_t)launch_dev(&m, tdp_time(t)) - (int64_t)fake_dev(&f, t);
 	print_message("map ahead by %lld ticks\n", (long long)d);
 	assert_true(d >= -3 && d <= 3);
-	assert_true(launch_ctr(&m, fake_dev(&f, t)) - t >= -4 && launch_ctr(&m, fake_dev(&f, t)) - t <= 4);
+	assert_true(launch_ctr(&m, fake_dev(&f, t)) - t >= -4 &&
+		    launch_ctr(&m, fake_dev(&f, t)) - t <= 4);
 	/* a read that takes longer than the bracket allows is not taken */
 	f.read_cost = 5000;
 	assert_int_equal(launch_clock_sample(&lc, fake_now, &f), -1);
@@ -439,17 +472,32 @@ static void lead_out_of_range_refused(void **state)
 	struct eng_port_cfg pc = {.dpdk_port = 0, .rate_bps = 0, .overhead = 24, .launch = &lc};
 	const int64_t bad[][2] = {{600000, 5000}, {100000, 100000}, {100000, -1}};
 	for (size_t i = 0; i < 3; i++) {
-		struct eng_config c = {.t = t, .tb = tb, .flow_depth = 8, .be_depth = 8, .ports = &pc,
-				       .launch_lead_ns = bad[i][0], .launch_margin_ns = bad[i][1],
-				       .pw = {.min_sleep_ns = 1000, .margin_ns = 500, .window = 16, .decay_pct = 90}};
+		struct eng_config c = {.t = t,
+				       .tb = tb,
+				       .flow_depth = 8,
+				       .be_depth = 8,
+				       .ports = &pc,
+				       .launch_lead_ns = bad[i][0],
+				       .launch_margin_ns = bad[i][1],
+				       .pw = {.min_sleep_ns = 1000,
+					      .margin_ns = 500,
+					      .window = 16,
+					      .decay_pct = 90}};
 		char err[256] = "";
 		assert_null(engine_create(&c, err, sizeof(err)));
 		assert_non_null(strstr(err, "launch-lead"));
 	}
 	/* the default lead, 600 us, is cut to half the TF; without a launch-time port there is none */
-	struct eng_config c = {.t = t, .tb = tb, .flow_depth = 8, .be_depth = 8, .ports = &pc,
-			       .launch_lead_ns = 600000, .launch_lead_default = true, .launch_margin_ns = 5000,
-			       .pw = {.min_sleep_ns = 1000, .margin_ns = 500, .window = 16, .decay_pct = 90}};
+	struct eng_config c = {
+		.t = t,
+		.tb = tb,
+		.flow_depth = 8,
+		.be_depth = 8,
+		.ports = &pc,
+		.launch_lead_ns = 600000,
+		.launch_lead_default = true,
+		.launch_margin_ns = 5000,
+		.pw = {.min_sleep_ns = 1000, .margin_ns = 500, .window = 16, .decay_pct = 90}};
 	char err[256] = "";
 	struct engine *e = engine_create(&c, err, sizeof(err));
 	assert_non_null(e);

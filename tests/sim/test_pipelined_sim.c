@@ -24,11 +24,10 @@
 #include "rig.h"
 #include "testutil.h"
 
-static const char table_pipe[] =
-	"tdp-schedule 1\ntf 100us\nk 10\n"
-	"port out rate 1Gbit/s\n"
-	"flow p port out size 200 alpha 2 delay 10us udp-dport 1\n"
-	"frames 0, 3, 4: p 2\n";
+static const char table_pipe[] = "tdp-schedule 1\ntf 100us\nk 10\n"
+				 "port out rate 1Gbit/s\n"
+				 "flow p port out size 200 alpha 2 delay 10us udp-dport 1\n"
+				 "frames 0, 3, 4: p 2\n";
 
 /* Two packets the upstream sent in frame u, due in u + 2 as RX marks them;
  * the sequence number says u. */
@@ -55,7 +54,8 @@ static void pipelined(enum late_policy pol)
 	struct rig r;
 	rig_up(&r, table_pipe, pol, 1000 * TDP_NS_PER_S + 500000, 0, 64);
 	const struct frame_geom *g = engine_geom(r.e);
-	int64_t c0 = engine_next_frame(r.e) / 10 + 1, late_u = (c0 + 3) * 10 + 8, lost_u = (c0 + 4) * 10 + 1;
+	int64_t c0 = engine_next_frame(r.e) / 10 + 1, late_u = (c0 + 3) * 10 + 8,
+		lost_u = (c0 + 4) * 10 + 1;
 	size_t from = txlog.n;
 	while (engine_next_frame(r.e) < (c0 + 40) * 10) {
 		int64_t j = engine_next_frame(r.e), u = j - 1;
@@ -77,8 +77,8 @@ static void pipelined(enum late_policy pol)
 			continue;
 		}
 		if (f != u + 2)
-			fail_msg("packet of upstream frame %lld left in frame %lld, not %lld", (long long)u, (long long)f,
-				 (long long)(u + 2));
+			fail_msg("packet of upstream frame %lld left in frame %lld, not %lld",
+				 (long long)u, (long long)f, (long long)(u + 2));
 		seen++;
 	}
 	/* all but the late, the lost and the last u = 8 pair (due after the run) */
@@ -89,7 +89,8 @@ static void pipelined(enum late_policy pol)
 		assert_int_equal(late_seen, 0);
 		assert_int_equal(fs.arr_late_dropped, 2);
 		assert_int_equal(fs.arr_late_carried, 0);
-		assert_int_equal(fs.unused, 2 + 2 + 2); /* + frame 0 of the first cycle: nothing came */
+		assert_int_equal(fs.unused,
+				 2 + 2 + 2); /* + frame 0 of the first cycle: nothing came */
 	} else {
 		assert_int_equal(late_seen, 2);
 		assert_int_equal(fs.arr_late_carried, 2);
@@ -109,11 +110,10 @@ static void pipelined(enum late_policy pol)
  */
 static void swap_to_pipelined_keeps_queued(void **state)
 {
-	static const char table_inorder[] =
-		"tdp-schedule 1\ntf 100us\nk 10\n"
-		"port out rate 1Gbit/s\n"
-		"flow p port out size 200 udp-dport 1\n"
-		"frames 0, 3, 4: p 2\n";
+	static const char table_inorder[] = "tdp-schedule 1\ntf 100us\nk 10\n"
+					    "port out rate 1Gbit/s\n"
+					    "flow p port out size 200 udp-dport 1\n"
+					    "frames 0, 3, 4: p 2\n";
 	struct rig r;
 	/* frame 5 of a cycle: no reservation before the next cycle */
 	rig_up(&r, table_inorder, LATE_DROP, 1000 * TDP_NS_PER_S + 550000, 0, 16);

@@ -80,8 +80,11 @@ static void launch_time_where_the_pmd_offers_it(void **state)
 	assert_true(pmd_launch_decide(with, "mlx5_pci", PMD_LAUNCH_ON, why, sizeof(why)));
 	assert_false(pmd_launch_decide(with, "mlx5_pci", PMD_LAUNCH_OFF, why, sizeof(why)));
 	assert_string_equal(why, "the CPU at the frame boundary (tx-launch off)");
-	assert_false(pmd_launch_decide(RTE_ETH_TX_OFFLOAD_MULTI_SEGS, "net_af_xdp", PMD_LAUNCH_AUTO, why, sizeof(why)));
-	assert_string_equal(why, "the CPU at the frame boundary: net_af_xdp offers no send-on-timestamp offload");
+	assert_false(pmd_launch_decide(RTE_ETH_TX_OFFLOAD_MULTI_SEGS, "net_af_xdp", PMD_LAUNCH_AUTO,
+				       why, sizeof(why)));
+	assert_string_equal(
+		why,
+		"the CPU at the frame boundary: net_af_xdp offers no send-on-timestamp offload");
 }
 
 int main(void)

@@ -30,19 +30,19 @@
 
 /* TF 10 ms at 10 Gbit/s: 10^5 packets of 64 bytes are 7.04 ms of wire, so
  * the table is admitted; every other frame is empty. */
-static const char table_big[] =
-	"tdp-schedule 1\ntf 10ms\nk 2\nguard 100us\n"
-	"port out rate 10Gbit/s\n"
-	"flow a port out size 64 udp-dport 1\n"
-	"flow b port out size 64 udp-dport 2\n"
-	"frames 0: a 50000, b 50000\n";
+static const char table_big[] = "tdp-schedule 1\ntf 10ms\nk 2\nguard 100us\n"
+				"port out rate 10Gbit/s\n"
+				"flow a port out size 64 udp-dport 1\n"
+				"flow b port out size 64 udp-dport 2\n"
+				"frames 0: a 50000, b 50000\n";
 
 /* 10^5 packets do not fit the environment's pool: a pool of small buffers */
 static struct rte_mempool *small_pool(void)
 {
 	static struct rte_mempool *mp;
 	if (!mp)
-		mp = rte_pktmbuf_pool_create("push_small", 262143, 256, 0, RTE_PKTMBUF_HEADROOM + 128, SOCKET_ID_ANY);
+		mp = rte_pktmbuf_pool_create("push_small", 262143, 256, 0,
+					     RTE_PKTMBUF_HEADROOM + 128, SOCKET_ID_ANY);
 	assert_non_null(mp);
 	return mp;
 }
@@ -120,10 +120,13 @@ static size_t in_frame(const struct rig *r, size_t from, int64_t j, uint32_t *se
 		const struct txrec *t = &txlog.v[x];
 		assert_true(t->flow == 0 || t->flow == 1);
 		if (frame_index(g, tdp_time(t->t)) != j)
-			fail_msg("packet %zu of flow %d left at %lld, frame %lld, not in frame %lld", x - from, t->flow,
-				 (long long)t->t, (long long)frame_index(g, tdp_time(t->t)), (long long)j);
+			fail_msg(
+				"packet %zu of flow %d left at %lld, frame %lld, not in frame %lld",
+				x - from, t->flow, (long long)t->t,
+				(long long)frame_index(g, tdp_time(t->t)), (long long)j);
 		if (t->seq != seq[t->flow])
-			fail_msg("flow %d: packet %u left where %u was due", t->flow, t->seq, seq[t->flow]);
+			fail_msg("flow %d: packet %u left where %u was due", t->flow, t->seq,
+				 seq[t->flow]);
 		seq[t->flow]++;
 	}
 	return n;
@@ -143,14 +146,18 @@ static void whole_frame_through_a_small_ring(void **state)
 	assert_int_equal(seq[1], PER_FLOW);
 	check_wire(&r, from, txlog.n);
 	assert_true(txlog.calls >= 2 * PER_FLOW / 32);
-	print_message("push: %u packets of 64 B in one frame through a driver taking 32 a call: %zu sent in the "
-		      "frame, %llu calls\n", 2 * PER_FLOW, txlog.n - from, (unsigned long long)txlog.calls);
+	print_message("push: %u packets of 64 B in one frame through a driver taking 32 a call: "
+		      "%zu sent in the "
+		      "frame, %llu calls\n",
+		      2 * PER_FLOW, txlog.n - from, (unsigned long long)txlog.calls);
 	for (uint32_t f = 0; f < 2; f++) {
 		struct flow_stats fs;
 		engine_flow_stats(r.e, f, &fs);
 		assert_int_equal(fs.sent, PER_FLOW);
 		assert_int_equal(fs.reserved, PER_FLOW);
-		assert_int_equal(fs.tx_drop + fs.tx_carried + fs.late_dropped + fs.late_carried + fs.unused, 0);
+		assert_int_equal(fs.tx_drop + fs.tx_carried + fs.late_dropped + fs.late_carried +
+					 fs.unused,
+				 0);
 		assert_int_equal(fs.late_frames, 0);
 	}
 	struct port_stats ps;
@@ -180,8 +187,11 @@ static void unsent_follow_the_late_policy(enum late_policy pol)
 	size_t out = in_frame(&r, from, j, seq);
 	check_wire(&r, from, txlog.n);
 	assert_true(out > 0 && out < PER_FLOW); /* b had nothing sent */
-	print_message("push: a driver taking 32 a call at 30 us a call: %zu of %u sent before the guard band, the "
-		      "rest %s\n", out, 2 * PER_FLOW, pol == LATE_DROP ? "dropped (tx_drop)" : "carried (tx_carried)");
+	print_message("push: a driver taking 32 a call at 30 us a call: %zu of %u sent before the "
+		      "guard band, the "
+		      "rest %s\n",
+		      out, 2 * PER_FLOW,
+		      pol == LATE_DROP ? "dropped (tx_drop)" : "carried (tx_carried)");
 	struct flow_stats a, b;
 	engine_flow_stats(r.e, 0, &a);
 	engine_flow_stats(r.e, 1, &b);

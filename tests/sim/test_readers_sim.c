@@ -22,11 +22,10 @@
 #include "rx.h"
 #include "summary.h"
 
-static const char table[] =
-	"tdp-schedule 1\ntf 100us\nk 10\nguard 2us\n"
-	"port out rate 1Gbit/s\n"
-	"flow a port out size 200 udp-dport 1\n"
-	"frames 0-9: a 1\n";
+static const char table[] = "tdp-schedule 1\ntf 100us\nk 10\nguard 2us\n"
+			    "port out rate 1Gbit/s\n"
+			    "flow a port out size 200 udp-dport 1\n"
+			    "frames 0-9: a 1\n";
 
 static void *run(void *arg)
 {

@@ -83,27 +83,27 @@ static void bad_packets_counted(void **state)
 {
 	struct rig r;
 	rig_up(&r);
-	struct pg g = from_sender("192.168.7.7");       /* no route */
+	struct pg g = from_sender("192.168.7.7"); /* no route */
 	rx_packet(&r.rx, 0, frame(&g));
-	g = from_sender("10.0.2.77");                   /* connected, no neighbour */
+	g = from_sender("10.0.2.77"); /* connected, no neighbour */
 	rx_packet(&r.rx, 0, frame(&g));
-	g = from_sender("10.0.2.1");                    /* our own address */
+	g = from_sender("10.0.2.1"); /* our own address */
 	rx_packet(&r.rx, 0, frame(&g));
 	g = from_sender("10.0.2.2");
 	g.ttl = 1;
 	rx_packet(&r.rx, 0, frame(&g));
 	g = from_sender("10.0.2.2");
-	memcpy(g.smac, mac_in, 6);                      /* our own transmission */
+	memcpy(g.smac, mac_in, 6); /* our own transmission */
 	rx_packet(&r.rx, 0, frame(&g));
 	g = from_sender("10.0.2.2");
 	struct rte_mbuf *m = frame(&g);
-	rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - 20));  /* runt */
+	rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - 20)); /* runt */
 	rx_packet(&r.rx, 0, m);
 	g = from_sender("10.0.2.2");
 	m = frame(&g);
-	rte_pktmbuf_mtod(m, uint8_t *)[14] = 0x41;     /* IHL 1 */
+	rte_pktmbuf_mtod(m, uint8_t *)[14] = 0x41; /* IHL 1 */
 	rx_packet(&r.rx, 0, m);
-	g = from_sender("10.0.2.2");                    /* a reserved flow routed out of the wrong port */
+	g = from_sender("10.0.2.2"); /* a reserved flow routed out of the wrong port */
 	g.dscp = 46;
 	g.dport = 5000;
 	memcpy(g.dst, (uint8_t[]){10, 0, 1, 2}, 4);
@@ -132,21 +132,21 @@ static void frames_for_other_hosts_dropped(void **state)
 	struct rig r;
 	rig_up(&r);
 	struct pg g = from_sender("10.0.2.2");
-	memcpy(g.dmac, gw_far, 6);                      /* another station's MAC */
+	memcpy(g.dmac, gw_far, 6); /* another station's MAC */
 	rx_packet(&r.rx, 0, frame(&g));
 	g = from_sender("10.0.2.2");
-	memcpy(g.dmac, mac_out, 6);                     /* our other port's MAC, not this one's */
+	memcpy(g.dmac, mac_out, 6); /* our other port's MAC, not this one's */
 	rx_packet(&r.rx, 0, frame(&g));
 	assert_int_equal(r.rx.st.drop[RXD_OTHER_HOST], 2);
 	assert_int_equal(rte_ring_count(r.beq[1]) + rte_ring_count(r.ringtx[1]), 0);
 	g = from_sender("10.0.2.2");
-	memset(g.dmac, 0xff, 6);                        /* broadcast: still ours to route */
+	memset(g.dmac, 0xff, 6); /* broadcast: still ours to route */
 	rx_packet(&r.rx, 0, frame(&g));
 	g = from_sender("10.0.2.2");
 	rx_packet(&r.rx, 0, frame(&g));
 	assert_int_equal(r.rx.st.best_effort, 2);
 	assert_int_equal(r.rx.st.drop[RXD_OTHER_HOST], 2);
-	struct rte_mbuf *m = frame(&g);                 /* shorter than an Ethernet header */
+	struct rte_mbuf *m = frame(&g); /* shorter than an Ethernet header */
 	rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - 10));
 	rx_packet(&r.rx, 0, m);
 	assert_int_equal(r.rx.st.drop[RXD_RUNT], 1);
@@ -164,12 +164,12 @@ static void queues_are_bounded(void **state)
 	g.dport = 5000;
 	for (int i = 0; i < 7; i++)
 		rx_packet(&r.rx, 0, frame(&g));
-	assert_int_equal(r.frx[0]->enq, 4);              /* depth 4 */
+	assert_int_equal(r.frx[0]->enq, 4); /* depth 4 */
 	assert_int_equal(r.frx[0]->overflow, 3);
 	g = from_sender("10.0.2.2");
 	for (int i = 0; i < 11; i++)
 		rx_packet(&r.rx, 0, frame(&g));
-	assert_int_equal(r.rx.st.drop[RXD_BE_OVERFLOW], 3);  /* depth 8 */
+	assert_int_equal(r.rx.st.drop[RXD_BE_OVERFLOW], 3); /* depth 8 */
 	rig_down(&r);
 	assert_int_equal(rte_mempool_in_use_count(env_pool()), 0);
 }
@@ -196,10 +196,10 @@ static void one_burst_queued_in_order(void **state)
 	}
 	assert_int_equal(rx_poll(&r.rx), 24);
 	assert_int_equal(r.rx.st.pkts, 24);
-	assert_int_equal(r.frx[0]->enq, 4);           /* depth 4 */
+	assert_int_equal(r.frx[0]->enq, 4); /* depth 4 */
 	assert_int_equal(r.frx[0]->overflow, nr - 4);
 	assert_int_equal(r.rx.st.reserved, 4);
-	assert_int_equal(r.rx.st.best_effort, 8);     /* depth 8 */
+	assert_int_equal(r.rx.st.best_effort, 8); /* depth 8 */
 	assert_int_equal(r.rx.st.drop[RXD_BE_OVERFLOW], nb - 8);
 	for (uint32_t i = 0; i < 4; i++) {
 		struct rte_mbuf *m = NULL;
@@ -237,18 +237,18 @@ static void rx_poll_reads_ports(void **state)
 	int64_t ticks = 0;
 	r.rx.clock = tick_clock;
 	r.rx.clock_arg = &ticks;
-	assert_int_equal(rx_poll(&r.rx), 32);       /* one burst */
+	assert_int_equal(rx_poll(&r.rx), 32); /* one burst */
 	/* port 0 read at 1 us, burst full: nothing known of when the rest came */
 	assert_int_equal(r.rx.now.ns, 2000);
 	assert_false(r.ports[0].drained_ok[0]);
-	assert_true(r.ports[1].drained_ok[0]);         /* port 1 empty at 3 us */
+	assert_true(r.ports[1].drained_ok[0]); /* port 1 empty at 3 us */
 	assert_int_equal(r.ports[1].drained[0].ns, 3000);
 	assert_int_equal(rx_poll(&r.rx), 8);
 	/* the 8 came after the full burst: no drained time yet for them */
 	assert_false(r.rx.since_ok);
 	assert_true(r.ports[0].drained_ok[0]);
 	assert_int_equal(r.ports[0].drained[0].ns, 4000);
-	assert_int_equal(r.rx.st.best_effort, 8);   /* the BE queue holds 8 */
+	assert_int_equal(r.rx.st.best_effort, 8); /* the BE queue holds 8 */
 	assert_int_equal(r.rx.st.drop[RXD_BE_OVERFLOW], 32);
 	/* the next burst on port 0 arrived after 4 us */
 	struct rte_mbuf *m = frame(&g);
@@ -305,7 +305,7 @@ static void pipelined_due_frames(void **state)
 	assert_int_equal(fr->arr->max, 999999);
 	assert_int_equal(fr->arr->bin[hist_bin_of(0)], 2);
 	assert_int_equal(fr->arr_guard, 3);
-	assert_int_equal(fr->arr_uncertain, 0);   /* no drained time known */
+	assert_int_equal(fr->arr_uncertain, 0); /* no drained time known */
 	/* read at 7.5 ms (upstream frame 7 less 300 us): uncertain only when it
 	 * can have arrived before frame 6's guard band ended, at 7.45 ms */
 	const int64_t since[] = {7499990, 7450000, 7449999, 6000000};
@@ -327,12 +327,11 @@ static void pipelined_due_frames(void **state)
  * before the table is offered; one that makes it in order again keeps it. */
 static void swap_to_pipelined_measures_arrivals(void **state)
 {
-	static const char piped[] =
-		"tdp-schedule 1\ntf 1ms\nk 10\n"
-		"port out rate 100Mbit/s\n"
-		"flow probe port out size 100 alpha 2 dscp 46 udp-dport 5000\n"
-		"flow bulk port out size 1000 dscp 10\n"
-		"frames 0: probe 1, bulk 2\n";
+	static const char piped[] = "tdp-schedule 1\ntf 1ms\nk 10\n"
+				    "port out rate 100Mbit/s\n"
+				    "flow probe port out size 100 alpha 2 dscp 46 udp-dport 5000\n"
+				    "flow bulk port out size 1000 dscp 10\n"
+				    "frames 0: probe 1, bulk 2\n";
 	char err[256];
 	struct rig r;
 	rig_up(&r);
@@ -341,12 +340,12 @@ static void swap_to_pipelined_measures_arrivals(void **state)
 	if (!nt)
 		fail_msg("engine_table_build: %s", err);
 	struct flow_rx *fr = engine_table_flow_rx(nt, 0);
-	assert_ptr_equal(fr, engine_flow_rx(r.e, 0));   /* kept: the same flow */
+	assert_ptr_equal(fr, engine_flow_rx(r.e, 0)); /* kept: the same flow */
 	assert_non_null(fr->arr);
 	assert_int_equal(fr->arr->count, 0);
 	assert_null(engine_table_flow_rx(nt, 1)->arr);
 	engine_table_discard(r.e, nt);
-	assert_non_null(engine_flow_rx(r.e, 0)->arr);   /* kept for a later swap */
+	assert_non_null(engine_flow_rx(r.e, 0)->arr); /* kept for a later swap */
 	rig_down(&r);
 }
 
@@ -366,7 +365,7 @@ static void icmp_errors_rate_limited(void **state)
 	rig_up(&r);
 	r.ports[0].has_ip4 = true;
 	memcpy(r.ports[0].ip4, (uint8_t[]){10, 0, 1, 1}, 4);
-	r.rx.icmp_rate = 1000;     /* one per ms */
+	r.rx.icmp_rate = 1000; /* one per ms */
 	r.rx.icmp_burst = 2;
 	r.rx.now = tdp_time(1000000000);
 	struct pg g = from_sender("10.0.2.2");
@@ -375,11 +374,12 @@ static void icmp_errors_rate_limited(void **state)
 	struct rte_mbuf *m = sent_back(&r);
 	assert_non_null(m);
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
-	assert_memory_equal(d, host_snd, 6);               /* back to the sender */
+	assert_memory_equal(d, host_snd, 6); /* back to the sender */
 	assert_memory_equal(d + 6, mac_in, 6);
-	assert_memory_equal(d + 14 + 12, ((uint8_t[]){10, 0, 1, 1}), 4);   /* from the ingress port's address */
+	assert_memory_equal(d + 14 + 12, ((uint8_t[]){10, 0, 1, 1}),
+			    4); /* from the ingress port's address */
 	assert_memory_equal(d + 14 + 16, ((uint8_t[]){10, 0, 1, 2}), 4);
-	assert_int_equal(d[14 + 20], 11);                   /* time exceeded */
+	assert_int_equal(d[14 + 20], 11); /* time exceeded */
 	rte_pktmbuf_free(m);
 	/* no route: destination unreachable; the burst of 2 is then spent */
 	g = from_sender("192.168.7.7");
@@ -417,16 +417,16 @@ static void host_frames_left_to_the_kernel(void **state)
 	struct rig r;
 	rig_up(&r);
 	struct pg g = from_sender("224.0.1.129");
-	g.dport = 319;                                     /* PTP event, its multicast group */
+	g.dport = 319; /* PTP event, its multicast group */
 	rx_packet(&r.rx, 0, frame(&g));
 	g = from_sender("10.0.2.2");
-	g.dport = 319;                                     /* unicast PTP through: forwarded */
+	g.dport = 319; /* unicast PTP through: forwarded */
 	rx_packet(&r.rx, 0, frame(&g));
 	assert_int_equal(r.rx.st.best_effort, 1);
 	g = from_sender("224.0.0.5");
 	rx_packet(&r.rx, 0, frame(&g));
 	struct rte_mbuf *m = frame(&g);
-	pg_w16(rte_pktmbuf_mtod(m, uint8_t *) + 12, 0x0806);   /* ARP */
+	pg_w16(rte_pktmbuf_mtod(m, uint8_t *) + 12, 0x0806); /* ARP */
 	rx_packet(&r.rx, 0, m);
 	assert_int_equal(r.rx.st.host[PUNT_PTP], 1);
 	assert_int_equal(r.rx.st.host[PUNT_LINK], 1);
@@ -456,14 +456,14 @@ static void host_frames_through_the_exception_interface(void **state)
 	}
 	no++;
 	struct pg g = from_sender("224.0.1.129");
-	g.dport = 319;                                     /* PTP event */
+	g.dport = 319; /* PTP event */
 	rx_packet(&r.rx, 0, frame(&g));
 	struct rte_mbuf *m = frame(&g);
-	pg_w16(rte_pktmbuf_mtod(m, uint8_t *) + 12, 0x0806);   /* ARP */
+	pg_w16(rte_pktmbuf_mtod(m, uint8_t *) + 12, 0x0806); /* ARP */
 	rx_packet(&r.rx, 0, m);
-	g = from_sender("10.0.1.1");                       /* the router's own address */
+	g = from_sender("10.0.1.1"); /* the router's own address */
 	rx_packet(&r.rx, 0, frame(&g));
-	g = from_sender("10.0.2.2");                       /* through: not the kernel's */
+	g = from_sender("10.0.2.2"); /* through: not the kernel's */
 	rx_packet(&r.rx, 0, frame(&g));
 	assert_int_equal(rte_ring_count(ktx[0]), 3);
 	assert_int_equal(r.ports[0].tap.to_kernel, 3);
@@ -476,7 +476,7 @@ static void host_frames_through_the_exception_interface(void **state)
 	assert_int_equal(rte_ring_sc_dequeue(ktx[0], (void **)&m), 0);
 	assert_memory_equal(rte_pktmbuf_mtod(m, uint8_t *), mac_in, 6);
 	assert_memory_equal(rte_pktmbuf_mtod(m, uint8_t *) + 6, host_snd, 6);
-	assert_int_equal(rte_pktmbuf_mtod(m, uint8_t *)[14 + 8], 64);   /* TTL as sent */
+	assert_int_equal(rte_pktmbuf_mtod(m, uint8_t *)[14 + 8], 64); /* TTL as sent */
 	rte_pktmbuf_free(m);
 	env_drain(ktx[0]);
 	env_drain(r.beq[1]);
@@ -493,7 +493,7 @@ static void host_frames_through_the_exception_interface(void **state)
 	assert_int_equal(r.ports[1].tap.from_kernel_drop, 2);
 	assert_int_equal(rte_ring_count(r.ringtx[0]), 1);
 	assert_int_equal(r.ports[0].tap.from_kernel, 1);
-	assert_int_equal(r.rx.st.pkts, 4);                 /* none of them counted as received */
+	assert_int_equal(r.rx.st.pkts, 4); /* none of them counted as received */
 	env_drain(r.beq[1]);
 
 	/* an interface that refuses the frame: dropped and counted */
@@ -515,8 +515,8 @@ static void host_frames_through_the_exception_interface(void **state)
  * RX answers Host Unreachable, counts the drop, and asks again, so that
  * the host is reached once it is back. */
 /* a kernel route with one next hop (gw NULL: connected) */
-static int kroute(struct router *r, uint32_t port, int family, const uint8_t *prefix, unsigned len, const uint8_t *gw,
-		  uint8_t proto)
+static int kroute(struct router *r, uint32_t port, int family, const uint8_t *prefix, unsigned len,
+		  const uint8_t *gw, uint8_t proto)
 {
 	struct route_nh nh = {.port = port, .has_gw = gw != NULL};
 	if (gw)
@@ -558,7 +558,8 @@ static void many_host_routes_all_taken(void **state)
 		assert_true(rc == ROUTE_OK || rc == ROUTE_NO_NEIGH);
 		assert_int_equal(port, 1);
 		pi.dst[3] = 8; /* the /24 holds only the /32: no route */
-		assert_true(router_lookup(k, &pi, &port, mac, nh) < 0 && router_lookup(k, &pi, &port, mac, nh) != ROUTE_NO_NEIGH);
+		assert_true(router_lookup(k, &pi, &port, mac, nh) < 0 &&
+			    router_lookup(k, &pi, &port, mac, nh) != ROUTE_NO_NEIGH);
 	}
 	router_free(k);
 	rig_down(&r);
@@ -574,8 +575,8 @@ static void failed_neighbour_host_unreachable(void **state)
 	r.rx.icmp_rate = 1000;
 	r.rx.icmp_burst = 4;
 	r.rx.now = tdp_time(1000000000);
-	struct rte_ring *res = rte_ring_create_elem("rx_resolve_f", sizeof(struct rx_resolve), 64, SOCKET_ID_ANY,
-						    RING_F_SP_ENQ | RING_F_SC_DEQ);
+	struct rte_ring *res = rte_ring_create_elem("rx_resolve_f", sizeof(struct rx_resolve), 64,
+						    SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	assert_non_null(res);
 	r.rx.resolve = res;
 	struct router *k = router_copy_static(r.rt);
@@ -590,9 +591,9 @@ static void failed_neighbour_host_unreachable(void **state)
 	rx_set_router(&r.rx, k);
 	struct pg g = from_sender("10.0.2.77");
 	rx_packet(&r.rx, 0, frame(&g));
-	g = from_sender("10.8.3.3");                       /* via the failed gateway */
+	g = from_sender("10.8.3.3"); /* via the failed gateway */
 	rx_packet(&r.rx, 0, frame(&g));
-	g = from_sender("10.0.2.2");                       /* the static one still forwards */
+	g = from_sender("10.0.2.2"); /* the static one still forwards */
 	rx_packet(&r.rx, 0, frame(&g));
 	assert_int_equal(r.rx.st.best_effort, 1);
 	for (int i = 0; i < 2; i++) {
@@ -600,8 +601,8 @@ static void failed_neighbour_host_unreachable(void **state)
 		assert_non_null(m);
 		const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 		assert_memory_equal(d + 14 + 12, ((uint8_t[]){10, 0, 1, 1}), 4);
-		assert_int_equal(d[14 + 20], 3);               /* destination unreachable */
-		assert_int_equal(d[14 + 21], 1);               /* host */
+		assert_int_equal(d[14 + 20], 3); /* destination unreachable */
+		assert_int_equal(d[14 + 21], 1); /* host */
 		rte_pktmbuf_free(m);
 	}
 	assert_int_equal(r.rx.st.icmp_sent[ICMP_ERR_NO_NEIGH], 2);
@@ -610,7 +611,7 @@ static void failed_neighbour_host_unreachable(void **state)
 	assert_int_equal(rte_ring_sc_dequeue_elem(res, &q, sizeof(q)), 0);
 	assert_memory_equal(q.addr, gone, 4);
 	assert_int_equal(rte_ring_sc_dequeue_elem(res, &q, sizeof(q)), 0);
-	assert_memory_equal(q.addr, gw, 4);                 /* asked again */
+	assert_memory_equal(q.addr, gw, 4); /* asked again */
 	/* tdpctl neighbours: the failed ones say so */
 	struct route_view v[8];
 	size_t n = router_neighbours(k, v, 8), nf = 0;
@@ -628,8 +629,8 @@ static void kernel_routes_swap_in_between_bursts(void **state)
 	struct rig r;
 	rig_up(&r);
 	char err[160];
-	struct rte_ring *res = rte_ring_create_elem("rx_resolve_t", sizeof(struct rx_resolve), 64, SOCKET_ID_ANY,
-						    RING_F_SP_ENQ | RING_F_SC_DEQ);
+	struct rte_ring *res = rte_ring_create_elem("rx_resolve_t", sizeof(struct rx_resolve), 64,
+						    SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	assert_non_null(res);
 	r.rx.resolve = res;
 	/* a kernel route via a gateway whose MAC is not known yet */
@@ -641,7 +642,7 @@ static void kernel_routes_swap_in_between_bursts(void **state)
 	assert_int_equal(router_build(k, err, sizeof(err)), 0);
 	atomic_store(&r.rx.rt_offer, k);
 	rx_poll(&r.rx);
-	assert_null(atomic_load(&r.rx.rt_offer));          /* taken */
+	assert_null(atomic_load(&r.rx.rt_offer)); /* taken */
 	assert_ptr_equal(r.rx.rt, k);
 	struct pg g = from_sender("10.8.1.1");
 	rx_packet(&r.rx, 0, frame(&g));
@@ -650,7 +651,7 @@ static void kernel_routes_swap_in_between_bursts(void **state)
 	assert_int_equal(rte_ring_sc_dequeue_elem(res, &q, sizeof(q)), 0);
 	assert_int_equal(q.family, 4);
 	assert_int_equal(q.port, 1);
-	assert_memory_equal(q.addr, gw, 4);                 /* the gateway, for the kernel to ARP */
+	assert_memory_equal(q.addr, gw, 4); /* the gateway, for the kernel to ARP */
 	/* the kernel resolved it: the next router forwards (the old one freed
 	 * first: each holds 128 MiB of tables) */
 	rx_set_router(&r.rx, r.rt);
@@ -674,7 +675,8 @@ static void kernel_routes_swap_in_between_bursts(void **state)
 	bool seen8 = false, seen9 = false;
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].prefix[1] == 8)
-			seen8 = v[i].origin == ROUTE_ORIGIN_KERNEL && v[i].resolved && v[i].proto == 4;
+			seen8 = v[i].origin == ROUTE_ORIGIN_KERNEL && v[i].resolved &&
+				v[i].proto == 4;
 		if (v[i].prefix[1] == 9)
 			seen9 = v[i].origin == ROUTE_ORIGIN_STATIC;
 	}

@@ -121,7 +121,7 @@ static void a_core_hands_what_it_sends_at_once_to_core_0(void **state)
 	assert_int_equal(r.rx1.st.best_effort, 1);
 	assert_int_equal(rte_ring_count(r.ringtx[0]), 0);
 	assert_int_equal(rte_ring_count(r.handoff), 1);
-	assert_int_equal(rx_poll(&r.rx), 0);   /* nothing received; the hand-off sent */
+	assert_int_equal(rx_poll(&r.rx), 0); /* nothing received; the hand-off sent */
 	assert_int_equal(rte_ring_count(r.handoff), 0);
 	assert_int_equal(rte_ring_count(r.ringtx[0]), 1);
 	assert_int_equal(r.rx.st.handoff_sent, 1);
@@ -173,7 +173,8 @@ static void a_later_packet_on_one_core_does_not_hold_the_other(void **state)
 		struct rte_mbuf *m = NULL;
 		assert_int_equal(rte_ring_count(r.ringtx[1]), 1);
 		assert_int_equal(rte_ring_dequeue(r.ringtx[1], (void **)&m), 0);
-		assert_int_equal(rte_pktmbuf_mtod(m, uint8_t *)[42], x == j ? 1 : 0);   /* b, then a */
+		assert_int_equal(rte_pktmbuf_mtod(m, uint8_t *)[42],
+				 x == j ? 1 : 0); /* b, then a */
 		rte_pktmbuf_free(m);
 	}
 	struct flow_stats fs;
@@ -189,7 +190,7 @@ static void a_later_packet_on_one_core_does_not_hold_the_other(void **state)
 struct feeder {
 	struct rx *rx;
 	uint8_t core;
-	bool best_effort;         /* else reserved */
+	bool best_effort; /* else reserved */
 	_Atomic int *go, *done;
 };
 
@@ -248,7 +249,7 @@ static void two_cores_at_once_lose_nothing_and_keep_their_order(void **state)
 			uint32_t seq;
 			memcpy(&seq, p + 43, 4);
 			assert_true(c < 2);
-			assert_int_equal(seq, next[c]);   /* each core's order kept */
+			assert_int_equal(seq, next[c]); /* each core's order kept */
 			next[c]++;
 			got[c]++;
 			rte_pktmbuf_free(m);

@@ -80,14 +80,14 @@ static void too_big(void **state)
 	/* no DF: fragments, each within the MTU, out of the route's port */
 	rx_packet(&r.rx, 0, frame(&g));
 	assert_int_equal(r.rx.st.frag_pkts, 1);
-	assert_int_equal(r.rx.st.frag_sent, 2);           /* 1000 bytes of IP: 556 + 464 */
+	assert_int_equal(r.rx.st.frag_sent, 2); /* 1000 bytes of IP: 556 + 464 */
 	uint32_t data = 0;
 	for (int i = 0; i < 2; i++) {
 		m = take(r.beq[1]);
 		assert_non_null(m);
 		d = rte_pktmbuf_mtod(m, const uint8_t *);
-		assert_memory_equal(d, gw_far, 6);            /* rewritten for the next hop */
-		assert_int_equal(d[14 + 8], 63);              /* TTL less one */
+		assert_memory_equal(d, gw_far, 6); /* rewritten for the next hop */
+		assert_int_equal(d[14 + 8], 63);   /* TTL less one */
 		uint32_t tot = (uint32_t)(d[16] << 8 | d[17]);
 		assert_true(tot <= 576);
 		assert_int_equal(pkt_ip4_csum(d + 14, 20), 0);
@@ -105,7 +105,7 @@ static void too_big(void **state)
 	assert_int_equal(r.rx.st.drop[RXD_TOO_BIG], 2);
 	struct flow_rx_sum fs;
 	engine_table_flow_rx_sum(engine_table_current(r.e), 0, &fs, NULL);
-	assert_int_equal(fs.too_big, 1);                  /* counted for its flow too */
+	assert_int_equal(fs.too_big, 1); /* counted for its flow too */
 	assert_int_equal(r.rx.st.frag_pkts, 1);
 	/* at the MTU: through */
 	g.size = 14 + 576;
@@ -169,7 +169,7 @@ static void moved_route(void **state)
 	struct flow_rx_sum fs;
 	engine_table_flow_rx_sum(engine_table_current(r.e), 0, &fs, NULL);
 	assert_int_equal(fs.route_moved, 3);
-	assert_int_equal(fs.moved_port, 1);               /* configured port 0, + 1 */
+	assert_int_equal(fs.moved_port, 1); /* configured port 0, + 1 */
 	assert_int_equal(fs.moved_at_ns, r.rx.now.ns);
 	assert_int_equal(r.rx.st.drop[RXD_WRONG_PORT], 3);
 	assert_int_equal(rte_ring_count(r.ringtx[0]), 0);
@@ -272,7 +272,7 @@ static void held_while_resolving(void **state)
 		rx_packet(&r.rx, 0, frame(&g));
 	assert_int_equal(hold.queued, RX_HOLD_PKTS);
 	assert_int_equal(hold.full, 1);
-	assert_int_equal(r.rx.st.drop[RXD_NO_NEIGH], 1);  /* only the one past the queue */
+	assert_int_equal(r.rx.st.drop[RXD_NO_NEIGH], 1); /* only the one past the queue */
 	assert_int_equal(rte_ring_count(r.beq[1]), 0);
 	/* reserved packets are not held: late for their frame they are no use */
 	g.dscp = 46;
@@ -303,7 +303,7 @@ static void held_while_resolving(void **state)
 	rte_pktmbuf_free(m);
 	env_drain(r.beq[1]);
 	/* no answer in time: dropped, counted as no-neighbour */
-	g = from_sender("10.0.2.77");                        /* on the link, not resolved */
+	g = from_sender("10.0.2.77"); /* on the link, not resolved */
 	rx_packet(&r.rx, 0, frame(&g));
 	assert_int_equal(hold.used, 1);
 	r.rx.now = tdp_time_add(r.rx.now, RX_HOLD_NS);

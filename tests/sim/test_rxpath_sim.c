@@ -60,7 +60,7 @@ static void queue_holds_its_depth_in_order_across_the_wrap(void **state)
 		assert_int_equal(flowq_dequeue(&q, m, 1), 0);
 		assert_int_equal(flowq_count(&q), 0);
 	}
-	assert_true(atomic_load(&q.head) < 100);   /* it wrapped */
+	assert_true(atomic_load(&q.head) < 100); /* it wrapped */
 }
 
 #define STREAM 200000u
@@ -83,7 +83,7 @@ static void *producer(void *arg)
 		for (uint32_t i = 0; i < n; i++)
 			m[i] = tok(next + i);
 		uint32_t k = flowq_enqueue(&s->q, m, n);
-		next += k;     /* what was refused is offered again */
+		next += k; /* what was refused is offered again */
 		s->refused += n - k;
 		burst = burst % 31 + 1;
 	}
@@ -111,7 +111,8 @@ static void two_threads_lose_nothing_and_keep_order(void **state)
 	pthread_join(th, NULL);
 	assert_int_equal(flowq_count(&s.q), 0);
 	/* a queue of 48 with the consumer on the same two cores: it was full at times */
-	printf("  %u packets through a queue of 48; %u offers refused while it was full\n", STREAM, s.refused);
+	printf("  %u packets through a queue of 48; %u offers refused while it was full\n", STREAM,
+	       s.refused);
 }
 
 static void pi_for(struct pkt_info *pi, const char *dst)
@@ -128,9 +129,11 @@ static void bulk_lookup_answers_as_the_single_one(void **state)
 	(void)state;
 	struct rig r;
 	rig_up(&r);
-	const char *dst[] = {"10.0.2.2", "10.9.1.1", "10.0.1.1", "10.0.2.77", "192.168.1.1", "10.0.1.2",
-			     "2001:db8::1", "10.9.200.3", "10.0.2.9", "0.0.0.0"};
-	enum { N = sizeof(dst) / sizeof(dst[0]) };
+	const char *dst[] = {"10.0.2.2", "10.9.1.1",	"10.0.1.1",   "10.0.2.77", "192.168.1.1",
+			     "10.0.1.2", "2001:db8::1", "10.9.200.3", "10.0.2.9",  "0.0.0.0"};
+	enum {
+		N = sizeof(dst) / sizeof(dst[0])
+	};
 	struct pkt_info pi[N];
 	const struct pkt_info *pp[N];
 	struct route_hop h[N];
@@ -145,7 +148,8 @@ static void bulk_lookup_answers_as_the_single_one(void **state)
 		uint8_t mac[6] = {0}, nh[16];
 		int rc = router_lookup(r.rt, &pi[i], &port, mac, nh);
 		if (h[i].res != rc)
-			fail_msg("%s: bulk %s, single %s", dst[i], route_res_name(h[i].res), route_res_name(rc));
+			fail_msg("%s: bulk %s, single %s", dst[i], route_res_name(h[i].res),
+				 route_res_name(rc));
 		seen[-rc]++;
 		if (rc == ROUTE_OK || rc == ROUTE_LOCAL || rc == ROUTE_NO_NEIGH)
 			assert_int_equal(h[i].port, port);
@@ -177,7 +181,7 @@ static void flow_route_cache_holds_one_destination_of_one_router(void **state)
 	struct rig r;
 	rig_up(&r);
 	uint8_t mac[6];
-	probe_through(&r, "10.9.1.1", mac);   /* via the gateway: looked up, then cached */
+	probe_through(&r, "10.9.1.1", mac); /* via the gateway: looked up, then cached */
 	assert_memory_equal(mac, gw_far, 6);
 	assert_int_equal(r.rx.st.nh_cached, 0);
 	probe_through(&r, "10.9.1.1", mac);
@@ -209,7 +213,7 @@ static void flow_route_cache_holds_one_destination_of_one_router(void **state)
 	assert_int_equal(router_build(nr, err, sizeof(err)), 0);
 	atomic_store(&r.rx.rt_offer, nr);
 	probe_through(&r, "10.9.1.1", mac);
-	assert_null(atomic_load(&r.rx.rt_offer));   /* taken */
+	assert_null(atomic_load(&r.rx.rt_offer)); /* taken */
 	assert_memory_equal(mac, moved, 6);
 	assert_int_equal(r.rx.st.nh_cached, 2);
 	probe_through(&r, "10.9.1.1", mac);

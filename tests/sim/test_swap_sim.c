@@ -24,27 +24,25 @@
 #include "rig.h"
 #include "testutil.h"
 
-static const char swap_t1[] =
-	"tdp-schedule 1\ntf 100us\nk 10\nguard 2us\n"
-	"port out rate 1Gbit/s\n"
-	"flow a port out size 200 udp-dport 1\n"
-	"flow b port out size 300 udp-dport 2\n"
-	"flow c port out size 100 udp-dport 3\n"
-	"frames 0-9/2: a 1\n"
-	"frames 3: b 2\n"
-	"frames 7: c 1\n";
+static const char swap_t1[] = "tdp-schedule 1\ntf 100us\nk 10\nguard 2us\n"
+			      "port out rate 1Gbit/s\n"
+			      "flow a port out size 200 udp-dport 1\n"
+			      "flow b port out size 300 udp-dport 2\n"
+			      "flow c port out size 100 udp-dport 3\n"
+			      "frames 0-9/2: a 1\n"
+			      "frames 3: b 2\n"
+			      "frames 7: c 1\n";
 
 /* k 20, the flows in another order, a with more per frame (its carry array
  * grows), c gone, d new */
-static const char swap_t2[] =
-	"tdp-schedule 1\ntf 100us\nk 20\nguard 2us\n"
-	"port out rate 1Gbit/s\n"
-	"flow b port out size 300 udp-dport 2\n"
-	"flow a port out size 200 udp-dport 1\n"
-	"flow d port out size 150 udp-dport 4\n"
-	"frames 1-19/2: a 2\n"
-	"frames 0: b 1\n"
-	"frames 5,15: d 3\n";
+static const char swap_t2[] = "tdp-schedule 1\ntf 100us\nk 20\nguard 2us\n"
+			      "port out rate 1Gbit/s\n"
+			      "flow b port out size 300 udp-dport 2\n"
+			      "flow a port out size 200 udp-dport 1\n"
+			      "flow d port out size 150 udp-dport 4\n"
+			      "frames 1-19/2: a 2\n"
+			      "frames 0: b 1\n"
+			      "frames 5,15: d 3\n";
 
 /* flows are tagged by name across tables: a=0, b=1, ... */
 static uint32_t gid(const struct sched_table *t, uint32_t f)
@@ -66,7 +64,8 @@ static void swap_top_up(struct rig *r, uint32_t want)
 }
 
 /* What the table says flow g (by name) gets in frame j. */
-static uint32_t want_n(const struct sched_table *t, const struct frame_geom *g, int64_t j, uint32_t id)
+static uint32_t want_n(const struct sched_table *t, const struct frame_geom *g, int64_t j,
+		       uint32_t id)
 {
 	uint32_t tfc = (uint32_t)(((j % t->k) + t->k) % t->k);
 	(void)g;
@@ -88,7 +87,8 @@ static int64_t swap_run(struct rig *r, int n, int64_t last, int64_t J, const str
 		int64_t j = engine_step(r->e);
 		drain_all(r);
 		if (last != INT64_MIN && j != last + 1)
-			fail_msg("frame %lld after %lld: a frame was missed or served twice", (long long)j, (long long)last);
+			fail_msg("frame %lld after %lld: a frame was missed or served twice",
+				 (long long)j, (long long)last);
 		last = j;
 		uint32_t got[8] = {0};
 		for (size_t x = from; x < txlog.n; x++) {
@@ -104,9 +104,10 @@ static int64_t swap_run(struct rig *r, int n, int64_t last, int64_t J, const str
 		const struct sched_table *t = j < J ? t1 : t2;
 		for (uint32_t id = 0; id < 8; id++)
 			if (got[id] != want_n(t, g, j, id))
-				fail_msg("frame %lld (%s, adoption at %lld): flow %c sent %u, the table says %u", (long long)j,
-					 j < J ? "old table" : "new table", (long long)J, 'a' + id, got[id],
-					 want_n(t, g, j, id));
+				fail_msg("frame %lld (%s, adoption at %lld): flow %c sent %u, the "
+					 "table says %u",
+					 (long long)j, j < J ? "old table" : "new table",
+					 (long long)J, 'a' + id, got[id], want_n(t, g, j, id));
 	}
 	return last;
 }
@@ -226,18 +227,16 @@ static void swap_across_a_stall(void **state)
  * the only frame that starts a cycle of both; the new rows rule from there. */
 static void swap_to_a_million_frames(void **state)
 {
-	static const char small[] =
-		"tdp-schedule 1\ntf 1us\nk 4\n"
-		"port out rate 10Gbit/s\n"
-		"flow a port out size 60 udp-dport 1\n"
-		"frames 0: a 1\n";
-	static const char big[] =
-		"tdp-schedule 1\ntf 1us\nk 1000000\n"
-		"port out rate 10Gbit/s\n"
-		"flow a port out size 60 udp-dport 1\n"
-		"flow e port out size 60 udp-dport 5\n"
-		"frames 0-999999/1000: a 1\n"
-		"frames 7, 999999: e 1\n";
+	static const char small[] = "tdp-schedule 1\ntf 1us\nk 4\n"
+				    "port out rate 10Gbit/s\n"
+				    "flow a port out size 60 udp-dport 1\n"
+				    "frames 0: a 1\n";
+	static const char big[] = "tdp-schedule 1\ntf 1us\nk 1000000\n"
+				  "port out rate 10Gbit/s\n"
+				  "flow a port out size 60 udp-dport 1\n"
+				  "flow e port out size 60 udp-dport 5\n"
+				  "frames 0-999999/1000: a 1\n"
+				  "frames 7, 999999: e 1\n";
 	struct rig r;
 	rig_up(&r, small, LATE_DROP, 1000 * TDP_NS_PER_S - 60000, 0, 16);
 	engine_start(r.e);
@@ -273,12 +272,12 @@ static void swap_refused(void **state)
 	engine_start(r.e);
 	char err[256];
 	struct sched_table *tf = parse_ok("tdp-schedule 1\ntf 200us\nk 10\nport out rate 1Gbit/s\n"
-					    "flow a port out size 200 udp-dport 1\nframes 0: a 1\n");
+					  "flow a port out size 200 udp-dport 1\nframes 0: a 1\n");
 	assert_null(engine_table_build(r.e, tf, err, sizeof(err)));
 	assert_non_null(strstr(err, "needs a restart"));
 	sched_free(tf);
 	struct sched_table *pt = parse_ok("tdp-schedule 1\ntf 100us\nk 10\nport west rate 1Gbit/s\n"
-					    "flow a port west size 200 udp-dport 1\nframes 0: a 1\n");
+					  "flow a port west size 200 udp-dport 1\nframes 0: a 1\n");
 	assert_null(engine_table_build(r.e, pt, err, sizeof(err)));
 	assert_non_null(strstr(err, "ports change only with a restart"));
 	sched_free(pt);

@@ -55,7 +55,10 @@ static const char *code(char *reply, json_t **res)
 	json_t *r = json_loads(reply, 0, NULL);
 	assert_non_null(r);
 	json_t *k = json_object_get(r, "code");
-	snprintf(c, sizeof(c), "%s", k ? json_string_value(k) : json_is_true(json_object_get(r, "ok")) ? "ok" : "?");
+	snprintf(c, sizeof(c), "%s",
+		 k					  ? json_string_value(k)
+		 : json_is_true(json_object_get(r, "ok")) ? "ok"
+							  : "?");
 	if (res)
 		*res = json_incref(json_object_get(r, "result"));
 	json_decref(r);
@@ -94,8 +97,10 @@ static uint64_t stage(struct rig *r, struct tables *tm, const char *args)
 {
 	json_t *a = json_loads(args, 0, NULL), *res = NULL;
 	bool defer = true;
-	assert_string_equal(code(tables_built(tm, build(r, t2), NULL, "t2", a, true, tdp_mono_ns(), 3, &defer), &res),
-			    "ok");
+	assert_string_equal(
+		code(tables_built(tm, build(r, t2), NULL, "t2", a, true, tdp_mono_ns(), 3, &defer),
+		     &res),
+		"ok");
 	assert_false(defer);
 	json_decref(a);
 	uint64_t id = (uint64_t)json_integer_value(json_object_get(res, "id"));
@@ -133,13 +138,16 @@ static void staged_then_aborted_then_expired(void **st)
 	/* while staged, a load or another stage is busy */
 	assert_string_equal(code(tables_busy(&tm), NULL), "busy");
 	/* an abort of another id, or of none, leaves it staged */
-	assert_string_equal(code(args_of(&tm, tables_abort, with_id(buf, sizeof(buf), 7)), NULL), "unknown-stage");
+	assert_string_equal(code(args_of(&tm, tables_abort, with_id(buf, sizeof(buf), 7)), NULL),
+			    "unknown-stage");
 	assert_string_equal(code(args_of(&tm, tables_abort, "{}"), NULL), "bad-args");
 	assert_non_null(tm.staged);
-	assert_string_equal(code(args_of(&tm, tables_abort, with_id(buf, sizeof(buf), id)), NULL), "ok");
+	assert_string_equal(code(args_of(&tm, tables_abort, with_id(buf, sizeof(buf), id)), NULL),
+			    "ok");
 	assert_null(tm.staged);
 	assert_null(tables_busy(&tm));
-	assert_string_equal(code(args_of(&tm, tables_abort, with_id(buf, sizeof(buf), id)), NULL), "unknown-stage");
+	assert_string_equal(code(args_of(&tm, tables_abort, with_id(buf, sizeof(buf), id)), NULL),
+			    "unknown-stage");
 	/* the next stage has the next id; past its expiry, the next step drops it */
 	id = stage(&r, &tm, "{\"ttl_ms\":60000}");
 	assert_int_equal(id, 2);
@@ -172,7 +180,8 @@ static void committed_and_swapped(void **st)
 	char buf[64];
 	uint64_t id = stage(&r, &tm, "{}");
 	/* a commit for a time the engine has passed: refused, still staged */
-	json_t *a = json_pack("{sI sI}", "id", (json_int_t)id, "at_tai_ns", (json_int_t)(tb_now(r.tb).ns - 1000000));
+	json_t *a = json_pack("{sI sI}", "id", (json_int_t)id, "at_tai_ns",
+			      (json_int_t)(tb_now(r.tb).ns - 1000000));
 	bool defer = false;
 	assert_string_equal(code(tables_commit(&tm, a, 5, &defer), NULL), "too-late");
 	json_decref(a);
@@ -222,8 +231,10 @@ static void loaded_cancelled_and_stopped(void **st)
 	/* a load that does not wait: offered, answered at once */
 	json_t *a = json_pack("{sb}", "wait", 0), *res = NULL;
 	bool defer = true;
-	assert_string_equal(code(tables_built(&tm, build(&r, t2), NULL, "t2", a, false, tdp_mono_ns(), 4, &defer),
-				 &res), "ok");
+	assert_string_equal(code(tables_built(&tm, build(&r, t2), NULL, "t2", a, false,
+					      tdp_mono_ns(), 4, &defer),
+				 &res),
+			    "ok");
 	json_decref(a);
 	assert_false(defer);
 	assert_true(json_is_true(json_object_get(res, "waiting")));
@@ -238,12 +249,17 @@ static void loaded_cancelled_and_stopped(void **st)
 	assert_null(tm.pending);
 	assert_string_equal(code(tables_cancel(&tm), NULL), "nothing-pending");
 	/* a load that failed to build: its reply stands, counted */
-	assert_string_equal(code(tables_built(&tm, NULL, strdup("{\"version\":1,\"ok\":false,\"code\":\"invalid-table\","
-								"\"error\":\"x\"}\n"), "bad", NULL, false, 0, 4,
-					      &defer), NULL), "invalid-table");
+	assert_string_equal(
+		code(tables_built(&tm, NULL,
+				  strdup("{\"version\":1,\"ok\":false,\"code\":\"invalid-table\","
+					 "\"error\":\"x\"}\n"),
+				  "bad", NULL, false, 0, 4, &defer),
+		     NULL),
+		"invalid-table");
 	assert_int_equal(tm.rejected, 1);
 	/* a load that waits, then tdpd stops: its client is told */
-	assert_null(tables_built(&tm, build(&r, t2), NULL, "t2", NULL, false, tdp_mono_ns(), 6, &defer));
+	assert_null(tables_built(&tm, build(&r, t2), NULL, "t2", NULL, false, tdp_mono_ns(), 6,
+				 &defer));
 	assert_true(defer);
 	assert_int_equal(tm.waiter, 6);
 	tables_stop(&tm);

@@ -7,16 +7,16 @@
 #include <string.h>
 
 struct pg {
-	int vlan;            /* -1: untagged */
+	int vlan; /* -1: untagged */
 	int pcp;
-	int mpls;            /* -1: no label */
-	int family;          /* 4 or 6 */
+	int mpls;   /* -1: no label */
+	int family; /* 4 or 6 */
 	uint8_t dscp;
 	uint8_t ttl;
 	uint8_t dst[16];
 	uint8_t src[16];
 	uint16_t dport;
-	uint32_t size;       /* frame size without FCS; at least the headers */
+	uint32_t size; /* frame size without FCS; at least the headers */
 	uint8_t dmac[6], smac[6];
 };
 

@@ -24,8 +24,8 @@ void sp_put64(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)(v >> (56 - 8 * i));
 }
 
-size_t response(uint8_t *buf, uint16_t seq, uint16_t id, int64_t off, int64_t ingress, int gm, uint8_t ps,
-		int64_t delay_ns)
+size_t response(uint8_t *buf, uint16_t seq, uint16_t id, int64_t off, int64_t ingress, int gm,
+		uint8_t ps, int64_t delay_ns)
 {
 	uint8_t *d;
 	int n = ptpm_build_get(buf, PTPM_MAX, 0, seq, 1, id);
@@ -54,7 +54,8 @@ size_t response(uint8_t *buf, uint16_t seq, uint16_t id, int64_t off, int64_t in
 
 int64_t sim_drift(void)
 {
-	return sp4.drift_ppm ? (tb_sim_time(sp4.clk).ns - sp4.drift_t0) * sp4.drift_ppm / 1000000 : 0;
+	return sp4.drift_ppm ? (tb_sim_time(sp4.clk).ns - sp4.drift_t0) * sp4.drift_ppm / 1000000
+			     : 0;
 }
 
 static uint8_t *slot(size_t *len)
@@ -75,10 +76,11 @@ int sim_send(void *ctx, const uint8_t *buf, size_t n)
 	(void)ctx;
 	struct ptpm_msg m;
 	sp4.sent++;
-	if (ptpm_parse(buf, n, &m, NULL) != 0 || sp4.silent || sp4.tail - sp4.head >= 16 - SIMPTP_PORTS)
+	if (ptpm_parse(buf, n, &m, NULL) != 0 || sp4.silent ||
+	    sp4.tail - sp4.head >= 16 - SIMPTP_PORTS)
 		return 0;
 	if (m.transport_specific != sp4.ts) {
-		sp4.dropped_ts++;   /* port_ignore: not its transportSpecific */
+		sp4.dropped_ts++; /* port_ignore: not its transportSpecific */
 		return 0;
 	}
 	size_t r;
@@ -99,8 +101,10 @@ int sim_send(void *ctx, const uint8_t *buf, size_t n)
 		int np = sp4.nports > 1 ? sp4.nports : 1;
 		for (int k = 0; k < np; k++) {
 			out = slot(&r);
-			r = response(out, m.seq, m.id, off, sp4.ingress, sp4.gm,
-				     (uint8_t)(sp4.nports > 1 ? sp4.port_states[k] : sp4.port_state), sp4.delay);
+			r = response(
+				out, m.seq, m.id, off, sp4.ingress, sp4.gm,
+				(uint8_t)(sp4.nports > 1 ? sp4.port_states[k] : sp4.port_state),
+				sp4.delay);
 			sp_put16(out + 54 + 8, (uint16_t)(k + 1));
 			if (sp4.p2p) {
 				out[54 + 23] = PTPM_DM_P2P;
@@ -110,7 +114,8 @@ int sim_send(void *ctx, const uint8_t *buf, size_t n)
 		}
 		return 0;
 	}
-	r = response(out, m.seq, m.id, off, sp4.ingress, sp4.gm, (uint8_t)sp4.port_state, sp4.p2p ? 0 : sp4.delay);
+	r = response(out, m.seq, m.id, off, sp4.ingress, sp4.gm, (uint8_t)sp4.port_state,
+		     sp4.p2p ? 0 : sp4.delay);
 	queued(r);
 	return 0;
 }

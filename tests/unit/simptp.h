@@ -22,11 +22,11 @@
 struct simptp {
 	struct timebase *clk;
 	int64_t offset, delay;
-	int64_t drift_ppm, drift_t0;  /* the offset moves by drift_ppm from drift_t0 (sim time) */
+	int64_t drift_ppm, drift_t0; /* the offset moves by drift_ppm from drift_t0 (sim time) */
 	int gm, port_state, silent;
-	uint8_t ts;                   /* ptp4l's transportSpecific: requests with another are dropped */
-	int p2p;                      /* delay_mechanism P2P: the delay is the ports' peer delay */
-	int nports;                   /* 0 or 1: one port in port_state; more: port_states */
+	uint8_t ts; /* ptp4l's transportSpecific: requests with another are dropped */
+	int p2p;    /* delay_mechanism P2P: the delay is the ports' peer delay */
+	int nports; /* 0 or 1: one port in port_state; more: port_states */
 	uint8_t port_states[SIMPTP_PORTS];
 	int64_t ingress;
 	uint8_t q[16][PTPM_MAX];
@@ -39,8 +39,8 @@ extern struct simptp sp4;
 void sp_put16(uint8_t *p, uint16_t v);
 void sp_put64(uint8_t *p, uint64_t v);
 /* A response to seq/id as ptp4l writes it (port 1, E2E). */
-size_t response(uint8_t *buf, uint16_t seq, uint16_t id, int64_t off, int64_t ingress, int gm, uint8_t ps,
-		int64_t delay_ns);
+size_t response(uint8_t *buf, uint16_t seq, uint16_t id, int64_t off, int64_t ingress, int gm,
+		uint8_t ps, int64_t delay_ns);
 int64_t sim_drift(void);
 int sim_send(void *ctx, const uint8_t *buf, size_t n);
 long sim_recv(void *ctx, uint8_t *buf, size_t n);

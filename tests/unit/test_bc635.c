@@ -38,8 +38,9 @@ static void divider(void **st)
 	(void)st;
 	/* each divider 2-65535 (the V2 guide, Command 0x14, p. 43): TF 4, 8
 	 * and 10 us are 2 x 2, 2 x 4, 2 x 5 */
-	static const int64_t ok[] = {16000, 100000, 125000, 250000, 1000000, 10000000, 1000000000, 200000000, 15625000,
-				     20000, 25000, 4000, 8000, 10000};
+	static const int64_t ok[] = {16000,    100000,	   125000,    250000,	1000000,
+				     10000000, 1000000000, 200000000, 15625000, 20000,
+				     25000,    4000,	   8000,      10000};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		uint16_t n1 = 0, n2 = 0;
 		const char *why = NULL;
@@ -50,7 +51,7 @@ static void divider(void **st)
 	uint16_t a, b;
 	const char *w;
 	assert_int_equal(bc635_divider(4000, &a, &b, &w), 0);
-	assert_true(a == 2 && b == 2);                       /* the floor: 250 kHz */
+	assert_true(a == 2 && b == 2); /* the floor: 250 kHz */
 	static const struct {
 		int64_t tf;
 		const char *why;
@@ -58,9 +59,9 @@ static void divider(void **st)
 		{1500, "multiple of 1 us"},
 		{3000, "at least 4 us"},
 		{2000, "at least 4 us"},
-		{131000, "must divide one second"},         /* 131 is prime */
-		{131074000, "must divide one second"},      /* longer than a second */
-		{300000, "must divide one second"},         /* 15 x 20, but 3333.3 Hz */
+		{131000, "must divide one second"},    /* 131 is prime */
+		{131074000, "must divide one second"}, /* longer than a second */
+		{300000, "must divide one second"},    /* 15 x 20, but 3333.3 Hz */
 		{196608000, "must divide one second"},
 		{0, "multiple of 1 us"},
 	};
@@ -116,7 +117,8 @@ static void command_protocol(void **st)
 	assert_int_equal(bcsim_time_format(sim), BC_FORMAT_BINARY);
 	assert_int_equal(bcsim_period_ns(sim), 250000);
 	assert_int_equal(b->ops->rd32(b, BC_MASK), BC_INT_PERIODIC);
-	assert_int_equal(b->ops->rd32(b, BC_CONTROL), BC_CTL_LOCKEN | BC_CTL_EVSOURCE | BC_CTL_EVENTEN);
+	assert_int_equal(b->ops->rd32(b, BC_CONTROL),
+			 BC_CTL_LOCKEN | BC_CTL_EVSOURCE | BC_CTL_EVENTEN);
 	assert_int_equal(c.st.commands, 3 + 1 + 5); /* open, the request above, set-up */
 	/* 100 Hz: 1 MHz / (100 x 100) = [0x14 0x01 0x00 0x64 0x00 0x64]; and 1 Hz,
 	 * where 1000 = 0x03E8 shows the byte order */
@@ -142,7 +144,7 @@ static void command_protocol(void **st)
 	/* the event latch and its lockout */
 	b->ops->wr32(b, BC_EVENTREQ, 1);
 	tb_sim_advance(clk, 1000);
-	b->ops->wr32(b, BC_EVENTREQ, 1);   /* locked: ignored */
+	b->ops->wr32(b, BC_EVENTREQ, 1); /* locked: ignored */
 	bc635_decode(b->ops->rd32(b, BC_EVENT0), b->ops->rd32(b, BC_EVENT1), &t);
 	assert_int_equal(t.utc_ns, T0 + 123456700);
 	(void)b->ops->rd32(b, BC_UNLOCK);
@@ -158,7 +160,7 @@ static void command_protocol(void **st)
 	(void)b->ops->rd32(b, BC_UNLOCK);
 	(void)b->ops->rd32(b, BC_EVENTREQ);
 	tb_sim_advance(clk, 1000);
-	(void)b->ops->rd32(b, BC_EVENTREQ);                /* locked: ignored */
+	(void)b->ops->rd32(b, BC_EVENTREQ); /* locked: ignored */
 	bc635_decode(b->ops->rd32(b, BC_EVENT0), b->ops->rd32(b, BC_EVENT1), &t);
 	assert_int_equal(t.utc_ns, T0 + 123462700);
 	/* TF 4 us: both dividers 2 (the V2 guide's floor) */
@@ -230,7 +232,8 @@ static void time_scale_pinned(void **st)
 			bcsim_set_model(sim, "BC635PCI");
 		assert_int_equal(bc635_open(&c, bcsim_bus(sim), err, sizeof(err)), 0);
 		bc635_read_time(&c, &t);
-		assert_int_equal(t.utc_ns, T0 + 3600 * TDP_NS_PER_S + (gps ? 18 * TDP_NS_PER_S : 0)); /* power-up */
+		assert_int_equal(t.utc_ns, T0 + 3600 * TDP_NS_PER_S +
+						   (gps ? 18 * TDP_NS_PER_S : 0)); /* power-up */
 		assert_int_equal(bc635_setup(&c, 1000000, -1, err, sizeof(err)), 0);
 		bc635_read_time(&c, &t);
 		assert_int_equal(t.utc_ns, T0);
@@ -258,7 +261,8 @@ static void edges_restart_each_second(void **st)
 	static const uint8_t per[6] = {0x14, 0x01, 0x00, 15, 0x00, 20}; /* 300 us */
 	assert_int_equal(bc635_command(&c, per, 6), 0);
 	assert_int_equal(bcsim_period_ns(sim), 300000);
-	int64_t want[] = {T0 + 999300000, T0 + 999600000, T0 + 999900000, T0 + 1000000000, T0 + 1000300000};
+	int64_t want[] = {T0 + 999300000, T0 + 999600000, T0 + 999900000, T0 + 1000000000,
+			  T0 + 1000300000};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		tb_sim_advance(clk, want[i] - tb_sim_time(clk).ns);
 		bcsim_run_to(sim, tb_sim_time(clk).ns);
@@ -305,7 +309,8 @@ static int early_take(struct bc_bus *b)
 	(void)b;
 	int n = early_ops->irq_take(early_in);
 	if (n > 0)
-		early_ops->irq_rearm(early_in); /* the old order: re-armed before INTSTAT is cleared */
+		early_ops->irq_rearm(
+			early_in); /* the old order: re-armed before INTSTAT is cleared */
 	return n;
 }
 
@@ -315,8 +320,16 @@ static int no_rearm(struct bc_bus *b)
 	return 0;
 }
 
-static uint32_t early_rd32(struct bc_bus *b, uint32_t off) { (void)b; return early_ops->rd32(early_in, off); }
-static void early_wr32(struct bc_bus *b, uint32_t off, uint32_t v) { (void)b; early_ops->wr32(early_in, off, v); }
+static uint32_t early_rd32(struct bc_bus *b, uint32_t off)
+{
+	(void)b;
+	return early_ops->rd32(early_in, off);
+}
+static void early_wr32(struct bc_bus *b, uint32_t off, uint32_t v)
+{
+	(void)b;
+	early_ops->wr32(early_in, off, v);
+}
 
 static void interrupt_order_and_control(void **st)
 {
@@ -329,7 +342,8 @@ static void interrupt_order_and_control(void **st)
 	bcsim_set_reg(sim, BC_CONTROL, BC_CTL_STREN | 0x40);
 	assert_int_equal(bc635_open(&c, b, err, sizeof(err)), 0);
 	assert_int_equal(bc635_setup(&c, 1000000, -1, err, sizeof(err)), 0);
-	assert_int_equal(b->ops->rd32(b, BC_CONTROL), BC_CTL_STREN | 0x40 | BC_CTL_LOCKEN | BC_CTL_EVSOURCE | BC_CTL_EVENTEN);
+	assert_int_equal(b->ops->rd32(b, BC_CONTROL),
+			 BC_CTL_STREN | 0x40 | BC_CTL_LOCKEN | BC_CTL_EVSOURCE | BC_CTL_EVENTEN);
 	struct pollfd p = {.fd = b->ops->irq_fd(b), .events = POLLIN};
 	struct bc635_time e;
 	for (int k = 1; k <= 20; k++) {
@@ -337,7 +351,8 @@ static void interrupt_order_and_control(void **st)
 		bcsim_run_to(sim, tb_sim_time(clk).ns);
 		assert_int_equal(poll(&p, 1, 0), 1);
 		assert_int_equal(bc635_take_tick(&c, &e), 1);
-		assert_int_equal(poll(&p, 1, 0), 0); /* cleared before re-armed: no second interrupt */
+		assert_int_equal(poll(&p, 1, 0),
+				 0); /* cleared before re-armed: no second interrupt */
 		assert_int_equal(e.utc_ns, T0 + (int64_t)k * 1000000);
 	}
 	struct bc_sim_stats ss;
@@ -519,9 +534,11 @@ static void layout_from_the_revision(void **st)
 	assert_non_null(strstr(how, "first generation (PCI revision 0x12)"));
 	for (int rev = 0x20; rev <= 0x2f; rev++) {
 		assert_int_equal(bc635_layout(rev, v2, BC_BARS_AUTO, &l, how, sizeof(how)), 0);
-		assert_true(l.reg_bar == 2 && l.dp_bar == 3 && l.dp_size == 2048 && l.generation == 2);
+		assert_true(l.reg_bar == 2 && l.dp_bar == 3 && l.dp_size == 2048 &&
+			    l.generation == 2);
 	}
-	assert_non_null(strstr(how, "second generation (PCI revision 0x2f): registers in BAR 2, 2 KiB of DPRAM in BAR 3"));
+	assert_non_null(strstr(how, "second generation (PCI revision 0x2f): registers in BAR 2, 2 "
+				    "KiB of DPRAM in BAR 3"));
 	/* BARs too small for what the revision says */
 	assert_int_equal(bc635_layout(0x12, v2, BC_BARS_AUTO, &l, how, sizeof(how)), -ENODEV);
 	assert_non_null(strstr(how, "not a bc635PCI-U"));
@@ -570,7 +587,8 @@ static void second_generation_dpram(void **st)
 	assert_int_equal(b->dp_size, 2048);
 	char what[200];
 	b->ops->describe(b, what, sizeof(what));
-	assert_non_null(strstr(what, "second generation, PCI revision 0x21: registers, 2 KiB of DPRAM"));
+	assert_non_null(
+		strstr(what, "second generation, PCI revision 0x21: registers, 2 KiB of DPRAM"));
 	static const uint8_t top[4] = {0x00, 0x82, 0x01, 0x02};
 	for (int i = 0; i < 4; i++) {
 		assert_int_equal(b->ops->dp_rd8(b, 0x7FC + (uint32_t)i), top[i]);
@@ -623,16 +641,48 @@ static uint32_t wb_rd32(struct bc_bus *b, uint32_t off)
 	}
 	return v;
 }
-static void wb_wr32(struct bc_bus *b, uint32_t off, uint32_t v) { (void)b; wb.in->ops->wr32(wb.in, off, v); }
-static uint8_t wb_dp_rd8(struct bc_bus *b, uint32_t off) { (void)b; return wb.in->ops->dp_rd8(wb.in, off); }
-static void wb_dp_wr8(struct bc_bus *b, uint32_t off, uint8_t v) { (void)b; wb.in->ops->dp_wr8(wb.in, off, v); }
-static int wb_irq_fd(struct bc_bus *b) { (void)b; return wb.in->ops->irq_fd(wb.in); }
-static int wb_irq_take(struct bc_bus *b) { (void)b; return wb.in->ops->irq_take(wb.in); }
-static int wb_irq_rearm(struct bc_bus *b) { (void)b; return wb.in->ops->irq_rearm(wb.in); }
-static void wb_close(struct bc_bus *b) { (void)b; }
-static void wb_describe(struct bc_bus *b, char *buf, size_t len) { (void)b; snprintf(buf, len, "wrapped simulator"); }
-static const struct bc_bus_ops wb_ops = {wb_rd32, wb_wr32, wb_dp_rd8, wb_dp_wr8, wb_irq_fd, wb_irq_take, wb_irq_rearm, wb_close,
-					 wb_describe};
+static void wb_wr32(struct bc_bus *b, uint32_t off, uint32_t v)
+{
+	(void)b;
+	wb.in->ops->wr32(wb.in, off, v);
+}
+static uint8_t wb_dp_rd8(struct bc_bus *b, uint32_t off)
+{
+	(void)b;
+	return wb.in->ops->dp_rd8(wb.in, off);
+}
+static void wb_dp_wr8(struct bc_bus *b, uint32_t off, uint8_t v)
+{
+	(void)b;
+	wb.in->ops->dp_wr8(wb.in, off, v);
+}
+static int wb_irq_fd(struct bc_bus *b)
+{
+	(void)b;
+	return wb.in->ops->irq_fd(wb.in);
+}
+static int wb_irq_take(struct bc_bus *b)
+{
+	(void)b;
+	return wb.in->ops->irq_take(wb.in);
+}
+static int wb_irq_rearm(struct bc_bus *b)
+{
+	(void)b;
+	return wb.in->ops->irq_rearm(wb.in);
+}
+static void wb_close(struct bc_bus *b)
+{
+	(void)b;
+}
+static void wb_describe(struct bc_bus *b, char *buf, size_t len)
+{
+	(void)b;
+	snprintf(buf, len, "wrapped simulator");
+}
+static const struct bc_bus_ops wb_ops = {wb_rd32,      wb_wr32,	  wb_dp_rd8,
+					 wb_dp_wr8,    wb_irq_fd, wb_irq_take,
+					 wb_irq_rearm, wb_close,  wb_describe};
 
 /*
  * now() called by the control thread while the engine's refresh reads the
@@ -661,7 +711,8 @@ static void now_beside_the_engine(void **st)
 	tdp_time_t host = tb_fast_now(wb.tb); /* the host clock and the measured offset */
 	int64_t d = tdp_time_diff(t, host);
 	if (d > 1000000 || d < -1000000)
-		fail_msg("now() is %lld ns from the card's time (the refresh ran inside it: %d)", (long long)d, wb.fired);
+		fail_msg("now() is %lld ns from the card's time (the refresh ran inside it: %d)",
+			 (long long)d, wb.fired);
 	wb.tb->ops->destroy(wb.tb);
 	bcsim_free(sim);
 	wb.clk->ops->destroy(wb.clk);

@@ -101,7 +101,8 @@ static void pci_dev(const char *dir, uint8_t rev, const uint64_t start[6], const
 		size_t k = strlen(text);
 		snprintf(text + k, sizeof(text) - k, "0x%016llx 0x%016llx 0x%016llx\n",
 			 (unsigned long long)(size[i] ? start[i] : 0),
-			 (unsigned long long)(size[i] ? start[i] + size[i] - 1 : 0), size[i] ? 0x40200ULL : 0ULL);
+			 (unsigned long long)(size[i] ? start[i] + size[i] - 1 : 0),
+			 size[i] ? 0x40200ULL : 0ULL);
 	}
 	snprintf(rel, sizeof(rel), "%s/resource", dir);
 	put(rel, text, strlen(text), 0);
@@ -145,10 +146,13 @@ static void uio_generations(void **st)
 		uint64_t reg_start, reg_size, dp_start, dp_size;
 		const char *says;
 	} g[] = {
-		{0x12, 0, 1, 0xfebf1100, 256, 0xfebf4000, 4096, "first generation (PCI revision 0x12): registers in BAR 0"},
-		{0x21, 2, 3, 0xfebf2080, 128, 0xfebf3800, 2048, "second generation (PCI revision 0x21): registers in BAR 2"},
+		{0x12, 0, 1, 0xfebf1100, 256, 0xfebf4000, 4096,
+		 "first generation (PCI revision 0x12): registers in BAR 0"},
+		{0x21, 2, 3, 0xfebf2080, 128, 0xfebf3800, 2048,
+		 "second generation (PCI revision 0x21): registers in BAR 2"},
 		/* the first generation with a 2 KiB BAR1: the area offsets at 0x7FC-0x7FF */
-		{0x12, 0, 1, 0xfebf5100, 256, 0xfebf6800, 2048, "2 KiB of DPRAM in BAR 1 (BAR 1 is 2 KiB)"},
+		{0x12, 0, 1, 0xfebf5100, 256, 0xfebf6800, 2048,
+		 "2 KiB of DPRAM in BAR 1 (BAR 1 is 2 KiB)"},
 	};
 	for (size_t i = 0; i < 3; i++) {
 		char dev[64], rel[100], link[400], uio[16], p[600];
@@ -162,7 +166,8 @@ static void uio_generations(void **st)
 		snprintf(dpf, sizeof(dpf), "%s/resource%d", dev, g[i].dp);
 		put(regf, "", 0, 4096);
 		put(dpf, "", 0, 4096);
-		off_t reg_at = (off_t)(g[i].reg_start & 4095), dp_at = (off_t)(g[i].dp_start & 4095);
+		off_t reg_at = (off_t)(g[i].reg_start & 4095),
+		      dp_at = (off_t)(g[i].dp_start & 4095);
 		dpram_top(dpf, dp_at, (uint32_t)g[i].dp_size);
 		poke32(regf, reg_at + BC_TIME1, 1700000000u);
 		poke32(regf, reg_at + BC_EVENT0, 250000u | 3u << BC_T0_100NS_SHIFT);
@@ -218,7 +223,8 @@ static void uio_generations(void **st)
 		struct bc635_time edge;
 		assert_int_equal(bc635_take_tick(&c, &edge), 1);
 		assert_int_equal(edge.utc_ns, 1700000001LL * 1000000000 + 250000300);
-		assert_int_equal(peek32(regf, reg_at + BC_INTSTAT), BC_INT_PERIODIC); /* 1s written to clear */
+		assert_int_equal(peek32(regf, reg_at + BC_INTSTAT),
+				 BC_INT_PERIODIC); /* 1s written to clear */
 		w = 0;
 		assert_int_equal(read(fifo, &w, 4), 4);
 		assert_int_equal(w, 1);
@@ -247,8 +253,8 @@ static void uio_generations(void **st)
 /* ---- VFIO: the ioctls as the kernel answers them ---------------------------- */
 
 static struct {
-	char regions[512];        /* the device fd's file: region i at i << 20 */
-	int efd;                  /* the eventfd given for INTx */
+	char regions[512]; /* the device fd's file: region i at i << 20 */
+	int efd;	   /* the eventfd given for INTx */
 	int unmasks, unmasks_before_clear;
 	unsigned long iommu;
 	bool viable;
@@ -305,7 +311,8 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 			 * line was let through before it was cleared */
 			uint32_t st = 0;
 			int dfd = open(vf.regions, O_RDONLY);
-			assert_int_equal(pread(dfd, &st, 4, (off_t)(REGION_OFF(2) + BC_INTSTAT)), 4);
+			assert_int_equal(pread(dfd, &st, 4, (off_t)(REGION_OFF(2) + BC_INTSTAT)),
+					 4);
 			close(dfd);
 			vf.unmasks++;
 			if (st & 0x80000000u)
@@ -361,7 +368,8 @@ static void vfio_second_generation(void **st)
 		fail_msg("%s", err);
 	char what[512];
 	b->ops->describe(b, what, sizeof(what));
-	if (!strstr(what, "second generation (PCI revision 0x2a): registers in BAR 2, 2 KiB of DPRAM in BAR 3; "
+	if (!strstr(what, "second generation (PCI revision 0x2a): registers in BAR 2, 2 KiB of "
+			  "DPRAM in BAR 3; "
 			  "registers through the region, DPRAM mapped"))
 		fail_msg("%s", what);
 	assert_int_equal(vf.iommu, VFIO_TYPE1_IOMMU);

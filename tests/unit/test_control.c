@@ -37,7 +37,9 @@ static char *code_of(const char *req, bool privileged)
 	assert_non_null(r);
 	json_t *c = json_object_get(r, "code");
 	snprintf(code, sizeof(code), "%s",
-		 c ? json_string_value(c) : json_is_true(json_object_get(r, "ok")) ? "ok" : "?");
+		 c					  ? json_string_value(c)
+		 : json_is_true(json_object_get(r, "ok")) ? "ok"
+							  : "?");
 	json_decref(r);
 	free(out);
 	return code;
@@ -57,14 +59,16 @@ static void refused_before_any_handler(void **st)
 	assert_string_equal(code_of("[1]", true), "malformed");
 	assert_string_equal(code_of("{\"version\":2,\"cmd\":\"status\"}", true), "version");
 	assert_string_equal(code_of("{\"version\":1}", true), "malformed");
-	assert_string_equal(code_of("{\"version\":1,\"cmd\":\"status\",\"args\":3}", true), "bad-args");
+	assert_string_equal(code_of("{\"version\":1,\"cmd\":\"status\",\"args\":3}", true),
+			    "bad-args");
 	assert_string_equal(code_of("{\"version\":1,\"cmd\":\"reboot\"}", true), "unknown-command");
 	/* every change, on the monitor socket */
 	for (const struct ctl_cmd *c = ctl_cmds; c->name; c++) {
 		if (!c->changes)
 			continue;
 		char req[256];
-		snprintf(req, sizeof(req), "{\"version\":1,\"cmd\":\"%s\",\"args\":{\"level\":\"debug\"}}", c->name);
+		snprintf(req, sizeof(req),
+			 "{\"version\":1,\"cmd\":\"%s\",\"args\":{\"level\":\"debug\"}}", c->name);
 		assert_string_equal(code_of(req, false), "read-only");
 	}
 }
@@ -75,7 +79,10 @@ static void refused_before_any_handler(void **st)
 static void replies_to_bytes_that_are_not_utf8(void **st)
 {
 	(void)st;
-	assert_string_equal(code_of("{\"versik\\\xdd\x93\x90" "fag-levbl\"\"}", false), "malformed");
+	assert_string_equal(code_of("{\"versik\\\xdd\x93\x90"
+				    "fag-levbl\"\"}",
+				    false),
+			    "malformed");
 	assert_string_equal(code_of("{\"version\":1,\"cmd\":\"\xff\xfe\"}", true), "malformed");
 	char req[200] = "{\"version\":1,\"cmd\":\"";
 	for (int i = 0; i < 63; i++)
@@ -89,13 +96,21 @@ static void log_level_on_both_sockets(void **st)
 	(void)st;
 	tdp_log_level = LOG_INFO;
 	assert_string_equal(code_of("{\"version\":1,\"cmd\":\"log-level\"}", false), "ok");
-	assert_string_equal(code_of("{\"version\":1,\"cmd\":\"log-level\",\"args\":{}}", false), "ok");
-	assert_string_equal(code_of("{\"version\":1,\"cmd\":\"log-level\",\"args\":{\"level\":\"debug\"}}", false),
-			    "read-only");
+	assert_string_equal(code_of("{\"version\":1,\"cmd\":\"log-level\",\"args\":{}}", false),
+			    "ok");
+	assert_string_equal(
+		code_of("{\"version\":1,\"cmd\":\"log-level\",\"args\":{\"level\":\"debug\"}}",
+			false),
+		"read-only");
 	assert_int_equal(tdp_log_level, LOG_INFO);
-	assert_string_equal(code_of("{\"version\":1,\"cmd\":\"log-level\",\"args\":{\"level\":\"loud\"}}", true),
-			    "bad-args");
-	assert_string_equal(code_of("{\"version\":1,\"cmd\":\"log-level\",\"args\":{\"level\":\"debug\"}}", true), "ok");
+	assert_string_equal(
+		code_of("{\"version\":1,\"cmd\":\"log-level\",\"args\":{\"level\":\"loud\"}}",
+			true),
+		"bad-args");
+	assert_string_equal(
+		code_of("{\"version\":1,\"cmd\":\"log-level\",\"args\":{\"level\":\"debug\"}}",
+			true),
+		"ok");
 	assert_int_equal(tdp_log_level, LOG_DEBUG);
 	tdp_log_level = LOG_INFO;
 }

@@ -27,7 +27,8 @@ static void hist_bins_cover_exactly(void **state)
 	for (unsigned b = 1; b < HIST_NBINS; b++)
 		assert_int_equal(hist_bin_lo(b), hist_bin_hi(b - 1));
 	assert_int_equal(hist_bin_hi(HIST_NBINS - 1), HIST_MAX_NS);
-	int64_t probes[] = {0, 1, 63, 64, 65, 127, 128, 1000, 4095, 4096, 99999, 1000000, HIST_MAX_NS - 1};
+	int64_t probes[] = {
+		0, 1, 63, 64, 65, 127, 128, 1000, 4095, 4096, 99999, 1000000, HIST_MAX_NS - 1};
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
 		unsigned b = hist_bin_of(probes[i]);
 		assert_true(b < HIST_NBINS);
@@ -44,7 +45,7 @@ static void hist_quantiles_and_overflow(void **state)
 	struct hist h;
 	hist_init(&h);
 	for (int v = 1; v <= 100; v++)
-		hist_add(&h, v);       /* exact up to 63, 2 ns bins up to 127 */
+		hist_add(&h, v); /* exact up to 63, 2 ns bins up to 127 */
 	assert_int_equal(h.count, 100);
 	assert_int_equal(hist_quantile(&h, 0.5), 50);
 	assert_int_equal(hist_quantile(&h, 0.01), 1);

@@ -28,7 +28,8 @@ static void bad_qpairs_are_refused(void **state)
 		struct hp_port hp;
 		char dev[96], err[256] = "";
 		snprintf(dev, sizeof(dev), "net_af_packet0,iface=nowhere0,%s", bad[i]);
-		assert_int_equal(hp_prepare(&hp, "in", dev, HP_AUTO, "", NULL, err, sizeof(err)), -1);
+		assert_int_equal(hp_prepare(&hp, "in", dev, HP_AUTO, "", NULL, err, sizeof(err)),
+				 -1);
 		char want[64];
 		snprintf(want, sizeof(want), "%s: expected 1 to 16", bad[i]);
 		if (!strstr(err, want))

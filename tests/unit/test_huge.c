@@ -20,8 +20,10 @@ static struct pmd_huge meminfo(long free_pages, long page_kb)
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
 	FILE *f = fdopen(fd, "w");
-	fprintf(f, "MemTotal:       24568720 kB\nHugePages_Total:     512\nHugePages_Free:  %8ld\n"
-		   "HugePages_Rsvd:        0\nHugepagesize:    %8ld kB\nHugetlb:         1048576 kB\n", free_pages, page_kb);
+	fprintf(f,
+		"MemTotal:       24568720 kB\nHugePages_Total:     512\nHugePages_Free:  %8ld\n"
+		"HugePages_Rsvd:        0\nHugepagesize:    %8ld kB\nHugetlb:         1048576 kB\n",
+		free_pages, page_kb);
 	fclose(f);
 	struct pmd_huge h;
 	assert_int_equal(pmd_huge_read(path, &h), 0);
@@ -50,13 +52,16 @@ static void decisions(void **state)
 	h = meminfo(4, 2048);
 	assert_int_equal(pmd_huge_plan(PMD_HUGE_AUTO, 16383, &h, &no, msg, sizeof(msg)), 0);
 	assert_true(no);
-	assert_non_null(strstr(msg, "4 hugepages of 2048 kB free (8 MiB), the pool of 16383 mbufs and the route tables "
-				    "need 509 MiB: DPDK runs with --no-huge"));
+	assert_non_null(strstr(
+		msg,
+		"4 hugepages of 2048 kB free (8 MiB), the pool of 16383 mbufs and the route tables "
+		"need 509 MiB: DPDK runs with --no-huge"));
 	assert_non_null(strstr(msg, "255 hugepages reserved"));
 	/* none and yes: an error with the numbers and what to do, not EACCES */
 	h = meminfo(0, 2048);
 	assert_int_equal(pmd_huge_plan(PMD_HUGE_YES, 16383, &h, &no, msg, sizeof(msg)), -ENOMEM);
-	assert_non_null(strstr(msg, "need 509 MiB of hugepages, and 0 of 2048 kB are free (0 MiB): reserve 255"));
+	assert_non_null(strstr(
+		msg, "need 509 MiB of hugepages, and 0 of 2048 kB are free (0 MiB): reserve 255"));
 	assert_non_null(strstr(msg, "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"));
 	/* 1 GiB pages: one is enough */
 	h = meminfo(1, 1048576);

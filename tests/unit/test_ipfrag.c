@@ -64,7 +64,7 @@ static void fragments_by_rfc791(void **state)
 	while ((k = ip4_frag_next(b, n, &pi, 576, &off, out, sizeof(out))) > 0) {
 		const uint8_t *ip = out + 14;
 		uint32_t hl = (ip[0] & 15u) * 4, tot = rd16(ip + 2);
-		assert_memory_equal(out, b, 14);                 /* the link layer kept */
+		assert_memory_equal(out, b, 14); /* the link layer kept */
 		assert_true(tot <= 576);
 		assert_int_equal((uint32_t)k, 14 + tot);
 		assert_int_equal(pkt_ip4_csum(ip, hl), 0);
@@ -75,10 +75,10 @@ static void fragments_by_rfc791(void **state)
 		if (!last)
 			assert_int_equal((tot - hl) % 8, 0);
 		if (frags == 0) {
-			assert_int_equal(hl, ihl);                   /* every option in the first */
+			assert_int_equal(hl, ihl); /* every option in the first */
 			assert_memory_equal(ip + 20, opt, sizeof(opt));
 		} else {
-			assert_int_equal(hl, 24);                     /* the copied one only, padded */
+			assert_int_equal(hl, 24); /* the copied one only, padded */
 			assert_int_equal(ip[20], 0x82);
 			assert_int_equal(ip[23], 0xbb);
 		}
@@ -88,7 +88,7 @@ static void fragments_by_rfc791(void **state)
 	}
 	assert_int_equal(k, 0);
 	assert_int_equal(got, dlen);
-	assert_int_equal(frags, 3);                        /* 544 + 552 + 372 */
+	assert_int_equal(frags, 3); /* 544 + 552 + 372 */
 	assert_memory_equal(data, b + 14 + ihl, dlen);
 }
 
@@ -113,7 +113,7 @@ static void a_fragment_fragmented_again(void **state)
 static void refused(void **state)
 {
 	uint8_t b[1600], out[1600];
-	uint32_t n = frame(b, NULL, 0, 0x4000);            /* DF */
+	uint32_t n = frame(b, NULL, 0, 0x4000); /* DF */
 	struct pkt_info pi;
 	assert_int_equal(pkt_parse(b, n, &pi), PKT_OK);
 	assert_true(pi.flags & PKT_F_DF);
@@ -121,15 +121,17 @@ static void refused(void **state)
 	assert_int_equal(ip4_frag_next(b, n, &pi, 1400, &off, out, sizeof(out)), -1);
 	n = frame(b, NULL, 0, 0);
 	assert_int_equal(pkt_parse(b, n, &pi), PKT_OK);
-	assert_int_equal(ip4_frag_next(b, n, &pi, 67, &off, out, sizeof(out)), -1);     /* below RFC 791's 68 */
-	assert_int_equal(ip4_frag_next(b, n, &pi, 1400, &off, out, 100), -1);          /* no room */
+	assert_int_equal(ip4_frag_next(b, n, &pi, 67, &off, out, sizeof(out)),
+			 -1); /* below RFC 791's 68 */
+	assert_int_equal(ip4_frag_next(b, n, &pi, 1400, &off, out, 100), -1); /* no room */
 	struct pg g;
 	pg_defaults(&g);
 	g.family = 6;
 	g.size = 1514;
 	n = pg_build(&g, b);
 	assert_int_equal(pkt_parse(b, n, &pi), PKT_OK);
-	assert_int_equal(ip4_frag_next(b, n, &pi, 1280, &off, out, sizeof(out)), -1);   /* IPv6: never */
+	assert_int_equal(ip4_frag_next(b, n, &pi, 1280, &off, out, sizeof(out)),
+			 -1); /* IPv6: never */
 }
 
 int main(void)

@@ -60,10 +60,12 @@ static void test_second_holder_refused(void **state)
 	char path[128], held[64], err[256];
 	snprintf(path, sizeof(path), "%s/a/b/port.lock", dir);
 	struct lockfile l;
-	assert_int_equal(lockfile_take(&l, path, "pid 42\nport in\n", held, sizeof(held), err, sizeof(err)), 0);
-	assert_int_equal(try_in_child(path), 1);   /* refused, the holder named */
+	assert_int_equal(
+		lockfile_take(&l, path, "pid 42\nport in\n", held, sizeof(held), err, sizeof(err)),
+		0);
+	assert_int_equal(try_in_child(path), 1); /* refused, the holder named */
 	lockfile_release(&l);
-	assert_int_equal(try_in_child(path), 0);   /* free once released */
+	assert_int_equal(try_in_child(path), 0); /* free once released */
 }
 
 static void test_freed_when_holder_dies(void **state)
@@ -80,7 +82,7 @@ static void test_freed_when_holder_dies(void **state)
 		if (lockfile_take(&l, path, "pid 42\n", held, sizeof(held), err, sizeof(err)) != 0)
 			_exit(3);
 		(void)!write(pfd[1], "x", 1);
-		pause();   /* killed below, running no code of its own */
+		pause(); /* killed below, running no code of its own */
 		_exit(0);
 	}
 	char c;
@@ -137,7 +139,7 @@ static void test_state_round_trip(void **state)
 	char sd[128], err[256];
 	snprintf(sd, sizeof(sd), "%s/st", dir);
 	struct tstate_rec r;
-	assert_int_equal(tstate_read(sd, &r, err, sizeof(err)), 1);   /* none yet */
+	assert_int_equal(tstate_read(sd, &r, err, sizeof(err)), 1); /* none yet */
 	struct tstate s;
 	assert_int_equal(tstate_open(&s, sd, "/run/tdpd/tdpd.sock", err, sizeof(err)), 0);
 	struct sched_table *t1 = table(T1), *t2 = table(T2);
@@ -189,7 +191,7 @@ static void test_state_bad_record(void **state)
 	snprintf(path, sizeof(path), "%s/in-force", sd);
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
-	fputs("digest 12ab\nvia schedule load\n", f);   /* cut short */
+	fputs("digest 12ab\nvia schedule load\n", f); /* cut short */
 	fclose(f);
 	struct tstate_rec r;
 	assert_int_equal(tstate_read(sd, &r, err, sizeof(err)), -1);

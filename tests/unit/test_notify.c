@@ -28,8 +28,10 @@ static int fake(const char *name, bool abstract)
 	memcpy(a.sun_path + (abstract ? 1 : 0), name, len);
 	if (!abstract)
 		unlink(name);
-	assert_int_equal(bind(s, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len +
-								    (abstract ? 1 : 0))), 0);
+	assert_int_equal(bind(s, (struct sockaddr *)&a,
+			      (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len +
+					  (abstract ? 1 : 0))),
+			 0);
 	return s;
 }
 
@@ -107,7 +109,7 @@ static void watchdog_fed_only_while_frames_advance(void **state)
 	const int64_t ms = 1000000;
 	assert_int_equal(notify_watchdog(&n, 0, 10), 1);
 	assert_string_equal(next_msg(s), "WATCHDOG=1");
-	assert_int_equal(notify_watchdog(&n, 20 * ms, 30), 0);   /* not due yet */
+	assert_int_equal(notify_watchdog(&n, 20 * ms, 30), 0); /* not due yet */
 	assert_string_equal(next_msg(s), "");
 	assert_int_equal(notify_watchdog(&n, 50 * ms, 60), 1);
 	assert_string_equal(next_msg(s), "WATCHDOG=1");

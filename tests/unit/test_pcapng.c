@@ -32,10 +32,12 @@ static void read_back_by_libpcap(void **state)
 	assert_true(n > 0);
 	n += pcapng_idb(buf + n, sizeof(buf) - n, "out", 64);
 	/* 64 of 100 bytes kept, then a whole 60-byte one */
-	size_t a = pcapng_epb(buf + n, sizeof(buf) - n, 0, 1700000000123456789ll, pkt, 64, 100, PCAPNG_DIR_OUT);
+	size_t a = pcapng_epb(buf + n, sizeof(buf) - n, 0, 1700000000123456789ll, pkt, 64, 100,
+			      PCAPNG_DIR_OUT);
 	assert_true(a > 0);
 	n += a;
-	n += pcapng_epb(buf + n, sizeof(buf) - n, 0, 1700000001000000001ll, pkt, 60, 60, PCAPNG_DIR_IN);
+	n += pcapng_epb(buf + n, sizeof(buf) - n, 0, 1700000001000000001ll, pkt, 60, 60,
+			PCAPNG_DIR_IN);
 	assert_int_equal(write(fd, buf, n), (ssize_t)n);
 	close(fd);
 	char err[PCAP_ERRBUF_SIZE];
@@ -49,7 +51,7 @@ static void read_back_by_libpcap(void **state)
 	assert_int_equal(h->caplen, 64);
 	assert_int_equal(h->len, 100);
 	assert_int_equal(h->ts.tv_sec, 1700000000);
-	assert_int_equal(h->ts.tv_usec, 123456789);          /* nanoseconds at this precision */
+	assert_int_equal(h->ts.tv_usec, 123456789); /* nanoseconds at this precision */
 	assert_memory_equal(d, pkt, 64);
 	assert_int_equal(pcap_next_ex(p, &h, &d), 1);
 	assert_int_equal(h->caplen, 60);
@@ -72,11 +74,12 @@ static void layout(void **state)
 	memcpy(&last, buf + n - 4, 4);
 	assert_int_equal(first, n);
 	assert_int_equal(last, n);
-	assert_int_equal(buf[28 + 64], 2);                   /* epb_flags */
+	assert_int_equal(buf[28 + 64], 2); /* epb_flags */
 	memcpy(&flags, buf + 28 + 64 + 4, 4);
-	assert_int_equal(flags, 1);                          /* inbound */
+	assert_int_equal(flags, 1); /* inbound */
 	/* without a direction: no options, no end of options */
-	assert_int_equal(pcapng_epb(buf, sizeof(buf), 0, 5, pkt, 61, 61, PCAPNG_DIR_NONE), 28 + 64 + 4);
+	assert_int_equal(pcapng_epb(buf, sizeof(buf), 0, 5, pkt, 61, 61, PCAPNG_DIR_NONE),
+			 28 + 64 + 4);
 	/* too small a buffer: nothing */
 	assert_int_equal(pcapng_epb(buf, 64, 0, 5, pkt, 61, 61, PCAPNG_DIR_IN), 0);
 	assert_int_equal(pcapng_shb(buf, 20, "x"), 0);

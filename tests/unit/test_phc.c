@@ -27,11 +27,11 @@
 #define OFF (37 * TDP_NS_PER_S + 1234)
 
 static struct fake {
-	struct timebase *clk;          /* the sim clock stands for CLOCK_REALTIME and the host */
-	int precise, extended, basic;  /* which offset ioctls answer */
+	struct timebase *clk;	      /* the sim clock stands for CLOCK_REALTIME and the host */
+	int precise, extended, basic; /* which offset ioctls answer */
 	int cross, pins, perout, extts;
 	int fail_all;
-	int fail_perout;               /* a PEROUT request that starts one fails */
+	int fail_perout; /* a PEROUT request that starts one fails */
 	int opened;
 	struct ptp_pin_desc pin[4];
 	int npin;
@@ -191,7 +191,8 @@ static void offset_methods(void **st)
 		int64_t delay;
 	} cases[] = {
 		{1, 1, 1, 1, PHC_OFF_PRECISE, 0},
-		{0, 1, 1, 1, PHC_OFF_EXTENDED, 1000},  /* no cross timestamps: PRECISE is not tried */
+		{0, 1, 1, 1, PHC_OFF_EXTENDED,
+		 1000}, /* no cross timestamps: PRECISE is not tried */
 		{1, 0, 1, 1, PHC_OFF_EXTENDED, 1000},
 		{1, 0, 0, 1, PHC_OFF_BASIC, 2000},
 	};
@@ -241,7 +242,8 @@ static void source_and_tick(void **st)
 		fail_msg("%s", err);
 	char d[400];
 	tb->ops->describe(tb, d, sizeof(d));
-	assert_non_null(strstr(d, "PHC /dev/ptp3: max adjustment 999999999 ppb, 2 timestamp inputs, 1 periodic outputs, 4 pins"));
+	assert_non_null(strstr(d, "PHC /dev/ptp3: max adjustment 999999999 ppb, 2 timestamp "
+				  "inputs, 1 periodic outputs, 4 pins"));
 	assert_non_null(strstr(d, "offset by PTP_SYS_OFFSET_EXTENDED"));
 	assert_non_null(strstr(d, "periodic output pin 1 wired to timestamp input pin 2"));
 	/* the pins, the periodic output (period TF, on a whole second) and the input */
@@ -264,7 +266,7 @@ static void source_and_tick(void **st)
 	struct frame_geom g = {1000000, 0, 1};
 	int64_t f0 = frame_index(&g, tdp_time(s0));
 	fk.ev[0] = s0;
-	fk.ev[1] = s0 + 1000000 + 40;  /* 40 ns late: still that frame */
+	fk.ev[1] = s0 + 1000000 + 40; /* 40 ns late: still that frame */
 	fk.nev = 2;
 	assert_int_equal(tb->ops->tick(tb), f0 + 1);
 	fk.ev[0] = s0 + 3000000;
@@ -300,7 +302,8 @@ static void source_and_tick(void **st)
 	assert_int_equal(fk.npin, 4);
 	assert_int_equal(fk.pin[2].func, PTP_PF_NONE);
 	assert_int_equal(fk.pin[3].func, PTP_PF_NONE);
-	assert_true((fk.pin[2].index == 1 && fk.pin[3].index == 2) || (fk.pin[2].index == 2 && fk.pin[3].index == 1));
+	assert_true((fk.pin[2].index == 1 && fk.pin[3].index == 2) ||
+		    (fk.pin[2].index == 2 && fk.pin[3].index == 1));
 	/* a tick the pins cannot give is refused with what the clock has */
 	reset();
 	fk.extended = 1;

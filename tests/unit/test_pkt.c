@@ -42,7 +42,7 @@ static void parses_udp_over_ipv4_vlan_mpls_ipv6(void **state)
 	assert_int_equal(pkt_parse(b, pg_build(&g, b), &pi), PKT_OK);
 	assert_true(pi.flags & PKT_F_MPLS);
 	assert_int_equal(pi.mpls, 1000);
-	assert_int_equal(pi.family, 4);   /* IP under the bottom of stack */
+	assert_int_equal(pi.family, 4); /* IP under the bottom of stack */
 
 	pg_defaults(&g);
 	g.family = 6;
@@ -65,15 +65,15 @@ static void malformed_packets_are_named(void **state)
 	pg_defaults(&g);
 	uint32_t n = pg_build(&g, b);
 	assert_int_equal(pkt_parse(b, 13, &pi), PKT_RUNT);
-	assert_int_equal(pkt_parse(b, 30, &pi), PKT_RUNT);          /* IPv4 header cut */
-	assert_int_equal(pkt_parse(b, n - 10, &pi), PKT_RUNT);      /* total length beyond the frame */
-	b[14] = 0x44;                                                /* IHL 4 */
+	assert_int_equal(pkt_parse(b, 30, &pi), PKT_RUNT);     /* IPv4 header cut */
+	assert_int_equal(pkt_parse(b, n - 10, &pi), PKT_RUNT); /* total length beyond the frame */
+	b[14] = 0x44;					       /* IHL 4 */
 	assert_int_equal(pkt_parse(b, n, &pi), PKT_BAD_IP);
-	b[14] = 0x65;                                                /* version 6 in an IPv4 frame */
+	b[14] = 0x65; /* version 6 in an IPv4 frame */
 	assert_int_equal(pkt_parse(b, n, &pi), PKT_BAD_IP);
 	pg_build(&g, b);
 	b[16] = 0;
-	b[17] = 10;                                                  /* total length < header */
+	b[17] = 10; /* total length < header */
 	assert_int_equal(pkt_parse(b, n, &pi), PKT_BAD_IP);
 	/* an MPLS stack that never ends */
 	uint8_t m[100] = {0};
@@ -101,15 +101,14 @@ static void malformed_packets_are_named(void **state)
 	}
 }
 
-static const char table[] =
-	"tdp-schedule 1\ntf 1ms\nk 10\n"
-	"port out rate 100Mbit/s\n"
-	"flow voice port out size 100 dscp 46 udp-dport 5000\n"
-	"flow video port out size 100 dscp 34 dst 10.9.0.0/16\n"
-	"flow v6 port out size 100 dscp 10 dst 2001:db8::/32\n"
-	"flow tagged port out size 100 dscp 12 vlan 42\n"
-	"flow label port out size 100 dscp 20 mpls 1000\n"
-	"frames 0: voice 1\n";
+static const char table[] = "tdp-schedule 1\ntf 1ms\nk 10\n"
+			    "port out rate 100Mbit/s\n"
+			    "flow voice port out size 100 dscp 46 udp-dport 5000\n"
+			    "flow video port out size 100 dscp 34 dst 10.9.0.0/16\n"
+			    "flow v6 port out size 100 dscp 10 dst 2001:db8::/32\n"
+			    "flow tagged port out size 100 dscp 12 vlan 42\n"
+			    "flow label port out size 100 dscp 20 mpls 1000\n"
+			    "frames 0: voice 1\n";
 
 static void classifies_by_the_tables_matches(void **state)
 {
@@ -126,7 +125,7 @@ static void classifies_by_the_tables_matches(void **state)
 	g.dport = 5000;
 	pkt_parse(b, pg_build(&g, b), &pi);
 	assert_int_equal(cls_lookup(c, &pi), sched_flow_find(t, "voice"));
-	g.dport = 5001;                       /* one field off: best effort */
+	g.dport = 5001; /* one field off: best effort */
 	pkt_parse(b, pg_build(&g, b), &pi);
 	assert_int_equal(cls_lookup(c, &pi), -1);
 
@@ -137,7 +136,7 @@ static void classifies_by_the_tables_matches(void **state)
 	g.dst[2] = 200;
 	pkt_parse(b, pg_build(&g, b), &pi);
 	assert_int_equal(cls_lookup(c, &pi), sched_flow_find(t, "video"));
-	g.dst[1] = 8;                         /* outside the prefix */
+	g.dst[1] = 8; /* outside the prefix */
 	pkt_parse(b, pg_build(&g, b), &pi);
 	assert_int_equal(cls_lookup(c, &pi), -1);
 
@@ -175,9 +174,11 @@ static void many_flows_each_found(void **state)
 	/* 2000 flows on distinct UDP ports, one shape: one hash group */
 	size_t cap = 1 << 20;
 	char *txt = malloc(cap);
-	size_t n = (size_t)snprintf(txt, cap, "tdp-schedule 1\ntf 1ms\nk 10\nport p rate 10Gbit/s\n");
+	size_t n =
+		(size_t)snprintf(txt, cap, "tdp-schedule 1\ntf 1ms\nk 10\nport p rate 10Gbit/s\n");
 	for (int f = 0; f < 2000; f++)
-		n += (size_t)snprintf(txt + n, cap - n, "flow f%d port p size 64 udp-dport %d\n", f, 10000 + f);
+		n += (size_t)snprintf(txt + n, cap - n, "flow f%d port p size 64 udp-dport %d\n", f,
+				      10000 + f);
 	n += (size_t)snprintf(txt + n, cap - n, "frames 0: f0 1\n");
 	struct sched_diags d;
 	sched_diags_init(&d, "many");
@@ -237,11 +238,27 @@ static bool matches(const struct sched_match *m, const struct pkt_info *pi)
 static void classifier_agrees_with_the_definition(void **state)
 {
 	static const char *const field[] = {
-		"vlan 1", "vlan 2", "pcp 5", "pcp 0", "mpls 100", "mpls 200", "dscp 10", "dscp 46",
-		"udp-dport 5000", "udp-dport 5001", "dst 10.1.0.0/16", "dst 10.1.2.0/24", "dst 10.1.2.3/32",
-		"dst 10.1.2.0/23", "dst 2001:db8::/32", "dst 2001:db8:1::/48", "dst 2001:db8:1::7/128",
+		"vlan 1",
+		"vlan 2",
+		"pcp 5",
+		"pcp 0",
+		"mpls 100",
+		"mpls 200",
+		"dscp 10",
+		"dscp 46",
+		"udp-dport 5000",
+		"udp-dport 5001",
+		"dst 10.1.0.0/16",
+		"dst 10.1.2.0/24",
+		"dst 10.1.2.3/32",
+		"dst 10.1.2.0/23",
+		"dst 2001:db8::/32",
+		"dst 2001:db8:1::/48",
+		"dst 2001:db8:1::7/128",
 	};
-	enum { NF = sizeof(field) / sizeof(field[0]) };
+	enum {
+		NF = sizeof(field) / sizeof(field[0])
+	};
 	uint32_t seed = 12345, hits = 0, checked = 0;
 #define RND(n) ((seed = seed * 1103515245u + 12345u) >> 16) % (n)
 	for (int tab = 0; tab < 60; tab++) {
@@ -251,7 +268,8 @@ static void classifier_agrees_with_the_definition(void **state)
 		struct sched_table *t = NULL;
 		for (int cand = 0; cand < 40 && nflows < 64; cand++) {
 			int nfield = 1 + (int)RND(3);
-			size_t n = (size_t)snprintf(flows[nflows], sizeof(flows[nflows]), "flow f%d port p size 100", nflows);
+			size_t n = (size_t)snprintf(flows[nflows], sizeof(flows[nflows]),
+						    "flow f%d port p size 100", nflows);
 			uint32_t used = 0;
 			for (int k = 0; k < nfield; k++) {
 				uint32_t i = RND(NF);
@@ -260,17 +278,21 @@ static void classifier_agrees_with_the_definition(void **state)
 				if (used & (1u << kw))
 					continue;
 				used |= 1u << kw;
-				n += (size_t)snprintf(flows[nflows] + n, sizeof(flows[nflows]) - n, " %s", field[i]);
+				n += (size_t)snprintf(flows[nflows] + n, sizeof(flows[nflows]) - n,
+						      " %s", field[i]);
 			}
-			size_t at = (size_t)snprintf(txt, sizeof(txt), "tdp-schedule 1\ntf 1ms\nk 1\nport p rate 1Gbit/s\n");
+			size_t at = (size_t)snprintf(
+				txt, sizeof(txt),
+				"tdp-schedule 1\ntf 1ms\nk 1\nport p rate 1Gbit/s\n");
 			for (int f = 0; f <= nflows; f++)
-				at += (size_t)snprintf(txt + at, sizeof(txt) - at, "%s\n", flows[f]);
+				at += (size_t)snprintf(txt + at, sizeof(txt) - at, "%s\n",
+						       flows[f]);
 			snprintf(txt + at, sizeof(txt) - at, "frames 0: f0 1\n");
 			struct sched_diags d;
 			sched_diags_init(&d, "rnd");
 			struct sched_table *nt = sched_parse(txt, strlen(txt), &d);
 			sched_diags_free(&d);
-			if (nt) {      /* it overlaps none of the flows before it */
+			if (nt) { /* it overlaps none of the flows before it */
 				sched_free(t);
 				t = nt;
 				nflows++;
@@ -290,7 +312,8 @@ static void classifier_agrees_with_the_definition(void **state)
 			g.dport = (uint16_t)(RND(3) ? 5000 + RND(2) : 7);
 			memset(g.dst, 0, 16);
 			if (g.family == 4) {
-				uint8_t d4[4] = {10, 1, (uint8_t)(1 + RND(3)), (uint8_t)(RND(2) ? 3 : 9)};
+				uint8_t d4[4] = {10, 1, (uint8_t)(1 + RND(3)),
+						 (uint8_t)(RND(2) ? 3 : 9)};
 				memcpy(g.dst, d4, 4);
 			} else {
 				uint8_t d6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, (uint8_t)RND(2)};
@@ -303,12 +326,15 @@ static void classifier_agrees_with_the_definition(void **state)
 			int want = -1;
 			for (uint32_t f = 0; f < t->nflows; f++)
 				if (matches(&t->flows[f].match, &pi)) {
-					assert_int_equal(want, -1);   /* a valid table's flows do not overlap */
+					assert_int_equal(
+						want,
+						-1); /* a valid table's flows do not overlap */
 					want = (int)f;
 				}
 			int got = cls_lookup(c, &pi);
 			if (got != want)
-				fail_msg("table %d packet %d: classified %d, the matches say %d", tab, p, got, want);
+				fail_msg("table %d packet %d: classified %d, the matches say %d",
+					 tab, p, got, want);
 			hits += want >= 0;
 			checked++;
 		}
@@ -348,7 +374,7 @@ static void forward_rewrites_and_keeps_checksum(void **state)
 	uint8_t before[256];
 	memcpy(before, b, sizeof(b));
 	assert_int_equal(pkt_forward(b, &pi, src, dst), -1);
-	assert_memory_equal(before, b, sizeof(b));   /* untouched */
+	assert_memory_equal(before, b, sizeof(b)); /* untouched */
 	pg_defaults(&g);
 	g.family = 6;
 	g.ttl = 9;

@@ -34,7 +34,11 @@ static void addr4(struct probe_addr *a)
 
 static struct probe_hdr hdr(uint32_t flow)
 {
-	return (struct probe_hdr){.version = PROBE_VERSION, .kind = PROBE_K_PROBE, .flow = flow, .tf_ns = TF, .epoch_ns = EPOCH};
+	return (struct probe_hdr){.version = PROBE_VERSION,
+				  .kind = PROBE_K_PROBE,
+				  .flow = flow,
+				  .tf_ns = TF,
+				  .epoch_ns = EPOCH};
 }
 
 /* A probe of flow, seq, frame index, t1 offset, built as the sender does. */
@@ -65,7 +69,7 @@ static void round_trip_ipv4_ipv6_vlan(void **state)
 	assert_int_equal(got.tf_ns, TF);
 	assert_int_equal(got.epoch_ns, EPOCH);
 	assert_int_equal(got.kind, PROBE_K_PROBE);
-	assert_int_equal(got.room, 0);   /* 78 bytes: 4 spare, no room for a 12-byte hop stamp */
+	assert_int_equal(got.room, 0); /* 78 bytes: 4 spare, no room for a 12-byte hop stamp */
 	assert_int_equal(probe_frame_start(&got), EPOCH + 17953103224821LL * TF);
 	/* any port */
 	assert_int_equal(probe_decode(f, n, 0, &got), PROBE_OK);
@@ -87,7 +91,8 @@ static void round_trip_ipv4_ipv6_vlan(void **state)
 	assert_int_equal(got.seq, 3);
 	assert_int_equal(got.frame, 42);
 	assert_int_equal(got.room, (200 - probe_min_size(6, true)) / PROBE_STAMP_LEN);
-	assert_int_equal(probe_build(&t, &a, probe_min_size(6, true) + 20 * PROBE_STAMP_LEN, &h), 0);
+	assert_int_equal(probe_build(&t, &a, probe_min_size(6, true) + 20 * PROBE_STAMP_LEN, &h),
+			 0);
 	n = mk(f, &t, 3, 42, 99);
 	assert_int_equal(probe_decode(f, n, PROBE_DEFAULT_PORT, &got), PROBE_OK);
 	assert_int_equal(got.room, PROBE_MAX_HOPS);
@@ -104,7 +109,8 @@ static void checksum_catches_changes(void **state)
 	assert_int_equal(probe_build(&t, &a, 100, &h), 0);
 	/* the incremental checksum equals a full one for many values */
 	for (uint32_t s = 0; s < 2000; s++) {
-		uint32_t n = mk(f, &t, s * 2654435761u, (int64_t)s * 1000003 + 17953103224821LL, (int32_t)(s * 7919) - 5000);
+		uint32_t n = mk(f, &t, s * 2654435761u, (int64_t)s * 1000003 + 17953103224821LL,
+				(int32_t)(s * 7919) - 5000);
 		assert_int_equal(probe_decode(f, n, 0, &got), PROBE_OK);
 		/* flipping any bit of the UDP part is caught */
 		uint32_t at = t.l4_off + 8 + s % (n - t.l4_off - 8);
@@ -151,7 +157,7 @@ static void malformed_and_foreign(void **state)
 	uint8_t p[64];
 	probe_hdr_write(p, &h);
 	p[0] ^= 1;
-	assert_int_equal(probe_hdr_read(p, sizeof(p), &got), PROBE_FOREIGN);   /* not our magic */
+	assert_int_equal(probe_hdr_read(p, sizeof(p), &got), PROBE_FOREIGN); /* not our magic */
 	probe_hdr_write(p, &h);
 	p[2] = 2;
 	assert_int_equal(probe_hdr_read(p, sizeof(p), &got), PROBE_MALFORMED); /* version */
@@ -171,18 +177,21 @@ static void malformed_and_foreign(void **state)
 	assert_int_equal(probe_hdr_read(p, sizeof(p), &got), PROBE_MALFORMED); /* before 1970 */
 	h.frame = INT64_MAX / TF;
 	probe_hdr_write(p, &h);
-	assert_int_equal(probe_hdr_read(p, sizeof(p), &got), PROBE_MALFORMED); /* start(i) + t1 overflows */
+	assert_int_equal(probe_hdr_read(p, sizeof(p), &got),
+			 PROBE_MALFORMED); /* start(i) + t1 overflows */
 	h.frame = (INT64_MAX - EPOCH - INT32_MAX) / TF;
 	probe_hdr_write(p, &h);
-	assert_int_equal(probe_hdr_read(p, sizeof(p), &got), PROBE_OK);        /* the last one that fits */
+	assert_int_equal(probe_hdr_read(p, sizeof(p), &got), PROBE_OK); /* the last one that fits */
 	h = hdr(1);
 	h.room = 1;
 	h.hops = 2;
 	probe_hdr_write(p, &h);
-	assert_int_equal(probe_hdr_read(p, PROBE_HDR_LEN + PROBE_STAMP_LEN, &got), PROBE_MALFORMED); /* hops > room */
+	assert_int_equal(probe_hdr_read(p, PROBE_HDR_LEN + PROBE_STAMP_LEN, &got),
+			 PROBE_MALFORMED); /* hops > room */
 	h.room = 2;
 	h.frame = 1000;
-	h.stamp[0] = (struct probe_stamp){.node = 7, .flags = PROBE_STAMP_LATE, .dframe = 3, .push_off = 111};
+	h.stamp[0] = (struct probe_stamp){
+		.node = 7, .flags = PROBE_STAMP_LATE, .dframe = 3, .push_off = 111};
 	h.stamp[1] = (struct probe_stamp){.node = 65535, .dframe = -1, .push_off = -222};
 	probe_hdr_write(p, &h);
 	assert_int_equal(probe_hdr_read(p, PROBE_HDR_LEN + 2 * PROBE_STAMP_LEN, &got), PROBE_OK);
@@ -202,10 +211,12 @@ static void malformed_and_foreign(void **state)
 	h.frame = 1000;
 	h.stamp[1].dframe = INT32_MAX;
 	probe_hdr_write(p, &h);
-	assert_int_equal(probe_hdr_read(p, PROBE_HDR_LEN + 2 * PROBE_STAMP_LEN, &got), PROBE_MALFORMED);
+	assert_int_equal(probe_hdr_read(p, PROBE_HDR_LEN + 2 * PROBE_STAMP_LEN, &got),
+			 PROBE_MALFORMED);
 	h.stamp[1].dframe = -1001;
 	probe_hdr_write(p, &h);
-	assert_int_equal(probe_hdr_read(p, PROBE_HDR_LEN + 2 * PROBE_STAMP_LEN, &got), PROBE_MALFORMED);
+	assert_int_equal(probe_hdr_read(p, PROBE_HDR_LEN + 2 * PROBE_STAMP_LEN, &got),
+			 PROBE_MALFORMED);
 	h.stamp[1].dframe = -1000;
 	probe_hdr_write(p, &h);
 	assert_int_equal(probe_hdr_read(p, PROBE_HDR_LEN + 2 * PROBE_STAMP_LEN, &got), PROBE_OK);
@@ -240,7 +251,7 @@ static void lhist_percentiles(void **state)
 	assert_int_equal(h.nbins, 10);
 	assert_int_equal(lhist_quantile(&h, 0.5), 0);
 	for (int i = 0; i < 100; i++)
-		lhist_add(&h, 500 + i * 10);   /* 500..1490 */
+		lhist_add(&h, 500 + i * 10); /* 500..1490 */
 	assert_int_equal(h.min, 500);
 	assert_int_equal(h.max, 1490);
 	/* 50 values below 1000: p50 is the first bin's edge; p51 the second's, clamped to max */
@@ -251,8 +262,8 @@ static void lhist_percentiles(void **state)
 	lhist_add(&h, 20000);
 	assert_int_equal(h.under, 1);
 	assert_int_equal(h.over, 1);
-	assert_int_equal(lhist_quantile(&h, 0.0), -5);      /* underflow answers min */
-	assert_int_equal(lhist_quantile(&h, 1.0), 20000);   /* overflow answers max */
+	assert_int_equal(lhist_quantile(&h, 0.0), -5);	  /* underflow answers min */
+	assert_int_equal(lhist_quantile(&h, 1.0), 20000); /* overflow answers max */
 	assert_int_equal(lhist_quantile(&h, 0.999999), 20000);
 	assert_true(lhist_mean(&h) > 1000 && lhist_mean(&h) < 1300);
 	lhist_free(&h);
@@ -276,8 +287,12 @@ static void rig_init(struct rig *r, uint32_t delay)
 	assert_int_equal(probe_build(&r->t, &a, 78, &h), 0);
 	h.kind = PROBE_K_END;
 	assert_int_equal(probe_build(&r->end, &a, 74, &h), 0);
-	struct probe_rx_cfg c = {.port = PROBE_DEFAULT_PORT, .bin_ns = 1000, .range_ns = 10000000,
-				 .series_ns = 1000000, .delay_frames = delay, .keep_records = true};
+	struct probe_rx_cfg c = {.port = PROBE_DEFAULT_PORT,
+				 .bin_ns = 1000,
+				 .range_ns = 10000000,
+				 .series_ns = 1000000,
+				 .delay_frames = delay,
+				 .keep_records = true};
 	assert_int_equal(probe_rx_init(&r->rx, &c), 0);
 }
 
@@ -295,7 +310,8 @@ static void deliver(struct rig *r, uint32_t seq, int64_t lat)
 static void deliver_end(struct rig *r, uint32_t sent)
 {
 	uint32_t n = mk(r->f, &r->end, sent, I0 + sent, 0);
-	assert_int_equal(probe_rx_packet(&r->rx, r->f, n, EPOCH + (I0 + sent) * TF, PROBE_TS_SW), PROBE_OK);
+	assert_int_equal(probe_rx_packet(&r->rx, r->f, n, EPOCH + (I0 + sent) * TF, PROBE_TS_SW),
+			 PROBE_OK);
 }
 
 static void counts_lost_dup_reordered(void **state)
@@ -316,14 +332,14 @@ static void counts_lost_dup_reordered(void **state)
 	struct probe_flow *f = &r.rx.flows[0];
 	assert_int_equal(r.rx.nflows, 1);
 	assert_int_equal(f->id, 9);
-	assert_int_equal(f->received, 95);   /* 99 less 10, 20-22; 40 came late */
+	assert_int_equal(f->received, 95); /* 99 less 10, 20-22; 40 came late */
 	assert_int_equal(f->dup, 1);
 	assert_int_equal(f->reordered, 1);
 	/* without the end packet the tail loss cannot be known: 99 expected */
 	assert_int_equal(probe_flow_lost(f), 4);
 	assert_int_equal(probe_rx_ended(&r.rx), 0);
 	deliver_end(&r, 100);
-	deliver_end(&r, 100);   /* the sender sends three; repeats change nothing */
+	deliver_end(&r, 100); /* the sender sends three; repeats change nothing */
 	assert_int_equal(probe_rx_ended(&r.rx), 1);
 	assert_int_equal(f->sent, 100);
 	assert_int_equal(probe_flow_lost(f), 5);
@@ -339,11 +355,11 @@ static void late_packets_are_not_wrapped(void **state)
 	(void)state;
 	static struct rig r;
 	rig_init(&r, 0);
-	deliver(&r, 0, 20000);               /* in its frame */
-	deliver(&r, 1, TF + 20000);          /* one frame late: L > TF, not 20 us */
-	deliver(&r, 2, 3 * TF + 1);          /* three frames late */
-	deliver(&r, 3, -1000);               /* before its frame started: early */
-	deliver(&r, 4, TF - 1);              /* the last ns of its frame */
+	deliver(&r, 0, 20000);	    /* in its frame */
+	deliver(&r, 1, TF + 20000); /* one frame late: L > TF, not 20 us */
+	deliver(&r, 2, 3 * TF + 1); /* three frames late */
+	deliver(&r, 3, -1000);	    /* before its frame started: early */
+	deliver(&r, 4, TF - 1);	    /* the last ns of its frame */
 	struct probe_flow *f = &r.rx.flows[0];
 	assert_int_equal(f->oof, 3);
 	assert_int_equal(f->early, 1);
@@ -460,7 +476,7 @@ static void series_stays_bounded(void **state)
 		deliver(&r, s, 1000 + (s % 7) * 100);
 	struct probe_flow *f = &r.rx.flows[0];
 	assert_true(f->nseries <= PROBE_SERIES_MAX);
-	assert_true(f->series_ns >= 2000000);   /* widened at least once */
+	assert_true(f->series_ns >= 2000000); /* widened at least once */
 	uint64_t total = 0, nipt = 0;
 	for (uint32_t i = 0; i < f->nseries; i++) {
 		total += f->series[i].n;

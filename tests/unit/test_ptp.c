@@ -50,7 +50,8 @@ static void codec_round_trip(void **st)
 	assert_int_equal(m.seq, 0x1234);
 	assert_int_equal(m.id, PTPM_ID_TIME_STATUS_NP);
 	assert_int_equal(m.domain, 7);
-	n = ptpm_build_subscribe(b, sizeof(b), 0, 1, 99, 60, 1u << PTPM_NOTIFY_PORT_STATE | 1u << PTPM_NOTIFY_TIME_SYNC);
+	n = ptpm_build_subscribe(b, sizeof(b), 0, 1, 99, 60,
+				 1u << PTPM_NOTIFY_PORT_STATE | 1u << PTPM_NOTIFY_TIME_SYNC);
 	assert_int_equal(n, 120);
 	assert_int_equal(ptpm_parse(b, (size_t)n, &m, &why), 0);
 	assert_int_equal(m.action, PTPM_SET);
@@ -194,12 +195,12 @@ static struct fake {
 	int fd;
 	pthread_t th;
 	atomic_int stop;
-	atomic_llong offset;        /* master offset answered */
-	atomic_int gm;              /* gmPresent */
+	atomic_llong offset; /* master offset answered */
+	atomic_int gm;	     /* gmPresent */
 	atomic_int port_state;
-	atomic_int mode;            /* 0 answer, 1 garbage, 2 silent */
-	atomic_llong delay;         /* meanPathDelay answered, ns; 0 as ptp4l before a delay response */
-	atomic_int still;           /* offsets exactly as set, with none of a measurement's noise */
+	atomic_int mode;    /* 0 answer, 1 garbage, 2 silent */
+	atomic_llong delay; /* meanPathDelay answered, ns; 0 as ptp4l before a delay response */
+	atomic_int still;   /* offsets exactly as set, with none of a measurement's noise */
 	atomic_int subs, gets;
 	atomic_llong ingress;
 } fk;
@@ -241,13 +242,14 @@ static void *fake_thread(void *arg)
 			r = (size_t)n;
 		} else {
 			atomic_fetch_add(&fk.gets, 1);
-			int64_t ing = m.id == PTPM_ID_TIME_STATUS_NP ? atomic_fetch_add(&fk.ingress, 125000000)
-								     : atomic_load(&fk.ingress);
+			int64_t ing = m.id == PTPM_ID_TIME_STATUS_NP
+					      ? atomic_fetch_add(&fk.ingress, 125000000)
+					      : atomic_load(&fk.ingress);
 			r = response(out, m.seq, m.id, fake_measured(ing), ing, atomic_load(&fk.gm),
 				     (uint8_t)atomic_load(&fk.port_state), atomic_load(&fk.delay));
 		}
 		if (mode == 1) {
-			out[1] = 9;                  /* wrong version */
+			out[1] = 9; /* wrong version */
 			sendto(fk.fd, out, r, 0, (struct sockaddr *)&from, fl);
 			sendto(fk.fd, out, 10, 0, (struct sockaddr *)&from, fl);
 			continue;
@@ -297,7 +299,7 @@ static void source_follows_scripted_ptp4l(void **st)
 {
 	(void)st;
 	snprintf(fk.path, sizeof(fk.path), "/tmp/tdp-test-ptp4l.%d", (int)getpid());
-	atomic_store(&fk.offset, 5000000);   /* the local clock is 5 ms ahead of the master */
+	atomic_store(&fk.offset, 5000000); /* the local clock is 5 ms ahead of the master */
 	atomic_store(&fk.gm, 1);
 	atomic_store(&fk.port_state, PTPM_PS_UNCALIBRATED);
 	atomic_store(&fk.ingress, 1);
@@ -306,7 +308,8 @@ static void source_follows_scripted_ptp4l(void **st)
 	fake_up();
 	const struct timebase_ops *ops = timebase_find("ptp");
 	assert_non_null(ops);
-	struct tb_params p = {.fast = HC_FAST_OS, .ptp = {.mode = TB_PTP_OFFSET, .poll_ns = 10000000}};
+	struct tb_params p = {.fast = HC_FAST_OS,
+			      .ptp = {.mode = TB_PTP_OFFSET, .poll_ns = 10000000}};
 	snprintf(p.ptp.socket, sizeof(p.ptp.socket), "%s", fk.path);
 	tb_sync_params_defaults(&p.sync);
 	p.sync.lock_ns = 100000;
@@ -372,7 +375,8 @@ static void source_follows_scripted_ptp4l(void **st)
 	atomic_store(&fk.port_state, PTPM_PS_LISTENING);
 	if (!wait_state(tb, TB_HOLDOVER)) {
 		tb_sync(tb, &s);
-		fail_msg("state %s: %s (%d gets)", tb_state_name(s.state), s.reason, atomic_load(&fk.gets));
+		fail_msg("state %s: %s (%d gets)", tb_state_name(s.state), s.reason,
+			 atomic_load(&fk.gets));
 	}
 	tb_sync(tb, &s);
 	assert_non_null(strstr(s.reason, "LISTENING"));
@@ -411,7 +415,9 @@ static void disciplined_mode(void **st)
 	atomic_store(&fk.gets, 0);
 	atomic_store(&fk.delay, 3300);
 	fake_up();
-	struct tb_params p = {.fast = HC_FAST_OS, .ptp = {.mode = TB_PTP_DISCIPLINED, .poll_ns = 10000000, .subscribe_s = 1}};
+	struct tb_params p = {
+		.fast = HC_FAST_OS,
+		.ptp = {.mode = TB_PTP_DISCIPLINED, .poll_ns = 10000000, .subscribe_s = 1}};
 	snprintf(p.ptp.socket, sizeof(p.ptp.socket), "%s", fk.path);
 	atomic_store(&fk.subs, 0);
 	tb_sync_params_defaults(&p.sync);
@@ -481,7 +487,8 @@ static void no_lock_without_evidence(void **st)
 	atomic_store(&fk.delay, 0);
 	atomic_store(&fk.still, 1);
 	fake_up();
-	struct tb_params p = {.fast = HC_FAST_OS, .ptp = {.mode = TB_PTP_OFFSET, .poll_ns = 10000000}};
+	struct tb_params p = {.fast = HC_FAST_OS,
+			      .ptp = {.mode = TB_PTP_OFFSET, .poll_ns = 10000000}};
 	snprintf(p.ptp.socket, sizeof(p.ptp.socket), "%s", fk.path);
 	tb_sync_params_defaults(&p.sync);
 	p.sync.lock_ns = 100000;
@@ -586,7 +593,8 @@ static void client_on_simulated_clock(void **st)
 		int64_t want = -(sp4.offset + sim_drift());
 		int64_t got = tdp_time_diff(tb_now(tb), tb_sim_time(sp4.clk));
 		if (got - want > 3000 || got - want < -3000)
-			fail_msg("drifting offset: the source is %lld ns off", (long long)(got - want));
+			fail_msg("drifting offset: the source is %lld ns off",
+				 (long long)(got - want));
 		sim_run(tb, 1);
 	}
 	assert_int_equal(tb_state(tb), TB_LOCKED);

@@ -94,8 +94,9 @@ static void gptp_from_ptp4l_configuration(void **st)
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
 	/* the gPTP.cfg settings Debian's linuxptp ships, and a port */
-	static const char cfg[] = "[global]\ngmCapable 1\ntransportSpecific 0x1\nnetwork_transport L2\n"
-				  "delay_mechanism P2P\nfree_running 1\n[eth1]\n";
+	static const char cfg[] =
+		"[global]\ngmCapable 1\ntransportSpecific 0x1\nnetwork_transport L2\n"
+		"delay_mechanism P2P\nfree_running 1\n[eth1]\n";
 	assert_int_equal(write(fd, cfg, sizeof(cfg) - 1), (ssize_t)sizeof(cfg) - 1);
 	close(fd);
 	sp4.ts = 1;
@@ -103,7 +104,7 @@ static void gptp_from_ptp4l_configuration(void **st)
 	struct timebase *tb = source(TB_PTP_OFFSET, -1, path);
 	sim_run(tb, 6);
 	assert_int_equal(tb_state(tb), TB_LOCKED);
-	assert_int_equal(sp4.dropped_ts, 0);            /* asked with 1 from the first request */
+	assert_int_equal(sp4.dropped_ts, 0); /* asked with 1 from the first request */
 	done(tb);
 	unlink(path);
 }
@@ -184,15 +185,16 @@ static void ptp4l_configuration_read(void **st)
 	char path[] = "/tmp/tdp-ptp4l-XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
-	static const char cfg[] = "# automotive-slave.cfg's kind\n[global]\ntransportSpecific 0x1  # gPTP\n"
-				  "domainNumber 24\nuds_address /run/ptp4l-x\nfree_running 1\n"
-				  "delay_mechanism P2P\nlogSyncInterval -3\n[eth0]\ntransportSpecific 0x0\n[eth1]\n";
+	static const char cfg[] =
+		"# automotive-slave.cfg's kind\n[global]\ntransportSpecific 0x1  # gPTP\n"
+		"domainNumber 24\nuds_address /run/ptp4l-x\nfree_running 1\n"
+		"delay_mechanism P2P\nlogSyncInterval -3\n[eth0]\ntransportSpecific 0x0\n[eth1]\n";
 	assert_int_equal(write(fd, cfg, sizeof(cfg) - 1), (ssize_t)sizeof(cfg) - 1);
 	close(fd);
 	struct ptp_cfg c;
 	char err[256];
 	assert_int_equal(ptp_cfg_read(path, &c, err, sizeof(err)), 0);
-	assert_int_equal(c.transport_specific, 1);       /* [global]'s: the UNIX socket port's */
+	assert_int_equal(c.transport_specific, 1); /* [global]'s: the UNIX socket port's */
 	assert_int_equal(c.domain, 24);
 	assert_string_equal(c.uds_address, "/run/ptp4l-x");
 	assert_int_equal(c.free_running, 1);

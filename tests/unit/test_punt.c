@@ -81,10 +81,13 @@ static size_t frames(struct frame *f)
 	F("ARP in a VLAN", l2_frame(f[n].b, 0x0806, 7), PUNT_ARP);
 	F("PTP over Ethernet", l2_frame(f[n].b, 0x88f7, -1), PUNT_PTP);
 	F("LLDP", l2_frame(f[n].b, 0x88cc, -1), PUNT_NONE);
-	F("PTP event UDP 319 to 224.0.1.129", udp_frame(f[n].b, 4, "224.0.1.129", 319, -1), PUNT_PTP);
-	F("PTP general UDP 320 to ff0e::181, tagged", udp_frame(f[n].b, 6, "ff0e::181", 320, 5), PUNT_PTP);
+	F("PTP event UDP 319 to 224.0.1.129", udp_frame(f[n].b, 4, "224.0.1.129", 319, -1),
+	  PUNT_PTP);
+	F("PTP general UDP 320 to ff0e::181, tagged", udp_frame(f[n].b, 6, "ff0e::181", 320, 5),
+	  PUNT_PTP);
 	F("unicast PTP through the router", udp_frame(f[n].b, 4, "10.0.2.2", 319, -1), PUNT_NONE);
-	F("unicast PTP v6 through the router", udp_frame(f[n].b, 6, "2001:db8:2::2", 320, -1), PUNT_NONE);
+	F("unicast PTP v6 through the router", udp_frame(f[n].b, 6, "2001:db8:2::2", 320, -1),
+	  PUNT_NONE);
 	F("OSPF hello 224.0.0.5", udp_frame(f[n].b, 4, "224.0.0.5", 9, -1), PUNT_LINK);
 	F("limited broadcast", udp_frame(f[n].b, 4, "255.255.255.255", 67, -1), PUNT_LINK);
 	F("routable multicast 239.1.1.1", udp_frame(f[n].b, 4, "239.1.1.1", 9, -1), PUNT_NONE);
@@ -114,7 +117,8 @@ static enum punt_class rx_rule(const struct frame *f)
 	uint8_t a4[4], a6[16];
 	inet_pton(AF_INET, "10.0.2.1", a4);
 	inet_pton(AF_INET6, "2001:db8:2::1", a6);
-	if ((pi.family == 4 && !memcmp(pi.dst, a4, 4)) || (pi.family == 6 && !memcmp(pi.dst, a6, 16)))
+	if ((pi.family == 4 && !memcmp(pi.dst, a4, 4)) ||
+	    (pi.family == 6 && !memcmp(pi.dst, a6, 16)))
 		return PUNT_LOCAL;
 	return PUNT_NONE;
 }
@@ -125,14 +129,14 @@ static void rx_rule_classes(void **state)
 	size_t n = frames(f);
 	for (size_t i = 0; i < n; i++)
 		if (rx_rule(&f[i]) != f[i].want)
-			fail_msg("%s: RX says %s, expected %s", f[i].what, punt_class_name(rx_rule(&f[i])),
-				 punt_class_name(f[i].want));
+			fail_msg("%s: RX says %s, expected %s", f[i].what,
+				 punt_class_name(rx_rule(&f[i])), punt_class_name(f[i].want));
 }
 
 /* the program's outcome for each class */
 static const enum xdpp_stat stat_of[PUNT_MAX] = {
-	[PUNT_NONE] = XDPP_NO_SOCKET, [PUNT_ARP] = XDPP_ARP, [PUNT_ND] = XDPP_ND, [PUNT_PTP] = XDPP_PTP,
-	[PUNT_LINK] = XDPP_LINK, [PUNT_LOCAL] = XDPP_LOCAL,
+	[PUNT_NONE] = XDPP_NO_SOCKET, [PUNT_ARP] = XDPP_ARP,   [PUNT_ND] = XDPP_ND,
+	[PUNT_PTP] = XDPP_PTP,	      [PUNT_LINK] = XDPP_LINK, [PUNT_LOCAL] = XDPP_LOCAL,
 };
 
 static void xdp_program_agrees(void **state)
@@ -162,23 +166,24 @@ static void xdp_program_agrees(void **state)
 	uint64_t want[XDPP_NSTATS] = {0};
 	for (size_t i = 0; i < n; i++) {
 		uint8_t out[256];
-		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f[i].b, .data_size_in = f[i].len, .data_out = out,
-			    .data_size_out = sizeof(out), .repeat = 1);
+		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f[i].b, .data_size_in = f[i].len,
+			    .data_out = out, .data_size_out = sizeof(out), .repeat = 1);
 		assert_int_equal(bpf_prog_test_run_opts(pfd, &o), 0);
 		enum punt_class c = rx_rule(&f[i]);
 		/* no socket in xsks_map here: tdpd's frames are dropped and counted */
 		uint32_t expect = c == PUNT_NONE ? XDP_DROP : XDP_PASS;
 		if (o.retval != expect)
-			fail_msg("%s: the XDP program returned %u, RX's rule says %s", f[i].what, o.retval,
-				 punt_class_name(c));
+			fail_msg("%s: the XDP program returned %u, RX's rule says %s", f[i].what,
+				 o.retval, punt_class_name(c));
 		want[stat_of[c]]++;
 	}
 	uint64_t got[XDPP_NSTATS];
 	assert_int_equal(xdpp_stats(&x, got), 0);
 	for (int s = 0; s < XDPP_NSTATS; s++)
 		if (got[s] != want[s])
-			fail_msg("tdp_stats %s: %llu, expected %llu", xdpp_stat_name((enum xdpp_stat)s),
-				 (unsigned long long)got[s], (unsigned long long)want[s]);
+			fail_msg("tdp_stats %s: %llu, expected %llu",
+				 xdpp_stat_name((enum xdpp_stat)s), (unsigned long long)got[s],
+				 (unsigned long long)want[s]);
 	/* an address no longer ours leaves the map */
 	assert_int_equal(xdpp_set_local(&x, (const uint8_t(*)[17])a, 1), 0);
 	struct frame *v6 = &f[n - 1];
@@ -225,7 +230,7 @@ static void icmp_errors_v4(void **state)
 	assert_int_equal(m, 18 + 20 + 8 + (n - 18));
 	assert_memory_equal(out, g.smac, 6);
 	assert_memory_equal(out + 6, mac, 6);
-	assert_memory_equal(out + 12, b + 12, 6);          /* 802.1Q tag, then IPv4 */
+	assert_memory_equal(out + 12, b + 12, 6); /* 802.1Q tag, then IPv4 */
 	const uint8_t *ip = out + 18, *ic = ip + 20;
 	assert_int_equal(csum(ip, 20, 0), 0);
 	assert_int_equal(ip[9], 1);
@@ -235,7 +240,8 @@ static void icmp_errors_v4(void **state)
 	assert_int_equal(ic[1], 0);
 	assert_int_equal(csum(ic, m - 18 - 20, 0), 0);
 	assert_memory_equal(ic + 8, b + 18, n - 18);
-	assert_int_equal(icmp_error_build(out, sizeof(out), b, n, &pi, ICMP_ERR_NO_ROUTE, mac, src), m);
+	assert_int_equal(icmp_error_build(out, sizeof(out), b, n, &pi, ICMP_ERR_NO_ROUTE, mac, src),
+			 m);
 	assert_int_equal(ic[0] << 8 | ic[1], 3 << 8 | 0);
 
 	/* none about a broadcast, a multicast source-less or fragment, or an ICMP error */
@@ -300,13 +306,17 @@ static void icmp6_error_behind_extension_headers(void **state)
 	inet_pton(AF_INET6, "2001:db8:1::1", src);
 	struct {
 		const char *what;
-		uint8_t chain[6];   /* extension headers, then the upper layer */
-		uint8_t type;       /* ICMPv6 type when the upper layer is 58 */
-		uint16_t frag_off;  /* a fragment header's offset field */
+		uint8_t chain[6];  /* extension headers, then the upper layer */
+		uint8_t type;	   /* ICMPv6 type when the upper layer is 58 */
+		uint16_t frag_off; /* a fragment header's offset field */
 		bool allowed;
 	} c[] = {
 		{"Destination Unreachable in a first fragment", {44, 58}, 1, 0, false},
-		{"Time Exceeded behind hop-by-hop, routing, 5 destination options", {0, 43, 60, 60, 60, 58}, 3, 0, false},
+		{"Time Exceeded behind hop-by-hop, routing, 5 destination options",
+		 {0, 43, 60, 60, 60, 58},
+		 3,
+		 0,
+		 false},
 		{"an echo request in a first fragment", {44, 58}, 128, 0, true},
 		{"a later fragment", {44, 58}, 128, 8, false},
 		{"UDP behind a destination option and a fragment", {60, 44, 17}, 0, 0, true},
@@ -317,8 +327,9 @@ static void icmp6_error_behind_extension_headers(void **state)
 		uint8_t *ip = b + 14;
 		uint32_t at = 40, k = 0;
 		uint8_t *nhp = ip + 6;
-		for (; k < 6 && (c[i].chain[k] == 0 || c[i].chain[k] == 43 || c[i].chain[k] == 60 || c[i].chain[k] == 44 ||
-				 c[i].chain[k] == 51); k++) {
+		for (; k < 6 && (c[i].chain[k] == 0 || c[i].chain[k] == 43 || c[i].chain[k] == 60 ||
+				 c[i].chain[k] == 44 || c[i].chain[k] == 51);
+		     k++) {
 			uint8_t *h = ip + at;
 			*nhp = c[i].chain[k];
 			memset(h, 0, 8);
@@ -347,7 +358,9 @@ static void icmp6_error_behind_extension_headers(void **state)
 			ip[4] = 0;
 			ip[5] = 8;
 			assert_int_equal(pkt_parse(b, 14 + 48, &pi), PKT_OK);
-			assert_int_equal(icmp_error_build(out, sizeof(out), b, 14 + 48, &pi, ICMP_ERR_TTL, mac, src), 0);
+			assert_int_equal(icmp_error_build(out, sizeof(out), b, 14 + 48, &pi,
+							  ICMP_ERR_TTL, mac, src),
+					 0);
 		}
 	}
 }
@@ -364,14 +377,15 @@ static void icmp_too_big(void **state)
 	uint32_t n = pg_build(&g, b);
 	assert_int_equal(pkt_parse(b, n, &pi), PKT_OK);
 	const uint8_t mac[6] = {2, 0, 0, 0, 9, 9}, src4[4] = {10, 0, 1, 1};
-	assert_int_equal(icmp_error_build(out, sizeof(out), b, n, &pi, ICMP_ERR_TOO_BIG, mac, src4), 0);
+	assert_int_equal(icmp_error_build(out, sizeof(out), b, n, &pi, ICMP_ERR_TOO_BIG, mac, src4),
+			 0);
 	uint32_t m = icmp_too_big_build(out, sizeof(out), b, n, &pi, 1400, mac, src4);
-	assert_int_equal(m, 14 + 576);                     /* quoted up to 576 bytes of IP (RFC 1812 §4.3.2.3) */
+	assert_int_equal(m, 14 + 576); /* quoted up to 576 bytes of IP (RFC 1812 §4.3.2.3) */
 	const uint8_t *ic = out + 14 + 20;
 	assert_int_equal(ic[0], 3);
 	assert_int_equal(ic[1], 4);
-	assert_int_equal(ic[4] << 8 | ic[5], 0);           /* unused */
-	assert_int_equal(ic[6] << 8 | ic[7], 1400);        /* next-hop MTU */
+	assert_int_equal(ic[4] << 8 | ic[5], 0);    /* unused */
+	assert_int_equal(ic[6] << 8 | ic[7], 1400); /* next-hop MTU */
 	assert_int_equal(csum(ic, m - 14 - 20, 0), 0);
 	assert_string_equal(icmp_err_name(ICMP_ERR_TOO_BIG), "too-big");
 
@@ -388,7 +402,8 @@ static void icmp_too_big(void **state)
 	ic = ip + 40;
 	assert_int_equal(ic[0], 2);
 	assert_int_equal(ic[1], 0);
-	assert_int_equal((uint32_t)ic[4] << 24 | (uint32_t)ic[5] << 16 | (uint32_t)ic[6] << 8 | ic[7], 1280);
+	assert_int_equal(
+		(uint32_t)ic[4] << 24 | (uint32_t)ic[5] << 16 | (uint32_t)ic[6] << 8 | ic[7], 1280);
 	assert_int_equal(csum6(ip, 1280 - 40), 0);
 }
 

@@ -26,8 +26,13 @@
 
 static struct pw_config pwc(void)
 {
-	return (struct pw_config){.tf_ns = 1000000, .spin_below_ns = 50000, .min_sleep_ns = 5000,
-				  .margin_ns = 1000, .window = 4, .decay_pct = 50, .book_init_ns = 200};
+	return (struct pw_config){.tf_ns = 1000000,
+				  .spin_below_ns = 50000,
+				  .min_sleep_ns = 5000,
+				  .margin_ns = 1000,
+				  .window = 4,
+				  .decay_pct = 50,
+				  .book_init_ns = 200};
 }
 
 static void pw_predicts_max_of_window(void **state)
@@ -43,7 +48,8 @@ static void pw_predicts_max_of_window(void **state)
 	int64_t want[] = {3000, 8000, 8000, 8000, 8000, 2000};
 	for (int i = 0; i < 6; i++) {
 		/* plenty of time left: recorded at once */
-		assert_true(pw_woke(&p, tdp_time(100), tdp_time(100 + overs[i]), tdp_time(1000000)));
+		assert_true(
+			pw_woke(&p, tdp_time(100), tdp_time(100 + overs[i]), tdp_time(1000000)));
 		assert_int_equal(p.pred_ns, want[i]);
 	}
 	/* woke early: clamped, counted */
@@ -118,7 +124,7 @@ static void pw_spins_below_threshold(void **state)
 {
 	struct pw p;
 	struct pw_config c = pwc();
-	c.tf_ns = 20000;       /* below spin_below = 50 us */
+	c.tf_ns = 20000; /* below spin_below = 50 us */
 	pw_init(&p, &c);
 	tdp_time_t to;
 	assert_false(pw_plan(&p, tdp_time(0), tdp_time(20000), &to));
@@ -218,11 +224,15 @@ static void miss_rate_of_each_predictor(void **state)
 		}
 		double rate = (double)misses / (n - warm), mean = lead_sum / (n - warm);
 		print_message("predictor %s: miss rate %.2e, mean lead %.0f ns\n",
-			      t == 0 ? "max of 32" : t == 1 ? "quantile 1e-3" : "quantile 1e-4", rate, mean);
+			      t == 0   ? "max of 32"
+			      : t == 1 ? "quantile 1e-3"
+				       : "quantile 1e-4",
+			      rate, mean);
 		if (t == 0)
 			assert_true(rate > 0.02 && rate < 0.04);
 		else
-			assert_true(rate <= 1.5e-9 * (double)targets[t] && rate >= 0.3e-9 * (double)targets[t]);
+			assert_true(rate <= 1.5e-9 * (double)targets[t] &&
+				    rate >= 0.3e-9 * (double)targets[t]);
 	}
 }
 

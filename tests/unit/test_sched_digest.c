@@ -24,7 +24,8 @@ static void the_standards_examples(void **st)
 	(void)st;
 	digest_of("abc", 3, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 	const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-	digest_of(two, strlen(two), "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	digest_of(two, strlen(two),
+		  "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 	char *a = malloc(1000000);
 	assert_non_null(a);
 	memset(a, 'a', 1000000);
@@ -59,7 +60,8 @@ static void lengths_at_the_blocks_edges(void **st)
 static void a_tables_digest_is_its_texts(void **st)
 {
 	(void)st;
-	const char *txt = "tdp-schedule 1\ntf 1ms\nk 2\nport p rate 1Gbit/s\nflow f port p size 100 udp-dport 1\n"
+	const char *txt = "tdp-schedule 1\ntf 1ms\nk 2\nport p rate 1Gbit/s\nflow f port p size "
+			  "100 udp-dport 1\n"
 			  "frames 0: f 1\n";
 	struct sched_diags d;
 	sched_diags_init(&d, "t");

@@ -85,11 +85,10 @@ static void accepts_everything(void **state)
 
 static void rows_add_up_and_share(void **state)
 {
-	struct sched_table *t = parse_ok(HDR PORT
-		"flow a port eth0 size 100 udp-dport 1\n"
-		"flow b port eth0 size 100 udp-dport 2\n"
-		"frames 0-9: a 1\n"
-		"frames 0-9/2: a 1, b 1\n");
+	struct sched_table *t = parse_ok(HDR PORT "flow a port eth0 size 100 udp-dport 1\n"
+						  "flow b port eth0 size 100 udp-dport 2\n"
+						  "frames 0-9: a 1\n"
+						  "frames 0-9/2: a 1, b 1\n");
 	/* two distinct rows: even frames a 2 b 1, odd frames a 1 */
 	assert_int_equal(t->nrows, 2);
 	assert_row(t, 0, "a 2, b 1");
@@ -103,10 +102,10 @@ static void rows_add_up_and_share(void **state)
 static void rows_sorted_by_port_then_flow(void **state)
 {
 	struct sched_table *t = parse_ok(HDR "port p0 rate 1Gbit/s\nport p1 rate 1Gbit/s\n"
-		"flow a port p1 size 100 udp-dport 1\n"
-		"flow b port p0 size 100 udp-dport 2\n"
-		"flow c port p0 size 100 udp-dport 3\n"
-		"frames 4: a 1, c 2, b 3\n");
+					     "flow a port p1 size 100 udp-dport 1\n"
+					     "flow b port p0 size 100 udp-dport 2\n"
+					     "flow c port p0 size 100 udp-dport 3\n"
+					     "frames 4: a 1, c 2, b 3\n");
 	uint32_t n;
 	const struct sched_entry *e = sched_row(t, 4, &n);
 	assert_int_equal(n, 3);
@@ -129,13 +128,15 @@ static void names_that_look_like_keywords(void **state)
 	assert_int_equal(t->flows[1].size, 200);
 	assert_row(t, 0, "port 1, size 2, frames 3");
 	sched_free(t);
-	parse_err("tdp-schedule 1\ntf 1ms\nk 2\nport eth0 rate 1Gbit/s\nflow port port nope size 100 dscp 1\n",
+	parse_err("tdp-schedule 1\ntf 1ms\nk 2\nport eth0 rate 1Gbit/s\nflow port port nope size "
+		  "100 dscp 1\n",
 		  5, 16, "flow port: no port named 'nope'");
 }
 
 static void zero_packets_is_no_entry(void **state)
 {
-	struct sched_table *t = parse_ok(HDR PORT "flow a port eth0 size 100 dscp 1\nframes 0-9: a 0\n");
+	struct sched_table *t =
+		parse_ok(HDR PORT "flow a port eth0 size 100 dscp 1\nframes 0-9: a 0\n");
 	assert_row(t, 3, "");
 	assert_int_equal(t->nrows, 1);
 	sched_free(t);
@@ -197,9 +198,11 @@ static void sync_error_bound(void **state)
 	t = parse_ok(HDR);
 	assert_false(t->sync_err_set);
 	sched_free(t);
-	parse_err(HDR "guard 20us\nsync-error 11us\n", 5, 12, "more than half the guard band (20us)");
+	parse_err(HDR "guard 20us\nsync-error 11us\n", 5, 12,
+		  "more than half the guard band (20us)");
 	parse_err(HDR "sync-error 1ns\n", 4, 12, "more than half the guard band");
-	parse_err(HDR "guard 20us\nsync-error 1us\nsync-error 2us\n", 6, 1, "'sync-error' given twice");
+	parse_err(HDR "guard 20us\nsync-error 1us\nsync-error 2us\n", 6, 1,
+		  "'sync-error' given twice");
 }
 
 static void err_version(void **state)
@@ -214,16 +217,20 @@ static void err_version(void **state)
 static void err_names(void **state)
 {
 	parse_err(HDR PORT "flow a port eth1 size 100 dscp 1\n", 5, 13, "no port named 'eth1'");
-	parse_err(HDR PORT "flow a port eth0 size 100 dscp 1\nframes 0: b 1\n", 6, 11, "no flow named 'b'");
-	parse_err(HDR PORT "port eth0 rate 1Gbit/s\n", 5, 6, "port eth0 defined twice (first at line 4)");
-	parse_err(HDR PORT "flow a port eth0 size 100 dscp 1\nflow a port eth0 size 100 dscp 2\n", 6, 6,
-		  "flow a defined twice (first at line 5)");
+	parse_err(HDR PORT "flow a port eth0 size 100 dscp 1\nframes 0: b 1\n", 6, 11,
+		  "no flow named 'b'");
+	parse_err(HDR PORT "port eth0 rate 1Gbit/s\n", 5, 6,
+		  "port eth0 defined twice (first at line 4)");
+	parse_err(HDR PORT "flow a port eth0 size 100 dscp 1\nflow a port eth0 size 100 dscp 2\n",
+		  6, 6, "flow a defined twice (first at line 5)");
 	parse_err(HDR "port 9x rate 1Gbit/s\n", 4, 6, "bad port name");
 	parse_err(HDR PORT "flow a port eth0 dscp 1\n", 5, 6, "needs a size");
 	parse_err(HDR PORT "flow a size 10 dscp 1\n", 5, 6, "needs a port");
 	parse_err(HDR PORT "flow a port eth0 size 10\n", 5, 6, "needs a match");
-	parse_err(HDR PORT "flow a port eth0 size 1515 dscp 1\n", 5, 23, "exceeds port eth0's max-frame 1514");
-	parse_err(HDR PORT "flow a port eth0 size 100 dscp 1 dscp 2\n", 5, 34, "attribute given twice");
+	parse_err(HDR PORT "flow a port eth0 size 1515 dscp 1\n", 5, 23,
+		  "exceeds port eth0's max-frame 1514");
+	parse_err(HDR PORT "flow a port eth0 size 100 dscp 1 dscp 2\n", 5, 34,
+		  "attribute given twice");
 }
 
 static void err_match_values(void **state)
@@ -232,20 +239,22 @@ static void err_match_values(void **state)
 	parse_err(HDR PORT "flow a port eth0 size 100 vlan 4096\n", 5, 32, "vlan must be 0..4095");
 	parse_err(HDR PORT "flow a port eth0 size 100 pcp 8\n", 5, 31, "pcp must be 0..7");
 	parse_err(HDR PORT "flow a port eth0 size 100 mpls 1048576\n", 5, 32, "mpls must be");
-	parse_err(HDR PORT "flow a port eth0 size 100 udp-dport 65536\n", 5, 37, "udp-dport must be");
+	parse_err(HDR PORT "flow a port eth0 size 100 udp-dport 65536\n", 5, 37,
+		  "udp-dport must be");
 	parse_err(HDR PORT "flow a port eth0 size 100 dst 10.0.0.1/24\n", 5, 31, "host bits set");
 	parse_err(HDR PORT "flow a port eth0 size 100 dst 10.0.0.0/33\n", 5, 31, "prefix length");
 	parse_err(HDR PORT "flow a port eth0 size 100 dst 10.0.0.300/8\n", 5, 31, "bad address");
-	parse_err(HDR PORT "flow a port eth0 size 100 dst 10.0.0.0\n", 5, 31, "expected an address prefix");
+	parse_err(HDR PORT "flow a port eth0 size 100 dst 10.0.0.0\n", 5, 31,
+		  "expected an address prefix");
 }
 
 /* Pipeline options: alpha relative to the upstream node, the arrival delay, the stamp flag. */
 static void pipeline_options(void **state)
 {
-	struct sched_table *t = parse_ok(HDR PORT
-		"flow a port eth0 size 100 alpha 3 delay 20us stamp udp-dport 1\n"
-		"flow b port eth0 size 100 stamp udp-dport 2 alpha 1\n"
-		"flow c port eth0 size 100 udp-dport 3\n");
+	struct sched_table *t =
+		parse_ok(HDR PORT "flow a port eth0 size 100 alpha 3 delay 20us stamp udp-dport 1\n"
+				  "flow b port eth0 size 100 stamp udp-dport 2 alpha 1\n"
+				  "flow c port eth0 size 100 udp-dport 3\n");
 	assert_int_equal(t->flows[0].alpha, 3);
 	assert_int_equal(t->flows[0].delay_ns, 20000);
 	assert_true(t->flows[0].stamp);
@@ -257,37 +266,44 @@ static void pipeline_options(void **state)
 	assert_false(t->flows[2].stamp);
 	assert_int_equal(t->flows[2].alpha, 0);
 	sched_free(t);
-	parse_err(HDR PORT "flow a port eth0 size 100 stamp stamp udp-dport 1\n", 5, 33, "attribute given twice");
-	parse_err(HDR PORT "flow a port eth0 size 100 delay 5us udp-dport 1\n", 5, 33, "it needs alpha");
+	parse_err(HDR PORT "flow a port eth0 size 100 stamp stamp udp-dport 1\n", 5, 33,
+		  "attribute given twice");
+	parse_err(HDR PORT "flow a port eth0 size 100 delay 5us udp-dport 1\n", 5, 33,
+		  "it needs alpha");
 	parse_err(HDR PORT "flow a port eth0 size 100 alpha 1 delay 100us udp-dport 1\n", 5, 41,
 		  "delay must be shorter than TF");
-	parse_err(HDR PORT "flow a port eth0 size 100 alpha 1 delay 5 udp-dport 1\n", 5, 41, "unit");
-	parse_err(HDR PORT "flow a port eth0 size 100 alpha 0 udp-dport 1\n", 5, 33, "alpha must be");
+	parse_err(HDR PORT "flow a port eth0 size 100 alpha 1 delay 5 udp-dport 1\n", 5, 41,
+		  "unit");
+	parse_err(HDR PORT "flow a port eth0 size 100 alpha 0 udp-dport 1\n", 5, 33,
+		  "alpha must be");
 }
 
 static void err_overlap(void **state)
 {
 	/* same field, same value */
-	parse_err(HDR PORT "flow a port eth0 size 100 dscp 1\nflow b port eth0 size 100 dscp 1\n", 6, 6,
-		  "flow b (dscp 1) overlaps flow a");
+	parse_err(HDR PORT "flow a port eth0 size 100 dscp 1\nflow b port eth0 size 100 dscp 1\n",
+		  6, 6, "flow b (dscp 1) overlaps flow a");
 	/* different fields: a packet with both matches both */
-	parse_err(HDR PORT "flow a port eth0 size 100 dscp 1\nflow b port eth0 size 100 udp-dport 7\n", 6, 6,
-		  "overlaps flow a");
+	parse_err(HDR PORT
+		  "flow a port eth0 size 100 dscp 1\nflow b port eth0 size 100 udp-dport 7\n",
+		  6, 6, "overlaps flow a");
 	/* a prefix inside another */
-	parse_err(HDR PORT "flow a port eth0 size 100 dst 10.0.0.0/8\nflow b port eth0 size 100 dst 10.1.0.0/16\n",
+	parse_err(HDR PORT "flow a port eth0 size 100 dst 10.0.0.0/8\nflow b port eth0 size 100 "
+			   "dst 10.1.0.0/16\n",
 		  6, 6, "overlaps flow a");
 	/* but these are disjoint */
-	sched_free(parse_ok(HDR PORT
-		"flow a port eth0 size 100 dscp 1 dst 10.0.0.0/16\n"
-		"flow b port eth0 size 100 dscp 1 dst 10.1.0.0/16\n"
-		"flow c port eth0 size 100 dscp 1 dst 2001:db8::/32\n"
-		"flow d port eth0 size 100 dscp 5 udp-dport 7\n"
-		"flow e port eth0 size 100 dscp 6 udp-dport 7\n"
-		"flow f port eth0 size 100 dscp 5 vlan 3 udp-dport 8\n"));
+	sched_free(parse_ok(HDR PORT "flow a port eth0 size 100 dscp 1 dst 10.0.0.0/16\n"
+				     "flow b port eth0 size 100 dscp 1 dst 10.1.0.0/16\n"
+				     "flow c port eth0 size 100 dscp 1 dst 2001:db8::/32\n"
+				     "flow d port eth0 size 100 dscp 5 udp-dport 7\n"
+				     "flow e port eth0 size 100 dscp 6 udp-dport 7\n"
+				     "flow f port eth0 size 100 dscp 5 vlan 3 udp-dport 8\n"));
 	/* a flow matching on dst alone overlaps one that does not match on dst */
-	parse_err(HDR PORT "flow a port eth0 size 100 dst 10.0.0.0/16\nflow d port eth0 size 100 dscp 5 udp-dport 7\n",
+	parse_err(HDR PORT "flow a port eth0 size 100 dst 10.0.0.0/16\nflow d port eth0 size 100 "
+			   "dscp 5 udp-dport 7\n",
 		  6, 6, "flow d (dscp 5 udp-dport 7) overlaps flow a (dst 10.0.0.0/16, line 5)");
-	parse_err(HDR PORT "flow d port eth0 size 100 dscp 5 udp-dport 7\nflow f port eth0 size 100 dscp 5 vlan 3\n",
+	parse_err(HDR PORT "flow d port eth0 size 100 dscp 5 udp-dport 7\nflow f port eth0 size "
+			   "100 dscp 5 vlan 3\n",
 		  6, 6, "overlaps flow d");
 }
 
@@ -314,17 +330,20 @@ static void err_rows(void **state)
 	sched_free(parse_ok(F "frames 0-9/4, 1-9/6, 2-9/4: a 1\n"));
 	parse_err(F "frames 0 1: a 1\n", 7, 10, "expected ',' between frame sets");
 	parse_err(F "frames 0: a 1,\n", 7, 14, "unexpected ','");
-	parse_err(F "frames 0: a 60000\nframes 0: a 6000\n", 8, 1, "flow a has 66000 packets in frame 0");
+	parse_err(F "frames 0: a 60000\nframes 0: a 6000\n", 8, 1,
+		  "flow a has 66000 packets in frame 0");
 #undef F
 }
 
 static void err_numbers_overflow(void **state)
 {
-	parse_err("tdp-schedule 1\ntf 99999999999999999999999999us\nk 1\n", 2, 4, "number too large");
+	parse_err("tdp-schedule 1\ntf 99999999999999999999999999us\nk 1\n", 2, 4,
+		  "number too large");
 	parse_err("tdp-schedule 99999999999999999999999\n", 1, 14, "number too large");
 	parse_err(HDR "port p rate 99999999999999999999Gbit/s\n", 4, 13, "number too large");
 	parse_err("tdp-schedule 1\ntf 100us\nk 18446744073709551617\n", 3, 3, "number too large");
-	parse_err(HDR PORT "flow a port eth0 size 100 dscp 1\nframes 4294967296: a 1\n", 6, 8, "bad frame number");
+	parse_err(HDR PORT "flow a port eth0 size 100 dscp 1\nframes 4294967296: a 1\n", 6, 8,
+		  "bad frame number");
 }
 
 static void err_empty_and_binary(void **state)
@@ -332,18 +351,22 @@ static void err_empty_and_binary(void **state)
 	parse_err("", 1, 1, "empty table");
 	parse_err("\n\n# only a comment\n   \n", 1, 1, "empty table");
 	parse_err("tdp-schedule 1\ntf 1\0ms\nk 1\n", 2, 5, "byte 0x00 is not text");
-	parse_err("\x7f" "ELF\x02\x01\x01", 1, 1, "byte 0x7f is not text");
-	parse_err(HDR "# caf\xc3\n", 4, 6, "is not text");  /* truncated UTF-8 */
+	parse_err("\x7f"
+		  "ELF\x02\x01\x01",
+		  1, 1, "byte 0x7f is not text");
+	parse_err(HDR "# caf\xc3\n", 4, 6, "is not text"); /* truncated UTF-8 */
 	parse_err(HDR "\xff\xfe\n", 4, 1, "byte 0xff is not text");
 	/* forms RFC 3629 forbids: surrogates, overlong encodings, past U+10FFFF */
-	parse_err(HDR "# \xed\xa0\x80\n", 4, 3, "byte 0xed is not text");     /* U+D800 */
-	parse_err(HDR "# \xed\xbf\xbf\n", 4, 3, "byte 0xed is not text");     /* U+DFFF */
-	parse_err(HDR "# \xe0\x80\xaf\n", 4, 3, "byte 0xe0 is not text");     /* '/' in three bytes */
+	parse_err(HDR "# \xed\xa0\x80\n", 4, 3, "byte 0xed is not text"); /* U+D800 */
+	parse_err(HDR "# \xed\xbf\xbf\n", 4, 3, "byte 0xed is not text"); /* U+DFFF */
+	parse_err(HDR "# \xe0\x80\xaf\n", 4, 3, "byte 0xe0 is not text"); /* '/' in three bytes */
 	parse_err(HDR "# \xf0\x80\x80\xaf\n", 4, 3, "byte 0xf0 is not text"); /* ... in four */
 	parse_err(HDR "# \xf4\x90\x80\x80\n", 4, 3, "byte 0xf4 is not text"); /* U+110000 */
 	parse_err(HDR "# \xc1\xbf\n", 4, 3, "byte 0xc1 is not text");
 	/* the edges that are allowed: U+0800, U+D7FF, U+E000, U+10000, U+10FFFF */
-	sched_free(parse_ok(HDR "# \xe0\xa0\x80 \xed\x9f\xbf \xee\x80\x80 \xf0\x90\x80\x80 \xf4\x8f\xbf\xbf\n"));
+	sched_free(parse_ok(
+		HDR
+		"# \xe0\xa0\x80 \xed\x9f\xbf \xee\x80\x80 \xf0\x90\x80\x80 \xf4\x8f\xbf\xbf\n"));
 	/* UTF-8 in comments and the micro sign in units are text */
 	struct sched_table *t = parse_ok("tdp-schedule 1 # caf\xc3\xa9\ntf 100\xc2\xb5s\nk 10\n");
 	assert_int_equal(t->tf_ns, 100000);
@@ -355,7 +378,8 @@ static void no_table_on_error(void **state)
 	/* an error anywhere means no table at all: never a silently different one */
 	struct sched_diags d;
 	sched_diags_init(&d, "x");
-	const char *s = HDR PORT "flow a port eth0 size 100 dscp 1\nframes 0: a 1\nframes 99: a 1\n";
+	const char *s =
+		HDR PORT "flow a port eth0 size 100 dscp 1\nframes 0: a 1\nframes 99: a 1\n";
 	assert_null(sched_parse(s, strlen(s), &d));
 	assert_int_equal(d.nerr, 1);
 	sched_diags_free(&d);
@@ -418,9 +442,13 @@ static void row_line_limits(void **state)
 			assert_null(t);
 			assert_int_equal(d.nerr, 2);
 			assert_int_equal(d.v[0].line, 5 + n);
-			assert_non_null(strstr(d.v[0].msg, "more than 1024 flows in one line; split it (rows add up)"));
+			assert_non_null(
+				strstr(d.v[0].msg,
+				       "more than 1024 flows in one line; split it (rows add up)"));
 			assert_int_equal(d.v[1].line, 6 + n);
-			assert_non_null(strstr(d.v[1].msg, "more than 1024 frame sets in one line; split it (rows add up)"));
+			assert_non_null(strstr(
+				d.v[1].msg,
+				"more than 1024 frame sets in one line; split it (rows add up)"));
 		}
 		sched_diags_free(&d);
 		sched_free(t);

@@ -26,8 +26,10 @@ static int read_chain(const char *proc2, const char *flows)
 	char text[2048];
 	snprintf(text, sizeof(text),
 		 "tdp-topology 1\ntf 1ms\nk 10\nguard 50us\nhost snd\n"
-		 "router r1 node-id 1 processing 200us\nrouter r2 node-id 2 processing %s\nhost rcv\n"
-		 "link snd:eth0 r1:in rate 1Gbit/s delay 5us\nlink r1:out r2:in rate 1Gbit/s delay 5us\n"
+		 "router r1 node-id 1 processing 200us\nrouter r2 node-id 2 processing %s\nhost "
+		 "rcv\n"
+		 "link snd:eth0 r1:in rate 1Gbit/s delay 5us\nlink r1:out r2:in rate 1Gbit/s delay "
+		 "5us\n"
 		 "link r2:out rcv:eth0 rate 1Gbit/s delay 5us\n%s",
 		 proc2, flows);
 	memset(&pl, 0, sizeof(pl));
@@ -43,7 +45,11 @@ static int read_chain(const char *proc2, const char *flows)
 static void alpha_per_hop_from_the_rule(void **st)
 {
 	(void)st;
-	assert_int_equal(read_chain("1.1ms", "flow probe from snd to rcv packets 1 size 128 frames 0 match dscp 46\n"), 0);
+	assert_int_equal(
+		read_chain(
+			"1.1ms",
+			"flow probe from snd to rcv packets 1 size 128 frames 0 match dscp 46\n"),
+		0);
 	assert_int_equal(plan_place(&pl), 0);
 	const struct preq *f = &pl.flows[0];
 	assert_int_equal(f->npath, 4);
@@ -69,9 +75,11 @@ static void shared_link_fills_then_refuses(void **st)
 	(void)st;
 	/* 950 us of a frame (1 ms less 50 us of guard) hold 77 packets of 1500 +
 	 * 24 bytes at 1 Gbit/s (12.192 us each); two flows of 60 in frame 0 do not fit */
-	assert_int_equal(read_chain("200us", "flow a from snd to rcv packets 60 size 1500 frames 0 match dscp 46\n"
-					     "flow b from snd to rcv packets 60 size 1500 frames 0 match dscp 34\n"),
-			 0);
+	assert_int_equal(
+		read_chain("200us",
+			   "flow a from snd to rcv packets 60 size 1500 frames 0 match dscp 46\n"
+			   "flow b from snd to rcv packets 60 size 1500 frames 0 match dscp 34\n"),
+		0);
 	assert_int_equal(plan_place(&pl), -1);
 	assert_int_equal(pl.errors, 1);
 	/* the first was placed; nothing holds more than the link's room */
@@ -83,9 +91,11 @@ static void shared_link_fills_then_refuses(void **st)
 	plan_free(&pl);
 	/* with the other frames free, the second takes what is left of frame 0
 	 * and goes on in others */
-	assert_int_equal(read_chain("200us", "flow a from snd to rcv packets 60 size 1500 frames 0 match dscp 46\n"
-					     "flow b from snd to rcv packets 60 size 1500 match dscp 34\n"),
-			 0);
+	assert_int_equal(
+		read_chain("200us",
+			   "flow a from snd to rcv packets 60 size 1500 frames 0 match dscp 46\n"
+			   "flow b from snd to rcv packets 60 size 1500 match dscp 34\n"),
+		0);
 	assert_int_equal(plan_place(&pl), 0);
 	uint32_t total = 0;
 	for (uint32_t i = 0; i < pl.k; i++)
@@ -101,7 +111,8 @@ static void shared_link_fills_then_refuses(void **st)
 static void bad_topology_is_refused_by_line(void **st)
 {
 	(void)st;
-	assert_int_equal(read_chain("200us", "flow a from snd to nowhere packets 1 size 128\n"), -1);
+	assert_int_equal(read_chain("200us", "flow a from snd to nowhere packets 1 size 128\n"),
+			 -1);
 	assert_true(pl.errors >= 1);
 	plan_free(&pl);
 	memset(&pl, 0, sizeof(pl));
@@ -123,28 +134,32 @@ static int read_text(const char *text)
 
 /* snd - r1 - r2 - r4 - rcv, and around r2: r1 - r3 - r5 - r4; r1 - r2 at
  * 100 Mbit/s holds 7 packets of 1500 bytes a frame, 70 a cycle */
-#define DIAMOND                                                                                                  \
-	"tdp-topology 1\ntf 1ms\nk 10\nguard 50us\nhost snd\nhost rcv\n"                                       \
-	"router r1 node-id 1 processing 200us\nrouter r2 node-id 2 processing 200us\n"                            \
-	"router r3 node-id 3 processing 200us\nrouter r4 node-id 4 processing 200us\n"                            \
-	"router r5 node-id 5 processing 200us\n"                                                                 \
-	"link snd:e r1:a rate 1Gbit/s\nlink r1:b r2:a rate 100Mbit/s\nlink r2:b r4:a rate 1Gbit/s\n"              \
-	"link r1:c r3:a rate 1Gbit/s\nlink r3:b r5:a rate 1Gbit/s\nlink r5:b r4:c rate 1Gbit/s\n"                 \
+#define DIAMOND                                                                                   \
+	"tdp-topology 1\ntf 1ms\nk 10\nguard 50us\nhost snd\nhost rcv\n"                          \
+	"router r1 node-id 1 processing 200us\nrouter r2 node-id 2 processing 200us\n"            \
+	"router r3 node-id 3 processing 200us\nrouter r4 node-id 4 processing 200us\n"            \
+	"router r5 node-id 5 processing 200us\n"                                                  \
+	"link snd:e r1:a rate 1Gbit/s\nlink r1:b r2:a rate 100Mbit/s\nlink r2:b r4:a rate "       \
+	"1Gbit/s\n"                                                                               \
+	"link r1:c r3:a rate 1Gbit/s\nlink r3:b r5:a rate 1Gbit/s\nlink r5:b r4:c rate 1Gbit/s\n" \
 	"link r4:b rcv:e rate 1Gbit/s\n"
 
 static void path_words(const struct preq *f, char *out, size_t len)
 {
 	size_t at = 0;
 	for (uint32_t h = 0; h < f->npath; h++)
-		at += (size_t)snprintf(out + at, len - at, "%s%s", h ? " " : "", pl.nodes[f->path[h]].name);
+		at += (size_t)snprintf(out + at, len - at, "%s%s", h ? " " : "",
+				       pl.nodes[f->path[h]].name);
 }
 
 static void detour_when_the_fewest_routers_have_no_room(void **st)
 {
 	(void)st;
 	char w[128];
-	assert_int_equal(read_text(DIAMOND "flow a from snd to rcv packets 60 size 1500 match dscp 46 dst 10.9.1.0/24\n"
-					   "flow b from snd to rcv packets 60 size 1500 match dscp 34 dst 10.9.2.0/24\n"),
+	assert_int_equal(read_text(DIAMOND "flow a from snd to rcv packets 60 size 1500 match dscp "
+					   "46 dst 10.9.1.0/24\n"
+					   "flow b from snd to rcv packets 60 size 1500 match dscp "
+					   "34 dst 10.9.2.0/24\n"),
 			 0);
 	assert_int_equal(plan_place(&pl), 0);
 	path_words(&pl.flows[0], w, sizeof(w));
@@ -159,7 +174,8 @@ static void detour_when_the_fewest_routers_have_no_room(void **st)
 	for (uint32_t l = 0; l < pl.nlinks; l++)
 		for (int d = 0; d < 2; d++)
 			for (uint32_t i = 0; pl.links[l].used[d] && i < pl.k; i++)
-				assert_true(pl.links[l].used[d][i] <= plan_cap_bits(&pl, &pl.links[l]));
+				assert_true(pl.links[l].used[d][i] <=
+					    plan_cap_bits(&pl, &pl.links[l]));
 	plan_free(&pl);
 }
 
@@ -170,8 +186,10 @@ static void the_search_is_bounded(void **st)
 	size_t len = 0;
 	/* the bound holds for every try, a flow's first included: spent at
 	 * once, both flows are refused, each saying so */
-	assert_int_equal(read_text(DIAMOND "flow a from snd to rcv packets 60 size 1500 match dscp 46 dst 10.9.1.0/24\n"
-					   "flow b from snd to rcv packets 60 size 1500 match dscp 34 dst 10.9.2.0/24\n"),
+	assert_int_equal(read_text(DIAMOND "flow a from snd to rcv packets 60 size 1500 match dscp "
+					   "46 dst 10.9.1.0/24\n"
+					   "flow b from snd to rcv packets 60 size 1500 match dscp "
+					   "34 dst 10.9.2.0/24\n"),
 			 0);
 	pl.max_work = 1;
 	pl.err = open_memstream(&out, &len);
@@ -179,8 +197,10 @@ static void the_search_is_bounded(void **st)
 	fclose(pl.err);
 	pl.err = NULL;
 	assert_int_equal(pl.errors, 2);
-	assert_non_null(strstr(out, "test.topo:19: error: flow a: not placed: the search had stopped before it"));
-	assert_non_null(strstr(out, "test.topo:20: error: flow b: not placed: the search had stopped before it"));
+	assert_non_null(strstr(
+		out, "test.topo:19: error: flow a: not placed: the search had stopped before it"));
+	assert_non_null(strstr(
+		out, "test.topo:20: error: flow b: not placed: the search had stopped before it"));
 	assert_null(strstr(out, "snd r1 r3 r5 r4 rcv"));
 	free(out);
 	out = NULL;
@@ -190,12 +210,15 @@ static void the_search_is_bounded(void **st)
 	 * 10 Mbit/s), at k 25,000: once the bound is spent the rest cost
 	 * nothing; the work done stays within the bound and one try */
 	static char text[1 << 17];
-	int at = snprintf(text, sizeof(text), "tdp-topology 1\ntf 10us\nk 25000\nhost snd\nhost rcv\n"
-						 "router r1 node-id 1 processing 200us\nlink snd:e r1:a rate 10Mbit/s\n"
-						 "link r1:b rcv:e rate 10Mbit/s\n");
+	int at = snprintf(text, sizeof(text),
+			  "tdp-topology 1\ntf 10us\nk 25000\nhost snd\nhost rcv\n"
+			  "router r1 node-id 1 processing 200us\nlink snd:e r1:a rate 10Mbit/s\n"
+			  "link r1:b rcv:e rate 10Mbit/s\n");
 	for (int i = 0; i < 1024; i++)
 		at += snprintf(text + at, sizeof(text) - (size_t)at,
-			       "flow f%d from snd to rcv packets 65535 size 1500 match dscp 46 udp-dport %d\n", i, i + 1);
+			       "flow f%d from snd to rcv packets 65535 size 1500 match dscp 46 "
+			       "udp-dport %d\n",
+			       i, i + 1);
 	assert_int_equal(read_text(text), 0);
 	pl.max_work = 1000000;
 	pl.err = open_memstream(&out, &len);
@@ -216,8 +239,9 @@ static void one_next_hop_per_destination(void **st)
 	size_t len = 0;
 	/* both to rcv, with no dst of their own: routers route them alike, so b
 	 * cannot go round r2 while a goes through it */
-	assert_int_equal(read_text(DIAMOND "flow a from snd to rcv packets 60 size 1500 match dscp 46\n"
-					   "flow b from snd to rcv packets 60 size 1500 match dscp 34\n"),
+	assert_int_equal(read_text(DIAMOND
+				   "flow a from snd to rcv packets 60 size 1500 match dscp 46\n"
+				   "flow b from snd to rcv packets 60 size 1500 match dscp 34\n"),
 			 0);
 	pl.err = open_memstream(&out, &len);
 	assert_int_equal(plan_place(&pl), -1);
@@ -226,9 +250,12 @@ static void one_next_hop_per_destination(void **st)
 	char key[64];
 	plan_route_key(&pl, &pl.flows[1], key, sizeof(key));
 	assert_string_equal(key, "rcv");
-	assert_non_null(strstr(out, "test.topo:20: error: flow b: no path takes its 60 packets per cycle (at most 10 "
-				    "fit); each path tried:\n"));
-	assert_non_null(strstr(out, "\n  path snd r1 r3 r5 r4 rcv: r1 sends rcv to r2 (flow a), not to r3\n"));
+	assert_non_null(strstr(
+		out,
+		"test.topo:20: error: flow b: no path takes its 60 packets per cycle (at most 10 "
+		"fit); each path tried:\n"));
+	assert_non_null(strstr(
+		out, "\n  path snd r1 r3 r5 r4 rcv: r1 sends rcv to r2 (flow a), not to r3\n"));
 	free(out);
 	plan_free(&pl);
 }
@@ -239,8 +266,10 @@ static void a_refused_flow_holds_no_routes(void **st)
 	char w[128];
 	/* a fits no path (800 packets a cycle); b, to the same destination,
 	 * takes the path of the fewest routers: a's last try holds no route */
-	assert_int_equal(read_text(DIAMOND "flow a from snd to rcv packets 800 size 1500 match dscp 46 dst 10.9.1.0/24\n"
-					   "flow b from snd to rcv packets 60 size 1500 match dscp 34 dst 10.9.1.0/24\n"),
+	assert_int_equal(read_text(DIAMOND "flow a from snd to rcv packets 800 size 1500 match "
+					   "dscp 46 dst 10.9.1.0/24\n"
+					   "flow b from snd to rcv packets 60 size 1500 match dscp "
+					   "34 dst 10.9.1.0/24\n"),
 			 0);
 	FILE *null = fopen("/dev/null", "w");
 	pl.err = null;
@@ -259,8 +288,10 @@ static void refused_on_every_path_names_each(void **st)
 	(void)st;
 	char *out = NULL;
 	size_t len = 0;
-	assert_int_equal(read_text(DIAMOND "flow a from snd to rcv packets 60 size 1500 match dscp 46 dst 10.9.1.0/24\n"
-					   "flow b from snd to rcv packets 760 size 1500 match dscp 34 dst 10.9.2.0/24\n"),
+	assert_int_equal(read_text(DIAMOND "flow a from snd to rcv packets 60 size 1500 match dscp "
+					   "46 dst 10.9.1.0/24\n"
+					   "flow b from snd to rcv packets 760 size 1500 match "
+					   "dscp 34 dst 10.9.2.0/24\n"),
 			 0);
 	pl.err = open_memstream(&out, &len);
 	assert_int_equal(plan_place(&pl), -1);
@@ -269,12 +300,16 @@ static void refused_on_every_path_names_each(void **st)
 	assert_int_equal(pl.errors, 1);
 	/* no path takes 760 packets a cycle (77 a frame on a gigabit link): each is named with what stopped it */
 	assert_non_null(strstr(out, "test.topo:20: error: flow b: 710 of 760 "));
-	assert_non_null(strstr(out, "packets per cycle fit; every allowed ingress frame is full on some link of each "
-				    "path tried:"));
+	assert_non_null(strstr(
+		out,
+		"packets per cycle fit; every allowed ingress frame is full on some link of each "
+		"path tried:"));
 	assert_non_null(strstr(out, "\n  path snd r1 r2 r4 rcv: 10 fit "));
-	assert_non_null(strstr(out, "\n    link r1:b -> r2:a (line 13) has no room for a 1500-byte packet in frames 0-9\n"));
+	assert_non_null(strstr(out, "\n    link r1:b -> r2:a (line 13) has no room for a 1500-byte "
+				    "packet in frames 0-9\n"));
 	assert_non_null(strstr(out, "\n  path snd r1 r3 r5 r4 rcv: 710 fit "));
-	assert_non_null(strstr(out, "\n    link snd:e -> r1:a (line 12) has no room for a 1500-byte packet in frames "));
+	assert_non_null(strstr(out, "\n    link snd:e -> r1:a (line 12) has no room for a "
+				    "1500-byte packet in frames "));
 	free(out);
 	plan_free(&pl);
 }
@@ -285,13 +320,16 @@ static void alpha_raised_where_frames_are_full(void **st)
 	/* a fills r1 - r2 in frame 0 + 2 (77 packets of 1500 bytes); b, from
 	 * another host into r1 in frame 0, cannot take frame 2 there: r1's alpha
 	 * for b is raised to 3, and b's table at r1 says so */
-	assert_int_equal(read_text("tdp-topology 1\ntf 1ms\nk 10\nguard 50us\nhost snd\nhost snd2\nhost rcv\n"
-				   "router r1 node-id 1 processing 200us\nrouter r2 node-id 2 processing 200us\n"
-				   "link snd:e r1:a rate 1Gbit/s\nlink snd2:e r1:d rate 1Gbit/s\n"
-				   "link r1:b r2:a rate 1Gbit/s\nlink r2:b rcv:e rate 1Gbit/s\n"
-				   "flow a from snd to rcv packets 77 size 1500 frames 0 match dscp 46\n"
-				   "flow b from snd2 to rcv packets 1 size 1500 frames 0 match dscp 34\n"),
-			 0);
+	assert_int_equal(
+		read_text(
+			"tdp-topology 1\ntf 1ms\nk 10\nguard 50us\nhost snd\nhost snd2\nhost rcv\n"
+			"router r1 node-id 1 processing 200us\nrouter r2 node-id 2 processing "
+			"200us\n"
+			"link snd:e r1:a rate 1Gbit/s\nlink snd2:e r1:d rate 1Gbit/s\n"
+			"link r1:b r2:a rate 1Gbit/s\nlink r2:b rcv:e rate 1Gbit/s\n"
+			"flow a from snd to rcv packets 77 size 1500 frames 0 match dscp 46\n"
+			"flow b from snd2 to rcv packets 1 size 1500 frames 0 match dscp 34\n"),
+		0);
 	assert_int_equal(plan_place(&pl), 0);
 	const struct preq *a = &pl.flows[0], *b = &pl.flows[1];
 	assert_int_equal(a->alpha[1], 2);
@@ -315,11 +353,14 @@ static void alpha_raised_where_frames_are_full(void **st)
 static void sync_budget_in_alpha_delay_and_guard(void **st)
 {
 	(void)st;
-	static const char topo[] = "tdp-topology 1\ntf 1ms\nk 10\nguard %s\ntime ptp-sw\nhost snd sync-error 5us\n"
-				   "router r1 node-id 1 processing 200us\nrouter r2 node-id 2 processing 200us time gps\n"
-				   "host rcv\nlink snd:e r1:a rate 1Gbit/s delay 5us\nlink r1:b r2:a rate 1Gbit/s delay 5us\n"
-				   "link r2:b rcv:e rate 1Gbit/s delay 5us\n"
-				   "flow p from snd to rcv packets 1 size 128 frames 0 match dscp 46\n";
+	static const char topo[] =
+		"tdp-topology 1\ntf 1ms\nk 10\nguard %s\ntime ptp-sw\nhost snd sync-error 5us\n"
+		"router r1 node-id 1 processing 200us\nrouter r2 node-id 2 processing 200us time "
+		"gps\n"
+		"host rcv\nlink snd:e r1:a rate 1Gbit/s delay 5us\nlink r1:b r2:a rate 1Gbit/s "
+		"delay 5us\n"
+		"link r2:b rcv:e rate 1Gbit/s delay 5us\n"
+		"flow p from snd to rcv packets 1 size 128 frames 0 match dscp 46\n";
 	char text[1024];
 	snprintf(text, sizeof(text), topo, "100us");
 	assert_int_equal(read_text(text), 0);
@@ -352,11 +393,15 @@ static void sync_budget_in_alpha_delay_and_guard(void **st)
 	pl.err = open_memstream(&err, &elen);
 	assert_int_equal(plan_place(&pl), -1);
 	fclose(pl.err);
-	assert_non_null(strstr(err, "test.topo:10: error: link snd:e -> r1:a: the clocks at its ends may be 25us apart "
-				    "either way (snd's 5us (sync-error), r1's 20us (ptp-sw)): the guard band must be at "
-				    "least 50us"));
+	assert_non_null(strstr(
+		err,
+		"test.topo:10: error: link snd:e -> r1:a: the clocks at its ends may be 25us apart "
+		"either way (snd's 5us (sync-error), r1's 20us (ptp-sw)): the guard band must be "
+		"at "
+		"least 50us"));
 	assert_non_null(strstr(err, "guard is 40us"));
-	assert_non_null(strstr(err, "test.topo:11: error: link r1:b -> r2:a: the clocks at its ends may be 22us apart"));
+	assert_non_null(strstr(err, "test.topo:11: error: link r1:b -> r2:a: the clocks at its "
+				    "ends may be 22us apart"));
 	assert_int_equal(pl.errors, 2);
 	free(err);
 	plan_free(&pl);
@@ -367,7 +412,10 @@ static void sync_budget_in_alpha_delay_and_guard(void **st)
 static void no_sync_bounds_no_sync_lines(void **st)
 {
 	(void)st;
-	assert_int_equal(read_chain("200us", "flow p from snd to rcv packets 1 size 128 frames 0 match dscp 46\n"), 0);
+	assert_int_equal(
+		read_chain("200us",
+			   "flow p from snd to rcv packets 1 size 128 frames 0 match dscp 46\n"),
+		0);
 	assert_false(pl.sync_bounds);
 	assert_int_equal(plan_place(&pl), 0);
 	struct plan_table t;
@@ -385,19 +433,24 @@ static void parallel_links_both_used(void **st)
 {
 	(void)st;
 	assert_int_equal(read_text("tdp-topology 1\ntf 1ms\nk 10\nguard 50us\nhost snd\nhost rcv\n"
-				   "router r1 node-id 1 processing 200us\nrouter r2 node-id 2 processing 200us\n"
-				   "link snd:e r1:a rate 1Gbit/s\nlink r1:b r2:a rate 100Mbit/s\nlink r1:c r2:c rate 100Mbit/s\n"
+				   "router r1 node-id 1 processing 200us\nrouter r2 node-id 2 "
+				   "processing 200us\n"
+				   "link snd:e r1:a rate 1Gbit/s\nlink r1:b r2:a rate "
+				   "100Mbit/s\nlink r1:c r2:c rate 100Mbit/s\n"
 				   "link r2:b rcv:e rate 1Gbit/s\n"
-				   "flow x from snd to rcv packets 7 size 1500 frames 0 match dscp 46 dst 10.9.1.0/24\n"
-				   "flow y from snd to rcv packets 7 size 1500 frames 0 match dscp 34 dst 10.9.2.0/24\n"
-				   "flow z from snd to rcv packets 1 size 1500 frames 1 match dscp 10 dst 10.9.1.0/24\n"),
+				   "flow x from snd to rcv packets 7 size 1500 frames 0 match dscp "
+				   "46 dst 10.9.1.0/24\n"
+				   "flow y from snd to rcv packets 7 size 1500 frames 0 match dscp "
+				   "34 dst 10.9.2.0/24\n"
+				   "flow z from snd to rcv packets 1 size 1500 frames 1 match dscp "
+				   "10 dst 10.9.1.0/24\n"),
 			 0);
 	assert_int_equal(plan_place(&pl), 0);
 	const char *bx = pl.links[pl.flows[0].link[1]].e[pl.flows[0].dir[1]].port;
 	const char *by = pl.links[pl.flows[1].link[1]].e[pl.flows[1].dir[1]].port;
 	const char *bz = pl.links[pl.flows[2].link[1]].e[pl.flows[2].dir[1]].port;
-	assert_string_not_equal(bx, by);                 /* 7 of 1500 bytes fit a frame of each */
-	assert_string_equal(bx, bz);                     /* z goes where x's destination is routed */
+	assert_string_not_equal(bx, by); /* 7 of 1500 bytes fit a frame of each */
+	assert_string_equal(bx, bz);	 /* z goes where x's destination is routed */
 	plan_free(&pl);
 }
 
@@ -407,11 +460,12 @@ static void parallel_links_both_used(void **st)
 static void long_frame_lists_split(void **st)
 {
 	(void)st;
-	assert_int_equal(read_text("tdp-topology 1\ntf 1us\nk 200000\nhost snd\nhost rcv\n"
-				   "router r1 node-id 1 processing 50us\nlink snd:e r1:a rate 1Gbit/s\n"
-				   "link r1:b rcv:e rate 1Gbit/s\n"
-				   "flow p from snd to rcv packets 65535 size 64 match dscp 46\n"),
-			 0);
+	assert_int_equal(
+		read_text("tdp-topology 1\ntf 1us\nk 200000\nhost snd\nhost rcv\n"
+			  "router r1 node-id 1 processing 50us\nlink snd:e r1:a rate 1Gbit/s\n"
+			  "link r1:b rcv:e rate 1Gbit/s\n"
+			  "flow p from snd to rcv packets 65535 size 64 match dscp 46\n"),
+		0);
 	assert_int_equal(plan_place(&pl), 0);
 	struct plan_table t;
 	assert_int_equal(plan_table_build(&pl, 2, "test.topo", &t), 0); /* r1: the table checks */

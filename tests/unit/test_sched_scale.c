@@ -54,12 +54,13 @@ static struct sched_table *parse(struct text *b, struct sched_diags *d)
 /* 65,535 flows told apart by a /32 each: one sort and one sweep, not all pairs. */
 static void overlap_check_is_near_linear(void **state)
 {
-	struct text b = { 0 };
+	struct text b = {0};
 	struct sched_diags d;
 	const uint32_t F = 65535;
 	put(&b, "tdp-schedule 1\ntf 100us\nk 10\nport p rate 10Gbit/s\n");
 	for (uint32_t i = 0; i < F; i++)
-		put(&b, "flow f%u port p size 100 dscp 1 dst 10.%u.%u.%u/32\n", i, i >> 16, (i >> 8) & 255, i & 255);
+		put(&b, "flow f%u port p size 100 dscp 1 dst 10.%u.%u.%u/32\n", i, i >> 16,
+		    (i >> 8) & 255, i & 255);
 	struct sched_table *t = parse(&b, &d);
 	assert_non_null(t);
 	assert_int_equal(d.nerr, 0);
@@ -72,7 +73,7 @@ static void overlap_check_is_near_linear(void **state)
  * whose packets another also claims is reported once. */
 static void nested_prefixes_reported_once_each(void **state)
 {
-	struct text b = { 0 };
+	struct text b = {0};
 	struct sched_diags d;
 	put(&b, "tdp-schedule 1\ntf 100us\nk 10\nport p rate 10Gbit/s\n");
 	put(&b, "flow wide port p size 100 dscp 1 dst 10.0.0.0/8\n");
@@ -90,7 +91,8 @@ static void nested_prefixes_reported_once_each(void **state)
 	sched_diags_free(&d);
 
 	/* a flow with no destination claims every destination with its dscp */
-	put(&b, "tdp-schedule 1\ntf 100us\nk 10\nport p rate 10Gbit/s\nflow any port p size 100 dscp 3\n");
+	put(&b, "tdp-schedule 1\ntf 100us\nk 10\nport p rate 10Gbit/s\nflow any port p size 100 "
+		"dscp 3\n");
 	for (uint32_t i = 0; i < 500; i++)
 		put(&b, "flow n%u port p size 100 dscp 3 dst 10.0.%u.%u/32\n", i, i >> 8, i & 255);
 	for (uint32_t i = 0; i < 500; i++)
@@ -102,16 +104,19 @@ static void nested_prefixes_reported_once_each(void **state)
 	sched_diags_free(&d);
 
 	/* the same prefix twice, and a prefix inside an equal-keyed one of another group */
+	parse_err(
+		"tdp-schedule 1\ntf 100us\nk 10\nport p rate 1Gbit/s\n"
+		"flow a port p size 100 dst 10.1.0.0/16\nflow b port p size 100 dst 10.1.0.0/16\n",
+		6, 6, "flow b (dst 10.1.0.0/16) overlaps flow a");
 	parse_err("tdp-schedule 1\ntf 100us\nk 10\nport p rate 1Gbit/s\n"
-		  "flow a port p size 100 dst 10.1.0.0/16\nflow b port p size 100 dst 10.1.0.0/16\n",
-		  6, 6, "flow b (dst 10.1.0.0/16) overlaps flow a");
-	parse_err("tdp-schedule 1\ntf 100us\nk 10\nport p rate 1Gbit/s\n"
-		  "flow a port p size 100 vlan 5 dst 10.1.0.0/16\nflow b port p size 100 dscp 1 dst 10.1.2.0/24\n",
+		  "flow a port p size 100 vlan 5 dst 10.1.0.0/16\nflow b port p size 100 dscp 1 "
+		  "dst 10.1.2.0/24\n",
 		  6, 6, "overlaps flow a");
 	sched_free(parse_ok("tdp-schedule 1\ntf 100us\nk 10\nport p rate 1Gbit/s\n"
 			    "flow a port p size 100 vlan 5 dst 10.1.0.0/16\n"
 			    "flow b port p size 100 dscp 1 dst 10.2.2.0/24\n"
-			    "flow c port p size 100 dscp 1 dst 10.3.128.0/17\nflow d port p size 100 vlan 5 dst 10.0.0.0/16\n"
+			    "flow c port p size 100 dscp 1 dst 10.3.128.0/17\nflow d port p size "
+			    "100 vlan 5 dst 10.0.0.0/16\n"
 			    "frames 0: a 1\n"));
 }
 
@@ -119,11 +124,13 @@ static void nested_prefixes_reported_once_each(void **state)
  * lines, not k times the lines. */
 static void rows_that_add_up_cost_one_pass(void **state)
 {
-	struct text b = { 0 };
+	struct text b = {0};
 	struct sched_diags d;
 	const uint32_t k = 1000000, L = 1000;
-	put(&b, "tdp-schedule 1\ntf 1us\nk %u\nport p rate 100Gbit/s\nflow a port p size 60 dscp 1\n"
-		"flow z port p size 60 dscp 2\n", k);
+	put(&b,
+	    "tdp-schedule 1\ntf 1us\nk %u\nport p rate 100Gbit/s\nflow a port p size 60 dscp 1\n"
+	    "flow z port p size 60 dscp 2\n",
+	    k);
 	for (uint32_t i = 0; i < L; i++)
 		put(&b, "frames *: a 0\n");
 	for (uint32_t i = 0; i < 40; i++)
@@ -143,7 +150,9 @@ static void rows_that_add_up_cost_one_pass(void **state)
 	sched_diags_free(&d);
 
 	/* overbooked by the sum: the error at the line that passes the limit */
-	put(&b, "tdp-schedule 1\ntf 1us\nk %u\nport p rate 100Gbit/s\nflow a port p size 60 dscp 1\n", k);
+	put(&b,
+	    "tdp-schedule 1\ntf 1us\nk %u\nport p rate 100Gbit/s\nflow a port p size 60 dscp 1\n",
+	    k);
 	for (uint32_t i = 0; i < L; i++)
 		put(&b, "frames *: a 100\n");
 	t = parse(&b, &d);
@@ -158,9 +167,10 @@ static void rows_that_add_up_cost_one_pass(void **state)
 /* A line with more spans than are compared pairwise: its frames are marked. */
 static void many_spans_in_one_line(void **state)
 {
-	struct text b = { 0 };
+	struct text b = {0};
 	struct sched_diags d;
-	put(&b, "tdp-schedule 1\ntf 1us\nk 1000\nport p rate 100Gbit/s\nflow a port p size 60 dscp 1\nframes ");
+	put(&b, "tdp-schedule 1\ntf 1us\nk 1000\nport p rate 100Gbit/s\nflow a port p size 60 dscp "
+		"1\nframes ");
 	for (uint32_t i = 0; i < 200; i++)
 		put(&b, "%u, ", i * 3);
 	put(&b, "2-999/500: a 1\n");
@@ -172,7 +182,8 @@ static void many_spans_in_one_line(void **state)
 	sched_free(t);
 	sched_diags_free(&d);
 
-	put(&b, "tdp-schedule 1\ntf 1us\nk 1000\nport p rate 100Gbit/s\nflow a port p size 60 dscp 1\nframes ");
+	put(&b, "tdp-schedule 1\ntf 1us\nk 1000\nport p rate 100Gbit/s\nflow a port p size 60 dscp "
+		"1\nframes ");
 	for (uint32_t i = 0; i < 200; i++)
 		put(&b, "%u, ", i * 3);
 	put(&b, "2-999/500, 1-999/4: a 0\n"); /* 1, 5, 9: 9 is 3 x 3 */
@@ -195,8 +206,8 @@ static void admission_memory_follows_the_entries(void **state)
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 	skip();
 #endif
-	static const uint32_t primes[] = { 2, 3, 5, 7, 11, 13, 17 };
-	struct text b = { 0 };
+	static const uint32_t primes[] = {2, 3, 5, 7, 11, 13, 17};
+	struct text b = {0};
 	put(&b, "tdp-schedule 1\ntf 1us\nk 1000000\n");
 	for (uint32_t i = 0; i < 256; i++)
 		put(&b, "port p%u rate 100Gbit/s\n", i);
@@ -208,7 +219,7 @@ static void admission_memory_follows_the_entries(void **state)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct rlimit lim = { 512u << 20, 512u << 20 };
+		struct rlimit lim = {512u << 20, 512u << 20};
 		struct sched_diags d;
 		setrlimit(RLIMIT_AS, &lim);
 		struct sched_table *t = parse(&b, &d);
@@ -223,8 +234,10 @@ static void admission_memory_follows_the_entries(void **state)
 			_exit(3);
 		}
 		/* f0 on p0: 1 or 2 packets in every frame */
-		_exit(ps[0].frames_used == 1000000 && ps[1].frames_used == 0 && ps[1].util_min == 0 &&
-		      fs[0].pkts_per_cycle == 1500000 ? 0 : 4);
+		_exit(ps[0].frames_used == 1000000 && ps[1].frames_used == 0 &&
+				      ps[1].util_min == 0 && fs[0].pkts_per_cycle == 1500000
+			      ? 0
+			      : 4);
 	}
 	free(b.s);
 	int st;
@@ -237,10 +250,11 @@ static void admission_memory_follows_the_entries(void **state)
  * composed (and blamed on a line, which walks the row lines). */
 static void messages_past_the_cap_are_only_counted(void **state)
 {
-	struct text b = { 0 };
+	struct text b = {0};
 	struct sched_diags d;
 	const uint32_t L = 2000;
-	put(&b, "tdp-schedule 1\ntf 10us\nk 100000\nport p rate 1Gbit/s\nflow a port p size 60 dscp 1\n");
+	put(&b, "tdp-schedule 1\ntf 10us\nk 100000\nport p rate 1Gbit/s\nflow a port p size 60 "
+		"dscp 1\n");
 	for (uint32_t i = 0; i < L; i++) /* frame f has min(f + 1, L) packets: L distinct rows */
 		put(&b, "frames %u-99999: a 1\n", i);
 	struct sched_table *t = parse(&b, &d);
@@ -252,7 +266,7 @@ static void messages_past_the_cap_are_only_counted(void **state)
 	assert_true(d.work - before < 100ull * 2 * L + 10000); /* blaming all: 8e6 */
 	sched_diags_free(&d);
 
-	struct sched_fit lim = { .mbufs = 100000, .flow_depth = 5 };
+	struct sched_fit lim = {.mbufs = 100000, .flow_depth = 5};
 	sched_diags_init(&d, "fit");
 	assert_int_equal(sched_fit(t, &lim, &d), L - 5);
 	assert_int_equal(d.nerr, L - 5);
@@ -274,20 +288,23 @@ static void expansion_matches_brute_force(void **state)
 	const uint32_t k = 125, F = 4;
 	uint64_t seed = 42;
 	for (int round = 0; round < 300; round++) {
-		struct text b = { 0 };
+		struct text b = {0};
 		struct sched_diags d;
-		uint32_t want[125][4] = { { 0 } };
+		uint32_t want[125][4] = {{0}};
 		bool dup = false;
-		put(&b, "tdp-schedule 1\ntf 1us\nk %u\nport p rate 100Gbit/s\nport q rate 100Gbit/s\n", k);
+		put(&b,
+		    "tdp-schedule 1\ntf 1us\nk %u\nport p rate 100Gbit/s\nport q rate 100Gbit/s\n",
+		    k);
 		for (uint32_t f = 0; f < F; f++)
 			put(&b, "flow f%u port %s size 60 dscp %u\n", f, f & 1 ? "q" : "p", f);
 		uint32_t lines = 1 + rnd(&seed) % 8;
 		for (uint32_t l = 0; l < lines; l++) {
 			uint32_t nsp = 1 + rnd(&seed) % 3, fl = rnd(&seed) % F, n = rnd(&seed) % 3;
-			bool hit[125] = { false };
+			bool hit[125] = {false};
 			put(&b, "frames ");
 			for (uint32_t s = 0; s < nsp; s++) {
-				uint32_t a = rnd(&seed) % k, z = a + rnd(&seed) % (k - a), st = 1 + rnd(&seed) % 7;
+				uint32_t a = rnd(&seed) % k, z = a + rnd(&seed) % (k - a),
+					 st = 1 + rnd(&seed) % 7;
 				put(&b, "%s%u-%u/%u", s ? ", " : "", a, z, st);
 				for (uint32_t x = a; x <= z; x += st) {
 					dup |= hit[x];
@@ -309,11 +326,13 @@ static void expansion_matches_brute_force(void **state)
 		} else {
 			assert_non_null(t);
 			for (uint32_t x = 0; x < k; x++) {
-				uint32_t n, got[4] = { 0 };
+				uint32_t n, got[4] = {0};
 				const struct sched_entry *e = sched_row(t, x, &n);
 				for (uint32_t i = 0; i < n; i++) {
 					got[e[i].flow] = e[i].n;
-					assert_true(i == 0 || t->flows[e[i - 1].flow].port < t->flows[e[i].flow].port ||
+					assert_true(i == 0 ||
+						    t->flows[e[i - 1].flow].port <
+							    t->flows[e[i].flow].port ||
 						    e[i - 1].flow < e[i].flow);
 				}
 				assert_memory_equal(got, want[x], sizeof(got));

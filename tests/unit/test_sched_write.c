@@ -48,7 +48,7 @@ static void roundtrip(const struct sched_table *t)
 
 static void roundtrip_examples(void **state)
 {
-	static const char *const ex[] = { "demo.tdp", "voice-video-be.tdp", "k10000.tdp" };
+	static const char *const ex[] = {"demo.tdp", "voice-video-be.tdp", "k10000.tdp"};
 	for (size_t i = 0; i < sizeof(ex) / sizeof(ex[0]); i++) {
 		char path[512];
 		struct sched_diags d;
@@ -80,18 +80,20 @@ static void roundtrip_random(void **state)
 {
 	const char *env = getenv("TDP_TEST_SEED");
 	uint64_t seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
-	static const uint32_t ks[] = { 1, 2, 5, 10, 20, 50, 100, 1000, 10000 };
-	printf("# roundtrip_random seed %llu (TDP_TEST_SEED replays it)\n", (unsigned long long)seed);
+	static const uint32_t ks[] = {1, 2, 5, 10, 20, 50, 100, 1000, 10000};
+	printf("# roundtrip_random seed %llu (TDP_TEST_SEED replays it)\n",
+	       (unsigned long long)seed);
 	rnd_state = seed | 1;
 	for (int iter = 0; iter < 200; iter++) {
 		uint32_t k = ks[rnd(sizeof(ks) / sizeof(ks[0]))], nf = 1 + rnd(12), nr = rnd(10);
 		char *s = NULL;
 		size_t len = 0;
 		FILE *f = open_memstream(&s, &len);
-		fprintf(f, "tdp-schedule 1\ntf 1us\nk %u\nport a rate 100Gbit/s\nport b rate 40Gbit/s\n", k);
-		for (uint32_t i = 0; i < nf; i++)
-		{
-			fprintf(f, "flow f%u port %s size %u", i, rnd(2) ? "a" : "b", 60 + rnd(200));
+		fprintf(f, "tdp-schedule 1\ntf 1us\nk %u\nport a rate 100Gbit/s\nport b rate 40Gbit/s\n",
+			k);
+		for (uint32_t i = 0; i < nf; i++) {
+			fprintf(f, "flow f%u port %s size %u", i, rnd(2) ? "a" : "b",
+				60 + rnd(200));
 			if (rnd(2))
 				fprintf(f, " alpha %u delay %uns", 1 + rnd(5), rnd(1000));
 			if (rnd(2))
@@ -126,7 +128,8 @@ static void roundtrip_random(void **state)
 		}
 		struct sched_table *t = reparse(s);
 		if (!t)
-			fail_msg("seed %llu iteration %d: generated table did not parse", (unsigned long long)seed, iter);
+			fail_msg("seed %llu iteration %d: generated table did not parse",
+				 (unsigned long long)seed, iter);
 		roundtrip(t);
 		sched_free(t);
 		free(s);
@@ -160,35 +163,33 @@ static void roundtrip_wide_rows(void **state)
 	free(s);
 }
 
-static const char *const commented =
-	"# header comment\n"
-	"tdp-schedule   1\n"
-	"tf 100000ns   # frame\n"
-	"k 10\n"
-	"\n"
-	"port eth0 rate 1000Mbit/s   # the uplink\n"
-	"flow voice port eth0 size 200 udp-dport 5004 dscp 46\n"
-	"flow video port eth0 size 1514 dscp 34\n"
-	"# rows\n"
-	"frames 0-9/1: voice 1     # every frame\n"
-	"frames 0-8/2: video 2\n";
+static const char *const commented = "# header comment\n"
+				     "tdp-schedule   1\n"
+				     "tf 100000ns   # frame\n"
+				     "k 10\n"
+				     "\n"
+				     "port eth0 rate 1000Mbit/s   # the uplink\n"
+				     "flow voice port eth0 size 200 udp-dport 5004 dscp 46\n"
+				     "flow video port eth0 size 1514 dscp 34\n"
+				     "# rows\n"
+				     "frames 0-9/1: voice 1     # every frame\n"
+				     "frames 0-8/2: video 2\n";
 
 static void fmt_keeps_comments(void **state)
 {
 	struct sched_table *t = parse_ok(commented);
 	char *f = capture(sched_write_fmt, t);
-	assert_string_equal(f,
-		"# header comment\n"
-		"tdp-schedule 1\n"
-		"tf 100us  # frame\n"
-		"k 10\n"
-		"\n"
-		"port eth0 rate 1Gbit/s max-frame 1514 overhead 24  # the uplink\n"
-		"flow voice port eth0 size 200 dscp 46 udp-dport 5004\n"
-		"flow video port eth0 size 1514 dscp 34\n"
-		"# rows\n"
-		"frames 0-9: voice 1  # every frame\n"
-		"frames 0-8/2: video 2\n");
+	assert_string_equal(f, "# header comment\n"
+			       "tdp-schedule 1\n"
+			       "tf 100us  # frame\n"
+			       "k 10\n"
+			       "\n"
+			       "port eth0 rate 1Gbit/s max-frame 1514 overhead 24  # the uplink\n"
+			       "flow voice port eth0 size 200 dscp 46 udp-dport 5004\n"
+			       "flow video port eth0 size 1514 dscp 34\n"
+			       "# rows\n"
+			       "frames 0-9: voice 1  # every frame\n"
+			       "frames 0-8/2: video 2\n");
 	free(f);
 	sched_free(t);
 }
@@ -197,25 +198,26 @@ static void write_layers_by_flow(void **state)
 {
 	struct sched_table *t = parse_ok(commented);
 	char *w = capture(sched_write, t);
-	assert_string_equal(w,
-		"tdp-schedule 1\ntf 100us\nk 10\n\n"
-		"port eth0 rate 1Gbit/s max-frame 1514 overhead 24\n\n"
-		"flow voice port eth0 size 200 dscp 46 udp-dport 5004\n"
-		"flow video port eth0 size 1514 dscp 34\n\n"
-		"frames 0-9: voice 1\n"
-		"frames 0-8/2: video 2\n");
+	assert_string_equal(w, "tdp-schedule 1\ntf 100us\nk 10\n\n"
+			       "port eth0 rate 1Gbit/s max-frame 1514 overhead 24\n\n"
+			       "flow voice port eth0 size 200 dscp 46 udp-dport 5004\n"
+			       "flow video port eth0 size 1514 dscp 34\n\n"
+			       "frames 0-9: voice 1\n"
+			       "frames 0-8/2: video 2\n");
 	free(w);
 	sched_free(t);
 }
 
-static char *edit(const struct sched_table *t, bool reserve, const char *flow, uint32_t n, const char *set)
+static char *edit(const struct sched_table *t, bool reserve, const char *flow, uint32_t n,
+		  const char *set)
 {
 	uint8_t *m = malloc(t->k);
 	char err[128];
 	struct sched_diags d;
 	assert_int_equal(sched_frameset_parse(set, t->k, m, err, sizeof(err)), 0);
 	sched_diags_init(&d, "edit");
-	char *out = reserve ? sched_edit_reserve(t, flow, n, m, &d) : sched_edit_release(t, flow, n, m, &d);
+	char *out = reserve ? sched_edit_reserve(t, flow, n, m, &d)
+			    : sched_edit_release(t, flow, n, m, &d);
 	if (!out)
 		sched_diags_print(&d, stderr);
 	sched_diags_free(&d);
@@ -229,18 +231,17 @@ static void reserve_same_set_edits_that_line(void **state)
 	char *out = edit(t, true, "video", 1, "0-8/2");
 	assert_non_null(out);
 	/* only the video line changes; everything else is byte for byte */
-	const char *want =
-		"# header comment\n"
-		"tdp-schedule   1\n"
-		"tf 100000ns   # frame\n"
-		"k 10\n"
-		"\n"
-		"port eth0 rate 1000Mbit/s   # the uplink\n"
-		"flow voice port eth0 size 200 udp-dport 5004 dscp 46\n"
-		"flow video port eth0 size 1514 dscp 34\n"
-		"# rows\n"
-		"frames 0-9/1: voice 1     # every frame\n"
-		"frames 0-8/2: video 3\n";
+	const char *want = "# header comment\n"
+			   "tdp-schedule   1\n"
+			   "tf 100000ns   # frame\n"
+			   "k 10\n"
+			   "\n"
+			   "port eth0 rate 1000Mbit/s   # the uplink\n"
+			   "flow voice port eth0 size 200 udp-dport 5004 dscp 46\n"
+			   "flow video port eth0 size 1514 dscp 34\n"
+			   "# rows\n"
+			   "frames 0-9/1: voice 1     # every frame\n"
+			   "frames 0-8/2: video 3\n";
 	assert_string_equal(out, want);
 	free(out);
 	/* a flow not yet on that line is added to it; the comment stays */
@@ -340,16 +341,16 @@ static void frameset_parse(void **state)
 static void frames_format(void **state)
 {
 	char s[128];
-	uint32_t a[] = { 0, 10, 20, 30, 31, 32, 33, 40, 50 };
+	uint32_t a[] = {0, 10, 20, 30, 31, 32, 33, 40, 50};
 	sched_frames_format(a, 9, s, sizeof(s));
 	assert_string_equal(s, "0-30/10,31-33,40,50");
-	uint32_t b[] = { 7 };
+	uint32_t b[] = {7};
 	sched_frames_format(b, 1, s, sizeof(s));
 	assert_string_equal(s, "7");
-	uint32_t c[] = { 1, 2 };
+	uint32_t c[] = {1, 2};
 	sched_frames_format(c, 2, s, sizeof(s));
 	assert_string_equal(s, "1-2");
-	uint32_t d[] = { 1, 5 };
+	uint32_t d[] = {1, 5};
 	sched_frames_format(d, 2, s, sizeof(s));
 	assert_string_equal(s, "1,5");
 }
@@ -371,20 +372,21 @@ static void diff_tables(void **state)
 	fclose(f);
 	assert_string_equal(txt, "{\"changes\":[],\"equal\":true}\n");
 	free(txt);
-	struct sched_table *c = parse_ok("tdp-schedule 1\ntf 50us\nk 10\nport eth0 rate 10Gbit/s\n"
-					 "flow voice port eth0 size 200 udp-dport 5004 dscp 46\n"
-					 "flow ctrl port eth0 size 100 dscp 48\nframes 0: ctrl 1\n");
+	struct sched_table *c =
+		parse_ok("tdp-schedule 1\ntf 50us\nk 10\nport eth0 rate 10Gbit/s\n"
+			 "flow voice port eth0 size 200 udp-dport 5004 dscp 46\n"
+			 "flow ctrl port eth0 size 100 dscp 48\nframes 0: ctrl 1\n");
 	f = open_memstream(&txt, &len);
 	assert_int_equal(sched_diff(a, c, false, f), 1);
 	fclose(f);
-	assert_string_equal(txt,
-		"tf: 100us -> 50us\n"
-		"port eth0: rate 1Gbit/s max-frame 1514 overhead 24 -> rate 10Gbit/s max-frame 1514 overhead 24\n"
-		"flow video: removed (was port eth0 size 1514 dscp 34)\n"
-		"flow ctrl: added (port eth0 size 100 dscp 48)\n"
-		"frames 0-9: voice 1 -> 0\n"
-		"frames 0-8/2: video 2 -> 0\n"
-		"frame 0: ctrl 0 -> 1\n");
+	assert_string_equal(txt, "tf: 100us -> 50us\n"
+				 "port eth0: rate 1Gbit/s max-frame 1514 overhead 24 -> rate "
+				 "10Gbit/s max-frame 1514 overhead 24\n"
+				 "flow video: removed (was port eth0 size 1514 dscp 34)\n"
+				 "flow ctrl: added (port eth0 size 100 dscp 48)\n"
+				 "frames 0-9: voice 1 -> 0\n"
+				 "frames 0-8/2: video 2 -> 0\n"
+				 "frame 0: ctrl 0 -> 1\n");
 	free(txt);
 	free(out);
 	sched_free(a);
@@ -397,8 +399,9 @@ static void json_export(void **state)
 	struct sched_table *t = parse_ok(commented);
 	char *j = capture(sched_write_json, t);
 	assert_non_null(strstr(j, "\"tf_ns\":100000,\"k\":10,"));
-	assert_non_null(strstr(j, "{\"frames\":\"0-8/2\",\"count\":5,\"entries\":[{\"flow\":\"voice\",\"n\":1},"
-				  "{\"flow\":\"video\",\"n\":2}]}"));
+	assert_non_null(strstr(
+		j, "{\"frames\":\"0-8/2\",\"count\":5,\"entries\":[{\"flow\":\"voice\",\"n\":1},"
+		   "{\"flow\":\"video\",\"n\":2}]}"));
 	assert_non_null(strstr(j, "\"match\":{\"dscp\":46,\"udp_dport\":5004}"));
 	assert_non_null(strstr(j, "\"runtime\":{\"distinct_rows\":2,\"entries\":3,\"bytes\":64}"));
 	free(j);

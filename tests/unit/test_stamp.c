@@ -39,7 +39,10 @@ static void stamps_round_trip(void **state)
 	for (int fam = 4; fam <= 6; fam += 2) {
 		struct probe_addr a;
 		addr(&a, fam);
-		struct probe_hdr h = {.version = PROBE_VERSION, .kind = PROBE_K_PROBE, .flow = 9, .tf_ns = 1000000};
+		struct probe_hdr h = {.version = PROBE_VERSION,
+				      .kind = PROBE_K_PROBE,
+				      .flow = 9,
+				      .tf_ns = 1000000};
 		unsigned size = probe_min_size(fam, fam == 6) + 4 * PROBE_STAMP_LEN + 5;
 		assert_int_equal(probe_build(&t, &a, size, &h), 0);
 		uint8_t f[512];
@@ -58,7 +61,8 @@ static void stamps_round_trip(void **state)
 			if (k == 2)
 				s.flags |= PROBE_STAMP_LATE;
 			stamp_write(&s, (uint16_t)(100 + k), i + dframe[k], off[k]);
-			assert_int_equal(probe_decode(f, t.len, 0, &got), PROBE_OK); /* the checksum holds */
+			assert_int_equal(probe_decode(f, t.len, 0, &got),
+					 PROBE_OK); /* the checksum holds */
 			assert_int_equal(got.hops, k + 1);
 		}
 		struct stamp_slot s;
@@ -98,8 +102,12 @@ static void crafted_probe_frame(void **state)
 	addr(&a, 4);
 	const int64_t crafted[] = {INT64_MIN, INT64_MAX, -1};
 	for (size_t c = 0; c < sizeof(crafted) / sizeof(crafted[0]); c++) {
-		struct probe_hdr h = {.version = PROBE_VERSION, .kind = PROBE_K_PROBE, .flow = 9, .tf_ns = 1000000};
-		assert_int_equal(probe_build(&t, &a, probe_min_size(4, false) + PROBE_STAMP_LEN, &h), 0);
+		struct probe_hdr h = {.version = PROBE_VERSION,
+				      .kind = PROBE_K_PROBE,
+				      .flow = 9,
+				      .tf_ns = 1000000};
+		assert_int_equal(
+			probe_build(&t, &a, probe_min_size(4, false) + PROBE_STAMP_LEN, &h), 0);
 		uint8_t f[512];
 		memcpy(f, t.buf, t.len);
 		probe_stamp(&t, f, 1, crafted[c], 0);
@@ -108,7 +116,8 @@ static void crafted_probe_frame(void **state)
 		assert_true(s.probe_frame == crafted[c]);
 		stamp_write(&s, 7, 1790000000000LL, 0);
 		const uint8_t *q = s.hdr + PROBE_HDR_LEN;
-		int32_t df = (int32_t)((uint32_t)q[4] << 24 | (uint32_t)q[5] << 16 | (uint32_t)q[6] << 8 | q[7]);
+		int32_t df = (int32_t)((uint32_t)q[4] << 24 | (uint32_t)q[5] << 16 |
+				       (uint32_t)q[6] << 8 | q[7]);
 		assert_int_equal(df, stamp_frame_delta(1790000000000LL, crafted[c]));
 		/* and the receiver takes no such frame for a time */
 		struct probe_hdr got;
@@ -138,7 +147,8 @@ static void only_probes(void **state)
 	assert_int_equal(stamp_locate(f, t.len, &s), STAMP_NOT_PROBE);
 	/* a probe with no room */
 	h.kind = PROBE_K_PROBE;
-	assert_int_equal(probe_build(&t, &a, probe_min_size(4, false) + PROBE_STAMP_LEN - 1, &h), 0);
+	assert_int_equal(probe_build(&t, &a, probe_min_size(4, false) + PROBE_STAMP_LEN - 1, &h),
+			 0);
 	memcpy(f, t.buf, t.len);
 	assert_int_equal(stamp_locate(f, t.len, &s), STAMP_FULL);
 }
@@ -154,10 +164,17 @@ static void receiver_checks_the_plan(void **state)
 	static struct probe_tmpl t;
 	struct probe_addr a;
 	addr(&a, 4);
-	struct probe_hdr h = {.version = PROBE_VERSION, .kind = PROBE_K_PROBE, .flow = 3, .tf_ns = 1000000};
-	assert_int_equal(probe_build(&t, &a, probe_min_size(4, false) + 3 * PROBE_STAMP_LEN, &h), 0);
-	struct probe_rx_cfg c = {.bin_ns = 1000, .range_ns = 20000000, .series_ns = 1000000, .delay_frames = 6,
-				 .plan_hops = 3, .plan_alpha = {2, 1, 3}, .keep_records = true};
+	struct probe_hdr h = {
+		.version = PROBE_VERSION, .kind = PROBE_K_PROBE, .flow = 3, .tf_ns = 1000000};
+	assert_int_equal(probe_build(&t, &a, probe_min_size(4, false) + 3 * PROBE_STAMP_LEN, &h),
+			 0);
+	struct probe_rx_cfg c = {.bin_ns = 1000,
+				 .range_ns = 20000000,
+				 .series_ns = 1000000,
+				 .delay_frames = 6,
+				 .plan_hops = 3,
+				 .plan_alpha = {2, 1, 3},
+				 .keep_records = true};
 	static struct probe_rx rx;
 	assert_int_equal(probe_rx_init(&rx, &c), 0);
 	const int64_t tf = 1000000, i0 = 1790000000000LL;

@@ -14,8 +14,12 @@
 
 static struct sync_cfg cfg(void)
 {
-	return (struct sync_cfg){.lock_ns = 1000, .lock_samples = 4, .sample_timeout_ns = 3000 * MS,
-				 .holdover_ns = 10000 * MS, .drift_ppb = 500, .step_ns = 10000};
+	return (struct sync_cfg){.lock_ns = 1000,
+				 .lock_samples = 4,
+				 .sample_timeout_ns = 3000 * MS,
+				 .holdover_ns = 10000 * MS,
+				 .drift_ppb = 500,
+				 .step_ns = 10000};
 }
 
 static tdp_time_t T(int64_t ms)

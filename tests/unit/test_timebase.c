@@ -50,7 +50,8 @@ static void system_timebase_reads_tai(void **state)
 	const struct timebase_ops *ops = timebase_find("system");
 	struct timebase *tb;
 	char err[128];
-	struct tb_params p = {.clock = HC_CLOCK_REALTIME, .utc_tai_offset_s = 37, .fast = HC_FAST_OS};
+	struct tb_params p = {
+		.clock = HC_CLOCK_REALTIME, .utc_tai_offset_s = 37, .fast = HC_FAST_OS};
 	assert_int_equal(ops->create(&tb, &p, err, sizeof(err)), 0);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -72,7 +73,9 @@ static void system_timebase_sync_from_kernel(void **state)
 	assert_true(adjtimex(&tx) >= 0);
 	bool unsync = tx.status & STA_UNSYNC;
 	const struct timebase_ops *ops = timebase_find("system");
-	struct tb_params p = {.fast = HC_FAST_OS, .utc_tai_offset_s = 37, .system = {.sync_mode = TB_SYSSYNC_ADJTIMEX}};
+	struct tb_params p = {.fast = HC_FAST_OS,
+			      .utc_tai_offset_s = 37,
+			      .system = {.sync_mode = TB_SYSSYNC_ADJTIMEX}};
 	struct timebase *tb;
 	char err[128];
 	assert_int_equal(ops->create(&tb, &p, err, sizeof(err)), 0);
@@ -80,7 +83,8 @@ static void system_timebase_sync_from_kernel(void **state)
 	tb_sync(tb, &s);
 	assert_int_equal(s.state, unsync ? TB_UNLOCKED : TB_LOCKED);
 	assert_int_equal(tb_state(tb), s.state);
-	assert_non_null(strstr(s.reason, unsync ? "unsynchronised (STA_UNSYNC)" : "synchronised (STA_UNSYNC clear)"));
+	assert_non_null(strstr(s.reason, unsync ? "unsynchronised (STA_UNSYNC)"
+						: "synchronised (STA_UNSYNC clear)"));
 	tb->ops->destroy(tb);
 	p.system.sync_mode = TB_SYSSYNC_ASSUME;
 	assert_int_equal(ops->create(&tb, &p, err, sizeof(err)), 0);

@@ -35,10 +35,11 @@ void parse_err_at(const char *text, size_t len, uint32_t line, uint32_t col, con
 		sched_admit(t, &d);
 	bool found = false;
 	for (size_t i = 0; i < d.n && !found; i++)
-		found = d.v[i].sev == SCHED_ERROR && d.v[i].line == line && (line == 0 || d.v[i].col == col) &&
-			strstr(d.v[i].msg, want);
+		found = d.v[i].sev == SCHED_ERROR && d.v[i].line == line &&
+			(line == 0 || d.v[i].col == col) && strstr(d.v[i].msg, want);
 	if (!found) {
-		fprintf(stderr, "%s:%d: wanted error at %u:%u containing \"%s\"; got:\n", file, srcline, line, col, want);
+		fprintf(stderr, "%s:%d: wanted error at %u:%u containing \"%s\"; got:\n", file,
+			srcline, line, col, want);
 		sched_diags_print(&d, stderr);
 		if (d.n == 0)
 			fprintf(stderr, "  (no errors)\n");
@@ -49,15 +50,16 @@ void parse_err_at(const char *text, size_t len, uint32_t line, uint32_t col, con
 		fail_msg("%s:%d: error not reported", file, srcline);
 }
 
-void assert_row_at(const struct sched_table *t, uint32_t f, const char *want, const char *file, int line)
+void assert_row_at(const struct sched_table *t, uint32_t f, const char *want, const char *file,
+		   int line)
 {
 	char got[512] = "";
 	size_t o = 0;
 	uint32_t n;
 	const struct sched_entry *e = sched_row(t, f, &n);
 	for (uint32_t i = 0; i < n; i++)
-		o += (size_t)snprintf(got + o, sizeof(got) - o, "%s%s %u", i ? ", " : "", t->flows[e[i].flow].name,
-				      e[i].n);
+		o += (size_t)snprintf(got + o, sizeof(got) - o, "%s%s %u", i ? ", " : "",
+				      t->flows[e[i].flow].name, e[i].n);
 	/* compare as sets: render both sorted by flow name */
 	if (strcmp(got, want)) {
 		/* entries are sorted by (port, flow); tests name them in that order */

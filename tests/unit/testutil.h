@@ -14,7 +14,8 @@ void parse_err_at(const char *text, size_t len, uint32_t line, uint32_t col, con
 #define parse_err(text, line, col, want) \
 	parse_err_at(text, sizeof(text) - 1, line, col, want, __FILE__, __LINE__)
 /* The row of frame f rendered as "flow n, flow n". */
-void assert_row_at(const struct sched_table *t, uint32_t f, const char *want, const char *file, int line);
+void assert_row_at(const struct sched_table *t, uint32_t f, const char *want, const char *file,
+		   int line);
 #define assert_row(t, f, want) assert_row_at(t, f, want, __FILE__, __LINE__)
 /* Runs fn with its output in a string (malloc'd). */
 char *capture(int (*fn)(const struct sched_table *, FILE *), const struct sched_table *t);

@@ -21,27 +21,47 @@
 
 static void flood_usage(FILE *o)
 {
-	fprintf(o,
-		"usage: tdp-probe flood (-i IF | --dpdk DEV) [--rate RATE|line] [--size SIZES] [--count N | --duration TIME]\n"
-		"Best-effort load: frames of kind best-effort that receivers count apart from the probes.\n\n"
-		"  --rate RATE        bit/s on the wire (preamble, FCS and gap included), e.g. 200Mbit/s;\n"
-		"                     'line' sends as fast as the port takes them (default 100Mbit/s)\n"
-		"  --size SIZES       frame sizes without FCS: 1500, a range 64-1500 (uniform), or a list\n"
-		"                     64,576,1500 used in turn (default 1500)\n"
-		"  --count N, --duration TIME   when to stop (default 10s)\n"
-		"  --dst IP, --src IP, --dst-mac MAC, --dport N (default 7351), --dscp N, --ttl N, --seed N\n");
+	fprintf(o, "usage: tdp-probe flood (-i IF | --dpdk DEV) [--rate RATE|line] [--size SIZES] "
+		   "[--count N | --duration TIME]\n"
+		   "Best-effort load: frames of kind best-effort that receivers count apart from "
+		   "the probes.\n\n"
+		   "  --rate RATE        bit/s on the wire (preamble, FCS and gap included), e.g. "
+		   "200Mbit/s;\n"
+		   "                     'line' sends as fast as the port takes them (default "
+		   "100Mbit/s)\n"
+		   "  --size SIZES       frame sizes without FCS: 1500, a range 64-1500 (uniform), "
+		   "or a list\n"
+		   "                     64,576,1500 used in turn (default 1500)\n"
+		   "  --count N, --duration TIME   when to stop (default 10s)\n"
+		   "  --dst IP, --src IP, --dst-mac MAC, --dport N (default 7351), --dscp N, --ttl "
+		   "N, --seed N\n");
 }
 
 int probe_cmd_flood(int argc, char **argv)
 {
-	enum { O_DPDK = 256, O_RATE, O_SIZE, O_COUNT, O_DUR, O_DST, O_SRC, O_DMAC, O_DPORT, O_DSCP, O_TTL, O_SEED };
+	enum {
+		O_DPDK = 256,
+		O_RATE,
+		O_SIZE,
+		O_COUNT,
+		O_DUR,
+		O_DST,
+		O_SRC,
+		O_DMAC,
+		O_DPORT,
+		O_DSCP,
+		O_TTL,
+		O_SEED
+	};
 	static const struct option lo[] = {
-		{"interface", 1, 0, 'i'}, {"dpdk", 1, 0, O_DPDK}, {"rate", 1, 0, O_RATE}, {"size", 1, 0, O_SIZE},
-		{"count", 1, 0, O_COUNT}, {"duration", 1, 0, O_DUR}, {"dst", 1, 0, O_DST}, {"src", 1, 0, O_SRC},
-		{"dst-mac", 1, 0, O_DMAC}, {"dport", 1, 0, O_DPORT}, {"dscp", 1, 0, O_DSCP}, {"ttl", 1, 0, O_TTL},
-		{"seed", 1, 0, O_SEED}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+		{"interface", 1, 0, 'i'}, {"dpdk", 1, 0, O_DPDK},   {"rate", 1, 0, O_RATE},
+		{"size", 1, 0, O_SIZE},	  {"count", 1, 0, O_COUNT}, {"duration", 1, 0, O_DUR},
+		{"dst", 1, 0, O_DST},	  {"src", 1, 0, O_SRC},	    {"dst-mac", 1, 0, O_DMAC},
+		{"dport", 1, 0, O_DPORT}, {"dscp", 1, 0, O_DSCP},   {"ttl", 1, 0, O_TTL},
+		{"seed", 1, 0, O_SEED},	  {"help", 0, 0, 'h'},	    {0, 0, 0, 0}};
 	const char *ifname = NULL, *dpdk = NULL, *sizes = "1500", *dmac = NULL;
-	uint64_t rate = 100000000, count = 0, dur = 0, dport = PROBE_DEFAULT_PORT + 1, dscp = 0, ttl = 64, seed = 1;
+	uint64_t rate = 100000000, count = 0, dur = 0, dport = PROBE_DEFAULT_PORT + 1, dscp = 0,
+		 ttl = 64, seed = 1;
 	bool line = false, have_src = false;
 	struct probe_addr a = {.family = 4, .sport = PROBE_DEFAULT_PORT, .vlan = -1};
 	uint8_t sfam = 4;
@@ -52,26 +72,54 @@ int probe_cmd_flood(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'i': ifname = optarg; break;
-		case O_DPDK: dpdk = optarg; break;
+		case 'i':
+			ifname = optarg;
+			break;
+		case O_DPDK:
+			dpdk = optarg;
+			break;
 		case O_RATE:
 			if (!strcmp(optarg, "line"))
 				line = true;
 			else
 				bad |= probe_opt_rate("--rate", optarg, &rate);
 			break;
-		case O_SIZE: sizes = optarg; break;
-		case O_COUNT: bad |= probe_opt_uint("--count", optarg, 1, UINT64_MAX, &count); break;
-		case O_DUR: bad |= probe_opt_time("--duration", optarg, &dur); break;
-		case O_DST: bad |= probe_opt_ip("--dst", optarg, &a.family, a.dst); break;
-		case O_SRC: bad |= probe_opt_ip("--src", optarg, &sfam, a.src); have_src = true; break;
-		case O_DMAC: dmac = optarg; break;
-		case O_DPORT: bad |= probe_opt_uint("--dport", optarg, 1, 65535, &dport); break;
-		case O_DSCP: bad |= probe_opt_uint("--dscp", optarg, 0, 63, &dscp); break;
-		case O_TTL: bad |= probe_opt_uint("--ttl", optarg, 1, 255, &ttl); break;
-		case O_SEED: bad |= probe_opt_uint("--seed", optarg, 0, UINT32_MAX, &seed); break;
-		case 'h': flood_usage(stdout); return 0;
-		default: bad = 1;
+		case O_SIZE:
+			sizes = optarg;
+			break;
+		case O_COUNT:
+			bad |= probe_opt_uint("--count", optarg, 1, UINT64_MAX, &count);
+			break;
+		case O_DUR:
+			bad |= probe_opt_time("--duration", optarg, &dur);
+			break;
+		case O_DST:
+			bad |= probe_opt_ip("--dst", optarg, &a.family, a.dst);
+			break;
+		case O_SRC:
+			bad |= probe_opt_ip("--src", optarg, &sfam, a.src);
+			have_src = true;
+			break;
+		case O_DMAC:
+			dmac = optarg;
+			break;
+		case O_DPORT:
+			bad |= probe_opt_uint("--dport", optarg, 1, 65535, &dport);
+			break;
+		case O_DSCP:
+			bad |= probe_opt_uint("--dscp", optarg, 0, 63, &dscp);
+			break;
+		case O_TTL:
+			bad |= probe_opt_uint("--ttl", optarg, 1, 255, &ttl);
+			break;
+		case O_SEED:
+			bad |= probe_opt_uint("--seed", optarg, 0, UINT32_MAX, &seed);
+			break;
+		case 'h':
+			flood_usage(stdout);
+			return 0;
+		default:
+			bad = 1;
 		}
 	}
 	if (!bad && !ifname == !dpdk) {
@@ -84,7 +132,8 @@ int probe_cmd_flood(int argc, char **argv)
 		sfam = 6;
 	}
 	if (!bad && sfam != a.family) {
-		fprintf(stderr, "tdp-probe: flood: --src and --dst are of different address families\n");
+		fprintf(stderr,
+			"tdp-probe: flood: --src and --dst are of different address families\n");
 		bad = 1;
 	}
 	/* sizes: N, A-B or a list */
@@ -98,10 +147,12 @@ int probe_cmd_flood(int argc, char **argv)
 			sz[nsz++] = y;
 		} else {
 			char *dup = strdup(sizes), *save = NULL;
-			for (char *t = strtok_r(dup, ",", &save); t && !bad; t = strtok_r(NULL, ",", &save)) {
+			for (char *t = strtok_r(dup, ",", &save); t && !bad;
+			     t = strtok_r(NULL, ",", &save)) {
 				uint64_t v;
 				if (nsz == FLOOD_SIZES) {
-					fprintf(stderr, "tdp-probe: --size: at most %d sizes\n", FLOOD_SIZES);
+					fprintf(stderr, "tdp-probe: --size: at most %d sizes\n",
+						FLOOD_SIZES);
 					bad = 1;
 				} else if (probe_opt_uint("--size", t, 1, PROBE_MAX_SIZE, &v)) {
 					bad = 1;
@@ -114,7 +165,8 @@ int probe_cmd_flood(int argc, char **argv)
 		unsigned minsz = probe_min_be_size(a.family, false);
 		for (unsigned i = 0; i < nsz && !bad; i++)
 			if (sz[i] < minsz || sz[i] > PROBE_MAX_SIZE) {
-				fprintf(stderr, "tdp-probe: --size %u is outside %u..%u\n", sz[i], minsz, PROBE_MAX_SIZE);
+				fprintf(stderr, "tdp-probe: --size %u is outside %u..%u\n", sz[i],
+					minsz, PROBE_MAX_SIZE);
 				bad = 1;
 			}
 	}
@@ -125,7 +177,8 @@ int probe_cmd_flood(int argc, char **argv)
 	if (!count && !dur)
 		dur = 10 * TDP_NS_PER_S;
 	char err[256];
-	struct probe_txq *q = dpdk ? probe_txq_dpdk(dpdk, -1, err, sizeof(err)) : probe_txq_packet(ifname, err, sizeof(err));
+	struct probe_txq *q = dpdk ? probe_txq_dpdk(dpdk, -1, err, sizeof(err))
+				   : probe_txq_packet(ifname, err, sizeof(err));
 	if (!q) {
 		fprintf(stderr, "tdp-probe: %s\n", err);
 		return 1;
@@ -151,7 +204,8 @@ int probe_cmd_flood(int argc, char **argv)
 	for (unsigned i = 0; i < nsz; i++)
 		probe_build(&t[i], &a, sz[i], &h);
 	struct hostclock clk;
-	if (hostclock_init(&clk, HC_CLOCK_AUTO, HC_UTC_TAI_DEFAULT_S, HC_FAST_AUTO, err, sizeof(err))) {
+	if (hostclock_init(&clk, HC_CLOCK_AUTO, HC_UTC_TAI_DEFAULT_S, HC_FAST_AUTO, err,
+			   sizeof(err))) {
 		fprintf(stderr, "tdp-probe: clock: %s\n", err);
 		q->close(q);
 		return 1;
@@ -165,7 +219,7 @@ int probe_cmd_flood(int argc, char **argv)
 		if (dur && tdp_time_diff(now, t0) >= (int64_t)dur)
 			break;
 		if (tdp_time_diff(now, due) > 10000000)
-			due = now;   /* after a stall, no catch-up burst */
+			due = now; /* after a stall, no catch-up burst */
 		if (!line && tdp_time_before(now, due)) {
 			if (tdp_time_diff(due, now) > 50000)
 				hostclock_sleep_until(&clk, due);
@@ -203,7 +257,9 @@ int probe_cmd_flood(int argc, char **argv)
 			due = tdp_time_add(due, (int64_t)(wire * 8 * TDP_NS_PER_S / rate));
 	}
 	double secs = (double)tdp_time_diff(hostclock_now(&clk), t0) / 1e9;
-	fprintf(stderr, "tdp-probe flood: %" PRIu64 " frames, %" PRIu64 " errors, %.1f Mbit/s on the wire over %.2f s\n",
+	fprintf(stderr,
+		"tdp-probe flood: %" PRIu64 " frames, %" PRIu64
+		" errors, %.1f Mbit/s on the wire over %.2f s\n",
 		sent, errors, secs > 0 ? (double)bytes * 8 / secs / 1e6 : 0.0, secs);
 	q->close(q);
 	return sent ? 0 : 1;

@@ -74,7 +74,8 @@ static int packet_socket(const struct probe_if *pi, uint16_t proto, char *err, s
 			 errno == EPERM ? " (needs root or CAP_NET_RAW)" : "");
 		return -1;
 	}
-	struct sockaddr_ll sll = {.sll_family = AF_PACKET, .sll_protocol = proto, .sll_ifindex = pi->index};
+	struct sockaddr_ll sll = {
+		.sll_family = AF_PACKET, .sll_protocol = proto, .sll_ifindex = pi->index};
 	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) != 0) {
 		snprintf(err, errlen, "bind to %s: %s", pi->name, strerror(errno));
 		close(fd);
@@ -133,12 +134,13 @@ static int hw_enable(int fd, const struct probe_if *pi, struct probe_tsinfo *ti)
 			return rc;
 		ti->hw_changed = true;
 	}
-	int flags = SOF_TIMESTAMPING_RX_HARDWARE | SOF_TIMESTAMPING_RAW_HARDWARE | SOF_TIMESTAMPING_RX_SOFTWARE |
-		    SOF_TIMESTAMPING_SOFTWARE;
+	int flags = SOF_TIMESTAMPING_RX_HARDWARE | SOF_TIMESTAMPING_RAW_HARDWARE |
+		    SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
 	return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) == 0 ? 0 : -errno;
 }
 
-int probe_ts_setup(int fd, const struct probe_if *pi, enum probe_ts_want want, struct probe_tsinfo *ti)
+int probe_ts_setup(int fd, const struct probe_if *pi, enum probe_ts_want want,
+		   struct probe_tsinfo *ti)
 {
 	memset(ti, 0, sizeof(*ti));
 	ti->phc = -1;
@@ -151,20 +153,25 @@ int probe_ts_setup(int fd, const struct probe_if *pi, enum probe_ts_want want, s
 		ti->phc = info.phc_index;
 	if (want == PROBE_WANT_USER) {
 		ti->got = PROBE_TS_USER;
-		snprintf(ti->why, sizeof(ti->why), "user space (asked for): the clock read after the frame is received");
+		snprintf(ti->why, sizeof(ti->why),
+			 "user space (asked for): the clock read after the frame is received");
 		return 0;
 	}
 	if (want == PROBE_WANT_HW || (want == PROBE_WANT_AUTO && hw)) {
 		int rc = hw ? hw_enable(fd, pi, ti) : -EOPNOTSUPP;
 		if (rc == 0) {
 			ti->got = PROBE_TS_HW;
-			snprintf(ti->why, sizeof(ti->why), "hardware: %s stamps every frame with PHC /dev/ptp%d, "
-				 "taken as TAI", pi->name, ti->phc);
+			snprintf(ti->why, sizeof(ti->why),
+				 "hardware: %s stamps every frame with PHC /dev/ptp%d, "
+				 "taken as TAI",
+				 pi->name, ti->phc);
 			return 0;
 		}
 		if (want == PROBE_WANT_HW) {
-			snprintf(ti->why, sizeof(ti->why), "%s cannot stamp every received frame in hardware (%s)",
-				 pi->name, hw ? strerror(-rc) : "ethtool -T shows no hardware-receive with filter all");
+			snprintf(ti->why, sizeof(ti->why),
+				 "%s cannot stamp every received frame in hardware (%s)", pi->name,
+				 hw ? strerror(-rc)
+				    : "ethtool -T shows no hardware-receive with filter all");
 			return -1;
 		}
 	}
@@ -172,18 +179,23 @@ int probe_ts_setup(int fd, const struct probe_if *pi, enum probe_ts_want want, s
 		int flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
 		if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) == 0) {
 			ti->got = PROBE_TS_SW;
-			snprintf(ti->why, sizeof(ti->why), "software: the kernel stamps each frame as the driver hands "
-				 "it up (SO_TIMESTAMPING)%s", want == PROBE_WANT_AUTO ? "; no hardware timestamps on this "
-				 "interface" : "");
+			snprintf(ti->why, sizeof(ti->why),
+				 "software: the kernel stamps each frame as the driver hands "
+				 "it up (SO_TIMESTAMPING)%s",
+				 want == PROBE_WANT_AUTO ? "; no hardware timestamps on this "
+							   "interface"
+							 : "");
 			return 0;
 		}
 	}
 	if (want == PROBE_WANT_SW) {
-		snprintf(ti->why, sizeof(ti->why), "%s has no software receive timestamps", pi->name);
+		snprintf(ti->why, sizeof(ti->why), "%s has no software receive timestamps",
+			 pi->name);
 		return -1;
 	}
 	ti->got = PROBE_TS_USER;
-	snprintf(ti->why, sizeof(ti->why), "user space: %s has neither hardware nor kernel receive timestamps", pi->name);
+	snprintf(ti->why, sizeof(ti->why),
+		 "user space: %s has neither hardware nor kernel receive timestamps", pi->name);
 	return 0;
 }
 
@@ -214,8 +226,12 @@ int probe_recv_batch(int fd, struct probe_rxbatch *b, int timeout_ms)
 		return 0;
 	for (int i = 0; i < PROBE_BATCH; i++) {
 		iov[i] = (struct iovec){b->buf[i], PROBE_RXBUF};
-		msg[i].msg_hdr = (struct msghdr){.msg_name = &from[i], .msg_namelen = sizeof(from[i]), .msg_iov = &iov[i],
-						 .msg_iovlen = 1, .msg_control = ctl[i], .msg_controllen = sizeof(ctl[i])};
+		msg[i].msg_hdr = (struct msghdr){.msg_name = &from[i],
+						 .msg_namelen = sizeof(from[i]),
+						 .msg_iov = &iov[i],
+						 .msg_iovlen = 1,
+						 .msg_control = ctl[i],
+						 .msg_controllen = sizeof(ctl[i])};
 	}
 	int n = recvmmsg(fd, msg, PROBE_BATCH, MSG_DONTWAIT | MSG_TRUNC, NULL);
 	if (n < 0)
@@ -224,7 +240,8 @@ int probe_recv_batch(int fd, struct probe_rxbatch *b, int timeout_ms)
 		b->len[i] = msg[i].msg_len;
 		b->ts_sw[i] = b->ts_hw[i] = 0;
 		b->outgoing[i] = from[i].sll_pkttype == PACKET_OUTGOING;
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg[i].msg_hdr); c; c = CMSG_NXTHDR(&msg[i].msg_hdr, c)) {
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg[i].msg_hdr); c;
+		     c = CMSG_NXTHDR(&msg[i].msg_hdr, c)) {
 			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_TIMESTAMPING)
 				continue;
 			struct timespec ts[3];

@@ -29,19 +29,25 @@ int probe_tx_open(const struct probe_if *pi, char *err, size_t errlen);
 /* A socket that receives every frame arriving on the interface. -1 on error. */
 int probe_rx_open(const struct probe_if *pi, char *err, size_t errlen);
 
-enum probe_ts_want { PROBE_WANT_AUTO, PROBE_WANT_HW, PROBE_WANT_SW, PROBE_WANT_USER };
+enum probe_ts_want {
+	PROBE_WANT_AUTO,
+	PROBE_WANT_HW,
+	PROBE_WANT_SW,
+	PROBE_WANT_USER
+};
 
 struct probe_tsinfo {
 	enum probe_ts got;
-	int phc;                     /* PHC index the NIC reported, -1 if none */
-	bool hw_changed;             /* SIOCSHWTSTAMP changed the NIC; restore at exit */
+	int phc;	 /* PHC index the NIC reported, -1 if none */
+	bool hw_changed; /* SIOCSHWTSTAMP changed the NIC; restore at exit */
 	struct hwtstamp_config old;
-	char why[240];               /* how the choice was made, for the log and the JSON */
+	char why[240]; /* how the choice was made, for the log and the JSON */
 };
 
 /* Chooses and enables the receive timestamps. 0, or -1 with ti->why set when
  * the wanted kind is not available. */
-int probe_ts_setup(int fd, const struct probe_if *pi, enum probe_ts_want want, struct probe_tsinfo *ti);
+int probe_ts_setup(int fd, const struct probe_if *pi, enum probe_ts_want want,
+		   struct probe_tsinfo *ti);
 void probe_ts_restore(const struct probe_if *pi, struct probe_tsinfo *ti);
 
 #define PROBE_BATCH 32
@@ -50,9 +56,9 @@ void probe_ts_restore(const struct probe_if *pi, struct probe_tsinfo *ti);
 struct probe_rxbatch {
 	uint32_t n;
 	uint32_t len[PROBE_BATCH];
-	int64_t ts_sw[PROBE_BATCH];  /* CLOCK_REALTIME ns, 0 when absent */
-	int64_t ts_hw[PROBE_BATCH];  /* the NIC's clock, 0 when absent */
-	bool outgoing[PROBE_BATCH];  /* our own transmissions, seen by the tap */
+	int64_t ts_sw[PROBE_BATCH]; /* CLOCK_REALTIME ns, 0 when absent */
+	int64_t ts_hw[PROBE_BATCH]; /* the NIC's clock, 0 when absent */
+	bool outgoing[PROBE_BATCH]; /* our own transmissions, seen by the tap */
 	uint8_t buf[PROBE_BATCH][PROBE_RXBUF];
 };
 

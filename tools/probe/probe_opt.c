@@ -41,8 +41,8 @@ int probe_opt_time(const char *opt, const char *s, uint64_t *ns)
 {
 	const char *why = NULL;
 	if (sched_num_time(s, strlen(s), ns, &why) != 0 || *ns == 0) {
-		fprintf(stderr, "tdp-probe: %s: '%s' is not a time such as 100us, 1ms or 10s%s%s\n", opt, s,
-			why ? ": " : "", why ? why : "");
+		fprintf(stderr, "tdp-probe: %s: '%s' is not a time such as 100us, 1ms or 10s%s%s\n",
+			opt, s, why ? ": " : "", why ? why : "");
 		return -1;
 	}
 	return 0;
@@ -54,8 +54,9 @@ int probe_opt_uint(const char *opt, const char *s, uint64_t min, uint64_t max, u
 	errno = 0;
 	unsigned long long x = strtoull(s, &end, 10);
 	if (!*s || *s == '-' || *end || errno || x < min || x > max) {
-		fprintf(stderr, "tdp-probe: %s: '%s' is not a whole number in %" PRIu64 "..%" PRIu64 "\n", opt, s, min,
-			max);
+		fprintf(stderr,
+			"tdp-probe: %s: '%s' is not a whole number in %" PRIu64 "..%" PRIu64 "\n",
+			opt, s, min, max);
 		return -1;
 	}
 	*v = x;
@@ -67,7 +68,8 @@ int probe_opt_alpha(const char *opt, const char *s, uint32_t *alpha, uint32_t *n
 	char buf[256];
 	snprintf(buf, sizeof(buf), "%s", s);
 	*n = 0;
-	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
 		uint64_t v;
 		if (*n == PROBE_MAX_HOPS) {
 			fprintf(stderr, "tdp-probe: %s: more than %d hops\n", opt, PROBE_MAX_HOPS);
@@ -78,7 +80,8 @@ int probe_opt_alpha(const char *opt, const char *s, uint32_t *alpha, uint32_t *n
 		alpha[(*n)++] = (uint32_t)v;
 	}
 	if (!*n || strlen(s) >= sizeof(buf) || s[strlen(s) - 1] == ',' || strstr(s, ",,")) {
-		fprintf(stderr, "tdp-probe: %s: '%s' is not a list of alphas such as 2,1,1\n", opt, s);
+		fprintf(stderr, "tdp-probe: %s: '%s' is not a list of alphas such as 2,1,1\n", opt,
+			s);
 		return -1;
 	}
 	return 0;
@@ -88,8 +91,8 @@ int probe_opt_rate(const char *opt, const char *s, uint64_t *bps)
 {
 	const char *why = NULL;
 	if (sched_num_rate(s, strlen(s), bps, &why) != 0 || *bps == 0) {
-		fprintf(stderr, "tdp-probe: %s: '%s' is not a rate such as 100Mbit/s%s%s\n", opt, s, why ? ": " : "",
-			why ? why : "");
+		fprintf(stderr, "tdp-probe: %s: '%s' is not a rate such as 100Mbit/s%s%s\n", opt, s,
+			why ? ": " : "", why ? why : "");
 		return -1;
 	}
 	return 0;

@@ -9,14 +9,17 @@
 #define SLL_HLEN 16
 #define SLL2_HLEN 20
 
-int probe_pcap_read(pcap_t *p, struct probe_rx *rx, int64_t add_ns, struct probe_pcap_info *info, char *err,
-		    size_t errlen)
+int probe_pcap_read(pcap_t *p, struct probe_rx *rx, int64_t add_ns, struct probe_pcap_info *info,
+		    char *err, size_t errlen)
 {
 	memset(info, 0, sizeof(*info));
 	info->linktype = pcap_datalink(p);
-	if (info->linktype != DLT_EN10MB && info->linktype != DLT_LINUX_SLL && info->linktype != DLT_LINUX_SLL2) {
+	if (info->linktype != DLT_EN10MB && info->linktype != DLT_LINUX_SLL &&
+	    info->linktype != DLT_LINUX_SLL2) {
 		snprintf(err, errlen, "link type %s is not Ethernet or Linux cooked capture",
-			 pcap_datalink_val_to_name(info->linktype) ? pcap_datalink_val_to_name(info->linktype) : "?");
+			 pcap_datalink_val_to_name(info->linktype)
+				 ? pcap_datalink_val_to_name(info->linktype)
+				 : "?");
 		return -1;
 	}
 	struct pcap_pkthdr *h;
@@ -30,7 +33,8 @@ int probe_pcap_read(pcap_t *p, struct probe_rx *rx, int64_t add_ns, struct probe
 		int64_t t;
 		if (h->ts.tv_sec < 0 || h->ts.tv_usec < 0 ||
 		    __builtin_mul_overflow((int64_t)h->ts.tv_sec, (int64_t)1000000000, &t) ||
-		    __builtin_add_overflow(t, (int64_t)h->ts.tv_usec, &t) || __builtin_add_overflow(t, add_ns, &t)) {
+		    __builtin_add_overflow(t, (int64_t)h->ts.tv_usec, &t) ||
+		    __builtin_add_overflow(t, add_ns, &t)) {
 			info->bad_time++;
 			continue;
 		}
@@ -89,14 +93,19 @@ static int replay_close(void *c)
 
 static void describe(const uint8_t *m, size_t n, char *fmt, size_t fmtlen, bool *micro)
 {
-	uint32_t be = n == 4 ? (uint32_t)m[0] << 24 | (uint32_t)m[1] << 16 | (uint32_t)m[2] << 8 | m[3] : 0;
+	uint32_t be =
+		n == 4 ? (uint32_t)m[0] << 24 | (uint32_t)m[1] << 16 | (uint32_t)m[2] << 8 | m[3]
+		       : 0;
 	*micro = be == 0xa1b2c3d4 || be == 0xd4c3b2a1;
-	snprintf(fmt, fmtlen, "%s", be == 0xa1b23c4d || be == 0x4d3cb2a1 ? "pcap, nanosecond timestamps"
-				    : *micro ? "pcap, microsecond timestamps"
-				    : be == 0x0a0d0d0a ? "pcapng" : "unknown format");
+	snprintf(fmt, fmtlen, "%s",
+		 be == 0xa1b23c4d || be == 0x4d3cb2a1 ? "pcap, nanosecond timestamps"
+		 : *micro			      ? "pcap, microsecond timestamps"
+		 : be == 0x0a0d0d0a		      ? "pcapng"
+						      : "unknown format");
 }
 
-pcap_t *probe_pcap_open(const char *path, char *fmt, size_t fmtlen, bool *micro, char *err, size_t errlen)
+pcap_t *probe_pcap_open(const char *path, char *fmt, size_t fmtlen, bool *micro, char *err,
+			size_t errlen)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	struct replay *r = calloc(1, sizeof(*r));
@@ -112,7 +121,8 @@ pcap_t *probe_pcap_open(const char *path, char *fmt, size_t fmtlen, bool *micro,
 	r->n = fread(r->head, 1, sizeof(r->head), f);
 	describe(r->head, r->n, fmt, fmtlen, micro);
 	/* read once, never reopened: a pipe gives its bytes only once */
-	FILE *s = fopencookie(r, "rb", (cookie_io_functions_t){.read = replay_read, .close = replay_close});
+	FILE *s = fopencookie(r, "rb",
+			      (cookie_io_functions_t){.read = replay_read, .close = replay_close});
 	if (!s) {
 		snprintf(err, errlen, "%s", strerror(errno));
 		replay_close(r);

@@ -84,7 +84,8 @@ void probe_hdr_write(uint8_t *p, const struct probe_hdr *h)
 {
 	wr16(p + PROBE_OFF_MAGIC, PROBE_MAGIC);
 	p[PROBE_OFF_VERSION] = h->version;
-	p[PROBE_OFF_KIND] = (uint8_t)((h->kind & PROBE_KIND_MASK) | (uint8_t)(h->hops << PROBE_HOPS_SHIFT));
+	p[PROBE_OFF_KIND] =
+		(uint8_t)((h->kind & PROBE_KIND_MASK) | (uint8_t)(h->hops << PROBE_HOPS_SHIFT));
 	wr32(p + PROBE_OFF_FLOW, h->flow);
 	wr32(p + PROBE_OFF_SEQ, h->seq);
 	wr32(p + PROBE_OFF_TF, h->tf_ns);
@@ -136,7 +137,8 @@ enum probe_verdict probe_hdr_read(const uint8_t *p, uint32_t len, struct probe_h
 		return PROBE_MALFORMED;
 	for (unsigned i = 0; i < h->hops; i++) {
 		const uint8_t *q = p + PROBE_HDR_LEN + PROBE_STAMP_LEN * i;
-		h->stamp[i] = (struct probe_stamp){rd16(q), q[2], (int32_t)rd32(q + 4), (int32_t)rd32(q + 8)};
+		h->stamp[i] = (struct probe_stamp){rd16(q), q[2], (int32_t)rd32(q + 4),
+						   (int32_t)rd32(q + 8)};
 		/* a hop's frame is a frame whose start fits as the probe's does,
 		 * so that its push time (start + push offset) fits too */
 		int64_t fr = h->frame + h->stamp[i].dframe;
@@ -146,10 +148,12 @@ enum probe_verdict probe_hdr_read(const uint8_t *p, uint32_t len, struct probe_h
 	return PROBE_OK;
 }
 
-int probe_build(struct probe_tmpl *t, const struct probe_addr *a, unsigned size, const struct probe_hdr *h)
+int probe_build(struct probe_tmpl *t, const struct probe_addr *a, unsigned size,
+		const struct probe_hdr *h)
 {
 	bool vlan = a->vlan >= 0;
-	unsigned min = h->kind == PROBE_K_BE ? probe_min_be_size(a->family, vlan) : probe_min_size(a->family, vlan);
+	unsigned min = h->kind == PROBE_K_BE ? probe_min_be_size(a->family, vlan)
+					     : probe_min_size(a->family, vlan);
 	if ((a->family != 4 && a->family != 6) || size < min || size > PROBE_MAX_SIZE ||
 	    a->vlan > 4095 || a->pcp > 7 || a->dscp > 63 || h->tf_ns == 0 || h->kind > 2)
 		return -1;
@@ -171,7 +175,7 @@ int probe_build(struct probe_tmpl *t, const struct probe_addr *a, unsigned size,
 		ip[0] = 0x45;
 		ip[1] = (uint8_t)(a->dscp << 2);
 		wr16(ip + 2, (uint16_t)iplen);
-		wr16(ip + 6, 0x4000);              /* DF */
+		wr16(ip + 6, 0x4000); /* DF */
 		ip[8] = a->ttl;
 		ip[9] = 17;
 		memcpy(ip + 12, a->src, 4);
@@ -218,7 +222,8 @@ int probe_build(struct probe_tmpl *t, const struct probe_addr *a, unsigned size,
 	return 0;
 }
 
-void probe_stamp(struct probe_tmpl *t, uint8_t *frame, uint32_t seq, int64_t frame_idx, int32_t t1_off)
+void probe_stamp(struct probe_tmpl *t, uint8_t *frame, uint32_t seq, int64_t frame_idx,
+		 int32_t t1_off)
 {
 	uint8_t *p = frame + t->hdr_off;
 	wr32(p + PROBE_OFF_SEQ, seq);
@@ -236,7 +241,8 @@ void probe_stamp(struct probe_tmpl *t, uint8_t *frame, uint32_t seq, int64_t fra
 	wr16(frame + t->l4_off + 6, c ? c : 0xffff);
 }
 
-enum probe_verdict probe_decode(const uint8_t *frame, uint32_t len, uint16_t port, struct probe_hdr *h)
+enum probe_verdict probe_decode(const uint8_t *frame, uint32_t len, uint16_t port,
+				struct probe_hdr *h)
 {
 	memset(h, 0, sizeof(*h));
 	struct pkt_info pi;
@@ -255,7 +261,8 @@ enum probe_verdict probe_decode(const uint8_t *frame, uint32_t len, uint16_t por
 		return PROBE_FOREIGN;
 	uint32_t udp_len = rd16(udp + 4);
 	if (udp_len < 8 || udp_len > avail)
-		return avail >= 10 && rd16(udp + 8) == PROBE_MAGIC ? PROBE_MALFORMED : PROBE_FOREIGN;
+		return avail >= 10 && rd16(udp + 8) == PROBE_MAGIC ? PROBE_MALFORMED
+								   : PROBE_FOREIGN;
 	enum probe_verdict v = probe_hdr_read(udp + 8, udp_len - 8, h);
 	if (v != PROBE_OK)
 		return v;
@@ -270,10 +277,14 @@ enum probe_verdict probe_decode(const uint8_t *frame, uint32_t len, uint16_t por
 const char *probe_verdict_name(enum probe_verdict v)
 {
 	switch (v) {
-	case PROBE_OK: return "ok";
-	case PROBE_FOREIGN: return "foreign";
-	case PROBE_SHORT: return "short";
-	case PROBE_MALFORMED: return "malformed";
+	case PROBE_OK:
+		return "ok";
+	case PROBE_FOREIGN:
+		return "foreign";
+	case PROBE_SHORT:
+		return "short";
+	case PROBE_MALFORMED:
+		return "malformed";
 	}
 	return "?";
 }

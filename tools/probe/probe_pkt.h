@@ -26,23 +26,23 @@
 /* What the receiver makes of a frame. */
 enum probe_verdict {
 	PROBE_OK = 0,
-	PROBE_FOREIGN,      /* not UDP to the probe port, or not our magic */
-	PROBE_SHORT,        /* truncated: a header or the probe header does not fit */
-	PROBE_MALFORMED,    /* ours, but a field, a length or the checksum is wrong */
+	PROBE_FOREIGN,	 /* not UDP to the probe port, or not our magic */
+	PROBE_SHORT,	 /* truncated: a header or the probe header does not fit */
+	PROBE_MALFORMED, /* ours, but a field, a length or the checksum is wrong */
 };
 
 struct probe_stamp {
 	uint16_t node;
 	uint8_t flags;
-	int32_t dframe;     /* frame the hop sent the packet in, minus the probe's frame */
-	int32_t push_off;   /* the hop's push time minus the start of that frame, ns */
+	int32_t dframe;	  /* frame the hop sent the packet in, minus the probe's frame */
+	int32_t push_off; /* the hop's push time minus the start of that frame, ns */
 };
 
 struct probe_hdr {
 	uint8_t version;
 	uint8_t kind;
-	uint8_t hops;       /* stamps written */
-	uint8_t room;       /* stamps the packet has room for */
+	uint8_t hops; /* stamps written */
+	uint8_t room; /* stamps the packet has room for */
 	uint32_t flow;
 	uint32_t seq;
 	uint32_t tf_ns;
@@ -60,7 +60,7 @@ struct probe_addr {
 	uint16_t sport, dport;
 	uint8_t dscp;
 	uint8_t ttl;
-	int vlan;           /* -1: untagged */
+	int vlan; /* -1: untagged */
 	uint8_t pcp;
 };
 
@@ -68,9 +68,9 @@ struct probe_addr {
 struct probe_tmpl {
 	uint8_t buf[PROBE_MAX_SIZE];
 	uint32_t len;
-	uint16_t l4_off;      /* UDP header */
-	uint16_t hdr_off;     /* probe header */
-	uint32_t csum_base;   /* UDP checksum sum with seq, frame and t1 zero */
+	uint16_t l4_off;    /* UDP header */
+	uint16_t hdr_off;   /* probe header */
+	uint32_t csum_base; /* UDP checksum sum with seq, frame and t1 zero */
 };
 
 /* Smallest frame for the family (headers + probe header, no FCS); add
@@ -84,11 +84,13 @@ unsigned probe_min_be_size(int family, bool vlan);
  * (version, kind, flow, tf, epoch). Returns 0, or -1 when size is out of
  * range or the header is inconsistent.
  */
-int probe_build(struct probe_tmpl *t, const struct probe_addr *a, unsigned size, const struct probe_hdr *h);
+int probe_build(struct probe_tmpl *t, const struct probe_addr *a, unsigned size,
+		const struct probe_hdr *h);
 
 /* Writes seq, frame and t1 and fixes the checksum: the per-packet path.
  * Not for best-effort frames shorter than a probe. */
-void probe_stamp(struct probe_tmpl *t, uint8_t *frame, uint32_t seq, int64_t frame_idx, int32_t t1_off);
+void probe_stamp(struct probe_tmpl *t, uint8_t *frame, uint32_t seq, int64_t frame_idx,
+		 int32_t t1_off);
 
 /* Header codec, exposed for tests and the pcap reader. */
 void probe_hdr_write(uint8_t *p, const struct probe_hdr *h);
@@ -98,7 +100,8 @@ enum probe_verdict probe_hdr_read(const uint8_t *p, uint32_t len, struct probe_h
  * Decodes a received frame: probes are UDP to `port` (0: any port) with our
  * magic; best-effort frames are recognised on any port. On PROBE_OK *h is filled. The checksum is checked when not zero.
  */
-enum probe_verdict probe_decode(const uint8_t *frame, uint32_t len, uint16_t port, struct probe_hdr *h);
+enum probe_verdict probe_decode(const uint8_t *frame, uint32_t len, uint16_t port,
+				struct probe_hdr *h);
 
 const char *probe_verdict_name(enum probe_verdict v);
 const char *probe_kind_name(unsigned kind);

@@ -31,17 +31,23 @@
 #include "tdp_sched.h"
 #include "hostclock.h"
 
-enum timer { T_PREDICTIVE, T_NANOSLEEP, T_SPIN };
+enum timer {
+	T_PREDICTIVE,
+	T_NANOSLEEP,
+	T_SPIN
+};
 static const char *const timer_names[] = {"predictive", "nanosleep", "spin"};
 
 struct send_opts {
 	const char *ifname, *dpdk, *table, *flow, *frames, *json, *dst_mac;
-	uint64_t tf_ns, k, per_frame, count, duration_ns, start_in_ns, size, flow_id, dscp, ttl, vlan, pcp;
-	uint64_t stamps;          /* hop stamps to make room for */
-	bool late_skip;           /* --late skip: no probe after its frame's send window */
-	uint32_t flow_size;       /* the table flow's size, 0 without one */
+	uint64_t tf_ns, k, per_frame, count, duration_ns, start_in_ns, size, flow_id, dscp, ttl,
+		vlan, pcp;
+	uint64_t stamps;    /* hop stamps to make room for */
+	bool late_skip;	    /* --late skip: no probe after its frame's send window */
+	uint32_t flow_size; /* the table flow's size, 0 without one */
 	uint64_t sport, dport;
-	bool have_size, have_flow_id, have_dscp, have_dport, have_dst, have_src, have_vlan, have_pcp;
+	bool have_size, have_flow_id, have_dscp, have_dport, have_dst, have_src, have_vlan,
+		have_pcp;
 	uint8_t family, src[16], dst[16], src_family;
 	enum timer timer;
 	int cpu, prio;
@@ -49,43 +55,61 @@ struct send_opts {
 
 struct plan {
 	struct frame_geom g;
-	uint16_t *n;              /* probes per frame of the cycle */
+	uint16_t *n; /* probes per frame of the cycle */
 	struct sched_table *t;
 };
 
 static void send_usage(FILE *o)
 {
 	fprintf(o,
-		"usage: tdp-probe send (-i IF | --dpdk DEV) (--table FILE --flow NAME | --tf TIME [--k K] [--frames SET])\n"
+		"usage: tdp-probe send (-i IF | --dpdk DEV) (--table FILE --flow NAME | --tf TIME "
+		"[--k K] [--frames SET])\n"
 		"                      [--count N | --duration TIME] [options]\n"
-		"Sends one probe flow at frame starts. Each probe carries its flow id, sequence number,\n"
+		"Sends one probe flow at frame starts. Each probe carries its flow id, sequence "
+		"number,\n"
 		"the absolute frame index it was scheduled in and the CTR time t1 of its send.\n\n"
 		"  -i, --interface IF     send on this interface over AF_PACKET\n"
-		"      --dpdk DEV         send over a DPDK port (vdev such as net_af_packet0,iface=veth0, or PCI)\n"
-		"      --table FILE       the reservation table; with --flow, send where the flow is reserved\n"
-		"      --flow NAME        the table's flow (also gives DSCP, UDP port, VLAN, destination, size)\n"
-		"      --tf TIME          without a table: the frame length (k*TF must divide one second)\n"
+		"      --dpdk DEV         send over a DPDK port (vdev such as "
+		"net_af_packet0,iface=veth0, or PCI)\n"
+		"      --table FILE       the reservation table; with --flow, send where the flow "
+		"is reserved\n"
+		"      --flow NAME        the table's flow (also gives DSCP, UDP port, VLAN, "
+		"destination, size)\n"
+		"      --tf TIME          without a table: the frame length (k*TF must divide one "
+		"second)\n"
 		"      --k K              frames per cycle (default 1)\n"
-		"      --frames SET       frames of the cycle to send in, table syntax such as 0-8/2 (default all)\n"
+		"      --frames SET       frames of the cycle to send in, table syntax such as "
+		"0-8/2 (default all)\n"
 		"      --per-frame N      probes per frame without a table (default 1)\n"
 		"      --count N          stop after N probes\n"
-		"      --duration TIME    stop after this long (default: 10s unless --count is given)\n"
+		"      --duration TIME    stop after this long (default: 10s unless --count is "
+		"given)\n"
 		"      --timer KIND       predictive (default), nanosleep or spin\n"
-		"      --late POLICY      a frame the sender wakes for too late: send (default) its probes with\n"
-		"                         their own index, so the lateness shows in L; skip them when the\n"
-		"                         frame's send window (up to the table's guard band) has passed, as a\n"
-		"                         TDP source would (a pipelined router would take them for a later frame)\n"
-		"      --size BYTES       frame size without FCS (default 78: 102 bytes on the wire)\n"
-		"      --stamps N         make room for N hop stamps (12 bytes each, at most 15) that routers\n"
+		"      --late POLICY      a frame the sender wakes for too late: send (default) "
+		"its probes with\n"
+		"                         their own index, so the lateness shows in L; skip them "
+		"when the\n"
+		"                         frame's send window (up to the table's guard band) has "
+		"passed, as a\n"
+		"                         TDP source would (a pipelined router would take them for "
+		"a later frame)\n"
+		"      --size BYTES       frame size without FCS (default 78: 102 bytes on the "
+		"wire)\n"
+		"      --stamps N         make room for N hop stamps (12 bytes each, at most 15) "
+		"that routers\n"
 		"                         write into probes of flows with the stamp option\n"
-		"      --flow-id N        id written into the probes (default: the table's flow number, else 1)\n"
-		"      --src IP, --dst IP addresses (default 192.0.2.1 -> 192.0.2.2, or the flow's /32 or /128)\n"
+		"      --flow-id N        id written into the probes (default: the table's flow "
+		"number, else 1)\n"
+		"      --src IP, --dst IP addresses (default 192.0.2.1 -> 192.0.2.2, or the flow's "
+		"/32 or /128)\n"
 		"      --dst-mac MAC      next hop's MAC (default ff:ff:ff:ff:ff:ff)\n"
-		"      --sport N, --dport N  UDP ports (default 7350 both, or the flow's udp-dport)\n"
+		"      --sport N, --dport N  UDP ports (default 7350 both, or the flow's "
+		"udp-dport)\n"
 		"      --dscp N, --ttl N, --vlan ID, --pcp N\n"
 		"      --cpu N            pin the sending thread (default: the last CPU)\n"
 		"      --prio N           SCHED_FIFO priority (default 80; 0 keeps SCHED_OTHER)\n"
-		"      --start-in TIME    first frame at least this far ahead, at a cycle start (default 200ms)\n"
+		"      --start-in TIME    first frame at least this far ahead, at a cycle start "
+		"(default 200ms)\n"
 		"      --json FILE        the sender's summary as JSON ('-' for stdout)\n"
 		"  -v, --verbose / -q, --quiet\n");
 }
@@ -103,8 +127,11 @@ static int flow_defaults(struct send_opts *o, const struct sched_flow *f)
 		o->pcp = m->pcp;
 	if (!o->have_dst && (m->fields & SCHED_M_DST)) {
 		if (m->dst_len != (m->dst_family == 4 ? 32 : 128)) {
-			fprintf(stderr, "tdp-probe: flow %s matches the prefix of a network; give the receiver's address "
-				"with --dst\n", f->name);
+			fprintf(stderr,
+				"tdp-probe: flow %s matches the prefix of a network; give the "
+				"receiver's address "
+				"with --dst\n",
+				f->name);
 			return -1;
 		}
 		o->family = m->dst_family;
@@ -112,15 +139,20 @@ static int flow_defaults(struct send_opts *o, const struct sched_flow *f)
 		o->have_dst = true;
 	}
 	if (m->fields & SCHED_M_MPLS) {
-		fprintf(stderr, "tdp-probe: flow %s matches an MPLS label; probes are IP/UDP without labels\n", f->name);
+		fprintf(stderr,
+			"tdp-probe: flow %s matches an MPLS label; probes are IP/UDP without "
+			"labels\n",
+			f->name);
 		return -1;
 	}
 	o->flow_size = f->size;
 	if (!o->have_size) {
 		o->size = f->size < PROBE_DEFAULT_SIZE ? f->size : PROBE_DEFAULT_SIZE;
 	} else if (o->size > f->size) {
-		fprintf(stderr, "tdp-probe: --size %" PRIu64 " is larger than flow %s's size %" PRIu32
-			"; tdpd would not forward it as reserved\n", o->size, f->name, f->size);
+		fprintf(stderr,
+			"tdp-probe: --size %" PRIu64 " is larger than flow %s's size %" PRIu32
+			"; tdpd would not forward it as reserved\n",
+			o->size, f->name, f->size);
 		return -1;
 	}
 	return 0;
@@ -137,10 +169,12 @@ static int plan_build(struct send_opts *o, struct plan *p)
 		p->t = sched_load(o->table, &d);
 	} else {
 		char buf[512];
-		int n = snprintf(buf, sizeof(buf),
-				 "tdp-schedule 1\ntf %" PRIu64 "ns\nk %" PRIu64 "\nport p rate 100Gbit/s max-frame 9018\n"
-				 "flow probe port p size 9000 udp-dport 1\nframes %s: probe %" PRIu64 "\n",
-				 o->tf_ns, o->k, o->frames ? o->frames : "*", o->per_frame);
+		int n = snprintf(
+			buf, sizeof(buf),
+			"tdp-schedule 1\ntf %" PRIu64 "ns\nk %" PRIu64
+			"\nport p rate 100Gbit/s max-frame 9018\n"
+			"flow probe port p size 9000 udp-dport 1\nframes %s: probe %" PRIu64 "\n",
+			o->tf_ns, o->k, o->frames ? o->frames : "*", o->per_frame);
 		if (n < 0 || (size_t)n >= sizeof(buf)) {
 			fprintf(stderr, "tdp-probe: --frames is too long\n");
 			return -1;
@@ -170,7 +204,8 @@ static int plan_build(struct send_opts *o, struct plan *p)
 			o->flow_id = fi;
 	}
 	/* k*TF divides a second, so TF and the epoch fit the header's 32 bits */
-	p->g = (struct frame_geom){.tf_ns = (int64_t)p->t->tf_ns, .epoch_ns = (int64_t)p->t->epoch_ns, .k = p->t->k};
+	p->g = (struct frame_geom){
+		.tf_ns = (int64_t)p->t->tf_ns, .epoch_ns = (int64_t)p->t->epoch_ns, .k = p->t->k};
 	p->n = calloc(p->t->k, sizeof(*p->n));
 	if (!p->n)
 		return -1;
@@ -182,14 +217,18 @@ static int plan_build(struct send_opts *o, struct plan *p)
 			if (e[j].flow == fi)
 				p->n[tfc] = e[j].n;
 		if (p->n[tfc] > PROBE_TX_SLOTS) {
-			fprintf(stderr, "tdp-probe: flow %s has %u packets in frame %" PRIu32 " of the cycle; "
-				"tdp-probe sends at most %d per frame\n", o->flow, p->n[tfc], tfc, PROBE_TX_SLOTS);
+			fprintf(stderr,
+				"tdp-probe: flow %s has %u packets in frame %" PRIu32
+				" of the cycle; "
+				"tdp-probe sends at most %d per frame\n",
+				o->flow, p->n[tfc], tfc, PROBE_TX_SLOTS);
 			return -1;
 		}
 		total += p->n[tfc];
 	}
 	if (!total) {
-		fprintf(stderr, "tdp-probe: flow %s has no reserved frame in %s\n", o->flow, o->table);
+		fprintf(stderr, "tdp-probe: flow %s has no reserved frame in %s\n", o->flow,
+			o->table);
 		return -1;
 	}
 	return 0;
@@ -203,14 +242,14 @@ static void plan_free(struct plan *p)
 
 struct send_stats {
 	uint64_t frames, sent, errors, skipped, late;
-	struct hist err;          /* t1 - start(i) of each frame's first probe */
+	struct hist err; /* t1 - start(i) of each frame's first probe */
 };
 
 /* Until the boundary, or until SIGINT or SIGTERM (probe_stop) when stoppable:
  * a wait of --start-in may be long, and a signal must end it, not be spun or
  * slept through. */
-static tdp_time_t wait_for(enum timer tm, const struct hostclock *clk, struct pw *pw, tdp_time_t boundary,
-			   bool stoppable)
+static tdp_time_t wait_for(enum timer tm, const struct hostclock *clk, struct pw *pw,
+			   tdp_time_t boundary, bool stoppable)
 {
 	tdp_time_t now = hostclock_fast_now(clk);
 	if (tm == T_NANOSLEEP) {
@@ -224,7 +263,8 @@ static tdp_time_t wait_for(enum timer tm, const struct hostclock *clk, struct pw
 	if (tm == T_PREDICTIVE) {
 		tdp_time_t to;
 		if (pw_plan(pw, now, boundary, &to)) {
-			while (hostclock_sleep_until(clk, to) == -EINTR && !(stoppable && probe_stop))
+			while (hostclock_sleep_until(clk, to) == -EINTR &&
+			       !(stoppable && probe_stop))
 				;
 			tdp_time_t woke = hostclock_fast_now(clk);
 			if (pw_woke(pw, to, woke, boundary))
@@ -245,62 +285,136 @@ static int send_end(struct probe_txq *q, struct probe_tmpl *end, uint32_t sent, 
 	return q->send(q, 1) == 1 ? 0 : -1;
 }
 
-static void send_json(FILE *f, const struct send_opts *o, const struct plan *p, const struct send_stats *s,
-		      const char *where, double cpu_pct, const struct pw *pw)
+static void send_json(FILE *f, const struct send_opts *o, const struct plan *p,
+		      const struct send_stats *s, const char *where, double cpu_pct,
+		      const struct pw *pw)
 {
 	fprintf(f, "{\"tdp_probe_send\": 1, \"where\": ");
 	sched_json_str(f, where);
-	fprintf(f, ", \"timer\": \"%s\", \"flow\": %" PRIu64
-		", \"tf_ns\": %" PRId64 ", \"k\": %" PRIu32 ", \"size\": %" PRIu64 ", \"frames\": %" PRIu64
+	fprintf(f,
+		", \"timer\": \"%s\", \"flow\": %" PRIu64 ", \"tf_ns\": %" PRId64
+		", \"k\": %" PRIu32 ", \"size\": %" PRIu64 ", \"frames\": %" PRIu64
 		", \"sent\": %" PRIu64 ", \"errors\": %" PRIu64 ", \"skipped_frames\": %" PRIu64
-		", \"late_frames\": %" PRIu64 ", \"cpu_percent\": %.1f, \"sleeps\": %" PRIu64 ", \"spins\": %" PRIu64,
-		timer_names[o->timer], o->flow_id, p->g.tf_ns, p->g.k, o->size, s->frames, s->sent, s->errors,
-		s->skipped, s->late, cpu_pct, pw->st.sleeps, pw->st.spins);
+		", \"late_frames\": %" PRIu64 ", \"cpu_percent\": %.1f, \"sleeps\": %" PRIu64
+		", \"spins\": %" PRIu64,
+		timer_names[o->timer], o->flow_id, p->g.tf_ns, p->g.k, o->size, s->frames, s->sent,
+		s->errors, s->skipped, s->late, cpu_pct, pw->st.sleeps, pw->st.spins);
 	fprintf(f, ", \"start_error_ns\": {\"count\": %" PRIu64, s->err.count);
 	if (s->err.count)
-		fprintf(f, ", \"min\": %" PRId64 ", \"p50\": %" PRId64 ", \"p99\": %" PRId64 ", \"p99.9\": %" PRId64
-			", \"max\": %" PRId64, s->err.min, hist_quantile(&s->err, 0.5), hist_quantile(&s->err, 0.99),
+		fprintf(f,
+			", \"min\": %" PRId64 ", \"p50\": %" PRId64 ", \"p99\": %" PRId64
+			", \"p99.9\": %" PRId64 ", \"max\": %" PRId64,
+			s->err.min, hist_quantile(&s->err, 0.5), hist_quantile(&s->err, 0.99),
 			hist_quantile(&s->err, 0.999), s->err.max);
 	fprintf(f, "}}\n");
 }
 
 int probe_cmd_send(int argc, char **argv)
 {
-	struct send_opts o = {.k = 1, .per_frame = 1, .start_in_ns = 200000000, .size = PROBE_DEFAULT_SIZE,
-			      .flow_id = 1, .ttl = 64, .sport = PROBE_DEFAULT_PORT, .dport = PROBE_DEFAULT_PORT,
-			      .timer = T_PREDICTIVE, .cpu = -2, .prio = 80};
-	enum { O_DPDK = 256, O_TABLE, O_FLOW, O_TF, O_K, O_FRAMES, O_PER, O_COUNT, O_DUR, O_TIMER, O_SIZE, O_FID,
-	       O_SRC, O_DST, O_DMAC, O_SPORT, O_DPORT, O_DSCP, O_TTL, O_VLAN, O_PCP, O_CPU, O_PRIO, O_START, O_JSON, O_STAMPS, O_LATE };
-	static const struct option lo[] = {
-		{"interface", 1, 0, 'i'}, {"dpdk", 1, 0, O_DPDK}, {"table", 1, 0, O_TABLE}, {"flow", 1, 0, O_FLOW},
-		{"tf", 1, 0, O_TF}, {"k", 1, 0, O_K}, {"frames", 1, 0, O_FRAMES}, {"per-frame", 1, 0, O_PER},
-		{"count", 1, 0, O_COUNT}, {"duration", 1, 0, O_DUR}, {"timer", 1, 0, O_TIMER}, {"size", 1, 0, O_SIZE}, {"stamps", 1, 0, O_STAMPS}, {"late", 1, 0, O_LATE},
-		{"flow-id", 1, 0, O_FID}, {"src", 1, 0, O_SRC}, {"dst", 1, 0, O_DST}, {"dst-mac", 1, 0, O_DMAC},
-		{"sport", 1, 0, O_SPORT}, {"dport", 1, 0, O_DPORT}, {"dscp", 1, 0, O_DSCP}, {"ttl", 1, 0, O_TTL},
-		{"vlan", 1, 0, O_VLAN}, {"pcp", 1, 0, O_PCP}, {"cpu", 1, 0, O_CPU}, {"prio", 1, 0, O_PRIO},
-		{"start-in", 1, 0, O_START}, {"json", 1, 0, O_JSON}, {"verbose", 0, 0, 'v'}, {"quiet", 0, 0, 'q'},
-		{"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+	struct send_opts o = {.k = 1,
+			      .per_frame = 1,
+			      .start_in_ns = 200000000,
+			      .size = PROBE_DEFAULT_SIZE,
+			      .flow_id = 1,
+			      .ttl = 64,
+			      .sport = PROBE_DEFAULT_PORT,
+			      .dport = PROBE_DEFAULT_PORT,
+			      .timer = T_PREDICTIVE,
+			      .cpu = -2,
+			      .prio = 80};
+	enum {
+		O_DPDK = 256,
+		O_TABLE,
+		O_FLOW,
+		O_TF,
+		O_K,
+		O_FRAMES,
+		O_PER,
+		O_COUNT,
+		O_DUR,
+		O_TIMER,
+		O_SIZE,
+		O_FID,
+		O_SRC,
+		O_DST,
+		O_DMAC,
+		O_SPORT,
+		O_DPORT,
+		O_DSCP,
+		O_TTL,
+		O_VLAN,
+		O_PCP,
+		O_CPU,
+		O_PRIO,
+		O_START,
+		O_JSON,
+		O_STAMPS,
+		O_LATE
+	};
+	static const struct option lo[] = {{"interface", 1, 0, 'i'},	{"dpdk", 1, 0, O_DPDK},
+					   {"table", 1, 0, O_TABLE},	{"flow", 1, 0, O_FLOW},
+					   {"tf", 1, 0, O_TF},		{"k", 1, 0, O_K},
+					   {"frames", 1, 0, O_FRAMES},	{"per-frame", 1, 0, O_PER},
+					   {"count", 1, 0, O_COUNT},	{"duration", 1, 0, O_DUR},
+					   {"timer", 1, 0, O_TIMER},	{"size", 1, 0, O_SIZE},
+					   {"stamps", 1, 0, O_STAMPS},	{"late", 1, 0, O_LATE},
+					   {"flow-id", 1, 0, O_FID},	{"src", 1, 0, O_SRC},
+					   {"dst", 1, 0, O_DST},	{"dst-mac", 1, 0, O_DMAC},
+					   {"sport", 1, 0, O_SPORT},	{"dport", 1, 0, O_DPORT},
+					   {"dscp", 1, 0, O_DSCP},	{"ttl", 1, 0, O_TTL},
+					   {"vlan", 1, 0, O_VLAN},	{"pcp", 1, 0, O_PCP},
+					   {"cpu", 1, 0, O_CPU},	{"prio", 1, 0, O_PRIO},
+					   {"start-in", 1, 0, O_START}, {"json", 1, 0, O_JSON},
+					   {"verbose", 0, 0, 'v'},	{"quiet", 0, 0, 'q'},
+					   {"help", 0, 0, 'h'},		{0, 0, 0, 0}};
 	int c, bad = 0;
 	uint64_t v;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:vqh", lo, NULL)) != -1) {
 		switch (c) {
-		case 'i': o.ifname = optarg; break;
-		case O_DPDK: o.dpdk = optarg; break;
-		case O_TABLE: o.table = optarg; break;
-		case O_FLOW: o.flow = optarg; break;
-		case O_TF: bad |= probe_opt_time("--tf", optarg, &o.tf_ns); break;
-		case O_K: bad |= probe_opt_uint("--k", optarg, 1, SCHED_MAX_K, &o.k); break;
-		case O_FRAMES: o.frames = optarg; break;
-		case O_PER: bad |= probe_opt_uint("--per-frame", optarg, 1, PROBE_TX_SLOTS, &o.per_frame); break;
-		case O_COUNT: bad |= probe_opt_uint("--count", optarg, 1, UINT32_MAX, &o.count); break;
-		case O_DUR: bad |= probe_opt_time("--duration", optarg, &o.duration_ns); break;
+		case 'i':
+			o.ifname = optarg;
+			break;
+		case O_DPDK:
+			o.dpdk = optarg;
+			break;
+		case O_TABLE:
+			o.table = optarg;
+			break;
+		case O_FLOW:
+			o.flow = optarg;
+			break;
+		case O_TF:
+			bad |= probe_opt_time("--tf", optarg, &o.tf_ns);
+			break;
+		case O_K:
+			bad |= probe_opt_uint("--k", optarg, 1, SCHED_MAX_K, &o.k);
+			break;
+		case O_FRAMES:
+			o.frames = optarg;
+			break;
+		case O_PER:
+			bad |= probe_opt_uint("--per-frame", optarg, 1, PROBE_TX_SLOTS,
+					      &o.per_frame);
+			break;
+		case O_COUNT:
+			bad |= probe_opt_uint("--count", optarg, 1, UINT32_MAX, &o.count);
+			break;
+		case O_DUR:
+			bad |= probe_opt_time("--duration", optarg, &o.duration_ns);
+			break;
 		case O_TIMER:
-			if (!strcmp(optarg, "predictive")) o.timer = T_PREDICTIVE;
-			else if (!strcmp(optarg, "nanosleep")) o.timer = T_NANOSLEEP;
-			else if (!strcmp(optarg, "spin")) o.timer = T_SPIN;
+			if (!strcmp(optarg, "predictive"))
+				o.timer = T_PREDICTIVE;
+			else if (!strcmp(optarg, "nanosleep"))
+				o.timer = T_NANOSLEEP;
+			else if (!strcmp(optarg, "spin"))
+				o.timer = T_SPIN;
 			else {
-				fprintf(stderr, "tdp-probe: --timer: '%s' is not predictive, nanosleep or spin\n", optarg);
+				fprintf(stderr,
+					"tdp-probe: --timer: '%s' is not predictive, nanosleep or "
+					"spin\n",
+					optarg);
 				bad = 1;
 			}
 			break;
@@ -308,30 +422,80 @@ int probe_cmd_send(int argc, char **argv)
 			if (!strcmp(optarg, "send") || !strcmp(optarg, "skip")) {
 				o.late_skip = optarg[1] == 'k';
 			} else {
-				fprintf(stderr, "tdp-probe: --late: '%s' is not send or skip\n", optarg);
+				fprintf(stderr, "tdp-probe: --late: '%s' is not send or skip\n",
+					optarg);
 				bad = 1;
 			}
 			break;
-		case O_SIZE: bad |= probe_opt_uint("--size", optarg, 1, PROBE_MAX_SIZE, &o.size); o.have_size = true; break;
-		case O_STAMPS: bad |= probe_opt_uint("--stamps", optarg, 0, PROBE_MAX_HOPS, &o.stamps); break;
-		case O_FID: bad |= probe_opt_uint("--flow-id", optarg, 0, UINT32_MAX, &o.flow_id); o.have_flow_id = true; break;
-		case O_SRC: bad |= probe_opt_ip("--src", optarg, &o.src_family, o.src); o.have_src = true; break;
-		case O_DST: bad |= probe_opt_ip("--dst", optarg, &o.family, o.dst); o.have_dst = true; break;
-		case O_DMAC: o.dst_mac = optarg; break;
-		case O_SPORT: bad |= probe_opt_uint("--sport", optarg, 1, 65535, &o.sport); break;
-		case O_DPORT: bad |= probe_opt_uint("--dport", optarg, 1, 65535, &o.dport); o.have_dport = true; break;
-		case O_DSCP: bad |= probe_opt_uint("--dscp", optarg, 0, 63, &o.dscp); o.have_dscp = true; break;
-		case O_TTL: bad |= probe_opt_uint("--ttl", optarg, 1, 255, &o.ttl); break;
-		case O_VLAN: bad |= probe_opt_uint("--vlan", optarg, 0, 4095, &o.vlan); o.have_vlan = true; break;
-		case O_PCP: bad |= probe_opt_uint("--pcp", optarg, 0, 7, &o.pcp); o.have_pcp = true; break;
-		case O_CPU: bad |= probe_opt_uint("--cpu", optarg, 0, 4095, &v); o.cpu = (int)v; break;
-		case O_PRIO: bad |= probe_opt_uint("--prio", optarg, 0, 99, &v); o.prio = (int)v; break;
-		case O_START: bad |= probe_opt_time("--start-in", optarg, &o.start_in_ns); break;
-		case O_JSON: o.json = optarg; break;
-		case 'v': tdp_log_level = LOG_DEBUG; break;
-		case 'q': tdp_log_level = LOG_WARNING; break;
-		case 'h': send_usage(stdout); return 0;
-		default: bad = 1;
+		case O_SIZE:
+			bad |= probe_opt_uint("--size", optarg, 1, PROBE_MAX_SIZE, &o.size);
+			o.have_size = true;
+			break;
+		case O_STAMPS:
+			bad |= probe_opt_uint("--stamps", optarg, 0, PROBE_MAX_HOPS, &o.stamps);
+			break;
+		case O_FID:
+			bad |= probe_opt_uint("--flow-id", optarg, 0, UINT32_MAX, &o.flow_id);
+			o.have_flow_id = true;
+			break;
+		case O_SRC:
+			bad |= probe_opt_ip("--src", optarg, &o.src_family, o.src);
+			o.have_src = true;
+			break;
+		case O_DST:
+			bad |= probe_opt_ip("--dst", optarg, &o.family, o.dst);
+			o.have_dst = true;
+			break;
+		case O_DMAC:
+			o.dst_mac = optarg;
+			break;
+		case O_SPORT:
+			bad |= probe_opt_uint("--sport", optarg, 1, 65535, &o.sport);
+			break;
+		case O_DPORT:
+			bad |= probe_opt_uint("--dport", optarg, 1, 65535, &o.dport);
+			o.have_dport = true;
+			break;
+		case O_DSCP:
+			bad |= probe_opt_uint("--dscp", optarg, 0, 63, &o.dscp);
+			o.have_dscp = true;
+			break;
+		case O_TTL:
+			bad |= probe_opt_uint("--ttl", optarg, 1, 255, &o.ttl);
+			break;
+		case O_VLAN:
+			bad |= probe_opt_uint("--vlan", optarg, 0, 4095, &o.vlan);
+			o.have_vlan = true;
+			break;
+		case O_PCP:
+			bad |= probe_opt_uint("--pcp", optarg, 0, 7, &o.pcp);
+			o.have_pcp = true;
+			break;
+		case O_CPU:
+			bad |= probe_opt_uint("--cpu", optarg, 0, 4095, &v);
+			o.cpu = (int)v;
+			break;
+		case O_PRIO:
+			bad |= probe_opt_uint("--prio", optarg, 0, 99, &v);
+			o.prio = (int)v;
+			break;
+		case O_START:
+			bad |= probe_opt_time("--start-in", optarg, &o.start_in_ns);
+			break;
+		case O_JSON:
+			o.json = optarg;
+			break;
+		case 'v':
+			tdp_log_level = LOG_DEBUG;
+			break;
+		case 'q':
+			tdp_log_level = LOG_WARNING;
+			break;
+		case 'h':
+			send_usage(stdout);
+			return 0;
+		default:
+			bad = 1;
 		}
 	}
 	if (!bad && optind < argc) {
@@ -351,7 +515,8 @@ int probe_cmd_send(int argc, char **argv)
 		bad = 1;
 	}
 	if (!bad && o.table && (o.frames || o.k != 1 || o.per_frame != 1)) {
-		fprintf(stderr, "tdp-probe: send: --k, --frames and --per-frame are for use without a table\n");
+		fprintf(stderr, "tdp-probe: send: --k, --frames and --per-frame are for use "
+				"without a table\n");
 		bad = 1;
 	}
 	if (bad) {
@@ -379,18 +544,26 @@ int probe_cmd_send(int argc, char **argv)
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		o.cpu = n > 0 ? (int)n - 1 : -1;
 	}
-	q = o.dpdk ? probe_txq_dpdk(o.dpdk, o.cpu, err, sizeof(err)) : probe_txq_packet(o.ifname, err, sizeof(err));
+	q = o.dpdk ? probe_txq_dpdk(o.dpdk, o.cpu, err, sizeof(err))
+		   : probe_txq_packet(o.ifname, err, sizeof(err));
 	if (!q) {
 		fprintf(stderr, "tdp-probe: %s\n", err);
 		goto out;
 	}
-	struct probe_addr a = {.family = o.have_dst ? o.family : 4, .sport = (uint16_t)o.sport,
-			       .dport = (uint16_t)o.dport, .dscp = (uint8_t)o.dscp, .ttl = (uint8_t)o.ttl,
-			       .vlan = o.have_vlan ? (int)o.vlan : -1, .pcp = (uint8_t)o.pcp};
+	struct probe_addr a = {.family = o.have_dst ? o.family : 4,
+			       .sport = (uint16_t)o.sport,
+			       .dport = (uint16_t)o.dport,
+			       .dscp = (uint8_t)o.dscp,
+			       .ttl = (uint8_t)o.ttl,
+			       .vlan = o.have_vlan ? (int)o.vlan : -1,
+			       .pcp = (uint8_t)o.pcp};
 	memcpy(a.src_mac, q->mac, 6);
 	memset(a.dst_mac, 0xff, 6);
 	if (o.dst_mac && probe_parse_mac(o.dst_mac, a.dst_mac)) {
-		fprintf(stderr, "tdp-probe: --dst-mac: '%s' is not a MAC address such as 02:00:00:00:01:01\n", o.dst_mac);
+		fprintf(stderr,
+			"tdp-probe: --dst-mac: '%s' is not a MAC address such as "
+			"02:00:00:00:01:01\n",
+			o.dst_mac);
 		rc = 2;
 		goto out;
 	}
@@ -402,7 +575,8 @@ int probe_cmd_send(int argc, char **argv)
 	}
 	if (o.have_src) {
 		if (o.src_family != a.family) {
-			fprintf(stderr, "tdp-probe: --src and --dst are of different address families\n");
+			fprintf(stderr,
+				"tdp-probe: --src and --dst are of different address families\n");
 			rc = 2;
 			goto out;
 		}
@@ -417,15 +591,20 @@ int probe_cmd_send(int argc, char **argv)
 	if (o.stamps) {
 		uint64_t need = minsz + PROBE_STAMP_LEN * o.stamps;
 		if (o.have_size && o.size < need) {
-			fprintf(stderr, "tdp-probe: --size %" PRIu64 " leaves room for %" PRIu64 " hop stamps; --stamps %" PRIu64
-				" needs %" PRIu64 " bytes\n", o.size, o.size < minsz ? 0 : (o.size - minsz) / PROBE_STAMP_LEN,
+			fprintf(stderr,
+				"tdp-probe: --size %" PRIu64 " leaves room for %" PRIu64
+				" hop stamps; --stamps %" PRIu64 " needs %" PRIu64 " bytes\n",
+				o.size, o.size < minsz ? 0 : (o.size - minsz) / PROBE_STAMP_LEN,
 				o.stamps, need);
 			rc = 2;
 			goto out;
 		}
 		if (o.flow_size && need > o.flow_size) {
-			fprintf(stderr, "tdp-probe: --stamps %" PRIu64 " needs %" PRIu64 "-byte probes, larger than the flow's "
-				"size %" PRIu32 "; tdpd would not forward them as reserved\n", o.stamps, need, o.flow_size);
+			fprintf(stderr,
+				"tdp-probe: --stamps %" PRIu64 " needs %" PRIu64
+				"-byte probes, larger than the flow's "
+				"size %" PRIu32 "; tdpd would not forward them as reserved\n",
+				o.stamps, need, o.flow_size);
 			rc = 2;
 			goto out;
 		}
@@ -433,11 +612,15 @@ int probe_cmd_send(int argc, char **argv)
 			o.size = need;
 	}
 	if (o.size < minsz) {
-		fprintf(stderr, "tdp-probe: --size %" PRIu64 " is below the %u bytes a probe needs here\n", o.size, minsz);
+		fprintf(stderr,
+			"tdp-probe: --size %" PRIu64 " is below the %u bytes a probe needs here\n",
+			o.size, minsz);
 		rc = 2;
 		goto out;
 	}
-	struct probe_hdr h = {.kind = PROBE_K_PROBE, .flow = (uint32_t)o.flow_id, .tf_ns = (uint32_t)p.g.tf_ns,
+	struct probe_hdr h = {.kind = PROBE_K_PROBE,
+			      .flow = (uint32_t)o.flow_id,
+			      .tf_ns = (uint32_t)p.g.tf_ns,
 			      .epoch_ns = (uint32_t)p.g.epoch_ns};
 	static struct probe_tmpl tmpl, endt;
 	if (probe_build(&tmpl, &a, (unsigned)o.size, &h)) {
@@ -448,7 +631,8 @@ int probe_cmd_send(int argc, char **argv)
 	h.kind = PROBE_K_END;
 	probe_build(&endt, &a, minsz, &h);
 
-	if (hostclock_init(&clk, HC_CLOCK_AUTO, HC_UTC_TAI_DEFAULT_S, HC_FAST_AUTO, err, sizeof(err))) {
+	if (hostclock_init(&clk, HC_CLOCK_AUTO, HC_UTC_TAI_DEFAULT_S, HC_FAST_AUTO, err,
+			   sizeof(err))) {
 		fprintf(stderr, "tdp-probe: clock: %s\n", err);
 		goto out;
 	}
@@ -456,8 +640,13 @@ int probe_cmd_send(int argc, char **argv)
 	hostclock_describe(&clk, desc, sizeof(desc));
 	log_info("clock: %s", desc);
 	struct pw pw;
-	struct pw_config pc = {.tf_ns = p.g.tf_ns, .spin_below_ns = 20000, .min_sleep_ns = 10000, .margin_ns = 2000,
-			       .window = 32, .decay_pct = 95, .book_init_ns = 200};
+	struct pw_config pc = {.tf_ns = p.g.tf_ns,
+			       .spin_below_ns = 20000,
+			       .min_sleep_ns = 10000,
+			       .margin_ns = 2000,
+			       .window = 32,
+			       .decay_pct = 95,
+			       .book_init_ns = 200};
 	pw_init(&pw, &pc);
 
 	rt_process_setup(&rp, true, true);
@@ -471,10 +660,11 @@ int probe_cmd_send(int argc, char **argv)
 	const int64_t late_ns = o.late_skip ? p.g.tf_ns - (int64_t)p.t->guard_ns : INT32_MAX;
 	int64_t i0 = frame_index(&p.g, tdp_time_add(now, (int64_t)o.start_in_ns));
 	i0 = (i0 / p.g.k + 1) * p.g.k;
-	int64_t stop_frame = o.duration_ns ? i0 + (int64_t)(o.duration_ns / (uint64_t)p.g.tf_ns) : INT64_MAX;
+	int64_t stop_frame =
+		o.duration_ns ? i0 + (int64_t)(o.duration_ns / (uint64_t)p.g.tf_ns) : INT64_MAX;
 	log_notice("sending flow %" PRIu64 " (%s) on %s: TF %" PRId64 " ns, k %" PRIu32 ", %" PRIu64
-		   " bytes, timer %s, from frame %" PRId64 " (in %.3f s)", o.flow_id, o.flow, q->what, p.g.tf_ns,
-		   p.g.k, o.size, timer_names[o.timer], i0,
+		   " bytes, timer %s, from frame %" PRId64 " (in %.3f s)",
+		   o.flow_id, o.flow, q->what, p.g.tf_ns, p.g.k, o.size, timer_names[o.timer], i0,
 		   (double)tdp_time_diff(frame_start(&p.g, i0), now) / 1e9);
 	struct rusage ru0, ru1;
 	getrusage(RUSAGE_THREAD, &ru0);
@@ -516,7 +706,8 @@ int probe_cmd_send(int argc, char **argv)
 			for (uint32_t j = 0; j < n; j++) {
 				/* the first probe's t1 is the time the window was checked at */
 				tdp_time_t t1 = j ? hostclock_fast_now(&clk) : now;
-				probe_stamp(&tmpl, q->slot(q, j), seq + j, i, (int32_t)tdp_time_diff(t1, start));
+				probe_stamp(&tmpl, q->slot(q, j), seq + j, i,
+					    (int32_t)tdp_time_diff(t1, start));
 				if (j == 0)
 					hist_add(&s.err, tdp_time_diff(t1, start));
 			}
@@ -564,17 +755,25 @@ int probe_cmd_send(int argc, char **argv)
 		if (send_end(q, &endt, seq, ei))
 			log_warn("could not send the end packet");
 	}
-	double cpu_ns = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec + ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) * 1e9 +
-			(double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec + ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) * 1e3;
+	double cpu_ns = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec + ru1.ru_stime.tv_sec -
+				 ru0.ru_stime.tv_sec) *
+				1e9 +
+			(double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec +
+				 ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) *
+				1e3;
 	double wall = (double)tdp_time_diff(t_end, t_begin);
 	double cpu_pct = wall > 0 ? 100.0 * cpu_ns / wall : 0;
-	fprintf(stderr, "tdp-probe send: %" PRIu64 " probes in %" PRIu64 " frames, %" PRIu64 " send errors, %" PRIu64
-		" frames skipped, %" PRIu64 " woke in a later frame; timer %s, CPU %.1f%%\n", s.sent, s.frames,
-		s.errors, s.skipped, s.late, timer_names[o.timer], cpu_pct);
+	fprintf(stderr,
+		"tdp-probe send: %" PRIu64 " probes in %" PRIu64 " frames, %" PRIu64
+		" send errors, %" PRIu64 " frames skipped, %" PRIu64
+		" woke in a later frame; timer %s, CPU %.1f%%\n",
+		s.sent, s.frames, s.errors, s.skipped, s.late, timer_names[o.timer], cpu_pct);
 	if (s.err.count)
-		fprintf(stderr, "  t1 - frame start: min %.3f p50 %.3f p99 %.3f p99.9 %.3f max %.3f us\n",
-			s.err.min / 1e3, hist_quantile(&s.err, 0.5) / 1e3, hist_quantile(&s.err, 0.99) / 1e3,
-			hist_quantile(&s.err, 0.999) / 1e3, s.err.max / 1e3);
+		fprintf(stderr,
+			"  t1 - frame start: min %.3f p50 %.3f p99 %.3f p99.9 %.3f max %.3f us\n",
+			s.err.min / 1e3, hist_quantile(&s.err, 0.5) / 1e3,
+			hist_quantile(&s.err, 0.99) / 1e3, hist_quantile(&s.err, 0.999) / 1e3,
+			s.err.max / 1e3);
 	if (o.json) {
 		FILE *jf = strcmp(o.json, "-") ? fopen(o.json, "w") : stdout;
 		if (!jf) {

@@ -44,25 +44,31 @@ double lhist_mean(const struct lhist *h);
 extern const double probe_pct[PROBE_NPCT];
 extern const char *const probe_pct_name[PROBE_NPCT];
 
-enum probe_ts { PROBE_TS_HW, PROBE_TS_SW, PROBE_TS_USER, PROBE_TS_CAPTURE, PROBE_TS_N };
+enum probe_ts {
+	PROBE_TS_HW,
+	PROBE_TS_SW,
+	PROBE_TS_USER,
+	PROBE_TS_CAPTURE,
+	PROBE_TS_N
+};
 const char *probe_ts_name(enum probe_ts t);
 
 struct probe_rx_cfg {
-	uint16_t port;           /* UDP port of the probes, 0: any */
-	int64_t bin_ns;          /* histogram bin */
-	int64_t range_ns;        /* histogram range, overflow above */
-	int64_t series_ns;       /* first bucket width of the time series */
-	uint32_t delay_frames;   /* expected frames between send and arrival */
+	uint16_t port;	       /* UDP port of the probes, 0: any */
+	int64_t bin_ns;	       /* histogram bin */
+	int64_t range_ns;      /* histogram range, overflow above */
+	int64_t series_ns;     /* first bucket width of the time series */
+	uint32_t delay_frames; /* expected frames between send and arrival */
 	/* the plan's alpha per hop (frames from the previous node's frame to
 	 * this hop's); plan_hops 0: no plan to check the hop stamps against */
 	uint32_t plan_alpha[PROBE_MAX_HOPS];
 	uint32_t plan_hops;
-	bool keep_records;       /* for CSV */
+	bool keep_records; /* for CSV */
 };
 
 struct probe_bucket {
-	int64_t t0;              /* since the flow's first packet */
-	uint64_t n, nipt;        /* packets, and those with an inter-packet time */
+	int64_t t0;	  /* since the flow's first packet */
+	uint64_t n, nipt; /* packets, and those with an inter-packet time */
 	int64_t ipt_min, ipt_max, lat_min, lat_max;
 	double ipt_sum, lat_sum;
 };
@@ -75,20 +81,20 @@ struct probe_bucket {
 #define PROBE_ALPHA_LO (-4)
 #define PROBE_ALPHA_N 36
 struct probe_hop {
-	uint64_t n;              /* probes with this hop's stamp */
-	uint16_t node;           /* the latest stamp's node id */
+	uint64_t n;    /* probes with this hop's stamp */
+	uint16_t node; /* the latest stamp's node id */
 	uint64_t node_changes;
-	uint64_t late;           /* flagged: the hop sent it late, under its late policy */
-	uint64_t off_plan;       /* measured alpha other than planned */
+	uint64_t late;	   /* flagged: the hop sent it late, under its late policy */
+	uint64_t off_plan; /* measured alpha other than planned */
 	uint64_t alpha[PROBE_ALPHA_N], alpha_other;
-	struct lhist push;       /* push time - start of its frame at this hop */
-	struct lhist leg;        /* previous node's push (the sender's t1) to this hop's push */
+	struct lhist push; /* push time - start of its frame at this hop */
+	struct lhist leg;  /* previous node's push (the sender's t1) to this hop's push */
 };
 
 /* A probe that left a hop in another frame than the plan gives it. */
 struct probe_offplan {
 	uint64_t seq;
-	uint8_t hop;             /* 1-based */
+	uint8_t hop; /* 1-based */
 	uint8_t late;
 	int32_t planned, measured;
 };
@@ -97,22 +103,22 @@ struct probe_offplan {
 struct probe_flow {
 	uint32_t id;
 	uint32_t tf_ns, epoch_ns;
-	uint64_t received;       /* distinct sequence numbers */
+	uint64_t received; /* distinct sequence numbers */
 	uint64_t dup, reordered, stale, oof, early;
-	uint64_t next;           /* highest sequence number seen + 1 */
-	uint64_t sent;           /* from the sender's end packet */
+	uint64_t next; /* highest sequence number seen + 1 */
+	uint64_t sent; /* from the sender's end packet */
 	bool end;
 	uint64_t geometry_changes;
 	int64_t first_t2, last_t2;
-	uint64_t *seen;          /* PROBE_SEQ_WINDOW bits */
+	uint64_t *seen; /* PROBE_SEQ_WINDOW bits */
 	struct lhist lat, transit, ipt;
-	struct probe_hop *hop;   /* PROBE_MAX_HOPS, made at the first stamp */
-	uint32_t nhops;          /* most stamps seen on one probe */
-	uint64_t hops_short;     /* probes with fewer stamps than the plan has hops */
-	uint64_t off_plan;       /* probes off plan at one hop or more */
+	struct probe_hop *hop; /* PROBE_MAX_HOPS, made at the first stamp */
+	uint32_t nhops;	       /* most stamps seen on one probe */
+	uint64_t hops_short;   /* probes with fewer stamps than the plan has hops */
+	uint64_t off_plan;     /* probes off plan at one hop or more */
 	struct probe_offplan offplan[PROBE_OFFPLAN_KEEP];
 	uint32_t noffplan;
-	struct lhist last_leg;   /* the last hop's push to arrival */
+	struct lhist last_leg; /* the last hop's push to arrival */
 	struct probe_bucket *series;
 	uint32_t nseries;
 	int64_t series_ns;
@@ -144,8 +150,8 @@ struct probe_rx {
 int probe_rx_init(struct probe_rx *rx, const struct probe_rx_cfg *c);
 void probe_rx_free(struct probe_rx *rx);
 /* Accounts one received frame with arrival time t2 (CTR ns). Returns its verdict. */
-enum probe_verdict probe_rx_packet(struct probe_rx *rx, const uint8_t *frame, uint32_t len, int64_t t2,
-				   enum probe_ts ts);
+enum probe_verdict probe_rx_packet(struct probe_rx *rx, const uint8_t *frame, uint32_t len,
+				   int64_t t2, enum probe_ts ts);
 
 /* Lost probes of a flow: what the sender says it sent (or the highest
  * sequence number + 1 without its end packet) minus the distinct received. */

@@ -69,7 +69,8 @@ struct probe_txq *probe_txq_packet(const char *ifname, char *err, size_t errlen)
 		free(p);
 		return NULL;
 	}
-	p->q = (struct probe_txq){.prepare = pk_prepare, .slot = pk_slot, .send = pk_send, .close = pk_close};
+	p->q = (struct probe_txq){
+		.prepare = pk_prepare, .slot = pk_slot, .send = pk_send, .close = pk_close};
 	memcpy(p->q.mac, pi.mac, 6);
 	snprintf(p->q.what, sizeof(p->q.what), "%s (AF_PACKET)", pi.name);
 	return &p->q;

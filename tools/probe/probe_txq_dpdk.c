@@ -71,8 +71,13 @@ static void dp_close(struct probe_txq *q)
 struct probe_txq *probe_txq_dpdk(const char *dev, int cpu, char *err, size_t errlen)
 {
 	const char *devs[1] = {dev};
-	struct pmd_eal e = {.main_cpu = cpu < 0 ? 0 : cpu, .engine_cpu = cpu < 0 ? 0 : cpu, .huge = PMD_HUGE_AUTO,
-			    .mbufs = 1023, .devices = devs, .ndevices = 1, .log_level = LOG_WARNING};
+	struct pmd_eal e = {.main_cpu = cpu < 0 ? 0 : cpu,
+			    .engine_cpu = cpu < 0 ? 0 : cpu,
+			    .huge = PMD_HUGE_AUTO,
+			    .mbufs = 1023,
+			    .devices = devs,
+			    .ndevices = 1,
+			    .log_level = LOG_WARNING};
 	bool no_huge;
 	char hmsg[400];
 	if (pmd_huge_decide(e.huge, e.mbufs, &e.no_huge, hmsg, sizeof(hmsg)) != 0) {
@@ -89,7 +94,8 @@ struct probe_txq *probe_txq_dpdk(const char *dev, int cpu, char *err, size_t err
 	d->mp = pmd_pool(1023, pmd_is_pci(dev), err, errlen);
 	if (!d->mp || pmd_port_open(&d->port, dev, 1, 256, 256, d->mp, PMD_LAUNCH_OFF, err, errlen))
 		goto fail;
-	d->q = (struct probe_txq){.prepare = dp_prepare, .slot = dp_slot, .send = dp_send, .close = dp_close};
+	d->q = (struct probe_txq){
+		.prepare = dp_prepare, .slot = dp_slot, .send = dp_send, .close = dp_close};
 	memcpy(d->q.mac, d->port.mac, 6);
 	d->q.link_bps = (uint64_t)d->port.link_mbps * 1000000;
 	snprintf(d->q.what, sizeof(d->q.what), "DPDK port %u (%s)", d->port.id, dev);

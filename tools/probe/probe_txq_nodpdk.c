@@ -7,6 +7,7 @@
 struct probe_txq *probe_txq_dpdk(const char *dev, int cpu, char *err, size_t errlen)
 {
 	(void)cpu;
-	snprintf(err, errlen, "--dpdk %s: this tdp-probe was built without DPDK (libdpdk-dev)", dev);
+	snprintf(err, errlen, "--dpdk %s: this tdp-probe was built without DPDK (libdpdk-dev)",
+		 dev);
 	return NULL;
 }

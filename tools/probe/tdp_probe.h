@@ -34,7 +34,8 @@ int64_t probe_realtime_offset(const struct hostclock *clk);
 struct probe_rx;
 struct probe_meta;
 /* The text summary, and the JSON and CSV files when asked for. */
-int probe_finish(const struct probe_rx *rx, const struct probe_meta *m, const char *json, const char *csv);
+int probe_finish(const struct probe_rx *rx, const struct probe_meta *m, const char *json,
+		 const char *csv);
 
 /* Where frames go: an AF_PACKET socket or a DPDK port. A slot is a frame
  * buffer filled before the wait and stamped after it. */
@@ -45,9 +46,9 @@ struct probe_txq {
 	/* sends slots 0..n-1; returns how many went, or -errno */
 	int (*send)(struct probe_txq *q, unsigned n);
 	void (*close)(struct probe_txq *q);
-	char what[160];      /* for the log: interface or device */
-	uint8_t mac[6];      /* the port's own MAC */
-	uint64_t link_bps;   /* 0 when unknown */
+	char what[160];	   /* for the log: interface or device */
+	uint8_t mac[6];	   /* the port's own MAC */
+	uint64_t link_bps; /* 0 when unknown */
 };
 
 struct probe_txq *probe_txq_packet(const char *ifname, char *err, size_t errlen);
