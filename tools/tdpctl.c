@@ -76,6 +76,72 @@ static void usage(FILE *out)
 	      out);
 }
 
+/* ---- the commands: tdpctl's own; the daemon's read commands come from ctl_cmds[] */
+
+static int c_schedule(struct tdpctl_global *g, int n, char **v, bool timeout_set)
+{
+	const char *sub = n >= 2 ? v[1] : "";
+	/* load and commit wait for the frame the table comes into force */
+	if (!timeout_set && (!strcmp(sub, "load") || !strcmp(sub, "commit")))
+		g->timeout_ms = -1;
+	if (!strcmp(sub, "active") || !strcmp(sub, "load") || !strcmp(sub, "cancel"))
+		return tdpctl_live(g, n, v);
+	if (!strcmp(sub, "stage") || !strcmp(sub, "commit") || !strcmp(sub, "abort"))
+		return tdpctl_stage(g, n - 1, v + 1);
+	return tdpctl_schedule(n, v);
+}
+
+static int c_shield(struct tdpctl_global *g, int n, char **v, bool timeout_set)
+{
+	return tdpctl_shield(n, v);
+}
+
+static int c_doctor(struct tdpctl_global *g, int n, char **v, bool timeout_set)
+{
+	return tdpctl_doctor(n, v);
+}
+
+static int c_plan(struct tdpctl_global *g, int n, char **v, bool timeout_set)
+{
+	return tdpctl_plan(n, v);
+}
+
+static int c_deploy(struct tdpctl_global *g, int n, char **v, bool timeout_set)
+{
+	return tdpctl_deploy(n, v);
+}
+
+static int c_capture(struct tdpctl_global *g, int n, char **v, bool timeout_set)
+{
+	return tdpctl_capture(g, n, v);
+}
+
+static int c_raw(struct tdpctl_global *g, int n, char **v, bool timeout_set)
+{
+	if (n != 2) {
+		fprintf(stderr, "usage: tdpctl raw JSON\n");
+		return TDPCTL_EXIT_USAGE;
+	}
+	return tdpctl_raw(g, v[1]);
+}
+
+static int c_help(struct tdpctl_global *g, int n, char **v, bool timeout_set)
+{
+	usage(stdout);
+	return 0;
+}
+
+struct tdpctl_cmd {
+	const char *name;
+	int (*fn)(struct tdpctl_global *g, int n, char **v, bool timeout_set);
+};
+
+static const struct tdpctl_cmd cmds[] = {
+	{"help", c_help},	{"schedule", c_schedule}, {"shield", c_shield},
+	{"doctor", c_doctor},	{"plan", c_plan},	  {"deploy", c_deploy},
+	{"capture", c_capture}, {"raw", c_raw},		  {NULL, NULL},
+};
+
 static int run(int argc, char **argv)
 {
 	struct tdpctl_global g = {.socket = NULL, .json = false, .timeout_ms = 5000};
@@ -118,46 +184,13 @@ static int run(int argc, char **argv)
 	const char *cmd = argv[i];
 	int n = argc - i;
 	char **v = argv + i;
-	if (!strcmp(cmd, "help")) {
-		usage(stdout);
-		return 0;
-	}
-	if (!strcmp(cmd, "schedule") && n >= 2 &&
-	    (!strcmp(v[1], "active") || !strcmp(v[1], "load") || !strcmp(v[1], "cancel"))) {
-		if (!strcmp(v[1], "load") && !timeout_set)
-			g.timeout_ms = -1; /* the reply comes when the table is in force */
+	for (const struct tdpctl_cmd *c = cmds; c->name; c++)
+		if (!strcmp(cmd, c->name))
+			return c->fn(&g, n, v, timeout_set);
+	/* the daemon's other commands, as the protocol names them (a table's
+	 * are tdpctl schedule's) */
+	if (ctl_cmd_find(cmd) && strncmp(cmd, "schedule-", 9))
 		return tdpctl_live(&g, n, v);
-	}
-	if (!strcmp(cmd, "schedule") && n >= 2 &&
-	    (!strcmp(v[1], "stage") || !strcmp(v[1], "commit") || !strcmp(v[1], "abort"))) {
-		if (!strcmp(v[1], "commit") && !timeout_set)
-			g.timeout_ms = -1; /* the reply comes when the table is in force */
-		return tdpctl_stage(&g, n - 1, v + 1);
-	}
-	if (!strcmp(cmd, "schedule"))
-		return tdpctl_schedule(n, v);
-	if (!strcmp(cmd, "shield"))
-		return tdpctl_shield(n, v);
-	if (!strcmp(cmd, "doctor"))
-		return tdpctl_doctor(n, v);
-	if (!strcmp(cmd, "plan"))
-		return tdpctl_plan(n, v);
-	if (!strcmp(cmd, "deploy"))
-		return tdpctl_deploy(n, v);
-	if (!strcmp(cmd, "capture"))
-		return tdpctl_capture(&g, n, v);
-	if (!strcmp(cmd, "raw")) {
-		if (n != 2) {
-			fprintf(stderr, "usage: tdpctl raw JSON\n");
-			return TDPCTL_EXIT_USAGE;
-		}
-		return tdpctl_raw(&g, v[1]);
-	}
-	static const char *const live[] = {"status", "ports",	   "flows",	"sync", "stats",
-					   "routes", "neighbours", "log-level", NULL};
-	for (int k = 0; live[k]; k++)
-		if (!strcmp(cmd, live[k]))
-			return tdpctl_live(&g, n, v);
 	fprintf(stderr, "tdpctl: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return TDPCTL_EXIT_USAGE;
