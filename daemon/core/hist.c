@@ -85,35 +85,49 @@ void hist_merge(struct hist *a, const struct hist *b)
 		a->bin[i] += b->bin[i];
 }
 
-int64_t hist_quantile(const struct hist *h, double q)
+int64_t hist_rank_walk(const uint64_t *bin, uint32_t nbins, uint64_t count, uint64_t under,
+		       int64_t min, int64_t max, double q,
+		       int64_t (*edge)(const void *ctx, uint32_t b), const void *ctx)
 {
-	if (h->count == 0)
+	if (count == 0)
 		return 0;
 	if (q < 0)
 		q = 0;
 	if (q > 1)
 		q = 1;
-	/* rank of the wanted value, 1-based */
-	uint64_t rank = (uint64_t)(q * (double)h->count);
-	if ((double)rank < q * (double)h->count || rank == 0)
+	/* rank of the wanted value, 1-based: ceil(q * count), at least 1 */
+	uint64_t rank = (uint64_t)(q * (double)count);
+	if ((double)rank < q * (double)count || rank == 0)
 		rank++;
-	if (rank > h->count)
-		rank = h->count;
-	uint64_t seen = h->under;
+	if (rank > count)
+		rank = count;
+	uint64_t seen = under;
 	if (seen >= rank)
-		return h->min;
-	for (unsigned b = 0; b < HIST_NBINS; b++) {
-		seen += h->bin[b];
+		return min;
+	for (uint32_t b = 0; b < nbins; b++) {
+		seen += bin[b];
 		if (seen >= rank) {
-			int64_t v = hist_bin_hi(b) - 1;
-			if (v > h->max)
-				v = h->max;
-			if (v < h->min)
-				v = h->min;
+			int64_t v = edge(ctx, b);
+			if (v > max)
+				v = max;
+			if (v < min)
+				v = min;
 			return v;
 		}
 	}
-	return h->max;
+	return max;
+}
+
+static int64_t bin_top(const void *ctx, uint32_t b)
+{
+	(void)ctx;
+	return hist_bin_hi(b) - 1;
+}
+
+int64_t hist_quantile(const struct hist *h, double q)
+{
+	return hist_rank_walk(h->bin, HIST_NBINS, h->count, h->under, h->min, h->max, q, bin_top,
+			      NULL);
 }
 
 double hist_mean(const struct hist *h)

@@ -36,6 +36,13 @@ void hist_merge(struct hist *a, const struct hist *b);
 /* Value at quantile q in [0,1] (upper edge of its bin, clamped to max). Under-
  * and overflows count as below the first and above the last bin. */
 int64_t hist_quantile(const struct hist *h, double q);
+/* The quantile walk every histogram of tdp shares (this one, tdp-probe's
+ * linear one): the value at quantile q of count values, under of them below
+ * bin 0, then bin[0..nbins); a bin stands for edge(ctx, b), clamped to
+ * [min, max]; 0 when count is 0. */
+int64_t hist_rank_walk(const uint64_t *bin, uint32_t nbins, uint64_t count, uint64_t under,
+		       int64_t min, int64_t max, double q,
+		       int64_t (*edge)(const void *ctx, uint32_t b), const void *ctx);
 double hist_mean(const struct hist *h);
 /* Bin index and its [lo, hi) range, exposed for reports and tests. */
 unsigned hist_bin_of(int64_t v);

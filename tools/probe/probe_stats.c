@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hist.h"
 #include "probe_stats.h"
 #include "tdp_sched.h"
 
@@ -54,27 +55,14 @@ void lhist_add(struct lhist *h, int64_t v)
 		h->bin[b]++;
 }
 
+static int64_t lbin_top(const void *ctx, uint32_t b)
+{
+	return (int64_t)(b + 1) * ((const struct lhist *)ctx)->bin_ns;
+}
+
 int64_t lhist_quantile(const struct lhist *h, double q)
 {
-	if (!h->count)
-		return 0;
-	double r = ceil(q * (double)h->count);
-	uint64_t rank = r < 1 ? 1 : (r > (double)h->count ? h->count : (uint64_t)r);
-	if (rank <= h->under)
-		return h->min;
-	uint64_t acc = h->under;
-	for (uint32_t b = 0; b < h->nbins; b++) {
-		acc += h->bin[b];
-		if (acc >= rank) {
-			int64_t v = (int64_t)(b + 1) * h->bin_ns;
-			if (v > h->max)
-				v = h->max;
-			if (v < h->min)
-				v = h->min;
-			return v;
-		}
-	}
-	return h->max;
+	return hist_rank_walk(h->bin, h->nbins, h->count, h->under, h->min, h->max, q, lbin_top, h);
 }
 
 double lhist_mean(const struct lhist *h)
