@@ -16,4 +16,10 @@ struct conf_port *conf_port_add(struct conf *c, const char *name, const char *fi
 /* The file name kept for messages (c owns it). */
 const char *conf_keep_name(struct conf *c, const char *file);
 
+/* The time sources' names and the timebase option's documentation, filled
+ * from the sources' own table (timebase_table[]) at conf_init: the names are
+ * listed once. The test-only sim source, last in the table, is not offered. */
+extern const char *conf_timebase_names[8];
+extern char conf_timebase_doc[1024];
+
 #endif

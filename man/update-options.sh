@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Writes tdpd's option table into its man pages: tdpd.conf(5) between
 # ".SH GLOBAL OPTIONS" and ".SH ROUTING", tdpd(8) from "--schedule" to
-# ".SH DPDK". Run after changing daemon/conf.c: man/update-options.sh build/daemon/tdpd
+# ".SH DPDK". Run after changing daemon/conf_opts.c: man/update-options.sh build/daemon/tdpd
 set -eu
 tdpd=${1:?usage: update-options.sh path/to/tdpd}
 dir=$(dirname "$0")
