@@ -47,6 +47,13 @@ struct deploy {
 	char why[512];
 };
 
+/* deploy_plan.c: DIR's topology into pl and dp's routers, each with its
+ * table read and its digest; 0, or -1 said on stderr */
+int deploy_load_plan(struct deploy *dp, struct plan *pl);
+/* A file of the plan, opened without waiting: a regular file of at most max
+ * bytes, or -1 with errno set and *why saying what it is instead. */
+int deploy_plan_file_fd(const char *path, uint64_t max, const char **why);
+
 /* the outcome and a line per router, in words or as JSON, on stdout */
 void deploy_report_text(const struct deploy *dp);
 void deploy_report_json(const struct deploy *dp);
