@@ -61,7 +61,7 @@ void dtable_free(struct dtable *dt);
 #define CTL_MAX_AHEAD_S 86400 /* a table is offered for a time at most a day ahead */
 
 /* Hands line (a reply, malloc'd) to client *slot and sets *slot to -1; a slot
- * of -1 frees line. The control server's (control_server.c). */
+ * of -1 frees line. The control thread's control_answer (control_clients.c). */
 typedef void tables_answer_fn(void *ctx, int *slot, char *line);
 
 struct tables {

@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "reply_code.h"
 #include "rig.h"
 #include "tables.h"
 #include "testutil.h"
@@ -44,26 +45,6 @@ static void answer(void *ctx, int *slot, char *line)
 	free(answered);
 	answered = line;
 	*slot = -1;
-}
-
-/* a reply's code ("ok" for a success), the reply freed; its result into *res
- * when res is given (to json_decref) */
-static const char *code(char *reply, json_t **res)
-{
-	static char c[64];
-	assert_non_null(reply);
-	json_t *r = json_loads(reply, 0, NULL);
-	assert_non_null(r);
-	json_t *k = json_object_get(r, "code");
-	snprintf(c, sizeof(c), "%s",
-		 k					  ? json_string_value(k)
-		 : json_is_true(json_object_get(r, "ok")) ? "ok"
-							  : "?");
-	if (res)
-		*res = json_incref(json_object_get(r, "result"));
-	json_decref(r);
-	free(reply);
-	return c;
 }
 
 static struct eng_table *build(struct rig *r, const char *text)
@@ -97,10 +78,10 @@ static uint64_t stage(struct rig *r, struct tables *tm, const char *args)
 {
 	json_t *a = json_loads(args, 0, NULL), *res = NULL;
 	bool defer = true;
-	assert_string_equal(
-		code(tables_built(tm, build(r, t2), NULL, "t2", a, true, tdp_mono_ns(), 3, &defer),
-		     &res),
-		"ok");
+	assert_string_equal(reply_code(tables_built(tm, build(r, t2), NULL, "t2", a, true,
+						    tdp_mono_ns(), 3, &defer),
+				       &res),
+			    "ok");
 	assert_false(defer);
 	json_decref(a);
 	uint64_t id = (uint64_t)json_integer_value(json_object_get(res, "id"));
@@ -136,18 +117,20 @@ static void staged_then_aborted_then_expired(void **st)
 	uint64_t id = stage(&r, &tm, "{}");
 	assert_int_equal(id, 1);
 	/* while staged, a load or another stage is busy */
-	assert_string_equal(code(tables_busy(&tm), NULL), "busy");
+	assert_string_equal(reply_code(tables_busy(&tm), NULL), "busy");
 	/* an abort of another id, or of none, leaves it staged */
-	assert_string_equal(code(args_of(&tm, tables_abort, with_id(buf, sizeof(buf), 7)), NULL),
-			    "unknown-stage");
-	assert_string_equal(code(args_of(&tm, tables_abort, "{}"), NULL), "bad-args");
+	assert_string_equal(
+		reply_code(args_of(&tm, tables_abort, with_id(buf, sizeof(buf), 7)), NULL),
+		"unknown-stage");
+	assert_string_equal(reply_code(args_of(&tm, tables_abort, "{}"), NULL), "bad-args");
 	assert_non_null(tm.staged);
-	assert_string_equal(code(args_of(&tm, tables_abort, with_id(buf, sizeof(buf), id)), NULL),
-			    "ok");
+	assert_string_equal(
+		reply_code(args_of(&tm, tables_abort, with_id(buf, sizeof(buf), id)), NULL), "ok");
 	assert_null(tm.staged);
 	assert_null(tables_busy(&tm));
-	assert_string_equal(code(args_of(&tm, tables_abort, with_id(buf, sizeof(buf), id)), NULL),
-			    "unknown-stage");
+	assert_string_equal(
+		reply_code(args_of(&tm, tables_abort, with_id(buf, sizeof(buf), id)), NULL),
+		"unknown-stage");
 	/* the next stage has the next id; past its expiry, the next step drops it */
 	id = stage(&r, &tm, "{\"ttl_ms\":60000}");
 	assert_int_equal(id, 2);
@@ -183,7 +166,7 @@ static void committed_and_swapped(void **st)
 	json_t *a = json_pack("{sI sI}", "id", (json_int_t)id, "at_tai_ns",
 			      (json_int_t)(tb_now(r.tb).ns - 1000000));
 	bool defer = false;
-	assert_string_equal(code(tables_commit(&tm, a, 5, &defer), NULL), "too-late");
+	assert_string_equal(reply_code(tables_commit(&tm, a, 5, &defer), NULL), "too-late");
 	json_decref(a);
 	assert_false(defer);
 	assert_non_null(tm.staged);
@@ -197,7 +180,7 @@ static void committed_and_swapped(void **st)
 	assert_non_null(tm.pending);
 	assert_int_equal(tm.waiter, 5);
 	assert_int_equal(tm.commits, 1);
-	assert_string_equal(code(tables_busy(&tm), NULL), "busy");
+	assert_string_equal(reply_code(tables_busy(&tm), NULL), "busy");
 	/* the engine adopts it at its frame; the next step retires t1 and answers */
 	for (int i = 0; i < 100 && engine_table_adopted(tm.pending->et) == INT64_MIN; i++) {
 		tables_advance(&tm);
@@ -212,7 +195,7 @@ static void committed_and_swapped(void **st)
 	json_t *res = NULL;
 	char *line = answered;
 	answered = NULL;
-	assert_string_equal(code(line, &res), "ok");
+	assert_string_equal(reply_code(line, &res), "ok");
 	assert_string_equal(json_string_value(json_object_get(res, "table")), "t2");
 	assert_int_equal(json_integer_value(json_object_get(res, "frame")), tm.last_swap_frame);
 	assert_int_equal(tm.last_swap_frame, tm.last_swap_requested);
@@ -231,9 +214,9 @@ static void loaded_cancelled_and_stopped(void **st)
 	/* a load that does not wait: offered, answered at once */
 	json_t *a = json_pack("{sb}", "wait", 0), *res = NULL;
 	bool defer = true;
-	assert_string_equal(code(tables_built(&tm, build(&r, t2), NULL, "t2", a, false,
-					      tdp_mono_ns(), 4, &defer),
-				 &res),
+	assert_string_equal(reply_code(tables_built(&tm, build(&r, t2), NULL, "t2", a, false,
+						    tdp_mono_ns(), 4, &defer),
+				       &res),
 			    "ok");
 	json_decref(a);
 	assert_false(defer);
@@ -241,20 +224,21 @@ static void loaded_cancelled_and_stopped(void **st)
 	json_decref(res);
 	assert_non_null(tm.pending);
 	/* while one waits for its frame, a stage or a load is busy */
-	assert_string_equal(code(tables_busy(&tm), NULL), "busy");
+	assert_string_equal(reply_code(tables_busy(&tm), NULL), "busy");
 	/* withdrawn before its frame: t1 stays */
-	assert_string_equal(code(tables_cancel(&tm), &res), "ok");
+	assert_string_equal(reply_code(tables_cancel(&tm), &res), "ok");
 	assert_string_equal(json_string_value(json_object_get(res, "in_force")), "t1");
 	json_decref(res);
 	assert_null(tm.pending);
-	assert_string_equal(code(tables_cancel(&tm), NULL), "nothing-pending");
+	assert_string_equal(reply_code(tables_cancel(&tm), NULL), "nothing-pending");
 	/* a load that failed to build: its reply stands, counted */
 	assert_string_equal(
-		code(tables_built(&tm, NULL,
-				  strdup("{\"version\":1,\"ok\":false,\"code\":\"invalid-table\","
-					 "\"error\":\"x\"}\n"),
-				  "bad", NULL, false, 0, 4, &defer),
-		     NULL),
+		reply_code(tables_built(
+				   &tm, NULL,
+				   strdup("{\"version\":1,\"ok\":false,\"code\":\"invalid-table\","
+					  "\"error\":\"x\"}\n"),
+				   "bad", NULL, false, 0, 4, &defer),
+			   NULL),
 		"invalid-table");
 	assert_int_equal(tm.rejected, 1);
 	/* a load that waits, then tdpd stops: its client is told */
@@ -266,7 +250,7 @@ static void loaded_cancelled_and_stopped(void **st)
 	assert_int_equal(answered_slot, 6);
 	char *line = answered;
 	answered = NULL;
-	assert_string_equal(code(line, NULL), "busy");
+	assert_string_equal(reply_code(line, NULL), "busy");
 	down(&r, &tm);
 }
 

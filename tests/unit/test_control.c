@@ -21,28 +21,18 @@
 #include "control.h"
 #include "ctl_proto.h"
 #include "log.h"
+#include "reply_code.h"
 
 static struct conf conf;
 static struct control ctl = {.conf = &conf, .tm = {.waiter = -1}, .lfd = {-1, -1}};
 
 /* the reply's error code, or "ok" */
-static char *code_of(const char *req, bool privileged)
+static const char *code_of(const char *req, bool privileged)
 {
-	static char code[64];
 	bool defer = false;
 	char *out = control_handle(&ctl, req, strlen(req), -1, -1, privileged, &defer);
-	assert_non_null(out);
 	assert_false(defer);
-	json_t *r = json_loads(out, 0, NULL);
-	assert_non_null(r);
-	json_t *c = json_object_get(r, "code");
-	snprintf(code, sizeof(code), "%s",
-		 c					  ? json_string_value(c)
-		 : json_is_true(json_object_get(r, "ok")) ? "ok"
-							  : "?");
-	json_decref(r);
-	free(out);
-	return code;
+	return reply_code(out, NULL);
 }
 
 static void every_command_has_its_handler(void **st)
