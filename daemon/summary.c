@@ -298,24 +298,18 @@ json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uin
 	struct flow_rx_sum fr;
 	static _Thread_local struct hist arr;
 	bool has_arr = engine_table_flow_rx_sum(et, f, &fr, &arr);
-	json_t *o = json_pack("{ss ss sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI}", "name",
-			      t->flows[f].name, "port", t->ports[t->flows[f].port].name, "rx",
-			      J(fr.enq), "overflow", J(fr.overflow), "reserved", J(fs.reserved),
-			      "sent", J(fs.sent), "unused", J(fs.unused), "late_dropped",
-			      J(fs.late_dropped), "late_carried", J(fs.late_carried), "late_slots",
-			      J(fs.late_slots), "late_frames", J(fs.late_frames), "tx_drop",
-			      J(fs.tx_drop), "tx_carried", J(fs.tx_carried), "demoted",
-			      J(fs.demoted), "arr_late_dropped", J(fs.arr_late_dropped),
-			      "arr_late_carried", J(fs.arr_late_carried), "stamped", J(fs.stamped));
-	if (o) {
-		json_object_set_new(o, "arr_guard", json_integer(J(fr.arr_guard)));
-		json_object_set_new(o, "arr_uncertain", json_integer(J(fr.arr_uncertain)));
-		json_object_set_new(o, "route_moved", json_integer(J(fr.route_moved)));
-		json_object_set_new(o, "link_down", json_integer(J(fr.link_down)));
-		json_object_set_new(o, "too_big", json_integer(J(fr.too_big)));
-		if (t->flows[f].alpha && has_arr)
-			json_object_set_new(o, "arrival_ns", hist_json(&arr, false));
-	}
+	json_t *o = json_pack("{ss ss}", "name", t->flows[f].name, "port",
+			      t->ports[t->flows[f].port].name);
+	if (!o)
+		return NULL;
+#define RX_KEY(field, key, help) json_object_set_new(o, key, json_integer(J(fr.field)));
+#define ENG_KEY(field, key, help) json_object_set_new(o, key, json_integer(J(fs.field)));
+	CTL_FLOW_RX_COUNTERS(RX_KEY)
+	CTL_FLOW_COUNTERS(ENG_KEY)
+#undef RX_KEY
+#undef ENG_KEY
+	if (t->flows[f].alpha && has_arr)
+		json_object_set_new(o, "arrival_ns", hist_json(&arr, false));
 	return o;
 }
 
@@ -323,17 +317,13 @@ json_t *summary_port_json(const struct summary_src *s, uint32_t p)
 {
 	struct port_stats ps;
 	engine_port_stats(s->e, p, &ps);
-	const struct sched_table *t = summary_table(s);
-	return json_pack("{ss sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI}", "name",
-			 t->ports[p].name, "frames", J(ps.frames), "late_frames", J(ps.late_frames),
-			 "reserved_pkts", J(ps.rsv_pkts), "reserved_bytes", J(ps.rsv_bytes),
-			 "be_pkts", J(ps.be_pkts), "be_bytes", J(ps.be_bytes), "be_too_big",
-			 J(ps.be_too_big), "tx_drop", J(ps.tx_drop), "tx_carried", J(ps.tx_carried),
-			 "late_dropped", J(ps.late_dropped), "late_carried", J(ps.late_carried),
-			 "arr_late_dropped", J(ps.arr_late_dropped), "push_retries",
-			 J(ps.push_retries), "be_tx_drop", J(ps.be_tx_drop), "launch_frames",
-			 J(ps.launch_frames), "launch_late", J(ps.launch_late), "launch_unready",
-			 J(ps.launch_unready));
+	json_t *o = json_pack("{ss}", "name", summary_table(s)->ports[p].name);
+	if (!o)
+		return NULL;
+#define PORT_KEY(field, key, help) json_object_set_new(o, key, json_integer(J(ps.field)));
+	CTL_PORT_COUNTERS(PORT_KEY)
+#undef PORT_KEY
+	return o;
 }
 
 json_t *summary_engine_json(const struct summary_src *s)

@@ -2,11 +2,13 @@
 /* `tdpctl stats --prometheus`: the stats reply in the Prometheus text format
  * (for node_exporter's textfile collector). */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "ctl_counters.h"
 #include "tdpctl_json.h"
 
 static void prom_label(const char *s)
@@ -35,7 +37,8 @@ static void prom_engine(json_t *r, const char *key, const char *name, const char
 }
 
 /* One counter per key of defs for each flow or port in items, labelled by its
- * name (flows also by their port). */
+ * name (flows also by their port). A key an item lacks (a tdpd of another
+ * version) is left out, never printed as 0, and named on stderr once. */
 static void prom_per(json_t *items, const char *what, const char *const defs[][2], size_t ndefs)
 {
 	for (size_t i = 0; i < ndefs; i++) {
@@ -44,8 +47,13 @@ static void prom_per(json_t *items, const char *what, const char *const defs[][2
 		prom_head(n, "counter", defs[i][1]);
 		size_t j;
 		json_t *o;
+		bool lacks = false;
 		json_array_foreach(items, j, o)
 		{
+			if (!json_is_integer(json_object_get(o, defs[i][0]))) {
+				lacks = true;
+				continue;
+			}
 			printf("%s{%s=\"", n, what);
 			prom_label(S(o, "name"));
 			if (!strcmp(what, "flow")) {
@@ -54,6 +62,11 @@ static void prom_per(json_t *items, const char *what, const char *const defs[][2
 			}
 			printf("\"} %" PRId64 "\n", I(o, defs[i][0]));
 		}
+		if (lacks)
+			fprintf(stderr,
+				"tdpctl: a %s in the daemon's reply has no counter \"%s\" (tdpd of "
+				"another version?); left out\n",
+				what, defs[i][0]);
 	}
 }
 
@@ -205,58 +218,11 @@ void tdpctl_prometheus(json_t *r)
 		printf("%s %" PRId64 "\n", n, I(sy, sc[i][0]));
 	}
 
-	static const char *const fc[][2] = {
-		{"rx", "Packets RX queued for the flow."},
-		{"overflow", "Packets dropped: the flow's queue was full."},
-		{"reserved", "Slots the table gave the flow."},
-		{"sent", "Packets sent in their reserved frame."},
-		{"unused", "Slots with no packet waiting."},
-		{"late_dropped", "Packets of late frames dropped."},
-		{"late_carried", "Packets of late frames carried to the next reserved frame."},
-		{"late_frames", "Frames of the flow that were late."},
-		{"tx_drop", "Packets the driver had not taken by the guard band, dropped."},
-		{"tx_carried", "Packets the driver had not taken by the guard band, carried to the "
-			       "next reserved frame."},
-		{"demoted", "Packets sent as best effort while demoted."},
-		{"arr_late_dropped",
-		 "Pipelined packets that arrived after their frame was staged, dropped."},
-		{"arr_late_carried",
-		 "Pipelined packets that arrived after their frame was staged, carried."},
-		{"stamped", "Probe packets that got this node's hop stamp."},
-		{"arr_guard", "Pipelined packets that arrived in the upstream frame's guard band "
-			      "(near the next frame)."},
-		{"arr_uncertain", "Pipelined packets read so late that they may belong to an "
-				  "earlier upstream frame."},
-		{"route_moved", "Reserved packets whose route left by another port than the flow's "
-				"(moved-route)."},
-		{"link_down", "Reserved packets dropped: the flow's port's link was down."},
-		{"too_big",
-		 "Reserved packets dropped: over the flow's port's MTU (never fragmented)."}};
+#define DEF(field, key, help) {key, help},
+	static const char *const fc[][2] = {CTL_FLOW_RX_COUNTERS(DEF) CTL_FLOW_COUNTERS(DEF)};
 	prom_per(json_object_get(r, "flows"), "flow", fc, sizeof(fc) / sizeof(fc[0]));
-	static const char *const pc[][2] = {
-		{"frames", "Frames with a reservation pushed on time."},
-		{"late_frames", "Frames late on the port."},
-		{"reserved_pkts", "Reserved packets sent."},
-		{"reserved_bytes", "Reserved bytes sent."},
-		{"be_pkts", "Best-effort packets sent."},
-		{"be_bytes", "Best-effort bytes sent."},
-		{"be_too_big", "Best effort that can never fit in a frame."},
-		{"tx_drop",
-		 "Reserved packets the driver had not taken by the guard band, dropped."},
-		{"tx_carried",
-		 "Reserved packets the driver had not taken by the guard band, carried."},
-		{"late_dropped", "Reserved packets of late frames dropped."},
-		{"late_carried", "Reserved packets of late frames carried."},
-		{"arr_late_dropped",
-		 "Pipelined packets that arrived after their frame was staged, dropped."},
-		{"push_retries", "Calls to the driver beyond the first of a push, while it took "
-				 "part of the burst."},
-		{"be_tx_drop", "Best-effort packets the driver refused."},
-		{"launch_frames", "Frames handed to the NIC with launch times."},
-		{"launch_late", "Frames of a launch-time port pushed by the CPU: handed over after "
-				"start - launch-margin."},
-		{"launch_unready",
-		 "Frames of a launch-time port pushed by the CPU: its clock map not ready."}};
+	static const char *const pc[][2] = {CTL_PORT_COUNTERS(DEF)};
+#undef DEF
 	prom_per(json_object_get(r, "ports"), "port", pc, sizeof(pc) / sizeof(pc[0]));
 	json_t *rx = json_object_get(r, "rx");
 	prom_head("tdpd_rx_packets_total", "counter", "Packets received.");

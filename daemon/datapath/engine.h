@@ -65,6 +65,7 @@
 #include "hist.h"
 #include "pw.h"
 #include "tdp_sched.h"
+#include "ctl_counters.h"
 #include "flowq.h"
 #include "timebase.h"
 
@@ -116,44 +117,14 @@ struct eng_config {
 };
 
 /* Counters are written by the engine only and read through atomics. */
+/* A flow's counters, the port's and RX's: declared once, with their JSON
+ * keys and meaning, in ctl_counters.h. */
 struct flow_stats {
-	uint64_t reserved;     /* slots the table gave the flow in frames processed */
-	uint64_t sent;	       /* packets pushed in their reserved frame */
-	uint64_t unused;       /* slots with no packet waiting */
-	uint64_t late_dropped; /* packets of a late frame dropped */
-	uint64_t late_carried; /* packets of a late frame carried to the next reserved frame */
-	uint64_t late_slots;   /* slots of skipped frames whose packets stayed queued (carry) */
-	uint64_t late_frames;  /* frames of this flow that were late */
-	uint64_t tx_drop;      /* not taken by the driver before the guard band: dropped */
-	uint64_t tx_carried;   /* not taken by the driver before the guard band: carried */
-	uint64_t demoted;      /* sent as best effort while the sync state demoted the flow */
-	/* pipelined flows (alpha): packets queued after their frame was staged */
-	uint64_t arr_late_dropped; /* late on arrival, dropped (late policy drop, or no room to carry) */
-	uint64_t arr_late_carried; /* late on arrival, carried to a slot the on-time packets left */
-	uint64_t stamped;	   /* probe packets that got this node's hop stamp */
+	CTL_FLOW_COUNTERS(CTL_COUNTER_FIELD)
 };
 
-/* The port's reserved packets not sent, by the same reasons as its flows'
- * (each the sum over the port's flows); best effort apart. */
 struct port_stats {
-	uint64_t frames; /* frames pushed on time */
-	uint64_t late_frames;
-	uint64_t rsv_pkts, rsv_bytes;
-	uint64_t be_pkts, be_bytes;
-	uint64_t be_too_big; /* best effort that can never fit in a frame */
-	uint64_t be_tx_drop;
-	uint64_t tx_drop;	   /* flows' tx_drop */
-	uint64_t tx_carried;	   /* flows' tx_carried */
-	uint64_t late_dropped;	   /* flows' late_dropped */
-	uint64_t late_carried;	   /* flows' late_carried */
-	uint64_t arr_late_dropped; /* flows' arr_late_dropped */
-	uint64_t push_retries; /* calls to the driver beyond the first, while it took part of a burst */
-	/* launch-time ports: frames handed over with launch times, and frames
-	 * the CPU pushed at the boundary instead because the hand-over came
-	 * after start - launch-margin (late) or the clock map was not ready */
-	uint64_t launch_frames;
-	uint64_t launch_late;
-	uint64_t launch_unready;
+	CTL_PORT_COUNTERS(CTL_COUNTER_FIELD)
 };
 
 struct eng_stats {
@@ -193,12 +164,9 @@ struct rte_ring *engine_be_ring(struct engine *e, uint32_t port);
 
 /* What the RX cores counted for a flow, summed over its queues. */
 struct flow_rx_sum {
-	uint64_t enq, overflow, arr_guard, arr_uncertain;
-	uint64_t route_moved; /* packets whose route left by another port (flowq.h) */
-	int64_t moved_at_ns;  /* the latest of them, RX's clock; 0: none */
-	uint32_t moved_port;  /* the port it left by (configured port + 1); 0: none */
-	uint64_t link_down;   /* dropped by RX: the flow's port's link was down */
-	uint64_t too_big;     /* dropped by RX: over the flow's port's MTU */
+	CTL_FLOW_RX_COUNTERS(CTL_COUNTER_FIELD)
+	int64_t moved_at_ns; /* the latest moved route, RX's clock; 0: none */
+	uint32_t moved_port; /* the port it left by (configured port + 1); 0: none */
 };
 
 /*

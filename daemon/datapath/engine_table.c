@@ -615,13 +615,9 @@ bool engine_table_flow_rx_sum(struct eng_table *nt, uint32_t flow, struct flow_r
 	bool has_arr = false;
 	for (uint32_t c = 0; flow < nt->nflows && c < nt->flows[flow]->nrxq; c++) {
 		const struct flow_rx *q = &nt->flows[flow]->rxq[c];
-		out->enq += CTR_GET(q->enq);
-		out->overflow += CTR_GET(q->overflow);
-		out->arr_guard += CTR_GET(q->arr_guard);
-		out->arr_uncertain += CTR_GET(q->arr_uncertain);
-		out->route_moved += CTR_GET(q->route_moved);
-		out->link_down += CTR_GET(q->link_down);
-		out->too_big += CTR_GET(q->too_big);
+#define SUM(field, key, help) out->field += CTR_GET(q->field);
+		CTL_FLOW_RX_COUNTERS(SUM)
+#undef SUM
 		int64_t at = CTR_GET(q->moved_at_ns);
 		if (at > out->moved_at_ns) {
 			out->moved_at_ns = at;

@@ -12,7 +12,7 @@ CTL=$1
 W=$(mktemp -d)
 PIDS=()
 trap 'kill "${PIDS[@]}" 2>/dev/null; rm -rf "$W"' EXIT
-echo "1..4"
+echo "1..5"
 
 # serve MODE SOCKET: answers every connection as MODE says
 serve() {
@@ -105,3 +105,11 @@ rc=0
 "$CTL" --socket "$W/edges.sock" stats --prometheus >"$W/p.out" 2>&1 || rc=$?
 check "and the Prometheus text of them" '[ $rc -eq 0 ] && grep -q "^tdpd_frames_total 9223372036854775807$" "$W/p.out"' \
 	"rc $rc: $(head -c 600 "$W/p.out")"
+# the reply's flow has no late_slots and its port no push_retries (counters of
+# ctl_counters.h): said, and left out rather than printed as 0
+check "a counter the reply lacks is named on stderr and left out, never a 0" \
+	'grep -q "a flow in the daemon.s reply has no counter \"late_slots\"" "$W/p.out" &&
+	 grep -q "a port in the daemon.s reply has no counter \"push_retries\"" "$W/p.out" &&
+	 ! grep -q "^tdpd_flow_late_slots_total{" "$W/p.out" && ! grep -q "^tdpd_port_push_retries_total{" "$W/p.out" &&
+	 grep -q "^tdpd_flow_sent_total{flow=\"f\",port=\"p\"} 9223372036854775807$" "$W/p.out"' \
+	"$(grep -i "counter\|late_slots\|push_retries" "$W/p.out" | head -20)"

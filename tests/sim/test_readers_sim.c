@@ -69,6 +69,32 @@ static void summaries_beside_the_engine(void **state)
 	struct eng_stats es;
 	engine_stats(r.e, &es);
 	assert_true(es.frames > 0);
+	/* every counter of ctl_counters.h under its key, with its field's value */
+	struct port_stats ps;
+	engine_port_stats(r.e, 0, &ps);
+	json_t *pj = summary_port_json(&s, 0);
+#define PORT_HAS(field, key, help)                              \
+	assert_true(json_is_integer(json_object_get(pj, key))); \
+	assert_int_equal(json_integer_value(json_object_get(pj, key)), ps.field);
+	CTL_PORT_COUNTERS(PORT_HAS)
+	assert_true(ps.frames > 0);
+	json_decref(pj);
+	struct eng_table *et = engine_table_current(r.e);
+	struct flow_stats fs;
+	engine_table_flow_stats(et, 0, &fs);
+	struct flow_rx_sum fr;
+	engine_table_flow_rx_sum(et, 0, &fr, NULL);
+	json_t *fj = summary_flow_json(engine_table_sched(et), et, 0);
+#define FLOW_HAS(field, key, help)                              \
+	assert_true(json_is_integer(json_object_get(fj, key))); \
+	assert_int_equal(json_integer_value(json_object_get(fj, key)), fs.field);
+#define FLOW_RX_HAS(field, key, help)                           \
+	assert_true(json_is_integer(json_object_get(fj, key))); \
+	assert_int_equal(json_integer_value(json_object_get(fj, key)), fr.field);
+	CTL_FLOW_COUNTERS(FLOW_HAS)
+	CTL_FLOW_RX_COUNTERS(FLOW_RX_HAS)
+	assert_true(fs.reserved > 0);
+	json_decref(fj);
 	drain_all(&r);
 	rig_down(&r);
 }
