@@ -40,7 +40,7 @@ int deploy_plan_file_fd(const char *path, uint64_t max, const char **why)
 	return fd;
 }
 
-static int read_table(struct router *r)
+static int read_table(struct deploy_router *r)
 {
 	const char *why;
 	int fd = deploy_plan_file_fd(r->table, SCHED_MAX_BYTES, &why);
@@ -111,7 +111,7 @@ int deploy_load_plan(struct deploy *dp, struct plan *pl)
 		const struct node *nd = &pl->nodes[x];
 		if (!nd->router || !plan_node_has_table(pl, x))
 			continue;
-		struct router *r = &dp->r[dp->n++];
+		struct deploy_router *r = &dp->r[dp->n++];
 		r->name = nd->name;
 		r->reach = &nd->reach;
 		r->result = "untouched";

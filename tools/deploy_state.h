@@ -14,7 +14,7 @@
 
 #define NS ((int64_t)1000000000)
 
-struct router {
+struct deploy_router {
 	const char *name;
 	const struct plan_reach *reach;
 	char *table, *via; /* DIR/NAME.tdp; how it is reached */
@@ -40,7 +40,7 @@ struct deploy {
 	int ttl_s, timeout_ms;
 	char *ssh[16];
 	char self[PATH_MAX];
-	struct router *r;
+	struct deploy_router *r;
 	uint32_t n;
 	int64_t T, frame;
 	const char *outcome;

@@ -75,7 +75,8 @@ static void deploy_usage(FILE *o)
 
 /* A step's words for one router: into a (NULL-terminated, at most 15), with
  * what they allocate in own (freed after the start). 0 or -1. */
-typedef int step_args(const struct deploy *dp, const struct router *r, const char **a, char **own);
+typedef int step_args(const struct deploy *dp, const struct deploy_router *r, const char **a,
+		      char **own);
 
 /* Runs tdpctl with args' words on each router of want (NULL: all), at once.
  * in_table: standard input is the router's table. */
@@ -155,7 +156,7 @@ static bool run_ok(const struct drun *d)
 	return d->exit == 0 && d->json && !json_object_get(d->json, "ok");
 }
 
-static void set_error(struct router *r, json_t *e, const char *result)
+static void set_error(struct deploy_router *r, json_t *e, const char *result)
 {
 	json_decref(r->error);
 	r->error = e;
@@ -164,7 +165,7 @@ static void set_error(struct router *r, json_t *e, const char *result)
 
 /* A run's reply came (true), or the router's error and result are set from
  * what it said instead. */
-static bool answered(const struct deploy *dp, const struct drun *d, struct router *r)
+static bool answered(const struct deploy *dp, const struct drun *d, struct deploy_router *r)
 {
 	bool nd;
 	if (run_ok(d))
@@ -174,21 +175,24 @@ static bool answered(const struct deploy *dp, const struct drun *d, struct route
 	return false;
 }
 
-static int a_status(const struct deploy *dp, const struct router *r, const char **a, char **own)
+static int a_status(const struct deploy *dp, const struct deploy_router *r, const char **a,
+		    char **own)
 {
 	(void)dp, (void)r, (void)own;
 	a[0] = "status";
 	return 0;
 }
 
-static int a_active(const struct deploy *dp, const struct router *r, const char **a, char **own)
+static int a_active(const struct deploy *dp, const struct deploy_router *r, const char **a,
+		    char **own)
 {
 	(void)dp, (void)r, (void)own;
 	a[0] = "schedule", a[1] = "active";
 	return 0;
 }
 
-static int a_stage(const struct deploy *dp, const struct router *r, const char **a, char **own)
+static int a_stage(const struct deploy *dp, const struct deploy_router *r, const char **a,
+		   char **own)
 {
 	if (asprintf(&own[0], "%d", dp->ttl_s) < 0)
 		return own[0] = NULL, -1;
@@ -197,7 +201,8 @@ static int a_stage(const struct deploy *dp, const struct router *r, const char *
 	return 0;
 }
 
-static int a_commit(const struct deploy *dp, const struct router *r, const char **a, char **own)
+static int a_commit(const struct deploy *dp, const struct deploy_router *r, const char **a,
+		    char **own)
 {
 	if (asprintf(&own[0], "%" PRId64, r->stage_id) < 0)
 		return own[0] = NULL, -1;
@@ -208,7 +213,8 @@ static int a_commit(const struct deploy *dp, const struct router *r, const char 
 	return 0;
 }
 
-static int a_abort(const struct deploy *dp, const struct router *r, const char **a, char **own)
+static int a_abort(const struct deploy *dp, const struct deploy_router *r, const char **a,
+		   char **own)
 {
 	(void)dp;
 	if (asprintf(&own[0], "%" PRId64, r->stage_id) < 0)
@@ -217,7 +223,8 @@ static int a_abort(const struct deploy *dp, const struct router *r, const char *
 	return 0;
 }
 
-static int a_cancel(const struct deploy *dp, const struct router *r, const char **a, char **own)
+static int a_cancel(const struct deploy *dp, const struct deploy_router *r, const char **a,
+		    char **own)
 {
 	(void)dp, (void)r, (void)own;
 	a[0] = "schedule", a[1] = "cancel";
@@ -233,7 +240,7 @@ static int look(struct deploy *dp)
 		    *ac = st ? step(dp, NULL, false, a_active) : NULL;
 	int rc = st && ac ? 0 : TDPCTL_EXIT_USAGE;
 	for (uint32_t i = 0; st && ac && i < dp->n; i++) {
-		struct router *r = &dp->r[i];
+		struct deploy_router *r = &dp->r[i];
 		bool nd = false;
 		if (!run_ok(&st[i]) || !run_ok(&ac[i])) {
 			set_error(r, run_error(dp, run_ok(&st[i]) ? &ac[i] : &st[i], &nd),
@@ -268,7 +275,7 @@ static bool stage_all(struct deploy *dp, int64_t *newest_tai)
 		want[i] = !dp->r[i].unchanged;
 	struct drun *d = want ? step(dp, want, true, a_stage) : NULL;
 	for (uint32_t i = 0; d && i < dp->n; i++) {
-		struct router *r = &dp->r[i];
+		struct deploy_router *r = &dp->r[i];
 		if (!want[i])
 			continue;
 		if (!answered(dp, &d[i], r)) {
@@ -338,7 +345,7 @@ static bool undo(struct deploy *dp)
 	struct drun *da = ok ? step(dp, ab, false, a_abort) : NULL,
 		    *dc = ok ? step(dp, ca, false, a_cancel) : NULL;
 	for (uint32_t i = 0; da && dc && i < dp->n; i++) {
-		struct router *r = &dp->r[i];
+		struct deploy_router *r = &dp->r[i];
 		bool nd;
 		if (ab[i] && run_ok(&da[i])) {
 			r->staged = false;
@@ -405,7 +412,7 @@ static bool commit_all(struct deploy *dp)
 	struct drun *d = want ? step(dp, want, false, a_commit) : NULL;
 	dp->frame = INT64_MIN;
 	for (uint32_t i = 0; d && i < dp->n; i++) {
-		struct router *r = &dp->r[i];
+		struct deploy_router *r = &dp->r[i];
 		if (!want[i])
 			continue;
 		if (!answered(dp, &d[i], r)) {
@@ -448,7 +455,7 @@ static bool verify(struct deploy *dp, int64_t router_now, int64_t at_mono)
 		struct drun *d = want ? step(dp, want, false, a_active) : NULL;
 		ok = d != NULL;
 		for (uint32_t i = 0; d && i < dp->n; i++) {
-			struct router *r = &dp->r[i];
+			struct deploy_router *r = &dp->r[i];
 			bool nd;
 			if (!want[i])
 				continue;

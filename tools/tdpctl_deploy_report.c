@@ -20,7 +20,7 @@ void deploy_report_json(const struct deploy *dp)
 							    : json_null());
 	json_t *a = json_array();
 	for (uint32_t i = 0; i < dp->n; i++) {
-		const struct router *r = &dp->r[i];
+		const struct deploy_router *r = &dp->r[i];
 		json_t *x = json_pack("{ss ss ss ss ss ss ss}", "name", r->name, "via",
 				      r->via ? r->via : "", "table", r->table ? r->table : "",
 				      "digest", r->digest, "in_force_before", r->old_digest, "sync",
@@ -45,7 +45,7 @@ void deploy_report_text(const struct deploy *dp)
 	printf("%-12s %-10s %-18s %-12s %-18s %-22s %s\n", "router", "sync", "digest", "result",
 	       "in force before", "by", "via");
 	for (uint32_t i = 0; i < dp->n; i++) {
-		const struct router *r = &dp->r[i];
+		const struct deploy_router *r = &dp->r[i];
 		char dg[20], od[20];
 		snprintf(dg, sizeof(dg), "%.16s", r->digest);
 		snprintf(od, sizeof(od), "%.16s", r->old_digest[0] ? r->old_digest : "?");

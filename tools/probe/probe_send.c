@@ -53,7 +53,7 @@ struct send_opts {
 	int cpu, prio;
 };
 
-struct plan {
+struct send_plan {
 	struct frame_geom g;
 	uint16_t *n; /* probes per frame of the cycle */
 	struct sched_table *t;
@@ -160,7 +160,7 @@ static int flow_defaults(struct send_opts *o, const struct sched_flow *f)
 
 /* Builds the per-frame probe counts from the table, or from --tf/--k/--frames
  * through the table parser so that the frame-set syntax is the same. */
-static int plan_build(struct send_opts *o, struct plan *p)
+static int plan_build(struct send_opts *o, struct send_plan *p)
 {
 	memset(p, 0, sizeof(*p));
 	struct sched_diags d;
@@ -234,7 +234,7 @@ static int plan_build(struct send_opts *o, struct plan *p)
 	return 0;
 }
 
-static void plan_free(struct plan *p)
+static void plan_free(struct send_plan *p)
 {
 	free(p->n);
 	sched_free(p->t);
@@ -285,7 +285,7 @@ static int send_end(struct probe_txq *q, struct probe_tmpl *end, uint32_t sent, 
 	return q->send(q, 1) == 1 ? 0 : -1;
 }
 
-static void send_json(FILE *f, const struct send_opts *o, const struct plan *p,
+static void send_json(FILE *f, const struct send_opts *o, const struct send_plan *p,
 		      const struct send_stats *s, const char *where, double cpu_pct,
 		      const struct pw *pw)
 {
@@ -526,7 +526,7 @@ int probe_cmd_send(int argc, char **argv)
 	if (!o.count && !o.duration_ns)
 		o.duration_ns = 10 * TDP_NS_PER_S;
 
-	struct plan p;
+	struct send_plan p;
 	if (plan_build(&o, &p)) {
 		plan_free(&p);
 		return 2;
