@@ -36,18 +36,17 @@
 #include "frame.h"
 #include "log.h"
 #include "tb_bc635.h"
+#include "tb_hosted.h"
 #include "tb_system.h"
 
 struct tb_bc {
 	struct timebase base;
-	struct timebase *host;
-	bool own_host;
+	struct tb_hosted h; /* card CTR - host CTR */
 	struct bc_bus *bus;
 	bool own_bus;
 	struct bc635 card;
-	int64_t tai_off_ns;	  /* TAI - UTC */
-	_Atomic int64_t host_off; /* card CTR - host CTR */
-	bool inited;		  /* the shared part is set up */
+	int64_t tai_off_ns; /* TAI - UTC */
+	bool inited;	    /* the shared part is set up */
 	char what[600];
 };
 
@@ -61,26 +60,21 @@ static tdp_time_t card_now(struct tb_bc *b, uint32_t *flags)
 	return tdp_time(t.utc_ns + b->tai_off_ns);
 }
 
-static int64_t hoff(struct tb_bc *b)
-{
-	return atomic_load_explicit(&b->host_off, memory_order_relaxed);
-}
-
 /* card - host, from a card read between two host reads; the narrowest of
  * three brackets, so that one preempted read does not pass for a step */
 static int64_t measure(struct tb_bc *b, uint32_t *flags)
 {
 	int64_t best_w = INT64_MAX, off = 0;
 	for (int i = 0; i < 3; i++) {
-		tdp_time_t h0 = tb_now(b->host);
+		tdp_time_t h0 = tb_now(b->h.host);
 		tdp_time_t c = card_now(b, flags);
-		tdp_time_t h1 = tb_now(b->host);
+		tdp_time_t h1 = tb_now(b->h.host);
 		if (h1.ns - h0.ns < best_w) {
 			best_w = h1.ns - h0.ns;
 			off = c.ns - (h0.ns + (h1.ns - h0.ns) / 2);
 		}
 	}
-	atomic_store_explicit(&b->host_off, off, memory_order_relaxed);
+	tb_hosted_set(&b->h, off);
 	return off;
 }
 
@@ -99,27 +93,26 @@ static void sample(struct tb_bc *b, tdp_time_t now, uint32_t flags, int64_t off)
 static tdp_time_t bc_now(struct timebase *tb)
 {
 	struct tb_bc *b = BC(tb);
-	return tdp_time_add(tb_now(b->host), hoff(b));
+	return tb_hosted_now(&b->h);
 }
 
 static tdp_time_t bc_fast_now(struct timebase *tb)
 {
 	struct tb_bc *b = BC(tb);
-	return tdp_time_add(tb_fast_now(b->host), hoff(b));
+	return tb_hosted_fast_now(&b->h);
 }
 
 static int bc_sleep_until(struct timebase *tb, tdp_time_t t)
 {
 	struct tb_bc *b = BC(tb);
-	return tb_sleep_until(b->host, tdp_time_add(t, -hoff(b)));
+	return tb_hosted_sleep_until(&b->h, t);
 }
 
 /* the housekeeping thread: the only reader of the card's time after start */
 static void bc_refresh(struct timebase *tb)
 {
 	struct tb_bc *b = BC(tb);
-	if (b->host->ops->refresh)
-		b->host->ops->refresh(b->host);
+	tb_hosted_refresh(&b->h);
 	uint32_t flags;
 	measure(b, &flags);
 	/* a refresh shows the card's flags, but only ticks count as samples: ticks
@@ -149,11 +142,11 @@ static int64_t bc_tick(struct timebase *tb)
 	/* the edge is in the past by the interrupt latency, at most about a frame;
 	 * otherwise the card's time moved against the host's: the housekeeping
 	 * thread measures again, asked now */
-	int64_t lat = tdp_time_diff(tdp_time_add(tb_fast_now(b->host), hoff(b)), edge);
+	int64_t lat = tdp_time_diff(tb_hosted_fast_now(&b->h), edge);
 	int64_t step = tb_sync_cfg(tb)->step_ns;
 	if (lat < -step || lat > tb->g.tf_ns + step)
 		tb_ask_refresh(tb);
-	sample(b, bc_now(tb), e.flags, hoff(b));
+	sample(b, bc_now(tb), e.flags, tb_hosted_off(&b->h));
 	return f;
 }
 
@@ -169,8 +162,7 @@ static void bc_destroy(struct timebase *tb)
 		b->bus->ops->wr32(b->bus, BC_MASK, 0);
 		b->bus->ops->close(b->bus);
 	}
-	if (b->host && b->own_host)
-		b->host->ops->destroy(b->host);
+	tb_hosted_release(&b->h);
 	if (b->inited)
 		tb_fini(tb);
 	free(b);
@@ -200,7 +192,7 @@ static int bc_init(struct tb_bc *b, const struct tb_params *p, char *err, size_t
 		rc = bc635_setup(&b->card, p->tf_ns, -1, err, errlen);
 	if (rc)
 		return rc;
-	rc = tb_init(&b->base, b->base.ops, p, tb_now(b->host), "no heartbeat yet", err, errlen);
+	rc = tb_init(&b->base, b->base.ops, p, tb_now(b->h.host), "no heartbeat yet", err, errlen);
 	if (rc)
 		return rc;
 	b->inited = true;
@@ -229,7 +221,7 @@ struct timebase *tb_bc635_new(struct bc_bus *bus, struct timebase *host, const s
 		return NULL;
 	}
 	b->bus = bus;
-	b->host = host;
+	b->h.host = host;
 	if (bc_init(b, p, err, errlen)) {
 		bc_destroy(&b->base);
 		return NULL;
@@ -242,11 +234,7 @@ static int host_up(struct tb_bc *b, struct tb_params *p, char *err, size_t errle
 	struct timex tx = {0};
 	if (adjtimex(&tx) >= 0 && tx.tai > 0)
 		p->utc_tai_offset_s = tx.tai; /* as the system source does */
-	struct tb_params hp = *p;
-	hp.system.sync_mode = TB_SYSSYNC_ASSUME;
-	int rc = tb_system_ops.create(&b->host, &hp, err, errlen);
-	b->own_host = rc == 0;
-	return rc;
+	return tb_hosted_system(&b->h, p, err, errlen);
 }
 
 static int bc_create(struct timebase **out, const struct tb_params *p0, char *err, size_t errlen)

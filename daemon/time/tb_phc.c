@@ -21,26 +21,20 @@
 #include "frame.h"
 #include "log.h"
 #include "phc.h"
+#include "tb_hosted.h"
 #include "tb_phc.h"
 #include "tb_system.h"
 
 struct tb_phc {
 	struct timebase base;
-	struct timebase *host;
-	bool own_host;
+	struct tb_hosted h; /* PHC - host CTR */
 	struct phc phc;
-	_Atomic int64_t host_off; /* PHC - host CTR */
 	bool have_off;
 	bool inited; /* the shared part is set up */
 	char what[400];
 };
 
 #define PH(tb) ((struct tb_phc *)(tb))
-
-static int64_t hoff(struct tb_phc *p)
-{
-	return atomic_load_explicit(&p->host_off, memory_order_relaxed);
-}
 
 /* PHC - host; 0 or -errno */
 static int measure(struct tb_phc *p, int64_t *out)
@@ -50,7 +44,7 @@ static int measure(struct tb_phc *p, int64_t *out)
 	if (rc)
 		return rc;
 	struct timespec rt;
-	tdp_time_t h = tb_now(p->host);
+	tdp_time_t h = tb_now(p->h.host);
 	p->phc.io->realtime(p->phc.io->ctx, &rt);
 	int64_t rt_minus_host = (int64_t)rt.tv_sec * TDP_NS_PER_S + rt.tv_nsec - h.ns;
 	*out = off_rt + rt_minus_host;
@@ -62,15 +56,15 @@ static void sample(struct tb_phc *p)
 	int64_t off;
 	int rc = measure(p, &off);
 	/* the state machine runs on the CTR, as tb_refresh polls it */
-	tdp_time_t now = tdp_time_add(tb_now(p->host), hoff(p));
+	tdp_time_t now = tb_hosted_now(&p->h);
 	if (rc) {
 		char why[160];
 		snprintf(why, sizeof(why), "%s: %s failed: %s", p->phc.path,
 			 phc_method_name(p->phc.method), strerror(-rc));
 		tb_fault(&p->base, now, why);
 	} else {
-		int64_t moved = p->have_off ? off - hoff(p) : 0;
-		atomic_store_explicit(&p->host_off, off, memory_order_relaxed);
+		int64_t moved = p->have_off ? off - tb_hosted_off(&p->h) : 0;
+		tb_hosted_set(&p->h, off);
 		p->have_off = true;
 		tb_sample(&p->base, now, off, moved);
 	}
@@ -82,26 +76,25 @@ static tdp_time_t phc_now(struct timebase *tb)
 	struct timespec ts;
 	if (p->phc.io->gettime(p->phc.io->ctx, p->phc.fd, &ts) == 0)
 		return tdp_time((int64_t)ts.tv_sec * TDP_NS_PER_S + ts.tv_nsec);
-	return tdp_time_add(tb_now(p->host), hoff(p));
+	return tb_hosted_now(&p->h);
 }
 
 static tdp_time_t phc_fast_now(struct timebase *tb)
 {
 	struct tb_phc *p = PH(tb);
-	return tdp_time_add(tb_fast_now(p->host), hoff(p));
+	return tb_hosted_fast_now(&p->h);
 }
 
 static int phc_sleep_until(struct timebase *tb, tdp_time_t t)
 {
 	struct tb_phc *p = PH(tb);
-	return tb_sleep_until(p->host, tdp_time_add(t, -hoff(p)));
+	return tb_hosted_sleep_until(&p->h, t);
 }
 
 static void phc_refresh(struct timebase *tb)
 {
 	struct tb_phc *p = PH(tb);
-	if (p->host->ops->refresh)
-		p->host->ops->refresh(p->host);
+	tb_hosted_refresh(&p->h);
 	sample(p);
 }
 
@@ -138,8 +131,7 @@ static void phc_destroy(struct timebase *tb)
 {
 	struct tb_phc *p = PH(tb);
 	phc_close(&p->phc);
-	if (p->host && p->own_host)
-		p->host->ops->destroy(p->host);
+	tb_hosted_release(&p->h);
 	if (p->inited)
 		tb_fini(tb);
 	free(p);
@@ -154,7 +146,7 @@ struct timebase *tb_phc_new(const struct phc_io *io, struct timebase *host,
 		return NULL;
 	}
 	p->base.ops = &tb_phc_ops;
-	p->host = host;
+	p->h.host = host;
 	p->phc.fd = -1;
 	const char *dev = *prm->phc.device ? prm->phc.device : "/dev/ptp0";
 	int out_pin, in_pin;
@@ -184,7 +176,7 @@ struct timebase *tb_phc_new(const struct phc_io *io, struct timebase *host,
 		snprintf(err, errlen, "%s: cannot measure its offset: %s", dev, strerror(-rc));
 		goto fail;
 	}
-	atomic_store_explicit(&p->host_off, off, memory_order_relaxed);
+	tb_hosted_set(&p->h, off);
 	p->have_off = true;
 	if (tick && phc_tick_start(&p->phc, out_pin, in_pin, prm->tf_ns, err, errlen))
 		goto fail;
@@ -214,18 +206,16 @@ fail:
 
 static int phc_create(struct timebase **out, const struct tb_params *prm, char *err, size_t errlen)
 {
-	struct tb_params hp = *prm;
-	hp.system.sync_mode = TB_SYSSYNC_ASSUME;
-	struct timebase *host;
-	int rc = tb_system_ops.create(&host, &hp, err, errlen);
+	struct tb_hosted h = {0};
+	int rc = tb_hosted_system(&h, prm, err, errlen);
 	if (rc)
 		return rc;
-	*out = tb_phc_new(&phc_io_real, host, prm, err, errlen);
+	*out = tb_phc_new(&phc_io_real, h.host, prm, err, errlen);
 	if (!*out) {
-		host->ops->destroy(host);
+		tb_hosted_release(&h);
 		return -ENODEV;
 	}
-	PH(*out)->own_host = true;
+	PH(*out)->h.own_host = true;
 	return 0;
 }
 
