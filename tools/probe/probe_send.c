@@ -12,7 +12,6 @@
  * are skipped and counted.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,20 +35,21 @@ enum timer {
 	T_NANOSLEEP,
 	T_SPIN
 };
-static const char *const timer_names[] = {"predictive", "nanosleep", "spin"};
+static const char *const timer_names[] = {"predictive", "nanosleep", "spin", NULL};
+static const char *const late_words[] = {"send", "skip", NULL};
 
 struct send_opts {
 	const char *ifname, *dpdk, *table, *flow, *frames, *json, *dst_mac;
 	uint64_t tf_ns, k, per_frame, count, duration_ns, start_in_ns, size, flow_id, dscp, ttl,
 		vlan, pcp;
 	uint64_t stamps;    /* hop stamps to make room for */
-	bool late_skip;	    /* --late skip: no probe after its frame's send window */
+	int late_skip;	    /* --late skip (1): no probe after its frame's send window */
 	uint32_t flow_size; /* the table flow's size, 0 without one */
 	uint64_t sport, dport;
 	bool have_size, have_flow_id, have_dscp, have_dport, have_dst, have_src, have_vlan,
 		have_pcp;
 	uint8_t family, src[16], dst[16], src_family;
-	enum timer timer;
+	int timer; /* enum timer */
 	int cpu, prio;
 };
 
@@ -309,6 +309,252 @@ static void send_json(FILE *f, const struct send_opts *o, const struct send_plan
 	fprintf(f, "}}\n");
 }
 
+/* o from argv, checked: 0, 1 when --help was printed, -1 (said) when bad */
+static int send_args(struct send_opts *o, int argc, char **argv)
+{
+#define SO(f) offsetof(struct send_opts, f)
+#define SEEN(f) PO_SEEN(struct send_opts, f)
+	static const struct probe_opt opts[] = {
+		{PO_ROW("interface", 'i', PO_STR, SO(ifname))},
+		{PO_ROW("dpdk", 0, PO_STR, SO(dpdk))},
+		{PO_ROW("table", 0, PO_STR, SO(table))},
+		{PO_ROW("flow", 0, PO_STR, SO(flow))},
+		{PO_ROW("tf", 0, PO_TIME, SO(tf_ns))},
+		{PO_ROW("k", 0, PO_UINT, SO(k)), .min = 1, .max = SCHED_MAX_K},
+		{PO_ROW("frames", 0, PO_STR, SO(frames))},
+		{PO_ROW("per-frame", 0, PO_UINT, SO(per_frame)), .min = 1, .max = PROBE_TX_SLOTS},
+		{PO_ROW("count", 0, PO_UINT, SO(count)), .min = 1, .max = UINT32_MAX},
+		{PO_ROW("duration", 0, PO_TIME, SO(duration_ns))},
+		{PO_ROW("timer", 0, PO_WORD, SO(timer)), .words = timer_names},
+		{PO_ROW("size", 0, PO_UINT, SO(size)), .seen = SEEN(have_size), .min = 1,
+		 .max = PROBE_MAX_SIZE},
+		{PO_ROW("stamps", 0, PO_UINT, SO(stamps)), .max = PROBE_MAX_HOPS},
+		{PO_ROW("late", 0, PO_WORD, SO(late_skip)), .words = late_words},
+		{PO_ROW("flow-id", 0, PO_UINT, SO(flow_id)), .seen = SEEN(have_flow_id),
+		 .max = UINT32_MAX},
+		{PO_ROW("src", 0, PO_IP, SO(src)), .seen = SEEN(have_src), .off2 = SO(src_family)},
+		{PO_ROW("dst", 0, PO_IP, SO(dst)), .seen = SEEN(have_dst), .off2 = SO(family)},
+		{PO_ROW("dst-mac", 0, PO_STR, SO(dst_mac))},
+		{PO_ROW("sport", 0, PO_UINT, SO(sport)), .min = 1, .max = 65535},
+		{PO_ROW("dport", 0, PO_UINT, SO(dport)), .seen = SEEN(have_dport), .min = 1,
+		 .max = 65535},
+		{PO_ROW("dscp", 0, PO_UINT, SO(dscp)), .seen = SEEN(have_dscp), .max = 63},
+		{PO_ROW("ttl", 0, PO_UINT, SO(ttl)), .min = 1, .max = 255},
+		{PO_ROW("vlan", 0, PO_UINT, SO(vlan)), .seen = SEEN(have_vlan), .max = 4095},
+		{PO_ROW("pcp", 0, PO_UINT, SO(pcp)), .seen = SEEN(have_pcp), .max = 7},
+		{PO_ROW("cpu", 0, PO_INT, SO(cpu)), .max = 4095},
+		{PO_ROW("prio", 0, PO_INT, SO(prio)), .max = 99},
+		{PO_ROW("start-in", 0, PO_TIME, SO(start_in_ns))},
+		{PO_ROW("json", 0, PO_STR, SO(json))},
+		{PO_ROW("verbose", 'v', PO_VERBOSE, 0)},
+		{PO_ROW("quiet", 'q', PO_QUIET, 0)},
+		{PO_ROW("help", 'h', PO_HELP, 0)},
+		{.name = NULL},
+	};
+#undef SO
+#undef SEEN
+	int bad = probe_opts_parse(opts, o, argc, argv);
+	if (bad == 1) {
+		send_usage(stdout);
+		return 1;
+	}
+	bad = bad != 0;
+	if (!bad && optind < argc) {
+		fprintf(stderr, "tdp-probe: send: unexpected argument '%s'\n", argv[optind]);
+		bad = 1;
+	}
+	if (!bad && !o->ifname == !o->dpdk) {
+		fprintf(stderr, "tdp-probe: send: give one of -i IF or --dpdk DEV\n");
+		bad = 1;
+	}
+	if (!bad && !o->table == !o->tf_ns) {
+		fprintf(stderr, "tdp-probe: send: give --table with --flow, or --tf\n");
+		bad = 1;
+	}
+	if (!bad && o->table && !o->flow) {
+		fprintf(stderr, "tdp-probe: send: --table needs --flow NAME\n");
+		bad = 1;
+	}
+	if (!bad && o->table && (o->frames || o->k != 1 || o->per_frame != 1)) {
+		fprintf(stderr, "tdp-probe: send: --k, --frames and --per-frame are for use "
+				"without a table\n");
+		bad = 1;
+	}
+	if (bad) {
+		fprintf(stderr, "Try 'tdp-probe send --help'.\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* The probe and its end packet for o's addresses and size on q: 0, or -1
+ * (said) when the settings do not make a probe (o->size grows to hold the
+ * hop stamps asked for). */
+static int send_templates(struct send_opts *o, const struct probe_txq *q, const struct send_plan *p,
+			  struct probe_tmpl *tmpl, struct probe_tmpl *endt)
+{
+	struct probe_addr a = {.family = o->have_dst ? o->family : 4,
+			       .sport = (uint16_t)o->sport,
+			       .dport = (uint16_t)o->dport,
+			       .dscp = (uint8_t)o->dscp,
+			       .ttl = (uint8_t)o->ttl,
+			       .vlan = o->have_vlan ? (int)o->vlan : -1,
+			       .pcp = (uint8_t)o->pcp};
+	memcpy(a.src_mac, q->mac, 6);
+	memset(a.dst_mac, 0xff, 6);
+	if (o->dst_mac && probe_parse_mac(o->dst_mac, a.dst_mac)) {
+		fprintf(stderr,
+			"tdp-probe: --dst-mac: '%s' is not a MAC address such as "
+			"02:00:00:00:01:01\n",
+			o->dst_mac);
+		return -1;
+	}
+	if (!o->have_dst) {
+		static const uint8_t d4[4] = {192, 0, 2, 2};
+		memcpy(a.dst, d4, 4);
+	} else {
+		memcpy(a.dst, o->dst, 16);
+	}
+	if (o->have_src) {
+		if (o->src_family != a.family) {
+			fprintf(stderr,
+				"tdp-probe: --src and --dst are of different address families\n");
+			return -1;
+		}
+		memcpy(a.src, o->src, 16);
+	} else if (a.family == 4) {
+		static const uint8_t s4[4] = {192, 0, 2, 1};
+		memcpy(a.src, s4, 4);
+	} else {
+		a.src[0] = 0xfe, a.src[1] = 0x80, a.src[15] = 1;
+	}
+	unsigned minsz = probe_min_size(a.family, a.vlan >= 0);
+	if (o->stamps) {
+		uint64_t need = minsz + PROBE_STAMP_LEN * o->stamps;
+		if (o->have_size && o->size < need) {
+			fprintf(stderr,
+				"tdp-probe: --size %" PRIu64 " leaves room for %" PRIu64
+				" hop stamps; --stamps %" PRIu64 " needs %" PRIu64 " bytes\n",
+				o->size, o->size < minsz ? 0 : (o->size - minsz) / PROBE_STAMP_LEN,
+				o->stamps, need);
+			return -1;
+		}
+		if (o->flow_size && need > o->flow_size) {
+			fprintf(stderr,
+				"tdp-probe: --stamps %" PRIu64 " needs %" PRIu64
+				"-byte probes, larger than the flow's "
+				"size %" PRIu32 "; tdpd would not forward them as reserved\n",
+				o->stamps, need, o->flow_size);
+			return -1;
+		}
+		if (o->size < need)
+			o->size = need;
+	}
+	if (o->size < minsz) {
+		fprintf(stderr,
+			"tdp-probe: --size %" PRIu64 " is below the %u bytes a probe needs here\n",
+			o->size, minsz);
+		return -1;
+	}
+	struct probe_hdr h = {.kind = PROBE_K_PROBE,
+			      .flow = (uint32_t)o->flow_id,
+			      .tf_ns = (uint32_t)p->g.tf_ns,
+			      .epoch_ns = (uint32_t)p->g.epoch_ns};
+	if (probe_build(tmpl, &a, (unsigned)o->size, &h)) {
+		fprintf(stderr, "tdp-probe: cannot build a probe with these settings\n");
+		return -1;
+	}
+	h.kind = PROBE_K_END;
+	probe_build(endt, &a, minsz, &h);
+	return 0;
+}
+
+/* The probes of every frame from i0 on, each burst at its frame's start,
+ * until stopped, the duration or the count; *seq counts the probes sent.
+ * Returns the last frame a burst went out in. */
+static int64_t send_frames(const struct send_opts *o, const struct send_plan *p,
+			   struct probe_txq *q, struct hostclock *clk, struct pw *pw,
+			   struct probe_tmpl *tmpl, int64_t i0, struct send_stats *s, uint32_t *seq)
+{
+	int64_t stop_frame =
+		o->duration_ns ? i0 + (int64_t)(o->duration_ns / (uint64_t)p->g.tf_ns) : INT64_MAX;
+	/* --late skip: a probe goes out before its frame's guard band starts,
+	 * or not at all; send: while the header's t1 offset can say how late */
+	const int64_t late_ns = o->late_skip ? p->g.tf_ns - (int64_t)p->t->guard_ns : INT32_MAX;
+	int64_t i = i0, last = i0;
+	int64_t refresh_at = hostclock_now(clk).ns + 100000000;
+	tdp_time_t now;
+	while (!probe_stop && i < stop_frame && (!o->count || *seq < o->count)) {
+		uint32_t n = p->n[frame_tfc(&p->g, i)];
+		if (!n) {
+			i++;
+			continue;
+		}
+		if (o->count && *seq + n > o->count)
+			n = (uint32_t)(o->count - *seq);
+		uint32_t ready = 0;
+		while (ready < n && q->prepare(q, ready, tmpl) == 0)
+			ready++;
+		if (ready < n) {
+			/* no buffer for the rest (a DPDK pool ran dry): they count as send errors */
+			s->errors += n - ready;
+			n = ready;
+			if (!n) {
+				i++;
+				continue;
+			}
+		}
+		tdp_time_t start = frame_start(&p->g, i);
+		now = wait_for(o->timer, clk, pw, start, true);
+		if (tdp_time_before(now, start)) {
+			/* stopped while waiting: nothing goes before its frame
+			 * (the prepared slots are the queue's, freed at close) */
+			break;
+		}
+		if (tdp_time_diff(now, start) >= late_ns) {
+			/* past the send window: the frame is skipped */
+			s->skipped++;
+		} else {
+			for (uint32_t j = 0; j < n; j++) {
+				/* the first probe's t1 is the time the window was checked at */
+				tdp_time_t t1 = j ? hostclock_fast_now(clk) : now;
+				probe_stamp(tmpl, q->slot(q, j), *seq + j, i,
+					    (int32_t)tdp_time_diff(t1, start));
+				if (j == 0)
+					hist_add(&s->err, tdp_time_diff(t1, start));
+			}
+			int sent = q->send(q, n);
+			if (sent < 0) {
+				s->errors += n;
+				log_debug("send: %s", strerror(-sent));
+			} else {
+				s->sent += (uint64_t)sent;
+				s->errors += n - (uint32_t)sent;
+				*seq += (uint32_t)sent;
+			}
+			s->frames++;
+			last = i;
+		}
+		if (pw->pending)
+			pw_flush(pw);
+		now = hostclock_fast_now(clk);
+		if (now.ns >= refresh_at) {
+			hostclock_anchor(clk);
+			refresh_at = now.ns + 100000000;
+		}
+		int64_t cur = frame_index(&p->g, now);
+		if (cur > i) {
+			/* woke in a later frame: those in between are gone */
+			s->late++;
+			s->skipped += (uint64_t)(cur - i);
+			i = cur + 1;
+		} else {
+			i++;
+		}
+	}
+	return last;
+}
+
 int probe_cmd_send(int argc, char **argv)
 {
 	struct send_opts o = {.k = 1,
@@ -322,207 +568,9 @@ int probe_cmd_send(int argc, char **argv)
 			      .timer = T_PREDICTIVE,
 			      .cpu = -2,
 			      .prio = 80};
-	enum {
-		O_DPDK = 256,
-		O_TABLE,
-		O_FLOW,
-		O_TF,
-		O_K,
-		O_FRAMES,
-		O_PER,
-		O_COUNT,
-		O_DUR,
-		O_TIMER,
-		O_SIZE,
-		O_FID,
-		O_SRC,
-		O_DST,
-		O_DMAC,
-		O_SPORT,
-		O_DPORT,
-		O_DSCP,
-		O_TTL,
-		O_VLAN,
-		O_PCP,
-		O_CPU,
-		O_PRIO,
-		O_START,
-		O_JSON,
-		O_STAMPS,
-		O_LATE
-	};
-	static const struct option lo[] = {{"interface", 1, 0, 'i'},	{"dpdk", 1, 0, O_DPDK},
-					   {"table", 1, 0, O_TABLE},	{"flow", 1, 0, O_FLOW},
-					   {"tf", 1, 0, O_TF},		{"k", 1, 0, O_K},
-					   {"frames", 1, 0, O_FRAMES},	{"per-frame", 1, 0, O_PER},
-					   {"count", 1, 0, O_COUNT},	{"duration", 1, 0, O_DUR},
-					   {"timer", 1, 0, O_TIMER},	{"size", 1, 0, O_SIZE},
-					   {"stamps", 1, 0, O_STAMPS},	{"late", 1, 0, O_LATE},
-					   {"flow-id", 1, 0, O_FID},	{"src", 1, 0, O_SRC},
-					   {"dst", 1, 0, O_DST},	{"dst-mac", 1, 0, O_DMAC},
-					   {"sport", 1, 0, O_SPORT},	{"dport", 1, 0, O_DPORT},
-					   {"dscp", 1, 0, O_DSCP},	{"ttl", 1, 0, O_TTL},
-					   {"vlan", 1, 0, O_VLAN},	{"pcp", 1, 0, O_PCP},
-					   {"cpu", 1, 0, O_CPU},	{"prio", 1, 0, O_PRIO},
-					   {"start-in", 1, 0, O_START}, {"json", 1, 0, O_JSON},
-					   {"verbose", 0, 0, 'v'},	{"quiet", 0, 0, 'q'},
-					   {"help", 0, 0, 'h'},		{0, 0, 0, 0}};
-	int c, bad = 0;
-	uint64_t v;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:vqh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			o.ifname = optarg;
-			break;
-		case O_DPDK:
-			o.dpdk = optarg;
-			break;
-		case O_TABLE:
-			o.table = optarg;
-			break;
-		case O_FLOW:
-			o.flow = optarg;
-			break;
-		case O_TF:
-			bad |= probe_opt_time("--tf", optarg, &o.tf_ns);
-			break;
-		case O_K:
-			bad |= probe_opt_uint("--k", optarg, 1, SCHED_MAX_K, &o.k);
-			break;
-		case O_FRAMES:
-			o.frames = optarg;
-			break;
-		case O_PER:
-			bad |= probe_opt_uint("--per-frame", optarg, 1, PROBE_TX_SLOTS,
-					      &o.per_frame);
-			break;
-		case O_COUNT:
-			bad |= probe_opt_uint("--count", optarg, 1, UINT32_MAX, &o.count);
-			break;
-		case O_DUR:
-			bad |= probe_opt_time("--duration", optarg, &o.duration_ns);
-			break;
-		case O_TIMER:
-			if (!strcmp(optarg, "predictive"))
-				o.timer = T_PREDICTIVE;
-			else if (!strcmp(optarg, "nanosleep"))
-				o.timer = T_NANOSLEEP;
-			else if (!strcmp(optarg, "spin"))
-				o.timer = T_SPIN;
-			else {
-				fprintf(stderr,
-					"tdp-probe: --timer: '%s' is not predictive, nanosleep or "
-					"spin\n",
-					optarg);
-				bad = 1;
-			}
-			break;
-		case O_LATE:
-			if (!strcmp(optarg, "send") || !strcmp(optarg, "skip")) {
-				o.late_skip = optarg[1] == 'k';
-			} else {
-				fprintf(stderr, "tdp-probe: --late: '%s' is not send or skip\n",
-					optarg);
-				bad = 1;
-			}
-			break;
-		case O_SIZE:
-			bad |= probe_opt_uint("--size", optarg, 1, PROBE_MAX_SIZE, &o.size);
-			o.have_size = true;
-			break;
-		case O_STAMPS:
-			bad |= probe_opt_uint("--stamps", optarg, 0, PROBE_MAX_HOPS, &o.stamps);
-			break;
-		case O_FID:
-			bad |= probe_opt_uint("--flow-id", optarg, 0, UINT32_MAX, &o.flow_id);
-			o.have_flow_id = true;
-			break;
-		case O_SRC:
-			bad |= probe_opt_ip("--src", optarg, &o.src_family, o.src);
-			o.have_src = true;
-			break;
-		case O_DST:
-			bad |= probe_opt_ip("--dst", optarg, &o.family, o.dst);
-			o.have_dst = true;
-			break;
-		case O_DMAC:
-			o.dst_mac = optarg;
-			break;
-		case O_SPORT:
-			bad |= probe_opt_uint("--sport", optarg, 1, 65535, &o.sport);
-			break;
-		case O_DPORT:
-			bad |= probe_opt_uint("--dport", optarg, 1, 65535, &o.dport);
-			o.have_dport = true;
-			break;
-		case O_DSCP:
-			bad |= probe_opt_uint("--dscp", optarg, 0, 63, &o.dscp);
-			o.have_dscp = true;
-			break;
-		case O_TTL:
-			bad |= probe_opt_uint("--ttl", optarg, 1, 255, &o.ttl);
-			break;
-		case O_VLAN:
-			bad |= probe_opt_uint("--vlan", optarg, 0, 4095, &o.vlan);
-			o.have_vlan = true;
-			break;
-		case O_PCP:
-			bad |= probe_opt_uint("--pcp", optarg, 0, 7, &o.pcp);
-			o.have_pcp = true;
-			break;
-		case O_CPU:
-			bad |= probe_opt_uint("--cpu", optarg, 0, 4095, &v);
-			o.cpu = (int)v;
-			break;
-		case O_PRIO:
-			bad |= probe_opt_uint("--prio", optarg, 0, 99, &v);
-			o.prio = (int)v;
-			break;
-		case O_START:
-			bad |= probe_opt_time("--start-in", optarg, &o.start_in_ns);
-			break;
-		case O_JSON:
-			o.json = optarg;
-			break;
-		case 'v':
-			tdp_log_level = LOG_DEBUG;
-			break;
-		case 'q':
-			tdp_log_level = LOG_WARNING;
-			break;
-		case 'h':
-			send_usage(stdout);
-			return 0;
-		default:
-			bad = 1;
-		}
-	}
-	if (!bad && optind < argc) {
-		fprintf(stderr, "tdp-probe: send: unexpected argument '%s'\n", argv[optind]);
-		bad = 1;
-	}
-	if (!bad && !o.ifname == !o.dpdk) {
-		fprintf(stderr, "tdp-probe: send: give one of -i IF or --dpdk DEV\n");
-		bad = 1;
-	}
-	if (!bad && !o.table == !o.tf_ns) {
-		fprintf(stderr, "tdp-probe: send: give --table with --flow, or --tf\n");
-		bad = 1;
-	}
-	if (!bad && o.table && !o.flow) {
-		fprintf(stderr, "tdp-probe: send: --table needs --flow NAME\n");
-		bad = 1;
-	}
-	if (!bad && o.table && (o.frames || o.k != 1 || o.per_frame != 1)) {
-		fprintf(stderr, "tdp-probe: send: --k, --frames and --per-frame are for use "
-				"without a table\n");
-		bad = 1;
-	}
-	if (bad) {
-		fprintf(stderr, "Try 'tdp-probe send --help'.\n");
-		return 2;
-	}
+	int ar = send_args(&o, argc, argv);
+	if (ar)
+		return ar > 0 ? 0 : 2;
 	if (!o.count && !o.duration_ns)
 		o.duration_ns = 10 * TDP_NS_PER_S;
 
@@ -550,86 +598,11 @@ int probe_cmd_send(int argc, char **argv)
 		fprintf(stderr, "tdp-probe: %s\n", err);
 		goto out;
 	}
-	struct probe_addr a = {.family = o.have_dst ? o.family : 4,
-			       .sport = (uint16_t)o.sport,
-			       .dport = (uint16_t)o.dport,
-			       .dscp = (uint8_t)o.dscp,
-			       .ttl = (uint8_t)o.ttl,
-			       .vlan = o.have_vlan ? (int)o.vlan : -1,
-			       .pcp = (uint8_t)o.pcp};
-	memcpy(a.src_mac, q->mac, 6);
-	memset(a.dst_mac, 0xff, 6);
-	if (o.dst_mac && probe_parse_mac(o.dst_mac, a.dst_mac)) {
-		fprintf(stderr,
-			"tdp-probe: --dst-mac: '%s' is not a MAC address such as "
-			"02:00:00:00:01:01\n",
-			o.dst_mac);
-		rc = 2;
-		goto out;
-	}
-	if (!o.have_dst) {
-		static const uint8_t d4[4] = {192, 0, 2, 2};
-		memcpy(a.dst, d4, 4);
-	} else {
-		memcpy(a.dst, o.dst, 16);
-	}
-	if (o.have_src) {
-		if (o.src_family != a.family) {
-			fprintf(stderr,
-				"tdp-probe: --src and --dst are of different address families\n");
-			rc = 2;
-			goto out;
-		}
-		memcpy(a.src, o.src, 16);
-	} else if (a.family == 4) {
-		static const uint8_t s4[4] = {192, 0, 2, 1};
-		memcpy(a.src, s4, 4);
-	} else {
-		a.src[0] = 0xfe, a.src[1] = 0x80, a.src[15] = 1;
-	}
-	unsigned minsz = probe_min_size(a.family, a.vlan >= 0);
-	if (o.stamps) {
-		uint64_t need = minsz + PROBE_STAMP_LEN * o.stamps;
-		if (o.have_size && o.size < need) {
-			fprintf(stderr,
-				"tdp-probe: --size %" PRIu64 " leaves room for %" PRIu64
-				" hop stamps; --stamps %" PRIu64 " needs %" PRIu64 " bytes\n",
-				o.size, o.size < minsz ? 0 : (o.size - minsz) / PROBE_STAMP_LEN,
-				o.stamps, need);
-			rc = 2;
-			goto out;
-		}
-		if (o.flow_size && need > o.flow_size) {
-			fprintf(stderr,
-				"tdp-probe: --stamps %" PRIu64 " needs %" PRIu64
-				"-byte probes, larger than the flow's "
-				"size %" PRIu32 "; tdpd would not forward them as reserved\n",
-				o.stamps, need, o.flow_size);
-			rc = 2;
-			goto out;
-		}
-		if (o.size < need)
-			o.size = need;
-	}
-	if (o.size < minsz) {
-		fprintf(stderr,
-			"tdp-probe: --size %" PRIu64 " is below the %u bytes a probe needs here\n",
-			o.size, minsz);
-		rc = 2;
-		goto out;
-	}
-	struct probe_hdr h = {.kind = PROBE_K_PROBE,
-			      .flow = (uint32_t)o.flow_id,
-			      .tf_ns = (uint32_t)p.g.tf_ns,
-			      .epoch_ns = (uint32_t)p.g.epoch_ns};
 	static struct probe_tmpl tmpl, endt;
-	if (probe_build(&tmpl, &a, (unsigned)o.size, &h)) {
-		fprintf(stderr, "tdp-probe: cannot build a probe with these settings\n");
+	if (send_templates(&o, q, &p, &tmpl, &endt)) {
 		rc = 2;
 		goto out;
 	}
-	h.kind = PROBE_K_END;
-	probe_build(&endt, &a, minsz, &h);
 
 	if (hostclock_init(&clk, HC_CLOCK_AUTO, HC_UTC_TAI_DEFAULT_S, HC_FAST_AUTO, err,
 			   sizeof(err))) {
@@ -655,13 +628,8 @@ int probe_cmd_send(int argc, char **argv)
 
 	/* first frame: a cycle start at least start-in ahead */
 	tdp_time_t now = hostclock_now(&clk);
-	/* --late skip: a probe goes out before its frame's guard band starts,
-	 * or not at all; send: while the header's t1 offset can say how late */
-	const int64_t late_ns = o.late_skip ? p.g.tf_ns - (int64_t)p.t->guard_ns : INT32_MAX;
 	int64_t i0 = frame_index(&p.g, tdp_time_add(now, (int64_t)o.start_in_ns));
 	i0 = (i0 / p.g.k + 1) * p.g.k;
-	int64_t stop_frame =
-		o.duration_ns ? i0 + (int64_t)(o.duration_ns / (uint64_t)p.g.tf_ns) : INT64_MAX;
 	log_notice("sending flow %" PRIu64 " (%s) on %s: TF %" PRId64 " ns, k %" PRIu32 ", %" PRIu64
 		   " bytes, timer %s, from frame %" PRId64 " (in %.3f s)",
 		   o.flow_id, o.flow, q->what, p.g.tf_ns, p.g.k, o.size, timer_names[o.timer], i0,
@@ -669,77 +637,8 @@ int probe_cmd_send(int argc, char **argv)
 	struct rusage ru0, ru1;
 	getrusage(RUSAGE_THREAD, &ru0);
 	tdp_time_t t_begin = hostclock_now(&clk);
-	int64_t i = i0, last = i0;
 	uint32_t seq = 0;
-	int64_t refresh_at = t_begin.ns + 100000000;
-	while (!probe_stop && i < stop_frame && (!o.count || seq < o.count)) {
-		uint32_t n = p.n[frame_tfc(&p.g, i)];
-		if (!n) {
-			i++;
-			continue;
-		}
-		if (o.count && seq + n > o.count)
-			n = (uint32_t)(o.count - seq);
-		uint32_t ready = 0;
-		while (ready < n && q->prepare(q, ready, &tmpl) == 0)
-			ready++;
-		if (ready < n) {
-			/* no buffer for the rest (a DPDK pool ran dry): they count as send errors */
-			s.errors += n - ready;
-			n = ready;
-			if (!n) {
-				i++;
-				continue;
-			}
-		}
-		tdp_time_t start = frame_start(&p.g, i);
-		now = wait_for(o.timer, &clk, &pw, start, true);
-		if (tdp_time_before(now, start)) {
-			/* stopped while waiting: nothing goes before its frame
-			 * (the prepared slots are the queue's, freed at close) */
-			break;
-		}
-		if (tdp_time_diff(now, start) >= late_ns) {
-			/* past the send window: the frame is skipped */
-			s.skipped++;
-		} else {
-			for (uint32_t j = 0; j < n; j++) {
-				/* the first probe's t1 is the time the window was checked at */
-				tdp_time_t t1 = j ? hostclock_fast_now(&clk) : now;
-				probe_stamp(&tmpl, q->slot(q, j), seq + j, i,
-					    (int32_t)tdp_time_diff(t1, start));
-				if (j == 0)
-					hist_add(&s.err, tdp_time_diff(t1, start));
-			}
-			int sent = q->send(q, n);
-			if (sent < 0) {
-				s.errors += n;
-				log_debug("send: %s", strerror(-sent));
-			} else {
-				s.sent += (uint64_t)sent;
-				s.errors += n - (uint32_t)sent;
-				seq += (uint32_t)sent;
-			}
-			s.frames++;
-			last = i;
-		}
-		if (pw.pending)
-			pw_flush(&pw);
-		now = hostclock_fast_now(&clk);
-		if (now.ns >= refresh_at) {
-			hostclock_anchor(&clk);
-			refresh_at = now.ns + 100000000;
-		}
-		int64_t cur = frame_index(&p.g, now);
-		if (cur > i) {
-			/* woke in a later frame: those in between are gone */
-			s.late++;
-			s.skipped += (uint64_t)(cur - i);
-			i = cur + 1;
-		} else {
-			i++;
-		}
-	}
+	int64_t last = send_frames(&o, &p, q, &clk, &pw, &tmpl, i0, &s, &seq);
 	getrusage(RUSAGE_THREAD, &ru1);
 	tdp_time_t t_end = hostclock_now(&clk);
 	/* the end packets say how many probes there were; three against loss,

@@ -7,7 +7,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
@@ -23,6 +22,15 @@
 #include "tdp_probe.h"
 #include "tdp_sched.h"
 #include "hostclock.h"
+
+struct analyze_opts {
+	struct probe_acct acct;
+	int clock; /* 0: the capture's times are UTC, 1: TAI */
+	uint64_t off;
+	bool have_off;
+};
+
+static const char *const clock_words[] = {"utc", "tai", NULL};
 
 static void analyze_usage(FILE *o)
 {
@@ -42,115 +50,40 @@ static void analyze_usage(FILE *o)
 
 int probe_cmd_analyze(int argc, char **argv)
 {
-	enum {
-		O_CLOCK = 256,
-		O_OFF,
-		O_PORT,
-		O_BIN,
-		O_RANGE,
-		O_SERIES,
-		O_DELAY,
-		O_JSON,
-		O_CSV,
-		O_LABEL,
-		O_ALPHA
+	struct analyze_opts o = {.acct = PROBE_ACCT_DEFAULTS};
+#define AO(f) offsetof(struct analyze_opts, f)
+	static const struct probe_opt opts[] = {
+		{PO_ROW("clock", 0, PO_WORD, AO(clock)), .words = clock_words},
+		{PO_ROW("utc-tai-offset", 0, PO_UINT, AO(off)),
+		 .seen = PO_SEEN(struct analyze_opts, have_off), .max = 1000},
+		PROBE_ACCT_ROWS(struct analyze_opts, acct),
+		{PO_ROW("help", 'h', PO_HELP, 0)},
+		{.name = NULL},
 	};
-	static const struct option lo[] = {{"clock", 1, 0, O_CLOCK},
-					   {"utc-tai-offset", 1, 0, O_OFF},
-					   {"port", 1, 0, O_PORT},
-					   {"bin", 1, 0, O_BIN},
-					   {"range", 1, 0, O_RANGE},
-					   {"series", 1, 0, O_SERIES},
-					   {"frame-delay", 1, 0, O_DELAY},
-					   {"alpha", 1, 0, O_ALPHA},
-					   {"json", 1, 0, O_JSON},
-					   {"csv", 1, 0, O_CSV},
-					   {"label", 1, 0, O_LABEL},
-					   {"help", 0, 0, 'h'},
-					   {0, 0, 0, 0}};
-	const char *json = NULL, *csv = NULL, *label = NULL;
-	uint64_t port = PROBE_DEFAULT_PORT, bin = 1000, range = 100000000, series = 10000000,
-		 delay = 0, off = 0;
-	uint32_t plan[PROBE_MAX_HOPS] = {0}, nplan = 0;
-	bool tai = false, have_off = false;
-	int c, bad = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		switch (c) {
-		case O_CLOCK:
-			if (!strcmp(optarg, "tai") || !strcmp(optarg, "utc"))
-				tai = !strcmp(optarg, "tai");
-			else {
-				fprintf(stderr, "tdp-probe: --clock: '%s' is not utc or tai\n",
-					optarg);
-				bad = 1;
-			}
-			break;
-		case O_OFF:
-			bad |= probe_opt_uint("--utc-tai-offset", optarg, 0, 1000, &off);
-			have_off = true;
-			break;
-		case O_PORT:
-			bad |= probe_opt_uint("--port", optarg, 0, 65535, &port);
-			break;
-		case O_BIN:
-			bad |= probe_opt_time("--bin", optarg, &bin);
-			break;
-		case O_RANGE:
-			bad |= probe_opt_time("--range", optarg, &range);
-			break;
-		case O_SERIES:
-			bad |= probe_opt_time("--series", optarg, &series);
-			break;
-		case O_DELAY:
-			bad |= probe_opt_uint("--frame-delay", optarg, 0, 1000000, &delay);
-			break;
-		case O_ALPHA:
-			bad |= probe_opt_alpha("--alpha", optarg, plan, &nplan);
-			break;
-		case O_JSON:
-			json = optarg;
-			break;
-		case O_CSV:
-			csv = optarg;
-			break;
-		case O_LABEL:
-			label = optarg;
-			break;
-		case 'h':
-			analyze_usage(stdout);
-			return 0;
-		default:
-			bad = 1;
-		}
+#undef AO
+	int bad = probe_opts_parse(opts, &o, argc, argv);
+	if (bad == 1) {
+		analyze_usage(stdout);
+		return 0;
 	}
+	bad = bad != 0;
 	if (!bad && optind != argc - 1) {
 		fprintf(stderr, "tdp-probe: analyze: give one capture file\n");
 		bad = 1;
 	}
-	struct probe_rx_cfg cfg = {.port = (uint16_t)port,
-				   .bin_ns = (int64_t)bin,
-				   .range_ns = (int64_t)range,
-				   .series_ns = (int64_t)series,
-				   .delay_frames = (uint32_t)delay,
-				   .keep_records = csv != NULL,
-				   .plan_hops = nplan};
-	memcpy(cfg.plan_alpha, plan, sizeof(plan));
 	static struct probe_rx rx;
-	if (!bad && probe_rx_init(&rx, &cfg)) {
-		fprintf(stderr, "tdp-probe: --range must hold between 1 and %d bins of --bin\n",
-			LHIST_MAX_BINS);
+	if (!bad && probe_acct_init(&rx, &o.acct))
 		bad = 1;
-	}
 	if (bad) {
 		fprintf(stderr, "Try 'tdp-probe analyze --help'.\n");
 		return 2;
 	}
 	const char *path = argv[optind];
 	int64_t add = 0;
+	bool tai = o.clock == 1;
 	if (!tai) {
-		if (have_off) {
-			add = (int64_t)off * TDP_NS_PER_S;
+		if (o.have_off) {
+			add = (int64_t)o.off * TDP_NS_PER_S;
 		} else {
 			struct hostclock clk;
 			char err[256];
@@ -182,16 +115,18 @@ int probe_cmd_analyze(int argc, char **argv)
 		char ts[160];
 		snprintf(ts, sizeof(ts), "capture (%s, %s + %" PRId64 " s)", fmt,
 			 tai ? "TAI" : "UTC", (int64_t)(add / TDP_NS_PER_S));
-		struct probe_meta m = {
-			.label = label, .source = "analyze", .where = path, .timestamps = ts};
-		fprintf(json && !strcmp(json, "-") ? stderr : stdout,
+		struct probe_meta m = {.label = o.acct.label,
+				       .source = "analyze",
+				       .where = path,
+				       .timestamps = ts};
+		fprintf(o.acct.json && !strcmp(o.acct.json, "-") ? stderr : stdout,
 			"%s: %" PRIu64 " records (%s)%s", path, info.records, fmt,
 			info.unusable ? ", some of them too short to use" : "");
 		if (info.bad_time)
-			fprintf(json && !strcmp(json, "-") ? stderr : stdout,
+			fprintf(o.acct.json && !strcmp(o.acct.json, "-") ? stderr : stdout,
 				", %" PRIu64 " with a time past 2^63 ns, not used", info.bad_time);
-		fputc('\n', json && !strcmp(json, "-") ? stderr : stdout);
-		rc = probe_finish(&rx, &m, json, csv) ? 1 : 0;
+		fputc('\n', o.acct.json && !strcmp(o.acct.json, "-") ? stderr : stdout);
+		rc = probe_finish(&rx, &m, o.acct.json, o.acct.csv) ? 1 : 0;
 	}
 	pcap_close(p);
 	probe_rx_free(&rx);
@@ -199,7 +134,7 @@ int probe_cmd_analyze(int argc, char **argv)
 }
 
 /* report is drawn by a Python helper next to this program or in libexec. */
-static int cmd_report(int argc, char **argv, const char *argv0)
+static int cmd_report(int argc, char **argv)
 {
 	char path[PATH_MAX];
 	const char *env = getenv("TDP_PROBE_REPORT");
@@ -226,8 +161,8 @@ static int cmd_report(int argc, char **argv, const char *argv0)
 		return 1;
 	}
 	fprintf(stderr,
-		"%s: report: tdp-probe-report is not installed next to tdp-probe or in %s\n", argv0,
-		TDP_LIBEXECDIR);
+		"%s: report: tdp-probe-report is not installed next to tdp-probe or in %s\n",
+		tdp_log_ident, TDP_LIBEXECDIR);
 	return 1;
 }
 
@@ -246,6 +181,14 @@ static void usage(FILE *o)
 		   "  --version, --help\n");
 }
 
+static const struct probe_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} cmds[] = {
+	{"send", probe_cmd_send},	{"flood", probe_cmd_flood}, {"recv", probe_cmd_recv},
+	{"analyze", probe_cmd_analyze}, {"report", cmd_report},	    {NULL, NULL},
+};
+
 int main(int argc, char **argv)
 {
 	tdp_log_level = LOG_NOTICE;
@@ -263,16 +206,9 @@ int main(int argc, char **argv)
 		printf("tdp-probe %s\n", TDP_VERSION);
 		return 0;
 	}
-	if (!strcmp(cmd, "send"))
-		return probe_cmd_send(argc - 1, argv + 1);
-	if (!strcmp(cmd, "flood"))
-		return probe_cmd_flood(argc - 1, argv + 1);
-	if (!strcmp(cmd, "recv"))
-		return probe_cmd_recv(argc - 1, argv + 1);
-	if (!strcmp(cmd, "analyze"))
-		return probe_cmd_analyze(argc - 1, argv + 1);
-	if (!strcmp(cmd, "report"))
-		return cmd_report(argc - 1, argv + 1, argv[0]);
+	for (const struct probe_cmd *c = cmds; c->name; c++)
+		if (!strcmp(cmd, c->name))
+			return c->fn(argc - 1, argv + 1);
 	fprintf(stderr, "tdp-probe: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return 2;
