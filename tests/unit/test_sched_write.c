@@ -394,6 +394,50 @@ static void diff_tables(void **state)
 	sched_free(c);
 }
 
+/* more distinct (flow, from, to) changes than the diff's first group table
+ * holds (512): it grows, and every change is still said once, in order */
+static void diff_many_changes(void **state)
+{
+	(void)state;
+	enum {
+		N = 700
+	};
+	char *ta = NULL, *tb = NULL;
+	size_t la = 0, lb = 0;
+	FILE *fa = open_memstream(&ta, &la), *fb = open_memstream(&tb, &lb);
+	const char *head = "tdp-schedule 1\ntf 100us\nk 1000\nport eth0 rate 1Gbit/s\n";
+	fputs(head, fa);
+	fputs(head, fb);
+	for (int i = 0; i < N; i++) {
+		fprintf(fa, "flow f%d port eth0 size 100 udp-dport %d\n", i, 1000 + i);
+		fprintf(fb, "flow f%d port eth0 size 100 udp-dport %d\n", i, 1000 + i);
+	}
+	for (int i = 0; i < N; i++) {
+		fprintf(fa, "frames %d: f%d 1\n", i, i);
+		fprintf(fb, "frames %d: f%d 2\n", i, i);
+	}
+	fclose(fa);
+	fclose(fb);
+	struct sched_table *a = parse_ok(ta), *b = parse_ok(tb);
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&txt, &len);
+	assert_int_equal(sched_diff(a, b, false, f), 1);
+	fclose(f);
+	int lines = 0;
+	for (char *p = txt; (p = strchr(p, '\n')); p++)
+		lines++;
+	assert_int_equal(lines, N);
+	assert_non_null(strstr(txt, "frame 0: f0 1 -> 2\n"));
+	assert_non_null(strstr(txt, "frame 699: f699 1 -> 2\n"));
+	assert_true(strstr(txt, "frame 511: f511") < strstr(txt, "frame 512: f512"));
+	free(txt);
+	free(ta);
+	free(tb);
+	sched_free(a);
+	sched_free(b);
+}
+
 static void json_export(void **state)
 {
 	struct sched_table *t = parse_ok(commented);
@@ -412,6 +456,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(roundtrip_examples),
+		cmocka_unit_test(diff_many_changes),
 		cmocka_unit_test(roundtrip_random),
 		cmocka_unit_test(roundtrip_wide_rows),
 		cmocka_unit_test(fmt_keeps_comments),
