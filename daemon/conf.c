@@ -40,6 +40,119 @@ void conf_error_at(FILE *err, const char *file, uint32_t line, const char *fmt, 
 }
 
 /* Parses value for option o into the object at base. 0 or -1 with why. */
+/* One value of each type: into *iv, or -1 and *why (whybuf holds it when
+ * it is built). */
+#define PARSE_ARGS                                                                            \
+	const struct conf_opt *o, const char *v, int64_t *iv, const char **why, char *whybuf, \
+		size_t wlen
+
+static int parse_int(PARSE_ARGS)
+{
+	char *end;
+	errno = 0;
+	long long x = strtoll(v, &end, 10);
+	if (errno || end == v || *end) {
+		*why = "not an integer";
+		return -1;
+	}
+	if (x < o->min || x > o->max) {
+		snprintf(whybuf, wlen, "%lld is out of range %" PRId64 "..%" PRId64, x, o->min,
+			 o->max);
+		*why = whybuf;
+		return -1;
+	}
+	*iv = x;
+	return 0;
+}
+
+static int parse_dur(PARSE_ARGS)
+{
+	uint64_t ns;
+	/* a sign only where the option takes one (min below 0) */
+	bool neg = o->min < 0 && v[0] == '-';
+	const char *t = neg ? v + 1 : v;
+	if (strcmp(t, "0") == 0)
+		ns = 0;
+	else if (sched_num_time(t, strlen(t), &ns, why) != 0)
+		return -1;
+	int64_t x = ns > (uint64_t)INT64_MAX ? INT64_MAX : neg ? -(int64_t)ns : (int64_t)ns;
+	if (x < o->min || x > o->max) {
+		if (o->min < 0)
+			snprintf(whybuf, wlen, "out of range (%" PRId64 " ns to %" PRId64 " ns)",
+				 o->min, o->max);
+		else
+			snprintf(whybuf, wlen, "out of range (at most %" PRId64 " ns)", o->max);
+		*why = whybuf;
+		return -1;
+	}
+	*iv = x;
+	return 0;
+}
+
+static int parse_rate(PARSE_ARGS)
+{
+	uint64_t bps;
+	if (strcmp(v, "0") == 0)
+		bps = 0;
+	else if (sched_num_rate(v, strlen(v), &bps, why) != 0)
+		return -1;
+	if (bps > (uint64_t)INT64_MAX) {
+		*why = "beyond the largest rate tdpd takes (9223372036854775807bit/s)";
+		return -1;
+	}
+	*iv = (int64_t)bps;
+	return 0;
+}
+
+static int parse_bool(PARSE_ARGS)
+{
+	static const char *const yes[] = {"yes", "on", "1", "true"}, *const no[] = {"no", "off",
+										    "0", "false"};
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(v, yes[i]) || !strcmp(v, no[i])) {
+			*iv = !strcmp(v, yes[i]);
+			return 0;
+		}
+	*why = "expected yes or no";
+	return -1;
+}
+
+static int parse_enum(PARSE_ARGS)
+{
+	for (int i = 0; o->choices[i]; i++)
+		if (strcmp(o->choices[i], v) == 0) {
+			*iv = i;
+			return 0;
+		}
+	size_t n = (size_t)snprintf(whybuf, wlen, "expected one of");
+	for (int i = 0; o->choices[i] && n < wlen; i++)
+		n += (size_t)snprintf(whybuf + n, wlen - n, "%s %s", i ? "," : "", o->choices[i]);
+	*why = whybuf;
+	return -1;
+}
+
+/* a fraction, decimal or with an exponent, kept in 1e-9 */
+static int parse_frac(PARSE_ARGS)
+{
+	char *end;
+	errno = 0;
+	double x = strtod(v, &end);
+	if (errno || end == v || *end || !(x >= 0) || x > 1) {
+		*why = "not a fraction from 0 to 1 (e.g. 1e-4 or 0.0001)";
+		return -1;
+	}
+	/* the range on the value as given: one below it is refused, not rounded into it */
+	int64_t ppb = (int64_t)(x * 1e9 + 0.5);
+	if (x * 1e9 < (double)o->min || x * 1e9 > (double)o->max || ppb < o->min || ppb > o->max) {
+		snprintf(whybuf, wlen, "%s is out of range %.9g..%.9g", v, (double)o->min / 1e9,
+			 (double)o->max / 1e9);
+		*why = whybuf;
+		return -1;
+	}
+	*iv = ppb;
+	return 0;
+}
+
 static int parse_value(const struct conf_opt *o, const char *v, void *base, const char **why,
 		       char *whybuf, size_t wlen)
 {
@@ -53,112 +166,25 @@ static int parse_value(const struct conf_opt *o, const char *v, void *base, cons
 		}
 		strcpy(at, v);
 		return 0;
-	case CT_INT: {
-		char *end;
-		errno = 0;
-		long long x = strtoll(v, &end, 10);
-		if (errno || end == v || *end) {
-			*why = "not an integer";
-			return -1;
-		}
-		if (x < o->min || x > o->max) {
-			snprintf(whybuf, wlen, "%lld is out of range %" PRId64 "..%" PRId64, x,
-				 o->min, o->max);
-			*why = whybuf;
-			return -1;
-		}
-		*iv = x;
-		return 0;
-	}
-	case CT_DUR: {
-		uint64_t ns;
-		/* a sign only where the option takes one (min below 0) */
-		bool neg = o->min < 0 && v[0] == '-';
-		const char *t = neg ? v + 1 : v;
-		if (strcmp(t, "0") == 0)
-			ns = 0;
-		else if (sched_num_time(t, strlen(t), &ns, why) != 0)
-			return -1;
-		int64_t x = ns > (uint64_t)INT64_MAX ? INT64_MAX : neg ? -(int64_t)ns : (int64_t)ns;
-		if (x < o->min || x > o->max) {
-			if (o->min < 0)
-				snprintf(whybuf, wlen,
-					 "out of range (%" PRId64 " ns to %" PRId64 " ns)", o->min,
-					 o->max);
-			else
-				snprintf(whybuf, wlen, "out of range (at most %" PRId64 " ns)",
-					 o->max);
-			*why = whybuf;
-			return -1;
-		}
-		*iv = x;
-		return 0;
-	}
-	case CT_RATE: {
-		uint64_t bps;
-		if (strcmp(v, "0") == 0)
-			bps = 0;
-		else if (sched_num_rate(v, strlen(v), &bps, why) != 0)
-			return -1;
-		if (bps > (uint64_t)INT64_MAX) {
-			*why = "beyond the largest rate tdpd takes (9223372036854775807bit/s)";
-			return -1;
-		}
-		*iv = (int64_t)bps;
-		return 0;
-	}
+	case CT_INT:
+		return parse_int(o, v, iv, why, whybuf, wlen);
+	case CT_DUR:
+		return parse_dur(o, v, iv, why, whybuf, wlen);
+	case CT_RATE:
+		return parse_rate(o, v, iv, why, whybuf, wlen);
 	case CT_BOOL:
-		if (!strcmp(v, "yes") || !strcmp(v, "on") || !strcmp(v, "1") || !strcmp(v, "true"))
-			*iv = 1;
-		else if (!strcmp(v, "no") || !strcmp(v, "off") || !strcmp(v, "0") ||
-			 !strcmp(v, "false"))
-			*iv = 0;
-		else {
-			*why = "expected yes or no";
-			return -1;
-		}
-		return 0;
+		return parse_bool(o, v, iv, why, whybuf, wlen);
 	case CT_ENUM:
-		for (int i = 0; o->choices[i]; i++)
-			if (strcmp(o->choices[i], v) == 0) {
-				*iv = i;
-				return 0;
-			}
-		{
-			size_t n = (size_t)snprintf(whybuf, wlen, "expected one of");
-			for (int i = 0; o->choices[i] && n < wlen; i++)
-				n += (size_t)snprintf(whybuf + n, wlen - n, "%s %s", i ? "," : "",
-						      o->choices[i]);
-			*why = whybuf;
-		}
-		return -1;
-	case CT_FRAC: {
-		/* a fraction, decimal or with an exponent, kept in 1e-9 */
-		char *end;
-		errno = 0;
-		double x = strtod(v, &end);
-		if (errno || end == v || *end || !(x >= 0) || x > 1) {
-			*why = "not a fraction from 0 to 1 (e.g. 1e-4 or 0.0001)";
-			return -1;
-		}
-		/* the range on the value as given: one below it is refused, not rounded into it */
-		int64_t ppb = (int64_t)(x * 1e9 + 0.5);
-		if (x * 1e9 < (double)o->min || x * 1e9 > (double)o->max || ppb < o->min ||
-		    ppb > o->max) {
-			snprintf(whybuf, wlen, "%s is out of range %.9g..%.9g", v,
-				 (double)o->min / 1e9, (double)o->max / 1e9);
-			*why = whybuf;
-			return -1;
-		}
-		*iv = ppb;
-		return 0;
-	}
+		return parse_enum(o, v, iv, why, whybuf, wlen);
+	case CT_FRAC:
+		return parse_frac(o, v, iv, why, whybuf, wlen);
 	case CT_LIST:
 		*why = "internal: list";
 		return -1;
 	}
 	return -1;
 }
+#undef PARSE_ARGS
 
 _Static_assert(CONF_STR == TB_STR, "a time source's text setting has the room tdpd.conf gives it");
 
