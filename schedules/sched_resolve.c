@@ -70,22 +70,11 @@ static const char *flow_name(void *ctx, uint32_t i)
 	return ((struct sched_table *)ctx)->flows[i].name;
 }
 
-void sched_resolve(struct parser *p)
+/* tf, k, the cycle, epoch, guard band and sync error, each at its line */
+static void resolve_header(struct parser *p)
 {
 	struct sched_table *t = p->t;
 	struct sched_diags *d = p->d;
-	struct name_index pi = {0}, fi = {0};
-	uint32_t *dup = NULL, *seen = NULL;
-
-	if (!p->l_version && !t->version && !p->l_tf && !p->l_k && !t->nports && !t->nflows &&
-	    !t->nrules) {
-		if (d->nerr == 0)
-			sched_diag_add(
-				d, SCHED_ERROR, 1, 1,
-				"empty table: expected 'tdp-schedule %d' and at least tf and k",
-				SCHED_FORMAT_VERSION);
-		return;
-	}
 	/* a missing directive is reported at the version line, where it belongs */
 	uint32_t at = p->l_version ? p->l_version : 1;
 	if (!p->l_tf)
@@ -125,17 +114,13 @@ void sched_resolve(struct parser *p)
 			"clock error between two nodes, this one's and its neighbour's together",
 			s, g);
 	}
+}
 
-	dup = malloc(sizeof(uint32_t) * (t->nports > t->nflows ? t->nports : t->nflows) + 4);
-	if (!dup || index_build(&pi, t->nports, port_name, t, dup))
-		goto oom;
-	for (uint32_t i = 0; i < t->nports; i++)
-		if (dup[i] != UINT32_MAX)
-			sched_diag_add(d, SCHED_ERROR, t->ports[i].line, 6,
-				       "port %s defined twice (first at line %u)", t->ports[i].name,
-				       t->ports[dup[i]].line);
-	if (index_build(&fi, t->nflows, flow_name, t, dup))
-		goto oom;
+/* each flow's port by name, and what the port and TF bound: its delay and size */
+static void resolve_flows(struct parser *p, const struct name_index *pi, const uint32_t *dup)
+{
+	struct sched_table *t = p->t;
+	struct sched_diags *d = p->d;
 	for (uint32_t i = 0; i < t->nflows; i++) {
 		struct sched_flow *f = &t->flows[i];
 		if (dup[i] != UINT32_MAX)
@@ -144,7 +129,7 @@ void sched_resolve(struct parser *p)
 				       t->flows[dup[i]].line);
 		const struct flow_src *fs = &p->fsrc[i];
 		const char *pname = t->src + fs->port_off;
-		int pidx = index_find(&pi, pname, fs->port_len, port_name, t);
+		int pidx = index_find(pi, pname, fs->port_len, port_name, t);
 		if (pidx < 0) {
 			sched_diag_add(d, SCHED_ERROR, f->line, fs->port_col,
 				       "flow %s: no port named '%.*s'", f->name, (int)fs->port_len,
@@ -164,11 +149,13 @@ void sched_resolve(struct parser *p)
 				       "flow %s: size %u exceeds port %s's max-frame %u", f->name,
 				       f->size, pt->name, pt->max_frame);
 	}
-	if (d->nerr == 0)
-		sched_check_overlaps(t, d);
-	if (!(seen = calloc((size_t)t->nflows + 1, sizeof(uint32_t))))
-		goto oom;
+}
 
+/* each row's frames within the cycle, its flows by name, each once */
+static void resolve_rules(struct parser *p, const struct name_index *fi, uint32_t *seen)
+{
+	struct sched_table *t = p->t;
+	struct sched_diags *d = p->d;
 	for (uint32_t r = 0; r < t->nrules; r++) {
 		struct sched_rule *ru = &t->rules[r];
 		for (uint32_t s = 0; s < ru->nspan; s++) {
@@ -183,7 +170,7 @@ void sched_resolve(struct parser *p)
 		for (uint32_t e = 0; e < ru->nent; e++) {
 			uint32_t x = ru->ent_off + e;
 			const char *nm = t->src + p->ent_name_off[x];
-			int f = index_find(&fi, nm, p->ent_name_len[x], flow_name, t);
+			int f = index_find(fi, nm, p->ent_name_len[x], flow_name, t);
 			if (f < 0) {
 				sched_diag_add(d, SCHED_ERROR, ru->line, t->rule_col[x],
 					       "no flow named '%.*s'", (int)p->ent_name_len[x], nm);
@@ -197,6 +184,43 @@ void sched_resolve(struct parser *p)
 			seen[f] = r + 1;
 		}
 	}
+}
+
+void sched_resolve(struct parser *p)
+{
+	struct sched_table *t = p->t;
+	struct sched_diags *d = p->d;
+	struct name_index pi = {0}, fi = {0};
+	uint32_t *dup = NULL, *seen = NULL;
+
+	if (!p->l_version && !t->version && !p->l_tf && !p->l_k && !t->nports && !t->nflows &&
+	    !t->nrules) {
+		if (d->nerr == 0)
+			sched_diag_add(
+				d, SCHED_ERROR, 1, 1,
+				"empty table: expected 'tdp-schedule %d' and at least tf and k",
+				SCHED_FORMAT_VERSION);
+		return;
+	}
+	resolve_header(p);
+
+	dup = malloc(sizeof(uint32_t) * (t->nports > t->nflows ? t->nports : t->nflows) + 4);
+	if (!dup || index_build(&pi, t->nports, port_name, t, dup))
+		goto oom;
+	for (uint32_t i = 0; i < t->nports; i++)
+		if (dup[i] != UINT32_MAX)
+			sched_diag_add(d, SCHED_ERROR, t->ports[i].line, 6,
+				       "port %s defined twice (first at line %u)", t->ports[i].name,
+				       t->ports[dup[i]].line);
+	if (index_build(&fi, t->nflows, flow_name, t, dup))
+		goto oom;
+	resolve_flows(p, &pi, dup);
+	if (d->nerr == 0)
+		sched_check_overlaps(t, d);
+	if (!(seen = calloc((size_t)t->nflows + 1, sizeof(uint32_t))))
+		goto oom;
+
+	resolve_rules(p, &fi, seen);
 	goto out;
 oom:
 	sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
