@@ -283,20 +283,74 @@ static bool prefix_overlap(const struct sched_match *a, const struct sched_match
 	return true;
 }
 
+#define MK(m) offsetof(struct sched_match, m), sizeof(((struct sched_match *)0)->m)
+const struct sched_match_key sched_match_keys[] = {
+	{SCHED_M_DSCP, "dscp", "dscp", 63, MK(dscp), 51},
+	{SCHED_M_VLAN, "vlan", "vlan", 4095, MK(vlan), 39},
+	{SCHED_M_PCP, "pcp", "pcp", 7, MK(pcp), 36},
+	{SCHED_M_DST, "dst", "dst", 0, 0, 0, 0},
+	{SCHED_M_UDP_DPORT, "udp-dport", "udp_dport", 65535, MK(udp_dport), 20},
+	{SCHED_M_MPLS, "mpls", "mpls", 1048575, MK(mpls), 0},
+	{0, NULL, NULL, 0, 0, 0, 0},
+};
+#undef MK
+
+uint32_t sched_match_get(const struct sched_match *m, const struct sched_match_key *k)
+{
+	const uint8_t *at = (const uint8_t *)m + k->off;
+	uint8_t v8;
+	uint16_t v16;
+	uint32_t v32;
+	switch (k->size) {
+	case 1:
+		memcpy(&v8, at, 1);
+		return v8;
+	case 2:
+		memcpy(&v16, at, 2);
+		return v16;
+	default:
+		memcpy(&v32, at, 4);
+		return v32;
+	}
+}
+
+void sched_match_set(struct sched_match *m, const struct sched_match_key *k, uint32_t v)
+{
+	uint8_t *at = (uint8_t *)m + k->off;
+	uint8_t v8 = (uint8_t)v;
+	uint16_t v16 = (uint16_t)v;
+	if (k->size == 1)
+		memcpy(at, &v8, 1);
+	else if (k->size == 2)
+		memcpy(at, &v16, 2);
+	else
+		memcpy(at, &v, 4);
+	m->fields |= k->field;
+}
+
+const char *sched_match_words(void)
+{
+	static char buf[160];
+	if (!buf[0]) {
+		size_t n = 0, at = 0;
+		while (sched_match_keys[n].word)
+			n++;
+		for (size_t i = 0; i < n && at < sizeof(buf); i++)
+			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%s",
+					       i == 0	    ? ""
+					       : i + 1 == n ? " or "
+							    : ", ",
+					       sched_match_keys[i].word);
+	}
+	return buf;
+}
+
 bool sched_match_overlap(const struct sched_match *a, const struct sched_match *b)
 {
 	uint32_t both = a->fields & b->fields;
-
-	if ((both & SCHED_M_DSCP) && a->dscp != b->dscp)
-		return false;
-	if ((both & SCHED_M_VLAN) && a->vlan != b->vlan)
-		return false;
-	if ((both & SCHED_M_PCP) && a->pcp != b->pcp)
-		return false;
-	if ((both & SCHED_M_UDP_DPORT) && a->udp_dport != b->udp_dport)
-		return false;
-	if ((both & SCHED_M_MPLS) && a->mpls != b->mpls)
-		return false;
+	for (const struct sched_match_key *k = sched_match_keys; k->word; k++)
+		if (k->max && (both & k->field) && sched_match_get(a, k) != sched_match_get(b, k))
+			return false;
 	if ((both & SCHED_M_DST) && !prefix_overlap(a, b))
 		return false;
 	return true;
@@ -412,21 +466,17 @@ void sched_fmt_match(const struct sched_match *m, char *out, size_t len)
 {
 	struct sched_buf b = {0};
 
-	if (m->fields & SCHED_M_DSCP)
-		sched_buf_printf(&b, " dscp %u", m->dscp);
-	if (m->fields & SCHED_M_VLAN)
-		sched_buf_printf(&b, " vlan %u", m->vlan);
-	if (m->fields & SCHED_M_PCP)
-		sched_buf_printf(&b, " pcp %u", m->pcp);
-	if (m->fields & SCHED_M_DST) {
+	for (const struct sched_match_key *k = sched_match_keys; k->word; k++) {
+		if (!(m->fields & k->field))
+			continue;
+		if (k->max) {
+			sched_buf_printf(&b, " %s %u", k->word, sched_match_get(m, k));
+			continue;
+		}
 		char a[64];
 		inet_ntop(m->dst_family == 4 ? AF_INET : AF_INET6, m->dst, a, sizeof(a));
-		sched_buf_printf(&b, " dst %s/%u", a, m->dst_len);
+		sched_buf_printf(&b, " %s %s/%u", k->word, a, m->dst_len);
 	}
-	if (m->fields & SCHED_M_UDP_DPORT)
-		sched_buf_printf(&b, " udp-dport %u", m->udp_dport);
-	if (m->fields & SCHED_M_MPLS)
-		sched_buf_printf(&b, " mpls %u", m->mpls);
 	snprintf(out, len, "%s", b.s ? b.s + 1 : "");
 	free(b.s);
 }

@@ -22,20 +22,14 @@
 
 #include "sched_priv.h"
 
-/* The exact-valued fields packed into one key: dscp 6, vlan 12, pcp 3, udp 16, mpls 20. */
+/* The exact-valued fields packed into one key, each at its shift
+ * (sched_match_keys[]): dscp 6, vlan 12, pcp 3, udp 16, mpls 20 bits. */
 static uint64_t exact_key(const struct sched_match *m, uint32_t fields)
 {
 	uint64_t k = 0;
-	if (fields & SCHED_M_DSCP)
-		k |= (uint64_t)m->dscp << 51;
-	if (fields & SCHED_M_VLAN)
-		k |= (uint64_t)m->vlan << 39;
-	if (fields & SCHED_M_PCP)
-		k |= (uint64_t)m->pcp << 36;
-	if (fields & SCHED_M_UDP_DPORT)
-		k |= (uint64_t)m->udp_dport << 20;
-	if (fields & SCHED_M_MPLS)
-		k |= m->mpls;
+	for (const struct sched_match_key *x = sched_match_keys; x->word; x++)
+		if (x->max && (fields & x->field))
+			k |= (uint64_t)sched_match_get(m, x) << x->shift;
 	return k;
 }
 

@@ -261,21 +261,6 @@ static void port_line(struct parser *p)
 	t->ports[t->nports++] = pt;
 }
 
-struct match_key {
-	const char *word;
-	uint32_t field;
-	uint64_t max;
-};
-
-static const struct match_key match_keys[] = {
-	{"dscp", SCHED_M_DSCP, 63},
-	{"vlan", SCHED_M_VLAN, 4095},
-	{"pcp", SCHED_M_PCP, 7},
-	{"dst", SCHED_M_DST, 0},
-	{"udp-dport", SCHED_M_UDP_DPORT, 65535},
-	{"mpls", SCHED_M_MPLS, 1048575},
-};
-
 static void flow_line(struct parser *p)
 {
 	struct sched_table *t = p->t;
@@ -313,20 +298,22 @@ static void flow_line(struct parser *p)
 			i--;
 			continue;
 		}
-		const struct match_key *mk = NULL;
-		for (size_t j = 0; j < sizeof(match_keys) / sizeof(match_keys[0]); j++)
-			if (sched_tok_is(key, match_keys[j].word))
-				mk = &match_keys[j];
+		const struct sched_match_key *mk = NULL;
+		for (const struct sched_match_key *k = sched_match_keys; k->word; k++)
+			if (sched_tok_is(key, k->word))
+				mk = k;
 		bool *seen = sched_tok_is(key, "port")	  ? &have_port
 			     : sched_tok_is(key, "size")  ? &have_size
 			     : sched_tok_is(key, "alpha") ? &have_alpha
 			     : sched_tok_is(key, "delay") ? &have_delay
 							  : NULL;
 		if (!mk && !seen) {
-			bad_tok(p, key,
-				"unknown flow attribute (expected port, size, alpha, delay, stamp, "
-				"dscp, vlan, pcp, dst, "
-				"udp-dport or mpls)");
+			char what[256];
+			snprintf(what, sizeof(what),
+				 "unknown flow attribute (expected port, size, alpha, delay, "
+				 "stamp, %s)",
+				 sched_match_words());
+			bad_tok(p, key, what);
 			return;
 		}
 		if ((seen && *seen) || (mk && (f.match.fields & mk->field))) {
@@ -379,24 +366,7 @@ static void flow_line(struct parser *p)
 				    (unsigned long long)mk->max);
 				return;
 			}
-			f.match.fields |= mk->field;
-			switch (mk->field) {
-			case SCHED_M_DSCP:
-				f.match.dscp = (uint8_t)v;
-				break;
-			case SCHED_M_VLAN:
-				f.match.vlan = (uint16_t)v;
-				break;
-			case SCHED_M_PCP:
-				f.match.pcp = (uint8_t)v;
-				break;
-			case SCHED_M_UDP_DPORT:
-				f.match.udp_dport = (uint16_t)v;
-				break;
-			default:
-				f.match.mpls = (uint32_t)v;
-				break;
-			}
+			sched_match_set(&f.match, mk, (uint32_t)v);
 		}
 	}
 	if (!have_port || !have_size) {
@@ -405,8 +375,7 @@ static void flow_line(struct parser *p)
 		return;
 	}
 	if (!f.match.fields) {
-		ERR(p, nm->col, "flow %s needs a match (dscp, vlan, pcp, dst, udp-dport or mpls)",
-		    f.name);
+		ERR(p, nm->col, "flow %s needs a match (%s)", f.name, sched_match_words());
 		return;
 	}
 	if (have_delay && !have_alpha) {

@@ -333,30 +333,17 @@ static void json_match(FILE *out, const struct sched_match *m)
 {
 	const char *sep = "";
 	fputc('{', out);
-	if (m->fields & SCHED_M_DSCP) {
-		fprintf(out, "%s\"dscp\":%u", sep, m->dscp);
+	for (const struct sched_match_key *k = sched_match_keys; k->word; k++) {
+		if (!(m->fields & k->field))
+			continue;
+		if (k->max) {
+			fprintf(out, "%s\"%s\":%u", sep, k->json, sched_match_get(m, k));
+		} else {
+			char a[64];
+			inet_ntop(m->dst_family == 4 ? AF_INET : AF_INET6, m->dst, a, sizeof(a));
+			fprintf(out, "%s\"%s\":\"%s/%u\"", sep, k->json, a, m->dst_len);
+		}
 		sep = ",";
-	}
-	if (m->fields & SCHED_M_VLAN) {
-		fprintf(out, "%s\"vlan\":%u", sep, m->vlan);
-		sep = ",";
-	}
-	if (m->fields & SCHED_M_PCP) {
-		fprintf(out, "%s\"pcp\":%u", sep, m->pcp);
-		sep = ",";
-	}
-	if (m->fields & SCHED_M_DST) {
-		char a[64];
-		inet_ntop(m->dst_family == 4 ? AF_INET : AF_INET6, m->dst, a, sizeof(a));
-		fprintf(out, "%s\"dst\":\"%s/%u\"", sep, a, m->dst_len);
-		sep = ",";
-	}
-	if (m->fields & SCHED_M_UDP_DPORT) {
-		fprintf(out, "%s\"udp_dport\":%u", sep, m->udp_dport);
-		sep = ",";
-	}
-	if (m->fields & SCHED_M_MPLS) {
-		fprintf(out, "%s\"mpls\":%u", sep, m->mpls);
 	}
 	fputc('}', out);
 }
@@ -453,9 +440,12 @@ out:
 
 static bool match_equal(const struct sched_match *a, const struct sched_match *b)
 {
-	return a->fields == b->fields && a->dscp == b->dscp && a->pcp == b->pcp &&
-	       a->vlan == b->vlan && a->udp_dport == b->udp_dport && a->mpls == b->mpls &&
-	       a->dst_family == b->dst_family && a->dst_len == b->dst_len &&
+	if (a->fields != b->fields)
+		return false;
+	for (const struct sched_match_key *k = sched_match_keys; k->word; k++)
+		if (k->max && sched_match_get(a, k) != sched_match_get(b, k))
+			return false;
+	return a->dst_family == b->dst_family && a->dst_len == b->dst_len &&
 	       memcmp(a->dst, b->dst, sizeof(a->dst)) == 0;
 }
 

@@ -95,6 +95,27 @@ struct sched_match {
 	uint8_t dst[16];    /* network byte order, host bits zero */
 };
 
+/* The match keys, declared once, in the order the table's text and JSON
+ * give them: the parser, the writer, the JSON, equality and the overlap
+ * check all read this table. A new key: its enum bit and member above, its
+ * row in sched_match_keys[] (sched_num.c), and where RX finds it in a packet
+ * (daemon/core/pkt.c). dst is the one prefix; the others are exact values. */
+struct sched_match_key {
+	uint32_t field;	  /* enum sched_match_field */
+	const char *word; /* in the table's text */
+	const char *json; /* its key in sched_write_json */
+	uint32_t max;	  /* its largest value; 0: the prefix (dst) */
+	uint16_t off;	  /* its member of struct sched_match (an exact key) */
+	uint8_t size;	  /* the member's size in bytes: 1, 2 or 4 */
+	uint8_t shift;	  /* where it sits in the overlap check's key of exact values */
+};
+extern const struct sched_match_key sched_match_keys[]; /* ended by a NULL word */
+/* an exact key's value in m, and m's value of it set */
+uint32_t sched_match_get(const struct sched_match *m, const struct sched_match_key *k);
+void sched_match_set(struct sched_match *m, const struct sched_match_key *k, uint32_t v);
+/* "dscp, vlan, pcp, dst, udp-dport or mpls" */
+const char *sched_match_words(void);
+
 struct sched_flow {
 	char name[SCHED_NAME_MAX];
 	uint16_t port; /* index into ports */
