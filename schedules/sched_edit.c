@@ -248,26 +248,20 @@ out:
 	return out;
 }
 
-char *sched_edit_release(const struct sched_table *t, const char *flow, uint32_t n,
-			 const uint8_t *member, struct sched_diags *d)
+/* Work space of a release: per frame of the cycle, what is still to take
+ * (need), and room for a rule's frames (fr), what each gives (grp), a group
+ * of them (set) and their spans (sp). */
+struct release {
+	uint32_t *need, *fr, *grp, *set;
+	struct sched_span *sp;
+	struct sched_entry *en; /* a rule's entries, rewritten */
+};
+
+/* Frames of member where flow fi has fewer than n packets into r->set, said
+ * as one error; the number of them (0: every frame can give n). */
+static uint32_t release_lacking(const struct sched_table *t, const char *flow, int fi, uint32_t n,
+				const uint8_t *member, struct release *r, struct sched_diags *d)
 {
-	struct edit e = {0};
-	uint32_t *need = NULL, *fr = NULL, *grp = NULL, *lack = NULL, nsel;
-	struct sched_span *sp = NULL;
-	struct sched_entry *en = NULL;
-	char *out = NULL;
-	int fi;
-
-	if (check_args(t, flow, n, member, d, &fi, &nsel))
-		return NULL;
-	need = calloc(t->k, sizeof(uint32_t));
-	fr = malloc(sizeof(uint32_t) * t->k);
-	grp = malloc(sizeof(uint32_t) * t->k);
-	lack = malloc(sizeof(uint32_t) * t->k);
-	sp = malloc(sizeof(*sp) * t->k);
-	if (!need || !fr || !grp || !lack || !sp || edit_init(&e, t))
-		goto oom;
-
 	uint32_t nlack = 0;
 	for (uint32_t f = 0; f < t->k; f++) {
 		if (!member[f])
@@ -278,22 +272,115 @@ char *sched_edit_release(const struct sched_table *t, const char *flow, uint32_t
 			if (x[i].flow == (uint16_t)fi)
 				have = x[i].n;
 		if (have < n)
-			lack[nlack++] = f;
-		need[f] = n;
+			r->set[nlack++] = f;
+		r->need[f] = n;
 	}
 	if (nlack) {
 		struct sched_buf b = {0};
-		sched_buf_frames(&b, lack, nlack > 64 ? 64 : nlack);
+		sched_buf_frames(&b, r->set, nlack > 64 ? 64 : nlack);
 		sched_diag_add(
 			d, SCHED_ERROR, 0, 0,
 			"flow %s has fewer than %u packets in frame%s %s%s; nothing released", flow,
 			n, nlack == 1 ? "" : "s", b.s ? b.s : "", nlack > 64 ? ",..." : "");
 		free(b.s);
-		goto out;
 	}
+	return nlack;
+}
+
+/* The next amount taken from the rule's frames (0 first when some give
+ * nothing, so the untouched frames keep the line); UINT32_MAX when done. */
+static uint32_t next_take(const uint32_t *grp, uint32_t nf, bool *has0)
+{
+	if (*has0) {
+		*has0 = false;
+		return 0;
+	}
+	for (uint32_t i = 0; i < nf; i++)
+		if (grp[i] != UINT32_MAX)
+			return grp[i];
+	return UINT32_MAX;
+}
+
+/* Rule ru without what it gives of flow entry ei: one line per distinct
+ * amount taken. The untouched frames (else the first group) keep the line's
+ * place and its comment. 0, or -1 when out of memory. */
+static int release_rule(const struct sched_table *t, struct edit *e, const struct sched_rule *ru,
+			uint32_t ei, uint32_t nf, bool uniform, struct release *r)
+{
+	uint32_t c = t->rule_ent[ru->ent_off + ei].n, li = ru->line - 1;
+	free(r->en);
+	r->en = malloc(sizeof(*r->en) * (ru->nent + 1));
+	if (!r->en)
+		return -1;
+	bool has0 = false, first = true;
+	for (uint32_t i = 0; i < nf; i++)
+		has0 |= r->grp[i] == 0;
+	for (uint32_t take; (take = next_take(r->grp, nf, &has0)) != UINT32_MAX;) {
+		uint32_t m = 0, ne = 0;
+		for (uint32_t j = 0; j < nf; j++)
+			if (r->grp[j] == take) {
+				r->set[m++] = r->fr[j];
+				r->grp[j] = UINT32_MAX;
+			}
+		for (uint32_t x = 0; x < ru->nent; x++) {
+			struct sched_entry v = t->rule_ent[ru->ent_off + x];
+			if (x == ei)
+				v.n = (uint16_t)(c - take);
+			if (x != ei || v.n)
+				r->en[ne++] = v;
+		}
+		char *txt = NULL;
+		if (ne) {
+			const struct sched_span *use = t->spans + ru->span_off;
+			uint32_t ns = ru->nspan;
+			if (!uniform) {
+				use = r->sp;
+				ns = (uint32_t)sched_spans_from_frames(r->set, m, r->sp);
+			}
+			if (!(txt = rule_text(t, ru->line, use, ns, r->en, ne, first)))
+				return -1;
+		}
+		if (first) {
+			const struct sched_line *ln = &t->lines[li];
+			if (txt)
+				e->repl[li] = txt;
+			else if (ln->comment != UINT32_MAX)
+				e->repl[li] = strndup(t->src + ln->off + ln->comment,
+						      ln->len - ln->comment);
+			else
+				e->del[li] = true;
+			first = false;
+		} else if (txt) {
+			append_after(e, li, txt);
+			free(txt);
+		}
+	}
+	return 0;
+}
+
+char *sched_edit_release(const struct sched_table *t, const char *flow, uint32_t n,
+			 const uint8_t *member, struct sched_diags *d)
+{
+	struct edit e = {0};
+	struct release r = {0};
+	char *out = NULL;
+	int fi;
+	uint32_t nsel;
+
+	if (check_args(t, flow, n, member, d, &fi, &nsel))
+		return NULL;
+	r.need = calloc(t->k, sizeof(uint32_t));
+	r.fr = malloc(sizeof(uint32_t) * t->k);
+	r.grp = malloc(sizeof(uint32_t) * t->k);
+	r.set = malloc(sizeof(uint32_t) * t->k);
+	r.sp = malloc(sizeof(*r.sp) * t->k);
+	if (!r.need || !r.fr || !r.grp || !r.set || !r.sp || edit_init(&e, t))
+		goto oom;
+	if (release_lacking(t, flow, fi, n, member, &r, d))
+		goto out;
 	/* Take from the last lines first: the newest reservations go first. */
-	for (uint32_t r = t->nrules; r-- > 0;) {
-		const struct sched_rule *ru = &t->rules[r];
+	for (uint32_t ri = t->nrules; ri-- > 0;) {
+		const struct sched_rule *ru = &t->rules[ri];
 		uint32_t ei;
 		for (ei = 0; ei < ru->nent && t->rule_ent[ru->ent_off + ei].flow != (uint16_t)fi;
 		     ei++)
@@ -301,77 +388,18 @@ char *sched_edit_release(const struct sched_table *t, const char *flow, uint32_t
 		if (ei == ru->nent || t->rule_ent[ru->ent_off + ei].n == 0)
 			continue;
 		uint32_t c = t->rule_ent[ru->ent_off + ei].n;
-		uint32_t nf = rule_frames(t, ru, fr);
-		qsort(fr, nf, sizeof(*fr), cmp_u32);
+		uint32_t nf = rule_frames(t, ru, r.fr);
+		qsort(r.fr, nf, sizeof(*r.fr), cmp_u32);
 		bool any = false, uniform = true;
 		for (uint32_t i = 0; i < nf; i++) {
-			uint32_t take = need[fr[i]] < c ? need[fr[i]] : c;
-			need[fr[i]] -= take;
-			grp[i] = take;
+			uint32_t take = r.need[r.fr[i]] < c ? r.need[r.fr[i]] : c;
+			r.need[r.fr[i]] -= take;
+			r.grp[i] = take;
 			any |= take != 0;
-			uniform &= take == grp[0];
+			uniform &= take == r.grp[0];
 		}
-		if (!any)
-			continue;
-		free(en);
-		en = malloc(sizeof(*en) * (ru->nent + 1));
-		if (!en)
+		if (any && release_rule(t, &e, ru, ei, nf, uniform, &r))
 			goto oom;
-		uint32_t li = ru->line - 1;
-		bool has0 = false, first = true;
-		for (uint32_t i = 0; i < nf; i++)
-			has0 |= grp[i] == 0;
-		/* One line per distinct amount taken. The untouched frames (else the
-		 * first group) keep the line's place and its comment. */
-		for (;;) {
-			uint32_t take = UINT32_MAX, m = 0, ne = 0;
-			if (has0) {
-				take = 0;
-				has0 = false;
-			} else {
-				for (uint32_t i = 0; i < nf && take == UINT32_MAX; i++)
-					take = grp[i];
-			}
-			if (take == UINT32_MAX)
-				break;
-			for (uint32_t j = 0; j < nf; j++)
-				if (grp[j] == take) {
-					lack[m++] = fr[j];
-					grp[j] = UINT32_MAX;
-				}
-			for (uint32_t x = 0; x < ru->nent; x++) {
-				struct sched_entry v = t->rule_ent[ru->ent_off + x];
-				if (x == ei)
-					v.n = (uint16_t)(c - take);
-				if (x != ei || v.n)
-					en[ne++] = v;
-			}
-			char *txt = NULL;
-			if (ne) {
-				const struct sched_span *use = t->spans + ru->span_off;
-				uint32_t ns = ru->nspan;
-				if (!uniform) {
-					use = sp;
-					ns = (uint32_t)sched_spans_from_frames(lack, m, sp);
-				}
-				if (!(txt = rule_text(t, ru->line, use, ns, en, ne, first)))
-					goto oom;
-			}
-			if (first) {
-				const struct sched_line *ln = &t->lines[li];
-				if (txt)
-					e.repl[li] = txt;
-				else if (ln->comment != UINT32_MAX)
-					e.repl[li] = strndup(t->src + ln->off + ln->comment,
-							     ln->len - ln->comment);
-				else
-					e.del[li] = true;
-				first = false;
-			} else if (txt) {
-				append_after(&e, li, txt);
-				free(txt);
-			}
-		}
 	}
 	out = edit_text(&e);
 	if (!out)
@@ -381,11 +409,11 @@ oom:
 	sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
 out:
 	edit_free(&e);
-	free(need);
-	free(fr);
-	free(grp);
-	free(lack);
-	free(sp);
-	free(en);
+	free(r.need);
+	free(r.fr);
+	free(r.grp);
+	free(r.set);
+	free(r.sp);
+	free(r.en);
 	return out;
 }
