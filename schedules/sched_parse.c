@@ -261,12 +261,71 @@ static void port_line(struct parser *p)
 	t->ports[t->nports++] = pt;
 }
 
-static void flow_line(struct parser *p)
+/* A flow line as it is read: the flow, where its names stand, which
+ * attributes it gave. */
+struct flow_build {
+	struct sched_flow f;
+	struct flow_src fs;
+	bool have_port, have_size, have_alpha, have_delay;
+	uint32_t delay_col;
+};
+
+/* One attribute's value: seen says which of port, size, alpha and delay it
+ * is, else mk which match key. 0, or -1 (said). */
+static int flow_value(struct parser *p, struct flow_build *b, const bool *seen,
+		      const struct sched_match_key *mk, const struct sched_tok *val)
 {
 	struct sched_table *t = p->t;
 	const char *why;
 	uint64_t v;
-	bool have_port = false, have_size = false, have_alpha = false, have_delay = false;
+	if (seen == &b->have_port) {
+		if (!sched_name_ok(val->s, val->len)) {
+			bad_tok(p, val, "bad port name");
+			return -1;
+		}
+		b->fs.port_off = (uint32_t)(val->s - t->src);
+		b->fs.port_len = (uint8_t)val->len;
+		b->fs.port_col = val->col;
+	} else if (seen == &b->have_size) {
+		b->fs.size_col = val->col;
+		if (sched_num_bytes(val->s, val->len, 65535, &v, &why) || v == 0) {
+			ERR(p, val->col, "size must be 1..65535 bytes");
+			return -1;
+		}
+		b->f.size = (uint32_t)v;
+	} else if (seen == &b->have_alpha) {
+		if (sched_num_uint(val->s, val->len, 1000000, &v, &why) || v == 0) {
+			ERR(p, val->col, "alpha must be 1..1000000 frames");
+			return -1;
+		}
+		b->f.alpha = (uint32_t)v;
+	} else if (seen == &b->have_delay) {
+		if (sched_num_time(val->s, val->len, &b->f.delay_ns, &why)) {
+			bad_tok(p, val, why);
+			return -1;
+		}
+		b->delay_col = val->col;
+		b->fs.delay_col = val->col;
+	} else if (mk->field == SCHED_M_DST) {
+		if (sched_num_prefix(val->s, val->len, &b->f.match, &why)) {
+			bad_tok(p, val, why);
+			return -1;
+		}
+		b->f.match.fields |= SCHED_M_DST;
+	} else {
+		if (sched_num_uint(val->s, val->len, mk->max, &v, &why)) {
+			ERR(p, val->col, "%s must be 0..%llu", mk->word,
+			    (unsigned long long)mk->max);
+			return -1;
+		}
+		sched_match_set(&b->f.match, mk, (uint32_t)v);
+	}
+	return 0;
+}
+
+static void flow_line(struct parser *p)
+{
+	struct sched_table *t = p->t;
 
 	if (p->ntok < 2) {
 		ERR(p, p->tok[0].col, "'flow' needs a name: flow NAME port P size N MATCH...");
@@ -283,18 +342,16 @@ static void flow_line(struct parser *p)
 		ERR(p, nm->col, "too many flows (limit %d)", SCHED_MAX_FLOWS);
 		return;
 	}
-	struct sched_flow f = {.line = p->line};
-	struct flow_src fs = {0};
-	memcpy(f.name, nm->s, nm->len);
-	uint32_t delay_col = 0;
+	struct flow_build b = {.f = {.line = p->line}};
+	memcpy(b.f.name, nm->s, nm->len);
 	for (uint32_t i = 2; i < p->ntok; i += 2) {
 		struct sched_tok *key = &p->tok[i], *val = i + 1 < p->ntok ? &p->tok[i + 1] : NULL;
 		if (sched_tok_is(key, "stamp")) { /* a flag: no value */
-			if (f.stamp) {
+			if (b.f.stamp) {
 				bad_tok(p, key, "attribute given twice");
 				return;
 			}
-			f.stamp = true;
+			b.f.stamp = true;
 			i--;
 			continue;
 		}
@@ -302,10 +359,10 @@ static void flow_line(struct parser *p)
 		for (const struct sched_match_key *k = sched_match_keys; k->word; k++)
 			if (sched_tok_is(key, k->word))
 				mk = k;
-		bool *seen = sched_tok_is(key, "port")	  ? &have_port
-			     : sched_tok_is(key, "size")  ? &have_size
-			     : sched_tok_is(key, "alpha") ? &have_alpha
-			     : sched_tok_is(key, "delay") ? &have_delay
+		bool *seen = sched_tok_is(key, "port")	  ? &b.have_port
+			     : sched_tok_is(key, "size")  ? &b.have_size
+			     : sched_tok_is(key, "alpha") ? &b.have_alpha
+			     : sched_tok_is(key, "delay") ? &b.have_delay
 							  : NULL;
 		if (!mk && !seen) {
 			char what[256];
@@ -316,7 +373,7 @@ static void flow_line(struct parser *p)
 			bad_tok(p, key, what);
 			return;
 		}
-		if ((seen && *seen) || (mk && (f.match.fields & mk->field))) {
+		if ((seen && *seen) || (mk && (b.f.match.fields & mk->field))) {
 			bad_tok(p, key, "attribute given twice");
 			return;
 		}
@@ -326,70 +383,31 @@ static void flow_line(struct parser *p)
 		}
 		if (seen)
 			*seen = true;
-		if (seen == &have_port) {
-			if (!sched_name_ok(val->s, val->len)) {
-				bad_tok(p, val, "bad port name");
-				return;
-			}
-			fs.port_off = (uint32_t)(val->s - t->src);
-			fs.port_len = (uint8_t)val->len;
-			fs.port_col = val->col;
-		} else if (seen == &have_size) {
-			fs.size_col = val->col;
-			if (sched_num_bytes(val->s, val->len, 65535, &v, &why) || v == 0) {
-				ERR(p, val->col, "size must be 1..65535 bytes");
-				return;
-			}
-			f.size = (uint32_t)v;
-		} else if (seen == &have_alpha) {
-			if (sched_num_uint(val->s, val->len, 1000000, &v, &why) || v == 0) {
-				ERR(p, val->col, "alpha must be 1..1000000 frames");
-				return;
-			}
-			f.alpha = (uint32_t)v;
-		} else if (seen == &have_delay) {
-			if (sched_num_time(val->s, val->len, &f.delay_ns, &why)) {
-				bad_tok(p, val, why);
-				return;
-			}
-			delay_col = val->col;
-			fs.delay_col = val->col;
-		} else if (mk->field == SCHED_M_DST) {
-			if (sched_num_prefix(val->s, val->len, &f.match, &why)) {
-				bad_tok(p, val, why);
-				return;
-			}
-			f.match.fields |= SCHED_M_DST;
-		} else {
-			if (sched_num_uint(val->s, val->len, mk->max, &v, &why)) {
-				ERR(p, val->col, "%s must be 0..%llu", mk->word,
-				    (unsigned long long)mk->max);
-				return;
-			}
-			sched_match_set(&f.match, mk, (uint32_t)v);
-		}
+		if (flow_value(p, &b, seen, mk, val))
+			return;
 	}
-	if (!have_port || !have_size) {
-		ERR(p, nm->col, "flow %s needs %s", f.name,
-		    !have_port ? "a port (port NAME)" : "a size (size BYTES)");
+	if (!b.have_port || !b.have_size) {
+		ERR(p, nm->col, "flow %s needs %s", b.f.name,
+		    !b.have_port ? "a port (port NAME)" : "a size (size BYTES)");
 		return;
 	}
-	if (!f.match.fields) {
-		ERR(p, nm->col, "flow %s needs a match (%s)", f.name, sched_match_words());
+	if (!b.f.match.fields) {
+		ERR(p, nm->col, "flow %s needs a match (%s)", b.f.name, sched_match_words());
 		return;
 	}
-	if (have_delay && !have_alpha) {
-		ERR(p, delay_col, "delay places the arrivals of a pipelined flow: it needs alpha");
+	if (b.have_delay && !b.have_alpha) {
+		ERR(p, b.delay_col,
+		    "delay places the arrivals of a pipelined flow: it needs alpha");
 		return;
 	}
 	/* The port is resolved at the end: it may be declared further down. */
-	if (sched_grow(&t->flows, &p->cap_flows, t->nflows + 1, sizeof(f)) ||
-	    sched_grow(&p->fsrc, &p->cap_fsrc, t->nflows + 1, sizeof(fs)))
+	if (sched_grow(&t->flows, &p->cap_flows, t->nflows + 1, sizeof(b.f)) ||
+	    sched_grow(&p->fsrc, &p->cap_fsrc, t->nflows + 1, sizeof(b.fs)))
 		return;
-	f.port = UINT16_MAX;
-	p->fsrc[t->nflows] = fs;
+	b.f.port = UINT16_MAX;
+	p->fsrc[t->nflows] = b.fs;
 	t->lines[t->nlines].idx = t->nflows;
-	t->flows[t->nflows++] = f;
+	t->flows[t->nflows++] = b.f;
 }
 
 static int parse_span(struct parser *p, struct sched_tok *a, struct sched_span *sp)
