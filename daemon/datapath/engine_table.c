@@ -167,6 +167,100 @@ static int name_cmp(const void *a, const void *b)
  * in the same order, with the same TF and epoch: a different frame grid needs
  * a restart.
  */
+/* The largest per-frame demand of each flow (cap) and of each port (its
+ * staging and segment room), over the distinct rows. */
+static void table_demand(const struct sched_table *t, struct eng_table *nt, uint32_t *cap)
+{
+	for (uint32_t r = 0; r < t->nrows; r++) {
+		uint32_t pk[SCHED_MAX_PORTS] = {0}, en[SCHED_MAX_PORTS] = {0};
+		for (uint32_t x = t->row_off[r]; x < t->row_off[r + 1]; x++) {
+			const struct sched_entry *en_ = &t->ent[x];
+			uint32_t p = t->flows[en_->flow].port;
+			pk[p] += en_->n;
+			en[p]++;
+			if (en_->n > cap[en_->flow])
+				cap[en_->flow] = en_->n;
+		}
+		for (uint32_t p = 0; p < t->nports; p++) {
+			if (pk[p] > nt->ports[p].stage_cap)
+				nt->ports[p].stage_cap = pk[p];
+			if (en[p] > nt->ports[p].seg_cap)
+				nt->ports[p].seg_cap = en[p];
+		}
+	}
+}
+
+/* each port's staging room and its list of flows; 0, or -1 out of memory */
+static int table_ports(const struct sched_table *t, struct eng_table *nt)
+{
+	for (uint32_t p = 0; p < t->nports; p++) {
+		struct eng_tport *tp = &nt->ports[p];
+		tp->stage = calloc(tp->stage_cap + 1, sizeof(*tp->stage));
+		tp->wire_end = calloc(tp->stage_cap + 1, sizeof(*tp->wire_end));
+		tp->stamps = calloc(tp->stage_cap + 1, sizeof(*tp->stamps));
+		tp->seg = calloc(tp->seg_cap + 1, sizeof(*tp->seg));
+		tp->flows = calloc(t->nflows + 1, sizeof(*tp->flows));
+		if (!tp->stage || !tp->wire_end || !tp->stamps || !tp->seg || !tp->flows)
+			return -1;
+		for (uint32_t f = 0; f < t->nflows; f++)
+			if (t->flows[f].port == p)
+				tp->flows[tp->nflows++] = f;
+	}
+	return 0;
+}
+
+/* Flow f of the new table: the one in force of its name on its port (old),
+ * kept with its queue, carried packets and counters, else a new one. 0, or
+ * -1 with err. */
+static int table_flow(const struct engine *e, const struct sched_table *t, struct eng_table *nt,
+		      uint32_t f, struct eng_flow *old, const uint32_t *cap, char *err,
+		      size_t errlen)
+{
+	const struct sched_flow *sf = &t->flows[f];
+	if (old) {
+		nt->flows[f] = old;
+		nt->kept[f] = true;
+		/* RX reads it only under a table where the flow is pipelined,
+		 * which this one is not yet: the offer publishes it */
+		if (sf->alpha && flow_arr_alloc(old) != 0) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		if (cap[f] > old->carry_cap) {
+			nt->grow_cap[f] = cap[f];
+			nt->grow[f] = calloc(cap[f] + 1, sizeof(**nt->grow));
+			if (!nt->grow[f]) {
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+		}
+		return 0;
+	}
+	nt->flows[f] = flow_new(sf->name, sf->port, cap[f], e->flow_depth, e->rx_cores);
+	if (nt->flows[f] && sf->alpha && flow_arr_alloc(nt->flows[f]) != 0) {
+		flow_free(nt->flows[f], NULL);
+		nt->flows[f] = NULL;
+	}
+	if (!nt->flows[f]) {
+		snprintf(err, errlen, "out of memory for the queue of flow %s", sf->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* The flows in force the new table does not keep, which the swap retires;
+ * 0, or -1 out of memory. */
+static int table_removed(struct eng_table *nt, const struct eng_table *in_force, const bool *kept)
+{
+	nt->removed = calloc(in_force->nflows + 1, sizeof(*nt->removed));
+	if (!nt->removed)
+		return -1;
+	for (uint32_t g = 0; g < in_force->nflows; g++)
+		if (!kept[g])
+			nt->removed[nt->nremoved++] = in_force->flows[g];
+	return 0;
+}
+
 static struct eng_table *table_build(const struct engine *e, const struct sched_table *t,
 				     const struct eng_table *in_force, char *err, size_t errlen)
 {
@@ -196,38 +290,10 @@ static struct eng_table *table_build(const struct engine *e, const struct sched_
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	/* largest per-frame demand per flow and per port, over the distinct rows */
-	for (uint32_t r = 0; r < t->nrows; r++) {
-		uint32_t pk[SCHED_MAX_PORTS] = {0}, en[SCHED_MAX_PORTS] = {0};
-		for (uint32_t x = t->row_off[r]; x < t->row_off[r + 1]; x++) {
-			const struct sched_entry *en_ = &t->ent[x];
-			uint32_t p = t->flows[en_->flow].port;
-			pk[p] += en_->n;
-			en[p]++;
-			if (en_->n > cap[en_->flow])
-				cap[en_->flow] = en_->n;
-		}
-		for (uint32_t p = 0; p < t->nports; p++) {
-			if (pk[p] > nt->ports[p].stage_cap)
-				nt->ports[p].stage_cap = pk[p];
-			if (en[p] > nt->ports[p].seg_cap)
-				nt->ports[p].seg_cap = en[p];
-		}
-	}
-	for (uint32_t p = 0; p < t->nports; p++) {
-		struct eng_tport *tp = &nt->ports[p];
-		tp->stage = calloc(tp->stage_cap + 1, sizeof(*tp->stage));
-		tp->wire_end = calloc(tp->stage_cap + 1, sizeof(*tp->wire_end));
-		tp->stamps = calloc(tp->stage_cap + 1, sizeof(*tp->stamps));
-		tp->seg = calloc(tp->seg_cap + 1, sizeof(*tp->seg));
-		tp->flows = calloc(t->nflows + 1, sizeof(*tp->flows));
-		if (!tp->stage || !tp->wire_end || !tp->stamps || !tp->seg || !tp->flows) {
-			snprintf(err, errlen, "out of memory");
-			goto fail;
-		}
-		for (uint32_t f = 0; f < t->nflows; f++)
-			if (t->flows[f].port == p)
-				tp->flows[tp->nflows++] = f;
+	table_demand(t, nt, cap);
+	if (table_ports(t, nt)) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
 	}
 	for (uint32_t f = 0; in_force && f < in_force->nflows; f++)
 		byname[f] = (struct name_ix){in_force->flows[f]->name, f};
@@ -244,44 +310,12 @@ static struct eng_table *table_build(const struct engine *e, const struct sched_
 			old = in_force->flows[hit->ix];
 			kept[hit->ix] = true;
 		}
-		if (old) {
-			nt->flows[f] = old;
-			nt->kept[f] = true;
-			/* RX reads it only under a table where the flow is pipelined,
-			 * which this one is not yet: the offer publishes it */
-			if (sf->alpha && flow_arr_alloc(old) != 0) {
-				snprintf(err, errlen, "out of memory");
-				goto fail;
-			}
-			if (cap[f] > old->carry_cap) {
-				nt->grow_cap[f] = cap[f];
-				nt->grow[f] = calloc(cap[f] + 1, sizeof(**nt->grow));
-				if (!nt->grow[f]) {
-					snprintf(err, errlen, "out of memory");
-					goto fail;
-				}
-			}
-			continue;
-		}
-		nt->flows[f] = flow_new(sf->name, sf->port, cap[f], e->flow_depth, e->rx_cores);
-		if (nt->flows[f] && sf->alpha && flow_arr_alloc(nt->flows[f]) != 0) {
-			flow_free(nt->flows[f], NULL);
-			nt->flows[f] = NULL;
-		}
-		if (!nt->flows[f]) {
-			snprintf(err, errlen, "out of memory for the queue of flow %s", sf->name);
+		if (table_flow(e, t, nt, f, old, cap, err, errlen))
 			goto fail;
-		}
 	}
-	if (in_force) {
-		nt->removed = calloc(in_force->nflows + 1, sizeof(*nt->removed));
-		if (!nt->removed) {
-			snprintf(err, errlen, "out of memory");
-			goto fail;
-		}
-		for (uint32_t g = 0; g < in_force->nflows; g++)
-			if (!kept[g])
-				nt->removed[nt->nremoved++] = in_force->flows[g];
+	if (in_force && table_removed(nt, in_force, kept)) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
 	}
 	free(cap);
 	free(kept);
