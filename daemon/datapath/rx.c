@@ -386,57 +386,142 @@ static bool nh_cached(const struct rx *rx, const struct flow_rx *fr, const struc
 
 /* Stage 3, in the burst's order: the route's verdict, the rewrite, the queue.
  * What goes to a queue waits in pd for the burst's end. */
+/* The parts of rx_back, inlined into it: one packet's path on the data path,
+ * written as steps. Each returns false when it has taken the packet (queued,
+ * sent, held or dropped and counted). */
+#define RX_STEP static inline __attribute__((always_inline)) bool
+
+/* A routed packet: its hop, or why not (the host's, a reserved flow's route
+ * moved, no neighbour yet, none at all); *f becomes -1 when a moved flow's
+ * packet goes on as best effort. */
+RX_STEP back_routed(struct rx *rx, uint32_t in_port, struct rx_pk *k, int *f, uint32_t *out,
+		    const uint8_t **mac)
+{
+	struct rte_mbuf *m = k->m;
+	const struct pkt_info *pi = &k->pi;
+	const struct rx_table *tab = rx->tab;
+	int rc = k->hop.res;
+	*out = k->hop.port;
+	if (rc == ROUTE_LOCAL) {
+		host(rx, in_port, m, PUNT_LOCAL);
+		return false;
+	}
+	/* a reserved flow whose route moved off its port (or went away) is
+	 * the flow's news first, whatever the new next hop's state */
+	if (*f >= 0 && (rc == ROUTE_NONE || *out != rx->table_to_port[tab->t->flows[*f].port])) {
+		moved(rx, tab->flows[*f], rc == ROUTE_NONE ? UINT32_MAX : *out);
+		if (rc != ROUTE_NONE && rx->moved != RX_MOVED_BEST_EFFORT) {
+			drop(rx, m, RXD_WRONG_PORT);
+			return false;
+		}
+		if (rc != ROUTE_NONE)
+			CTR_ADD(rx->st.moved_best_effort, 1);
+		*f = -1;
+	}
+	/* a failed one too: the kernel tries again, and answers when the host is back */
+	uint8_t nh[16];
+	if (rc == ROUTE_NO_NEIGH || rc == ROUTE_NEIGH_FAILED) {
+		uint8_t unused[6];
+		router_lookup(rx->rt, pi, out, unused, nh);
+		ask_resolve(rx, *out, pi->family, nh);
+	}
+	if (rc != ROUTE_OK) {
+		/* an expired TTL is the first thing a router checks (RFC 1812 §5.3.1) */
+		if (pi->ttl <= 1)
+			icmp_drop(rx, in_port, m, pi, RXD_TTL, ICMP_ERR_TTL);
+		else if (rc == ROUTE_NONE)
+			icmp_drop(rx, in_port, m, pi, RXD_NO_ROUTE, ICMP_ERR_NO_ROUTE);
+		else if (rc == ROUTE_NEIGH_FAILED) /* RFC 1812 §4.3.3.1, RFC 4443 §3.1 */
+			icmp_drop(rx, in_port, m, pi, RXD_NO_NEIGH, ICMP_ERR_NO_NEIGH);
+		else if (*f >= 0 || !rx->hold ||
+			 !rx_hold_put(rx->hold, *out, pi->family, nh, m, in_port, rx->now.ns))
+			drop(rx, m,
+			     RXD_NO_NEIGH); /* held otherwise, until the neighbour is known */
+		return false;
+	}
+	*mac = k->hop.mac;
+	return true;
+}
+
+/* The out port's link up, and the packet within its MTU: else dropped (a
+ * reserved packet is counted for its flow too), answered with ICMP, or to be
+ * cut in fragments (*frag). */
+RX_STEP back_fits(struct rx *rx, uint32_t in_port, const struct rx_pk *k, int f, uint32_t out,
+		  uint32_t *mtu, bool *frag)
+{
+	struct rte_mbuf *m = k->m;
+	const struct pkt_info *pi = &k->pi;
+	const struct rx_table *tab = rx->tab;
+	const struct port_link *ln = rx->link ? &rx->link[out] : NULL;
+	if (ln && !port_link_usable(ln)) {
+		if (f >= 0)
+			CTR_ADD(tab->flows[f]->link_down, 1);
+		drop(rx, m, RXD_LINK_DOWN);
+		return false;
+	}
+	*mtu = ln && k->routed ? PL_GET(ln->mtu) : 0;
+	*frag = false;
+	if (*mtu && pi->l3_len > *mtu) {
+		/* RFC 1812 §5.2.7.1 (DF), RFC 4443 §3.2, RFC 8201; a reserved
+		 * packet is one slot of its reservation, never cut in pieces */
+		if (f >= 0)
+			CTR_ADD(tab->flows[f]->too_big, 1);
+		if (pi->family == 6 || (pi->flags & PKT_F_DF)) {
+			icmp_drop_mtu(rx, in_port, m, pi, RXD_TOO_BIG, ICMP_ERR_TOO_BIG, *mtu);
+			return false;
+		}
+		if (f >= 0) {
+			drop(rx, m, RXD_TOO_BIG);
+			return false;
+		}
+		*frag = true;
+	}
+	return true;
+}
+
+/* A reserved packet into its flow's queue, a pipelined one with its due
+ * frame from the upstream frame it was sent in, its arrival counted. */
+static inline __attribute__((always_inline)) void back_reserved(struct rx *rx, struct rte_mbuf *m,
+								int f, struct rx_pend *pd)
+{
+	const struct rx_table *tab = rx->tab;
+	struct flow_rx *fr = tab->flows[f];
+	const struct sched_flow *sf = &tab->t->flows[f];
+	if (sf->alpha) {
+		/* the upstream frame it was sent in, then this node's alpha */
+		tdp_time_t a = tdp_time_add(rx->now, -(int64_t)sf->delay_ns);
+		int64_t up = frame_index(&rx->g, a);
+		engine_pkt_set_due(m, up + sf->alpha);
+		int64_t off = tdp_time_diff(a, frame_start(&rx->g, up));
+		if (fr->arr)
+			hist_add(fr->arr, off);
+		int64_t guard = (int64_t)tab->t->guard_ns;
+		if (off >= rx->g.tf_ns - guard)
+			CTR_ADD(fr->arr_guard, 1);
+		/* read late: it may be a packet of an earlier upstream frame,
+		 * which would then be due one frame or more too late */
+		if (rx->since_ok &&
+		    frame_index(&rx->g, tdp_time_add(rx->since, guard - (int64_t)sf->delay_ns)) <
+			    up)
+			CTR_ADD(fr->arr_uncertain, 1);
+	} else {
+		engine_pkt_set_due(m, ENGINE_DUE_NONE); /* if a swap makes the flow pipelined */
+	}
+	pend_add(pd, NULL, fr, m);
+}
+
 static void rx_back(struct rx *rx, uint32_t in_port, struct rx_pk *k, struct rx_pend *pd)
 {
 	struct rte_mbuf *m = k->m;
 	const struct pkt_info *pi = &k->pi;
 	const struct rx_table *tab = rx->tab;
 	int f = k->f;
-	uint32_t out;
+	uint32_t out, mtu;
 	const uint8_t *mac;
+	bool frag;
 	if (k->routed) {
-		int rc = k->hop.res;
-		out = k->hop.port;
-		if (rc == ROUTE_LOCAL) {
-			host(rx, in_port, m, PUNT_LOCAL);
+		if (!back_routed(rx, in_port, k, &f, &out, &mac))
 			return;
-		}
-		/* a reserved flow whose route moved off its port (or went away) is
-		 * the flow's news first, whatever the new next hop's state */
-		if (f >= 0 &&
-		    (rc == ROUTE_NONE || out != rx->table_to_port[tab->t->flows[f].port])) {
-			moved(rx, tab->flows[f], rc == ROUTE_NONE ? UINT32_MAX : out);
-			if (rc != ROUTE_NONE && rx->moved != RX_MOVED_BEST_EFFORT) {
-				drop(rx, m, RXD_WRONG_PORT);
-				return;
-			}
-			if (rc != ROUTE_NONE)
-				CTR_ADD(rx->st.moved_best_effort, 1);
-			f = -1;
-		}
-		/* a failed one too: the kernel tries again, and answers when the host is back */
-		uint8_t nh[16];
-		if (rc == ROUTE_NO_NEIGH || rc == ROUTE_NEIGH_FAILED) {
-			uint8_t unused[6];
-			router_lookup(rx->rt, pi, &out, unused, nh);
-			ask_resolve(rx, out, pi->family, nh);
-		}
-		if (rc != ROUTE_OK) {
-			/* an expired TTL is the first thing a router checks (RFC 1812 §5.3.1) */
-			if (pi->ttl <= 1)
-				icmp_drop(rx, in_port, m, pi, RXD_TTL, ICMP_ERR_TTL);
-			else if (rc == ROUTE_NONE)
-				icmp_drop(rx, in_port, m, pi, RXD_NO_ROUTE, ICMP_ERR_NO_ROUTE);
-			else if (rc == ROUTE_NEIGH_FAILED) /* RFC 1812 §4.3.3.1, RFC 4443 §3.1 */
-				icmp_drop(rx, in_port, m, pi, RXD_NO_NEIGH, ICMP_ERR_NO_NEIGH);
-			else if (f >= 0 || !rx->hold ||
-				 !rx_hold_put(rx->hold, out, pi->family, nh, m, in_port,
-					      rx->now.ns))
-				drop(rx, m,
-				     RXD_NO_NEIGH); /* held otherwise, until the neighbour is known */
-			return;
-		}
-		mac = k->hop.mac;
 	} else {
 		/* not routed: a reserved flow's port or nothing */
 		if (f < 0) {
@@ -450,30 +535,8 @@ static void rx_back(struct rx *rx, uint32_t in_port, struct rx_pk *k, struct rx_
 		}
 		mac = rx->ports[out].peer_mac;
 	}
-	const struct port_link *ln = rx->link ? &rx->link[out] : NULL;
-	if (ln && !port_link_usable(ln)) {
-		if (f >= 0)
-			CTR_ADD(tab->flows[f]->link_down, 1);
-		drop(rx, m, RXD_LINK_DOWN);
+	if (!back_fits(rx, in_port, k, f, out, &mtu, &frag))
 		return;
-	}
-	uint32_t mtu = ln && k->routed ? PL_GET(ln->mtu) : 0;
-	bool frag = false;
-	if (mtu && pi->l3_len > mtu) {
-		/* RFC 1812 §5.2.7.1 (DF), RFC 4443 §3.2, RFC 8201; a reserved
-		 * packet is one slot of its reservation, never cut in pieces */
-		if (f >= 0)
-			CTR_ADD(tab->flows[f]->too_big, 1);
-		if (pi->family == 6 || (pi->flags & PKT_F_DF)) {
-			icmp_drop_mtu(rx, in_port, m, pi, RXD_TOO_BIG, ICMP_ERR_TOO_BIG, mtu);
-			return;
-		}
-		if (f >= 0) {
-			drop(rx, m, RXD_TOO_BIG);
-			return;
-		}
-		frag = true;
-	}
 	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
 	if (pkt_forward(d, pi, rx->ports[out].mac, mac) != 0) {
 		icmp_drop(rx, in_port, m, pi, RXD_TTL, ICMP_ERR_TTL);
@@ -484,30 +547,7 @@ static void rx_back(struct rx *rx, uint32_t in_port, struct rx_pk *k, struct rx_
 		return;
 	}
 	if (f >= 0) {
-		struct flow_rx *fr = tab->flows[f];
-		const struct sched_flow *sf = &tab->t->flows[f];
-		if (sf->alpha) {
-			/* the upstream frame it was sent in, then this node's alpha */
-			tdp_time_t a = tdp_time_add(rx->now, -(int64_t)sf->delay_ns);
-			int64_t up = frame_index(&rx->g, a);
-			engine_pkt_set_due(m, up + sf->alpha);
-			int64_t off = tdp_time_diff(a, frame_start(&rx->g, up));
-			if (fr->arr)
-				hist_add(fr->arr, off);
-			int64_t guard = (int64_t)tab->t->guard_ns;
-			if (off >= rx->g.tf_ns - guard)
-				CTR_ADD(fr->arr_guard, 1);
-			/* read late: it may be a packet of an earlier upstream frame,
-			 * which would then be due one frame or more too late */
-			if (rx->since_ok &&
-			    frame_index(&rx->g, tdp_time_add(rx->since,
-							     guard - (int64_t)sf->delay_ns)) < up)
-				CTR_ADD(fr->arr_uncertain, 1);
-		} else {
-			engine_pkt_set_due(
-				m, ENGINE_DUE_NONE); /* if a swap makes the flow pipelined */
-		}
-		pend_add(pd, NULL, fr, m);
+		back_reserved(rx, m, f, pd);
 		return;
 	}
 	if (rx->be_q[out]) {
@@ -520,6 +560,7 @@ static void rx_back(struct rx *rx, uint32_t in_port, struct rx_pk *k, struct rx_
 	}
 	CTR_ADD(rx->st.best_effort, 1);
 }
+#undef RX_STEP
 
 /*
  * A burst of n packets of in_port (rx->st.pkts and bytes counted by the
