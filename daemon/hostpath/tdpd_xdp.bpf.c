@@ -81,74 +81,92 @@ static __always_inline int ptp_port(__u16 dport_be)
 	return dport_be == bpf_htons(319) || dport_be == bpf_htons(320);
 }
 
+/* Past up to two VLAN tags, as pkt_parse reads them: the L3 header and its
+ * ethertype in *et, or NULL when the frame ends first. */
+static __always_inline void *vlan_skip(struct ethhdr *eth, void *end, __u16 *et)
+{
+	void *p = eth + 1;
+	*et = eth->h_proto;
+#pragma unroll
+	for (int i = 0; i < 2; i++) {
+		if (*et != bpf_htons(0x8100) && *et != bpf_htons(0x88a8))
+			break;
+		if (p + 4 > end)
+			return NULL;
+		*et = *(__u16 *)(p + 2);
+		p += 4;
+	}
+	return p;
+}
+
+/* An IPv4 packet the host takes (PTP to a multicast group, link scope,
+ * broadcast, the router's own address): its counter; 0 (TDP_XDP_TO_TDPD)
+ * for tdpd. */
+static __always_inline __u32 ipv4_host(__u8 *ip, void *end)
+{
+	if ((void *)(ip + 20) > end || (ip[0] >> 4) != 4)
+		return TDP_XDP_TO_TDPD;
+	__u32 ihl = (ip[0] & 15u) * 4;
+	__u16 frag = *(__u16 *)(ip + 6);
+	if (ihl >= 20 && ihl <= 60 && ip[9] == 17 && !(frag & bpf_htons(0x1fff)) &&
+	    (ip[16] & 0xf0) == 224) {
+		__u8 *udp = ip + ihl;
+		if ((void *)(udp + 4) <= end && ptp_port(*(__u16 *)(udp + 2)))
+			return TDP_XDP_PTP;
+	}
+	__u8 *d = ip + 16;
+	if ((d[0] == 224 && d[1] == 0 && d[2] == 0) || (d[0] & d[1] & d[2] & d[3]) == 255)
+		return TDP_XDP_LINK;
+	return local(4, d, 4) ? TDP_XDP_LOCAL : TDP_XDP_TO_TDPD;
+}
+
+/* The same for IPv6, past its extension headers, with ND */
+static __always_inline __u32 ipv6_host(__u8 *ip, void *end)
+{
+	if ((void *)(ip + 40) > end || (ip[0] >> 4) != 6)
+		return TDP_XDP_TO_TDPD;
+	__u8 nh = ip[6];
+	__u8 *l4 = ip + 40;
+	/* hop-by-hop, routing and destination options, as pkt_parse skips them */
+#pragma unroll
+	for (int i = 0; i < 4; i++) {
+		if (nh != 0 && nh != 43 && nh != 60)
+			break;
+		if ((void *)(l4 + 8) > end)
+			return TDP_XDP_TO_TDPD;
+		nh = l4[0];
+		l4 += 8 + l4[1] * 8;
+	}
+	if (nh == 17 && ip[24] == 0xff && (void *)(l4 + 4) <= end && ptp_port(*(__u16 *)(l4 + 2)))
+		return TDP_XDP_PTP;
+	if (nh == 58 && (void *)(l4 + 1) <= end && l4[0] >= 133 && l4[0] <= 137)
+		return TDP_XDP_ND;
+	__u8 *d = ip + 24;
+	if ((d[0] == 0xfe && (d[1] & 0xc0) == 0x80) || (d[0] == 0xff && (d[1] & 0x0f) <= 2))
+		return TDP_XDP_LINK;
+	return local(6, d, 16) ? TDP_XDP_LOCAL : TDP_XDP_TO_TDPD;
+}
+
 SEC("xdp")
 int tdpd_xdp(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
-	if ((void *)(eth + 1) > end)
-		goto tdpd;
-	__u16 et = eth->h_proto;
-	void *p = eth + 1;
-	/* up to two VLAN tags, as pkt_parse reads them */
-#pragma unroll
-	for (int i = 0; i < 2; i++) {
-		if (et != bpf_htons(0x8100) && et != bpf_htons(0x88a8))
-			break;
-		if (p + 4 > end)
-			goto tdpd;
-		et = *(__u16 *)(p + 2);
-		p += 4;
-	}
-	if (et == bpf_htons(0x0806))
-		return count(TDP_XDP_ARP, XDP_PASS);
-	if (et == bpf_htons(0x88f7))
-		return count(TDP_XDP_PTP, XDP_PASS);
-	if (et == bpf_htons(0x0800)) {
-		__u8 *ip = p;
-		if ((void *)(ip + 20) > end || (ip[0] >> 4) != 4)
-			goto tdpd;
-		__u32 ihl = (ip[0] & 15u) * 4;
-		__u16 frag = *(__u16 *)(ip + 6);
-		if (ihl >= 20 && ihl <= 60 && ip[9] == 17 && !(frag & bpf_htons(0x1fff)) &&
-		    (ip[16] & 0xf0) == 224) {
-			__u8 *udp = ip + ihl;
-			if ((void *)(udp + 4) <= end && ptp_port(*(__u16 *)(udp + 2)))
-				return count(TDP_XDP_PTP, XDP_PASS);
-		}
-		__u8 *d = ip + 16;
-		if ((d[0] == 224 && d[1] == 0 && d[2] == 0) || (d[0] & d[1] & d[2] & d[3]) == 255)
-			return count(TDP_XDP_LINK, XDP_PASS);
-		if (local(4, d, 4))
-			return count(TDP_XDP_LOCAL, XDP_PASS);
-	} else if (et == bpf_htons(0x86dd)) {
-		__u8 *ip = p;
-		if ((void *)(ip + 40) > end || (ip[0] >> 4) != 6)
-			goto tdpd;
-		__u8 nh = ip[6];
-		__u8 *l4 = ip + 40;
-		/* hop-by-hop, routing and destination options, as pkt_parse skips them */
-#pragma unroll
-		for (int i = 0; i < 4; i++) {
-			if (nh != 0 && nh != 43 && nh != 60)
-				break;
-			if ((void *)(l4 + 8) > end)
-				goto tdpd;
-			nh = l4[0];
-			l4 += 8 + l4[1] * 8;
-		}
-		if (nh == 17 && ip[24] == 0xff && (void *)(l4 + 4) <= end &&
-		    ptp_port(*(__u16 *)(l4 + 2)))
-			return count(TDP_XDP_PTP, XDP_PASS);
-		if (nh == 58 && (void *)(l4 + 1) <= end && l4[0] >= 133 && l4[0] <= 137)
-			return count(TDP_XDP_ND, XDP_PASS);
-		__u8 *d = ip + 24;
-		if ((d[0] == 0xfe && (d[1] & 0xc0) == 0x80) || (d[0] == 0xff && (d[1] & 0x0f) <= 2))
-			return count(TDP_XDP_LINK, XDP_PASS);
-		if (local(6, d, 16))
-			return count(TDP_XDP_LOCAL, XDP_PASS);
-	}
-tdpd:;
+	__u32 host = TDP_XDP_TO_TDPD;
+	__u16 et = 0;
+	void *p = (void *)(eth + 1) > end ? NULL : vlan_skip(eth, end, &et);
+	if (!p)
+		host = TDP_XDP_TO_TDPD;
+	else if (et == bpf_htons(0x0806))
+		host = TDP_XDP_ARP;
+	else if (et == bpf_htons(0x88f7))
+		host = TDP_XDP_PTP;
+	else if (et == bpf_htons(0x0800))
+		host = ipv4_host(p, end);
+	else if (et == bpf_htons(0x86dd))
+		host = ipv6_host(p, end);
+	if (host != TDP_XDP_TO_TDPD)
+		return count(host, XDP_PASS);
 	__u32 q = ctx->rx_queue_index;
 	if (!bpf_map_lookup_elem(&xsks_map, &q))
 		return count(TDP_XDP_NO_SOCKET, XDP_DROP);
