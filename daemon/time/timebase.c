@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The shared part of every time source: the sync state machine under one lock,
- * the state published for the engine, the tick accounting, and the list of
- * sources.
+ * the state published for the engine, the tick accounting. The list of
+ * sources is tb_registry.c's, above them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,25 +10,7 @@
 
 #include "counters.h"
 #include "log.h"
-#include "tb_bc635.h"
-#include "tb_phc.h"
-#include "tb_ptp.h"
-#include "tb_sim.h"
-#include "tb_system.h"
 #include "timebase.h"
-
-const struct timebase_ops *const timebase_table[] = {
-	&tb_system_ops,	   &tb_ptp_ops, &tb_phc_ops, &tb_bc635_ops,
-	&tb_bc635_sim_ops, &tb_sim_ops, NULL,
-};
-
-const struct timebase_ops *timebase_find(const char *name)
-{
-	for (size_t i = 0; timebase_table[i]; i++)
-		if (strcmp(timebase_table[i]->name, name) == 0)
-			return timebase_table[i];
-	return NULL;
-}
 
 void tb_sync_defaults(struct sync_cfg *c)
 {

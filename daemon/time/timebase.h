@@ -149,7 +149,8 @@ struct timebase {
 	struct frame_geom g;
 };
 
-/* NULL-terminated; the first entry is the default. The one list of names. */
+/* NULL-terminated; the first entry is the default. The one list of names
+ * (tb_registry.c). */
 extern const struct timebase_ops *const timebase_table[];
 const struct timebase_ops *timebase_find(const char *name);
 
