@@ -80,6 +80,40 @@
 	X(launch_unready, "launch_unready",                                                   \
 	  "Frames of a launch-time port pushed by the CPU: its clock map not ready.")
 
+/* The frame engine's counters (struct eng_stats), with their Prometheus
+ * names: X(field, "key", "prometheus name", "what it counts") */
+#define CTL_ENGINE_COUNTERS(X)                                                                    \
+	X(frames, "frames", "tdpd_frames_total", "Frames the engine processed (pushed or late).") \
+	X(late_frames, "late_frames", "tdpd_late_frames_total",                                   \
+	  "Frames late on at least one port.")                                                    \
+	X(skipped_frames, "skipped_frames", "tdpd_skipped_frames_total",                          \
+	  "Frames whose start passed while the engine was away.")                                 \
+	X(skip_events, "skip_events", "tdpd_skip_events_total",                                   \
+	  "Times the engine found frames skipped.")                                               \
+	X(back_steps, "back_steps", "tdpd_back_steps_total",                                      \
+	  "Times the reference stepped back across a frame start.")                               \
+	X(repeated_frames, "repeated_frames", "tdpd_repeated_frames_total",                       \
+	  "Frame starts that came round again (not re-sent).")                                    \
+	X(holdover_frames, "holdover_frames", "tdpd_holdover_frames_total",                       \
+	  "Frames processed in holdover.")                                                        \
+	X(unlocked_frames, "unlocked_frames", "tdpd_unlocked_frames_total",                       \
+	  "Frames processed unlocked.")                                                           \
+	X(alarm_frames, "alarm_frames", "tdpd_alarm_frames_total",                                \
+	  "Frames served while not locked (action alarm).")                                       \
+	X(over_budget_frames, "over_budget_frames", "tdpd_over_budget_frames_total",              \
+	  "Frames begun with the source's uncertainty past the table's sync budget.")             \
+	X(demoted_frames, "demoted_frames", "tdpd_demoted_frames_total",                          \
+	  "Frames with the reserved flows demoted to best effort.")                               \
+	X(ticks, "ticks", "tdpd_ticks_total", "Frame ticks taken from the time source.")          \
+	X(tick_timeouts, "tick_timeouts", "tdpd_tick_timeouts_total",                             \
+	  "Frames whose tick did not come in time.")                                              \
+	X(swaps, "swaps", "tdpd_table_swaps_total", "Reservation tables adopted.")                \
+	X(late_swaps, "late_swaps", "tdpd_table_late_swaps_total",                                \
+	  "Tables adopted after the frame asked for.")                                            \
+	X(sleep_ns, "sleep_ns", "tdpd_engine_sleep_nanoseconds_total",                            \
+	  "Time the engine spent asleep.")
+#define CTL_ENGINE_FIELD(field, key, prom, help) uint64_t field;
+
 /* A struct member of each counter: struct x { CTL_FLOW_COUNTERS(CTL_COUNTER_FIELD) }; */
 #define CTL_COUNTER_FIELD(field, key, help) uint64_t field;
 

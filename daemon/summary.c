@@ -332,29 +332,22 @@ json_t *summary_engine_json(const struct summary_src *s)
 	engine_stats(s->e, &es);
 	struct pw_snap pw;
 	pw_snapshot(engine_pw(s->e), &pw);
-	json_t *o =
-		json_pack("{sI sI sI sI sf sI sI sI sI sI sI sI sI}", "frames", J(es.frames),
-			  "late_frames", J(es.late_frames), "skipped_frames", J(es.skipped_frames),
-			  "sleep_ns", J(es.sleep_ns), "duty", duty(&es, s->elapsed_s), "sleeps",
-			  J(pw.st.sleeps), "spins", J(pw.st.spins), "deferred", J(pw.st.deferred),
-			  "predicted_oversleep_ns", J(pw.pred_ns), "skip_events", J(es.skip_events),
-			  "back_steps", J(es.back_steps), "repeated_frames", J(es.repeated_frames),
-			  "last_jump_frames", J(es.last_jump_frames));
+	json_t *o = json_pack("{sf sI sI sI sI sI sI sI sI}", "duty", duty(&es, s->elapsed_s),
+			      "sleeps", J(pw.st.sleeps), "spins", J(pw.st.spins), "deferred",
+			      J(pw.st.deferred), "predicted_oversleep_ns", J(pw.pred_ns),
+			      "last_jump_frames", J(es.last_jump_frames), "last_swap_frame",
+			      J(es.last_swap_frame), "next_frame", J(engine_next_frame(s->e)),
+			      "last_push_ns", J(es.last_push_ns));
+	if (!o)
+		return NULL;
+#define ENG_KEY(field, key, prom, help) json_object_set_new(o, key, json_integer(J(es.field)));
+	CTL_ENGINE_COUNTERS(ENG_KEY)
+#undef ENG_KEY
 	json_object_set_new(
 		o, "predictor",
 		pw.miss_ppb ? json_pack("{ss sf}", "kind", "quantile", "miss_target",
 					(double)pw.miss_ppb / 1e9)
 			    : json_pack("{ss si}", "kind", "max", "window", (int)pw.window));
-	json_t *more = json_pack("{sI sI sI sI sI sI sI sI sI sI sI sI}", "holdover_frames",
-				 J(es.holdover_frames), "unlocked_frames", J(es.unlocked_frames),
-				 "alarm_frames", J(es.alarm_frames), "over_budget_frames",
-				 J(es.over_budget_frames), "demoted_frames", J(es.demoted_frames),
-				 "ticks", J(es.ticks), "tick_timeouts", J(es.tick_timeouts),
-				 "swaps", J(es.swaps), "late_swaps", J(es.late_swaps),
-				 "last_swap_frame", J(es.last_swap_frame), "next_frame",
-				 J(engine_next_frame(s->e)), "last_push_ns", J(es.last_push_ns));
-	json_object_update(o, more);
-	json_decref(more);
 	return o;
 }
 

@@ -29,11 +29,20 @@ static void prom_head(const char *name, const char *type, const char *help)
 	printf("# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* one of the engine's counters; one the reply lacks is left out and named */
 static void prom_engine(json_t *r, const char *key, const char *name, const char *type,
 			const char *help)
 {
 	prom_head(name, type, help);
-	printf("%s %" PRId64 "\n", name, I(json_object_get(r, "engine"), key));
+	json_t *v = json_object_get(json_object_get(r, "engine"), key);
+	if (!json_is_integer(v)) {
+		fprintf(stderr,
+			"tdpctl: the daemon's reply has no engine counter \"%s\" (tdpd of another "
+			"version?); left out\n",
+			key);
+		return;
+	}
+	printf("%s %" PRId64 "\n", name, (int64_t)json_integer_value(v));
 }
 
 /* One counter per key of defs for each flow or port in items, labelled by its
@@ -129,44 +138,11 @@ static void prom_alarms(json_t *alarms)
 
 void tdpctl_prometheus(json_t *r)
 {
-	static const struct {
-		const char *key, *name, *type, *help;
-	} eng[] = {
-		{"frames", "tdpd_frames_total", "counter",
-		 "Frames the engine processed (pushed or late)."},
-		{"late_frames", "tdpd_late_frames_total", "counter",
-		 "Frames late on at least one port."},
-		{"skipped_frames", "tdpd_skipped_frames_total", "counter",
-		 "Frames whose start passed while the engine was away."},
-		{"skip_events", "tdpd_skip_events_total", "counter",
-		 "Times the engine found frames skipped."},
-		{"back_steps", "tdpd_back_steps_total", "counter",
-		 "Times the reference stepped back across a frame start."},
-		{"repeated_frames", "tdpd_repeated_frames_total", "counter",
-		 "Frame starts that came round again (not re-sent)."},
-		{"holdover_frames", "tdpd_holdover_frames_total", "counter",
-		 "Frames processed in holdover."},
-		{"unlocked_frames", "tdpd_unlocked_frames_total", "counter",
-		 "Frames processed unlocked."},
-		{"alarm_frames", "tdpd_alarm_frames_total", "counter",
-		 "Frames served while not locked (action alarm)."},
-		{"over_budget_frames", "tdpd_over_budget_frames_total", "counter",
-		 "Frames begun with the source's uncertainty past the table's sync budget."},
-		{"demoted_frames", "tdpd_demoted_frames_total", "counter",
-		 "Frames with the reserved flows demoted to best effort."},
-		{"ticks", "tdpd_ticks_total", "counter", "Frame ticks taken from the time source."},
-		{"tick_timeouts", "tdpd_tick_timeouts_total", "counter",
-		 "Frames whose tick did not come in time."},
-		{"swaps", "tdpd_table_swaps_total", "counter", "Reservation tables adopted."},
-		{"late_swaps", "tdpd_table_late_swaps_total", "counter",
-		 "Tables adopted after the frame asked for."},
-		{"sleep_ns", "tdpd_engine_sleep_nanoseconds_total", "counter",
-		 "Time the engine spent asleep."},
-		{"next_frame", "tdpd_next_frame", "gauge",
-		 "Absolute index of the frame the engine pushes next."},
-	};
-	for (size_t i = 0; i < sizeof(eng) / sizeof(eng[0]); i++)
-		prom_engine(r, eng[i].key, eng[i].name, eng[i].type, eng[i].help);
+#define ENG(field, key, prom, help) prom_engine(r, key, prom, "counter", help);
+	CTL_ENGINE_COUNTERS(ENG)
+#undef ENG
+	prom_engine(r, "next_frame", "tdpd_next_frame", "gauge",
+		    "Absolute index of the frame the engine pushes next.");
 	prom_head("tdpd_tf_seconds", "gauge", "Frame length of the table in force.");
 	printf("tdpd_tf_seconds %.9f\n", (double)I(r, "tf_ns") / 1e9);
 	prom_head("tdpd_cycle_frames", "gauge", "Frames per cycle (k) of the table in force.");

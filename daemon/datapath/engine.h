@@ -128,24 +128,9 @@ struct port_stats {
 };
 
 struct eng_stats {
-	uint64_t frames;	 /* frames processed (pushed or late) */
-	uint64_t late_frames;	 /* frames late on at least one port */
-	uint64_t skipped_frames; /* frames whose start passed while the engine was away */
-	uint64_t sleep_ns;	 /* time spent asleep */
-	int64_t last_push_ns;	 /* CTR time of the latest push */
-	uint64_t skip_events;	 /* times the engine found frames skipped (stall or step forward) */
-	uint64_t back_steps;	 /* times the reference stepped back across a frame start */
-	uint64_t repeated_frames; /* frame starts that came round again; their rows were not re-sent */
+	CTL_ENGINE_COUNTERS(CTL_ENGINE_FIELD) /* ctl_counters.h */
+	int64_t last_push_ns;		      /* CTR time of the latest push */
 	int64_t last_jump_frames; /* the latest skip (> 0) or step back (< 0), in frames */
-	uint64_t alarm_frames;	  /* frames served while the source was not locked (action alarm) */
-	uint64_t demoted_frames;  /* frames with the reserved flows demoted to best effort */
-	uint64_t over_budget_frames; /* frames begun with the uncertainty past the table's sync budget */
-	uint64_t holdover_frames; /* frames processed in holdover */
-	uint64_t unlocked_frames; /* frames processed unlocked */
-	uint64_t ticks;		  /* frame ticks taken from the source */
-	uint64_t tick_timeouts;	  /* frames whose tick did not come in time */
-	uint64_t swaps;		  /* tables adopted */
-	uint64_t late_swaps;	  /* of which after the frame asked for (handed over too late) */
 	int64_t last_swap_frame;  /* frame the latest table took effect at */
 };
 

@@ -111,5 +111,6 @@ check "a counter the reply lacks is named on stderr and left out, never a 0" \
 	'grep -q "a flow in the daemon.s reply has no counter \"late_slots\"" "$W/p.out" &&
 	 grep -q "a port in the daemon.s reply has no counter \"push_retries\"" "$W/p.out" &&
 	 ! grep -q "^tdpd_flow_late_slots_total{" "$W/p.out" && ! grep -q "^tdpd_port_push_retries_total{" "$W/p.out" &&
-	 grep -q "^tdpd_flow_sent_total{flow=\"f\",port=\"p\"} 9223372036854775807$" "$W/p.out"' \
+	 grep -q "^tdpd_flow_sent_total{flow=\"f\",port=\"p\"} 9223372036854775807$" "$W/p.out" &&
+	 grep -q "has no engine counter \"ticks\"" "$W/p.out" && ! grep -q "^tdpd_ticks_total " "$W/p.out"' \
 	"$(grep -i "counter\|late_slots\|push_retries" "$W/p.out" | head -20)"

@@ -95,6 +95,12 @@ static void summaries_beside_the_engine(void **state)
 	CTL_FLOW_RX_COUNTERS(FLOW_RX_HAS)
 	assert_true(fs.reserved > 0);
 	json_decref(fj);
+	json_t *ej = summary_engine_json(&s);
+#define ENG_HAS(field, key, prom, help)                         \
+	assert_true(json_is_integer(json_object_get(ej, key))); \
+	assert_int_equal(json_integer_value(json_object_get(ej, key)), es.field);
+	CTL_ENGINE_COUNTERS(ENG_HAS)
+	json_decref(ej);
 	drain_all(&r);
 	rig_down(&r);
 }
