@@ -208,15 +208,31 @@ __attribute__((constructor)) static void timebase_choices(void)
 	}
 }
 
+void *conf_opt_base(struct conf *c, const struct conf_opt *o)
+{
+	return o->source ? (void *)c->tb_own[o->source - 1] : (void *)c;
+}
+
+const void *conf_tb_own(const struct conf *c, const struct timebase_ops *ops)
+{
+	for (size_t s = 0; s < CONF_MAX_SOURCES && timebase_table[s]; s++)
+		if (timebase_table[s] == ops)
+			return ops->own_size ? c->tb_own[s] : NULL;
+	return NULL;
+}
+
 void conf_init(struct conf *c)
 {
 	memset(c, 0, sizeof(*c));
+	for (size_t s = 0; timebase_table[s]; s++)
+		if (timebase_table[s]->own_size > CONF_TB_OWN_MAX)
+			abort(); /* a source's settings larger than their room: raise CONF_TB_OWN_MAX */
 	for (const struct conf_opt *o = conf_opts; o->name; o++) {
 		if (o->sect != CS_GLOBAL || !o->def)
 			continue;
 		const char *why;
 		char wb[8];
-		parse_value(o, o->def, c, &why, wb, sizeof(wb));
+		parse_value(o, o->def, conf_opt_base(c, o), &why, wb, sizeof(wb));
 	}
 }
 
@@ -309,6 +325,7 @@ int conf_set(struct conf *c, const char *port, const char *name, const char *val
 		set_line = &p->set_line[opt_index(o)];
 		set_file = &p->set_file[opt_index(o)];
 	} else {
+		base = conf_opt_base(c, o);
 		set_line = &c->set_line[opt_index(o)];
 		set_file = &c->set_file[opt_index(o)];
 	}
@@ -483,7 +500,7 @@ void conf_dump(const struct conf *c, FILE *out)
 	for (const struct conf_opt *o = conf_opts; o->name; o++) {
 		if (o->sect != CS_GLOBAL)
 			continue;
-		dump_opt(o, c, out);
+		dump_opt(o, conf_opt_base((struct conf *)c, o), out);
 	}
 	for (uint32_t p = 0; p < c->nports; p++) {
 		fprintf(out, "\n[port %s]\n", c->ports[p].name);

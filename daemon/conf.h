@@ -31,6 +31,9 @@
 #endif
 
 #define CONF_MAX_PORTS 32
+/* time sources, and the room each has for its own settings (tb_registry.h) */
+#define CONF_MAX_SOURCES 8
+#define CONF_TB_OWN_MAX 1024
 /* RX cores beside the housekeeping thread's (rx-cpus) */
 #define CONF_MAX_RX_CPUS 7
 #define CONF_STR 256
@@ -81,7 +84,10 @@ struct conf_port {
 struct conf {
 	char schedule[CONF_STR];
 	int64_t timebase;    /* an index into timebase_table[] */
-	struct tb_params tb; /* the time sources' settings, each reads its own */
+	struct tb_params tb; /* the time sources' common settings */
+	/* each source's own settings, as its opts[] declare them (by its index
+	 * in timebase_table[]); conf_tb_own() gives one */
+	_Alignas(8) unsigned char tb_own[CONF_MAX_SOURCES][CONF_TB_OWN_MAX];
 	int64_t sync_holdover_action, sync_unlocked_action, sync_budget_action;
 	int64_t time_offset_ns; /* added to the source's time */
 	int64_t engine_cpu, housekeeping_cpu, engine_priority, rx_priority;
@@ -128,9 +134,16 @@ struct conf_opt {
 	const char *arg;	    /* placeholder in the documentation */
 	const char *doc;
 	bool required;
+	uint8_t source; /* a time source's own setting: 1 + its index in timebase_table[]; 0: none */
 };
 
-extern const struct conf_opt conf_opts[];
+/* every option: tdpd's own and, where the timebase option stands, each time
+ * source's (conf_opts.c builds it at load) */
+extern const struct conf_opt *conf_opts;
+/* where an option's value lives: c, or its source's own settings */
+void *conf_opt_base(struct conf *c, const struct conf_opt *o);
+/* the own settings of source ops in c (its tb_params.own) */
+const void *conf_tb_own(const struct conf *c, const struct timebase_ops *ops);
 const struct conf_opt *conf_find(const char *name, unsigned sect);
 
 /* start-table: the table saved in force at the last stop, or tdpd.conf's */

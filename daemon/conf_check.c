@@ -71,12 +71,12 @@ int conf_check(const struct conf *c, FILE *err)
 		errors++;
 	}
 	int po, pi;
-	if (tb_phc_pins(c->tb.phc.tick, &po, &pi)) {
+	const struct tb_phc_params *phc = conf_tb_own(c, &tb_phc_ops);
+	if (phc && tb_phc_pins(phc->tick, &po, &pi)) {
 		size_t oi = (size_t)(conf_find("phc-tick", CS_GLOBAL) - conf_opts);
-		conf_error_at(err, c->set_file[oi] ? c->set_file[oi] : "command line",
-			      c->set_line[oi],
-			      "phc-tick '%s': give none, or two different pin numbers OUT,IN",
-			      c->tb.phc.tick);
+		conf_error_at(
+			err, c->set_file[oi] ? c->set_file[oi] : "command line", c->set_line[oi],
+			"phc-tick '%s': give none, or two different pin numbers OUT,IN", phc->tick);
 		errors++;
 	}
 	if (c->launch_margin_ns >= c->launch_lead_ns) {

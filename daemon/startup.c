@@ -221,6 +221,7 @@ static int timebase_up(struct tdpd *d)
 	const struct timebase_ops *tbo = timebase_table[c->timebase];
 	/* the sources read their own settings; the frame geometry is the table's */
 	struct tb_params tp = c->tb;
+	tp.own = conf_tb_own(c, tbo);
 	tp.tf_ns = (int64_t)d->t->tf_ns;
 	tp.epoch_ns = (int64_t)d->t->epoch_ns;
 	if (tbo->create(&d->tb, &tp, tberr, sizeof(tberr)) != 0) {

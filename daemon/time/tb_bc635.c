@@ -247,7 +247,9 @@ static int bc_create(struct timebase **out, const struct tb_params *p0, char *er
 	}
 	int rc = host_up(b, &p, err, errlen);
 	if (rc == 0) {
-		b->bus = bc635_pci_open(p.bc635.device, (enum bc_bars)p.bc635.bars, err, errlen);
+		static const struct tb_bc635_params defaults = {.device = "uio0"};
+		const struct tb_bc635_params *own = p0->own ? p0->own : &defaults;
+		b->bus = bc635_pci_open(own->device, (enum bc_bars)own->bars, err, errlen);
 		b->own_bus = b->bus != NULL;
 		rc = b->bus ? bc_init(b, &p, err, errlen) : -ENODEV;
 	}
@@ -299,19 +301,38 @@ static int bc_sim_create(struct timebase **out, const struct tb_params *p0, char
 	return 0;
 }
 
+/* the card's own settings (bc635-sim has none) */
+static const char *const bars_names[] = {"auto", "0,1",	   "1,0",
+					 "2,3",	 "0,1-2k", NULL}; /* enum bc_bars */
+static const struct tb_opt bc_opts[] = {
+	{"bc635-device", TB_OPT_STR, "uio0", 0, 0, NULL, offsetof(struct tb_bc635_params, device),
+	 "DEV",
+	 "bc635 timebase: the card through UIO (uioN or /dev/uioN, uio_pci_generic bound) or VFIO "
+	 "(its PCI address, vfio-pci bound)"},
+	{"bc635-bars", TB_OPT_ENUM, "auto", 0, 0, bars_names,
+	 offsetof(struct tb_bc635_params, bars), "auto|0,1|1,0|2,3|0,1-2k",
+	 "bc635 timebase: which BARs hold the registers and the DPRAM (0,1 and 1,0 with 4 KiB of "
+	 "it, 2,3 and 0,1-2k with 2 KiB); auto decides from the PCI revision (0x12: 0,1, or 0,1-2k "
+	 "when BAR 1 is 2 KiB; 0x20-0x2F: 2,3)"},
+	{NULL, TB_OPT_STR, NULL, 0, 0, NULL, 0, NULL, NULL},
+};
+_Static_assert(sizeof(bc_opts) / sizeof(bc_opts[0]) - 1 == TB_BC635_NOPTS,
+	       "TB_BC635_NOPTS counts bc_opts[]");
+
 /* the card and its simulator differ only in how the bus is made */
-#define BC_OPS(nm, dc, cr)                                                                     \
+#define BC_OPS(nm, dc, cr, op, sz)                                                             \
 	{                                                                                      \
 		.name = nm, .doc = dc, .create = cr, .destroy = bc_destroy, .now = bc_now,     \
 		.fast_now = bc_fast_now, .sleep_until = bc_sleep_until, .refresh = bc_refresh, \
-		.tick_fd = bc_tick_fd, .tick = bc_tick, .describe = bc_describe,               \
+		.tick_fd = bc_tick_fd, .tick = bc_tick, .describe = bc_describe, .opts = op,   \
+		.own_size = sz,                                                                \
 	}
 
 const struct timebase_ops tb_bc635_ops = BC_OPS(
 	"bc635", "the bc635PCI-U GPS card (bc635-device), frame ticks from its heartbeat interrupt",
-	bc_create);
+	bc_create, bc_opts, sizeof(struct tb_bc635_params));
 
 const struct timebase_ops tb_bc635_sim_ops = BC_OPS(
 	"bc635-sim",
 	"the bc635 register-level simulator on the host clock, the whole GPS path without the card",
-	bc_sim_create);
+	bc_sim_create, NULL, 0);

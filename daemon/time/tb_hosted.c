@@ -6,7 +6,8 @@
 int tb_hosted_system(struct tb_hosted *h, const struct tb_params *p, char *err, size_t errlen)
 {
 	struct tb_params hp = *p;
-	hp.system.sync_mode = TB_SYSSYNC_ASSUME;
+	struct tb_system_params assume = {.sync_mode = TB_SYSSYNC_ASSUME};
+	hp.own = &assume;
 	int rc = tb_system_ops.create(&h->host, &hp, err, errlen);
 	h->own_host = rc == 0;
 	return rc;

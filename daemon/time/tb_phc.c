@@ -148,12 +148,14 @@ struct timebase *tb_phc_new(const struct phc_io *io, struct timebase *host,
 	p->base.ops = &tb_phc_ops;
 	p->h.host = host;
 	p->phc.fd = -1;
-	const char *dev = *prm->phc.device ? prm->phc.device : "/dev/ptp0";
+	static const struct tb_phc_params defaults = {.tick = "none"};
+	const struct tb_phc_params *own = prm->own ? prm->own : &defaults;
+	const char *dev = *own->device ? own->device : "/dev/ptp0";
 	int out_pin, in_pin;
-	if (tb_phc_pins(*prm->phc.tick ? prm->phc.tick : "none", &out_pin, &in_pin)) {
+	if (tb_phc_pins(*own->tick ? own->tick : "none", &out_pin, &in_pin)) {
 		snprintf(err, errlen,
 			 "phc-tick '%s': give none, or two different pin numbers OUT,IN",
-			 prm->phc.tick);
+			 own->tick);
 		goto fail;
 	}
 	bool tick = out_pin >= 0;
@@ -219,6 +221,19 @@ static int phc_create(struct timebase **out, const struct tb_params *prm, char *
 	return 0;
 }
 
+#define PO(m) offsetof(struct tb_phc_params, m)
+static const struct tb_opt phc_opts[] = {
+	{"phc-device", TB_OPT_STR, "/dev/ptp0", 0, 0, NULL, PO(device), "PATH",
+	 "phc timebase: the PTP hardware clock (ethtool -T IFACE names a NIC's)"},
+	{"phc-tick", TB_OPT_STR, "none", 0, 0, NULL, PO(tick), "none|OUT,IN",
+	 "phc timebase: the frame tick from the clock's periodic output on pin OUT wired to its "
+	 "timestamp input on pin IN; none uses the clock alone"},
+	{NULL, TB_OPT_STR, NULL, 0, 0, NULL, 0, NULL, NULL},
+};
+_Static_assert(sizeof(phc_opts) / sizeof(phc_opts[0]) - 1 == TB_PHC_NOPTS,
+	       "TB_PHC_NOPTS counts phc_opts[]");
+#undef PO
+
 const struct timebase_ops tb_phc_ops = {
 	.name = "phc",
 	.doc = "a PTP hardware clock (phc-device) read directly, with a frame tick from its pins "
@@ -232,6 +247,8 @@ const struct timebase_ops tb_phc_ops = {
 	.tick_fd = phc_tick_fd,
 	.tick = phc_tick,
 	.describe = phc_describe,
+	.opts = phc_opts,
+	.own_size = sizeof(struct tb_phc_params),
 };
 
 int tb_phc_pins(const char *v, int *out, int *in)

@@ -703,28 +703,29 @@ struct timebase *tb_ptp_new(const struct tb_ptp_io *io, struct timebase *host,
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	/* without settings of its own: tdpd.conf's defaults */
+	static const struct tb_ptp_params defaults = {.transport_specific = -1};
+	const struct tb_ptp_params *own = prm->own ? prm->own : &defaults;
 	p->base.ops = &tb_ptp_ops;
 	p->fd = -1;
 	p->sys = host;
-	const char *path = *prm->ptp.socket ? prm->ptp.socket : "/var/run/ptp4l";
+	const char *path = *own->socket ? own->socket : "/var/run/ptp4l";
 	if (strlen(path) >= sizeof(p->path)) {
 		snprintf(err, errlen, "ptp-socket %s: longer than a UNIX socket path may be", path);
 		goto fail;
 	}
 	snprintf(p->path, sizeof(p->path), "%s", path);
-	p->domain = (uint8_t)prm->ptp.domain;
-	p->mode = prm->ptp.mode;
+	p->domain = (uint8_t)own->domain;
+	p->mode = own->mode;
 	p->sync_port = -1;
-	p->ts_fixed = prm->ptp.transport_specific >= 0 && prm->ptp.transport_specific <= 15
-			      ? (int)prm->ptp.transport_specific
+	p->ts_fixed = own->transport_specific >= 0 && own->transport_specific <= 15
+			      ? (int)own->transport_specific
 			      : -1;
 	p->ts = p->ts_fixed >= 0 ? (uint8_t)p->ts_fixed : 0;
-	if (*prm->ptp.config && from_config(p, prm->ptp.config, err, errlen) != 0)
+	if (*own->config && from_config(p, own->config, err, errlen) != 0)
 		goto fail;
-	p->poll_ns = prm->ptp.poll_ns > 0 ? prm->ptp.poll_ns : 250000000;
-	p->sub_s = prm->ptp.subscribe_s > 0 && prm->ptp.subscribe_s <= 3600
-			   ? (int)prm->ptp.subscribe_s
-			   : 60;
+	p->poll_ns = own->poll_ns > 0 ? own->poll_ns : 250000000;
+	p->sub_s = own->subscribe_s > 0 && own->subscribe_s <= 3600 ? (int)own->subscribe_s : 60;
 	if (tb_init(&p->base, &tb_ptp_ops, prm, tb_now(host), "no answer from ptp4l yet", err,
 		    errlen))
 		goto fail;
@@ -745,7 +746,8 @@ static int ptp_create(struct timebase **out, const struct tb_params *prm, char *
 {
 	static atomic_int instance;
 	struct tb_params sp = *prm;
-	sp.system.sync_mode = TB_SYSSYNC_ASSUME;
+	struct tb_system_params assume = {.sync_mode = TB_SYSSYNC_ASSUME};
+	sp.own = &assume;
 	struct timebase *sys;
 	int rc = tb_system_ops.create(&sys, &sp, err, errlen);
 	if (rc)
@@ -788,6 +790,36 @@ static int ptp_create(struct timebase **out, const struct tb_params *prm, char *
 	return 0;
 }
 
+static const char *const mode_names[] = {"disciplined", "offset", NULL};
+#define PO(m) offsetof(struct tb_ptp_params, m)
+static const struct tb_opt ptp_opts[] = {
+	{"ptp-socket", TB_OPT_STR, "/var/run/ptp4l", 0, 0, NULL, PO(socket), "PATH",
+	 "ptp timebase: ptp4l's management socket (its uds_address; linuxptp master since July "
+	 "2025 uses /var/run/ptp/ptp4l, every release through v4.4 /var/run/ptp4l)"},
+	{"ptp-domain", TB_OPT_INT, "0", 0, 255, NULL, PO(domain), "N",
+	 "ptp timebase: the PTP domain of the management messages (ptp4l's domainNumber)"},
+	{"ptp-mode", TB_OPT_ENUM, "disciplined", 0, 0, mode_names, PO(mode), "disciplined|offset",
+	 "ptp timebase: ptp4l and phc2sys steer the system clock, or tdpd applies ptp4l's measured "
+	 "master offset itself (ptp4l with free_running 1)"},
+	{"ptp-poll", TB_OPT_DUR, "250ms", 10000000, 60000000000LL, NULL, PO(poll_ns), "TIME",
+	 "ptp timebase: ask ptp4l for TIME_STATUS_NP, PORT_DATA_SET and CURRENT_DATA_SET this "
+	 "often"},
+	{"ptp-transport-specific", TB_OPT_INT, "-1", -1, 15, NULL, PO(transport_specific), "N",
+	 "ptp timebase: the transportSpecific of the management messages, which ptp4l drops unless "
+	 "it is its own "
+	 "(1 for gPTP, IEEE 802.1AS); -1 asks with 0, then 1, then the others until ptp4l answers, "
+	 "and says which"},
+	{"ptp-config", TB_OPT_STR, "", 0, 0, NULL, PO(config), "FILE",
+	 "ptp timebase: ptp4l's configuration file (Debian's ptp4l@.service: "
+	 "/etc/linuxptp/ptp4l.conf); its "
+	 "transportSpecific, domainNumber and uds_address are used, and disagreements with "
+	 "tdpd.conf said"},
+	{NULL, TB_OPT_STR, NULL, 0, 0, NULL, 0, NULL, NULL},
+};
+_Static_assert(sizeof(ptp_opts) / sizeof(ptp_opts[0]) - 1 == TB_PTP_NOPTS,
+	       "TB_PTP_NOPTS counts ptp_opts[]");
+#undef PO
+
 const struct timebase_ops tb_ptp_ops = {
 	.name = "ptp",
 	.doc = "follows ptp4l through its management socket (ptp-socket), in ptp-mode disciplined "
@@ -799,6 +831,8 @@ const struct timebase_ops tb_ptp_ops = {
 	.sleep_until = ptp_sleep_until,
 	.refresh = ptp_refresh,
 	.describe = ptp_describe,
+	.opts = ptp_opts,
+	.own_size = sizeof(struct tb_ptp_params),
 };
 
 /* The client's counters, for tests and the summary. */

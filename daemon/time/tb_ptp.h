@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The ptp source: follows ptp4l through its management socket (tb_ptp.c says
- * how, and when a sample is evidence of lock). Settings: tb_params.ptp.
+ * how, and when a sample is evidence of lock). Settings: its own (struct
+ * tb_ptp_params, declared in tb_ptp.c as ptp-*), through tb_params.own.
  */
 #ifndef TDP_TB_PTP_H
 #define TDP_TB_PTP_H
@@ -9,6 +10,21 @@
 #include "timebase.h"
 
 extern const struct timebase_ops tb_ptp_ops;
+
+#define TB_PTP_NOPTS 6 /* its opts[] (tb_ptp.c checks) */
+struct tb_ptp_params {
+	char socket[TB_STR]; /* ptp4l's management socket; "": /var/run/ptp4l */
+	int64_t domain;
+	int64_t mode;		    /* TB_PTP_* */
+	int64_t poll_ns;	    /* how often to ask ptp4l; 0: 250 ms */
+	int64_t subscribe_s;	    /* SUBSCRIBE_EVENTS_NP duration, renewed at half; 0: 60 s */
+	int64_t transport_specific; /* the management messages' (ptp4l's); -1: found by asking */
+	char config[TB_STR]; /* ptp4l's configuration file, read for its settings; "": none */
+};
+enum {
+	TB_PTP_DISCIPLINED,
+	TB_PTP_OFFSET
+};
 
 struct tb_ptp_counters {
 	uint64_t requests, replies, notifications;

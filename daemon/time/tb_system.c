@@ -96,11 +96,23 @@ static int sys_create(struct timebase **out, const struct tb_params *p, char *er
 		free(s);
 		return rc;
 	}
-	s->sync_mode = p->system.sync_mode;
+	const struct tb_system_params *own = p->own;
+	s->sync_mode = own ? own->sync_mode : TB_SYSSYNC_ADJTIMEX;
 	sys_poll_sync(s);
 	*out = &s->base;
 	return 0;
 }
+
+static const char *const syssync_names[] = {"adjtimex", "assume-locked", NULL};
+static const struct tb_opt sys_opts[] = {
+	{"system-sync", TB_OPT_ENUM, "adjtimex", 0, 0, syssync_names,
+	 offsetof(struct tb_system_params, sync_mode), "adjtimex|assume-locked",
+	 "system timebase: take the sync state from the kernel (STA_UNSYNC, set until chronyd, "
+	 "ntpd or phc2sys discipline the clock), or assume it locked"},
+	{NULL, TB_OPT_STR, NULL, 0, 0, NULL, 0, NULL, NULL},
+};
+_Static_assert(sizeof(sys_opts) / sizeof(sys_opts[0]) - 1 == TB_SYSTEM_NOPTS,
+	       "TB_SYSTEM_NOPTS counts sys_opts[]");
 
 const struct timebase_ops tb_system_ops = {
 	.name = "system",
@@ -113,4 +125,6 @@ const struct timebase_ops tb_system_ops = {
 	.sleep_until = sys_sleep_until,
 	.refresh = sys_refresh,
 	.describe = sys_describe,
+	.opts = sys_opts,
+	.own_size = sizeof(struct tb_system_params),
 };

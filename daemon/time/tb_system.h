@@ -6,7 +6,8 @@
  * disciplines the clock (unlocked), clear means locked with the kernel's
  * estimated error as the uncertainty; read at start and at every refresh.
  * With assume-locked the clock is taken as locked.
- * Settings: tb_params' clock, utc_tai_offset_s, fast and system.
+ * Settings: tb_params' clock, utc_tai_offset_s and fast, and its own
+ * (system-sync, declared in tb_system.c).
  */
 #ifndef TDP_TB_SYSTEM_H
 #define TDP_TB_SYSTEM_H
@@ -14,5 +15,15 @@
 #include "timebase.h"
 
 extern const struct timebase_ops tb_system_ops;
+
+/* Its own settings (tb_params.own; NULL: system-sync adjtimex). */
+#define TB_SYSTEM_NOPTS 1 /* its opts[] (tb_system.c checks) */
+struct tb_system_params {
+	int64_t sync_mode; /* TB_SYSSYNC_* */
+};
+enum {
+	TB_SYSSYNC_ADJTIMEX,
+	TB_SYSSYNC_ASSUME
+};
 
 #endif

@@ -3,8 +3,10 @@
  * The timebase: where the frame engine gets the common time reference (CTR).
  *
  * Every source implements the same small contract (struct timebase_ops), in
- * the manner of chrony's reference-clock drivers: a source reads its own
- * settings (its part of struct tb_params), reads its device, and pushes what
+ * the manner of chrony's reference-clock drivers: a source declares its own
+ * settings with itself (opts[], which tdpd.conf reads by name into a struct
+ * only the source knows, handed over as tb_params.own), reads its device,
+ * and pushes what
  * it measured to the shared part below (tb_sample, tb_fault, tb_force,
  * tb_tick_edge); the shared part owns the lock, the sync state machine
  * (sync.h), the tick accounting and what is published to other threads.
@@ -54,26 +56,23 @@ struct tb_sync_params {
 	int64_t lock_ns, lock_samples, timeout_ns, holdover_ns, drift_ppb, step_ns;
 };
 
-/* Each source's own settings; a source reads only its own and the common part. */
-struct tb_system_params {
-	int64_t sync_mode; /* TB_SYSSYNC_* */
+/* A source's own setting, declared with the source (its opts[]): tdpd.conf
+ * reads it by name into the source's own settings (a struct of own_size
+ * bytes that only the source's files know), off bytes in. */
+enum tb_opt_type {
+	TB_OPT_STR,
+	TB_OPT_INT,
+	TB_OPT_DUR,
+	TB_OPT_ENUM
 };
-struct tb_ptp_params {
-	char socket[TB_STR]; /* ptp4l's management socket; "": /var/run/ptp4l */
-	int64_t domain;
-	int64_t mode;		    /* TB_PTP_* */
-	int64_t poll_ns;	    /* how often to ask ptp4l; 0: 250 ms */
-	int64_t subscribe_s;	    /* SUBSCRIBE_EVENTS_NP duration, renewed at half; 0: 60 s */
-	int64_t transport_specific; /* the management messages' (ptp4l's); -1: found by asking */
-	char config[TB_STR]; /* ptp4l's configuration file, read for its settings; "": none */
-};
-struct tb_phc_params {
-	char device[TB_STR]; /* /dev/ptpN; "": /dev/ptp0 */
-	char tick[TB_STR];   /* "none" or "OUT,IN": PEROUT pin wired to EXTTS pin */
-};
-struct tb_bc635_params {
-	char device[TB_STR]; /* uio name, /dev/uioN or a PCI address (VFIO) */
-	int64_t bars;	     /* TB_BARS_* */
+struct tb_opt {
+	const char *name;
+	enum tb_opt_type type;
+	const char *def; /* as tdpd.conf would give it */
+	int64_t min, max;
+	const char *const *choices; /* TB_OPT_ENUM: NULL-terminated, stored as the index */
+	size_t off;		    /* TB_OPT_STR: char[TB_STR]; the others: int64_t */
+	const char *arg, *doc;	    /* the documentation's placeholder and text */
 };
 
 struct tb_params {
@@ -83,25 +82,7 @@ struct tb_params {
 	int64_t fast;		    /* HC_FAST_* */
 	struct tb_sync_params sync; /* all 0: the defaults */
 	int64_t tf_ns, epoch_ns;    /* the frame geometry, for sources with a frame tick */
-	struct tb_system_params system;
-	struct tb_ptp_params ptp;
-	struct tb_phc_params phc;
-	struct tb_bc635_params bc635;
-};
-
-enum {
-	TB_SYSSYNC_ADJTIMEX,
-	TB_SYSSYNC_ASSUME
-};
-enum {
-	TB_PTP_DISCIPLINED,
-	TB_PTP_OFFSET
-};
-enum {
-	TB_BARS_AUTO,
-	TB_BARS_0_1,
-	TB_BARS_1_0,
-	TB_BARS_0_0
+	const void *own;	    /* the source's own settings (its opts[]); NULL: its defaults */
 };
 
 struct tb_tick_stats {
@@ -128,6 +109,10 @@ struct timebase_ops {
 	int (*tick_fd)(struct timebase *tb);
 	int64_t (*tick)(struct timebase *tb);
 	void (*describe)(struct timebase *tb, char *buf, size_t len);
+	/* its own settings: their declarations (ended by a NULL name) and size;
+	 * NULL and 0: none */
+	const struct tb_opt *opts;
+	size_t own_size;
 };
 
 /* The shared part, first in every source's struct; its fields are the shared

@@ -234,7 +234,8 @@ static void source_and_tick(void **st)
 	fk.pins = 4;
 	fk.perout = 1;
 	fk.extts = 2;
-	struct tb_params p = {.phc = {.device = "/dev/ptp3", .tick = "1,2"}, .tf_ns = 1000000};
+	struct tb_phc_params pp = {.device = "/dev/ptp3", .tick = "1,2"};
+	struct tb_params p = {.own = &pp, .tf_ns = 1000000};
 	tb_sync_params_defaults(&p.sync);
 	char err[256];
 	struct timebase *tb = tb_phc_new(&fio, fk.clk, &p, err, sizeof(err));

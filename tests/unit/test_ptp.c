@@ -308,9 +308,9 @@ static void source_follows_scripted_ptp4l(void **st)
 	fake_up();
 	const struct timebase_ops *ops = timebase_find("ptp");
 	assert_non_null(ops);
-	struct tb_params p = {.fast = HC_FAST_OS,
-			      .ptp = {.mode = TB_PTP_OFFSET, .poll_ns = 10000000}};
-	snprintf(p.ptp.socket, sizeof(p.ptp.socket), "%s", fk.path);
+	struct tb_ptp_params pp = {.mode = TB_PTP_OFFSET, .poll_ns = 10000000};
+	struct tb_params p = {.fast = HC_FAST_OS, .own = &pp};
+	snprintf(pp.socket, sizeof(pp.socket), "%s", fk.path);
 	tb_sync_params_defaults(&p.sync);
 	p.sync.lock_ns = 100000;
 	p.sync.timeout_ns = 200000000;
@@ -320,7 +320,8 @@ static void source_follows_scripted_ptp4l(void **st)
 	char err[256];
 	assert_int_equal(ops->create(&tb, &p, err, sizeof(err)), 0);
 	struct tb_params sp = p;
-	sp.system.sync_mode = TB_SYSSYNC_ASSUME;
+	struct tb_system_params assume = {.sync_mode = TB_SYSSYNC_ASSUME};
+	sp.own = &assume;
 	assert_int_equal(timebase_find("system")->create(&sys, &sp, err, sizeof(err)), 0);
 
 	/* locked on ptp4l's offset; the CTR is the system clock minus it */
@@ -415,10 +416,10 @@ static void disciplined_mode(void **st)
 	atomic_store(&fk.gets, 0);
 	atomic_store(&fk.delay, 3300);
 	fake_up();
-	struct tb_params p = {
-		.fast = HC_FAST_OS,
-		.ptp = {.mode = TB_PTP_DISCIPLINED, .poll_ns = 10000000, .subscribe_s = 1}};
-	snprintf(p.ptp.socket, sizeof(p.ptp.socket), "%s", fk.path);
+	struct tb_ptp_params pp = {
+		.mode = TB_PTP_DISCIPLINED, .poll_ns = 10000000, .subscribe_s = 1};
+	struct tb_params p = {.fast = HC_FAST_OS, .own = &pp};
+	snprintf(pp.socket, sizeof(pp.socket), "%s", fk.path);
 	atomic_store(&fk.subs, 0);
 	tb_sync_params_defaults(&p.sync);
 	p.sync.lock_ns = 100000;
@@ -426,7 +427,8 @@ static void disciplined_mode(void **st)
 	char err[256];
 	assert_int_equal(timebase_find("ptp")->create(&tb, &p, err, sizeof(err)), 0);
 	struct tb_params sp = p;
-	sp.system.sync_mode = TB_SYSSYNC_ASSUME;
+	struct tb_system_params assume = {.sync_mode = TB_SYSSYNC_ASSUME};
+	sp.own = &assume;
 	assert_int_equal(timebase_find("system")->create(&sys, &sp, err, sizeof(err)), 0);
 	/* UNCALIBRATED is not enough here */
 	while (atomic_load(&fk.gets) < 40)
@@ -487,9 +489,9 @@ static void no_lock_without_evidence(void **st)
 	atomic_store(&fk.delay, 0);
 	atomic_store(&fk.still, 1);
 	fake_up();
-	struct tb_params p = {.fast = HC_FAST_OS,
-			      .ptp = {.mode = TB_PTP_OFFSET, .poll_ns = 10000000}};
-	snprintf(p.ptp.socket, sizeof(p.ptp.socket), "%s", fk.path);
+	struct tb_ptp_params pp = {.mode = TB_PTP_OFFSET, .poll_ns = 10000000};
+	struct tb_params p = {.fast = HC_FAST_OS, .own = &pp};
+	snprintf(pp.socket, sizeof(pp.socket), "%s", fk.path);
 	tb_sync_params_defaults(&p.sync);
 	p.sync.lock_ns = 100000;
 	struct timebase *tb = NULL;
@@ -517,7 +519,7 @@ static void no_lock_without_evidence(void **st)
 	assert_true(wait_state(tb, TB_HOLDOVER));
 	tb->ops->destroy(tb);
 
-	p.ptp.mode = TB_PTP_DISCIPLINED;
+	pp.mode = TB_PTP_DISCIPLINED;
 	atomic_store(&fk.port_state, PTPM_PS_SLAVE);
 	atomic_store(&fk.offset, -40);
 	assert_int_equal(timebase_find("ptp")->create(&tb, &p, err, sizeof(err)), 0);
@@ -542,7 +544,8 @@ static void client_on_simulated_clock(void **st)
 	sp4.delay = 3300;
 	sp4.gm = 1;
 	sp4.port_state = PTPM_PS_UNCALIBRATED;
-	struct tb_params p = {.ptp = {.mode = TB_PTP_OFFSET, .poll_ns = 10000000}};
+	struct tb_ptp_params pp = {.mode = TB_PTP_OFFSET, .poll_ns = 10000000};
+	struct tb_params p = {.own = &pp};
 	tb_sync_params_defaults(&p.sync);
 	p.sync.lock_ns = 100000;
 	p.sync.timeout_ns = 200000000;

@@ -37,9 +37,11 @@ static struct timebase *source(int64_t mode, int64_t ts, const char *config)
 	sp4.delay = 3300;
 	sp4.gm = 1;
 	sp4.port_state = mode == TB_PTP_OFFSET ? PTPM_PS_UNCALIBRATED : PTPM_PS_SLAVE;
-	struct tb_params p = {.ptp = {.mode = mode, .poll_ns = 10000000, .transport_specific = ts}};
+	static struct tb_ptp_params pp;
+	pp = (struct tb_ptp_params){.mode = mode, .poll_ns = 10000000, .transport_specific = ts};
+	struct tb_params p = {.own = &pp};
 	if (config)
-		snprintf(p.ptp.config, sizeof(p.ptp.config), "%s", config);
+		snprintf(pp.config, sizeof(pp.config), "%s", config);
 	tb_sync_params_defaults(&p.sync);
 	p.sync.lock_ns = 100000;
 	p.sync.timeout_ns = 200000000;

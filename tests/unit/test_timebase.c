@@ -73,9 +73,8 @@ static void system_timebase_sync_from_kernel(void **state)
 	assert_true(adjtimex(&tx) >= 0);
 	bool unsync = tx.status & STA_UNSYNC;
 	const struct timebase_ops *ops = timebase_find("system");
-	struct tb_params p = {.fast = HC_FAST_OS,
-			      .utc_tai_offset_s = 37,
-			      .system = {.sync_mode = TB_SYSSYNC_ADJTIMEX}};
+	struct tb_system_params sp = {.sync_mode = TB_SYSSYNC_ADJTIMEX};
+	struct tb_params p = {.fast = HC_FAST_OS, .utc_tai_offset_s = 37, .own = &sp};
 	struct timebase *tb;
 	char err[128];
 	assert_int_equal(ops->create(&tb, &p, err, sizeof(err)), 0);
@@ -86,7 +85,7 @@ static void system_timebase_sync_from_kernel(void **state)
 	assert_non_null(strstr(s.reason, unsync ? "unsynchronised (STA_UNSYNC)"
 						: "synchronised (STA_UNSYNC clear)"));
 	tb->ops->destroy(tb);
-	p.system.sync_mode = TB_SYSSYNC_ASSUME;
+	sp.sync_mode = TB_SYSSYNC_ASSUME;
 	assert_int_equal(ops->create(&tb, &p, err, sizeof(err)), 0);
 	tb_sync(tb, &s);
 	assert_int_equal(s.state, TB_LOCKED);
