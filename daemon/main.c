@@ -61,6 +61,77 @@ static void on_hup(int sig)
 /* ---- command line ------------------------------------------------------- */
 
 /* Returns 0 to go on, 1 to exit 0 (help, version), -1 on an error (printed). */
+/* The options that answer and stop (help, version, the option lists): 1
+ * when one of them is argv[i] (it has answered), else 0. */
+static int answer_only(const char *a)
+{
+	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		conf_usage(stdout);
+		return 1;
+	}
+	if (!strcmp(a, "-v") || !strcmp(a, "--version")) {
+		printf("tdpd %s\n", TDP_VERSION);
+		return 1;
+	}
+	if (!strcmp(a, "--man-options") || !strcmp(a, "--man-long-options")) {
+		conf_man(stdout, a[6] == 'l');
+		return 1;
+	}
+	if (!strcmp(a, "--list-options")) {
+		conf_list_options(stdout);
+		return 1;
+	}
+	return 0;
+}
+
+/* --port NAME:OPTION=VALUE: 0, or -1 (said) */
+static int port_arg(struct tdpd *d, const char *val)
+{
+	char buf[512];
+	snprintf(buf, sizeof(buf), "%s", val);
+	char *colon = strchr(buf, ':');
+	char *veq = colon ? strchr(colon, '=') : NULL;
+	if (!colon || !veq) {
+		fprintf(stderr, "tdpd: --port takes NAME:OPTION=VALUE, not '%s'\n", val);
+		return -1;
+	}
+	*colon = 0;
+	*veq = 0;
+	return conf_set(&d->conf, buf, colon + 1, veq + 1, "command line", 0, stderr) ? -1 : 0;
+}
+
+/* --NAME VALUE or --NAME=VALUE at argv[*i] (which it moves past the value):
+ * 0, or -1 (said) */
+static int option_arg(struct tdpd *d, char **argv, int *i, int end)
+{
+	const char *a = argv[*i];
+	if (strncmp(a, "--", 2) != 0) {
+		fprintf(stderr, "tdpd: unexpected argument '%s' (see tdpd --help)\n", a);
+		return -1;
+	}
+	char name[64];
+	const char *val = NULL;
+	const char *eq = strchr(a + 2, '=');
+	size_t nl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+	if (nl >= sizeof(name)) {
+		fprintf(stderr, "tdpd: unknown option '%s'\n", a);
+		return -1;
+	}
+	memcpy(name, a + 2, nl);
+	name[nl] = 0;
+	if (eq)
+		val = eq + 1;
+	else if (*i + 1 < end)
+		val = argv[++*i];
+	if (!val) {
+		fprintf(stderr, "tdpd: %s needs a value\n", a);
+		return -1;
+	}
+	if (!strcmp(name, "port"))
+		return port_arg(d, val);
+	return conf_set(&d->conf, NULL, name, val, "command line", 0, stderr) ? -1 : 0;
+}
+
 static int parse_args(struct tdpd *d, int argc, char **argv, bool *check, bool *dump)
 {
 	const char *file = NULL;
@@ -74,22 +145,8 @@ static int parse_args(struct tdpd *d, int argc, char **argv, bool *check, bool *
 		}
 	/* first: help, version and the file, so the command line overrides it */
 	for (int i = 1; i < end; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			conf_usage(stdout);
+		if (answer_only(argv[i]))
 			return 1;
-		}
-		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--version")) {
-			printf("tdpd %s\n", TDP_VERSION);
-			return 1;
-		}
-		if (!strcmp(argv[i], "--man-options") || !strcmp(argv[i], "--man-long-options")) {
-			conf_man(stdout, argv[i][6] == 'l');
-			return 1;
-		}
-		if (!strcmp(argv[i], "--list-options")) {
-			conf_list_options(stdout);
-			return 1;
-		}
 		if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--config")) {
 			if (i + 1 >= end) {
 				fprintf(stderr, "tdpd: %s needs a file\n", argv[i]);
@@ -105,65 +162,13 @@ static int parse_args(struct tdpd *d, int argc, char **argv, bool *check, bool *
 	int errors = 0;
 	for (int i = 1; i < end; i++) {
 		const char *a = argv[i];
-		if (!strcmp(a, "-f") || !strcmp(a, "--config")) {
+		if (!strcmp(a, "-f") || !strcmp(a, "--config"))
 			i++;
-			continue;
-		}
-		if (!strncmp(a, "--config=", 9))
-			continue;
-		if (!strcmp(a, "--check")) {
+		else if (!strcmp(a, "--check"))
 			*check = true;
-			continue;
-		}
-		if (!strcmp(a, "--dump-config")) {
+		else if (!strcmp(a, "--dump-config"))
 			*dump = true;
-			continue;
-		}
-		if (strncmp(a, "--", 2) != 0) {
-			fprintf(stderr, "tdpd: unexpected argument '%s' (see tdpd --help)\n", a);
-			errors++;
-			continue;
-		}
-		char name[64];
-		const char *val = NULL;
-		const char *eq = strchr(a + 2, '=');
-		size_t nl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-		if (nl >= sizeof(name)) {
-			fprintf(stderr, "tdpd: unknown option '%s'\n", a);
-			errors++;
-			continue;
-		}
-		memcpy(name, a + 2, nl);
-		name[nl] = 0;
-		if (eq)
-			val = eq + 1;
-		else if (i + 1 < end)
-			val = argv[++i];
-		if (!val) {
-			fprintf(stderr, "tdpd: %s needs a value\n", a);
-			errors++;
-			continue;
-		}
-		if (!strcmp(name, "port")) {
-			/* NAME:OPTION=VALUE */
-			char buf[512];
-			snprintf(buf, sizeof(buf), "%s", val);
-			char *colon = strchr(buf, ':');
-			char *veq = colon ? strchr(colon, '=') : NULL;
-			if (!colon || !veq) {
-				fprintf(stderr, "tdpd: --port takes NAME:OPTION=VALUE, not '%s'\n",
-					val);
-				errors++;
-				continue;
-			}
-			*colon = 0;
-			*veq = 0;
-			if (conf_set(&d->conf, buf, colon + 1, veq + 1, "command line", 0,
-				     stderr) != 0)
-				errors++;
-			continue;
-		}
-		if (conf_set(&d->conf, NULL, name, val, "command line", 0, stderr) != 0)
+		else if (strncmp(a, "--config=", 9) && option_arg(d, argv, &i, end))
 			errors++;
 	}
 	if (!file && !errors && !*dump) {
