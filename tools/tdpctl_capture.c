@@ -46,29 +46,24 @@ static int number(const char *opt, const char *v, long long lo, long long hi, lo
 	return 0;
 }
 
-int tdpctl_capture(const struct tdpctl_global *g, int argc, char **argv)
+/* The session asked for: -w, -c, -s, --snaplen, --direction into args (and
+ * *file, *secs: -1 when not given). 0, or -1 (said). */
+static int capture_args(int argc, char **argv, json_t *args, const char **file, long long *secs)
 {
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
-		return usage(stdout);
-	if (argc < 2 || argv[1][0] == '-')
-		return usage(stderr);
-	const char *port = argv[1], *file = NULL;
-	long long count = 0, secs = -1, snap = 0;
-	json_t *args = json_pack("{ss}", "port", port);
+	long long count = 0, snap = 0;
 	for (int i = 2; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v) {
 			fprintf(stderr, "tdpctl: capture: %s wants a value\n", o);
-			json_decref(args);
-			return TDPCTL_EXIT_USAGE;
+			return -1;
 		}
 		int bad = 0;
 		if (!strcmp(o, "-w"))
-			file = v;
+			*file = v;
 		else if (!strcmp(o, "-c"))
 			bad = number(o, v, 1, 100000000, &count);
 		else if (!strcmp(o, "-s"))
-			bad = number(o, v, 1, 86400, &secs);
+			bad = number(o, v, 1, 86400, secs);
 		else if (!strcmp(o, "--snaplen"))
 			bad = number(o, v, 1, 2048, &snap);
 		else if (!strcmp(o, "--direction") &&
@@ -79,19 +74,56 @@ int tdpctl_capture(const struct tdpctl_global *g, int argc, char **argv)
 			bad = 1;
 		}
 		if (bad) {
-			json_decref(args);
-			return usage(stderr);
+			usage(stderr);
+			return -1;
 		}
 		i++;
 	}
-	if (secs < 0)
-		secs = count ? 0 : 10;
+	if (*secs < 0)
+		*secs = count ? 0 : 10;
 	if (count)
 		json_object_set_new(args, "count", json_integer(count));
-	if (secs)
-		json_object_set_new(args, "seconds", json_integer(secs));
+	if (*secs)
+		json_object_set_new(args, "seconds", json_integer(*secs));
 	if (snap)
 		json_object_set_new(args, "snaplen", json_integer(snap));
+	return 0;
+}
+
+/* what the session got, or why not */
+static void capture_report(const struct tdpctl_global *g, json_t *o, int rc, bool out,
+			   const char *file)
+{
+	json_t *r = json_object_get(o, "result");
+	FILE *f = out ? stderr : stdout;
+	if (rc) {
+		fprintf(stderr, "tdpctl: %s (%s)\n", S(o, "error"), S(o, "code"));
+	} else if (g->json) {
+		json_dumpf(r, f, JSON_INDENT(2));
+		fputc('\n', f);
+	} else {
+		fprintf(f,
+			"%" PRId64 " packets captured on port %s into %s, %" PRId64
+			" lost, %.1f s (%s)\n",
+			I(r, "captured"), S(r, "port"), out ? "standard output" : file,
+			I(r, "dropped"), json_real_value(json_object_get(r, "seconds")),
+			S(r, "end"));
+	}
+}
+
+int tdpctl_capture(const struct tdpctl_global *g, int argc, char **argv)
+{
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+		return usage(stdout);
+	if (argc < 2 || argv[1][0] == '-')
+		return usage(stderr);
+	const char *port = argv[1], *file = NULL;
+	long long secs = -1;
+	json_t *args = json_pack("{ss}", "port", port);
+	if (capture_args(argc, argv, args, &file, &secs)) {
+		json_decref(args);
+		return TDPCTL_EXIT_USAGE;
+	}
 	char def[256];
 	if (!file) {
 		snprintf(def, sizeof(def), "%s.pcapng", port);
@@ -116,20 +148,7 @@ int tdpctl_capture(const struct tdpctl_global *g, int argc, char **argv)
 		close(fd);
 	if (!o)
 		return rc;
-	json_t *r = json_object_get(o, "result");
-	if (rc) {
-		fprintf(stderr, "tdpctl: %s (%s)\n", S(o, "error"), S(o, "code"));
-	} else if (g->json) {
-		json_dumpf(r, out ? stderr : stdout, JSON_INDENT(2));
-		fputc('\n', out ? stderr : stdout);
-	} else {
-		fprintf(out ? stderr : stdout,
-			"%" PRId64 " packets captured on port %s into %s, %" PRId64
-			" lost, %.1f s (%s)\n",
-			I(r, "captured"), S(r, "port"), out ? "standard output" : file,
-			I(r, "dropped"), json_real_value(json_object_get(r, "seconds")),
-			S(r, "end"));
-	}
+	capture_report(g, o, rc, out, file);
 	json_decref(o);
 	return rc;
 }
