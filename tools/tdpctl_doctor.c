@@ -550,48 +550,69 @@ static int64_t parse_dur(const char *s)
 	return -1;
 }
 
-int tdpctl_doctor(int argc, char **argv)
+static int doctor_usage(FILE *f)
 {
-	struct doc d = {.h = {.root = ""}, .cpu = -1, .guard_ns = 20000, .lat_s = 2};
+	fprintf(f,
+		"usage: tdpctl doctor [--cpu N] [--tf T] [--guard T] [--latency T] [--netdev "
+		"IF]... [--json] [--root DIR]\n"
+		"  --cpu      the frame engine's CPU (default: the last online, tdpd's default)\n"
+		"  --tf       the table's frame length, to judge the measured latency against\n"
+		"  --guard    the table's guard band (default 20us)\n"
+		"  --latency  how long to measure the wake-up latency (default 2s; 0 skips it)\n"
+		"  --netdev   a kernel netdev behind a port: its interrupt coalescing\n"
+		"  --root     read /proc and /sys under DIR (a copy of another box's, or a "
+		"test's)\n"
+		"Exit status: 0 no failure, 1 a check failed, 2 usage.\n");
+	return f == stdout ? 0 : TDPCTL_EXIT_USAGE;
+}
+
+/* argv into d: 0, 1 when --help was printed, or TDPCTL_EXIT_USAGE (said) */
+static int doctor_args(struct doc *d, int argc, char **argv)
+{
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int64_t ns = v ? parse_dur(v) : -1;
 		if (!strcmp(a, "--json")) {
-			d.json = true;
-		} else if (!strcmp(a, "--root") && v) {
-			d.h.root = v;
-			i++;
-		} else if (!strcmp(a, "--cpu") && v) {
+			d->json = true;
+			continue;
+		}
+		if (!strcmp(a, "--help")) {
+			doctor_usage(stdout);
+			return 1;
+		}
+		if (!v)
+			return doctor_usage(stderr);
+		i++;
+		if (!strcmp(a, "--root")) {
+			d->h.root = v;
+		} else if (!strcmp(a, "--cpu")) {
 			char *end;
 			long c = strtol(v, &end, 10);
-			i++;
 			if (*end || end == v || c < 0 || c >= HOST_MAX_CPUS) {
 				fprintf(stderr,
 					"tdpctl: doctor: --cpu takes a CPU number, not '%s'\n", v);
 				return TDPCTL_EXIT_USAGE;
 			}
-			d.cpu = (int)c;
-		} else if ((!strcmp(a, "--tf") || !strcmp(a, "--guard")) && v) {
-			int64_t ns = parse_dur(v);
-			if (ns < 0)
-				goto usage;
-			*(a[2] == 't' ? &d.tf_ns : &d.guard_ns) = ns;
-			i++;
-		} else if (!strcmp(a, "--latency") && v) {
-			int64_t ns = parse_dur(v);
-			if (ns < 0 || ns > 600 * 1000000000LL)
-				goto usage;
-			d.lat_s = (double)ns / 1e9;
-			i++;
-		} else if (!strcmp(a, "--netdev") && v && d.nnetdevs < 16) {
-			d.netdevs[d.nnetdevs++] = v;
-			i++;
-		} else if (!strcmp(a, "--help")) {
-			argc = -1;
-			goto usage;
+			d->cpu = (int)c;
+		} else if ((!strcmp(a, "--tf") || !strcmp(a, "--guard")) && ns >= 0) {
+			*(a[2] == 't' ? &d->tf_ns : &d->guard_ns) = ns;
+		} else if (!strcmp(a, "--latency") && ns >= 0 && ns <= 600 * 1000000000LL) {
+			d->lat_s = (double)ns / 1e9;
+		} else if (!strcmp(a, "--netdev") && d->nnetdevs < 16) {
+			d->netdevs[d->nnetdevs++] = v;
 		} else {
-			goto usage;
+			return doctor_usage(stderr);
 		}
 	}
+	return 0;
+}
+
+int tdpctl_doctor(int argc, char **argv)
+{
+	struct doc d = {.h = {.root = ""}, .cpu = -1, .guard_ns = 20000, .lat_s = 2};
+	int rc = doctor_args(&d, argc, argv);
+	if (rc)
+		return rc == 1 ? 0 : rc;
 	if (d.cpu < 0) {
 		char buf[4096];
 		uint8_t set[HOST_MAX_CPUS];
@@ -629,17 +650,4 @@ int tdpctl_doctor(int argc, char **argv)
 		printf("%d pass, %d warn, %d fail\n", d.count[PASS], d.count[WARN], d.count[FAIL]);
 	}
 	return d.count[FAIL] ? TDPCTL_EXIT_BAD : 0;
-usage:
-	fprintf(argc < 0 ? stdout : stderr,
-		"usage: tdpctl doctor [--cpu N] [--tf T] [--guard T] [--latency T] [--netdev "
-		"IF]... [--json] [--root DIR]\n"
-		"  --cpu      the frame engine's CPU (default: the last online, tdpd's default)\n"
-		"  --tf       the table's frame length, to judge the measured latency against\n"
-		"  --guard    the table's guard band (default 20us)\n"
-		"  --latency  how long to measure the wake-up latency (default 2s; 0 skips it)\n"
-		"  --netdev   a kernel netdev behind a port: its interrupt coalescing\n"
-		"  --root     read /proc and /sys under DIR (a copy of another box's, or a "
-		"test's)\n"
-		"Exit status: 0 no failure, 1 a check failed, 2 usage.\n");
-	return argc < 0 ? 0 : TDPCTL_EXIT_USAGE;
 }
