@@ -155,61 +155,109 @@ static int cmp_line(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+/* the header, ports and flows; nonzero when a write failed */
+static int write_head(const struct sched_table *t, FILE *out, struct sched_buf *b)
+{
+	int rc = 0;
+	for (int k = SCHED_L_VERSION; k <= SCHED_L_SYNC; k++) {
+		if ((k == SCHED_L_EPOCH && !t->epoch_ns) || (k == SCHED_L_GUARD && !t->guard_ns) ||
+		    (k == SCHED_L_SYNC && !t->sync_err_set))
+			continue;
+		render_header(t, (enum sched_line_kind)k, b);
+		rc |= emit(b, out);
+	}
+	if (t->nports)
+		fputc('\n', out);
+	for (uint32_t i = 0; i < t->nports; i++) {
+		render_port(&t->ports[i], b);
+		rc |= emit(b, out);
+	}
+	if (t->nflows)
+		fputc('\n', out);
+	for (uint32_t i = 0; i < t->nflows; i++) {
+		render_flow(t, &t->flows[i], b);
+		rc |= emit(b, out);
+	}
+	return rc;
+}
+
+/* Each (flow, n) of the table's rows as a layer with the frames it is in
+ * (found by an open-addressed table of slots); 0, or -ENOMEM. */
+static int collect_layers(const struct sched_table *t, struct layer **ly, uint32_t *nly,
+			  size_t *cap_ly)
+{
+	uint32_t mask = 1023;
+	while (mask < 2 * t->row_off[t->nrows])
+		mask = mask * 2 + 1;
+	uint32_t *slot = calloc((size_t)mask + 1, sizeof(uint32_t));
+	if (!slot)
+		return -ENOMEM;
+	int rc = 0;
+	for (uint32_t f = 0; f < t->k && !rc; f++) {
+		uint32_t n;
+		const struct sched_entry *e = sched_row(t, f, &n);
+		for (uint32_t i = 0; i < n && !rc; i++) {
+			uint32_t key = (uint32_t)e[i].flow << 16 | e[i].n, s;
+			for (s = (key * 2654435761u) & mask;
+			     slot[s] && (*ly)[slot[s] - 1].key != key; s = (s + 1) & mask)
+				;
+			if (!slot[s]) {
+				if (sched_grow(ly, cap_ly, *nly + 1, sizeof(**ly))) {
+					rc = -ENOMEM;
+					break;
+				}
+				(*ly)[*nly] =
+					(struct layer){.key = key, .h = 1469598103934665603ull};
+				slot[s] = ++*nly;
+			}
+			struct layer *l = &(*ly)[slot[s] - 1];
+			if (sched_grow(&l->fr, &l->cap, l->nf + 1, sizeof(uint32_t))) {
+				rc = -ENOMEM;
+				break;
+			}
+			l->fr[l->nf++] = f;
+			l->h = (l->h ^ f) * 1099511628211ull;
+		}
+	}
+	free(slot);
+	return rc;
+}
+
+/* one line of rows (its layers share their frames), split where long: rows
+ * add up, so the table stays the same */
+static int write_line(const struct sched_table *t, const struct line_ref *ln,
+		      struct sched_entry *en, struct sched_span *sp, FILE *out, struct sched_buf *b)
+{
+	const struct layer *head = ln->first[0];
+	uint32_t ne = ln->len;
+	int rc = 0;
+	for (uint32_t i = 0; i < ne; i++)
+		en[i] = (struct sched_entry){.flow = (uint16_t)(ln->first[i]->key >> 16),
+					     .n = (uint16_t)ln->first[i]->key};
+	size_t ns = sched_spans_from_frames(head->fr, head->nf, sp);
+	for (uint32_t j = 0; j < ne; j += ENTRIES_PER_LINE)
+		for (size_t i = 0; i < ns; i += SPANS_PER_LINE) {
+			uint32_t cs = (uint32_t)(ns - i < SPANS_PER_LINE ? ns - i : SPANS_PER_LINE);
+			uint32_t ce = ne - j < ENTRIES_PER_LINE ? ne - j : ENTRIES_PER_LINE;
+			sched_render_rule(t, sp + i, cs, en + j, ce, b);
+			rc |= emit(b, out);
+		}
+	return rc;
+}
+
 int sched_write(const struct sched_table *t, FILE *out)
 {
 	struct sched_buf b = {0};
 	struct layer *ly = NULL, **ord = NULL;
 	struct line_ref *lines = NULL;
-	uint32_t *slot = NULL, mask = 1023, nly = 0;
+	uint32_t nly = 0;
 	size_t cap_ly = 0;
 	struct sched_span *sp = NULL;
 	struct sched_entry *en = NULL;
-	int rc = 0;
+	int rc = write_head(t, out, &b);
 
-	for (int k = SCHED_L_VERSION; k <= SCHED_L_SYNC; k++) {
-		if ((k == SCHED_L_EPOCH && !t->epoch_ns) || (k == SCHED_L_GUARD && !t->guard_ns) ||
-		    (k == SCHED_L_SYNC && !t->sync_err_set))
-			continue;
-		render_header(t, (enum sched_line_kind)k, &b);
-		rc |= emit(&b, out);
-	}
-	if (t->nports)
-		fputc('\n', out);
-	for (uint32_t i = 0; i < t->nports; i++) {
-		render_port(&t->ports[i], &b);
-		rc |= emit(&b, out);
-	}
-	if (t->nflows)
-		fputc('\n', out);
-	for (uint32_t i = 0; i < t->nflows; i++) {
-		render_flow(t, &t->flows[i], &b);
-		rc |= emit(&b, out);
-	}
-	while (mask < 2 * t->row_off[t->nrows])
-		mask = mask * 2 + 1;
-	if (!(slot = calloc((size_t)mask + 1, sizeof(uint32_t))))
+	if (collect_layers(t, &ly, &nly, &cap_ly))
 		goto oom;
-	for (uint32_t f = 0; f < t->k; f++) {
-		uint32_t n;
-		const struct sched_entry *e = sched_row(t, f, &n);
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t key = (uint32_t)e[i].flow << 16 | e[i].n, s;
-			for (s = (key * 2654435761u) & mask; slot[s] && ly[slot[s] - 1].key != key;
-			     s = (s + 1) & mask)
-				;
-			if (!slot[s]) {
-				if (sched_grow(&ly, &cap_ly, nly + 1, sizeof(*ly)))
-					goto oom;
-				ly[nly] = (struct layer){.key = key, .h = 1469598103934665603ull};
-				slot[s] = ++nly;
-			}
-			struct layer *l = &ly[slot[s] - 1];
-			if (sched_grow(&l->fr, &l->cap, l->nf + 1, sizeof(uint32_t)))
-				goto oom;
-			l->fr[l->nf++] = f;
-			l->h = (l->h ^ f) * 1099511628211ull;
-		}
-	}
 	ord = malloc(sizeof(*ord) * (nly + 1));
 	lines = malloc(sizeof(*lines) * (nly + 1));
 	en = malloc(sizeof(*en) * (nly + 1));
@@ -229,24 +277,8 @@ int sched_write(const struct sched_table *t, FILE *out)
 	qsort(lines, nl, sizeof(*lines), cmp_line);
 	if (nl)
 		fputc('\n', out);
-	for (uint32_t h = 0; h < nl; h++) {
-		const struct layer *head = lines[h].first[0];
-		uint32_t ne = lines[h].len;
-		for (uint32_t i = 0; i < ne; i++)
-			en[i] = (struct sched_entry){
-				.flow = (uint16_t)(lines[h].first[i]->key >> 16),
-				.n = (uint16_t)lines[h].first[i]->key};
-		size_t ns = sched_spans_from_frames(head->fr, head->nf, sp);
-		/* long lines are split: rows add up, so the table stays the same */
-		for (uint32_t j = 0; j < ne; j += ENTRIES_PER_LINE)
-			for (size_t i = 0; i < ns; i += SPANS_PER_LINE) {
-				uint32_t cs = (uint32_t)(ns - i < SPANS_PER_LINE ? ns - i
-										 : SPANS_PER_LINE);
-				uint32_t ce = ne - j < ENTRIES_PER_LINE ? ne - j : ENTRIES_PER_LINE;
-				sched_render_rule(t, sp + i, cs, en + j, ce, &b);
-				rc |= emit(&b, out);
-			}
-	}
+	for (uint32_t h = 0; h < nl; h++)
+		rc |= write_line(t, &lines[h], en, sp, out, &b);
 	goto out;
 oom:
 	rc = -ENOMEM;
@@ -254,7 +286,6 @@ out:
 	for (uint32_t i = 0; i < nly; i++)
 		free(ly[i].fr);
 	free(ly);
-	free(slot);
 	free(ord);
 	free(lines);
 	free(en);
