@@ -160,15 +160,11 @@ oom:
 	return errs + 1;
 }
 
-size_t sched_fit(const struct sched_table *t, const struct sched_fit *lim, struct sched_diags *d)
+/* a reserved flow larger than its port's frames can be: never fragmented */
+static size_t fit_mtu(const struct sched_table *t, const struct sched_fit *lim,
+		      struct sched_diags *d)
 {
 	size_t errs = 0;
-	struct row_ix ix = {NULL, NULL};
-	uint64_t *pk = calloc((size_t)t->nports + 1, sizeof(uint64_t));
-	if (!pk) {
-		sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
-		return 1;
-	}
 	for (uint32_t f = 0; lim->mtu && f < t->nflows; f++) {
 		const struct sched_flow *fl = &t->flows[f];
 		uint32_t mtu = lim->mtu[fl->port];
@@ -185,99 +181,155 @@ size_t sched_fit(const struct sched_table *t, const struct sched_fit *lim, struc
 			       "interface's MTU",
 			       fl->name, fl->size, t->ports[fl->port].name, mtu + l2, mtu, l2);
 	}
-	uint64_t avail = lim->mbufs > lim->mbufs_held ? lim->mbufs - lim->mbufs_held : 0;
-	for (uint32_t r = 0; r < t->nrows; r++) {
-		uint64_t all = 0;
-		for (uint32_t i = t->row_off[r]; i < t->row_off[r + 1]; i++) {
-			const struct sched_entry *e = &t->ent[i];
-			uint32_t p = t->flows[e->flow].port;
-			pk[p] += e->n;
-			all += e->n;
-			if (lim->flow_depth && e->n > lim->flow_depth) {
-				errs++;
-				if (sched_diag_full(d)) {
-					sched_diag_add(d, SCHED_ERROR, 0, 0, "flow-queue-depth");
-					continue;
-				}
-				if (!ix.off && row_ix_build(t, &ix) != 0)
-					goto oom;
-				struct sched_buf b = {0};
-				uint32_t first;
-				size_t nf = row_frames(&ix, r, &b, &first);
-				sched_diag_add(d, SCHED_ERROR, blame_line(t, first, p, d), 1,
-					       "frame%s %s: flow %s sends %u packets a frame, but "
-					       "a flow's queue holds %u "
-					       "(flow-queue-depth)",
-					       nf == 1 ? "" : "s", b.s ? b.s : "",
-					       t->flows[e->flow].name, e->n, lim->flow_depth);
-				free(b.s);
-			}
-		}
-		if (lim->mbufs && all > avail && sched_diag_full(d)) {
-			errs++;
-			sched_diag_add(d, SCHED_ERROR, 0, 0, "mbufs");
-		} else if (lim->mbufs && all > avail) {
-			if (!ix.off && row_ix_build(t, &ix) != 0)
-				goto oom;
-			struct sched_buf b = {0};
-			uint32_t first;
-			size_t nf = row_frames(&ix, r, &b, &first);
-			uint32_t p0 = t->flows[t->ent[t->row_off[r]].flow]
-					      .port; /* all > 0: the row has entries */
-			sched_diag_add(d, SCHED_ERROR, blame_line(t, first, p0, d), 1,
-				       "frame%s %s: %llu packets a frame on all ports need as many "
-				       "packet buffers, but the "
-				       "pool has %llu and the ports' RX and TX rings and caches "
-				       "hold %llu of them (mbufs)",
-				       nf == 1 ? "" : "s", b.s ? b.s : "", (unsigned long long)all,
-				       (unsigned long long)lim->mbufs,
-				       (unsigned long long)lim->mbufs_held);
-			free(b.s);
-			errs++;
-		}
-		/* each port of the row once (entries are sorted by port), its count
-		 * cleared behind it: O(entries), not O(ports), per row */
-		for (uint32_t i = t->row_off[r]; i < t->row_off[r + 1]; i++) {
-			uint32_t p = t->flows[t->ent[i].flow].port;
-			uint64_t n = pk[p];
-			pk[p] = 0;
-			uint32_t txd = lim->tx_desc ? lim->tx_desc[p] : 0;
-			if (!txd || n <= txd)
-				continue;
-			if (sched_diag_full(d)) {
-				sched_diag_add(d, SCHED_WARNING, 0, 0, "tx-desc");
-				continue;
-			}
-			if (!ix.off && row_ix_build(t, &ix) != 0)
-				goto oom;
-			struct sched_buf b = {0};
-			uint32_t first;
-			size_t nf = row_frames(&ix, r, &b, &first);
-			/* the ring refills as the port sends: about the wire time of what
-			 * does not fit at once, spent handing packets over */
-			uint64_t bits = 0;
-			for (uint32_t k = t->row_off[r]; k < t->row_off[r + 1]; k++)
-				if (t->flows[t->ent[k].flow].port == p)
-					bits += sched_wire_bits(t, t->ent[k].flow) * t->ent[k].n;
-			double refill_us = bits_ns(bits, t->ports[p].rate_bps) * (double)(n - txd) /
-					   (double)n / 1e3;
-			sched_diag_add(d, SCHED_WARNING, blame_line(t, first, p, d), 1,
-				       "frame%s %s: port %s sends %llu packets a frame, its TX "
-				       "ring holds %u (tx-desc): "
-				       "the engine refills the ring as the port sends, for about "
-				       "%.1fus of the frame",
-				       nf == 1 ? "" : "s", b.s ? b.s : "", t->ports[p].name,
-				       (unsigned long long)n, txd, refill_us);
-			free(b.s);
-		}
-	}
-	row_ix_free(&ix);
-	free(pk);
 	return errs;
-oom:
-	free(pk);
-	sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
-	return errs + 1;
+}
+
+/* What one row is checked with: the table's frames by row (built when a
+ * diagnostic first names them), each port's packets in the row. */
+struct fit_row {
+	const struct sched_table *t;
+	const struct sched_fit *lim;
+	struct sched_diags *d;
+	struct row_ix ix;
+	uint64_t *pk;
+	size_t errs;
+};
+
+/* the row's frames as text (b) and the first of them; -1 out of memory */
+static int fit_frames(struct fit_row *fr, uint32_t r, struct sched_buf *b, uint32_t *first,
+		      size_t *nf)
+{
+	if (!fr->ix.off && row_ix_build(fr->t, &fr->ix) != 0)
+		return -1;
+	*nf = row_frames(&fr->ix, r, b, first);
+	return 0;
+}
+
+/* each entry of row r within a flow's queue; the port counts and *all summed */
+static int fit_depth(struct fit_row *fr, uint32_t r, uint64_t *all)
+{
+	const struct sched_table *t = fr->t;
+	for (uint32_t i = t->row_off[r]; i < t->row_off[r + 1]; i++) {
+		const struct sched_entry *e = &t->ent[i];
+		uint32_t p = t->flows[e->flow].port;
+		fr->pk[p] += e->n;
+		*all += e->n;
+		if (!fr->lim->flow_depth || e->n <= fr->lim->flow_depth)
+			continue;
+		fr->errs++;
+		if (sched_diag_full(fr->d)) {
+			sched_diag_add(fr->d, SCHED_ERROR, 0, 0, "flow-queue-depth");
+			continue;
+		}
+		struct sched_buf b = {0};
+		uint32_t first;
+		size_t nf;
+		if (fit_frames(fr, r, &b, &first, &nf))
+			return -1;
+		sched_diag_add(fr->d, SCHED_ERROR, blame_line(t, first, p, fr->d), 1,
+			       "frame%s %s: flow %s sends %u packets a frame, but "
+			       "a flow's queue holds %u "
+			       "(flow-queue-depth)",
+			       nf == 1 ? "" : "s", b.s ? b.s : "", t->flows[e->flow].name, e->n,
+			       fr->lim->flow_depth);
+		free(b.s);
+	}
+	return 0;
+}
+
+/* all of row r's packets within the packet buffers the ports leave */
+static int fit_mbufs(struct fit_row *fr, uint32_t r, uint64_t all)
+{
+	const struct sched_table *t = fr->t;
+	const struct sched_fit *lim = fr->lim;
+	uint64_t avail = lim->mbufs > lim->mbufs_held ? lim->mbufs - lim->mbufs_held : 0;
+	if (!lim->mbufs || all <= avail)
+		return 0;
+	fr->errs++;
+	if (sched_diag_full(fr->d)) {
+		sched_diag_add(fr->d, SCHED_ERROR, 0, 0, "mbufs");
+		return 0;
+	}
+	struct sched_buf b = {0};
+	uint32_t first;
+	size_t nf;
+	if (fit_frames(fr, r, &b, &first, &nf))
+		return -1;
+	uint32_t p0 = t->flows[t->ent[t->row_off[r]].flow].port; /* all > 0: the row has entries */
+	sched_diag_add(fr->d, SCHED_ERROR, blame_line(t, first, p0, fr->d), 1,
+		       "frame%s %s: %llu packets a frame on all ports need as many "
+		       "packet buffers, but the "
+		       "pool has %llu and the ports' RX and TX rings and caches "
+		       "hold %llu of them (mbufs)",
+		       nf == 1 ? "" : "s", b.s ? b.s : "", (unsigned long long)all,
+		       (unsigned long long)lim->mbufs, (unsigned long long)lim->mbufs_held);
+	free(b.s);
+	return 0;
+}
+
+/* Each port of row r once (entries are sorted by port), its count cleared
+ * behind it: O(entries), not O(ports), per row; a warning where the TX ring
+ * holds fewer than the port sends in the frame. */
+static int fit_txd(struct fit_row *fr, uint32_t r)
+{
+	const struct sched_table *t = fr->t;
+	for (uint32_t i = t->row_off[r]; i < t->row_off[r + 1]; i++) {
+		uint32_t p = t->flows[t->ent[i].flow].port;
+		uint64_t n = fr->pk[p];
+		fr->pk[p] = 0;
+		uint32_t txd = fr->lim->tx_desc ? fr->lim->tx_desc[p] : 0;
+		if (!txd || n <= txd)
+			continue;
+		if (sched_diag_full(fr->d)) {
+			sched_diag_add(fr->d, SCHED_WARNING, 0, 0, "tx-desc");
+			continue;
+		}
+		struct sched_buf b = {0};
+		uint32_t first;
+		size_t nf;
+		if (fit_frames(fr, r, &b, &first, &nf))
+			return -1;
+		/* the ring refills as the port sends: about the wire time of what
+		 * does not fit at once, spent handing packets over */
+		uint64_t bits = 0;
+		for (uint32_t k = t->row_off[r]; k < t->row_off[r + 1]; k++)
+			if (t->flows[t->ent[k].flow].port == p)
+				bits += sched_wire_bits(t, t->ent[k].flow) * t->ent[k].n;
+		double refill_us =
+			bits_ns(bits, t->ports[p].rate_bps) * (double)(n - txd) / (double)n / 1e3;
+		sched_diag_add(fr->d, SCHED_WARNING, blame_line(t, first, p, fr->d), 1,
+			       "frame%s %s: port %s sends %llu packets a frame, its TX "
+			       "ring holds %u (tx-desc): "
+			       "the engine refills the ring as the port sends, for about "
+			       "%.1fus of the frame",
+			       nf == 1 ? "" : "s", b.s ? b.s : "", t->ports[p].name,
+			       (unsigned long long)n, txd, refill_us);
+		free(b.s);
+	}
+	return 0;
+}
+
+size_t sched_fit(const struct sched_table *t, const struct sched_fit *lim, struct sched_diags *d)
+{
+	struct fit_row fr = {.t = t, .lim = lim, .d = d, .ix = {NULL, NULL}};
+	fr.pk = calloc((size_t)t->nports + 1, sizeof(uint64_t));
+	if (!fr.pk) {
+		sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
+		return 1;
+	}
+	fr.errs = fit_mtu(t, lim, d);
+	int oom = 0;
+	for (uint32_t r = 0; r < t->nrows && !oom; r++) {
+		uint64_t all = 0;
+		oom = fit_depth(&fr, r, &all) || fit_mbufs(&fr, r, all) || fit_txd(&fr, r);
+	}
+	row_ix_free(&fr.ix);
+	free(fr.pk);
+	if (oom) {
+		sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
+		return fr.errs + 1;
+	}
+	return fr.errs;
 }
 
 void sched_summarize(const struct sched_table *t, struct sched_port_summary *ps,
