@@ -530,9 +530,60 @@ drop:
 	f->frames = NULL;
 }
 
+/* A setting of one value (tf, k, guard, epoch, clock-error, time): 1 when
+ * w[0] names one (read, or said wrong), 0 when it does not. */
+static int parse_setting(struct plan *pl, uint32_t line, char **w, int n)
+{
+	static const char *const names[] = {"tf",	   "k",	   "guard", "epoch",
+					    "clock-error", "time", NULL};
+	int which = -1;
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(w[0], names[i]))
+			which = i;
+	if (which < 0)
+		return 0;
+	if (n != 2) {
+		PERR(pl, line, "%s takes one value", w[0]);
+		return 1;
+	}
+	uint64_t v;
+	switch (which) {
+	case 0:
+		if (!twice(pl, line, &pl->l_tf, "tf") &&
+		    num_time(pl, line, "tf", w[1], SCHED_NS_PER_S, &pl->tf_ns) == 0 &&
+		    pl->tf_ns < SCHED_MIN_TF_NS) {
+			PERR(pl, line, "tf must be at least %dns", SCHED_MIN_TF_NS);
+			pl->tf_ns = 0;
+		}
+		break;
+	case 1:
+		if (!twice(pl, line, &pl->l_k, "k") &&
+		    num_uint(pl, line, "k", w[1], 1, PLAN_MAX_K, &v) == 0)
+			pl->k = (uint32_t)v;
+		break;
+	case 2:
+		if (!twice(pl, line, &pl->l_guard, "guard"))
+			num_time(pl, line, "guard", w[1], SCHED_NS_PER_S, &pl->guard_ns);
+		break;
+	case 3:
+		if (!twice(pl, line, &pl->l_epoch, "epoch"))
+			num_time(pl, line, "epoch", w[1], SCHED_NS_PER_S, &pl->epoch_ns);
+		break;
+	case 4:
+		if (!twice(pl, line, &pl->l_clock, "clock-error"))
+			num_time(pl, line, "clock-error", w[1], PLAN_MAX_PROC_NS,
+				 &pl->clock_err_ns);
+		break;
+	default:
+		if (!twice(pl, line, &pl->l_time, "time"))
+			pl->time = time_src(pl, line, w[1]);
+		break;
+	}
+	return 1;
+}
+
 static void parse_line(struct plan *pl, uint32_t line, char **w, int n)
 {
-	uint64_t v;
 	if (!pl->l_version) {
 		if (n != 2 || strcmp(w[0], "tdp-topology") || strcmp(w[1], "1")) {
 			PERR(pl, line, "the first line must be 'tdp-topology 1'");
@@ -541,50 +592,22 @@ static void parse_line(struct plan *pl, uint32_t line, char **w, int n)
 		pl->l_version = line;
 		return;
 	}
-	bool one = n == 2;
-	if (!strcmp(w[0], "tf") && one) {
-		if (!twice(pl, line, &pl->l_tf, "tf") &&
-		    num_time(pl, line, "tf", w[1], SCHED_NS_PER_S, &pl->tf_ns) == 0 &&
-		    pl->tf_ns < SCHED_MIN_TF_NS) {
-			PERR(pl, line, "tf must be at least %dns", SCHED_MIN_TF_NS);
-			pl->tf_ns = 0;
-		}
-	} else if (!strcmp(w[0], "k") && one) {
-		if (!twice(pl, line, &pl->l_k, "k") &&
-		    num_uint(pl, line, "k", w[1], 1, PLAN_MAX_K, &v) == 0)
-			pl->k = (uint32_t)v;
-	} else if (!strcmp(w[0], "guard") && one) {
-		if (!twice(pl, line, &pl->l_guard, "guard"))
-			num_time(pl, line, "guard", w[1], SCHED_NS_PER_S, &pl->guard_ns);
-	} else if (!strcmp(w[0], "epoch") && one) {
-		if (!twice(pl, line, &pl->l_epoch, "epoch"))
-			num_time(pl, line, "epoch", w[1], SCHED_NS_PER_S, &pl->epoch_ns);
-	} else if (!strcmp(w[0], "clock-error") && one) {
-		if (!twice(pl, line, &pl->l_clock, "clock-error"))
-			num_time(pl, line, "clock-error", w[1], PLAN_MAX_PROC_NS,
-				 &pl->clock_err_ns);
-	} else if (!strcmp(w[0], "time") && one) {
-		if (!twice(pl, line, &pl->l_time, "time"))
-			pl->time = time_src(pl, line, w[1]);
-	} else if (!strcmp(w[0], "tf") || !strcmp(w[0], "k") || !strcmp(w[0], "guard") ||
-		   !strcmp(w[0], "epoch") || !strcmp(w[0], "clock-error") ||
-		   !strcmp(w[0], "time")) {
-		PERR(pl, line, "%s takes one value", w[0]);
-	} else if (!strcmp(w[0], "host") || !strcmp(w[0], "router")) {
+	if (parse_setting(pl, line, w, n))
+		return;
+	if (!strcmp(w[0], "host") || !strcmp(w[0], "router"))
 		parse_node(pl, line, w, n);
-	} else if (!strcmp(w[0], "link")) {
+	else if (!strcmp(w[0], "link"))
 		parse_link(pl, line, w, n);
-	} else if (!strcmp(w[0], "flow")) {
+	else if (!strcmp(w[0], "flow"))
 		parse_flow(pl, line, w, n);
-	} else if (!strcmp(w[0], "control")) {
+	else if (!strcmp(w[0], "control"))
 		parse_control(pl, line, w, n);
-	} else {
+	else
 		PERR(pl, line,
 		     "unknown directive '%s' (tdp-topology, tf, k, guard, epoch, clock-error, "
 		     "time, host, router, "
 		     "link, flow, control)",
 		     w[0]);
-	}
 }
 
 /* The whole text, line by line; each line split into words at spaces and tabs,
