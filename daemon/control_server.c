@@ -90,66 +90,82 @@ static void client_request(struct control *c, int i)
 	control_answer(c, &slot, out);
 }
 
+/* a request arriving: answered when whole, refused when too long or late */
+static void client_read(struct control *c, int i, short rev, int64_t now)
+{
+	struct ctl_client *k = &c->cl[i];
+	int rc = rev ? ctl_read_step(k->fd, k->buf, CTL_MAX_REQUEST + 2, &k->len, &k->pfd) : 0;
+	char *out = NULL;
+	if (rc == 1)
+		client_request(c, i);
+	else if (rc == -E2BIG)
+		out = control_reply_err("too-long", "requests are at most %d bytes",
+					CTL_MAX_REQUEST);
+	else if (rc == -EBADMSG)
+		out = control_reply_err("malformed", "a NUL byte in the request");
+	else if (rc < 0)
+		control_client_close(k);
+	else if (now >= k->deadline_ns)
+		out = control_reply_err("malformed", "no whole request (a JSON line) within %d ms",
+					CTL_IO_MS);
+	if (out) {
+		int slot = i;
+		control_answer(c, &slot, out);
+	}
+}
+
+/* a reply leaving; then what the client still sends is drained */
+static void client_write(struct ctl_client *k, short rev, int64_t now)
+{
+	while (rev && k->off < k->len) {
+		ssize_t n =
+			send(k->fd, k->buf + k->off, k->len - k->off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n > 0) {
+			k->off += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+			control_client_close(k);
+			return;
+		}
+		break;
+	}
+	if (k->off == k->len) {
+		/* what the client still sends (the rest of an oversize
+		 * request) is read and dropped, briefly, so that closing
+		 * does not reset the connection before it read the reply */
+		shutdown(k->fd, SHUT_WR);
+		k->state = CL_DRAIN;
+		k->off = 0;
+		k->deadline_ns = now + 200 * 1000000LL;
+	} else if (now >= k->deadline_ns) {
+		control_client_close(k); /* it does not read its reply */
+	}
+}
+
+/* the rest of what the client sends, read and dropped, briefly */
+static void client_drain(struct ctl_client *k, short rev, int64_t now)
+{
+	char junk[4096];
+	ssize_t n = rev ? recv(k->fd, junk, sizeof(junk), MSG_DONTWAIT) : -1;
+	if (n > 0)
+		k->off += (size_t)n;
+	if ((rev && n == 0) || (n < 0 && rev && errno != EAGAIN && errno != EINTR) ||
+	    now >= k->deadline_ns || k->off >= (1u << 20))
+		control_client_close(k);
+}
+
 static void client_io(struct control *c, int i, short rev, int64_t now)
 {
 	struct ctl_client *k = &c->cl[i];
-	if (k->state == CL_READ) {
-		int rc = rev ? ctl_read_step(k->fd, k->buf, CTL_MAX_REQUEST + 2, &k->len, &k->pfd)
-			     : 0;
-		char *out = NULL;
-		if (rc == 1)
-			client_request(c, i);
-		else if (rc == -E2BIG)
-			out = control_reply_err("too-long", "requests are at most %d bytes",
-						CTL_MAX_REQUEST);
-		else if (rc == -EBADMSG)
-			out = control_reply_err("malformed", "a NUL byte in the request");
-		else if (rc < 0)
-			control_client_close(k);
-		else if (now >= k->deadline_ns)
-			out = control_reply_err("malformed",
-						"no whole request (a JSON line) within %d ms",
-						CTL_IO_MS);
-		if (out) {
-			int slot = i;
-			control_answer(c, &slot, out);
-		}
-	} else if (k->state == CL_WRITE) {
-		while (rev && k->off < k->len) {
-			ssize_t n = send(k->fd, k->buf + k->off, k->len - k->off,
-					 MSG_NOSIGNAL | MSG_DONTWAIT);
-			if (n > 0) {
-				k->off += (size_t)n;
-				continue;
-			}
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-				control_client_close(k);
-				return;
-			}
-			break;
-		}
-		if (k->off == k->len) {
-			/* what the client still sends (the rest of an oversize
-			 * request) is read and dropped, briefly, so that closing
-			 * does not reset the connection before it read the reply */
-			shutdown(k->fd, SHUT_WR);
-			k->state = CL_DRAIN;
-			k->off = 0;
-			k->deadline_ns = now + 200 * 1000000LL;
-		} else if (now >= k->deadline_ns) {
-			control_client_close(k); /* it does not read its reply */
-		}
-	} else if (k->state == CL_DRAIN) {
-		char junk[4096];
-		ssize_t n = rev ? recv(k->fd, junk, sizeof(junk), MSG_DONTWAIT) : -1;
-		if (n > 0)
-			k->off += (size_t)n;
-		if ((rev && n == 0) || (n < 0 && rev && errno != EAGAIN && errno != EINTR) ||
-		    now >= k->deadline_ns || k->off >= (1u << 20))
-			control_client_close(k);
-	}
+	if (k->state == CL_READ)
+		client_read(c, i, rev, now);
+	else if (k->state == CL_WRITE)
+		client_write(k, rev, now);
+	else if (k->state == CL_DRAIN)
+		client_drain(k, rev, now);
 }
 
 /* Clients of socket s being served (not those being told "busy"). */
@@ -217,44 +233,53 @@ static void accept_on(struct control *c, int s, int64_t now)
 	}
 }
 
+/* What the thread waits on: the sockets with room, the loader, a capture
+ * and its client, every client not held; who[] says which each is (-1, -2
+ * the sockets, -3 the loader, -4 the capture, -5 its client, else the
+ * slot). *next moves to the earliest client deadline. The count. */
+static int poll_set(struct control *c, struct pollfd *p, int *who, int64_t *next)
+{
+	int n = 0;
+	bool room = false;
+	for (int i = 0; i < CTL_SLOTS; i++)
+		room |= c->cl[i].state == CL_FREE;
+	for (int i = 0; i < 2; i++)
+		if (c->lfd[i] >= 0 && room && served_on(c, i) < CTL_MAX_CLIENTS) {
+			p[n] = (struct pollfd){.fd = c->lfd[i], .events = POLLIN};
+			who[n++] = -1 - i;
+		}
+	p[n] = (struct pollfd){.fd = control_load_fd(c), .events = POLLIN};
+	who[n++] = -3;
+	if (c->cap) {
+		/* a capture's end, and its client hanging up before it */
+		p[n] = (struct pollfd){.fd = capture_fd(c->cap), .events = POLLIN};
+		who[n++] = -4;
+		if (c->cap_waiter >= 0) {
+			p[n] = (struct pollfd){.fd = c->cl[c->cap_waiter].fd, .events = POLLRDHUP};
+			who[n++] = -5;
+		}
+	}
+	for (int i = 0; i < CTL_SLOTS; i++) {
+		struct ctl_client *k = &c->cl[i];
+		if (k->state == CL_FREE || k->state == CL_HELD)
+			continue;
+		p[n] = (struct pollfd){.fd = k->fd,
+				       .events = k->state == CL_WRITE ? POLLOUT : POLLIN};
+		who[n++] = i;
+		if (k->deadline_ns < *next)
+			*next = k->deadline_ns;
+	}
+	return n;
+}
+
 static void *ctl_thread(void *arg)
 {
 	struct control *c = arg;
 	struct pollfd p[5 + CTL_SLOTS];
 	int who[5 + CTL_SLOTS];
 	while (!atomic_load(&c->stop)) {
-		int n = 0;
 		int64_t now = tdp_mono_ns(), next = now + (c->tm.pending ? 2 : 50) * 1000000LL;
-		bool room = false;
-		for (int i = 0; i < CTL_SLOTS; i++)
-			room |= c->cl[i].state == CL_FREE;
-		for (int i = 0; i < 2; i++)
-			if (c->lfd[i] >= 0 && room && served_on(c, i) < CTL_MAX_CLIENTS) {
-				p[n] = (struct pollfd){.fd = c->lfd[i], .events = POLLIN};
-				who[n++] = -1 - i;
-			}
-		p[n] = (struct pollfd){.fd = control_load_fd(c), .events = POLLIN};
-		who[n++] = -3;
-		if (c->cap) {
-			/* a capture's end, and its client hanging up before it */
-			p[n] = (struct pollfd){.fd = capture_fd(c->cap), .events = POLLIN};
-			who[n++] = -4;
-			if (c->cap_waiter >= 0) {
-				p[n] = (struct pollfd){.fd = c->cl[c->cap_waiter].fd,
-						       .events = POLLRDHUP};
-				who[n++] = -5;
-			}
-		}
-		for (int i = 0; i < CTL_SLOTS; i++) {
-			struct ctl_client *k = &c->cl[i];
-			if (k->state == CL_FREE || k->state == CL_HELD)
-				continue;
-			p[n] = (struct pollfd){.fd = k->fd,
-					       .events = k->state == CL_WRITE ? POLLOUT : POLLIN};
-			who[n++] = i;
-			if (k->deadline_ns < next)
-				next = k->deadline_ns;
-		}
+		int n = poll_set(c, p, who, &next);
 		int64_t wait = (next - now + 999999) / 1000000;
 		int r = poll(p, (nfds_t)n, wait < 0 ? 0 : (int)wait);
 		now = tdp_mono_ns();
