@@ -285,6 +285,38 @@ static void housekeeping_tick(struct tdpd *d)
 
 /* 0, or 1 when the engine did not start or the counters asked for in
  * summary-json could not be written. */
+/* The summary as JSON into path, whole or not at all: a full disk leaves
+ * neither a cut file nor the temporary one, and the exit status says so. 0
+ * (or no path), or 1. */
+static int write_summary_json(const char *path, const struct summary_src *ss)
+{
+	if (!path[0])
+		return 0;
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		log_err("summary-json %s: %s; the counters are only in the text above", path,
+			strerror(errno));
+		return 1;
+	}
+	summary_json(ss, f);
+	bool ok = fflush(f) == 0 && !ferror(f);
+	int e = errno;
+	if (fclose(f) != 0 && ok) {
+		ok = false;
+		e = errno;
+	}
+	if (ok && rename(tmp, path) == 0) {
+		log_info("counters written to %s", path);
+		return 0;
+	}
+	log_err("summary-json %s: %s; the counters are only in the text above", path,
+		strerror(ok ? errno : e));
+	unlink(tmp);
+	return 1;
+}
+
 static int run(struct tdpd *d)
 {
 	struct conf *c = &d->conf;
@@ -374,33 +406,7 @@ static int run(struct tdpd *d)
 	ss.ndrv = d->nports_open;
 	summary_text(&ss, stdout);
 	fflush(stdout);
-	if (!c->summary_json[0])
-		return 0;
-	/* written whole or not at all: a full disk leaves neither a cut file
-	 * nor the temporary one, and the exit status says so */
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", c->summary_json);
-	FILE *f = fopen(tmp, "w");
-	if (f) {
-		summary_json(&ss, f);
-		bool ok = fflush(f) == 0 && !ferror(f);
-		int e = errno;
-		if (fclose(f) != 0 && ok) {
-			ok = false;
-			e = errno;
-		}
-		if (ok && rename(tmp, c->summary_json) == 0) {
-			log_info("counters written to %s", c->summary_json);
-			return 0;
-		}
-		log_err("summary-json %s: %s; the counters are only in the text above",
-			c->summary_json, strerror(ok ? errno : e));
-		unlink(tmp);
-	} else {
-		log_err("summary-json %s: %s; the counters are only in the text above",
-			c->summary_json, strerror(errno));
-	}
-	return 1;
+	return write_summary_json(c->summary_json, &ss);
 }
 
 int main(int argc, char **argv)
