@@ -59,7 +59,8 @@ static bool same_device(const char *a, const char *b)
 	return na == nb && strncmp(ia, ib, na) == 0;
 }
 
-int conf_check(const struct conf *c, FILE *err)
+/* rx-cpus, phc-tick, launch-margin against launch-lead */
+static int check_globals(const struct conf *c, FILE *err)
 {
 	int errors = 0;
 	int rxc[CONF_MAX_RX_CPUS];
@@ -89,6 +90,13 @@ int conf_check(const struct conf *c, FILE *err)
 			c->launch_margin_ns, c->launch_lead_ns);
 		errors++;
 	}
+	return errors;
+}
+
+/* every required option given, in [global] and in each port */
+static int check_required(const struct conf *c, FILE *err)
+{
+	int errors = 0;
 	for (const struct conf_opt *o = conf_opts; o->name; o++) {
 		if (!o->required)
 			continue;
@@ -105,10 +113,13 @@ int conf_check(const struct conf *c, FILE *err)
 				errors++;
 			}
 	}
-	if (c->nports == 0) {
-		conf_error_at(err, c->nfiles ? c->files[0] : "config", 0, "no [port NAME] section");
-		errors++;
-	}
+	return errors;
+}
+
+/* each port's host path and exception interface, no two on one device or interface */
+static int check_ports(const struct conf *c, FILE *err)
+{
+	int errors = 0;
 	size_t hpi = opt_index(conf_find("host-path", CS_PORT)),
 	       hii = opt_index(conf_find("host-interface", CS_PORT));
 	char taps[CONF_MAX_PORTS][IF_NAMESIZE];
@@ -147,6 +158,16 @@ int conf_check(const struct conf *c, FILE *err)
 				errors++;
 			}
 	return errors;
+}
+
+int conf_check(const struct conf *c, FILE *err)
+{
+	int errors = check_globals(c, err) + check_required(c, err);
+	if (c->nports == 0) {
+		conf_error_at(err, c->nfiles ? c->files[0] : "config", 0, "no [port NAME] section");
+		errors++;
+	}
+	return errors + check_ports(c, err);
 }
 
 /* The kernel interface a vdev names (iface=), or "". */
