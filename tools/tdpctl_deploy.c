@@ -505,9 +505,83 @@ static int parse_secs(const char *v, double lo, double hi, double *out)
 	return 0;
 }
 
-static int parse_args(struct deploy *dp, int argc, char **argv, char **sshbuf)
+/* --at: TAI seconds, or +SECONDS from now (at most a day) */
+static int at_arg(struct deploy *dp, const char *v)
 {
 	double s;
+	bool rel = v[0] == '+';
+	/* an absolute time of 0 is no time: it would read as none given */
+	if (parse_secs(v + rel, rel ? 0 : 1, rel ? 86400 : 9e9, &s)) {
+		fprintf(stderr,
+			"tdpctl deploy: --at takes TAI seconds or +SECONDS (at most a day), not "
+			"'%s'\n",
+			v);
+		return TDPCTL_EXIT_USAGE;
+	}
+	dp->at_ns = (int64_t)(s * 1e9 + 0.5) * (rel ? -1 : 1);
+	return 0;
+}
+
+/* --margin, --ttl, --timeout: seconds */
+static int secs_arg(struct deploy *dp, const char *a, const char *v)
+{
+	double s;
+	if (parse_secs(v, a[2] == 'm' ? 0.01 : 1, 3600, &s)) {
+		fprintf(stderr, "tdpctl deploy: %s takes seconds, %s to 3600, not '%s'\n", a,
+			a[2] == 'm' ? "0.01" : "1", v);
+		return TDPCTL_EXIT_USAGE;
+	}
+	if (a[2] == 'm')
+		dp->margin_ns = (int64_t)(s * 1e9);
+	else if (a[3] == 't')
+		dp->ttl_s = (int)s;
+	else
+		dp->timeout_ms = (int)(s * 1000);
+	return 0;
+}
+
+/* --ssh: the command's words, at most 15 */
+static int ssh_arg(struct deploy *dp, const char *v, char **sshbuf)
+{
+	int n = 0;
+	free(*sshbuf);
+	if (!(*sshbuf = strdup(v)))
+		return TDPCTL_EXIT_USAGE;
+	for (char *sv = NULL, *w = strtok_r(*sshbuf, " \t", &sv); w && n < 15;
+	     w = strtok_r(NULL, " \t", &sv))
+		dp->ssh[n++] = w;
+	dp->ssh[n] = NULL;
+	if (!n) {
+		fprintf(stderr, "tdpctl deploy: --ssh needs a command\n");
+		return TDPCTL_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* an option with a value at argv[i]: 0, or the exit status (said) */
+static int value_arg(struct deploy *dp, const char *a, const char *v, char **sshbuf)
+{
+	if (!strcmp(a, "--at"))
+		return at_arg(dp, v);
+	if (!strcmp(a, "--margin") || !strcmp(a, "--ttl") || !strcmp(a, "--timeout"))
+		return secs_arg(dp, a, v);
+	if (!strcmp(a, "--allow-unsynced")) {
+		if (!*v) {
+			fprintf(stderr, "tdpctl deploy: --allow-unsynced needs the reason\n");
+			return TDPCTL_EXIT_USAGE;
+		}
+		dp->allow_unsynced = v;
+		return 0;
+	}
+	if (!strcmp(a, "--ssh"))
+		return ssh_arg(dp, v, sshbuf);
+	fprintf(stderr, "tdpctl deploy: unknown option '%s'\n", a);
+	deploy_usage(stderr);
+	return TDPCTL_EXIT_USAGE;
+}
+
+static int parse_args(struct deploy *dp, int argc, char **argv, char **sshbuf)
+{
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -519,61 +593,14 @@ static int parse_args(struct deploy *dp, int argc, char **argv, char **sshbuf)
 			dp->json = true;
 		} else if (!strcmp(a, "--no-wait")) {
 			dp->wait = false;
-		} else if (!v && a[0] == '-') {
+		} else if (a[0] == '-' && !v) {
 			fprintf(stderr, "tdpctl deploy: %s needs a value\n", a);
 			return TDPCTL_EXIT_USAGE;
-		} else if (!strcmp(a, "--at")) {
-			bool rel = v[0] == '+';
-			/* an absolute time of 0 is no time: it would read as none given */
-			if (parse_secs(v + rel, rel ? 0 : 1, rel ? 86400 : 9e9, &s)) {
-				fprintf(stderr,
-					"tdpctl deploy: --at takes TAI seconds or +SECONDS (at "
-					"most a day), not '%s'\n",
-					v);
-				return TDPCTL_EXIT_USAGE;
-			}
-			dp->at_ns = (int64_t)(s * 1e9 + 0.5) * (rel ? -1 : 1);
-			i++;
-		} else if (!strcmp(a, "--margin") || !strcmp(a, "--ttl") ||
-			   !strcmp(a, "--timeout")) {
-			if (parse_secs(v, a[2] == 'm' ? 0.01 : 1, 3600, &s)) {
-				fprintf(stderr,
-					"tdpctl deploy: %s takes seconds, %s to 3600, not '%s'\n",
-					a, a[2] == 'm' ? "0.01" : "1", v);
-				return TDPCTL_EXIT_USAGE;
-			}
-			if (a[2] == 'm')
-				dp->margin_ns = (int64_t)(s * 1e9);
-			else if (a[3] == 't')
-				dp->ttl_s = (int)s;
-			else
-				dp->timeout_ms = (int)(s * 1000);
-			i++;
-		} else if (!strcmp(a, "--allow-unsynced")) {
-			if (!*v) {
-				fprintf(stderr,
-					"tdpctl deploy: --allow-unsynced needs the reason\n");
-				return TDPCTL_EXIT_USAGE;
-			}
-			dp->allow_unsynced = v;
-			i++;
-		} else if (!strcmp(a, "--ssh")) {
-			int n = 0;
-			if (!(*sshbuf = strdup(v)))
-				return TDPCTL_EXIT_USAGE;
-			for (char *sv = NULL, *w = strtok_r(*sshbuf, " \t", &sv); w && n < 15;
-			     w = strtok_r(NULL, " \t", &sv))
-				dp->ssh[n++] = w;
-			dp->ssh[n] = NULL;
-			if (!n) {
-				fprintf(stderr, "tdpctl deploy: --ssh needs a command\n");
-				return TDPCTL_EXIT_USAGE;
-			}
-			i++;
 		} else if (a[0] == '-') {
-			fprintf(stderr, "tdpctl deploy: unknown option '%s'\n", a);
-			deploy_usage(stderr);
-			return TDPCTL_EXIT_USAGE;
+			int rc = value_arg(dp, a, v, sshbuf);
+			if (rc)
+				return rc;
+			i++;
 		} else if (!dp->dir) {
 			dp->dir = a;
 		} else {
