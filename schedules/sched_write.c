@@ -480,6 +480,19 @@ static bool match_equal(const struct sched_match *a, const struct sched_match *b
 	       memcmp(a->dst, b->dst, sizeof(a->dst)) == 0;
 }
 
+static bool port_equal(const struct sched_port *x, const struct sched_port *y)
+{
+	return !strcmp(x->name, y->name) && x->rate_bps == y->rate_bps &&
+	       x->max_frame == y->max_frame && x->overhead == y->overhead;
+}
+
+static bool flow_equal(const struct sched_flow *x, const struct sched_flow *y)
+{
+	return !strcmp(x->name, y->name) && x->port == y->port && x->size == y->size &&
+	       x->alpha == y->alpha && x->delay_ns == y->delay_ns && x->stamp == y->stamp &&
+	       match_equal(&x->match, &y->match);
+}
+
 bool sched_equal(const struct sched_table *a, const struct sched_table *b)
 {
 	if (a->version != b->version || a->tf_ns != b->tf_ns || a->k != b->k ||
@@ -487,19 +500,12 @@ bool sched_equal(const struct sched_table *a, const struct sched_table *b)
 	    a->sync_err_set != b->sync_err_set || a->sync_err_ns != b->sync_err_ns ||
 	    a->nports != b->nports || a->nflows != b->nflows)
 		return false;
-	for (uint32_t i = 0; i < a->nports; i++) {
-		const struct sched_port *x = &a->ports[i], *y = &b->ports[i];
-		if (strcmp(x->name, y->name) || x->rate_bps != y->rate_bps ||
-		    x->max_frame != y->max_frame || x->overhead != y->overhead)
+	for (uint32_t i = 0; i < a->nports; i++)
+		if (!port_equal(&a->ports[i], &b->ports[i]))
 			return false;
-	}
-	for (uint32_t i = 0; i < a->nflows; i++) {
-		const struct sched_flow *x = &a->flows[i], *y = &b->flows[i];
-		if (strcmp(x->name, y->name) || x->port != y->port || x->size != y->size ||
-		    x->alpha != y->alpha || x->delay_ns != y->delay_ns || x->stamp != y->stamp ||
-		    !match_equal(&x->match, &y->match))
+	for (uint32_t i = 0; i < a->nflows; i++)
+		if (!flow_equal(&a->flows[i], &b->flows[i]))
 			return false;
-	}
 	for (uint32_t f = 0; f < a->k; f++) {
 		uint32_t na, nb;
 		const struct sched_entry *ea = sched_row(a, f, &na), *eb = sched_row(b, f, &nb);
