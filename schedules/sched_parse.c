@@ -457,10 +457,77 @@ static int parse_span(struct parser *p, struct sched_tok *a, struct sched_span *
 	return 0;
 }
 
+/* The frame sets before the colon of a row line into t->spans; 0, or -1
+ * (said). */
+static int row_spans(struct parser *p, const struct sched_rule *r, uint32_t colon)
+{
+	struct sched_table *t = p->t;
+	for (uint32_t i = 1; i < colon; i++) {
+		struct sched_tok *a = &p->tok[i];
+		bool comma = a->len == 1 && a->s[0] == ',';
+		if (comma != ((i - 1) % 2 == 1) || (comma && i + 1 == colon)) {
+			bad_tok(p, a, comma ? "unexpected ','" : "expected ',' between frame sets");
+			return -1;
+		}
+		if (comma)
+			continue;
+		struct sched_span sp;
+		if (parse_span(p, a, &sp))
+			return -1;
+		if (t->nspans - r->span_off == MAX_ROW_ITEMS) {
+			ERR(p, a->col,
+			    "more than %d frame sets in one line; split it (rows add up)",
+			    MAX_ROW_ITEMS);
+			return -1;
+		}
+		if (sched_grow(&t->spans, &p->cap_spans, t->nspans + 1, sizeof(sp)))
+			return -1;
+		t->spans[t->nspans++] = sp;
+	}
+	return 0;
+}
+
+/* One "FLOW N" of a row at token i into the row's entries; 0, or -1 (said). */
+static int row_entry(struct parser *p, const struct sched_rule *r, uint32_t i)
+{
+	struct sched_table *t = p->t;
+	struct sched_tok *nm = &p->tok[i], *cnt = i + 1 < p->ntok ? &p->tok[i + 1] : NULL;
+	const char *why;
+	uint64_t n;
+	if (!sched_name_ok(nm->s, nm->len)) {
+		bad_tok(p, nm, "expected a flow name");
+		return -1;
+	}
+	if (t->nrule_ent - r->ent_off == MAX_ROW_ITEMS) {
+		ERR(p, nm->col, "more than %d flows in one line; split it (rows add up)",
+		    MAX_ROW_ITEMS);
+		return -1;
+	}
+	if (!cnt || (cnt->len == 1 && cnt->s[0] == ',')) {
+		ERR(p, nm->col + nm->len, "flow %.*s needs a packet count", (int)nm->len, nm->s);
+		return -1;
+	}
+	if (sched_num_uint(cnt->s, cnt->len, SCHED_MAX_N, &n, &why)) {
+		ERR(p, cnt->col, "%s: packets per frame must be 0..%d", why, SCHED_MAX_N);
+		return -1;
+	}
+	if (sched_grow(&t->rule_ent, &p->cap_ent, t->nrule_ent + 1, sizeof(*t->rule_ent)) ||
+	    sched_grow(&t->rule_col, &p->cap_col, t->nrule_ent + 1, sizeof(uint32_t)) ||
+	    sched_grow(&p->ent_name_off, &p->cap_noff, t->nrule_ent + 1, sizeof(uint32_t)) ||
+	    sched_grow(&p->ent_name_len, &p->cap_nlen, t->nrule_ent + 1, 1))
+		return -1;
+	t->rule_ent[t->nrule_ent] = (struct sched_entry){.flow = UINT16_MAX, .n = (uint16_t)n};
+	t->rule_col[t->nrule_ent] = nm->col;
+	p->ent_name_off[t->nrule_ent] = (uint32_t)(nm->s - t->src);
+	p->ent_name_len[t->nrule_ent] = (uint8_t)nm->len;
+	t->nrule_ent++;
+	return 0;
+}
+
 static void row_line(struct parser *p)
 {
 	struct sched_table *t = p->t;
-	uint32_t i = 1, colon = 0;
+	uint32_t colon = 0;
 	struct sched_rule r = {.line = p->line, .span_off = t->nspans, .ent_off = t->nrule_ent};
 
 	for (uint32_t j = 1; j < p->ntok; j++)
@@ -476,69 +543,17 @@ static void row_line(struct parser *p)
 		ERR(p, p->tok[1].col, "no frames before ':'");
 		return;
 	}
-	for (i = 1; i < colon; i++) {
-		struct sched_tok *a = &p->tok[i];
-		bool comma = a->len == 1 && a->s[0] == ',';
-		if (comma != ((i - 1) % 2 == 1) || (comma && i + 1 == colon)) {
-			bad_tok(p, a, comma ? "unexpected ','" : "expected ',' between frame sets");
-			goto bad;
-		}
-		if (comma)
-			continue;
-		struct sched_span sp;
-		if (parse_span(p, a, &sp))
-			goto bad;
-		if (t->nspans - r.span_off == MAX_ROW_ITEMS) {
-			ERR(p, a->col,
-			    "more than %d frame sets in one line; split it (rows add up)",
-			    MAX_ROW_ITEMS);
-			goto bad;
-		}
-		if (sched_grow(&t->spans, &p->cap_spans, t->nspans + 1, sizeof(sp)))
-			goto bad;
-		t->spans[t->nspans++] = sp;
-	}
+	if (row_spans(p, &r, colon))
+		goto bad;
 	r.nspan = t->nspans - r.span_off;
-	i = colon + 1;
+	uint32_t i = colon + 1;
 	if (i >= p->ntok) {
 		ERR(p, p->tok[colon].col + 1, "no flows after ':'");
 		goto bad;
 	}
 	while (i < p->ntok) {
-		struct sched_tok *nm = &p->tok[i], *cnt = i + 1 < p->ntok ? &p->tok[i + 1] : NULL;
-		const char *why;
-		uint64_t n;
-		if (!sched_name_ok(nm->s, nm->len)) {
-			bad_tok(p, nm, "expected a flow name");
+		if (row_entry(p, &r, i))
 			goto bad;
-		}
-		if (t->nrule_ent - r.ent_off == MAX_ROW_ITEMS) {
-			ERR(p, nm->col, "more than %d flows in one line; split it (rows add up)",
-			    MAX_ROW_ITEMS);
-			goto bad;
-		}
-		if (!cnt || (cnt->len == 1 && cnt->s[0] == ',')) {
-			ERR(p, nm->col + nm->len, "flow %.*s needs a packet count", (int)nm->len,
-			    nm->s);
-			goto bad;
-		}
-		if (sched_num_uint(cnt->s, cnt->len, SCHED_MAX_N, &n, &why)) {
-			ERR(p, cnt->col, "%s: packets per frame must be 0..%d", why, SCHED_MAX_N);
-			goto bad;
-		}
-		if (sched_grow(&t->rule_ent, &p->cap_ent, t->nrule_ent + 1, sizeof(*t->rule_ent)))
-			goto bad;
-		if (sched_grow(&t->rule_col, &p->cap_col, t->nrule_ent + 1, sizeof(uint32_t)) ||
-		    sched_grow(&p->ent_name_off, &p->cap_noff, t->nrule_ent + 1,
-			       sizeof(uint32_t)) ||
-		    sched_grow(&p->ent_name_len, &p->cap_nlen, t->nrule_ent + 1, 1))
-			goto bad;
-		t->rule_ent[t->nrule_ent] =
-			(struct sched_entry){.flow = UINT16_MAX, .n = (uint16_t)n};
-		t->rule_col[t->nrule_ent] = nm->col;
-		p->ent_name_off[t->nrule_ent] = (uint32_t)(nm->s - t->src);
-		p->ent_name_len[t->nrule_ent] = (uint8_t)nm->len;
-		t->nrule_ent++;
 		i += 2;
 		if (i < p->ntok && p->tok[i].len == 1 && p->tok[i].s[0] == ',') {
 			i++;
