@@ -471,10 +471,43 @@ static void many_errors_are_capped(void **state)
 	free(s);
 }
 
+/* FORMAT.md's table of match keys names every key the parser takes, with
+ * its range, and no other: the documentation is held to sched_match_keys[] */
+static void format_lists_the_match_keys(void **state)
+{
+	(void)state;
+	char path[512];
+	snprintf(path, sizeof(path), "%s/schedules/FORMAT.md", TDP_SRCDIR);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	static char doc[1 << 16];
+	size_t n = fread(doc, 1, sizeof(doc) - 1, f);
+	fclose(f);
+	doc[n] = 0;
+	int rows = 0;
+	for (const char *p = doc; (p = strstr(p, "\n  | `")); p++)
+		rows++;
+	int keys = 0;
+	for (const struct sched_match_key *k = sched_match_keys; k->word; k++, keys++) {
+		char row[64], range[32];
+		snprintf(row, sizeof(row), "\n  | `%s ", k->word);
+		const char *at = strstr(doc, row);
+		assert_non_null(at);
+		if (!k->max)
+			continue;
+		snprintf(range, sizeof(range), "..%u |", k->max);
+		const char *end = strchr(at + 1, '\n');
+		const char *r = strstr(at, range);
+		assert_true(r && r < end);
+	}
+	assert_int_equal(rows, keys);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(accepts_minimal),
+		cmocka_unit_test(format_lists_the_match_keys),
 		cmocka_unit_test(accepts_everything),
 		cmocka_unit_test(rows_add_up_and_share),
 		cmocka_unit_test(rows_sorted_by_port_then_flow),
