@@ -11,7 +11,8 @@
 
 extern const struct timebase_ops tb_ptp_ops;
 
-#define TB_PTP_NOPTS 6 /* its opts[] (tb_ptp.c checks) */
+#define TB_PTP_NOPTS 6			  /* tb_ptp_opts[] (tb_ptp_opts.c checks) */
+extern const struct tb_opt tb_ptp_opts[]; /* ptp-*, its own settings */
 struct tb_ptp_params {
 	char socket[TB_STR]; /* ptp4l's management socket; "": /var/run/ptp4l */
 	int64_t domain;
