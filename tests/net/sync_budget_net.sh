@@ -106,7 +106,10 @@ figures() {
 	python3 - "$d" <<'PY'
 import json, sys
 d = sys.argv[1]
-f = [x for x in json.load(open(f"{d}/rcv.json"))["flows"] if x["flow"] == 0][0]
+# a receiver that got none of the flow (every probe dropped on the way, as
+# outside the budget they may all be) has no entry for it: 0 received
+f = ([x for x in json.load(open(f"{d}/rcv.json"))["flows"] if x["flow"] == 0] or
+     [{"plan": {"off_plan": 0}, "received": 0}])[0]
 sent = json.load(open(f"{d}/send.json"))["sent"]
 r = [[x for x in json.load(open(f"{d}/r{i}/sum.json"))["flows"] if x["name"] == "probe"][0] for i in (1, 2)]
 dropped = sum(x["overflow"] + x["late_dropped"] + x["arr_late_dropped"] + x["tx_drop"] for x in r)
