@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The per-flow and per-port counters, declared once: each with the field the
- * daemon keeps it in, the key tdpd's replies (flows, ports, stats) and its
- * JSON summary give it, and what it counts. The daemon's structs (engine.h),
- * the JSON it writes (summary.c), the Prometheus names tdpctl prints
- * (tdpd_flow_KEY_total, tdpd_port_KEY_total) and tdpctl's check that a reply
- * has every key all come from these lists, so a counter renamed on one side
- * is renamed on both, and a new one is a line here and its increment.
+ * tdpd's counters, declared once: each with the field the daemon keeps it
+ * in, the key tdpd's replies (flows, ports, stats, sync, routes) and its JSON
+ * summary give it, and what it counts. The daemon's structs (engine.h, rx.h,
+ * nl.h, timebase.h), the JSON it writes (summary.c, control_routes.c), the
+ * Prometheus names tdpctl prints and tdpctl's check that a reply has every
+ * key all come from these lists, so a counter renamed on one side is renamed
+ * on both, and a new one is a line here and its increment.
  *
  *   X(field, "key", "what it counts")
  */
@@ -112,9 +112,90 @@
 	  "Tables adopted after the frame asked for.")                                            \
 	X(sleep_ns, "sleep_ns", "tdpd_engine_sleep_nanoseconds_total",                            \
 	  "Time the engine spent asleep.")
-#define CTL_ENGINE_FIELD(field, key, prom, help) uint64_t field;
+
+/* RX's counters (struct rx_stats, summed over the RX cores), under the stats
+ * reply's "rx", with their Prometheus names. Its drops by reason, the host
+ * stack's frames by class and the ICMP errors sent by kind are arrays named
+ * by their enums (rx_drop_name, punt_class_name, icmp_err_name).
+ *   X(field, "key", "prometheus name", "what it counts") */
+#define CTL_RX_COUNTERS(X)                                                                    \
+	X(pkts, "pkts", "tdpd_rx_packets_total", "Packets received.")                         \
+	X(bytes, "bytes", "tdpd_rx_bytes_total", "Bytes received.")                           \
+	X(reserved, "reserved", "tdpd_rx_reserved_total",                                     \
+	  "Packets classified to a reserved flow.")                                           \
+	X(best_effort, "best_effort", "tdpd_rx_best_effort_total",                            \
+	  "Packets forwarded as best effort.")                                                \
+	X(resolve_asked, "resolve_asked", "tdpd_rx_resolve_asked_total",                      \
+	  "Next hops RX asked the kernel to resolve (ARP/ND).")                               \
+	X(resolve_ring_full, "resolve_ring_full", "tdpd_rx_resolve_ring_full_total",          \
+	  "Requests to resolve not made: the ring to the netlink thread was full.")           \
+	X(nh_cached, "route_cached", "tdpd_rx_route_cached_total",                            \
+	  "Reserved packets routed by their flow's cached route.")                            \
+	X(moved_best_effort, "moved_best_effort", "tdpd_rx_moved_best_effort_total",          \
+	  "Reserved packets sent as best effort by a moved route (moved-route best-effort).") \
+	X(handoff_sent, "handoff_sent", "tdpd_rx_handoff_sent_total",                         \
+	  "Packets other RX cores handed to core 0 to send at once.")                         \
+	X(handoff_drop, "handoff_drop", "tdpd_rx_handoff_drop_total",                         \
+	  "Packets handed to core 0 that the driver refused, dropped.")
+
+/* ICMP errors owed but not sent, by reason (struct rx_stats), under the stats
+ * reply's "rx"."icmp_not_sent". */
+#define CTL_RX_ICMP_UNSENT(X)                                                                     \
+	X(icmp_rate_limited, "rate_limited", "tdpd_icmp_not_sent_total{reason=\"rate_limited\"}", \
+	  "ICMP errors owed but not sent, by reason.")                                            \
+	X(icmp_no_source, "no_source", "tdpd_icmp_not_sent_total{reason=\"no_source\"}",          \
+	  "ICMP errors owed but not sent, by reason.")                                            \
+	X(icmp_tx_full, "tx_full", "tdpd_icmp_not_sent_total{reason=\"tx_full\"}",                \
+	  "ICMP errors owed but not sent, by reason.")
+
+/* IPv4 packets over the egress MTU without DF, fragmented (RFC 1812
+ * §4.2.2.7): the packets, the fragments queued, and the fragments lost (no
+ * buffer, or the queue was full). Under the stats reply's "rx"."fragmented". */
+#define CTL_RX_FRAG_COUNTERS(X)                                                \
+	X(frag_pkts, "packets", "tdpd_rx_fragmented_total",                    \
+	  "IPv4 packets over the egress MTU without DF, fragmented.")          \
+	X(frag_sent, "fragments", "tdpd_rx_fragments_total{result=\"sent\"}",  \
+	  "Fragments sent, and lost (no buffer, queue full).")                 \
+	X(frag_drop, "dropped", "tdpd_rx_fragments_total{result=\"dropped\"}", \
+	  "Fragments sent, and lost (no buffer, queue full).")
+
+/* A port's exception interface, by what crossed it (struct rx_tap_stats,
+ * summed over the RX cores), under the ports reply's "host_path"."exception". */
+#define CTL_TAP_COUNTERS(X)                                                              \
+	X(to_kernel, "to_kernel", "Host frames the exception interface took.")           \
+	X(to_kernel_drop, "to_kernel_drop", "Host frames it refused, dropped.")          \
+	X(from_kernel, "from_kernel", "Frames the kernel wrote, queued as best effort.") \
+	X(from_kernel_drop, "from_kernel_drop",                                          \
+	  "Frames the kernel wrote, dropped: best-effort queue full, the port refused, chained.")
+
+/* The netlink thread's counters (struct nl_stats), under the routes reply's
+ * "netlink". */
+#define CTL_NETLINK_COUNTERS(X)                                                               \
+	X(messages, "messages", "Route, neighbour, address, nexthop and link messages read.") \
+	X(rebuilds, "rebuilds", "Routers built and taken by RX.")                             \
+	X(resolve_sent, "resolve_sent", "NTF_USE requests sent to the kernel.")               \
+	X(errors, "errors", "Routers that failed to build (the old one stays).")              \
+	X(resyncs, "resyncs",                                                                 \
+	  "The kernel's tables read again after a link change or an overflow.")               \
+	X(dumps_redone, "dumps_redone", "Dumps the kernel interrupted, read again.")          \
+	X(multipath, "multipath", "Routes with more than one next hop on the ports.")         \
+	X(missing, "missing",                                                                 \
+	  "Routes and host entries the route table could not take, in the router in force.")
+
+/* The time source's sync counters (struct tb_sync), under the stats and sync
+ * replies' "sync", and as tdpd_sync_KEY_total. */
+#define CTL_SYNC_COUNTERS(X)                                                    \
+	X(samples, "samples", "Samples taken.")                                 \
+	X(bad_samples, "bad_samples", "Samples outside the lock threshold.")    \
+	X(busy, "busy_samples",                                                 \
+	  "Samples not taken: the engine's thread found the state being read.") \
+	X(faults, "faults", "Reference faults.")                                \
+	X(transitions, "transitions", "Sync state changes.")                    \
+	X(steps, "steps", "Phase steps of the reference.")
 
 /* A struct member of each counter: struct x { CTL_FLOW_COUNTERS(CTL_COUNTER_FIELD) }; */
 #define CTL_COUNTER_FIELD(field, key, help) uint64_t field;
+/* the same, of a list with Prometheus names */
+#define CTL_PROM_FIELD(field, key, prom, help) uint64_t field;
 
 #endif

@@ -107,14 +107,11 @@ json_t *control_routes_json(struct control *c, bool neighbours)
 	if (c->nl) {
 		struct nl_stats s;
 		nl_stats(c->nl, &s);
-		json_object_set_new(
-			o, "netlink",
-			json_pack("{sI sI sI sI sI sI sI sI}", "messages", (json_int_t)s.messages,
-				  "rebuilds", (json_int_t)s.rebuilds, "resolve_sent",
-				  (json_int_t)s.resolve_sent, "errors", (json_int_t)s.errors,
-				  "resyncs", (json_int_t)s.resyncs, "dumps_redone",
-				  (json_int_t)s.dumps_redone, "multipath", (json_int_t)s.multipath,
-				  "missing", (json_int_t)s.missing));
+		json_t *n = json_object();
+#define KEY(field, key, help) json_object_set_new(n, key, json_integer((json_int_t)s.field));
+		CTL_NETLINK_COUNTERS(KEY)
+#undef KEY
+		json_object_set_new(o, "netlink", n);
 	}
 	return o;
 }

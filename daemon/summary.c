@@ -277,18 +277,24 @@ static json_t *hist_json(const struct hist *live, bool bins)
 }
 
 #define J(v) ((json_int_t)(v))
+/* o[key] = c->field for each counter of a list of ctl_counters.h, with
+ * json_t *o and the counters' struct c in scope */
+#define KEY3(field, key, help) json_object_set_new(o, key, json_integer(J(c->field)));
+#define KEY4(field, key, prom, help) KEY3(field, key, help)
 
 json_t *summary_sync_json(struct timebase *tb)
 {
 	struct tb_sync sy;
 	tb_sync(tb, &sy);
-	return json_pack("{ss ss sI sI sI sI sI sI sI sI sI sI sI}", "state",
-			 tb_state_name(sy.state), "reason", sy.reason, "offset_ns", J(sy.offset_ns),
-			 "uncertainty_ns", J(sy.uncertainty_ns), "last_good_ns", J(sy.last_good.ns),
-			 "since_ns", J(sy.since.ns), "samples", J(sy.samples), "bad_samples",
-			 J(sy.bad_samples), "busy_samples", J(sy.busy), "faults", J(sy.faults),
-			 "transitions", J(sy.transitions), "steps", J(sy.steps), "last_step_ns",
-			 J(sy.last_step_ns));
+	json_t *o = json_pack("{ss ss sI sI sI sI sI}", "state", tb_state_name(sy.state), "reason",
+			      sy.reason, "offset_ns", J(sy.offset_ns), "uncertainty_ns",
+			      J(sy.uncertainty_ns), "last_good_ns", J(sy.last_good.ns), "since_ns",
+			      J(sy.since.ns), "last_step_ns", J(sy.last_step_ns));
+	const struct tb_sync *c = &sy;
+	if (o) {
+		CTL_SYNC_COUNTERS(KEY3)
+	}
+	return o;
 }
 
 json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uint32_t f)
@@ -302,12 +308,14 @@ json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uin
 			      t->ports[t->flows[f].port].name);
 	if (!o)
 		return NULL;
-#define RX_KEY(field, key, help) json_object_set_new(o, key, json_integer(J(fr.field)));
-#define ENG_KEY(field, key, help) json_object_set_new(o, key, json_integer(J(fs.field)));
-	CTL_FLOW_RX_COUNTERS(RX_KEY)
-	CTL_FLOW_COUNTERS(ENG_KEY)
-#undef RX_KEY
-#undef ENG_KEY
+	{
+		const struct flow_rx_sum *c = &fr;
+		CTL_FLOW_RX_COUNTERS(KEY3)
+	}
+	{
+		const struct flow_stats *c = &fs;
+		CTL_FLOW_COUNTERS(KEY3)
+	}
 	if (t->flows[f].alpha && has_arr)
 		json_object_set_new(o, "arrival_ns", hist_json(&arr, false));
 	return o;
@@ -320,9 +328,8 @@ json_t *summary_port_json(const struct summary_src *s, uint32_t p)
 	json_t *o = json_pack("{ss}", "name", summary_table(s)->ports[p].name);
 	if (!o)
 		return NULL;
-#define PORT_KEY(field, key, help) json_object_set_new(o, key, json_integer(J(ps.field)));
-	CTL_PORT_COUNTERS(PORT_KEY)
-#undef PORT_KEY
+	const struct port_stats *c = &ps;
+	CTL_PORT_COUNTERS(KEY3)
 	return o;
 }
 
@@ -340,9 +347,8 @@ json_t *summary_engine_json(const struct summary_src *s)
 			      "last_push_ns", J(es.last_push_ns));
 	if (!o)
 		return NULL;
-#define ENG_KEY(field, key, prom, help) json_object_set_new(o, key, json_integer(J(es.field)));
-	CTL_ENGINE_COUNTERS(ENG_KEY)
-#undef ENG_KEY
+	const struct eng_stats *c = &es;
+	CTL_ENGINE_COUNTERS(KEY4)
 	json_object_set_new(
 		o, "predictor",
 		pw.miss_ppb ? json_pack("{ss sf}", "kind", "quantile", "miss_target",
@@ -351,33 +357,32 @@ json_t *summary_engine_json(const struct summary_src *s)
 	return o;
 }
 
-static json_t *rx_json(const struct rx_stats *st)
+/* RX's counters; a NULL object takes none (jansson drops what is set in it) */
+static json_t *rx_json(const struct rx_stats *c)
 {
-	json_t *drop = json_object();
+	json_t *o = json_object(), *drop = json_object(), *host = json_object(),
+	       *icmp = json_object();
+	CTL_RX_COUNTERS(KEY4)
 	for (int i = 0; i < RXD_MAX; i++)
 		json_object_set_new(drop, rx_drop_name((enum rx_drop)i),
-				    json_integer(J(st->drop[i])));
-	json_t *host = json_object(), *icmp = json_object();
+				    json_integer(J(c->drop[i])));
 	for (int i = PUNT_ARP; i < PUNT_MAX; i++)
 		json_object_set_new(host, punt_class_name((enum punt_class)i),
-				    json_integer(J(st->host[i])));
+				    json_integer(J(c->host[i])));
 	for (int i = 0; i < ICMP_ERR_MAX; i++)
 		json_object_set_new(icmp, icmp_err_name((enum icmp_err)i),
-				    json_integer(J(st->icmp_sent[i])));
-	json_object_update_new(
-		icmp, json_pack("{sI sI sI}", "rate_limited", J(st->icmp_rate_limited), "no_source",
-				J(st->icmp_no_source), "tx_full", J(st->icmp_tx_full)));
-	json_t *o =
-		json_pack("{sI sI sI sI so so so sI sI sI sI}", "pkts", J(st->pkts), "bytes",
-			  J(st->bytes), "reserved", J(st->reserved), "best_effort",
-			  J(st->best_effort), "drop", drop, "host", host, "icmp_sent", icmp,
-			  "resolve_asked", J(st->resolve_asked), "route_cached", J(st->nh_cached),
-			  "handoff_sent", J(st->handoff_sent), "handoff_drop", J(st->handoff_drop));
-	json_object_set_new(o, "fragmented",
-			    json_pack("{sI sI sI}", "packets", J(st->frag_pkts), "fragments",
-				      J(st->frag_sent), "dropped", J(st->frag_drop)));
-	json_object_set_new(o, "moved_best_effort", json_integer(J(st->moved_best_effort)));
-	return o;
+				    json_integer(J(c->icmp_sent[i])));
+	json_object_set_new(o, "drop", drop);
+	json_object_set_new(o, "host", host);
+	json_object_set_new(o, "icmp_sent", icmp);
+	json_t *outer = o;
+	o = json_object();
+	CTL_RX_ICMP_UNSENT(KEY4)
+	json_object_set_new(outer, "icmp_not_sent", o);
+	o = json_object();
+	CTL_RX_FRAG_COUNTERS(KEY4)
+	json_object_set_new(outer, "fragmented", o);
+	return outer;
 }
 
 json_t *summary_rx_json(const struct rx *rx, uint32_t nrx)
@@ -418,11 +423,13 @@ json_t *summary_drv_json(uint16_t dpdk_port)
 			 "tx_errors", J(d.oerrors));
 }
 
-json_t *summary_tap_json(const struct rx_tap_stats *t)
+json_t *summary_tap_json(const struct rx_tap_stats *c)
 {
-	return json_pack("{sI sI sI sI}", "to_kernel", J(CTR_GET(t->to_kernel)), "to_kernel_drop",
-			 J(CTR_GET(t->to_kernel_drop)), "from_kernel", J(CTR_GET(t->from_kernel)),
-			 "from_kernel_drop", J(CTR_GET(t->from_kernel_drop)));
+	json_t *o = json_object();
+	if (o) {
+		CTL_TAP_COUNTERS(KEY3)
+	}
+	return o;
 }
 
 json_t *summary_tick_json(const struct summary_src *s)

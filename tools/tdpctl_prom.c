@@ -29,17 +29,30 @@ static void prom_head(const char *name, const char *type, const char *help)
 	printf("# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* one of the engine's counters; one the reply lacks is left out and named */
-static void prom_engine(json_t *r, const char *key, const char *name, const char *type,
-			const char *help)
+/* The value at key of the reply's object what ("engine", "rx.fragmented")
+ * as the series name, which may carry labels (tdpd_x_total{a="b"}): its HELP
+ * and TYPE once, before the first series of its name. One the reply lacks is
+ * left out, never printed as 0, and named on stderr. */
+static void prom_one(json_t *r, const char *what, const char *key, const char *name,
+		     const char *type, const char *help)
 {
-	prom_head(name, type, help);
-	json_t *v = json_object_get(json_object_get(r, "engine"), key);
+	static char last[64];
+	size_t base = strcspn(name, "{");
+	if (strlen(last) != base || strncmp(last, name, base)) {
+		snprintf(last, sizeof(last), "%.*s", (int)base, name);
+		prom_head(last, type, help);
+	}
+	json_t *v = r;
+	char path[64];
+	snprintf(path, sizeof(path), "%s", what);
+	for (char *save = NULL, *k = strtok_r(path, ".", &save); k; k = strtok_r(NULL, ".", &save))
+		v = json_object_get(v, k);
+	v = json_object_get(v, key);
 	if (!json_is_integer(v)) {
 		fprintf(stderr,
-			"tdpctl: the daemon's reply has no engine counter \"%s\" (tdpd of another "
+			"tdpctl: the daemon's reply has no %s counter \"%s\" (tdpd of another "
 			"version?); left out\n",
-			key);
+			what, key);
 		return;
 	}
 	printf("%s %" PRId64 "\n", name, (int64_t)json_integer_value(v));
@@ -138,11 +151,11 @@ static void prom_alarms(json_t *alarms)
 
 void tdpctl_prometheus(json_t *r)
 {
-#define ENG(field, key, prom, help) prom_engine(r, key, prom, "counter", help);
+#define ENG(field, key, prom, help) prom_one(r, "engine", key, prom, "counter", help);
 	CTL_ENGINE_COUNTERS(ENG)
 #undef ENG
-	prom_engine(r, "next_frame", "tdpd_next_frame", "gauge",
-		    "Absolute index of the frame the engine pushes next.");
+	prom_one(r, "engine", "next_frame", "tdpd_next_frame", "gauge",
+		 "Absolute index of the frame the engine pushes next.");
 	prom_head("tdpd_tf_seconds", "gauge", "Frame length of the table in force.");
 	printf("tdpd_tf_seconds %.9f\n", (double)I(r, "tf_ns") / 1e9);
 	prom_head("tdpd_cycle_frames", "gauge", "Frames per cycle (k) of the table in force.");
@@ -182,17 +195,9 @@ void tdpctl_prometheus(json_t *r)
 	prom_head("tdpd_sync_uncertainty_seconds", "gauge",
 		  "Bound on the time error (grows in holdover).");
 	printf("tdpd_sync_uncertainty_seconds %.9f\n", (double)I(sy, "uncertainty_ns") / 1e9);
-	static const char *const sc[][2] = {{"samples", "Samples taken."},
-					    {"bad_samples", "Samples outside the lock threshold."},
-					    {"faults", "Reference faults."},
-					    {"transitions", "Sync state changes."},
-					    {"steps", "Phase steps of the reference."}};
-	for (int i = 0; i < 5; i++) {
-		char n[64];
-		snprintf(n, sizeof(n), "tdpd_sync_%s_total", sc[i][0]);
-		prom_head(n, "counter", sc[i][1]);
-		printf("%s %" PRId64 "\n", n, I(sy, sc[i][0]));
-	}
+#define SYNC(field, key, help) prom_one(r, "sync", key, "tdpd_sync_" key "_total", "counter", help);
+	CTL_SYNC_COUNTERS(SYNC)
+#undef SYNC
 
 #define DEF(field, key, help) {key, help},
 	static const char *const fc[][2] = {CTL_FLOW_RX_COUNTERS(DEF) CTL_FLOW_COUNTERS(DEF)};
@@ -201,27 +206,22 @@ void tdpctl_prometheus(json_t *r)
 #undef DEF
 	prom_per(json_object_get(r, "ports"), "port", pc, sizeof(pc) / sizeof(pc[0]));
 	json_t *rx = json_object_get(r, "rx");
-	prom_head("tdpd_rx_packets_total", "counter", "Packets received.");
-	printf("tdpd_rx_packets_total %" PRId64 "\n", I(rx, "pkts"));
-	prom_head("tdpd_rx_reserved_total", "counter", "Packets classified to a reserved flow.");
-	printf("tdpd_rx_reserved_total %" PRId64 "\n", I(rx, "reserved"));
-	prom_head("tdpd_rx_best_effort_total", "counter", "Packets forwarded as best effort.");
-	printf("tdpd_rx_best_effort_total %" PRId64 "\n", I(rx, "best_effort"));
+#define RX_TOP(field, key, prom, help) prom_one(r, "rx", key, prom, "counter", help);
+#define RX_UNSENT(field, key, prom, help) \
+	prom_one(r, "rx.icmp_not_sent", key, prom, "counter", help);
+#define RX_FRAG(field, key, prom, help) prom_one(r, "rx.fragmented", key, prom, "counter", help);
+	CTL_RX_COUNTERS(RX_TOP)
+	CTL_RX_FRAG_COUNTERS(RX_FRAG)
+	CTL_RX_ICMP_UNSENT(RX_UNSENT)
+#undef RX_TOP
+#undef RX_UNSENT
+#undef RX_FRAG
 	prom_head("tdpd_rx_dropped_total", "counter", "Packets dropped on receive, by reason.");
 	const char *k;
 	json_t *v;
 	json_object_foreach(json_object_get(rx, "drop"), k, v)
 		printf("tdpd_rx_dropped_total{reason=\"%s\"} %" PRId64 "\n", k,
 		       (int64_t)json_integer_value(v));
-	prom_head("tdpd_rx_fragmented_total", "counter",
-		  "IPv4 packets over the egress MTU without DF, fragmented.");
-	printf("tdpd_rx_fragmented_total %" PRId64 "\n", I(rx, "fragmented.packets"));
-	prom_head("tdpd_rx_fragments_total", "counter",
-		  "Fragments sent, and lost (no buffer, queue full).");
-	printf("tdpd_rx_fragments_total{result=\"sent\"} %" PRId64 "\n",
-	       I(rx, "fragmented.fragments"));
-	printf("tdpd_rx_fragments_total{result=\"dropped\"} %" PRId64 "\n",
-	       I(rx, "fragmented.dropped"));
 	prom_head("tdpd_icmp_sent_total", "counter", "ICMP errors sent, by kind.");
 	json_object_foreach(json_object_get(rx, "icmp_sent"), k, v) if (json_is_integer(v))
 		printf("tdpd_icmp_sent_total{kind=\"%s\"} %" PRId64 "\n", k,

@@ -128,8 +128,8 @@ struct port_stats {
 };
 
 struct eng_stats {
-	CTL_ENGINE_COUNTERS(CTL_ENGINE_FIELD) /* ctl_counters.h */
-	int64_t last_push_ns;		      /* CTR time of the latest push */
+	CTL_ENGINE_COUNTERS(CTL_PROM_FIELD) /* ctl_counters.h */
+	int64_t last_push_ns;		    /* CTR time of the latest push */
 	int64_t last_jump_frames; /* the latest skip (> 0) or step back (< 0), in frames */
 	int64_t last_swap_frame;  /* frame the latest table took effect at */
 };

@@ -786,9 +786,8 @@ void rx_tap_sum(const struct rx *rx, uint32_t n, uint32_t port, struct rx_tap_st
 	memset(ts, 0, sizeof(*ts));
 	for (uint32_t c = 0; c < n; c++) {
 		const struct rx_tap_stats *a = &rx[c].ports[port].tap;
-		ts->to_kernel += CTR_GET(a->to_kernel);
-		ts->to_kernel_drop += CTR_GET(a->to_kernel_drop);
-		ts->from_kernel += CTR_GET(a->from_kernel);
-		ts->from_kernel_drop += CTR_GET(a->from_kernel_drop);
+#define ADD(field, key, help) ts->field += CTR_GET(a->field);
+		CTL_TAP_COUNTERS(ADD)
+#undef ADD
 	}
 }

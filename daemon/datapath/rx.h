@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ctl_counters.h"
 #include "flowq.h"
 #include "frame.h"
 #include "icmperr.h"
@@ -47,10 +48,7 @@ enum rx_host {
 
 /* A port's exception interface, by what crossed it. */
 struct rx_tap_stats {
-	uint64_t to_kernel;	 /* host frames it took */
-	uint64_t to_kernel_drop; /* host frames it refused, dropped */
-	uint64_t from_kernel;	 /* frames the kernel wrote, queued as best effort */
-	uint64_t from_kernel_drop; /* of those, dropped: best-effort queue full, the port refused, chained */
+	CTL_TAP_COUNTERS(CTL_COUNTER_FIELD) /* ctl_counters.h */
 };
 
 /* an address whose MAC RX misses, for the kernel to resolve (ARP/ND) */
@@ -107,30 +105,21 @@ enum rx_moved {
 	RX_MOVED_BEST_EFFORT
 };
 
+/* RX's counters, each declared in ctl_counters.h with its key and meaning.
+ * handoff_*: on core 0, packets other RX cores handed over to send at once
+ * (to a port the table does not schedule, or its exception interface); the
+ * handing core counted them sent or queued (best_effort, to_kernel,
+ * icmp_sent). */
 struct rx_stats {
-	uint64_t pkts, bytes;
-	uint64_t reserved;    /* queued for a flow */
-	uint64_t best_effort; /* queued for the filler or sent at once */
+	CTL_RX_COUNTERS(CTL_PROM_FIELD)
 	uint64_t drop[RXD_MAX];
 	uint64_t host[PUNT_MAX]; /* the RXD_HOST drops by class */
 	/* ICMP errors about ttl-expired, no-route and no-neighbour drops: sent
 	 * by kind, and those not sent by reason (the rules of icmperr.h are
 	 * not counted: no error is owed) */
 	uint64_t icmp_sent[ICMP_ERR_MAX];
-	uint64_t icmp_rate_limited, icmp_no_source, icmp_tx_full;
-	uint64_t resolve_asked, resolve_ring_full;
-	uint64_t nh_cached; /* reserved packets routed by their flow's cached route */
-	/* IPv4 packets over the egress MTU without DF, fragmented (RFC 1812
-	 * §4.2.2.7): the packets, the fragments queued, and the fragments lost
-	 * (no buffer, or the queue was full) */
-	uint64_t frag_pkts, frag_sent, frag_drop;
-	/* reserved packets sent as best effort by a moved route (moved-route best-effort) */
-	uint64_t moved_best_effort;
-	/* core 0: packets other RX cores handed over to send at once (to a
-	 * port the table does not schedule, or its exception interface), and of
-	 * those the driver refused, dropped (the handing core counted them
-	 * sent, or queued: best_effort, to_kernel, icmp_sent) */
-	uint64_t handoff_sent, handoff_drop;
+	CTL_RX_ICMP_UNSENT(CTL_PROM_FIELD)
+	CTL_RX_FRAG_COUNTERS(CTL_PROM_FIELD)
 };
 _Static_assert(sizeof(struct rx_stats) % sizeof(uint64_t) == 0,
 	       "rx_sum adds the counters as an array");

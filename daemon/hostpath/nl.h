@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ctl_counters.h"
 #include "hostpath.h"
 #include "portlink.h"
 #include "route.h"
@@ -53,14 +54,7 @@ struct nl_port {
 };
 
 struct nl_stats {
-	uint64_t messages;     /* route, neighbour, address, nexthop and link messages read */
-	uint64_t rebuilds;     /* routers built and taken by RX */
-	uint64_t resolve_sent; /* NTF_USE requests */
-	uint64_t errors;       /* routers that failed to build (the old one stays) */
-	uint64_t resyncs; /* the kernel's tables read again after a link change or an overflow */
-	uint64_t dumps_redone; /* dumps the kernel interrupted, read again */
-	uint64_t multipath;    /* routes with more than one next hop on the ports */
-	uint64_t missing; /* routes and host entries the route table could not take, in the router in force */
+	CTL_NETLINK_COUNTERS(CTL_COUNTER_FIELD) /* ctl_counters.h */
 	uint64_t routes, neighbours, addresses; /* the kernel's, in force */
 };
 

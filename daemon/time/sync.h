@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ctl_counters.h"
 #include "tdp_time.h"
 
 enum tb_state {
@@ -47,13 +48,12 @@ struct tb_sync {
 	enum tb_state state;
 	int64_t offset_ns; /* estimated offset of the local clock from the reference */
 	int64_t uncertainty_ns;
-	tdp_time_t last_good; /* time of the last good sample; 0 if none */
-	tdp_time_t since;     /* when the current state began */
-	char reason[128];     /* why the source is in this state (a copy: the
+	tdp_time_t last_good;		     /* time of the last good sample; 0 if none */
+	tdp_time_t since;		     /* when the current state began */
+	char reason[128];		     /* why the source is in this state (a copy: the
 				     * snapshot outlives the source's lock) */
-	uint64_t samples, bad_samples, faults, transitions, steps;
-	int64_t last_step_ns; /* size of the latest phase step */
-	uint64_t busy; /* samples not taken: the engine's thread found the state being read */
+	CTL_SYNC_COUNTERS(CTL_COUNTER_FIELD) /* ctl_counters.h */
+	int64_t last_step_ns;		     /* size of the latest phase step */
 };
 
 struct sync {

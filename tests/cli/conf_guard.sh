@@ -11,7 +11,7 @@ shift 2
 . "$SRC/tests/tap.sh"
 echo "1..2"
 nopt=$("$TDPD" --list-options | wc -l)
-inc=(-I"$SRC/include" -I"$SRC/daemon" -I"$SRC/daemon/hostpath" -I"$SRC/daemon/time" -I"$SRC/daemon/core" -I"$SRC/schedules" -std=c11 -D_GNU_SOURCE -fsyntax-only)
+inc=(-I"$SRC/include" -I"$SRC/daemon" -I"$SRC/daemon/hostpath" -I"$SRC/daemon/time" -I"$SRC/daemon/core" -I"$SRC/control" -I"$SRC/schedules" -std=c11 -D_GNU_SOURCE -fsyntax-only)
 out=$("$@" "${inc[@]}" -DCONF_MAX_OPTS="$nopt" "$SRC/daemon/conf_opts.c" 2>&1) && rc=0 || rc=$?
 check "conf_opts.c compiles with as many slots as its $nopt options" '[ $rc -eq 0 ]' "$out"
 out=$("$@" "${inc[@]}" -DCONF_MAX_OPTS=$((nopt - 1)) "$SRC/daemon/conf_opts.c" 2>&1) && rc=0 || rc=$?

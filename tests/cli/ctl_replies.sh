@@ -105,12 +105,18 @@ rc=0
 "$CTL" --socket "$W/edges.sock" stats --prometheus >"$W/p.out" 2>&1 || rc=$?
 check "and the Prometheus text of them" '[ $rc -eq 0 ] && grep -q "^tdpd_frames_total 9223372036854775807$" "$W/p.out"' \
 	"rc $rc: $(head -c 600 "$W/p.out")"
-# the reply's flow has no late_slots and its port no push_retries (counters of
+# the reply's flow has no late_slots, its port no push_retries, its sync no
+# busy_samples, its rx no bytes and no fragmented (counters of
 # ctl_counters.h): said, and left out rather than printed as 0
 check "a counter the reply lacks is named on stderr and left out, never a 0" \
 	'grep -q "a flow in the daemon.s reply has no counter \"late_slots\"" "$W/p.out" &&
 	 grep -q "a port in the daemon.s reply has no counter \"push_retries\"" "$W/p.out" &&
 	 ! grep -q "^tdpd_flow_late_slots_total{" "$W/p.out" && ! grep -q "^tdpd_port_push_retries_total{" "$W/p.out" &&
 	 grep -q "^tdpd_flow_sent_total{flow=\"f\",port=\"p\"} 9223372036854775807$" "$W/p.out" &&
-	 grep -q "has no engine counter \"ticks\"" "$W/p.out" && ! grep -q "^tdpd_ticks_total " "$W/p.out"' \
+	 grep -q "has no engine counter \"ticks\"" "$W/p.out" && ! grep -q "^tdpd_ticks_total " "$W/p.out" &&
+	 grep -q "has no sync counter \"busy_samples\"" "$W/p.out" && ! grep -q "^tdpd_sync_busy_samples_total " "$W/p.out" &&
+	 grep -q "^tdpd_sync_samples_total 9223372036854775807$" "$W/p.out" &&
+	 grep -q "has no rx counter \"bytes\"" "$W/p.out" && ! grep -q "^tdpd_rx_bytes_total " "$W/p.out" &&
+	 grep -q "^tdpd_rx_packets_total 9223372036854775807$" "$W/p.out" &&
+	 grep -q "has no rx.fragmented counter \"packets\"" "$W/p.out" && ! grep -q "^tdpd_rx_fragmented_total " "$W/p.out"' \
 	"$(grep -i "counter\|late_slots\|push_retries" "$W/p.out" | head -20)"

@@ -101,14 +101,61 @@ static void summaries_beside_the_engine(void **state)
 	assert_int_equal(json_integer_value(json_object_get(ej, key)), es.field);
 	CTL_ENGINE_COUNTERS(ENG_HAS)
 	json_decref(ej);
+	struct tb_sync sy;
+	tb_sync(s.tb, &sy);
+	json_t *sj = summary_sync_json(s.tb);
+#define SYNC_HAS(field, key, help)                              \
+	assert_true(json_is_integer(json_object_get(sj, key))); \
+	assert_int_equal(json_integer_value(json_object_get(sj, key)), sy.field);
+	CTL_SYNC_COUNTERS(SYNC_HAS)
+	json_decref(sj);
 	drain_all(&r);
 	rig_down(&r);
+}
+
+/* RX's counters and an exception interface's, each a distinct value, under
+ * their keys of ctl_counters.h (the nested ones under theirs) */
+static void rx_counters_under_their_keys(void **state)
+{
+	(void)state;
+	static struct rx rx;
+	uint64_t *v = (uint64_t *)&rx.st;
+	for (size_t i = 0; i < sizeof(rx.st) / sizeof(uint64_t); i++)
+		v[i] = 1000 + i;
+	json_t *o = summary_rx_json(&rx, 1);
+	assert_non_null(o);
+	json_t *unsent = json_object_get(o, "icmp_not_sent"),
+	       *frag = json_object_get(o, "fragmented");
+#define HAS(j, field, key)                                     \
+	assert_true(json_is_integer(json_object_get(j, key))); \
+	assert_int_equal(json_integer_value(json_object_get(j, key)), rx.st.field);
+#define RX_HAS(field, key, prom, help) HAS(o, field, key)
+#define UNSENT_HAS(field, key, prom, help) HAS(unsent, field, key)
+#define FRAG_HAS(field, key, prom, help) HAS(frag, field, key)
+	CTL_RX_COUNTERS(RX_HAS)
+	CTL_RX_ICMP_UNSENT(UNSENT_HAS)
+	CTL_RX_FRAG_COUNTERS(FRAG_HAS)
+	/* the ICMP errors sent are only the kinds; those not sent are apart */
+	assert_int_equal(json_object_size(json_object_get(o, "icmp_sent")), ICMP_ERR_MAX);
+	json_decref(o);
+	struct rx_tap_stats ts;
+	v = (uint64_t *)&ts;
+	for (size_t i = 0; i < sizeof(ts) / sizeof(uint64_t); i++)
+		v[i] = 7 + i;
+	json_t *tj = summary_tap_json(&ts);
+#define TAP_HAS(field, key, help)                               \
+	assert_true(json_is_integer(json_object_get(tj, key))); \
+	assert_int_equal(json_integer_value(json_object_get(tj, key)), ts.field);
+	CTL_TAP_COUNTERS(TAP_HAS)
+	assert_int_equal(json_object_size(tj), sizeof(ts) / sizeof(uint64_t));
+	json_decref(tj);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(summaries_beside_the_engine),
+		cmocka_unit_test(rx_counters_under_their_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
