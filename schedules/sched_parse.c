@@ -783,19 +783,3 @@ void sched_free(struct sched_table *t)
 	free(t->file);
 	free(t);
 }
-
-int sched_flow_find(const struct sched_table *t, const char *name)
-{
-	for (uint32_t i = 0; i < t->nflows; i++)
-		if (strcmp(t->flows[i].name, name) == 0)
-			return (int)i;
-	return -1;
-}
-
-int sched_port_find(const struct sched_table *t, const char *name)
-{
-	for (uint32_t i = 0; i < t->nports; i++)
-		if (strcmp(t->ports[i].name, name) == 0)
-			return (int)i;
-	return -1;
-}

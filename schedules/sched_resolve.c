@@ -230,3 +230,19 @@ out:
 	free(dup);
 	free(seen);
 }
+
+int sched_flow_find(const struct sched_table *t, const char *name)
+{
+	for (uint32_t i = 0; i < t->nflows; i++)
+		if (strcmp(t->flows[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int sched_port_find(const struct sched_table *t, const char *name)
+{
+	for (uint32_t i = 0; i < t->nports; i++)
+		if (strcmp(t->ports[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}

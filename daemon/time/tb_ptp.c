@@ -647,54 +647,6 @@ static void ptp_destroy(struct timebase *tb)
 	free(p);
 }
 
-/* ptp4l's own configuration: ask as it expects (its transportSpecific,
- * domainNumber and uds_address), and say where tdpd.conf disagrees. */
-static int from_config(struct tb_ptp *p, const char *path, char *err, size_t errlen)
-{
-	struct ptp_cfg c;
-	if (ptp_cfg_read(path, &c, err, errlen) != 0)
-		return -1;
-	/* what the file sets; what it leaves to ptp4l's defaults or command
-	 * line (-i, --uds_address=...) tdpd.conf says */
-	if (c.transport_specific >= 0) {
-		if (p->ts_fixed >= 0 && p->ts_fixed != c.transport_specific)
-			log_warn("ptp: ptp-transport-specific %d, but ptp4l's %s says "
-				 "transportSpecific 0x%x: asking "
-				 "with 0x%x",
-				 p->ts_fixed, path, c.transport_specific, c.transport_specific);
-		p->ts_fixed = c.transport_specific;
-		p->ts = (uint8_t)c.transport_specific;
-	}
-	if (c.domain >= 0 && c.domain != p->domain) {
-		log_warn("ptp: ptp-domain %u, but ptp4l's %s says domainNumber %d: asking in "
-			 "domain %d",
-			 p->domain, path, c.domain, c.domain);
-		p->domain = (uint8_t)c.domain;
-	}
-	if (*c.uds_address && strcmp(c.uds_address, p->path) != 0) {
-		log_warn("ptp: ptp-socket %s, but ptp4l's %s says uds_address %s: asking there",
-			 p->path, path, c.uds_address);
-		snprintf(p->path, sizeof(p->path), "%s", c.uds_address);
-	}
-	if (p->mode == TB_PTP_OFFSET && c.free_running != 1)
-		log_notice("ptp: ptp-mode offset, but ptp4l's %s does not set free_running 1: "
-			   "unless its command line "
-			   "does, ptp4l steers its clock and the offset tdpd applies is the one "
-			   "ptp4l is removing",
-			   path);
-	if (p->mode == TB_PTP_DISCIPLINED && c.free_running == 1)
-		log_warn("ptp: ptp-mode disciplined, but ptp4l's %s sets free_running 1: nothing "
-			 "steers the clock; "
-			 "use ptp-mode offset",
-			 path);
-	log_info("ptp: from ptp4l's %s: transportSpecific 0x%x, domain %u, socket %s, delay "
-		 "mechanism %s, %d "
-		 "interface%s",
-		 path, p->ts, p->domain, p->path, *c.delay_mechanism ? c.delay_mechanism : "E2E",
-		 c.interfaces, c.interfaces == 1 ? "" : "s");
-	return 0;
-}
-
 struct timebase *tb_ptp_new(const struct tb_ptp_io *io, struct timebase *host,
 			    const struct tb_params *prm, bool threaded, char *err, size_t errlen)
 {
@@ -721,9 +673,18 @@ struct timebase *tb_ptp_new(const struct tb_ptp_io *io, struct timebase *host,
 	p->ts_fixed = own->transport_specific >= 0 && own->transport_specific <= 15
 			      ? (int)own->transport_specific
 			      : -1;
+	if (*own->config) {
+		struct ptp_ask a = {.ts_fixed = p->ts_fixed,
+				    .domain = p->domain,
+				    .offset_mode = p->mode == TB_PTP_OFFSET};
+		snprintf(a.path, sizeof(a.path), "%s", p->path);
+		if (ptp_cfg_agree(own->config, &a, err, errlen) != 0)
+			goto fail;
+		p->ts_fixed = a.ts_fixed;
+		p->domain = a.domain;
+		snprintf(p->path, sizeof(p->path), "%s", a.path);
+	}
 	p->ts = p->ts_fixed >= 0 ? (uint8_t)p->ts_fixed : 0;
-	if (*own->config && from_config(p, own->config, err, errlen) != 0)
-		goto fail;
 	p->poll_ns = own->poll_ns > 0 ? own->poll_ns : 250000000;
 	p->sub_s = own->subscribe_s > 0 && own->subscribe_s <= 3600 ? (int)own->subscribe_s : 60;
 	if (tb_init(&p->base, &tb_ptp_ops, prm, tb_now(host), "no answer from ptp4l yet", err,
