@@ -484,9 +484,10 @@ static void path_words(const struct plan *pl, const uint32_t *p, uint32_t n, cha
 				       pl->nodes[p[i]].name);
 }
 
-static int plan_flow(struct plan *pl, const struct adj *a, struct preq *f)
+/* The paths a flow may take, into ps: its own, or the candidates; -1 with
+ * the reason said when there are none it can take. */
+static int flow_paths(struct plan *pl, const struct adj *a, struct preq *f, struct paths *ps)
 {
-	static struct paths ps;
 	if (pl->nodes[f->src].router || pl->nodes[f->dst].router) {
 		PERR(pl, f->line, "flow %s: flows run from a host to a host", f->name);
 		return -1;
@@ -494,31 +495,109 @@ static int plan_flow(struct plan *pl, const struct adj *a, struct preq *f)
 	if (pl->work > max_work(pl)) {
 		PERR(pl, f->line,
 		     "flow %s: not placed: the search had stopped before it (the planner visits at "
-		     "most %llu "
-		     "frames and packets in all)",
+		     "most %llu frames and packets in all)",
 		     f->name, (unsigned long long)max_work(pl));
 		return -1;
 	}
 	if (f->explicit_path) {
-		ps.n = 1;
-		ps.len[0] = f->npath;
-		memcpy(ps.node[0], f->path, f->npath * sizeof(f->path[0]));
+		ps->n = 1;
+		ps->len[0] = f->npath;
+		memcpy(ps->node[0], f->path, f->npath * sizeof(f->path[0]));
 	} else {
-		candidate_paths(pl, a, f, &ps);
-		pl->work += ps.steps; /* the path search counts against the bound too */
+		candidate_paths(pl, a, f, ps);
+		pl->work += ps->steps; /* the path search counts against the bound too */
 	}
-	if (!ps.n) {
+	if (!ps->n) {
 		PERR(pl, f->line, "flow %s: no path from %s to %s through routers", f->name,
 		     pl->nodes[f->src].name, pl->nodes[f->dst].name);
 		return -1;
 	}
-	if (ps.len[0] < 3) {
+	if (ps->len[0] < 3) {
 		PERR(pl, f->line,
 		     "flow %s: %s and %s are linked directly; a flow runs through at least one "
 		     "router",
 		     f->name, pl->nodes[f->src].name, pl->nodes[f->dst].name);
 		return -1;
 	}
+	return 0;
+}
+
+/* What one path of a flow's search came to */
+struct tries {
+	uint32_t best;	  /* most packets any path took */
+	uint32_t clashes; /* paths refused by another flow's routes */
+	FILE *why;	  /* what stopped each path */
+};
+
+/* Path p of ps for f: 1 placed, 0 not (why said to t->why), -1 an error. */
+static int try_path(struct plan *pl, struct preq *f, const struct paths *ps, uint32_t p,
+		    struct scratch *s, struct tries *t)
+{
+	char words[512];
+	uint32_t at, next, placed = 0, raises = 0;
+	path_words(pl, ps->node[p], ps->len[p], words, sizeof(words));
+	int g = route_clash(pl, f, ps->node[p], ps->len[p], &at, &next);
+	if (g >= 0) {
+		/* routes by destination: not a path this flow can take */
+		char key[200];
+		plan_route_key(pl, f, key, sizeof(key));
+		fprintf(t->why, "  path %s: %s sends %s to %s (flow %s), not to %s\n", words,
+			pl->nodes[ps->node[p][at]].name, key, pl->nodes[next].name,
+			pl->flows[g].name, pl->nodes[ps->node[p][at + 1]].name);
+		t->clashes++;
+		if (!p)
+			snprintf(f->detour, sizeof(f->detour), "%s", words);
+		return 0;
+	}
+	f->npath = ps->len[p];
+	memcpy(f->path, ps->node[p], f->npath * sizeof(f->path[0]));
+	if (path_set(pl, f) != 0)
+		return -1;
+	if (fit_path(pl, f, s, &placed, &raises)) {
+		f->paths_tried = p;
+		return 1;
+	}
+	if (!p)
+		snprintf(f->detour, sizeof(f->detour), "%s", words);
+	if (placed > t->best)
+		t->best = placed;
+	if (ps->n > 1)
+		fprintf(t->why, "  path %s: %u fit (alpha raised %u time%s):\n", words, placed,
+			raises, raises == 1 ? "" : "s");
+	say_blocked(pl, f, s, t->why, ps->n > 1 ? "    " : "  ");
+	return 0;
+}
+
+/* Why no path took the flow: what stopped each (why, whylen long). */
+static void say_unplaced(struct plan *pl, const struct preq *f, const struct paths *ps,
+			 const struct tries *t, const char *why, size_t whylen)
+{
+	if (whylen && !t->clashes)
+		PERR(pl, f->line,
+		     "flow %s: %u of %u packets per cycle fit; every allowed ingress frame is full "
+		     "on some link of %s:",
+		     f->name, t->best, f->packets, ps->n > 1 ? "each path tried" : "the path");
+	else if (whylen)
+		PERR(pl, f->line,
+		     "flow %s: no path takes its %u packets per cycle (at most %u fit); each path "
+		     "tried:",
+		     f->name, f->packets, t->best);
+	if (whylen)
+		fputs(why, plan_err(pl));
+	else if (pl->work > max_work(pl))
+		PERR(pl, f->line, "flow %s: not placed: the search had stopped before it", f->name);
+	if (pl->work > max_work(pl))
+		fprintf(plan_err(pl),
+			"  (the search stopped: the planner visits at most %llu frames and packets "
+			"in all)\n",
+			(unsigned long long)max_work(pl));
+}
+
+static int plan_flow(struct plan *pl, const struct adj *a, struct preq *f)
+{
+	static struct paths ps;
+	if (flow_paths(pl, a, f, &ps) != 0)
+		return -1;
 	struct scratch s = {calloc((size_t)pl->k + 1, sizeof(uint32_t)),
 			    calloc((size_t)pl->k + 1, sizeof(uint32_t)),
 			    calloc((size_t)pl->k + 1, sizeof(uint32_t))};
@@ -532,75 +611,20 @@ static int plan_flow(struct plan *pl, const struct adj *a, struct preq *f)
 	}
 	/* each path in turn; the first that takes every packet is the flow's.
 	 * What stopped the others is said only when none does. */
-	uint32_t placed = 0, best = 0, raises = 0, clashes = 0;
-	int rc = -1;
+	int rc = 0;
 	char *why = NULL;
 	size_t whylen = 0;
-	FILE *w = open_memstream(&why, &whylen);
+	struct tries t = {.why = open_memstream(&why, &whylen)};
 	f->detour[0] = 0;
 	/* the bound holds for a flow's first path too: once spent, every flow
 	 * left is refused at once, saying so */
-	for (uint32_t p = 0; w && p < ps.n && rc != 0 && pl->work <= max_work(pl); p++) {
-		char words[512];
-		uint32_t at, next;
-		path_words(pl, ps.node[p], ps.len[p], words, sizeof(words));
-		int g = route_clash(pl, f, ps.node[p], ps.len[p], &at, &next);
-		if (g >= 0) {
-			/* routes by destination: not a path this flow can take */
-			char key[200];
-			plan_route_key(pl, f, key, sizeof(key));
-			fprintf(w, "  path %s: %s sends %s to %s (flow %s), not to %s\n", words,
-				pl->nodes[ps.node[p][at]].name, key, pl->nodes[next].name,
-				pl->flows[g].name, pl->nodes[ps.node[p][at + 1]].name);
-			clashes++;
-			if (!p)
-				snprintf(f->detour, sizeof(f->detour), "%s", words);
-			continue;
-		}
-		f->npath = ps.len[p];
-		memcpy(f->path, ps.node[p], f->npath * sizeof(f->path[0]));
-		if (path_set(pl, f) != 0)
-			break;
-		if (fit_path(pl, f, &s, &placed, &raises)) {
-			f->paths_tried = p;
-			rc = 0;
-			break;
-		}
-		if (!p)
-			snprintf(f->detour, sizeof(f->detour), "%s", words);
-		if (placed > best)
-			best = placed;
-		if (ps.n > 1)
-			fprintf(w, "  path %s: %u fit (alpha raised %u time%s):\n", words, placed,
-				raises, raises == 1 ? "" : "s");
-		say_blocked(pl, f, &s, w, ps.n > 1 ? "    " : "  ");
-	}
-	if (!w)
+	for (uint32_t p = 0; t.why && p < ps.n && rc == 0 && pl->work <= max_work(pl); p++)
+		rc = try_path(pl, f, &ps, p, &s, &t);
+	if (!t.why)
 		PERR(pl, f->line, "out of memory");
-	else if (fclose(w) == 0 && rc != 0 && why) {
-		if (whylen && !clashes)
-			PERR(pl, f->line,
-			     "flow %s: %u of %u packets per cycle fit; every allowed ingress frame "
-			     "is full on "
-			     "some link of %s:",
-			     f->name, best, f->packets, ps.n > 1 ? "each path tried" : "the path");
-		else if (whylen)
-			PERR(pl, f->line,
-			     "flow %s: no path takes its %u packets per cycle (at most %u fit); "
-			     "each path tried:",
-			     f->name, f->packets, best);
-		if (whylen)
-			fputs(why, plan_err(pl));
-		else if (pl->work > max_work(pl))
-			PERR(pl, f->line, "flow %s: not placed: the search had stopped before it",
-			     f->name);
-		if (pl->work > max_work(pl))
-			fprintf(plan_err(pl),
-				"  (the search stopped: the planner visits at most %llu frames and "
-				"packets in all)\n",
-				(unsigned long long)max_work(pl));
-	}
-	if (rc != 0) {
+	else if (fclose(t.why) == 0 && rc != 1 && why)
+		say_unplaced(pl, f, &ps, &t, why, whylen);
+	if (rc != 1) {
 		/* not placed: no later flow's routes are held to its path */
 		f->detour[0] = 0;
 		free(f->count);
@@ -610,7 +634,7 @@ static int plan_flow(struct plan *pl, const struct adj *a, struct preq *f)
 	free(s.cl);
 	free(s.nx);
 	free(s.blocked);
-	return rc;
+	return rc == 1 ? 0 : -1;
 }
 
 /* A node's sync error and where it comes from, for a refusal. */

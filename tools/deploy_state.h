@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* tdpctl deploy's state, below both its run (tdpctl_deploy.c) and its report
- * (tdpctl_deploy_report.c). */
+/* tdpctl deploy's state, below its run (tdpctl_deploy.c), its command line
+ * (tdpctl_deploy_args.c) and its report (tdpctl_deploy_report.c). */
 #ifndef TDP_DEPLOY_STATE_H
 #define TDP_DEPLOY_STATE_H
 
@@ -46,6 +46,10 @@ struct deploy {
 	const char *outcome;
 	char why[512];
 };
+
+/* tdpctl_deploy_args.c: the command line into dp (--ssh's words in *sshbuf,
+ * for the caller to free): -1 to go on, else the exit status, said */
+int deploy_parse_args(struct deploy *dp, int argc, char **argv, char **sshbuf);
 
 /* deploy_plan.c: DIR's topology into pl and dp's routers, each with its
  * table read and its digest; 0, or -1 said on stderr */

@@ -39,34 +39,6 @@
 
 #define EXIT_NO_ROUTER 3
 
-static void deploy_usage(FILE *o)
-{
-	fputs("usage: tdpctl deploy DIR [--check] [--at TAI-SECONDS|+SECONDS] [--margin SECONDS]\n"
-	      "                    [--allow-unsynced WHY] [--ttl SECONDS] [--timeout SECONDS]\n"
-	      "                    [--ssh 'COMMAND...'] [--no-wait] [--json]\n"
-	      "  puts the plan tdpctl plan wrote in DIR in force on every router at one cycle "
-	      "start,\n"
-	      "  or on none: every router's table is staged first; they are committed together "
-	      "only\n"
-	      "  when every stage succeeded and every router's clock is locked, else every stage "
-	      "is\n"
-	      "  aborted. The routers and how to reach them: DIR/topology's control lines.\n"
-	      "  --check            stage and abort only: would the routers take the plan?\n"
-	      "  --at T|+S          commit for TAI second T (or S from now), rounded up to a cycle "
-	      "start\n"
-	      "                     common to every table (default: --margin after the stages)\n"
-	      "  --margin S         time for the commits to reach every router (default 2)\n"
-	      "  --allow-unsynced WHY  commit although a router's sync is not locked, saying why\n"
-	      "  --ttl S            how long a staged table waits for its commit (default 60)\n"
-	      "  --timeout S        how long each step waits for every router (default 30)\n"
-	      "  --ssh 'COMMAND'    what runs ssh (default 'ssh -o BatchMode=yes')\n"
-	      "  --no-wait          return after the commits, not after the tables are in force\n"
-	      "  Exit: 0 in force (or unchanged, or checked); 1 a router refused, is not locked or "
-	      "did\n"
-	      "  not adopt; 2 usage or the plan's files; 3 a router could not be reached.\n",
-	      o);
-}
-
 /* the latest TAI a router's reply may give (2^62 ns, in 2116): beyond it the
  * deploy's own arithmetic on it could overflow */
 #define DEPLOY_MAX_TAI_NS (INT64_C(1) << 62)
@@ -324,6 +296,49 @@ static bool stage_all(struct deploy *dp, int64_t *newest_tai)
 	return d && ok;
 }
 
+/* An abort's answer: the stage is gone (aborted, or expired already), or
+ * the router keeps it (false). */
+static bool aborted(const struct deploy *dp, struct deploy_router *r, const struct drun *d)
+{
+	bool nd;
+	if (run_ok(d)) {
+		r->staged = false;
+		r->undone = "aborted";
+		if (!r->error)
+			r->result = "aborted";
+		return true;
+	}
+	/* a stage the router no longer holds (expired) is undone too */
+	json_t *e = run_error(dp, d, &nd);
+	if (!strcmp(S(e, "code"), "unknown-stage")) {
+		r->staged = false;
+		r->undone = "expired";
+		json_decref(e);
+		return true;
+	}
+	set_error(r, e, "not-aborted");
+	return false;
+}
+
+/* A cancel's answer: the commit is withdrawn (or never landed), or the
+ * router switches at the frame (false). */
+static bool cancelled(const struct deploy *dp, struct deploy_router *r, const struct drun *d)
+{
+	bool nd;
+	if (run_ok(d)) {
+		r->committed = false;
+		r->undone = r->result = "cancelled";
+		return true;
+	}
+	json_t *e = run_error(dp, d, &nd);
+	if (r->unsure && !r->staged && !strcmp(S(e, "code"), "nothing-pending")) {
+		json_decref(e); /* aborted: the commit never landed */
+		return true;
+	}
+	set_error(r, e, "NOT-CANCELLED");
+	return false;
+}
+
 /* undo: abort what is staged, cancel what is committed; false when some
  * router could not be undone */
 static bool undo(struct deploy *dp)
@@ -331,51 +346,25 @@ static bool undo(struct deploy *dp)
 	bool *ab = calloc(dp->n, sizeof(*ab)), *ca = calloc(dp->n, sizeof(*ca)), ok = ab && ca,
 	     stuck = false;
 	for (uint32_t i = 0; ok && i < dp->n; i++) {
+		const struct deploy_router *r = &dp->r[i];
 		/* a stage with no id cannot be aborted: it stays, and says so */
-		ab[i] = dp->r[i].staged && !dp->r[i].committed && dp->r[i].stage_id > 0;
-		if (dp->r[i].staged && !dp->r[i].committed && dp->r[i].stage_id <= 0) {
+		ab[i] = r->staged && !r->committed && r->stage_id > 0;
+		if (r->staged && !r->committed && r->stage_id <= 0) {
 			dp->r[i].result = "not-aborted"; /* its error says why: no id */
 			stuck = true;
 		}
 		/* a commit whose reply was lost is cancelled too: while a table
 		 * is staged nothing else can be waiting there, so a cancel can
 		 * only withdraw this plan's table, or find nothing */
-		ca[i] = dp->r[i].committed || dp->r[i].unsure;
+		ca[i] = r->committed || r->unsure;
 	}
 	struct drun *da = ok ? step(dp, ab, false, a_abort) : NULL,
 		    *dc = ok ? step(dp, ca, false, a_cancel) : NULL;
 	for (uint32_t i = 0; da && dc && i < dp->n; i++) {
-		struct deploy_router *r = &dp->r[i];
-		bool nd;
-		if (ab[i] && run_ok(&da[i])) {
-			r->staged = false;
-			r->undone = "aborted";
-			if (!r->error)
-				r->result = "aborted";
-		} else if (ab[i]) {
-			/* a stage the router no longer holds (expired) is undone too */
-			json_t *e = run_error(dp, &da[i], &nd);
-			if (!strcmp(S(e, "code"), "unknown-stage")) {
-				r->staged = false;
-				r->undone = "expired";
-				json_decref(e);
-			} else {
-				set_error(r, e, "not-aborted");
-				ok = false;
-			}
-		}
-		if (ca[i] && run_ok(&dc[i])) {
-			r->committed = false;
-			r->undone = r->result = "cancelled";
-		} else if (ca[i]) {
-			json_t *e = run_error(dp, &dc[i], &nd);
-			if (r->unsure && !r->staged && !strcmp(S(e, "code"), "nothing-pending")) {
-				json_decref(e); /* aborted: the commit never landed */
-			} else {
-				set_error(r, e, "NOT-CANCELLED");
-				ok = false;
-			}
-		}
+		if (ab[i] && !aborted(dp, &dp->r[i], &da[i]))
+			ok = false;
+		if (ca[i] && !cancelled(dp, &dp->r[i], &dc[i]))
+			ok = false;
 	}
 	free(ab);
 	free(ca);
@@ -494,127 +483,6 @@ static bool verify(struct deploy *dp, int64_t router_now, int64_t at_mono)
 
 /* ---- the command ------------------------------------------------------ */
 
-static int parse_secs(const char *v, double lo, double hi, double *out)
-{
-	char *end;
-	errno = 0;
-	double s = strtod(v, &end);
-	if (end == v || *end || errno || !(s >= lo && s <= hi))
-		return -1;
-	*out = s;
-	return 0;
-}
-
-/* --at: TAI seconds, or +SECONDS from now (at most a day) */
-static int at_arg(struct deploy *dp, const char *v)
-{
-	double s;
-	bool rel = v[0] == '+';
-	/* an absolute time of 0 is no time: it would read as none given */
-	if (parse_secs(v + rel, rel ? 0 : 1, rel ? 86400 : 9e9, &s)) {
-		fprintf(stderr,
-			"tdpctl deploy: --at takes TAI seconds or +SECONDS (at most a day), not "
-			"'%s'\n",
-			v);
-		return TDPCTL_EXIT_USAGE;
-	}
-	dp->at_ns = (int64_t)(s * 1e9 + 0.5) * (rel ? -1 : 1);
-	return 0;
-}
-
-/* --margin, --ttl, --timeout: seconds */
-static int secs_arg(struct deploy *dp, const char *a, const char *v)
-{
-	double s;
-	if (parse_secs(v, a[2] == 'm' ? 0.01 : 1, 3600, &s)) {
-		fprintf(stderr, "tdpctl deploy: %s takes seconds, %s to 3600, not '%s'\n", a,
-			a[2] == 'm' ? "0.01" : "1", v);
-		return TDPCTL_EXIT_USAGE;
-	}
-	if (a[2] == 'm')
-		dp->margin_ns = (int64_t)(s * 1e9);
-	else if (a[3] == 't')
-		dp->ttl_s = (int)s;
-	else
-		dp->timeout_ms = (int)(s * 1000);
-	return 0;
-}
-
-/* --ssh: the command's words, at most 15 */
-static int ssh_arg(struct deploy *dp, const char *v, char **sshbuf)
-{
-	int n = 0;
-	free(*sshbuf);
-	if (!(*sshbuf = strdup(v)))
-		return TDPCTL_EXIT_USAGE;
-	for (char *sv = NULL, *w = strtok_r(*sshbuf, " \t", &sv); w && n < 15;
-	     w = strtok_r(NULL, " \t", &sv))
-		dp->ssh[n++] = w;
-	dp->ssh[n] = NULL;
-	if (!n) {
-		fprintf(stderr, "tdpctl deploy: --ssh needs a command\n");
-		return TDPCTL_EXIT_USAGE;
-	}
-	return 0;
-}
-
-/* an option with a value at argv[i]: 0, or the exit status (said) */
-static int value_arg(struct deploy *dp, const char *a, const char *v, char **sshbuf)
-{
-	if (!strcmp(a, "--at"))
-		return at_arg(dp, v);
-	if (!strcmp(a, "--margin") || !strcmp(a, "--ttl") || !strcmp(a, "--timeout"))
-		return secs_arg(dp, a, v);
-	if (!strcmp(a, "--allow-unsynced")) {
-		if (!*v) {
-			fprintf(stderr, "tdpctl deploy: --allow-unsynced needs the reason\n");
-			return TDPCTL_EXIT_USAGE;
-		}
-		dp->allow_unsynced = v;
-		return 0;
-	}
-	if (!strcmp(a, "--ssh"))
-		return ssh_arg(dp, v, sshbuf);
-	fprintf(stderr, "tdpctl deploy: unknown option '%s'\n", a);
-	deploy_usage(stderr);
-	return TDPCTL_EXIT_USAGE;
-}
-
-static int parse_args(struct deploy *dp, int argc, char **argv, char **sshbuf)
-{
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			deploy_usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "--check")) {
-			dp->check = true;
-		} else if (!strcmp(a, "--json")) {
-			dp->json = true;
-		} else if (!strcmp(a, "--no-wait")) {
-			dp->wait = false;
-		} else if (a[0] == '-' && !v) {
-			fprintf(stderr, "tdpctl deploy: %s needs a value\n", a);
-			return TDPCTL_EXIT_USAGE;
-		} else if (a[0] == '-') {
-			int rc = value_arg(dp, a, v, sshbuf);
-			if (rc)
-				return rc;
-			i++;
-		} else if (!dp->dir) {
-			dp->dir = a;
-		} else {
-			fprintf(stderr, "tdpctl deploy: one plan directory, not '%s' too\n", a);
-			return TDPCTL_EXIT_USAGE;
-		}
-	}
-	if (!dp->dir) {
-		deploy_usage(stderr);
-		return TDPCTL_EXIT_USAGE;
-	}
-	return -1;
-}
-
 /* SIGINT, SIGTERM or SIGHUP while deploying: the step under way ends (its
  * runs are bounded by --timeout), then what is staged is aborted and
  * nothing is committed; once committed, the deploy only stops waiting. */
@@ -631,9 +499,10 @@ static void progress(const struct deploy *dp, const char *what)
 		fprintf(stderr, "tdpctl deploy: %s\n", what);
 }
 
-static int deploy_run(struct deploy *dp)
+/* What the routers looked like: how many have a table to change and how
+ * many are not locked; 1 or 0 with the outcome set when the deploy ends here. */
+static int looked(struct deploy *dp, uint32_t *changed, uint32_t *unlocked)
 {
-	char line[200];
 	int rc = look(dp);
 	if (rc) {
 		dp->outcome = "refused";
@@ -641,10 +510,9 @@ static int deploy_run(struct deploy *dp)
 			 "a router could not be reached: nothing was staged");
 		return rc;
 	}
-	uint32_t changed = 0, unlocked = 0;
 	for (uint32_t i = 0; i < dp->n; i++) {
-		changed += !dp->r[i].unchanged;
-		unlocked += strcmp(dp->r[i].sync, "locked") != 0;
+		*changed += !dp->r[i].unchanged;
+		*unlocked += strcmp(dp->r[i].sync, "locked") != 0;
 	}
 	if (interrupted) {
 		dp->outcome = "interrupted";
@@ -652,55 +520,53 @@ static int deploy_run(struct deploy *dp)
 			 (int)interrupted);
 		return 1;
 	}
-	if (!changed) {
+	if (!*changed) {
 		dp->outcome = "unchanged";
 		snprintf(dp->why, sizeof(dp->why),
 			 "every router already runs its table of this plan");
 		return 0;
 	}
-	snprintf(line, sizeof(line), "staging %u table%s (%u router%s already on theirs)", changed,
-		 changed == 1 ? "" : "s", dp->n - changed, dp->n - changed == 1 ? "" : "s");
-	progress(dp, line);
-	int64_t m0 = tdp_mono_ns(), newest = 0;
-	bool staged = stage_all(dp, &newest);
-	bool sync_ok = !unlocked || dp->allow_unsynced;
-	if (interrupted) {
-		bool undone = undo(dp);
-		dp->outcome = "interrupted";
+	return -1;
+}
+
+/* The stage ended without a commit (a refusal, routers not locked, --check
+ * or a signal): every staged table aborted, and what was undone said. */
+static int not_committed(struct deploy *dp, bool staged, bool sync_ok, uint32_t unlocked)
+{
+	bool undone = undo(dp);
+	/* what was undone, said once: all of it, or all but what stays staged */
+	char done[160];
+	if (undone)
+		snprintf(done, sizeof(done), "every staged table was aborted");
+	else
+		snprintf(done, sizeof(done),
+			 "the staged tables were aborted but where a router marked "
+			 "not-aborted keeps its table staged until its ttl (%d s)",
+			 dp->ttl_s);
+	bool checked = dp->check && staged && sync_ok && undone && !interrupted;
+	dp->outcome = interrupted ? "interrupted" : checked ? "checked" : "refused";
+	if (interrupted)
 		snprintf(dp->why, sizeof(dp->why), "stopped by signal %d before the commit: %s",
-			 (int)interrupted,
-			 undone ? "every staged table was aborted"
-				: "the staged tables were aborted but where a router marked "
-				  "not-aborted keeps its table "
-				  "staged until its ttl");
-		return 1;
-	}
-	if (!staged || !sync_ok || dp->check) {
-		bool undone = undo(dp);
-		dp->outcome = dp->check && staged && sync_ok && undone ? "checked" : "refused";
-		/* what was undone, said once: all of it, or all but what stays staged */
-		char done[160];
-		if (undone)
-			snprintf(done, sizeof(done), "every staged table was aborted");
-		else
-			snprintf(done, sizeof(done),
-				 "the staged tables were aborted but where a router marked "
-				 "not-aborted keeps its table staged until its ttl (%d s)",
-				 dp->ttl_s);
-		if (!staged)
-			snprintf(dp->why, sizeof(dp->why), "a router refused its table: %s", done);
-		else if (!sync_ok)
-			snprintf(dp->why, sizeof(dp->why),
-				 "%u router%s not locked (--allow-unsynced WHY commits anyway): %s",
-				 unlocked, unlocked == 1 ? " is" : "s are", done);
-		else
-			snprintf(dp->why, sizeof(dp->why), "every router staged its table; %s%s",
-				 undone ? "all were aborted" : done,
-				 sync_ok && unlocked ? " (some not locked: see sync)" : "");
-		return dp->check && staged && sync_ok && undone ? 0 : 1;
-	}
-	/* a time every router can still meet: its clock read at the stage, plus
-	 * all the time since the stages began */
+			 (int)interrupted, done);
+	else if (!staged)
+		snprintf(dp->why, sizeof(dp->why), "a router refused its table: %s", done);
+	else if (!sync_ok)
+		snprintf(dp->why, sizeof(dp->why),
+			 "%u router%s not locked (--allow-unsynced WHY commits anyway): %s",
+			 unlocked, unlocked == 1 ? " is" : "s are", done);
+	else
+		snprintf(dp->why, sizeof(dp->why), "every router staged its table; %s%s",
+			 undone ? "all were aborted" : done,
+			 unlocked ? " (some not locked: see sync)" : "");
+	return checked ? 0 : 1;
+}
+
+/* Every router staged: the commit at a time all can meet (newest: the
+ * latest clock a router read at its stage, m0 when the stages began), then
+ * the wait for the frame. */
+static int commit_and_wait(struct deploy *dp, int64_t newest, int64_t m0, uint32_t changed)
+{
+	char line[200];
 	int64_t now = newest + (tdp_mono_ns() - m0), at_mono = tdp_mono_ns();
 	pick_time(dp, now);
 	snprintf(line, sizeof(line), "committing at TAI %" PRId64 ".%09" PRId64 " (in %.2f s)",
@@ -741,6 +607,24 @@ static int deploy_run(struct deploy *dp)
 	return 0;
 }
 
+static int deploy_run(struct deploy *dp)
+{
+	uint32_t changed = 0, unlocked = 0;
+	int rc = looked(dp, &changed, &unlocked);
+	if (rc >= 0)
+		return rc;
+	char line[200];
+	snprintf(line, sizeof(line), "staging %u table%s (%u router%s already on theirs)", changed,
+		 changed == 1 ? "" : "s", dp->n - changed, dp->n - changed == 1 ? "" : "s");
+	progress(dp, line);
+	int64_t m0 = tdp_mono_ns(), newest = 0;
+	bool staged = stage_all(dp, &newest);
+	bool sync_ok = !unlocked || dp->allow_unsynced;
+	if (interrupted || !staged || !sync_ok || dp->check)
+		return not_committed(dp, staged, sync_ok, unlocked);
+	return commit_and_wait(dp, newest, m0, changed);
+}
+
 int tdpctl_deploy(int argc, char **argv)
 {
 	static struct plan pl;
@@ -751,7 +635,7 @@ int tdpctl_deploy(int argc, char **argv)
 			    .frame = INT64_MIN};
 	char *sshbuf = NULL;
 	dp.ssh[0] = "ssh", dp.ssh[1] = "-o", dp.ssh[2] = "BatchMode=yes";
-	int rc = parse_args(&dp, argc, argv, &sshbuf);
+	int rc = deploy_parse_args(&dp, argc, argv, &sshbuf);
 	if (rc >= 0) {
 		free(sshbuf);
 		return rc;

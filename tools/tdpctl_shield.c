@@ -126,7 +126,9 @@ static void boot_params(struct sh *s)
 	}
 }
 
-static int shield_on(struct sh *s)
+/* The CPU to shield (the last online one unless --cpu), and the others as a
+ * list and a mask; TDPCTL_EXIT_USAGE said when there is none to shield. */
+static int shield_cpu(struct sh *s, char *restl, size_t ll, char *restm, size_t ml)
 {
 	uint8_t on[HOST_MAX_CPUS], rest[HOST_MAX_CPUS];
 	if (online(&s->h, on) != 0) {
@@ -143,10 +145,8 @@ static int shield_on(struct sh *s)
 	}
 	memcpy(rest, on, sizeof(rest));
 	rest[s->cpu] = 0;
-	char restl[4096], restm[512];
-	host_cpulist_format(rest, restl, sizeof(restl));
-	s->rest = restl;
-	host_cpumask_format(rest, restm, sizeof(restm));
+	host_cpulist_format(rest, restl, ll);
+	host_cpumask_format(rest, restm, ml);
 	if (!restl[0]) {
 		fprintf(stderr,
 			"tdpctl: shield: CPU %d is the only one online; nothing could run "
@@ -154,8 +154,13 @@ static int shield_on(struct sh *s)
 			s->cpu);
 		return TDPCTL_EXIT_USAGE;
 	}
-	char sp[4096];
-	snprintf(sp, sizeof(sp), "%s%s", s->h.root, s->state);
+	return 0;
+}
+
+/* The state file at sp, new (one there means the shield is on), with its
+ * directories; TDPCTL_EXIT_USAGE said when it cannot be. */
+static int state_new(struct sh *s, const char *sp)
+{
 	if (access(sp, F_OK) == 0) {
 		fprintf(stderr,
 			"tdpctl: shield: %s exists: the shield is on (tdpctl shield off first)\n",
@@ -177,8 +182,12 @@ static int shield_on(struct sh *s)
 		return TDPCTL_EXIT_USAGE;
 	}
 	fprintf(s->st, "cpu\t%d\n", s->cpu);
+	return 0;
+}
 
-	/* cgroup v2 partition */
+/* the CPU as an isolated cgroup v2 cpuset partition */
+static void partition(struct sh *s)
+{
 	char buf[4096];
 	if (host_read(&s->h, CG "/cgroup.controllers", buf, sizeof(buf)) != 0 ||
 	    !strstr(buf, "cpuset")) {
@@ -187,39 +196,40 @@ static int shield_on(struct sh *s)
 		    "systemd.unified_cgroup_hierarchy=1)",
 		    CG);
 		s->warnings++;
-	} else {
-		char sub[4096] = "";
-		host_read(&s->h, CG "/cgroup.subtree_control", sub, sizeof(sub));
-		if (!strstr(sub, "cpuset")) {
-			host_write(&s->h, CG "/cgroup.subtree_control", "+cpuset");
-			fprintf(s->st, "enabled\t" CG "/cgroup.subtree_control\n");
-		}
-		char p[4096];
-		snprintf(p, sizeof(p), "%s" CG_SHIELD, s->h.root);
-		if (mkdir(p, 0755) == 0)
-			fprintf(s->st, "mkdir\t" CG_SHIELD "\n");
-		char cpu[16];
-		snprintf(cpu, sizeof(cpu), "%d", s->cpu);
-		int rc = host_write(&s->h, CG_SHIELD "/cpuset.cpus", cpu);
-		if (!rc)
-			rc = host_write(&s->h, CG_SHIELD "/cpuset.cpus.partition", "isolated");
-		char part[256] = "";
-		host_read(&s->h, CG_SHIELD "/cpuset.cpus.partition", part, sizeof(part));
-		if (rc || strncmp(part, "isolated", 8) || strstr(part, "invalid")) {
-			say("warn", "cpuset partition " CG_SHIELD ": %s (%s)",
-			    rc ? strerror(-rc) : "not isolated",
-			    part[0] ? part : "nothing read back");
-			s->warnings++;
-		} else {
-			say("ok",
-			    "CPU %d is an isolated cpuset partition (" CG_SHIELD
-			    "): no task is scheduled there "
-			    "unless it asks to be",
-			    s->cpu);
-		}
+		return;
 	}
+	char sub[4096] = "";
+	host_read(&s->h, CG "/cgroup.subtree_control", sub, sizeof(sub));
+	if (!strstr(sub, "cpuset")) {
+		host_write(&s->h, CG "/cgroup.subtree_control", "+cpuset");
+		fprintf(s->st, "enabled\t" CG "/cgroup.subtree_control\n");
+	}
+	char p[4096];
+	snprintf(p, sizeof(p), "%s" CG_SHIELD, s->h.root);
+	if (mkdir(p, 0755) == 0)
+		fprintf(s->st, "mkdir\t" CG_SHIELD "\n");
+	char cpu[16];
+	snprintf(cpu, sizeof(cpu), "%d", s->cpu);
+	int rc = host_write(&s->h, CG_SHIELD "/cpuset.cpus", cpu);
+	if (!rc)
+		rc = host_write(&s->h, CG_SHIELD "/cpuset.cpus.partition", "isolated");
+	char part[256] = "";
+	host_read(&s->h, CG_SHIELD "/cpuset.cpus.partition", part, sizeof(part));
+	if (rc || strncmp(part, "isolated", 8) || strstr(part, "invalid")) {
+		say("warn", "cpuset partition " CG_SHIELD ": %s (%s)",
+		    rc ? strerror(-rc) : "not isolated", part[0] ? part : "nothing read back");
+		s->warnings++;
+	} else {
+		say("ok",
+		    "CPU %d is an isolated cpuset partition (" CG_SHIELD
+		    "): no task is scheduled there unless it asks to be",
+		    s->cpu);
+	}
+}
 
-	/* IRQs */
+/* IRQs, unbound workqueues and RT throttling off the CPU */
+static void kernel_off(struct sh *s, const char *restl, const char *restm)
+{
 	host_each_number(&s->h, "/proc/irq", irq_off, s);
 	if (host_exists(&s->h, IRQ_DEFAULT))
 		set_saved(s, IRQ_DEFAULT, restm);
@@ -228,22 +238,33 @@ static int shield_on(struct sh *s)
 	    s->pinned);
 	if (s->pinned)
 		s->warnings++;
-
-	/* unbound workqueues */
 	if (host_exists(&s->h, WQ_MASK)) {
 		int rc = set_saved(s, WQ_MASK, restm);
 		say(rc ? "warn" : "ok", "unbound workqueues %s CPU %d%s%s", rc ? "still on" : "off",
 		    s->cpu, rc ? ": " : "", rc ? strerror(-rc) : "");
 		s->warnings += rc != 0;
 	}
-
-	/* RT throttling */
 	int rc = set_saved(s, RT_RUNTIME, "-1");
 	say(rc ? "warn" : "ok", "RT throttling %s%s%s",
 	    rc ? "still on" : "off (sched_rt_runtime_us -1)", rc ? ": " : "",
 	    rc ? strerror(-rc) : "");
 	s->warnings += rc != 0;
+}
 
+static int shield_on(struct sh *s)
+{
+	char restl[4096], restm[512];
+	int rc = shield_cpu(s, restl, sizeof(restl), restm, sizeof(restm));
+	if (rc)
+		return rc;
+	s->rest = restl;
+	char sp[4096];
+	snprintf(sp, sizeof(sp), "%s%s", s->h.root, s->state);
+	rc = state_new(s, sp);
+	if (rc)
+		return rc;
+	partition(s);
+	kernel_off(s, restl, restm);
 	boot_params(s);
 	fclose(s->st);
 	printf("shield on CPU %d; undo with: tdpctl shield off (state in %s)\n", s->cpu, sp);
