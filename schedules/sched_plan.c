@@ -170,7 +170,8 @@ static void frames_lines(const struct plan *pl, const struct preq *f, uint32_t h
 	free(fr);
 }
 
-static void render(const struct plan *pl, uint32_t x, const char *path, struct emit *e)
+/* The header: version, where it came from, tf, k, epoch, guard, sync error */
+static void render_header(const struct plan *pl, uint32_t x, const char *path, struct emit *e)
 {
 	const struct node *nd = &pl->nodes[x];
 	char t[32], from[256];
@@ -204,70 +205,84 @@ static void render(const struct plan *pl, uint32_t x, const char *path, struct e
 			 : nd->time	? nd->time->name
 					: "none given");
 	}
+}
+
+/* Link l's port on side d: its rate, and room for the largest flow sent
+ * there (jumbo frames included) */
+static void render_port(const struct plan *pl, uint32_t l, int d, struct emit *e)
+{
+	char r[32], mf[32] = "";
+	sched_fmt_rate(pl->links[l].rate_bps, r, sizeof(r));
+	uint32_t big = 1514;
+	for (uint32_t i = 0; i < pl->nflows; i++)
+		for (uint32_t h = 0; h + 1 < pl->flows[i].npath; h++)
+			if (pl->flows[i].link[h] == l && pl->flows[i].dir[h] == d &&
+			    pl->flows[i].size > big)
+				big = pl->flows[i].size;
+	if (big > 1514)
+		snprintf(mf, sizeof(mf), " max-frame %u", big);
+	out_line(e, pl->links[l].line, "port %s rate %s%s   # to %s", pl->links[l].e[d].port, r, mf,
+		 pl->nodes[pl->links[l].e[1 - d].node].name);
+}
+
+/* Flow f at hop h > 0: its alpha, delay and stamp, into opts. The earliest
+ * arrival of a push at start(u) is the link's delay less how far the two
+ * clocks may be apart; whole frames of it move into alpha, and when it is
+ * negative the table maps arrivals to u - 1 and sends one frame later. */
+static void hop_opts(const struct plan *pl, const struct preq *f, uint32_t h, char *opts,
+		     size_t len)
+{
+	const struct link *in = &pl->links[f->link[h - 1]];
+	int64_t d = (int64_t)in->delay_ns - (int64_t)plan_pair_ns(pl, in), tf = (int64_t)pl->tf_ns;
+	int64_t whole = d >= 0 ? d / tf : -((-d + tf - 1) / tf);
+	int at = snprintf(opts, len, " alpha %" PRId64, (int64_t)f->alpha[h] - whole);
+	if (d - whole * tf) {
+		char t[32];
+		sched_fmt_time((uint64_t)(d - whole * tf), t, sizeof(t));
+		at += snprintf(opts + at, len - (size_t)at, " delay %s", t);
+	}
+	if (f->stamp)
+		snprintf(opts + at, len - (size_t)at, " stamp");
+}
+
+/* Flow f's line at hop h and its frames: the same count in every frame, or
+ * one line per frame */
+static void render_flow(const struct plan *pl, const struct preq *f, uint32_t h, struct emit *e)
+{
+	char opts[96] = "";
+	if (h > 0)
+		hop_opts(pl, f, h, opts, sizeof(opts));
+	out_line(e, f->line, "flow %s port %s size %u%s %s", f->name,
+		 pl->links[f->link[h]].e[f->dir[h]].port, f->size, opts, f->match);
+	uint32_t c0 = 0;
+	bool same = true;
+	for (uint32_t j = 0; j < pl->k; j++)
+		if (f->count[j]) {
+			if (c0 && f->count[j] != c0)
+				same = false;
+			c0 = f->count[j];
+		}
+	if (same)
+		frames_lines(pl, f, h, c0, e);
+	else
+		for (uint32_t j = 0; j < pl->k; j++)
+			if (f->count[j])
+				out_line(e, f->line, "frame %" PRIu64 ": %s %u",
+					 (j + plan_shift(f, h)) % pl->k, f->name, f->count[j]);
+}
+
+static void render(const struct plan *pl, uint32_t x, const char *path, struct emit *e)
+{
+	render_header(pl, x, path, e);
 	for (uint32_t l = 0; l < pl->nlinks; l++)
 		for (int d = 0; d < 2; d++)
-			if (pl->links[l].e[d].node == x) {
-				char r[32], mf[32] = "";
-				sched_fmt_rate(pl->links[l].rate_bps, r, sizeof(r));
-				/* room for the largest flow sent here, jumbo frames included */
-				uint32_t big = 1514;
-				for (uint32_t i = 0; i < pl->nflows; i++)
-					for (uint32_t h = 0; h + 1 < pl->flows[i].npath; h++)
-						if (pl->flows[i].link[h] == l &&
-						    pl->flows[i].dir[h] == d &&
-						    pl->flows[i].size > big)
-							big = pl->flows[i].size;
-				if (big > 1514)
-					snprintf(mf, sizeof(mf), " max-frame %u", big);
-				out_line(e, pl->links[l].line, "port %s rate %s%s   # to %s",
-					 pl->links[l].e[d].port, r, mf,
-					 pl->nodes[pl->links[l].e[1 - d].node].name);
-			}
+			if (pl->links[l].e[d].node == x)
+				render_port(pl, l, d, e);
 	for (uint32_t i = 0; i < pl->nflows; i++) {
 		const struct preq *f = &pl->flows[i];
-		for (uint32_t h = 0; f->count && h + 1 < f->npath; h++) {
-			if (f->path[h] != x)
-				continue;
-			char opts[96] = "";
-			if (h > 0) {
-				/* the earliest arrival of a push at start(u): the link's
-				 * delay less how far the two clocks may be apart; whole
-				 * frames of it move into alpha, and when it is negative the
-				 * table maps arrivals to u - 1 and sends one frame later */
-				const struct link *in = &pl->links[f->link[h - 1]];
-				int64_t d = (int64_t)in->delay_ns - (int64_t)plan_pair_ns(pl, in),
-					tf = (int64_t)pl->tf_ns;
-				int64_t whole = d >= 0 ? d / tf : -((-d + tf - 1) / tf);
-				int at = snprintf(opts, sizeof(opts), " alpha %" PRId64,
-						  (int64_t)f->alpha[h] - whole);
-				if (d - whole * tf) {
-					sched_fmt_time((uint64_t)(d - whole * tf), t, sizeof(t));
-					at += snprintf(opts + at, sizeof(opts) - (size_t)at,
-						       " delay %s", t);
-				}
-				if (f->stamp)
-					snprintf(opts + at, sizeof(opts) - (size_t)at, " stamp");
-			}
-			out_line(e, f->line, "flow %s port %s size %u%s %s", f->name,
-				 pl->links[f->link[h]].e[f->dir[h]].port, f->size, opts, f->match);
-			/* the same count in every frame, or one line per frame */
-			uint32_t c0 = 0;
-			bool same = true;
-			for (uint32_t j = 0; j < pl->k; j++)
-				if (f->count[j]) {
-					if (c0 && f->count[j] != c0)
-						same = false;
-					c0 = f->count[j];
-				}
-			if (same)
-				frames_lines(pl, f, h, c0, e);
-			else
-				for (uint32_t j = 0; j < pl->k; j++)
-					if (f->count[j])
-						out_line(e, f->line, "frame %" PRIu64 ": %s %u",
-							 (j + plan_shift(f, h)) % pl->k, f->name,
-							 f->count[j]);
-		}
+		for (uint32_t h = 0; f->count && h + 1 < f->npath; h++)
+			if (f->path[h] == x)
+				render_flow(pl, f, h, e);
 	}
 }
 

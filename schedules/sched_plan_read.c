@@ -253,6 +253,54 @@ static char *dup_word(struct plan *pl, uint32_t line, const char *w)
 	return d;
 }
 
+/* exec COMMAND...: the rest of the line from w[i + 1]; 0 or -1 said */
+static int control_exec(struct plan *pl, uint32_t line, char **w, int n, int i,
+			struct plan_reach *nr)
+{
+	if (nr->ssh || i + 1 == n) {
+		PERR(pl, line,
+		     nr->ssh ? "control %s: ssh or exec, not both"
+			     : "control %s: exec needs a command",
+		     w[1]);
+		return -1;
+	}
+	if (!(nr->exec = calloc((size_t)(n - i), sizeof(*nr->exec)))) {
+		PERR(pl, line, "out of memory");
+		return -1;
+	}
+	for (int k = i + 1; k < n; k++)
+		if (!(nr->exec[k - i - 1] = dup_word(pl, line, w[k])))
+			return -1;
+	return 0;
+}
+
+/* socket, tdpctl or ssh's value val into *slot of nr; 0 or -1 said */
+static int control_value(struct plan *pl, uint32_t line, const char *node, const char *key,
+			 const char *val, char **slot, struct plan_reach *nr)
+{
+	if (!slot) {
+		PERR(pl, line, "unknown control attribute '%s' (socket, tdpctl, ssh, exec)", key);
+		return -1;
+	}
+	if (*slot || !val) {
+		PERR(pl, line,
+		     *slot ? "control %s: %s given twice" : "control %s: %s needs a value", node,
+		     key);
+		return -1;
+	}
+	if (slot == &nr->socket && val[0] != '/') {
+		PERR(pl, line, "control %s: socket takes an absolute path, not '%s'", node, val);
+		return -1;
+	}
+	if (slot == &nr->ssh && val[0] == '-') {
+		PERR(pl, line,
+		     "control %s: ssh takes a destination ([USER@]HOST), not the option '%s'", node,
+		     val);
+		return -1;
+	}
+	return (*slot = dup_word(pl, line, val)) ? 0 : -1;
+}
+
 /* control NODE [socket PATH] [tdpctl PATH] [ssh DEST | exec WORD...]: how
  * tdpctl deploy reaches the router's tdpd. exec takes the rest of the line. */
 static void parse_control(struct plan *pl, uint32_t line, char **w, int n)
@@ -278,46 +326,11 @@ static void parse_control(struct plan *pl, uint32_t line, char **w, int n)
 			      : !strcmp(key, "ssh")    ? &nr.ssh
 						       : NULL;
 		if (!strcmp(key, "exec")) {
-			if (nr.ssh || i + 1 == n) {
-				PERR(pl, line,
-				     nr.ssh ? "control %s: ssh or exec, not both"
-					    : "control %s: exec needs a command",
-				     w[1]);
+			if (control_exec(pl, line, w, n, i, &nr))
 				goto bad;
-			}
-			if (!(nr.exec = calloc((size_t)(n - i), sizeof(*nr.exec)))) {
-				PERR(pl, line, "out of memory");
-				goto bad;
-			}
-			for (int k = i + 1; k < n; k++)
-				if (!(nr.exec[k - i - 1] = dup_word(pl, line, w[k])))
-					goto bad;
 			break; /* the rest of the line */
 		}
-		if (!slot) {
-			PERR(pl, line, "unknown control attribute '%s' (socket, tdpctl, ssh, exec)",
-			     key);
-			goto bad;
-		}
-		if (*slot || !val) {
-			PERR(pl, line,
-			     *slot ? "control %s: %s given twice" : "control %s: %s needs a value",
-			     w[1], key);
-			goto bad;
-		}
-		if (slot == &nr.socket && val[0] != '/') {
-			PERR(pl, line, "control %s: socket takes an absolute path, not '%s'", w[1],
-			     val);
-			goto bad;
-		}
-		if (slot == &nr.ssh && val[0] == '-') {
-			PERR(pl, line,
-			     "control %s: ssh takes a destination ([USER@]HOST), not the option "
-			     "'%s'",
-			     w[1], val);
-			goto bad;
-		}
-		if (!(*slot = dup_word(pl, line, val)))
+		if (control_value(pl, line, w[1], key, val, slot, &nr))
 			goto bad;
 		i++;
 	}
@@ -355,6 +368,66 @@ static int flow_attr_index(const char *s)
 	return i;
 }
 
+/* path NODE...: the words up to the next attribute; *i at its last node */
+static int fa_path(struct plan *pl, uint32_t line, char **w, int n, int *i, struct preq *f)
+{
+	for ((*i)++; *i < n && flow_attr_index(w[*i]) == FA_N; (*i)++) {
+		int nd = node_find(pl, w[*i]);
+		if (nd < 0) {
+			PERR(pl, line, "path: no node named '%s'", w[*i]);
+			return -1;
+		}
+		for (uint32_t h = 0; h < f->npath; h++)
+			if (f->path[h] == (uint32_t)nd) {
+				PERR(pl, line, "path: %s appears twice (a path visits a node once)",
+				     w[*i]);
+				return -1;
+			}
+		f->path[f->npath++] = (uint32_t)nd; /* distinct nodes: at most PLAN_MAX_NODES */
+	}
+	(*i)--;
+	f->explicit_path = true;
+	return 0;
+}
+
+/* frames SET: the frames the flow may leave its source in */
+static int fa_frames(struct plan *pl, uint32_t line, const char *val, struct preq *f)
+{
+	char err[160];
+	if (!pl->k) {
+		PERR(pl, line, "frames: give k before the flows");
+		return -1;
+	}
+	f->frames = calloc(pl->k, 1);
+	if (!f->frames || !val || sched_frameset_parse(val, pl->k, f->frames, err, sizeof(err))) {
+		PERR(pl, line, "frames: %s", val ? (f->frames ? err : "out of memory") : "missing");
+		return -1;
+	}
+	return 0;
+}
+
+/* match KEY VALUE...: the rest of the line, as a table's flow line has it */
+static int fa_match(struct plan *pl, uint32_t line, char **w, int n, int *i, struct preq *f)
+{
+	size_t at = 0;
+	for ((*i)++; *i < n; (*i)++) {
+		size_t wl = strlen(w[*i]);
+		if (at + (at ? 1 : 0) + wl >= sizeof(f->match)) {
+			PERR(pl, line, "match is longer than %zu characters", sizeof(f->match) - 1);
+			return -1;
+		}
+		if (at)
+			f->match[at++] = ' ';
+		memcpy(f->match + at, w[*i], wl + 1);
+		at += wl;
+	}
+	if (!at) {
+		PERR(pl, line, "match needs keys, as in a table: dscp 46 udp-dport 7350");
+		return -1;
+	}
+	return 0;
+}
+
 /* One flow attribute at w[*i]; advances *i past its values. 0 or -1. */
 static int flow_attr(struct plan *pl, uint32_t line, char **w, int n, int *i, struct preq *f,
 		     uint32_t *seen)
@@ -384,25 +457,7 @@ static int flow_attr(struct plan *pl, uint32_t line, char **w, int n, int *i, st
 		return 0;
 	}
 	case FA_PATH:
-		for ((*i)++; *i < n && flow_attr_index(w[*i]) == FA_N; (*i)++) {
-			int nd = node_find(pl, w[*i]);
-			if (nd < 0) {
-				PERR(pl, line, "path: no node named '%s'", w[*i]);
-				return -1;
-			}
-			for (uint32_t h = 0; h < f->npath; h++)
-				if (f->path[h] == (uint32_t)nd) {
-					PERR(pl, line,
-					     "path: %s appears twice (a path visits a node once)",
-					     w[*i]);
-					return -1;
-				}
-			f->path[f->npath++] =
-				(uint32_t)nd; /* distinct nodes: at most PLAN_MAX_NODES */
-		}
-		(*i)--;
-		f->explicit_path = true;
-		return 0;
+		return fa_path(pl, line, w, n, i, f);
 	case FA_PACKETS:
 		if (num_uint(pl, line, "packets", val, 1, 65535, &v))
 			return -1;
@@ -419,42 +474,13 @@ static int flow_attr(struct plan *pl, uint32_t line, char **w, int n, int *i, st
 	case FA_STAMP:
 		f->stamp = true;
 		return 0;
-	case FA_FRAMES: {
-		char err[160];
-		if (!pl->k) {
-			PERR(pl, line, "frames: give k before the flows");
+	case FA_FRAMES:
+		if (fa_frames(pl, line, val, f))
 			return -1;
-		}
-		f->frames = calloc(pl->k, 1);
-		if (!f->frames || !val ||
-		    sched_frameset_parse(val, pl->k, f->frames, err, sizeof(err))) {
-			PERR(pl, line, "frames: %s",
-			     val ? (f->frames ? err : "out of memory") : "missing");
-			return -1;
-		}
 		(*i)++;
 		return 0;
-	}
-	default: { /* match: the rest of the line */
-		size_t at = 0;
-		for ((*i)++; *i < n; (*i)++) {
-			size_t wl = strlen(w[*i]);
-			if (at + (at ? 1 : 0) + wl >= sizeof(f->match)) {
-				PERR(pl, line, "match is longer than %zu characters",
-				     sizeof(f->match) - 1);
-				return -1;
-			}
-			if (at)
-				f->match[at++] = ' ';
-			memcpy(f->match + at, w[*i], wl + 1);
-			at += wl;
-		}
-		if (!at) {
-			PERR(pl, line, "match needs keys, as in a table: dscp 46 udp-dport 7350");
-			return -1;
-		}
-		return 0;
-	}
+	default: /* match: the rest of the line */
+		return fa_match(pl, line, w, n, i, f);
 	}
 }
 
@@ -610,57 +636,31 @@ static void parse_line(struct plan *pl, uint32_t line, char **w, int n)
 		     w[0]);
 }
 
-/* The whole text, line by line; each line split into words at spaces and tabs,
- * '#' to the end of the line a comment. */
-int plan_read_text(struct plan *pl, const char *buf, size_t len)
+/* Line l split into words at spaces and tabs into *w (grown as needed), '#'
+ * to the end of the line a comment: their count, or -1 out of memory. */
+static int words(char *l, char ***w, size_t *capw)
 {
-	char *s = malloc(len + 1), **w = NULL;
-	size_t capw = 0;
-	uint32_t line = 0;
-	if (!s) {
-		PERR(pl, 0, "out of memory");
-		return -1;
-	}
-	memcpy(s, buf, len);
-	s[len] = 0;
-	free(pl->text);
-	if ((pl->text = malloc(len + 1)) != NULL) {
-		memcpy(pl->text, buf, len);
-		pl->text[len] = 0;
-		pl->len = len;
-	} else {
-		PERR(pl, 0, "out of memory");
-	}
-	for (size_t off = 0; off < len;) {
-		char *l = s + off, *nl = memchr(l, '\n', len - off);
-		size_t ll = nl ? (size_t)(nl - l) : len - off;
-		off += ll + 1;
-		line++;
-		l[ll] = 0;
-		if (strlen(l) != ll) {
-			PERR(pl, line, "a NUL byte at column %zu: not a topology", strlen(l) + 1);
-			continue;
+	char *hash = strchr(l, '#');
+	if (hash)
+		*hash = 0;
+	int n = 0;
+	for (char *save = NULL, *t = strtok_r(l, " \t\r", &save); t;
+	     t = strtok_r(NULL, " \t\r", &save)) {
+		if ((size_t)n == *capw) {
+			char **nw = realloc(*w, sizeof(**w) * (*capw = *capw ? *capw * 2 : 64));
+			if (!nw)
+				return -1;
+			*w = nw;
 		}
-		char *hash = strchr(l, '#');
-		if (hash)
-			*hash = 0;
-		int n = 0;
-		for (char *save = NULL, *t = strtok_r(l, " \t\r", &save); t;
-		     t = strtok_r(NULL, " \t\r", &save)) {
-			if ((size_t)n == capw) {
-				char **nw = realloc(w, sizeof(*w) * (capw = capw ? capw * 2 : 64));
-				if (!nw) {
-					PERR(pl, line, "out of memory");
-					goto out;
-				}
-				w = nw;
-			}
-			w[n++] = t;
-		}
-		if (n)
-			parse_line(pl, line, w, n);
+		(*w)[n++] = t;
 	}
-	/* each node's sync error: its own, its source's, the topology's source's */
+	return n;
+}
+
+/* Once every line is read: each node's sync error (its own, its source's,
+ * the topology's source's) and the rules of the header. */
+static void read_end(struct plan *pl)
+{
 	for (uint32_t x = 0; x < pl->nnodes; x++) {
 		struct node *nd = &pl->nodes[x];
 		if (!nd->time)
@@ -681,7 +681,47 @@ int plan_read_text(struct plan *pl, const char *buf, size_t len)
 		PERR(pl, pl->l_guard, "the guard band must be shorter than TF");
 	else if (pl->epoch_ns >= pl->tf_ns * pl->k)
 		PERR(pl, pl->l_epoch, "epoch must be less than the cycle");
-out:
+}
+
+/* The whole text, line by line (words()). */
+int plan_read_text(struct plan *pl, const char *buf, size_t len)
+{
+	char *s = malloc(len + 1), **w = NULL;
+	size_t capw = 0;
+	uint32_t line = 0;
+	int n = 0;
+	if (!s) {
+		PERR(pl, 0, "out of memory");
+		return -1;
+	}
+	memcpy(s, buf, len);
+	s[len] = 0;
+	free(pl->text);
+	if ((pl->text = malloc(len + 1)) != NULL) {
+		memcpy(pl->text, buf, len);
+		pl->text[len] = 0;
+		pl->len = len;
+	} else {
+		PERR(pl, 0, "out of memory");
+	}
+	for (size_t off = 0; off < len && n >= 0;) {
+		char *l = s + off, *nl = memchr(l, '\n', len - off);
+		size_t ll = nl ? (size_t)(nl - l) : len - off;
+		off += ll + 1;
+		line++;
+		l[ll] = 0;
+		if (strlen(l) != ll) {
+			PERR(pl, line, "a NUL byte at column %zu: not a topology", strlen(l) + 1);
+			continue;
+		}
+		n = words(l, &w, &capw);
+		if (n < 0)
+			PERR(pl, line, "out of memory");
+		else if (n)
+			parse_line(pl, line, w, n);
+	}
+	if (n >= 0)
+		read_end(pl);
 	free(w);
 	free(s);
 	return pl->errors ? -1 : 0;
