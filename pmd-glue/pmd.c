@@ -283,6 +283,141 @@ int pmd_read_clock(void *arg, uint64_t *dev)
 	return rte_eth_read_clock((uint16_t)(uintptr_t)arg, dev);
 }
 
+/* The DPDK port of device (its ethdev name in name): 0, or -1 with why. */
+static int port_find(struct pmd_port *pp, const char *device, char *name, size_t namelen, char *err,
+		     size_t errlen)
+{
+	vdev_name(device, name, namelen, pp->ifname, sizeof(pp->ifname));
+	if (rte_eth_dev_get_port_by_name(name, &pp->id) == 0)
+		return 0;
+	char cause[400];
+	log_cause(name, cause, sizeof(cause));
+	if (cause[0])
+		snprintf(err, errlen,
+			 "device %s: the driver did not create the port; DPDK said: %s", device,
+			 cause);
+	else
+		snprintf(err, errlen,
+			 "device %s: no such DPDK port (is the driver available, and the interface "
+			 "there?)",
+			 device);
+	return -1;
+}
+
+/* Launch time as asked and as the PMD offers it, into pp->launch and conf;
+ * -1 with why when it is asked for (on) and cannot be had. */
+static int launch_conf(struct pmd_port *pp, const struct rte_eth_dev_info *info,
+		       enum pmd_launch launch, struct rte_eth_conf *conf, char *err, size_t errlen)
+{
+	pp->launch = pmd_launch_decide(info->tx_offload_capa, info->driver_name, launch, pp->push,
+				       sizeof(pp->push));
+	if (pp->launch) {
+		/* registered before the port starts: the PMD looks for it then (mlx5's tx_pp) */
+		if (rte_mbuf_dyn_tx_timestamp_register(&pp->ts_off, &pp->ts_flag) != 0) {
+			snprintf(
+				pp->push, sizeof(pp->push),
+				"the CPU at the frame boundary: the mbuf timestamp field could not "
+				"be registered (%s)",
+				rte_strerror(rte_errno));
+			pp->launch = false;
+		} else {
+			conf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP;
+		}
+	}
+	if (launch == PMD_LAUNCH_ON && !pp->launch) {
+		snprintf(err, errlen, "device %s: tx-launch on, but it pushes by %s", pp->device,
+			 pp->push);
+		return -1;
+	}
+	return 0;
+}
+
+/* The queues and descriptors the PMD allows, into pp (nrxq, rxd, txd), and
+ * RSS on a PCI port with several queues; -1 with why. */
+static int queues_conf(struct pmd_port *pp, const struct rte_eth_dev_info *info, uint16_t nrxq,
+		       uint16_t rxd, uint16_t txd, struct rte_eth_conf *conf, char *err,
+		       size_t errlen)
+{
+	if (rxd > info->rx_desc_lim.nb_max && info->rx_desc_lim.nb_max)
+		rxd = info->rx_desc_lim.nb_max;
+	if (txd > info->tx_desc_lim.nb_max && info->tx_desc_lim.nb_max)
+		txd = info->tx_desc_lim.nb_max;
+	if (!nrxq)
+		nrxq = 1;
+	if (nrxq > info->max_rx_queues || nrxq > info->max_tx_queues) {
+		snprintf(err, errlen,
+			 "device %s: %u RX queues wanted, the PMD offers %u RX and %u TX",
+			 pp->device, nrxq, info->max_rx_queues, info->max_tx_queues);
+		return -1;
+	}
+	/* a PCI port's queues are filled by RSS on the IP addresses and ports,
+	 * as l3fwd sets it: a transport flow stays on one queue, so in order
+	 * (the hash functions the device offers, of those) */
+	uint64_t rss_hf =
+		(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) & info->flow_type_rss_offloads;
+	if (nrxq > 1 && pmd_is_pci(pp->device)) {
+		if (!rss_hf) {
+			nrxq = 1; /* queues beyond the first would stay empty */
+		} else {
+			conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+			conf->rx_adv_conf.rss_conf.rss_hf = rss_hf;
+			pp->rss = true;
+		}
+	}
+	pp->nrxq = nrxq;
+	pp->rxd = rxd;
+	pp->txd = txd;
+	return 0;
+}
+
+/* Configured and started as pp says (its descriptors as the PMD adjusts
+ * them): 0, or -1 with why and what DPDK logged. */
+static int port_start(struct pmd_port *pp, const char *name, const struct rte_eth_conf *conf,
+		      struct rte_mempool *mp, char *err, size_t errlen)
+{
+	/* as many TX queues as RX ones: af_xdp pairs them per socket; tdpd sends on 0 */
+	int rc = rte_eth_dev_configure(pp->id, pp->nrxq, pp->nrxq, conf);
+	if (rc == 0)
+		rc = rte_eth_dev_adjust_nb_rx_tx_desc(pp->id, &pp->rxd, &pp->txd);
+	int sock = rte_eth_dev_socket_id(pp->id);
+	for (uint16_t q = 0; rc == 0 && q < pp->nrxq; q++) {
+		rc = rte_eth_rx_queue_setup(pp->id, q, pp->rxd, sock, NULL, mp);
+		if (rc == 0)
+			rc = rte_eth_tx_queue_setup(pp->id, q, pp->txd, sock, NULL);
+	}
+	if (rc == 0)
+		rc = rte_eth_dev_start(pp->id);
+	if (rc != 0) {
+		char cause[400];
+		log_cause(name, cause, sizeof(cause));
+		snprintf(err, errlen, "device %s: port set-up failed: %s%s%s", pp->device,
+			 rte_strerror(rc < 0 ? -rc : rc), cause[0] ? "; DPDK said: " : "", cause);
+		return -1;
+	}
+	pp->started = true;
+	return 0;
+}
+
+/* A launch-time port whose clock cannot be read pushes by the CPU; -1 with
+ * why when launch time was asked for (on). */
+static int launch_clock(struct pmd_port *pp, const char *driver, enum pmd_launch launch, char *err,
+			size_t errlen)
+{
+	uint64_t clk;
+	int rc = pp->launch ? rte_eth_read_clock(pp->id, &clk) : 0;
+	if (rc == 0)
+		return 0;
+	snprintf(pp->push, sizeof(pp->push),
+		 "the CPU at the frame boundary: %s offers send on timestamp but cannot read its "
+		 "clock (%s)",
+		 driver, rte_strerror(-rc));
+	pp->launch = false;
+	if (launch != PMD_LAUNCH_ON)
+		return 0;
+	snprintf(err, errlen, "device %s: tx-launch on, but it pushes by %s", pp->device, pp->push);
+	return -1;
+}
+
 int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16_t rxd,
 		  uint16_t txd, struct rte_mempool *mp, enum pmd_launch launch, char *err,
 		  size_t errlen)
@@ -290,21 +425,8 @@ int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16
 	memset(pp, 0, sizeof(*pp));
 	snprintf(pp->device, sizeof(pp->device), "%s", device);
 	char name[256];
-	vdev_name(device, name, sizeof(name), pp->ifname, sizeof(pp->ifname));
-	if (rte_eth_dev_get_port_by_name(name, &pp->id) != 0) {
-		char cause[400];
-		log_cause(name, cause, sizeof(cause));
-		if (cause[0])
-			snprintf(err, errlen,
-				 "device %s: the driver did not create the port; DPDK said: %s",
-				 device, cause);
-		else
-			snprintf(err, errlen,
-				 "device %s: no such DPDK port (is the driver available, and the "
-				 "interface there?)",
-				 device);
+	if (port_find(pp, device, name, sizeof(name), err, errlen))
 		return -1;
-	}
 	struct rte_eth_dev_info info;
 	int rc = rte_eth_dev_info_get(pp->id, &info);
 	if (rc != 0) {
@@ -313,92 +435,11 @@ int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16
 	}
 	struct rte_eth_conf conf;
 	memset(&conf, 0, sizeof(conf));
-	pp->launch = pmd_launch_decide(info.tx_offload_capa, info.driver_name, launch, pp->push,
-				       sizeof(pp->push));
-	if (pp->launch) {
-		/* registered before the port starts: the PMD looks for it then (mlx5's tx_pp) */
-		if (rte_mbuf_dyn_tx_timestamp_register(&pp->ts_off, &pp->ts_flag) != 0) {
-			snprintf(pp->push, sizeof(pp->push),
-				 "the CPU at the frame boundary: the mbuf timestamp field "
-				 "could not be registered (%s)",
-				 rte_strerror(rte_errno));
-			pp->launch = false;
-		} else {
-			conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP;
-		}
-	}
-	if (launch == PMD_LAUNCH_ON && !pp->launch) {
-		snprintf(err, errlen, "device %s: tx-launch on, but it pushes by %s", device,
-			 pp->push);
+	if (launch_conf(pp, &info, launch, &conf, err, errlen) ||
+	    queues_conf(pp, &info, nrxq, rxd, txd, &conf, err, errlen) ||
+	    port_start(pp, name, &conf, mp, err, errlen) ||
+	    launch_clock(pp, info.driver_name, launch, err, errlen))
 		return -1;
-	}
-	if (rxd > info.rx_desc_lim.nb_max && info.rx_desc_lim.nb_max)
-		rxd = info.rx_desc_lim.nb_max;
-	if (txd > info.tx_desc_lim.nb_max && info.tx_desc_lim.nb_max)
-		txd = info.tx_desc_lim.nb_max;
-	if (!nrxq)
-		nrxq = 1;
-	if (nrxq > info.max_rx_queues || nrxq > info.max_tx_queues) {
-		snprintf(err, errlen,
-			 "device %s: %u RX queues wanted, the PMD offers %u RX and %u TX", device,
-			 nrxq, info.max_rx_queues, info.max_tx_queues);
-		return -1;
-	}
-	/* a PCI port's queues are filled by RSS on the IP addresses and ports,
-	 * as l3fwd sets it: a transport flow stays on one queue, so in order
-	 * (the hash functions the device offers, of those) */
-	uint64_t rss_hf =
-		(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) & info.flow_type_rss_offloads;
-	if (nrxq > 1 && pmd_is_pci(device)) {
-		if (!rss_hf) {
-			nrxq = 1; /* queues beyond the first would stay empty */
-		} else {
-			conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-			conf.rx_adv_conf.rss_conf.rss_hf = rss_hf;
-			pp->rss = true;
-		}
-	}
-	/* as many TX queues as RX ones: af_xdp pairs them per socket; tdpd sends on 0 */
-	rc = rte_eth_dev_configure(pp->id, nrxq, nrxq, &conf);
-	if (rc == 0)
-		rc = rte_eth_dev_adjust_nb_rx_tx_desc(pp->id, &rxd, &txd);
-	for (uint16_t q = 0; rc == 0 && q < nrxq; q++) {
-		rc = rte_eth_rx_queue_setup(pp->id, q, rxd, rte_eth_dev_socket_id(pp->id), NULL,
-					    mp);
-		if (rc == 0)
-			rc = rte_eth_tx_queue_setup(pp->id, q, txd, rte_eth_dev_socket_id(pp->id),
-						    NULL);
-	}
-	if (rc == 0)
-		rc = rte_eth_dev_start(pp->id);
-	if (rc != 0) {
-		char cause[400];
-		log_cause(name, cause, sizeof(cause));
-		snprintf(err, errlen, "device %s: port set-up failed: %s%s%s", device,
-			 rte_strerror(rc < 0 ? -rc : rc), cause[0] ? "; DPDK said: " : "", cause);
-		return -1;
-	}
-	pp->started = true;
-	if (pp->launch) {
-		uint64_t clk;
-		rc = rte_eth_read_clock(pp->id, &clk);
-		if (rc != 0) {
-			snprintf(pp->push, sizeof(pp->push),
-				 "the CPU at the frame boundary: %s offers send on timestamp "
-				 "but cannot read its clock (%s)",
-				 info.driver_name, rte_strerror(-rc));
-			pp->launch = false;
-			if (launch == PMD_LAUNCH_ON) {
-				snprintf(err, errlen,
-					 "device %s: tx-launch on, but it pushes by %s", device,
-					 pp->push);
-				return -1;
-			}
-		}
-	}
-	pp->nrxq = nrxq;
-	pp->rxd = rxd;
-	pp->txd = txd;
 	rte_eth_promiscuous_enable(pp->id);
 	struct rte_ether_addr a;
 	if (rte_eth_macaddr_get(pp->id, &a) == 0)

@@ -323,6 +323,70 @@ static int flow_value(struct parser *p, struct flow_build *b, const bool *seen,
 	return 0;
 }
 
+/* The attribute at tok[i] of a flow line and its value into b: the index of
+ * the next attribute, or 0 with the error said. */
+static uint32_t one_attr(struct parser *p, struct flow_build *b, uint32_t i)
+{
+	struct sched_tok *key = &p->tok[i], *val = i + 1 < p->ntok ? &p->tok[i + 1] : NULL;
+	if (sched_tok_is(key, "stamp")) { /* a flag: no value */
+		if (b->f.stamp) {
+			bad_tok(p, key, "attribute given twice");
+			return 0;
+		}
+		b->f.stamp = true;
+		return i + 1;
+	}
+	const struct sched_match_key *mk = NULL;
+	for (const struct sched_match_key *k = sched_match_keys; k->word; k++)
+		if (sched_tok_is(key, k->word))
+			mk = k;
+	bool *seen = sched_tok_is(key, "port")	  ? &b->have_port
+		     : sched_tok_is(key, "size")  ? &b->have_size
+		     : sched_tok_is(key, "alpha") ? &b->have_alpha
+		     : sched_tok_is(key, "delay") ? &b->have_delay
+						  : NULL;
+	if (!mk && !seen) {
+		char what[256];
+		snprintf(what, sizeof(what),
+			 "unknown flow attribute (expected port, size, alpha, delay, stamp, %s)",
+			 sched_match_words());
+		bad_tok(p, key, what);
+		return 0;
+	}
+	if ((seen && *seen) || (mk && (b->f.match.fields & mk->field))) {
+		bad_tok(p, key, "attribute given twice");
+		return 0;
+	}
+	if (!val) {
+		ERR(p, key->col, "'%.*s' needs a value", (int)key->len, key->s);
+		return 0;
+	}
+	if (seen)
+		*seen = true;
+	return flow_value(p, b, seen, mk, val) ? 0 : i + 2;
+}
+
+/* What a flow must have once its line is read: a port, a size, a match,
+ * and alpha with a delay. 0, or -1 said. */
+static int flow_whole(struct parser *p, const struct flow_build *b, uint32_t col)
+{
+	if (!b->have_port || !b->have_size) {
+		ERR(p, col, "flow %s needs %s", b->f.name,
+		    !b->have_port ? "a port (port NAME)" : "a size (size BYTES)");
+		return -1;
+	}
+	if (!b->f.match.fields) {
+		ERR(p, col, "flow %s needs a match (%s)", b->f.name, sched_match_words());
+		return -1;
+	}
+	if (b->have_delay && !b->have_alpha) {
+		ERR(p, b->delay_col,
+		    "delay places the arrivals of a pipelined flow: it needs alpha");
+		return -1;
+	}
+	return 0;
+}
+
 static void flow_line(struct parser *p)
 {
 	struct sched_table *t = p->t;
@@ -344,62 +408,11 @@ static void flow_line(struct parser *p)
 	}
 	struct flow_build b = {.f = {.line = p->line}};
 	memcpy(b.f.name, nm->s, nm->len);
-	for (uint32_t i = 2; i < p->ntok; i += 2) {
-		struct sched_tok *key = &p->tok[i], *val = i + 1 < p->ntok ? &p->tok[i + 1] : NULL;
-		if (sched_tok_is(key, "stamp")) { /* a flag: no value */
-			if (b.f.stamp) {
-				bad_tok(p, key, "attribute given twice");
-				return;
-			}
-			b.f.stamp = true;
-			i--;
-			continue;
-		}
-		const struct sched_match_key *mk = NULL;
-		for (const struct sched_match_key *k = sched_match_keys; k->word; k++)
-			if (sched_tok_is(key, k->word))
-				mk = k;
-		bool *seen = sched_tok_is(key, "port")	  ? &b.have_port
-			     : sched_tok_is(key, "size")  ? &b.have_size
-			     : sched_tok_is(key, "alpha") ? &b.have_alpha
-			     : sched_tok_is(key, "delay") ? &b.have_delay
-							  : NULL;
-		if (!mk && !seen) {
-			char what[256];
-			snprintf(what, sizeof(what),
-				 "unknown flow attribute (expected port, size, alpha, delay, "
-				 "stamp, %s)",
-				 sched_match_words());
-			bad_tok(p, key, what);
+	for (uint32_t i = 2; i < p->ntok;)
+		if (!(i = one_attr(p, &b, i)))
 			return;
-		}
-		if ((seen && *seen) || (mk && (b.f.match.fields & mk->field))) {
-			bad_tok(p, key, "attribute given twice");
-			return;
-		}
-		if (!val) {
-			ERR(p, key->col, "'%.*s' needs a value", (int)key->len, key->s);
-			return;
-		}
-		if (seen)
-			*seen = true;
-		if (flow_value(p, &b, seen, mk, val))
-			return;
-	}
-	if (!b.have_port || !b.have_size) {
-		ERR(p, nm->col, "flow %s needs %s", b.f.name,
-		    !b.have_port ? "a port (port NAME)" : "a size (size BYTES)");
+	if (flow_whole(p, &b, nm->col))
 		return;
-	}
-	if (!b.f.match.fields) {
-		ERR(p, nm->col, "flow %s needs a match (%s)", b.f.name, sched_match_words());
-		return;
-	}
-	if (b.have_delay && !b.have_alpha) {
-		ERR(p, b.delay_col,
-		    "delay places the arrivals of a pipelined flow: it needs alpha");
-		return;
-	}
 	/* The port is resolved at the end: it may be declared further down. */
 	if (sched_grow(&t->flows, &p->cap_flows, t->nflows + 1, sizeof(b.f)) ||
 	    sched_grow(&p->fsrc, &p->cap_fsrc, t->nflows + 1, sizeof(b.fs)))

@@ -316,53 +316,15 @@ static int cmd_check(int argc, char **argv)
 
 /* ---- show ----------------------------------------------------------------- */
 
-static int cmd_show(int argc, char **argv, bool json_verb)
+/* show's port and flow tables: -1 out of memory */
+static int show_summary(const struct sched_table *t, const char *path)
 {
-	struct opts o;
-	int rc = 0;
-	if (parse_opts(argc, argv, json_verb ? "" : "json svg rows", &o))
-		return TDPCTL_EXIT_USAGE;
-	if (optind + 1 != argc) {
-		fprintf(stderr, "usage: tdpctl schedule %s FILE\n", argv[0]);
-		return TDPCTL_EXIT_USAGE;
-	}
-	const char *path = argv[optind];
-	int fail;
-	struct sched_table *t = load(path, &fail);
-	if (!t)
-		return fail;
-	struct sched_diags d;
-	sched_diags_init(&d, path);
-	if (sched_admit(t, &d)) {
-		sched_diags_print(&d, stderr);
-		rc = TDPCTL_EXIT_BAD;
-	}
-	sched_diags_free(&d);
-
-	if (o.svg) {
-		FILE *f = strcmp(o.svg, "-") ? fopen(o.svg, "w") : stdout;
-		struct sched_svg_opts so = {.title = path, .width = 1200, .max_columns = 600};
-		if (!f || sched_svg(t, &so, f) || (f != stdout && fclose(f))) {
-			fprintf(stderr, "tdpctl: cannot write %s: %s\n", o.svg, strerror(errno));
-			sched_free(t);
-			return TDPCTL_EXIT_USAGE;
-		}
-		if (f == stdout)
-			goto done;
-	}
-	if (o.json || json_verb) {
-		if (sched_write_json(t, stdout))
-			rc = TDPCTL_EXIT_USAGE;
-		goto done;
-	}
-
 	struct sched_port_summary *ps = calloc(t->nports + 1, sizeof(*ps));
 	struct sched_flow_summary *fs = calloc(t->nflows + 1, sizeof(*fs));
 	if (!ps || !fs) {
 		free(ps);
 		free(fs);
-		sched_free(t);
-		return TDPCTL_EXIT_USAGE;
+		return -1;
 	}
 	sched_summarize(t, ps, fs);
 	char tf[32], cyc[32], g[32], ep[32], a[48], b[48];
@@ -405,25 +367,77 @@ static int cmd_show(int argc, char **argv, bool json_verb)
 	}
 	free(ps);
 	free(fs);
-	/* the rows, compact */
+	return 0;
+}
+
+/* show's rows, compact: at most rows of them */
+static void show_rows(const struct sched_table *t, long rows)
+{
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&buf, &len);
-	if (mem) {
-		sched_write(t, mem);
-		fclose(mem);
-		printf("\nrows\n");
-		long shown = 0, total = 0;
-		for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
-			if (!strncmp(line, "frame", 5) && total++ < o.rows && ++shown)
-				printf("  %s\n", line);
-		if (total > shown)
-			printf("  ... %ld more row lines (--rows N shows more)\n", total - shown);
-		if (!total)
-			printf("  (none: every frame is best effort)\n");
-		free(buf);
+	if (!mem)
+		return;
+	sched_write(t, mem);
+	fclose(mem);
+	printf("\nrows\n");
+	long shown = 0, total = 0;
+	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		if (!strncmp(line, "frame", 5) && total++ < rows && ++shown)
+			printf("  %s\n", line);
+	if (total > shown)
+		printf("  ... %ld more row lines (--rows N shows more)\n", total - shown);
+	if (!total)
+		printf("  (none: every frame is best effort)\n");
+	free(buf);
+}
+
+/* show --svg: written to svg; 1 when it went to stdout (nothing more is
+ * written there), 0 to a file, -1 said */
+static int show_svg(const struct sched_table *t, const char *path, const char *svg)
+{
+	FILE *f = strcmp(svg, "-") ? fopen(svg, "w") : stdout;
+	struct sched_svg_opts so = {.title = path, .width = 1200, .max_columns = 600};
+	if (!f || sched_svg(t, &so, f) || (f != stdout && fclose(f))) {
+		fprintf(stderr, "tdpctl: cannot write %s: %s\n", svg, strerror(errno));
+		return -1;
 	}
-done:
+	return f == stdout;
+}
+
+static int cmd_show(int argc, char **argv, bool json_verb)
+{
+	struct opts o;
+	int rc = 0;
+	if (parse_opts(argc, argv, json_verb ? "" : "json svg rows", &o))
+		return TDPCTL_EXIT_USAGE;
+	if (optind + 1 != argc) {
+		fprintf(stderr, "usage: tdpctl schedule %s FILE\n", argv[0]);
+		return TDPCTL_EXIT_USAGE;
+	}
+	const char *path = argv[optind];
+	int fail;
+	struct sched_table *t = load(path, &fail);
+	if (!t)
+		return fail;
+	struct sched_diags d;
+	sched_diags_init(&d, path);
+	if (sched_admit(t, &d)) {
+		sched_diags_print(&d, stderr);
+		rc = TDPCTL_EXIT_BAD;
+	}
+	sched_diags_free(&d);
+	int svg = o.svg ? show_svg(t, path, o.svg) : 0;
+	if (svg < 0)
+		rc = TDPCTL_EXIT_USAGE;
+	else if (svg == 1)
+		; /* the SVG went to stdout: nothing more goes there */
+	else if (o.json || json_verb)
+		rc = sched_write_json(t, stdout) ? TDPCTL_EXIT_USAGE : rc;
+	else if (show_summary(t, path))
+		rc = TDPCTL_EXIT_USAGE;
+	else
+		show_rows(t, o.rows);
 	sched_free(t);
 	return rc;
 }

@@ -153,13 +153,10 @@ static void recv_run(const struct recv_opts *o, int fd, struct probe_rx *rx,
 	}
 }
 
-int probe_cmd_recv(int argc, char **argv)
+/* The command line into o and rx's accounting: -1 to go on, else the exit
+ * status (said). */
+static int recv_args(int argc, char **argv, struct recv_opts *o, struct probe_rx *rx)
 {
-	struct recv_opts o = {.acct = PROBE_ACCT_DEFAULTS,
-			      .ends = 1,
-			      .want = PROBE_WANT_AUTO,
-			      .cpu = -2,
-			      .prio = 70};
 #define RO(f) offsetof(struct recv_opts, f)
 	static const struct probe_opt opts[] = {
 		{PO_ROW("interface", 'i', PO_STR, RO(ifname))},
@@ -180,7 +177,7 @@ int probe_cmd_recv(int argc, char **argv)
 		{.name = NULL},
 	};
 #undef RO
-	int bad = probe_opts_parse(opts, &o, argc, argv);
+	int bad = probe_opts_parse(opts, o, argc, argv);
 	if (bad == 1) {
 		recv_usage(stdout);
 		return 0;
@@ -190,18 +187,86 @@ int probe_cmd_recv(int argc, char **argv)
 		fprintf(stderr, "tdp-probe: recv: unexpected argument '%s'\n", argv[optind]);
 		bad = 1;
 	}
-	if (!bad && !o.ifname) {
+	if (!bad && !o->ifname) {
 		fprintf(stderr, "tdp-probe: recv: give the interface with -i IF\n");
 		bad = 1;
 	}
-	static struct probe_rx rx;
-	if (!bad && probe_acct_init(&rx, &o.acct))
+	if (!bad && probe_acct_init(rx, &o->acct))
 		bad = 1;
 	if (bad) {
 		fprintf(stderr, "Try 'tdp-probe recv --help'.\n");
 		return 2;
 	}
-	int rc = 1, fd = -1;
+	return -1;
+}
+
+/* Interrupt coalescing off on the interface (unless --keep-coalescing), as
+ * said in coal, saved in cs to restore. */
+static void recv_coalescing(const struct recv_opts *o, const char *ifname,
+			    struct coalesce_saved *cs, char *coal, size_t len)
+{
+	if (o->keepc)
+		return;
+	int r = coalesce_off(ifname, cs);
+	coalesce_describe(cs, r, coal, len);
+	if (r && r != -EOPNOTSUPP)
+		log_warn("interrupt coalescing: %s; arrivals may be batched and delayed", coal);
+	else
+		log_info("interrupt coalescing: %s", coal);
+}
+
+/* The receiving thread's CPU and priority (rp to release), as said in rtdesc. */
+static void recv_rt(struct recv_opts *o, struct rt_process *rp, char *rtdesc, size_t len)
+{
+	if (o->cpu == -2) {
+		/* the sender takes the last CPU by default; keep out of its way on a shared box */
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		o->cpu = n > 1 ? (int)n - 2 : 0;
+	}
+	rt_process_setup(rp, true, true);
+	unsigned w = rt_thread_setup("receiver", o->cpu, o->prio);
+	snprintf(rtdesc, len, "CPU %d, %s %d%s", o->cpu, o->prio ? "SCHED_FIFO" : "SCHED_OTHER",
+		 o->prio, w ? " (with warnings)" : "");
+}
+
+/* What was received, with how: 0, or 1 when the report could not be written. */
+static int recv_report(const struct recv_opts *o, const struct probe_rx *rx,
+		       const struct probe_tsinfo *ti, const char *ifname, const char *coal,
+		       const char *rtdesc)
+{
+	char where[64];
+	snprintf(where, sizeof(where), "%s", ifname);
+	const char *tsn = probe_ts_name(ti->got);
+	if (rx->ts[PROBE_TS_USER] && ti->got != PROBE_TS_USER) {
+		log_warn("%" PRIu64
+			 " frames came without a kernel timestamp and were stamped in user space",
+			 rx->ts[PROBE_TS_USER]);
+		tsn = "mixed";
+	}
+	struct probe_meta m = {.label = o->acct.label,
+			       .source = "recv",
+			       .where = where,
+			       .timestamps = tsn,
+			       .coalescing = coal,
+			       .rt = rtdesc};
+	fprintf(o->acct.json && !strcmp(o->acct.json, "-") ? stderr : stdout, "timestamps: %s\n",
+		ti->why);
+	return probe_finish(rx, &m, o->acct.json, o->acct.csv) ? 1 : 0;
+}
+
+int probe_cmd_recv(int argc, char **argv)
+{
+	struct recv_opts o = {.acct = PROBE_ACCT_DEFAULTS,
+			      .ends = 1,
+			      .want = PROBE_WANT_AUTO,
+			      .cpu = -2,
+			      .prio = 70};
+	static struct probe_rx rx;
+	int rc = recv_args(argc, argv, &o, &rx);
+	if (rc >= 0)
+		return rc;
+	rc = 1;
+	int fd = -1;
 	char err[256];
 	struct probe_if pi;
 	struct probe_tsinfo ti = {.phc = -1};
@@ -209,7 +274,7 @@ int probe_cmd_recv(int argc, char **argv)
 	struct hostclock clk;
 	struct rt_process rp = {.dma_fd = -1};
 	static struct probe_rxbatch b;
-	char coal[200] = "left alone";
+	char coal[200] = "left alone", rtdesc[96];
 	if (probe_if_get(o.ifname, &pi, err, sizeof(err)) ||
 	    (fd = probe_rx_open(&pi, err, sizeof(err))) < 0) {
 		fprintf(stderr, "tdp-probe: %s\n", err);
@@ -221,31 +286,14 @@ int probe_cmd_recv(int argc, char **argv)
 		goto out;
 	}
 	log_notice("timestamps: %s", ti.why);
-	if (!o.keepc) {
-		int r = coalesce_off(pi.name, &cs);
-		coalesce_describe(&cs, r, coal, sizeof(coal));
-		if (r && r != -EOPNOTSUPP)
-			log_warn("interrupt coalescing: %s; arrivals may be batched and delayed",
-				 coal);
-		else
-			log_info("interrupt coalescing: %s", coal);
-	}
+	recv_coalescing(&o, pi.name, &cs, coal, sizeof(coal));
 	if (hostclock_init(&clk, HC_CLOCK_AUTO, HC_UTC_TAI_DEFAULT_S, HC_FAST_AUTO, err,
 			   sizeof(err))) {
 		fprintf(stderr, "tdp-probe: clock: %s\n", err);
 		goto out;
 	}
 	int64_t rt_off = probe_realtime_offset(&clk);
-	if (o.cpu == -2) {
-		/* the sender takes the last CPU by default; keep out of its way on a shared box */
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		o.cpu = n > 1 ? (int)n - 2 : 0;
-	}
-	rt_process_setup(&rp, true, true);
-	unsigned w = rt_thread_setup("receiver", o.cpu, o.prio);
-	char rtdesc[96];
-	snprintf(rtdesc, sizeof(rtdesc), "CPU %d, %s %d%s", o.cpu,
-		 o.prio ? "SCHED_FIFO" : "SCHED_OTHER", o.prio, w ? " (with warnings)" : "");
+	recv_rt(&o, &rp, rtdesc, sizeof(rtdesc));
 	probe_on_signals();
 	if (o.ready) {
 		FILE *rf = fopen(o.ready, "w");
@@ -257,24 +305,7 @@ int probe_cmd_recv(int argc, char **argv)
 		   " ns",
 		   pi.name, o.acct.port, o.acct.bin, o.acct.range);
 	recv_run(&o, fd, &rx, &ti, &clk, rt_off, &b);
-	char where[64];
-	snprintf(where, sizeof(where), "%s", pi.name);
-	const char *tsn = probe_ts_name(ti.got);
-	if (rx.ts[PROBE_TS_USER] && ti.got != PROBE_TS_USER) {
-		log_warn("%" PRIu64
-			 " frames came without a kernel timestamp and were stamped in user space",
-			 rx.ts[PROBE_TS_USER]);
-		tsn = "mixed";
-	}
-	struct probe_meta m = {.label = o.acct.label,
-			       .source = "recv",
-			       .where = where,
-			       .timestamps = tsn,
-			       .coalescing = coal,
-			       .rt = rtdesc};
-	fprintf(o.acct.json && !strcmp(o.acct.json, "-") ? stderr : stdout, "timestamps: %s\n",
-		ti.why);
-	rc = probe_finish(&rx, &m, o.acct.json, o.acct.csv) ? 1 : 0;
+	rc = recv_report(&o, &rx, &ti, pi.name, coal, rtdesc);
 out:
 	rt_process_release(&rp);
 	if (fd >= 0) {
