@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "icmperr.h"
+#include "tdp_names.h"
 
 #define V4_QUOTE_MAX (576 - 20 - 8)
 #define V6_QUOTE_MAX (1280 - 40 - 8)
@@ -191,5 +192,5 @@ const char *icmp_err_name(enum icmp_err k)
 		[ICMP_ERR_NO_NEIGH] = "host-unreachable",
 		[ICMP_ERR_TOO_BIG] = "too-big",
 	};
-	return k < ICMP_ERR_MAX ? n[k] : "unknown";
+	return TDP_NAME_OF(n, k, "unknown");
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "pkt.h"
+#include "tdp_names.h"
 
 #define ETH_HLEN 14
 #define ET_IPV4 0x0800
@@ -157,18 +158,12 @@ int pkt_parse(const uint8_t *p, uint32_t len, struct pkt_info *pi)
 
 const char *pkt_err_name(int err)
 {
-	switch (err) {
-	case PKT_OK:
-		return "ok";
-	case PKT_RUNT:
-		return "runt";
-	case PKT_BAD_IP:
-		return "bad-ip";
-	case PKT_BAD_MPLS:
-		return "bad-mpls";
-	default:
-		return "unknown";
-	}
+	/* the errors are 0 and below: indexed by their negation */
+	static const char *const n[] = {[-PKT_OK] = "ok",
+					[-PKT_RUNT] = "runt",
+					[-PKT_BAD_IP] = "bad-ip",
+					[-PKT_BAD_MPLS] = "bad-mpls"};
+	return TDP_NAME_OF(n, -(long)err, "unknown");
 }
 
 /* ---- classification --------------------------------------------------- */

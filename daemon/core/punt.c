@@ -2,6 +2,7 @@
 #include <stdbool.h>
 
 #include "punt.h"
+#include "tdp_names.h"
 
 #define ET_ARP 0x0806
 #define ET_PTP 0x88f7
@@ -40,5 +41,5 @@ const char *punt_class_name(enum punt_class c)
 		[PUNT_NONE] = "none", [PUNT_ARP] = "arp",	  [PUNT_ND] = "nd",
 		[PUNT_PTP] = "ptp",   [PUNT_LINK] = "link-scope", [PUNT_LOCAL] = "local",
 	};
-	return c < PUNT_MAX ? n[c] : "unknown";
+	return TDP_NAME_OF(n, c, "unknown");
 }

@@ -11,6 +11,7 @@
 #include <rte_lpm6.h>
 
 #include "route.h"
+#include "tdp_names.h"
 
 struct neigh {
 	uint8_t family;
@@ -718,22 +719,16 @@ const char *route_origin_name(int origin)
 
 const char *route_res_name(int res)
 {
-	switch (res) {
-	case ROUTE_OK:
-		return "ok";
-	case ROUTE_NONE:
-		return "no-route";
-	case ROUTE_NO_NEIGH:
-		return "no-neighbour";
-	case ROUTE_LOCAL:
-		return "local";
-	case ROUTE_NEIGH_FAILED:
-		return "neighbour-failed";
-	case ROUTE_OTHER_PORT:
-		return "other-port";
-	default:
-		return "unknown";
-	}
+	/* the results are 0 and below: indexed by their negation */
+	static const char *const n[] = {
+		[-ROUTE_OK] = "ok",
+		[-ROUTE_NONE] = "no-route",
+		[-ROUTE_NO_NEIGH] = "no-neighbour",
+		[-ROUTE_LOCAL] = "local",
+		[-ROUTE_NEIGH_FAILED] = "neighbour-failed",
+		[-ROUTE_OTHER_PORT] = "other-port",
+	};
+	return TDP_NAME_OF(n, -(long)res, "unknown");
 }
 
 int route_parse_addr(const char *s, int *family, uint8_t addr[16])

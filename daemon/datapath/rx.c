@@ -11,6 +11,7 @@
 #include "hist.h"
 #include "ipfrag.h"
 #include "rx.h"
+#include "tdp_names.h"
 
 #define RX_PREFETCH 8
 #define RX_PEND_BITS 7
@@ -34,7 +35,7 @@ const char *rx_drop_name(enum rx_drop d)
 		[RXD_TOO_BIG] = "too-big",
 		[RXD_LINK_DOWN] = "link-down",
 	};
-	return d < RXD_MAX ? n[d] : "unknown";
+	return TDP_NAME_OF(n, d, "unknown");
 }
 
 /*

@@ -9,19 +9,13 @@
 #include "kif.h"
 #include "log.h"
 #include "pmd.h"
+#include "tdp_names.h"
 
 const char *hp_mode_name(enum rx_host m)
 {
-	switch (m) {
-	case RXH_XDP:
-		return "xdp";
-	case RXH_TAP:
-		return "tap";
-	case RXH_KERNEL:
-		return "kernel";
-	default:
-		return "none";
-	}
+	static const char *const n[] = {
+		[RXH_KERNEL] = "kernel", [RXH_XDP] = "xdp", [RXH_TAP] = "tap"};
+	return TDP_NAME_OF(n, m, "none");
 }
 
 void hp_devarg(const char *device, const char *name, char *out, size_t len)

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "xdpprog.h"
+#include "tdp_names.h"
 
 /* the key of tdp_local, as tdpd_xdp.bpf.c declares it */
 struct tdp_addr {
@@ -55,7 +56,7 @@ const char *xdpp_stat_name(enum xdpp_stat s)
 		[XDPP_PTP] = "ptp",	    [XDPP_LINK] = "link-scope",
 		[XDPP_LOCAL] = "local",
 	};
-	return s < XDPP_NSTATS ? n[s] : "unknown";
+	return TDP_NAME_OF(n, s, "unknown");
 }
 
 int xdpp_attached(unsigned ifindex, uint32_t *id, char *name, size_t namelen)

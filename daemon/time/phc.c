@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "phc.h"
+#include "tdp_names.h"
 
 #define CLOCKFD 3
 #define FD_TO_CLOCKID(fd) ((clockid_t)((((unsigned int)~(fd)) << 3) | CLOCKFD))
@@ -60,16 +61,10 @@ static int64_t ns_of(const struct ptp_clock_time *t)
 
 const char *phc_method_name(enum phc_method m)
 {
-	switch (m) {
-	case PHC_OFF_PRECISE:
-		return "PTP_SYS_OFFSET_PRECISE";
-	case PHC_OFF_EXTENDED:
-		return "PTP_SYS_OFFSET_EXTENDED";
-	case PHC_OFF_BASIC:
-		return "PTP_SYS_OFFSET";
-	default:
-		return "none";
-	}
+	static const char *const n[] = {[PHC_OFF_PRECISE] = "PTP_SYS_OFFSET_PRECISE",
+					[PHC_OFF_EXTENDED] = "PTP_SYS_OFFSET_EXTENDED",
+					[PHC_OFF_BASIC] = "PTP_SYS_OFFSET"};
+	return TDP_NAME_OF(n, m, "none");
 }
 
 static int offset_by(struct phc *p, enum phc_method m, int64_t *off, int64_t *delay)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ptp_mgmt.h"
+#include "tdp_names.h"
 
 static void put16(uint8_t *p, uint16_t v)
 {
@@ -196,5 +197,5 @@ const char *ptpm_port_state_name(unsigned s)
 	static const char *const names[] = {
 		"?",	      "INITIALIZING", "FAULTY",	 "DISABLED",	 "LISTENING",
 		"PRE_MASTER", "MASTER",	      "PASSIVE", "UNCALIBRATED", "SLAVE"};
-	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+	return TDP_NAME_OF(names, s, "?");
 }

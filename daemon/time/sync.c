@@ -6,18 +6,13 @@
 #include <string.h>
 
 #include "sync.h"
+#include "tdp_names.h"
 
 const char *tb_state_name(enum tb_state s)
 {
-	switch (s) {
-	case TB_LOCKED:
-		return "locked";
-	case TB_HOLDOVER:
-		return "holdover";
-	case TB_UNLOCKED:
-		return "unlocked";
-	}
-	return "?";
+	static const char *const n[] = {
+		[TB_UNLOCKED] = "unlocked", [TB_HOLDOVER] = "holdover", [TB_LOCKED] = "locked"};
+	return TDP_NAME_OF(n, s, "?");
 }
 
 static int64_t abs64(int64_t v)

@@ -12,16 +12,6 @@
 #include "log.h"
 #include "timebase.h"
 
-void tb_sync_defaults(struct sync_cfg *c)
-{
-	*c = (struct sync_cfg){.lock_ns = SYNC_DEF_LOCK_NS,
-			       .lock_samples = SYNC_DEF_LOCK_SAMPLES,
-			       .sample_timeout_ns = SYNC_DEF_TIMEOUT_NS,
-			       .holdover_ns = SYNC_DEF_HOLDOVER_NS,
-			       .drift_ppb = SYNC_DEF_DRIFT_PPB,
-			       .step_ns = SYNC_DEF_STEP_NS};
-}
-
 void tb_sync_params_defaults(struct tb_sync_params *p)
 {
 	*p = (struct tb_sync_params){.lock_ns = SYNC_DEF_LOCK_NS,
@@ -36,21 +26,20 @@ int tb_init(struct timebase *tb, const struct timebase_ops *ops, const struct tb
 	    tdp_time_t now, const char *reason, char *err, size_t errlen)
 {
 	tb->ops = ops;
-	struct sync_cfg c;
+	struct tb_sync_params defaults;
 	const struct tb_sync_params *s = &p->sync;
-	if (s->lock_ns == 0 && s->lock_samples == 0)
-		tb_sync_defaults(&c);
-	else if (s->lock_samples < 1 || s->lock_samples > UINT32_MAX) {
-		snprintf(err, errlen, "sync settings out of range");
-		return -EINVAL;
-	} else
-		c = (struct sync_cfg){.lock_ns = s->lock_ns,
-				      .lock_samples = (uint32_t)s->lock_samples,
-				      .sample_timeout_ns = s->timeout_ns,
-				      .holdover_ns = s->holdover_ns,
-				      .drift_ppb = s->drift_ppb,
-				      .step_ns = s->step_ns};
-	if (sync_init(&tb->sy, &c, now, reason) != 0) {
+	if (s->lock_ns == 0 && s->lock_samples == 0) {
+		tb_sync_params_defaults(&defaults);
+		s = &defaults;
+	}
+	struct sync_cfg c = {.lock_ns = s->lock_ns,
+			     .lock_samples = (uint32_t)s->lock_samples,
+			     .sample_timeout_ns = s->timeout_ns,
+			     .holdover_ns = s->holdover_ns,
+			     .drift_ppb = s->drift_ppb,
+			     .step_ns = s->step_ns};
+	if (s->lock_samples < 1 || s->lock_samples > UINT32_MAX ||
+	    sync_init(&tb->sy, &c, now, reason) != 0) {
 		snprintf(err, errlen, "sync settings out of range");
 		return -EINVAL;
 	}

@@ -225,9 +225,8 @@ int64_t tb_tick_edge(struct timebase *tb, tdp_time_t edge);
 /* An interrupt with no tick behind it. */
 void tb_tick_spurious(struct timebase *tb);
 
-/* The sync settings' defaults (sync.h's SYNC_DEF_*). */
-void tb_sync_defaults(struct sync_cfg *c);
-/* The same, as tdpd.conf gives them. */
+/* The sync settings' defaults (sync.h's SYNC_DEF_*), as tdpd.conf gives
+ * them; tb_init takes them when lock_ns and lock_samples are both 0. */
 void tb_sync_params_defaults(struct tb_sync_params *p);
 
 #endif

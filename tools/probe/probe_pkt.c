@@ -3,6 +3,7 @@
 
 #include "pkt.h"
 #include "probe_pkt.h"
+#include "tdp_names.h"
 
 static inline void wr16(uint8_t *p, uint16_t v)
 {
@@ -276,17 +277,11 @@ enum probe_verdict probe_decode(const uint8_t *frame, uint32_t len, uint16_t por
 
 const char *probe_verdict_name(enum probe_verdict v)
 {
-	switch (v) {
-	case PROBE_OK:
-		return "ok";
-	case PROBE_FOREIGN:
-		return "foreign";
-	case PROBE_SHORT:
-		return "short";
-	case PROBE_MALFORMED:
-		return "malformed";
-	}
-	return "?";
+	static const char *const n[] = {[PROBE_OK] = "ok",
+					[PROBE_FOREIGN] = "foreign",
+					[PROBE_SHORT] = "short",
+					[PROBE_MALFORMED] = "malformed"};
+	return TDP_NAME_OF(n, v, "?");
 }
 
 const char *probe_kind_name(unsigned kind)

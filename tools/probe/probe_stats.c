@@ -8,6 +8,7 @@
 #include "hist.h"
 #include "probe_stats.h"
 #include "tdp_sched.h"
+#include "tdp_names.h"
 
 /* ---- linear histogram ----------------------------------------------------- */
 
@@ -69,7 +70,7 @@ double lhist_mean(const struct lhist *h)
 const char *probe_ts_name(enum probe_ts t)
 {
 	static const char *const n[PROBE_TS_N] = {"hardware", "software", "user", "capture"};
-	return t < PROBE_TS_N ? n[t] : "?";
+	return TDP_NAME_OF(n, t, "?");
 }
 
 /* ---- receiver ------------------------------------------------------------- */
