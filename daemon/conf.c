@@ -157,32 +157,27 @@ static int parse_value(const struct conf_opt *o, const char *v, void *base, cons
 		       char *whybuf, size_t wlen)
 {
 	char *at = (char *)base + o->off;
-	int64_t *iv = (int64_t *)(void *)at;
-	switch (o->type) {
-	case CT_STR:
+	/* the parser of each numeric type; text is copied, a list is read elsewhere */
+	typedef int parse_fn(PARSE_ARGS);
+	static parse_fn *const parsers[] = {
+		[CT_INT] = parse_int,	[CT_DUR] = parse_dur,	[CT_RATE] = parse_rate,
+		[CT_BOOL] = parse_bool, [CT_ENUM] = parse_enum, [CT_FRAC] = parse_frac,
+	};
+	if (o->type == CT_STR) {
 		if (strlen(v) >= CONF_STR) {
 			*why = "value too long";
 			return -1;
 		}
 		strcpy(at, v);
 		return 0;
-	case CT_INT:
-		return parse_int(o, v, iv, why, whybuf, wlen);
-	case CT_DUR:
-		return parse_dur(o, v, iv, why, whybuf, wlen);
-	case CT_RATE:
-		return parse_rate(o, v, iv, why, whybuf, wlen);
-	case CT_BOOL:
-		return parse_bool(o, v, iv, why, whybuf, wlen);
-	case CT_ENUM:
-		return parse_enum(o, v, iv, why, whybuf, wlen);
-	case CT_FRAC:
-		return parse_frac(o, v, iv, why, whybuf, wlen);
-	case CT_LIST:
-		*why = "internal: list";
+	}
+	parse_fn *fn =
+		(size_t)o->type < sizeof(parsers) / sizeof(parsers[0]) ? parsers[o->type] : NULL;
+	if (!fn) {
+		*why = "internal: not a value";
 		return -1;
 	}
-	return -1;
+	return fn(o, v, (int64_t *)(void *)at, why, whybuf, wlen);
 }
 #undef PARSE_ARGS
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,69 @@ void tdpd_resolve_schedule(struct tdpd *d)
 
 /* ---- routes ------------------------------------------------------------- */
 
+/* An error at a tdpd.conf item, said as FILE:LINE: error: ...; 1 (one error) */
+__attribute__((format(printf, 2, 3))) static int item_err(const struct conf_item *it,
+							  const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s:%u: error: ", it->file, it->line);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	return 1;
+}
+
+/* address ADDR/LEN of port p: 0, or 1 said */
+static int add_address(struct router *rt, uint32_t p, const struct conf_item *it)
+{
+	char err[256];
+	int fam;
+	uint8_t a[16];
+	unsigned len;
+	if (route_parse_prefix(it->val, &fam, a, &len) != 0)
+		return item_err(it, "address '%s': expected ADDR/LEN, e.g. 10.0.2.1/24", it->val);
+	if (router_add_address(rt, p, fam, a, len, err, sizeof(err)) != 0)
+		return item_err(it, "address %s: %s", it->val, err);
+	return 0;
+}
+
+/* neighbour ADDR MAC of port p: 0, or 1 said */
+static int add_neighbour(struct router *rt, uint32_t p, const struct conf_item *it)
+{
+	char err[256], ip[128], mac[64], extra[8];
+	int fam;
+	uint8_t a[16], m[6];
+	if (sscanf(it->val, "%127s %63s %7s", ip, mac, extra) != 2 ||
+	    route_parse_addr(ip, &fam, a) != 0 || route_parse_mac(mac, m) != 0)
+		return item_err(it,
+				"neighbour '%s': expected ADDR MAC, e.g. 10.0.2.2 "
+				"02:00:00:00:02:02",
+				it->val);
+	if (router_add_neighbour(rt, p, fam, a, m, err, sizeof(err)) != 0)
+		return item_err(it, "neighbour %s: %s", ip, err);
+	return 0;
+}
+
+/* route PREFIX via ADDR of port p: 0, or 1 said */
+static int add_route(struct router *rt, uint32_t p, const struct conf_item *it)
+{
+	char err[256], pfx[128], via[8], gw[128], extra[8];
+	int fam, gfam;
+	uint8_t a[16], g[16];
+	unsigned len;
+	if (sscanf(it->val, "%127s %7s %127s %7s", pfx, via, gw, extra) != 3 ||
+	    strcmp(via, "via") || route_parse_prefix(pfx, &fam, a, &len) != 0 ||
+	    route_parse_addr(gw, &gfam, g) != 0 || fam != gfam)
+		return item_err(it,
+				"route '%s': expected PREFIX via ADDR of one family, e.g. "
+				"10.9.0.0/16 via 10.0.2.9",
+				it->val);
+	if (router_add_route(rt, p, fam, a, len, g, err, sizeof(err)) != 0)
+		return item_err(it, "route %s: %s", pfx, err);
+	return 0;
+}
+
 int tdpd_build_routes(struct tdpd *d)
 {
 	char err[256];
@@ -42,77 +106,18 @@ int tdpd_build_routes(struct tdpd *d)
 	if (!d->rt)
 		return 1;
 	/* addresses and neighbours first: routes refer to neighbours */
-	for (int pass = 0; pass < 2; pass++)
-		for (uint32_t p = 0; p < d->conf.nports; p++) {
-			struct conf_port *cp = &d->conf.ports[p];
-			if (pass == 0) {
-				for (size_t i = 0; i < cp->address.n; i++) {
-					struct conf_item *it = &cp->address.v[i];
-					int fam;
-					uint8_t a[16];
-					unsigned len;
-					if (route_parse_prefix(it->val, &fam, a, &len) != 0) {
-						fprintf(stderr,
-							"%s:%u: error: address '%s': expected "
-							"ADDR/LEN, e.g. 10.0.2.1/24\n",
-							it->file, it->line, it->val);
-						errors++;
-					} else if (router_add_address(d->rt, p, fam, a, len, err,
-								      sizeof(err)) != 0) {
-						fprintf(stderr, "%s:%u: error: address %s: %s\n",
-							it->file, it->line, it->val, err);
-						errors++;
-					}
-				}
-				for (size_t i = 0; i < cp->neighbour.n; i++) {
-					struct conf_item *it = &cp->neighbour.v[i];
-					char ip[128], mac[64], extra[8];
-					int fam;
-					uint8_t a[16], m[6];
-					if (sscanf(it->val, "%127s %63s %7s", ip, mac, extra) !=
-						    2 ||
-					    route_parse_addr(ip, &fam, a) != 0 ||
-					    route_parse_mac(mac, m) != 0) {
-						fprintf(stderr,
-							"%s:%u: error: neighbour '%s': expected "
-							"ADDR MAC, e.g. 10.0.2.2 "
-							"02:00:00:00:02:02\n",
-							it->file, it->line, it->val);
-						errors++;
-					} else if (router_add_neighbour(d->rt, p, fam, a, m, err,
-									sizeof(err)) != 0) {
-						fprintf(stderr, "%s:%u: error: neighbour %s: %s\n",
-							it->file, it->line, ip, err);
-						errors++;
-					}
-				}
-			} else {
-				for (size_t i = 0; i < cp->route.n; i++) {
-					struct conf_item *it = &cp->route.v[i];
-					char pfx[128], via[8], gw[128], extra[8];
-					int fam, gfam;
-					uint8_t a[16], g[16];
-					unsigned len;
-					if (sscanf(it->val, "%127s %7s %127s %7s", pfx, via, gw,
-						   extra) != 3 ||
-					    strcmp(via, "via") ||
-					    route_parse_prefix(pfx, &fam, a, &len) != 0 ||
-					    route_parse_addr(gw, &gfam, g) != 0 || fam != gfam) {
-						fprintf(stderr,
-							"%s:%u: error: route '%s': expected PREFIX "
-							"via ADDR of one family, e.g. 10.9.0.0/16 "
-							"via 10.0.2.9\n",
-							it->file, it->line, it->val);
-						errors++;
-					} else if (router_add_route(d->rt, p, fam, a, len, g, err,
-								    sizeof(err)) != 0) {
-						fprintf(stderr, "%s:%u: error: route %s: %s\n",
-							it->file, it->line, pfx, err);
-						errors++;
-					}
-				}
-			}
-		}
+	for (uint32_t p = 0; p < d->conf.nports; p++) {
+		const struct conf_port *cp = &d->conf.ports[p];
+		for (size_t i = 0; i < cp->address.n; i++)
+			errors += add_address(d->rt, p, &cp->address.v[i]);
+		for (size_t i = 0; i < cp->neighbour.n; i++)
+			errors += add_neighbour(d->rt, p, &cp->neighbour.v[i]);
+	}
+	for (uint32_t p = 0; p < d->conf.nports; p++) {
+		const struct conf_port *cp = &d->conf.ports[p];
+		for (size_t i = 0; i < cp->route.n; i++)
+			errors += add_route(d->rt, p, &cp->route.v[i]);
+	}
 	for (uint32_t p = 0; p < d->conf.nports; p++) {
 		struct conf_port *cp = &d->conf.ports[p];
 		if (cp->peer_mac[0] && route_parse_mac(cp->peer_mac, d->rxp[p].peer_mac) != 0) {

@@ -84,6 +84,15 @@ static char *edit_text(const struct edit *e)
 	return b.s ? b.s : strdup("");
 }
 
+/* The edited text, or NULL said out of memory (as it is when oom) */
+static char *edit_end(struct edit *e, struct sched_diags *d, bool oom)
+{
+	char *out = oom ? NULL : edit_text(e);
+	if (!out)
+		sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
+	return out;
+}
+
 /* A rule line with new entries and spans; the line's comment is kept. */
 static char *rule_text(const struct sched_table *t, uint32_t line, const struct sched_span *sp,
 		       uint32_t nsp, const struct sched_entry *en, uint32_t ne, bool comment)
@@ -234,12 +243,10 @@ char *sched_edit_reserve(const struct sched_table *t, const char *flow, uint32_t
 		free(b.s);
 	}
 done:
-	out = edit_text(&e);
-	if (!out)
-		goto oom;
+	out = edit_end(&e, d, false);
 	goto out;
 oom:
-	sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
+	out = edit_end(&e, d, true);
 out:
 	edit_free(&e);
 	free(frames);
@@ -401,12 +408,10 @@ char *sched_edit_release(const struct sched_table *t, const char *flow, uint32_t
 		if (any && release_rule(t, &e, ru, ei, nf, uniform, &r))
 			goto oom;
 	}
-	out = edit_text(&e);
-	if (!out)
-		goto oom;
+	out = edit_end(&e, d, false);
 	goto out;
 oom:
-	sched_diag_add(d, SCHED_ERROR, 0, 0, "out of memory");
+	out = edit_end(&e, d, true);
 out:
 	edit_free(&e);
 	free(r.need);

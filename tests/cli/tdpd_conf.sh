@@ -48,7 +48,7 @@ $out"
 	fi
 }
 
-echo "1..65"
+echo "1..66"
 good >"$W/good.conf"
 out=$("$TDPD" -f "$W/good.conf" --check 2>&1) && grep -q "valid: 2 ports, 2 flows" <<<"$out" &&
 	ok "a good configuration passes --check" || notok "a good configuration passes --check" "$out"
@@ -96,6 +96,7 @@ expect_err "table errors come with the table's file:line:col" "${G/demo.tdp/brok
 expect_err "a missing table" "${G/demo.tdp/nothere.tdp}" "nothere.tdp"
 expect_err "a bad address" "${G/address 10.0.1.1\/24/address 10.0.1.300/24}" "bad.conf:7: error: address '10.0.1.300/24'"
 expect_err "a bad neighbour MAC" "${G/02:00:00:00:01:02/02:00:zz}" "bad.conf:8: error: neighbour '10.0.1.2 02:00:zz'"
+expect_err "a route of two families" "${G/via 10.0.2.9/via fe80::9}" "bad.conf:15: error: route '10.9.0.0/16 via fe80::9': expected PREFIX via ADDR of one family"
 expect_err "a gateway off the port's prefixes" "${G/via 10.0.2.9/via 10.0.7.77}" "bad.conf:15: error: route 10.9.0.0/16: gateway 10.0.7.77 is neither a neighbour nor on a prefix of this port"
 expect_err "a CPU the machine does not have" "${G/late-policy carry/engine-cpu 1000}" "bad.conf:3: error: engine-cpu 1000: this machine has CPUs 0.."
 expect_err "a command-line value is checked too" "$G" "command line: error: engine-priority '-3'" --engine-priority -3
