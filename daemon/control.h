@@ -83,14 +83,11 @@ struct ctl_client {
 struct control {
 	/* filled in by the daemon before control_open */
 	struct conf *conf;
-	struct engine *e;
-	struct rx *rx; /* the RX cores, nrx of them */
-	uint32_t nrx;
-	struct timebase *tb;
 	const char *timebase_name;
 	struct ctl_port_info *ports;
 	uint32_t nports;
-	struct tables tm; /* the tables: in force, offered, staged (tables.h) */
+	struct tables tm; /* the tables: in force, offered, staged (tables.h), and the
+			   * engine, RX and time source they are built for */
 	int64_t started_mono_ns;
 	const struct sched_fit *fit; /* what a frame may hold on this box; NULL: not checked */
 	struct nl *nl;	     /* the kernel's routes; NULL: rx->rt is tdpd.conf's and fixed */

@@ -26,9 +26,9 @@ json_t *control_link_json(const struct port_link *l)
 json_t *control_budget_json(struct control *c)
 {
 	const struct sched_table *t = engine_table_sched(c->tm.cur->et);
-	int64_t b = sched_sync_budget(t), u = tb_uncertainty(c->tb);
+	int64_t b = sched_sync_budget(t), u = tb_uncertainty(c->tm.tb);
 	struct eng_stats es;
-	engine_stats(c->e, &es);
+	engine_stats(c->tm.e, &es);
 	return json_pack("{so ss sb sI ss sI sI}", "budget_ns",
 			 b < 0 ? json_null() : json_integer(b), "from", sched_sync_budget_from(t),
 			 "over", b >= 0 && u > b, "uncertainty_ns", (json_int_t)u, "action",
@@ -50,14 +50,14 @@ json_t *control_alarms_json(struct control *c)
 	}
 	struct eng_table *et = c->tm.cur->et;
 	const struct sched_table *t = engine_table_sched(et);
-	int64_t budget = sched_sync_budget(t), unc = tb_uncertainty(c->tb);
+	int64_t budget = sched_sync_budget(t), unc = tb_uncertainty(c->tm.tb);
 	if (budget >= 0 && unc > budget)
 		json_array_append_new(a, json_pack("{ss sI sI ss ss}", "kind", "sync-budget",
 						   "uncertainty_ns", (json_int_t)unc, "budget_ns",
 						   (json_int_t)budget, "from",
 						   sched_sync_budget_from(t), "action",
 						   conf_action_names[c->conf->sync_budget_action]));
-	int64_t now = tb_now(c->tb).ns;
+	int64_t now = tb_now(c->tm.tb).ns;
 	for (uint32_t f = 0; f < t->nflows; f++) {
 		struct flow_rx_sum fr;
 		engine_table_flow_rx_sum(et, f, &fr, NULL);

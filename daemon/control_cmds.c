@@ -25,11 +25,11 @@ static const char *level_name(int level)
 
 static struct summary_src src(struct control *c)
 {
-	return (struct summary_src){.e = c->e,
-				    .rx = c->rx,
-				    .nrx = c->nrx,
+	return (struct summary_src){.e = c->tm.e,
+				    .rx = c->tm.rx,
+				    .nrx = c->tm.nrx,
 				    .timebase = c->timebase_name,
-				    .tb = c->tb,
+				    .tb = c->tm.tb,
 				    .elapsed_s =
 					    (double)(tdp_mono_ns() - c->started_mono_ns) / 1e9};
 }
@@ -63,7 +63,7 @@ static json_t *pending_json(struct control *c)
 		return json_null();
 	json_t *o = table_json(c->tm.pending, false);
 	json_object_set_new(o, "frame", json_integer(engine_table_requested(c->tm.pending->et)));
-	const struct frame_geom *g = engine_geom(c->e);
+	const struct frame_geom *g = engine_geom(c->tm.e);
 	json_object_set_new(
 		o, "start_tai_ns",
 		json_integer(frame_start(g, engine_table_requested(c->tm.pending->et)).ns));
@@ -82,13 +82,13 @@ static json_t *cmd_status(struct control *c)
 {
 	struct summary_src s = src(c);
 	struct eng_stats es;
-	engine_stats(c->e, &es);
-	const struct hist *h = engine_error_hist(c->e);
+	engine_stats(c->tm.e, &es);
+	const struct hist *h = engine_error_hist(c->tm.e);
 	static _Thread_local struct hist hs;
 	hist_snapshot(&hs, h);
 	struct tb_sync sy;
-	tb_sync(c->tb, &sy);
-	json_t *rx = summary_rx_json(c->rx, c->nrx);
+	tb_sync(c->tm.tb, &sy);
+	json_t *rx = summary_rx_json(c->tm.rx, c->tm.nrx);
 	json_int_t drops = 0;
 	const char *k;
 	json_t *v;
@@ -97,12 +97,12 @@ static json_t *cmd_status(struct control *c)
 		"{ss si sf ss sI s{ss ss sI sI} s{sI sI sI sI sI sI} s{sI sI sI sI} s{sI sI sI} "
 		"ss}",
 		"version", TDP_VERSION, "pid", (int)getpid(), "uptime_s", s.elapsed_s, "timebase",
-		c->timebase_name, "tai_ns", (json_int_t)tb_now(c->tb).ns, "sync", "state",
+		c->timebase_name, "tai_ns", (json_int_t)tb_now(c->tm.tb).ns, "sync", "state",
 		tb_state_name(sy.state), "reason", sy.reason, "offset_ns", (json_int_t)sy.offset_ns,
 		"uncertainty_ns", (json_int_t)sy.uncertainty_ns, "frames", "processed",
 		(json_int_t)es.frames, "late", (json_int_t)es.late_frames, "skipped",
-		(json_int_t)es.skipped_frames, "next", (json_int_t)engine_next_frame(c->e), "alarm",
-		(json_int_t)es.alarm_frames, "demoted", (json_int_t)es.demoted_frames,
+		(json_int_t)es.skipped_frames, "next", (json_int_t)engine_next_frame(c->tm.e),
+		"alarm", (json_int_t)es.alarm_frames, "demoted", (json_int_t)es.demoted_frames,
 		"start_error_ns", "p50", (json_int_t)hist_quantile(&hs, 0.5), "p99",
 		(json_int_t)hist_quantile(&hs, 0.99), "p999", (json_int_t)hist_quantile(&hs, 0.999),
 		"max", (json_int_t)(hs.count ? hs.max : 0), "rx", "pkts",
@@ -159,9 +159,9 @@ static json_t *cmd_ports(struct control *c)
 				     "coalescing", pi->coalesce, "scheduled", pi->table_port >= 0));
 		if (pi->hp) {
 			json_t *h = control_host_path_json(pi->hp);
-			if (c->rx->ports[p].has_tap) {
+			if (c->tm.rx->ports[p].has_tap) {
 				struct rx_tap_stats ts;
-				rx_tap_sum(c->rx, c->nrx ? c->nrx : 1, p, &ts);
+				rx_tap_sum(c->tm.rx, c->tm.nrx ? c->tm.nrx : 1, p, &ts);
 				json_object_set_new(h, "exception", summary_tap_json(&ts));
 			}
 			json_object_set_new(o, "host_path", h);
@@ -189,13 +189,13 @@ static json_t *cmd_sync(struct control *c)
 {
 	struct summary_src s = src(c);
 	char desc[256];
-	c->tb->ops->describe(c->tb, desc, sizeof(desc));
+	c->tm.tb->ops->describe(c->tm.tb, desc, sizeof(desc));
 	struct eng_stats es;
-	engine_stats(c->e, &es);
-	json_t *o = summary_sync_json(c->tb);
+	engine_stats(c->tm.e, &es);
+	json_t *o = summary_sync_json(c->tm.tb);
 	json_object_update_new(
 		o, json_pack("{ss ss sI sI sI sI sI sI sI}", "timebase", c->timebase_name,
-			     "description", desc, "tai_ns", (json_int_t)tb_now(c->tb).ns,
+			     "description", desc, "tai_ns", (json_int_t)tb_now(c->tm.tb).ns,
 			     "holdover_frames", (json_int_t)es.holdover_frames, "unlocked_frames",
 			     (json_int_t)es.unlocked_frames, "alarm_frames",
 			     (json_int_t)es.alarm_frames, "demoted_frames",
@@ -257,7 +257,7 @@ static char *cmd_log_level(struct control *c, json_t *args)
 static json_t *cmd_schedule_active(struct control *c, json_t *args)
 {
 	struct eng_stats es;
-	engine_stats(c->e, &es);
+	engine_stats(c->tm.e, &es);
 	json_t *o =
 		json_pack("{so so so sI sI sI sI}", "table", table_json(c->tm.cur, true), "pending",
 			  pending_json(c), "staged", tables_staged_json(&c->tm), "swaps",

@@ -170,7 +170,7 @@ static struct eng_table *load(struct control *c, const char *name, int fd, char 
 		if (dg.v[i].sev == SCHED_WARNING)
 			log_warn("schedule load: %s:%u: %s", name, dg.v[i].line, dg.v[i].msg);
 	sched_diags_free(&dg);
-	struct eng_table *et = engine_table_build(c->e, t, err, sizeof(err));
+	struct eng_table *et = engine_table_build(c->tm.e, t, err, sizeof(err));
 	if (!et) {
 		log_warn("schedule load: %s: %s; the table in force stays", name, err);
 		sched_free(t);
@@ -333,7 +333,7 @@ void control_load_stop(struct control *c)
 	pthread_join(l->th, NULL);
 	/* a load that finished after the control thread stopped: nothing was offered */
 	if (l->et)
-		engine_table_discard(c->e, l->et);
+		engine_table_discard(c->tm.e, l->et);
 	free(l->reply);
 	if (l->slot >= 0)
 		control_answer(

@@ -101,7 +101,7 @@ json_t *control_routes_json(struct control *c, bool neighbours)
 	if (c->nl)
 		nl_with_router(c->nl, collect, &cl);
 	else
-		collect(c->rx->rt, &cl);
+		collect(c->tm.rx->rt, &cl);
 	json_t *o = json_pack("{so ss}", neighbours ? "neighbours" : "routes", cl.a, "kernel",
 			      c->nl ? "followed" : "not followed");
 	if (c->nl) {

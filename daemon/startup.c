@@ -451,10 +451,6 @@ static int tables_up(struct tdpd *d)
 	d->ctl.cap = d->cap;
 	d->ctl.fit = &d->fit;
 	d->ctl.conf = c;
-	d->ctl.e = d->e;
-	d->ctl.rx = d->rx;
-	d->ctl.nrx = d->nrx;
-	d->ctl.tb = d->tb;
 	d->ctl.tm.e = d->e;
 	d->ctl.tm.rx = d->rx;
 	d->ctl.tm.nrx = d->nrx;
