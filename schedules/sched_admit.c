@@ -8,6 +8,7 @@
  * sched_fit: the same rows against what the box holds in one frame (packet
  * buffers, flow queues, TX descriptors), which the wire does not bound.
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -205,6 +206,33 @@ static int fit_frames(struct fit_row *fr, uint32_t r, struct sched_buf *b, uint3
 	return 0;
 }
 
+/* A finding of row r: once the diagnostics are full, counted under key;
+ * else said at the line of the frames' rule for port p, as "frames F: " and
+ * the message. 0, or -1 out of memory. */
+__attribute__((format(printf, 6, 7))) static int fit_say(struct fit_row *fr, uint32_t r,
+							 enum sched_sev sev, uint32_t p,
+							 const char *key, const char *fmt, ...)
+{
+	if (sched_diag_full(fr->d)) {
+		sched_diag_add(fr->d, sev, 0, 0, "%s", key);
+		return 0;
+	}
+	struct sched_buf b = {0};
+	uint32_t first;
+	size_t nf;
+	if (fit_frames(fr, r, &b, &first, &nf))
+		return -1;
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	sched_diag_add(fr->d, sev, blame_line(fr->t, first, p, fr->d), 1, "frame%s %s: %s",
+		       nf == 1 ? "" : "s", b.s ? b.s : "", msg);
+	free(b.s);
+	return 0;
+}
+
 /* each entry of row r within a flow's queue; the port counts and *all summed */
 static int fit_depth(struct fit_row *fr, uint32_t r, uint64_t *all)
 {
@@ -217,22 +245,11 @@ static int fit_depth(struct fit_row *fr, uint32_t r, uint64_t *all)
 		if (!fr->lim->flow_depth || e->n <= fr->lim->flow_depth)
 			continue;
 		fr->errs++;
-		if (sched_diag_full(fr->d)) {
-			sched_diag_add(fr->d, SCHED_ERROR, 0, 0, "flow-queue-depth");
-			continue;
-		}
-		struct sched_buf b = {0};
-		uint32_t first;
-		size_t nf;
-		if (fit_frames(fr, r, &b, &first, &nf))
+		if (fit_say(fr, r, SCHED_ERROR, p, "flow-queue-depth",
+			    "flow %s sends %u packets a frame, but a flow's queue holds %u "
+			    "(flow-queue-depth)",
+			    t->flows[e->flow].name, e->n, fr->lim->flow_depth))
 			return -1;
-		sched_diag_add(fr->d, SCHED_ERROR, blame_line(t, first, p, fr->d), 1,
-			       "frame%s %s: flow %s sends %u packets a frame, but "
-			       "a flow's queue holds %u "
-			       "(flow-queue-depth)",
-			       nf == 1 ? "" : "s", b.s ? b.s : "", t->flows[e->flow].name, e->n,
-			       fr->lim->flow_depth);
-		free(b.s);
 	}
 	return 0;
 }
@@ -246,25 +263,13 @@ static int fit_mbufs(struct fit_row *fr, uint32_t r, uint64_t all)
 	if (!lim->mbufs || all <= avail)
 		return 0;
 	fr->errs++;
-	if (sched_diag_full(fr->d)) {
-		sched_diag_add(fr->d, SCHED_ERROR, 0, 0, "mbufs");
-		return 0;
-	}
-	struct sched_buf b = {0};
-	uint32_t first;
-	size_t nf;
-	if (fit_frames(fr, r, &b, &first, &nf))
-		return -1;
 	uint32_t p0 = t->flows[t->ent[t->row_off[r]].flow].port; /* all > 0: the row has entries */
-	sched_diag_add(fr->d, SCHED_ERROR, blame_line(t, first, p0, fr->d), 1,
-		       "frame%s %s: %llu packets a frame on all ports need as many "
-		       "packet buffers, but the "
-		       "pool has %llu and the ports' RX and TX rings and caches "
-		       "hold %llu of them (mbufs)",
-		       nf == 1 ? "" : "s", b.s ? b.s : "", (unsigned long long)all,
-		       (unsigned long long)lim->mbufs, (unsigned long long)lim->mbufs_held);
-	free(b.s);
-	return 0;
+	return fit_say(fr, r, SCHED_ERROR, p0, "mbufs",
+		       "%llu packets a frame on all ports need as many packet buffers, but the "
+		       "pool has %llu and the ports' RX and TX rings and caches hold %llu of "
+		       "them (mbufs)",
+		       (unsigned long long)all, (unsigned long long)lim->mbufs,
+		       (unsigned long long)lim->mbufs_held);
 }
 
 /* Each port of row r once (entries are sorted by port), its count cleared
@@ -280,15 +285,6 @@ static int fit_txd(struct fit_row *fr, uint32_t r)
 		uint32_t txd = fr->lim->tx_desc ? fr->lim->tx_desc[p] : 0;
 		if (!txd || n <= txd)
 			continue;
-		if (sched_diag_full(fr->d)) {
-			sched_diag_add(fr->d, SCHED_WARNING, 0, 0, "tx-desc");
-			continue;
-		}
-		struct sched_buf b = {0};
-		uint32_t first;
-		size_t nf;
-		if (fit_frames(fr, r, &b, &first, &nf))
-			return -1;
 		/* the ring refills as the port sends: about the wire time of what
 		 * does not fit at once, spent handing packets over */
 		uint64_t bits = 0;
@@ -297,14 +293,13 @@ static int fit_txd(struct fit_row *fr, uint32_t r)
 				bits += sched_wire_bits(t, t->ent[k].flow) * t->ent[k].n;
 		double refill_us =
 			bits_ns(bits, t->ports[p].rate_bps) * (double)(n - txd) / (double)n / 1e3;
-		sched_diag_add(fr->d, SCHED_WARNING, blame_line(t, first, p, fr->d), 1,
-			       "frame%s %s: port %s sends %llu packets a frame, its TX "
-			       "ring holds %u (tx-desc): "
-			       "the engine refills the ring as the port sends, for about "
-			       "%.1fus of the frame",
-			       nf == 1 ? "" : "s", b.s ? b.s : "", t->ports[p].name,
-			       (unsigned long long)n, txd, refill_us);
-		free(b.s);
+		if (fit_say(fr, r, SCHED_WARNING, p, "tx-desc",
+			    "port %s sends %llu packets a frame, its TX ring holds %u (tx-desc): "
+			    "the "
+			    "engine refills the ring as the port sends, for about %.1fus of the "
+			    "frame",
+			    t->ports[p].name, (unsigned long long)n, txd, refill_us))
+			return -1;
 	}
 	return 0;
 }
