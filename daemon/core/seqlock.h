@@ -56,4 +56,33 @@ static inline int seqlock_read_retry(const struct seqlock *l, unsigned begin)
 	       atomic_load_explicit(&((struct seqlock *)l)->seq, memory_order_relaxed) != begin;
 }
 
+/* Three words published together: a line (its origin in x, its value there,
+ * its slope), which is how the TSC, a ptp offset and a NIC's clock are
+ * mapped onto tdpd's time. */
+struct seq3 {
+	struct seqlock lock;
+	_Atomic int64_t w[3];
+};
+
+static inline void seq3_publish(struct seq3 *s, int64_t a, int64_t b, int64_t c)
+{
+	seqlock_write_begin(&s->lock);
+	seq_store(&s->w[0], a);
+	seq_store(&s->w[1], b);
+	seq_store(&s->w[2], c);
+	seqlock_write_end(&s->lock);
+}
+
+/* The three words of one publication, never of two. */
+static inline void seq3_read(const struct seq3 *s, int64_t *a, int64_t *b, int64_t *c)
+{
+	unsigned v;
+	do {
+		v = seqlock_read_begin(&s->lock);
+		*a = seq_load(&s->w[0]);
+		*b = seq_load(&s->w[1]);
+		*c = seq_load(&s->w[2]);
+	} while (seqlock_read_retry(&s->lock, v));
+}
+
 #endif

@@ -58,11 +58,7 @@ static void sample(tsc_clock_fn clk, void *arg, uint64_t *tsc, int64_t *ns)
 
 static void publish(struct tscclock *c)
 {
-	seqlock_write_begin(&c->lock);
-	seq_store(&c->pub_tsc, (int64_t)c->base_tsc);
-	seq_store(&c->pub_ns, c->base_ns);
-	seq_store(&c->pub_mult, (int64_t)c->mult);
-	seqlock_write_end(&c->lock);
+	seq3_publish(&c->pub, (int64_t)c->base_tsc, c->base_ns, (int64_t)c->mult);
 }
 
 void tscclock_fit(struct tscclock *c, uint64_t tsc0, int64_t ns0, uint64_t tsc1, int64_t ns1)

@@ -31,8 +31,7 @@ struct tscclock {
 	uint64_t anchors;
 	_Atomic uint64_t hz; /* estimated TSC frequency */
 	/* the mapping readers use, published after every anchor */
-	struct seqlock lock;
-	_Atomic int64_t pub_tsc, pub_ns, pub_mult;
+	struct seq3 pub; /* base_tsc, base_ns, mult */
 };
 
 static inline uint64_t tsc_read(void)
@@ -49,14 +48,8 @@ static inline uint64_t tsc_read(void)
 /* The TSC value on the clock, from any thread. */
 static inline tdp_time_t tsc_to_time(const struct tscclock *c, uint64_t tsc)
 {
-	unsigned s;
 	int64_t base_tsc, base_ns, mult;
-	do {
-		s = seqlock_read_begin(&c->lock);
-		base_tsc = seq_load(&c->pub_tsc);
-		base_ns = seq_load(&c->pub_ns);
-		mult = seq_load(&c->pub_mult);
-	} while (seqlock_read_retry(&c->lock, s));
+	seq3_read(&c->pub, &base_tsc, &base_ns, &mult);
 	int64_t d = (int64_t)(tsc - (uint64_t)base_tsc);
 	tsc_i128 v = (tsc_i128)d * (tsc_i128)(uint64_t)mult;
 	return tdp_time(base_ns + (int64_t)(v >> 32));

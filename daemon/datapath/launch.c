@@ -21,22 +21,12 @@ void launch_clock_fini(struct launch_clock *lc)
 
 static void publish(struct launch_clock *lc, int64_t ctr0, int64_t dev0, int64_t mult)
 {
-	seqlock_write_begin(&lc->lock);
-	seq_store(&lc->ctr0, ctr0);
-	seq_store(&lc->dev0, dev0);
-	seq_store(&lc->mult, mult);
-	seqlock_write_end(&lc->lock);
+	seq3_publish(&lc->map, ctr0, dev0, mult);
 }
 
 bool launch_map_get(const struct launch_clock *lc, struct launch_map *m)
 {
-	unsigned s;
-	do {
-		s = seqlock_read_begin(&lc->lock);
-		m->ctr0 = seq_load(&lc->ctr0);
-		m->dev0 = seq_load(&lc->dev0);
-		m->mult = seq_load(&lc->mult);
-	} while (seqlock_read_retry(&lc->lock, s));
+	seq3_read(&lc->map, &m->ctr0, &m->dev0, &m->mult);
 	return m->mult > 0;
 }
 

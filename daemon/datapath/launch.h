@@ -74,8 +74,7 @@ struct launch_stats {
 };
 
 struct launch_clock {
-	struct seqlock lock;
-	_Atomic int64_t ctr0, dev0, mult; /* mult 0: no map */
+	struct seq3 map; /* ctr0, dev0, mult; mult 0: no map */
 	/* the sampler's own */
 	int (*read)(void *arg, uint64_t *dev);
 	void *arg;

@@ -81,9 +81,7 @@ struct tb_ptp {
 	atomic_int stop;
 
 	/* the applied offset line, published to readers through a sequence lock */
-	struct seqlock seq;
-	_Atomic int64_t a_ns, t0_ns;
-	_Atomic int64_t b_ppt; /* slope, parts per trillion */
+	struct seq3 line; /* a_ns, t0_ns, b_ppt (the slope, parts per trillion) */
 
 	/* thread-owned */
 	struct {
@@ -130,25 +128,15 @@ struct tb_ptp {
 
 static int64_t offset_at(struct tb_ptp *p, int64_t t)
 {
-	unsigned s0;
 	int64_t a, t0, b;
-	do {
-		s0 = seqlock_read_begin(&p->seq);
-		a = seq_load(&p->a_ns);
-		t0 = seq_load(&p->t0_ns);
-		b = seq_load(&p->b_ppt);
-	} while (seqlock_read_retry(&p->seq, s0));
+	seq3_read(&p->line, &a, &t0, &b);
 	int64_t dt = t - t0;
 	return a + dt / 1000000 * b / 1000000 + dt % 1000000 * b / 1000000000000LL;
 }
 
 static void publish(struct tb_ptp *p, int64_t a, int64_t t0, int64_t b_ppt)
 {
-	seqlock_write_begin(&p->seq);
-	seq_store(&p->a_ns, a);
-	seq_store(&p->t0_ns, t0);
-	seq_store(&p->b_ppt, b_ppt);
-	seqlock_write_end(&p->seq);
+	seq3_publish(&p->line, a, t0, b_ppt);
 }
 
 static tdp_time_t ptp_now(struct timebase *tb)
