@@ -67,6 +67,25 @@ const char *phc_method_name(enum phc_method m)
 	return TDP_NAME_OF(n, m, "none");
 }
 
+/* The PHC read at ph between system reads a and b: kept in *off (the PHC
+ * less the system clock at the middle) when the pair is the tightest yet. */
+static void tighter(int64_t a, int64_t ph, int64_t b, int64_t *best, int64_t *off)
+{
+	if (b - a >= 0 && b - a < *best) {
+		*best = b - a;
+		*off = ph - (a + (b - a) / 2);
+	}
+}
+
+/* the tightest pair's width as the read's delay; -EIO when none was sound */
+static int best_delay(int64_t best, int64_t *delay)
+{
+	if (best == INT64_MAX)
+		return -EIO;
+	*delay = best;
+	return 0;
+}
+
 static int offset_by(struct phc *p, enum phc_method m, int64_t *off, int64_t *delay)
 {
 	const struct phc_io *io = p->io;
@@ -87,18 +106,10 @@ static int offset_by(struct phc *p, enum phc_method m, int64_t *off, int64_t *de
 		if ((rc = io->ioctl(io->ctx, p->fd, PTP_SYS_OFFSET_EXTENDED, &x)))
 			return rc;
 		int64_t best = INT64_MAX;
-		for (unsigned i = 0; i < x.n_samples; i++) {
-			int64_t a = ns_of(&x.ts[i][0]), ph = ns_of(&x.ts[i][1]),
-				b = ns_of(&x.ts[i][2]);
-			if (b - a >= 0 && b - a < best) {
-				best = b - a;
-				*off = ph - (a + (b - a) / 2);
-			}
-		}
-		if (best == INT64_MAX)
-			return -EIO;
-		*delay = best;
-		return 0;
+		for (unsigned i = 0; i < x.n_samples; i++)
+			tighter(ns_of(&x.ts[i][0]), ns_of(&x.ts[i][1]), ns_of(&x.ts[i][2]), &best,
+				off);
+		return best_delay(best, delay);
 	}
 	struct ptp_sys_offset x;
 	memset(&x, 0, sizeof(x));
@@ -106,18 +117,10 @@ static int offset_by(struct phc *p, enum phc_method m, int64_t *off, int64_t *de
 	if ((rc = io->ioctl(io->ctx, p->fd, PTP_SYS_OFFSET, &x)))
 		return rc;
 	int64_t best = INT64_MAX;
-	for (unsigned i = 0; i < x.n_samples; i++) {
-		int64_t a = ns_of(&x.ts[2 * i]), ph = ns_of(&x.ts[2 * i + 1]),
-			b = ns_of(&x.ts[2 * i + 2]);
-		if (b - a >= 0 && b - a < best) {
-			best = b - a;
-			*off = ph - (a + (b - a) / 2);
-		}
-	}
-	if (best == INT64_MAX)
-		return -EIO;
-	*delay = best;
-	return 0;
+	for (unsigned i = 0; i < x.n_samples; i++)
+		tighter(ns_of(&x.ts[2 * i]), ns_of(&x.ts[2 * i + 1]), ns_of(&x.ts[2 * i + 2]),
+			&best, off);
+	return best_delay(best, delay);
 }
 
 int phc_open(struct phc *p, const struct phc_io *io, const char *path, char *err, size_t errlen)

@@ -237,28 +237,14 @@ static int host_up(struct tb_bc *b, struct tb_params *p, char *err, size_t errle
 	return tb_hosted_system(&b->h, p, err, errlen);
 }
 
-static int bc_create(struct timebase **out, const struct tb_params *p0, char *err, size_t errlen)
+/* the card through UIO or VFIO, as bc635-device and bc635-bars say */
+static int card_bus(struct tb_bc *b, const struct tb_params *p0, char *err, size_t errlen)
 {
-	struct tb_params p = *p0;
-	struct tb_bc *b = bc_alloc(&tb_bc635_ops);
-	if (!b) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	int rc = host_up(b, &p, err, errlen);
-	if (rc == 0) {
-		static const struct tb_bc635_params defaults = {.device = "uio0"};
-		const struct tb_bc635_params *own = p0->own ? p0->own : &defaults;
-		b->bus = bc635_pci_open(own->device, (enum bc_bars)own->bars, err, errlen);
-		b->own_bus = b->bus != NULL;
-		rc = b->bus ? bc_init(b, &p, err, errlen) : -ENODEV;
-	}
-	if (rc) {
-		bc_destroy(&b->base);
-		return rc;
-	}
-	*out = &b->base;
-	return 0;
+	static const struct tb_bc635_params defaults = {.device = "uio0"};
+	const struct tb_bc635_params *own = p0->own ? p0->own : &defaults;
+	b->bus = bc635_pci_open(own->device, (enum bc_bars)own->bars, err, errlen);
+	b->own_bus = b->bus != NULL;
+	return b->bus ? 0 : -ENODEV;
 }
 
 static int64_t realtime_ns(void *arg)
@@ -269,36 +255,54 @@ static int64_t realtime_ns(void *arg)
 	return (int64_t)ts.tv_sec * TDP_NS_PER_S + ts.tv_nsec;
 }
 
-static int bc_sim_create(struct timebase **out, const struct tb_params *p0, char *err,
-			 size_t errlen)
+/* the simulator of the card's registers, on the host's clock */
+static int sim_bus(struct tb_bc *b, const struct tb_params *p0, char *err, size_t errlen)
+{
+	(void)p0;
+	struct bc_sim *sim = bcsim_new(realtime_ns, NULL);
+	if (!sim || bcsim_start(sim) != 0) {
+		snprintf(err, errlen, "cannot start the bc635 simulator");
+		bcsim_free(sim);
+		return -ENOMEM;
+	}
+	b->bus = bcsim_bus(sim);
+	b->own_bus = true;
+	return 0;
+}
+
+/* A bc635 source on the host clock and the bus bus_up opens */
+static int bc_create_on(struct timebase **out, const struct timebase_ops *ops,
+			int (*bus_up)(struct tb_bc *, const struct tb_params *, char *, size_t),
+			const struct tb_params *p0, char *err, size_t errlen)
 {
 	struct tb_params p = *p0;
-	struct tb_bc *b = bc_alloc(&tb_bc635_sim_ops);
+	struct tb_bc *b = bc_alloc(ops);
 	if (!b) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	int rc = host_up(b, &p, err, errlen);
-	struct bc_sim *sim = NULL;
-	if (rc == 0) {
-		sim = bcsim_new(realtime_ns, NULL);
-		if (!sim || bcsim_start(sim) != 0) {
-			snprintf(err, errlen, "cannot start the bc635 simulator");
-			bcsim_free(sim);
-			rc = -ENOMEM;
-		}
-	}
-	if (rc == 0) {
-		b->bus = bcsim_bus(sim);
-		b->own_bus = true;
+	if (rc == 0)
+		rc = bus_up(b, p0, err, errlen);
+	if (rc == 0)
 		rc = bc_init(b, &p, err, errlen);
-	}
 	if (rc) {
 		bc_destroy(&b->base);
 		return rc;
 	}
 	*out = &b->base;
 	return 0;
+}
+
+static int bc_create(struct timebase **out, const struct tb_params *p0, char *err, size_t errlen)
+{
+	return bc_create_on(out, &tb_bc635_ops, card_bus, p0, err, errlen);
+}
+
+static int bc_sim_create(struct timebase **out, const struct tb_params *p0, char *err,
+			 size_t errlen)
+{
+	return bc_create_on(out, &tb_bc635_sim_ops, sim_bus, p0, err, errlen);
 }
 
 /* the card's own settings (bc635-sim has none) */
