@@ -107,10 +107,7 @@ void router_free(struct router *r)
 {
 	if (!r)
 		return;
-	if (r->lpm4)
-		rte_lpm_free(r->lpm4);
-	if (r->lpm6)
-		rte_lpm6_free(r->lpm6);
+	router_drop_lookup(r);
 	free(r->nb);
 	free(r->rt);
 	free(r->local);
@@ -233,6 +230,22 @@ static struct rt_entry *new_route(struct router *r, int family, const uint8_t *p
 	return e;
 }
 
+/* A neighbour or an address of ours appended to v (n of cap): NULL out of
+ * memory. */
+static struct neigh *push_neigh(struct neigh **v, size_t *n, size_t *cap, uint32_t port, int family,
+				const uint8_t *addr, uint8_t origin)
+{
+	if (grow((void **)v, cap, *n + 1, sizeof(**v)))
+		return NULL;
+	struct neigh *e = &(*v)[(*n)++];
+	memset(e, 0, sizeof(*e));
+	e->family = (uint8_t)family;
+	e->origin = origin;
+	memcpy(e->addr, addr, alen(family));
+	e->port = port;
+	return e;
+}
+
 int router_add_address(struct router *r, uint32_t port, int family, const uint8_t *addr,
 		       unsigned len, char *err, size_t errlen)
 {
@@ -240,30 +253,21 @@ int router_add_address(struct router *r, uint32_t port, int family, const uint8_
 		snprintf(err, errlen, "address given twice");
 		return -1;
 	}
-	if (grow((void **)&r->local, &r->local_cap, r->nlocal + 1, sizeof(*r->local)) ||
-	    !new_route(r, family, addr, len, port, RT_CONNECTED, ROUTE_ORIGIN_STATIC)) {
+	if (!new_route(r, family, addr, len, port, RT_CONNECTED, ROUTE_ORIGIN_STATIC) ||
+	    !push_neigh(&r->local, &r->nlocal, &r->local_cap, port, family, addr,
+			ROUTE_ORIGIN_STATIC)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	struct neigh *l = &r->local[r->nlocal++];
-	memset(l, 0, sizeof(*l));
-	l->family = (uint8_t)family;
-	memcpy(l->addr, addr, alen(family));
-	l->port = port;
 	return 0;
 }
 
 static int add_neigh(struct router *r, uint32_t port, int family, const uint8_t *addr,
 		     const uint8_t mac[6], uint8_t origin)
 {
-	if (grow((void **)&r->nb, &r->nb_cap, r->nnb + 1, sizeof(*r->nb)))
+	struct neigh *n = push_neigh(&r->nb, &r->nnb, &r->nb_cap, port, family, addr, origin);
+	if (!n)
 		return -1;
-	struct neigh *n = &r->nb[r->nnb++];
-	memset(n, 0, sizeof(*n));
-	n->family = (uint8_t)family;
-	n->origin = origin;
-	memcpy(n->addr, addr, alen(family));
-	n->port = port;
 	memcpy(n->mac, mac, 6);
 	return 0;
 }
@@ -699,15 +703,10 @@ int router_add_kernel_address(struct router *r, uint32_t port, int family, const
 {
 	if (find_neigh(r->local, r->nlocal, family, addr))
 		return 1;
-	if (grow((void **)&r->local, &r->local_cap, r->nlocal + 1, sizeof(*r->local)))
-		return -1;
-	struct neigh *l = &r->local[r->nlocal++];
-	memset(l, 0, sizeof(*l));
-	l->family = (uint8_t)family;
-	l->origin = ROUTE_ORIGIN_KERNEL;
-	memcpy(l->addr, addr, alen(family));
-	l->port = port;
-	return 0;
+	return push_neigh(&r->local, &r->nlocal, &r->local_cap, port, family, addr,
+			  ROUTE_ORIGIN_KERNEL)
+		       ? 0
+		       : -1;
 }
 
 const char *route_origin_name(int origin)
