@@ -528,51 +528,81 @@ static int load(const struct tdpctl_global *g, int argc, char **argv)
 	return rc;
 }
 
+/* A live command's reply in words */
+static void show_reply(const char *wire, json_t *r, bool source)
+{
+	static const struct {
+		const char *wire;
+		void (*show)(json_t *r);
+	} views[] = {
+		{"status", show_status}, {"ports", show_ports},		  {"flows", show_flows},
+		{"routes", show_routes}, {"neighbours", show_neighbours}, {"sync", show_sync},
+		{"stats", show_stats},
+	};
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++)
+		if (!strcmp(wire, views[i].wire)) {
+			views[i].show(r);
+			return;
+		}
+	if (!strcmp(wire, "log-level"))
+		printf("%s\n", S(r, "level"));
+	else if (!strcmp(wire, "schedule-active"))
+		show_active(r, source);
+}
+
+/* schedule active [--source]: 0, or the usage said */
+static int active_args(int argc, char **argv, json_t *args, bool *source)
+{
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--source")) {
+			fprintf(stderr, "tdpctl: schedule active: unknown argument '%s'\n",
+				argv[i]);
+			return TDPCTL_EXIT_USAGE;
+		}
+		*source = true;
+	}
+	if (*source)
+		json_object_set_new(args, "source", json_true());
+	return 0;
+}
+
+/* any other live command's arguments: stats --prometheus, log-level LEVEL
+ * (a change); 0, or the usage said */
+static int live_args(int argc, char **argv, json_t *args, bool *prom, bool *change)
+{
+	const char *cmd = argv[0];
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(cmd, "stats") && !strcmp(argv[i], "--prometheus")) {
+			*prom = true;
+		} else if (!strcmp(cmd, "log-level") && i == 1 && argv[i][0] != '-') {
+			json_object_set_new(args, "level", json_string(argv[i]));
+			*change = true;
+		} else {
+			fprintf(stderr, "tdpctl: %s: unexpected argument '%s' (tdpctl --help)\n",
+				cmd, argv[i]);
+			return TDPCTL_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
 int tdpctl_live(const struct tdpctl_global *g, int argc, char **argv)
 {
 	const char *cmd = argv[0];
-	char wire[32];
+	bool schedule = !strcmp(cmd, "schedule");
+	if (schedule && argc >= 2 && !strcmp(argv[1], "load"))
+		return load(g, argc - 1, argv + 1);
+	if (schedule && argc >= 2 && !strcmp(argv[1], "cancel"))
+		return cancel(g, argc - 1);
+	const char *wire = schedule ? "schedule-active" : cmd;
 	bool change = false, prom = false, source = false;
 	json_t *args = json_object();
-	if (!strcmp(cmd, "schedule")) {
-		if (argc >= 2 && !strcmp(argv[1], "load")) {
-			json_decref(args);
-			return load(g, argc - 1, argv + 1);
-		}
-		if (argc >= 2 && !strcmp(argv[1], "cancel")) {
-			json_decref(args);
-			return cancel(g, argc - 1);
-		}
-		snprintf(wire, sizeof(wire), "schedule-active");
-		for (int i = 2; i < argc; i++)
-			if (!strcmp(argv[i], "--source"))
-				source = true;
-			else {
-				fprintf(stderr, "tdpctl: schedule active: unknown argument '%s'\n",
-					argv[i]);
-				json_decref(args);
-				return TDPCTL_EXIT_USAGE;
-			}
-		if (source)
-			json_object_set_new(args, "source", json_true());
-	} else {
-		snprintf(wire, sizeof(wire), "%s", cmd);
-		for (int i = 1; i < argc; i++) {
-			if (!strcmp(cmd, "stats") && !strcmp(argv[i], "--prometheus")) {
-				prom = true;
-			} else if (!strcmp(cmd, "log-level") && i == 1 && argv[i][0] != '-') {
-				json_object_set_new(args, "level", json_string(argv[i]));
-				change = true;
-			} else {
-				fprintf(stderr,
-					"tdpctl: %s: unexpected argument '%s' (tdpctl --help)\n",
-					cmd, argv[i]);
-				json_decref(args);
-				return TDPCTL_EXIT_USAGE;
-			}
-		}
+	int rc = schedule ? active_args(argc, argv, args, &source)
+			  : live_args(argc, argv, args, &prom, &change);
+	if (rc) {
+		json_decref(args);
+		return rc;
 	}
-	int rc;
 	json_t *o = call(g, pick_socket(g, change), wire, args, -1, &rc);
 	if (!o)
 		return rc;
@@ -584,24 +614,8 @@ int tdpctl_live(const struct tdpctl_global *g, int argc, char **argv)
 	} else if (g->json) {
 		json_dumpf(r, stdout, JSON_INDENT(2));
 		putchar('\n');
-	} else if (!strcmp(wire, "status")) {
-		show_status(r);
-	} else if (!strcmp(wire, "ports")) {
-		show_ports(r);
-	} else if (!strcmp(wire, "flows")) {
-		show_flows(r);
-	} else if (!strcmp(wire, "routes")) {
-		show_routes(r);
-	} else if (!strcmp(wire, "neighbours")) {
-		show_neighbours(r);
-	} else if (!strcmp(wire, "sync")) {
-		show_sync(r);
-	} else if (!strcmp(wire, "stats")) {
-		show_stats(r);
-	} else if (!strcmp(wire, "log-level")) {
-		printf("%s\n", S(r, "level"));
-	} else if (!strcmp(wire, "schedule-active")) {
-		show_active(r, source);
+	} else {
+		show_reply(wire, r, source);
 	}
 	json_decref(o);
 	return rc;
