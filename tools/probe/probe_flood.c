@@ -175,31 +175,23 @@ int probe_cmd_flood(int argc, char **argv)
 		{.name = NULL},
 	};
 #undef FO
-	int bad = probe_opts_parse(opts, &o, argc, argv);
-	if (bad == 1) {
-		flood_usage(stdout);
+	int bad = probe_cmd_args(opts, &o, argc, argv, "flood", flood_usage, false);
+	if (bad == 1)
 		return 0;
-	}
-	bad = bad != 0;
 	/* --rate: a rate, or line for the link's */
 	uint64_t rate = 100000000;
 	bool line = o.rate_s && !strcmp(o.rate_s, "line");
 	if (o.rate_s && !line)
 		bad |= probe_opt_rate("--rate", o.rate_s, &rate) != 0;
-	if (!bad && !o.ifname == !o.dpdk) {
-		fprintf(stderr, "tdp-probe: flood: give one of -i IF or --dpdk DEV\n");
-		bad = 1;
-	}
+	if (!bad && !o.ifname == !o.dpdk)
+		bad = probe_cmd_bad("flood", "give one of -i IF or --dpdk DEV");
 	if (!bad && o.a.family == 6 && !o.have_src) {
 		memset(o.a.src, 0, 16);
 		o.a.src[0] = 0xfe, o.a.src[1] = 0x80, o.a.src[15] = 1;
 		o.sfam = 6;
 	}
-	if (!bad && o.sfam != o.a.family) {
-		fprintf(stderr,
-			"tdp-probe: flood: --src and --dst are of different address families\n");
-		bad = 1;
-	}
+	if (!bad && o.sfam != o.a.family)
+		bad = probe_cmd_bad("flood", "--src and --dst are of different address families");
 	struct flood_sizes fs = {0};
 	if (!bad && flood_sizes(o.sizes, o.a.family, &fs))
 		bad = 1;

@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,4 +254,30 @@ int64_t probe_realtime_offset(const struct hostclock *clk)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	int64_t d = hostclock_now(clk).ns - ((int64_t)ts.tv_sec * TDP_NS_PER_S + ts.tv_nsec);
 	return (d >= 0 ? d + TDP_NS_PER_S / 2 : d - TDP_NS_PER_S / 2) / TDP_NS_PER_S * TDP_NS_PER_S;
+}
+
+int probe_cmd_args(const struct probe_opt *t, void *base, int argc, char **argv, const char *cmd,
+		   void (*usage)(FILE *), bool operands)
+{
+	int rc = probe_opts_parse(t, base, argc, argv);
+	if (rc == 1) {
+		usage(stdout);
+		return 1;
+	}
+	if (rc)
+		return -1;
+	if (!operands && optind < argc)
+		return -probe_cmd_bad(cmd, "unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+int probe_cmd_bad(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "tdp-probe: %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	return 1;
 }

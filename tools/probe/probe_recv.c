@@ -177,20 +177,11 @@ static int recv_args(int argc, char **argv, struct recv_opts *o, struct probe_rx
 		{.name = NULL},
 	};
 #undef RO
-	int bad = probe_opts_parse(opts, o, argc, argv);
-	if (bad == 1) {
-		recv_usage(stdout);
+	int bad = probe_cmd_args(opts, o, argc, argv, "recv", recv_usage, false);
+	if (bad == 1)
 		return 0;
-	}
-	bad = bad != 0;
-	if (!bad && optind < argc) {
-		fprintf(stderr, "tdp-probe: recv: unexpected argument '%s'\n", argv[optind]);
-		bad = 1;
-	}
-	if (!bad && !o->ifname) {
-		fprintf(stderr, "tdp-probe: recv: give the interface with -i IF\n");
-		bad = 1;
-	}
+	if (!bad && !o->ifname)
+		bad = probe_cmd_bad("recv", "give the interface with -i IF");
 	if (!bad && probe_acct_init(rx, &o->acct))
 		bad = 1;
 	if (bad) {

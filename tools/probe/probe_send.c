@@ -353,33 +353,18 @@ static int send_args(struct send_opts *o, int argc, char **argv)
 	};
 #undef SO
 #undef SEEN
-	int bad = probe_opts_parse(opts, o, argc, argv);
-	if (bad == 1) {
-		send_usage(stdout);
+	int bad = probe_cmd_args(opts, o, argc, argv, "send", send_usage, false);
+	if (bad == 1)
 		return 1;
-	}
-	bad = bad != 0;
-	if (!bad && optind < argc) {
-		fprintf(stderr, "tdp-probe: send: unexpected argument '%s'\n", argv[optind]);
-		bad = 1;
-	}
-	if (!bad && !o->ifname == !o->dpdk) {
-		fprintf(stderr, "tdp-probe: send: give one of -i IF or --dpdk DEV\n");
-		bad = 1;
-	}
-	if (!bad && !o->table == !o->tf_ns) {
-		fprintf(stderr, "tdp-probe: send: give --table with --flow, or --tf\n");
-		bad = 1;
-	}
-	if (!bad && o->table && !o->flow) {
-		fprintf(stderr, "tdp-probe: send: --table needs --flow NAME\n");
-		bad = 1;
-	}
-	if (!bad && o->table && (o->frames || o->k != 1 || o->per_frame != 1)) {
-		fprintf(stderr, "tdp-probe: send: --k, --frames and --per-frame are for use "
-				"without a table\n");
-		bad = 1;
-	}
+	if (!bad && !o->ifname == !o->dpdk)
+		bad = probe_cmd_bad("send", "give one of -i IF or --dpdk DEV");
+	if (!bad && !o->table == !o->tf_ns)
+		bad = probe_cmd_bad("send", "give --table with --flow, or --tf");
+	if (!bad && o->table && !o->flow)
+		bad = probe_cmd_bad("send", "--table needs --flow NAME");
+	if (!bad && o->table && (o->frames || o->k != 1 || o->per_frame != 1))
+		bad = probe_cmd_bad("send",
+				    "--k, --frames and --per-frame are for use without a table");
 	if (bad) {
 		fprintf(stderr, "Try 'tdp-probe send --help'.\n");
 		return -1;

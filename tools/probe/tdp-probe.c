@@ -61,16 +61,11 @@ int probe_cmd_analyze(int argc, char **argv)
 		{.name = NULL},
 	};
 #undef AO
-	int bad = probe_opts_parse(opts, &o, argc, argv);
-	if (bad == 1) {
-		analyze_usage(stdout);
+	int bad = probe_cmd_args(opts, &o, argc, argv, "analyze", analyze_usage, true);
+	if (bad == 1)
 		return 0;
-	}
-	bad = bad != 0;
-	if (!bad && optind != argc - 1) {
-		fprintf(stderr, "tdp-probe: analyze: give one capture file\n");
-		bad = 1;
-	}
+	if (!bad && optind != argc - 1)
+		bad = probe_cmd_bad("analyze", "give one capture file");
 	static struct probe_rx rx;
 	if (!bad && probe_acct_init(&rx, &o.acct))
 		bad = 1;

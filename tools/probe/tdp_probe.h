@@ -63,6 +63,13 @@ struct probe_opt {
  * --help was asked (nothing after it is read), -1 when an option was bad
  * (said on stderr). optind is left at the first operand. */
 int probe_opts_parse(const struct probe_opt *t, void *base, int argc, char **argv);
+/* The same for the subcommand cmd: 1 when --help was asked (usage has
+ * written it to stdout), -1 for a bad option or, unless the subcommand takes
+ * operands, an operand (said), else 0. */
+int probe_cmd_args(const struct probe_opt *t, void *base, int argc, char **argv, const char *cmd,
+		   void (*usage)(FILE *), bool operands);
+/* "tdp-probe: CMD: what is wrong" on stderr; 1, as bad |= takes it */
+__attribute__((format(printf, 2, 3))) int probe_cmd_bad(const char *cmd, const char *fmt, ...);
 
 /* What recv and analyze account probes by, and where they write it: the
  * probes' UDP port, the histograms' bins, range and series, the frame delay,
