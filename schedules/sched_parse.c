@@ -186,28 +186,42 @@ static void header(struct parser *p, enum sched_line_kind kind)
 	}
 }
 
+/* The name of a port or flow line (what), whose usage says what it needs;
+ * NULL with the error said when it has none, a bad one, or have already
+ * reached limit. */
+static struct sched_tok *decl_name(struct parser *p, const char *what, const char *usage,
+				   uint32_t have, uint32_t limit)
+{
+	if (p->ntok < 2) {
+		ERR(p, p->tok[0].col, "'%s' needs %s", what, usage);
+		return NULL;
+	}
+	struct sched_tok *nm = &p->tok[1];
+	if (!sched_name_ok(nm->s, nm->len)) {
+		char why[96];
+		snprintf(why, sizeof(why),
+			 "bad %s name (letters, digits, _ - ., at most 31, starting with a letter)",
+			 what);
+		bad_tok(p, nm, why);
+		return NULL;
+	}
+	if (have >= limit) {
+		ERR(p, nm->col, "too many %ss (limit %u)", what, limit);
+		return NULL;
+	}
+	return nm;
+}
+
 static void port_line(struct parser *p)
 {
 	struct sched_table *t = p->t;
 	const char *why;
 	uint64_t v;
 	bool have_rate = false, have_mf = false, have_oh = false;
-
-	if (p->ntok < 2) {
-		ERR(p, p->tok[0].col, "'port' needs a name and a rate: port NAME rate 1Gbit/s");
+	struct sched_tok *nm = decl_name(p, "port", "a name and a rate: port NAME rate 1Gbit/s",
+					 t->nports, SCHED_MAX_PORTS);
+	if (!nm)
 		return;
-	}
-	struct sched_tok *nm = &p->tok[1];
-	if (!sched_name_ok(nm->s, nm->len)) {
-		bad_tok(p, nm,
-			"bad port name (letters, digits, _ - ., at most 31, starting with a "
-			"letter)");
-		return;
-	}
-	if (t->nports >= SCHED_MAX_PORTS) {
-		ERR(p, nm->col, "too many ports (limit %d)", SCHED_MAX_PORTS);
-		return;
-	}
 	struct sched_port pt = {.max_frame = 1514, .overhead = 24, .line = p->line};
 	memcpy(pt.name, nm->s, nm->len);
 	for (uint32_t i = 2; i < p->ntok; i += 2) {
@@ -390,22 +404,10 @@ static int flow_whole(struct parser *p, const struct flow_build *b, uint32_t col
 static void flow_line(struct parser *p)
 {
 	struct sched_table *t = p->t;
-
-	if (p->ntok < 2) {
-		ERR(p, p->tok[0].col, "'flow' needs a name: flow NAME port P size N MATCH...");
+	struct sched_tok *nm = decl_name(p, "flow", "a name: flow NAME port P size N MATCH...",
+					 t->nflows, SCHED_MAX_FLOWS);
+	if (!nm)
 		return;
-	}
-	struct sched_tok *nm = &p->tok[1];
-	if (!sched_name_ok(nm->s, nm->len)) {
-		bad_tok(p, nm,
-			"bad flow name (letters, digits, _ - ., at most 31, starting with a "
-			"letter)");
-		return;
-	}
-	if (t->nflows >= SCHED_MAX_FLOWS) {
-		ERR(p, nm->col, "too many flows (limit %d)", SCHED_MAX_FLOWS);
-		return;
-	}
 	struct flow_build b = {.f = {.line = p->line}};
 	memcpy(b.f.name, nm->s, nm->len);
 	for (uint32_t i = 2; i < p->ntok;)

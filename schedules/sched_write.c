@@ -47,36 +47,29 @@ void sched_render_rule(const struct sched_table *t, const struct sched_span *sp,
 		sched_buf_printf(b, "%s %s %u", i ? "," : "", t->flows[e[i].flow].name, e[i].n);
 }
 
+/* a header line whose value is a time: WORD TIME */
+static void time_line(struct sched_buf *b, const char *word, uint64_t ns)
+{
+	char v[32];
+	sched_fmt_time(ns, v, sizeof(v));
+	sched_buf_printf(b, "%s %s", word, v);
+}
+
 static void render_header(const struct sched_table *t, enum sched_line_kind kind,
 			  struct sched_buf *b)
 {
-	char v[32];
-	switch (kind) {
-	case SCHED_L_VERSION:
+	if (kind == SCHED_L_VERSION)
 		sched_buf_printf(b, "tdp-schedule %u", t->version);
-		break;
-	case SCHED_L_TF:
-		sched_fmt_time(t->tf_ns, v, sizeof(v));
-		sched_buf_printf(b, "tf %s", v);
-		break;
-	case SCHED_L_K:
+	else if (kind == SCHED_L_K)
 		sched_buf_printf(b, "k %u", t->k);
-		break;
-	case SCHED_L_EPOCH:
-		sched_fmt_time(t->epoch_ns, v, sizeof(v));
-		sched_buf_printf(b, "epoch %s", v);
-		break;
-	case SCHED_L_GUARD:
-		sched_fmt_time(t->guard_ns, v, sizeof(v));
-		sched_buf_printf(b, "guard %s", v);
-		break;
-	case SCHED_L_SYNC:
-		sched_fmt_time(t->sync_err_ns, v, sizeof(v));
-		sched_buf_printf(b, "sync-error %s", v);
-		break;
-	default:
-		break;
-	}
+	else if (kind == SCHED_L_TF)
+		time_line(b, "tf", t->tf_ns);
+	else if (kind == SCHED_L_EPOCH)
+		time_line(b, "epoch", t->epoch_ns);
+	else if (kind == SCHED_L_GUARD)
+		time_line(b, "guard", t->guard_ns);
+	else if (kind == SCHED_L_SYNC)
+		time_line(b, "sync-error", t->sync_err_ns);
 }
 
 int sched_frames_by_row(const struct sched_table *t, uint32_t **offp, uint32_t **frp)
