@@ -19,23 +19,13 @@ static const char *const palette[] = {
 
 static void xml_text(FILE *out, const char *s)
 {
+	static const char *const ent[256] = {
+		['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;", ['"'] = "&quot;"};
 	for (; *s; s++)
-		switch (*s) {
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		default:
+		if (ent[(unsigned char)*s])
+			fputs(ent[(unsigned char)*s], out);
+		else
 			fputc(*s, out);
-		}
 }
 
 /* 1, 2, 5, 10, 20, 50, ... */

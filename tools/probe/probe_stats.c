@@ -33,14 +33,20 @@ void lhist_free(struct lhist *h)
 	h->bin = NULL;
 }
 
+/* v counted in the least and greatest seen */
+static void span_add(int64_t v, int64_t *lo, int64_t *hi)
+{
+	if (v < *lo)
+		*lo = v;
+	if (v > *hi)
+		*hi = v;
+}
+
 void lhist_add(struct lhist *h, int64_t v)
 {
 	h->count++;
 	h->sum += (double)v;
-	if (v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
+	span_add(v, &h->min, &h->max);
 	if (v < 0) {
 		h->under++;
 		return;
@@ -245,17 +251,11 @@ static void series_add(struct probe_flow *f, int64_t t, int64_t lat, int64_t ipt
 	}
 	k->n++;
 	k->lat_sum += (double)lat;
-	if (lat < k->lat_min)
-		k->lat_min = lat;
-	if (lat > k->lat_max)
-		k->lat_max = lat;
+	span_add(lat, &k->lat_min, &k->lat_max);
 	if (have_ipt) {
 		k->nipt++;
 		k->ipt_sum += (double)ipt;
-		if (ipt < k->ipt_min)
-			k->ipt_min = ipt;
-		if (ipt > k->ipt_max)
-			k->ipt_max = ipt;
+		span_add(ipt, &k->ipt_min, &k->ipt_max);
 	}
 	if (b + 1 > f->nseries)
 		f->nseries = (uint32_t)b + 1;
