@@ -45,6 +45,9 @@ json_t *tdpctl_call(const struct tdpctl_global *g, bool change, const char *cmd,
 		    int fd, int *rc);
 json_t *tdpctl_text_result(const struct tdpctl_global *g, json_t *o, int rc);
 int tdpctl_at_option(const char *v, json_t *args);
+/* An argument of `tdpctl schedule CMD FILE [OPTIONS]` that is none of CMD's
+ * options: the table's file, once. 0, or TDPCTL_EXIT_USAGE said. */
+int tdpctl_file_arg(const char *cmd, const char *arg, const char **file);
 /* a change that passes a table: FILE ("-": standard input) opened and its
  * descriptor sent with cmd, args' name set to name (NULL: FILE); args are
  * consumed */

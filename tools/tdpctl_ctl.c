@@ -501,14 +501,7 @@ static int load(const struct tdpctl_global *g, int argc, char **argv)
 			next = true;
 		} else if (!strcmp(argv[i], "--no-wait")) {
 			json_object_set_new(args, "wait", json_false());
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "tdpctl: schedule load: unknown option '%s'\n", argv[i]);
-			json_decref(args);
-			return TDPCTL_EXIT_USAGE;
-		} else if (!file) {
-			file = argv[i];
-		} else {
-			fprintf(stderr, "tdpctl: schedule load takes one file\n");
+		} else if (tdpctl_file_arg("load", argv[i], &file)) {
 			json_decref(args);
 			return TDPCTL_EXIT_USAGE;
 		}
@@ -646,6 +639,20 @@ json_t *tdpctl_call(const struct tdpctl_global *g, bool change, const char *cmd,
 json_t *tdpctl_text_result(const struct tdpctl_global *g, json_t *o, int rc)
 {
 	return text_result(g, o, rc);
+}
+
+int tdpctl_file_arg(const char *cmd, const char *arg, const char **file)
+{
+	if (arg[0] == '-' && arg[1]) {
+		fprintf(stderr, "tdpctl: schedule %s: unknown option '%s'\n", cmd, arg);
+		return TDPCTL_EXIT_USAGE;
+	}
+	if (*file) {
+		fprintf(stderr, "tdpctl: schedule %s takes one file\n", cmd);
+		return TDPCTL_EXIT_USAGE;
+	}
+	*file = arg;
+	return 0;
 }
 
 int tdpctl_at_option(const char *v, json_t *args)

@@ -237,6 +237,20 @@ static int peak(const struct sched_table *t, double *util)
 	return best;
 }
 
+/* The options of a subcommand (allowed, as parse_opts takes them) and its
+ * operands: exactly n of them, or at least one when n is -1; else its usage
+ * said. 0, or TDPCTL_EXIT_USAGE. */
+static int sub_args(int argc, char **argv, const char *allowed, struct opts *o, int n,
+		    const char *usage)
+{
+	if (parse_opts(argc, argv, allowed, o))
+		return TDPCTL_EXIT_USAGE;
+	if (n < 0 ? optind < argc : optind + n == argc)
+		return 0;
+	fprintf(stderr, "usage: tdpctl schedule %s\n", usage);
+	return TDPCTL_EXIT_USAGE;
+}
+
 /* ---- check ---------------------------------------------------------------- */
 
 static void json_diags(const struct sched_diags *d)
@@ -256,12 +270,8 @@ static int cmd_check(int argc, char **argv)
 {
 	struct opts o;
 	int bad = 0;
-	if (parse_opts(argc, argv, "json quiet", &o))
+	if (sub_args(argc, argv, "json quiet", &o, -1, "check [--json] [-q] FILE..."))
 		return TDPCTL_EXIT_USAGE;
-	if (optind >= argc) {
-		fprintf(stderr, "usage: tdpctl schedule check [--json] [-q] FILE...\n");
-		return TDPCTL_EXIT_USAGE;
-	}
 	if (o.json)
 		fputs("[", stdout);
 	for (int i = optind; i < argc; i++) {
@@ -409,12 +419,9 @@ static int cmd_show(int argc, char **argv, bool json_verb)
 {
 	struct opts o;
 	int rc = 0;
-	if (parse_opts(argc, argv, json_verb ? "" : "json svg rows", &o))
+	if (sub_args(argc, argv, json_verb ? "" : "json svg rows", &o, 1,
+		     json_verb ? "json FILE" : "show [--json] [--svg FILE] [--rows N] FILE"))
 		return TDPCTL_EXIT_USAGE;
-	if (optind + 1 != argc) {
-		fprintf(stderr, "usage: tdpctl schedule %s FILE\n", argv[0]);
-		return TDPCTL_EXIT_USAGE;
-	}
 	const char *path = argv[optind];
 	int fail;
 	struct sched_table *t = load(path, &fail);
@@ -573,12 +580,8 @@ out:
 static int cmd_fmt(int argc, char **argv)
 {
 	struct opts o;
-	if (parse_opts(argc, argv, "in-place compact", &o))
+	if (sub_args(argc, argv, "in-place compact", &o, 1, "fmt [-i] [--compact] FILE"))
 		return TDPCTL_EXIT_USAGE;
-	if (optind + 1 != argc) {
-		fprintf(stderr, "usage: tdpctl schedule fmt [-i] [--compact] FILE\n");
-		return TDPCTL_EXIT_USAGE;
-	}
 	const char *path = argv[optind];
 	int fail;
 	struct sched_table *t = load(path, &fail), *back = NULL;
@@ -630,12 +633,8 @@ out:
 static int cmd_diff(int argc, char **argv)
 {
 	struct opts o;
-	if (parse_opts(argc, argv, "json", &o))
+	if (sub_args(argc, argv, "json", &o, 2, "diff [--json] OLD NEW"))
 		return TDPCTL_EXIT_USAGE;
-	if (optind + 2 != argc) {
-		fprintf(stderr, "usage: tdpctl schedule diff [--json] OLD NEW\n");
-		return TDPCTL_EXIT_USAGE;
-	}
 	/* 1 means "they differ" here: a table that cannot be read or is
 	 * invalid is 2 either way */
 	int fail;

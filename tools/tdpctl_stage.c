@@ -60,15 +60,9 @@ static int stage(const struct tdpctl_global *g, int argc, char **argv)
 			}
 			json_object_set_new(args, "ttl_ms",
 					    json_integer((json_int_t)(s * 1000 + 0.5)));
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "tdpctl: schedule stage: unknown option '%s'\n", argv[i]);
+		} else if (tdpctl_file_arg("stage", argv[i], &file)) {
 			json_decref(args);
 			return TDPCTL_EXIT_USAGE;
-		} else if (!file) {
-			file = argv[i];
-		} else {
-			json_decref(args);
-			return usage_err("tdpctl: schedule stage takes one file");
 		}
 	}
 	if (!file) {
