@@ -372,6 +372,13 @@ static void json_match(FILE *out, const struct sched_match *m)
 	fputc('}', out);
 }
 
+/* the i-th object of a JSON array opened with its name */
+static void named(FILE *out, uint32_t i, const char *name)
+{
+	fputs(i ? ",{\"name\":" : "{\"name\":", out);
+	sched_json_str(out, name);
+}
+
 int sched_write_json(const struct sched_table *t, FILE *out)
 {
 	struct sched_port_summary *ps = calloc(t->nports + 1, sizeof(*ps));
@@ -396,8 +403,7 @@ int sched_write_json(const struct sched_table *t, FILE *out)
 	for (uint32_t i = 0; i < t->nports; i++) {
 		const struct sched_port *p = &t->ports[i];
 		const struct sched_port_summary *s = &ps[i];
-		fprintf(out, "%s{\"name\":", i ? "," : "");
-		sched_json_str(out, p->name);
+		named(out, i, p->name);
 		fprintf(out,
 			",\"rate_bps\":%llu,\"max_frame\":%u,\"overhead\":%u,\"capacity_bits\":%"
 			"llu,"
@@ -411,8 +417,7 @@ int sched_write_json(const struct sched_table *t, FILE *out)
 	for (uint32_t i = 0; i < t->nflows; i++) {
 		const struct sched_flow *f = &t->flows[i];
 		const struct sched_flow_summary *s = &fs[i];
-		fprintf(out, "%s{\"name\":", i ? "," : "");
-		sched_json_str(out, f->name);
+		named(out, i, f->name);
 		fputs(",\"port\":", out);
 		sched_json_str(out, t->ports[f->port].name);
 		fprintf(out, ",\"size\":%u,", f->size);

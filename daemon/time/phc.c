@@ -100,9 +100,7 @@ static int offset_by(struct phc *p, enum phc_method m, int64_t *off, int64_t *de
 		return 0;
 	}
 	if (m == PHC_OFF_EXTENDED) {
-		struct ptp_sys_offset_extended x;
-		memset(&x, 0, sizeof(x));
-		x.n_samples = 5;
+		struct ptp_sys_offset_extended x = {.n_samples = 5};
 		if ((rc = io->ioctl(io->ctx, p->fd, PTP_SYS_OFFSET_EXTENDED, &x)))
 			return rc;
 		int64_t best = INT64_MAX;
@@ -111,9 +109,7 @@ static int offset_by(struct phc *p, enum phc_method m, int64_t *off, int64_t *de
 				off);
 		return best_delay(best, delay);
 	}
-	struct ptp_sys_offset x;
-	memset(&x, 0, sizeof(x));
-	x.n_samples = 5;
+	struct ptp_sys_offset x = {.n_samples = 5};
 	if ((rc = io->ioctl(io->ctx, p->fd, PTP_SYS_OFFSET, &x)))
 		return rc;
 	int64_t best = INT64_MAX;
