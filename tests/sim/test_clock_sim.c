@@ -14,6 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
@@ -325,12 +327,6 @@ static void tick_driven_frames(void **state)
 
 /* ---- table swap -------------------------------------------------------- */
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(step_forward_skips),  cmocka_unit_test(step_back_repeats_no_row),
-		cmocka_unit_test(drift_keeps_frames),  cmocka_unit_test(sync_actions),
-		cmocka_unit_test(sync_budget_actions), cmocka_unit_test(tick_driven_frames),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(step_forward_skips), cmocka_unit_test(step_back_repeats_no_row),
+	      cmocka_unit_test(drift_keeps_frames), cmocka_unit_test(sync_actions),
+	      cmocka_unit_test(sync_budget_actions), cmocka_unit_test(tick_driven_frames))

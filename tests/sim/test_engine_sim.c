@@ -14,6 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
@@ -273,15 +275,8 @@ static void best_effort_too_big_and_held(void **state)
  * that each reserved packet leaves in a frame its flow owns, in order, and that
  * no frame index is pushed twice. Returns the last frame pushed. */
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_packet_in_its_frame),
-		cmocka_unit_test(late_frame_dropped),
-		cmocka_unit_test(late_frame_carried),
-		cmocka_unit_test(late_on_the_port_within_the_frame),
-		cmocka_unit_test(skipped_frames_accounted),
-		cmocka_unit_test(best_effort_too_big_and_held),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(every_packet_in_its_frame), cmocka_unit_test(late_frame_dropped),
+	      cmocka_unit_test(late_frame_carried),
+	      cmocka_unit_test(late_on_the_port_within_the_frame),
+	      cmocka_unit_test(skipped_frames_accounted),
+	      cmocka_unit_test(best_effort_too_big_and_held))

@@ -23,6 +23,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -513,16 +515,9 @@ static void lead_out_of_range_refused(void **state)
 	sched_free(t);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(reserved_leave_at_their_launch_time),
-		cmocka_unit_test(late_hand_over_is_pushed_at_the_boundary),
-		cmocka_unit_test(map_not_ready_pushes_by_cpu),
-		cmocka_unit_test(what_launch_time_changes),
-		cmocka_unit_test(stamp_says_launch_time),
-		cmocka_unit_test(map_fitted_from_samples),
-		cmocka_unit_test(lead_out_of_range_refused),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(reserved_leave_at_their_launch_time),
+	      cmocka_unit_test(late_hand_over_is_pushed_at_the_boundary),
+	      cmocka_unit_test(map_not_ready_pushes_by_cpu),
+	      cmocka_unit_test(what_launch_time_changes), cmocka_unit_test(stamp_says_launch_time),
+	      cmocka_unit_test(map_fitted_from_samples),
+	      cmocka_unit_test(lead_out_of_range_refused))

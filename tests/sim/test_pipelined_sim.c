@@ -13,6 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
@@ -161,12 +163,6 @@ static void pipelined_carrying_late_arrivals(void **state)
 	pipelined(LATE_CARRY);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(swap_to_pipelined_keeps_queued),
-		cmocka_unit_test(pipelined_dropping_late_arrivals),
-		cmocka_unit_test(pipelined_carrying_late_arrivals),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(swap_to_pipelined_keeps_queued),
+	      cmocka_unit_test(pipelined_dropping_late_arrivals),
+	      cmocka_unit_test(pipelined_carrying_late_arrivals))

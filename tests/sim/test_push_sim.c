@@ -17,6 +17,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -255,12 +257,5 @@ static void unsent_carried(void **state)
 	unsent_follow_the_late_policy(LATE_CARRY);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(whole_frame_through_a_small_ring),
-		cmocka_unit_test(unsent_dropped),
-		cmocka_unit_test(unsent_carried),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(whole_frame_through_a_small_ring), cmocka_unit_test(unsent_dropped),
+	      cmocka_unit_test(unsent_carried))

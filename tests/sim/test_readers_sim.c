@@ -15,6 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include <jansson.h>
 
 #include "engine.h"
@@ -151,11 +153,5 @@ static void rx_counters_under_their_keys(void **state)
 	json_decref(tj);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(summaries_beside_the_engine),
-		cmocka_unit_test(rx_counters_under_their_keys),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(summaries_beside_the_engine),
+	      cmocka_unit_test(rx_counters_under_their_keys))

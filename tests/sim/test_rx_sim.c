@@ -14,6 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
@@ -687,23 +689,15 @@ static void kernel_routes_swap_in_between_bursts(void **state)
 	rig_down(&r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(reserved_and_best_effort_are_routed),
-		cmocka_unit_test(bad_packets_counted),
-		cmocka_unit_test(frames_for_other_hosts_dropped),
-		cmocka_unit_test(icmp_errors_rate_limited),
-		cmocka_unit_test(host_frames_left_to_the_kernel),
-		cmocka_unit_test(host_frames_through_the_exception_interface),
-		cmocka_unit_test(failed_neighbour_host_unreachable),
-		cmocka_unit_test(kernel_routes_swap_in_between_bursts),
-		cmocka_unit_test(queues_are_bounded),
-		cmocka_unit_test(one_burst_queued_in_order),
-		cmocka_unit_test(rx_poll_reads_ports),
-		cmocka_unit_test(pipelined_due_frames),
-		cmocka_unit_test(many_host_routes_all_taken),
-		cmocka_unit_test(swap_to_pipelined_measures_arrivals),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(reserved_and_best_effort_are_routed),
+	      cmocka_unit_test(bad_packets_counted),
+	      cmocka_unit_test(frames_for_other_hosts_dropped),
+	      cmocka_unit_test(icmp_errors_rate_limited),
+	      cmocka_unit_test(host_frames_left_to_the_kernel),
+	      cmocka_unit_test(host_frames_through_the_exception_interface),
+	      cmocka_unit_test(failed_neighbour_host_unreachable),
+	      cmocka_unit_test(kernel_routes_swap_in_between_bursts),
+	      cmocka_unit_test(queues_are_bounded), cmocka_unit_test(one_burst_queued_in_order),
+	      cmocka_unit_test(rx_poll_reads_ports), cmocka_unit_test(pipelined_due_frames),
+	      cmocka_unit_test(many_host_routes_all_taken),
+	      cmocka_unit_test(swap_to_pipelined_measures_arrivals))

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -305,14 +307,8 @@ static void limits_shared_out_add_up_exactly(void **state)
 		}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(each_core_polls_its_queues_into_its_own_flow_queues),
-		cmocka_unit_test(a_core_hands_what_it_sends_at_once_to_core_0),
-		cmocka_unit_test(limits_shared_out_add_up_exactly),
-		cmocka_unit_test(a_later_packet_on_one_core_does_not_hold_the_other),
-		cmocka_unit_test(two_cores_at_once_lose_nothing_and_keep_their_order),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(each_core_polls_its_queues_into_its_own_flow_queues),
+	      cmocka_unit_test(a_core_hands_what_it_sends_at_once_to_core_0),
+	      cmocka_unit_test(limits_shared_out_add_up_exactly),
+	      cmocka_unit_test(a_later_packet_on_one_core_does_not_hold_the_other),
+	      cmocka_unit_test(two_cores_at_once_lose_nothing_and_keep_their_order))

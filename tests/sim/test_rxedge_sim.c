@@ -15,6 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -315,14 +317,5 @@ static void held_while_resolving(void **state)
 	rig_down(&r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(too_big),
-		cmocka_unit_test(link_down),
-		cmocka_unit_test(moved_route),
-		cmocka_unit_test(multipath),
-		cmocka_unit_test(held_while_resolving),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(too_big), cmocka_unit_test(link_down), cmocka_unit_test(moved_route),
+	      cmocka_unit_test(multipath), cmocka_unit_test(held_while_resolving))

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
@@ -224,13 +226,7 @@ static void flow_route_cache_holds_one_destination_of_one_router(void **state)
 	rig_down(&r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(queue_holds_its_depth_in_order_across_the_wrap),
-		cmocka_unit_test(two_threads_lose_nothing_and_keep_order),
-		cmocka_unit_test(bulk_lookup_answers_as_the_single_one),
-		cmocka_unit_test(flow_route_cache_holds_one_destination_of_one_router),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(queue_holds_its_depth_in_order_across_the_wrap),
+	      cmocka_unit_test(two_threads_lose_nothing_and_keep_order),
+	      cmocka_unit_test(bulk_lookup_answers_as_the_single_one),
+	      cmocka_unit_test(flow_route_cache_holds_one_destination_of_one_router))

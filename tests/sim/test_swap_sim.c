@@ -13,6 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
@@ -330,13 +332,5 @@ static void swap_refused(void **state)
 /* alpha 2: what the upstream node sends in frames 8, 1 and 2 of its cycle
  * goes out here in frames 0, 3 and 4 (two packets each). */
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(swap_at_the_cycle_boundary),
-		cmocka_unit_test(swap_across_a_stall),
-		cmocka_unit_test(swap_to_a_million_frames),
-		cmocka_unit_test(swap_refused),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(swap_at_the_cycle_boundary), cmocka_unit_test(swap_across_a_stall),
+	      cmocka_unit_test(swap_to_a_million_frames), cmocka_unit_test(swap_refused))

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include <jansson.h>
 
 #include "reply_code.h"
@@ -254,12 +256,6 @@ static void loaded_cancelled_and_stopped(void **st)
 	down(&r, &tm);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(staged_then_aborted_then_expired),
-		cmocka_unit_test(committed_and_swapped),
-		cmocka_unit_test(loaded_cancelled_and_stopped),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(staged_then_aborted_then_expired),
+	      cmocka_unit_test(committed_and_swapped),
+	      cmocka_unit_test(loaded_cancelled_and_stopped))

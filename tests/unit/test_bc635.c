@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include "bc635.h"
 #include "bc635_pci.h"
 #include "bc635_regs.h"
@@ -718,21 +720,10 @@ static void now_beside_the_engine(void **st)
 	wb.clk->ops->destroy(wb.clk);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(divider),
-		cmocka_unit_test(command_protocol),
-		cmocka_unit_test(timing_mode_from_the_model),
-		cmocka_unit_test(interrupt_order_and_control),
-		cmocka_unit_test(time_scale_pinned),
-		cmocka_unit_test(edges_restart_each_second),
-		cmocka_unit_test(heartbeat_ticks_for_tfs),
-		cmocka_unit_test(lost_doubled_and_stopped),
-		cmocka_unit_test(flywheel_and_step),
-		cmocka_unit_test(layout_from_the_revision),
-		cmocka_unit_test(second_generation_dpram),
-		cmocka_unit_test(now_beside_the_engine),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(divider), cmocka_unit_test(command_protocol),
+	      cmocka_unit_test(timing_mode_from_the_model),
+	      cmocka_unit_test(interrupt_order_and_control), cmocka_unit_test(time_scale_pinned),
+	      cmocka_unit_test(edges_restart_each_second),
+	      cmocka_unit_test(heartbeat_ticks_for_tfs), cmocka_unit_test(lost_doubled_and_stopped),
+	      cmocka_unit_test(flywheel_and_step), cmocka_unit_test(layout_from_the_revision),
+	      cmocka_unit_test(second_generation_dpram), cmocka_unit_test(now_beside_the_engine))

@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "../tdp_test.h"
 #include <jansson.h>
 
 #include "control.h"
@@ -105,13 +107,7 @@ static void log_level_on_both_sockets(void **st)
 	tdp_log_level = LOG_INFO;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_command_has_its_handler),
-		cmocka_unit_test(refused_before_any_handler),
-		cmocka_unit_test(replies_to_bytes_that_are_not_utf8),
-		cmocka_unit_test(log_level_on_both_sockets),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(every_command_has_its_handler),
+	      cmocka_unit_test(refused_before_any_handler),
+	      cmocka_unit_test(replies_to_bytes_that_are_not_utf8),
+	      cmocka_unit_test(log_level_on_both_sockets))

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include "frame.h"
 #include "hist.h"
 #include "pw.h"
@@ -57,11 +59,4 @@ static void tsc_fit_maps_ticks(void **state)
 	assert_true(t >= 6 * TDP_NS_PER_S - 10001 && t <= 6 * TDP_NS_PER_S - 9999);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(frame_index_and_tfc),
-		cmocka_unit_test(tsc_fit_maps_ticks),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(frame_index_and_tfc), cmocka_unit_test(tsc_fit_maps_ticks))

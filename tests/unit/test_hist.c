@@ -13,6 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include "frame.h"
 #include "hist.h"
 #include "pw.h"
@@ -68,11 +70,5 @@ static void hist_quantiles_and_overflow(void **state)
 	assert_int_equal(hist_quantile(&m, 0.5), hist_quantile(&h, 0.5));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(hist_bins_cover_exactly),
-		cmocka_unit_test(hist_quantiles_and_overflow),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(hist_bins_cover_exactly),
+	      cmocka_unit_test(hist_quantiles_and_overflow))

@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include "hostpath.h"
 #include "hpmode.h"
 #include "portlock.h"
@@ -109,12 +111,6 @@ static void restart_waits_out_an_exiting_holder(void **state)
 	lockfile_release(&l);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(bad_qpairs_are_refused),
-		cmocka_unit_test(guard_waits_out_the_dead_lock),
-		cmocka_unit_test(restart_waits_out_an_exiting_holder),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(bad_qpairs_are_refused),
+	      cmocka_unit_test(guard_waits_out_the_dead_lock),
+	      cmocka_unit_test(restart_waits_out_an_exiting_holder))

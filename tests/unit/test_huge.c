@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include "huge.h"
 
 static struct pmd_huge meminfo(long free_pages, long page_kb)
@@ -75,10 +77,4 @@ static void decisions(void **state)
 	assert_int_equal(h.free_pages, 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(decisions),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(decisions))

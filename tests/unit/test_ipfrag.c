@@ -13,6 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include "ipfrag.h"
 #include "pkt.h"
 #include "pktgen.h"
@@ -134,12 +136,5 @@ static void refused(void **state)
 			 -1); /* IPv6: never */
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(fragments_by_rfc791),
-		cmocka_unit_test(a_fragment_fragmented_again),
-		cmocka_unit_test(refused),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(fragments_by_rfc791), cmocka_unit_test(a_fragment_fragmented_again),
+	      cmocka_unit_test(refused))

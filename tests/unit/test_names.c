@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include "hostpath.h"
 #include "pkt.h"
 #include "route.h"
@@ -63,12 +65,6 @@ static void every_enum_named_and_the_rest_not(void **state)
 	assert_string_equal(rx_drop_name(RXD_MAX), "unknown");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(a_table_holds_its_values_and_no_others),
-		cmocka_unit_test(codes_below_zero_by_their_negation),
-		cmocka_unit_test(every_enum_named_and_the_rest_not),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(a_table_holds_its_values_and_no_others),
+	      cmocka_unit_test(codes_below_zero_by_their_negation),
+	      cmocka_unit_test(every_enum_named_and_the_rest_not))

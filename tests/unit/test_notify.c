@@ -17,6 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include "notify.h"
 
 static int fake(const char *name, bool abstract)
@@ -137,12 +139,5 @@ static void watchdog_fed_only_while_frames_advance(void **state)
 	unlink(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(not_under_systemd),
-		cmocka_unit_test(ready_and_status),
-		cmocka_unit_test(watchdog_fed_only_while_frames_advance),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(not_under_systemd), cmocka_unit_test(ready_and_status),
+	      cmocka_unit_test(watchdog_fed_only_while_frames_advance))

@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include <pcap/pcap.h>
 
 #include "pcapng.h"
@@ -85,11 +87,4 @@ static void layout(void **state)
 	assert_int_equal(pcapng_shb(buf, 20, "x"), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(read_back_by_libpcap),
-		cmocka_unit_test(layout),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(read_back_by_libpcap), cmocka_unit_test(layout))

@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include "frame.h"
 #include "phc.h"
 #include "tb_phc.h"
@@ -331,11 +333,4 @@ static void source_and_tick(void **st)
 	fk.clk = NULL;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(offset_methods),
-		cmocka_unit_test(source_and_tick),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(offset_methods), cmocka_unit_test(source_and_tick))

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include "pkt.h"
 #include "pktgen.h"
 #include "testutil.h"
@@ -389,15 +391,9 @@ static void forward_rewrites_and_keeps_checksum(void **state)
 	assert_int_equal(pkt_forward(b, &pi, src, dst), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(parses_udp_over_ipv4_vlan_mpls_ipv6),
-		cmocka_unit_test(malformed_packets_are_named),
-		cmocka_unit_test(classifies_by_the_tables_matches),
-		cmocka_unit_test(many_flows_each_found),
-		cmocka_unit_test(classifier_agrees_with_the_definition),
-		cmocka_unit_test(forward_rewrites_and_keeps_checksum),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(parses_udp_over_ipv4_vlan_mpls_ipv6),
+	      cmocka_unit_test(malformed_packets_are_named),
+	      cmocka_unit_test(classifies_by_the_tables_matches),
+	      cmocka_unit_test(many_flows_each_found),
+	      cmocka_unit_test(classifier_agrees_with_the_definition),
+	      cmocka_unit_test(forward_rewrites_and_keeps_checksum))

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include "probe_pkt.h"
 #include "probe_stats.h"
 
@@ -502,19 +504,12 @@ static void series_stays_bounded(void **state)
 	probe_rx_free(&r.rx);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(round_trip_ipv4_ipv6_vlan),
-		cmocka_unit_test(checksum_catches_changes),
-		cmocka_unit_test(every_truncation_is_short_or_foreign),
-		cmocka_unit_test(malformed_and_foreign),
-		cmocka_unit_test(lhist_percentiles),
-		cmocka_unit_test(counts_lost_dup_reordered),
-		cmocka_unit_test(late_packets_are_not_wrapped),
-		cmocka_unit_test(others_are_counted_and_ignored),
-		cmocka_unit_test(sequence_wraps_and_old_packets),
-		cmocka_unit_test(series_stays_bounded),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(round_trip_ipv4_ipv6_vlan),
+	      cmocka_unit_test(checksum_catches_changes),
+	      cmocka_unit_test(every_truncation_is_short_or_foreign),
+	      cmocka_unit_test(malformed_and_foreign), cmocka_unit_test(lhist_percentiles),
+	      cmocka_unit_test(counts_lost_dup_reordered),
+	      cmocka_unit_test(late_packets_are_not_wrapped),
+	      cmocka_unit_test(others_are_counted_and_ignored),
+	      cmocka_unit_test(sequence_wraps_and_old_packets),
+	      cmocka_unit_test(series_stays_bounded))

@@ -24,6 +24,8 @@
 
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include "ptp_mgmt.h"
 #include "simptp.h"
 #include "tb_ptp.h"
@@ -622,17 +624,8 @@ static void client_on_simulated_clock(void **st)
 	tb_destroy(sp4.clk);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(codec_round_trip),
-		cmocka_unit_test(codec_rejects),
-		cmocka_unit_test(fuzz_regressions),
-		cmocka_unit_test(parse_from_two_threads),
-		cmocka_unit_test(client_on_simulated_clock),
-		cmocka_unit_test(source_follows_scripted_ptp4l),
-		cmocka_unit_test(disciplined_mode),
-		cmocka_unit_test(no_lock_without_evidence),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(codec_round_trip), cmocka_unit_test(codec_rejects),
+	      cmocka_unit_test(fuzz_regressions), cmocka_unit_test(parse_from_two_threads),
+	      cmocka_unit_test(client_on_simulated_clock),
+	      cmocka_unit_test(source_follows_scripted_ptp4l), cmocka_unit_test(disciplined_mode),
+	      cmocka_unit_test(no_lock_without_evidence))

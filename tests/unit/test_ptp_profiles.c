@@ -18,6 +18,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include "ptp_cfg.h"
 #include "simptp.h"
 #include "tb_ptp.h"
@@ -213,15 +215,8 @@ static void ptp4l_configuration_read(void **st)
 	assert_non_null(strstr(err, "No such file"));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(gptp_transport_specific_found),
-		cmocka_unit_test(gptp_from_ptp4l_configuration),
-		cmocka_unit_test(p2p_peer_delay_is_the_evidence),
-		cmocka_unit_test(boundary_clock_locks_by_its_slave_port),
-		cmocka_unit_test(automotive_static_slave),
-		cmocka_unit_test(ptp4l_configuration_read),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(gptp_transport_specific_found),
+	      cmocka_unit_test(gptp_from_ptp4l_configuration),
+	      cmocka_unit_test(p2p_peer_delay_is_the_evidence),
+	      cmocka_unit_test(boundary_clock_locks_by_its_slave_port),
+	      cmocka_unit_test(automotive_static_slave), cmocka_unit_test(ptp4l_configuration_read))

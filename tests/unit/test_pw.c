@@ -16,6 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include "frame.h"
 #include "hist.h"
 #include "pw.h"
@@ -236,16 +238,8 @@ static void miss_rate_of_each_predictor(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(pw_predicts_max_of_window),
-		cmocka_unit_test(pw_lead_is_capped),
-		cmocka_unit_test(pw_decays_when_it_cannot_sleep),
-		cmocka_unit_test(pw_defers_bookkeeping_near_the_boundary),
-		cmocka_unit_test(pw_spins_below_threshold),
-		cmocka_unit_test(pwq_counts),
-		cmocka_unit_test(miss_rate_of_each_predictor),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(pw_predicts_max_of_window), cmocka_unit_test(pw_lead_is_capped),
+	      cmocka_unit_test(pw_decays_when_it_cannot_sleep),
+	      cmocka_unit_test(pw_defers_bookkeeping_near_the_boundary),
+	      cmocka_unit_test(pw_spins_below_threshold), cmocka_unit_test(pwq_counts),
+	      cmocka_unit_test(miss_rate_of_each_predictor))

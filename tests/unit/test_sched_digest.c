@@ -9,6 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include "tdp_sched.h"
 
 static void digest_of(const void *buf, size_t len, const char *want)
@@ -77,12 +79,6 @@ static void a_tables_digest_is_its_texts(void **st)
 	assert_string_not_equal(a, b);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(the_standards_examples),
-		cmocka_unit_test(lengths_at_the_blocks_edges),
-		cmocka_unit_test(a_tables_digest_is_its_texts),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(the_standards_examples),
+	      cmocka_unit_test(lengths_at_the_blocks_edges),
+	      cmocka_unit_test(a_tables_digest_is_its_texts))

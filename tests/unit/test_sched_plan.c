@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include "sched_plan.h"
 
 static struct plan pl;
@@ -477,22 +479,15 @@ static void long_frame_lists_split(void **st)
 	plan_free(&pl);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(alpha_per_hop_from_the_rule),
-		cmocka_unit_test(shared_link_fills_then_refuses),
-		cmocka_unit_test(bad_topology_is_refused_by_line),
-		cmocka_unit_test(detour_when_the_fewest_routers_have_no_room),
-		cmocka_unit_test(one_next_hop_per_destination),
-		cmocka_unit_test(the_search_is_bounded),
-		cmocka_unit_test(a_refused_flow_holds_no_routes),
-		cmocka_unit_test(refused_on_every_path_names_each),
-		cmocka_unit_test(alpha_raised_where_frames_are_full),
-		cmocka_unit_test(sync_budget_in_alpha_delay_and_guard),
-		cmocka_unit_test(no_sync_bounds_no_sync_lines),
-		cmocka_unit_test(parallel_links_both_used),
-		cmocka_unit_test(long_frame_lists_split),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(alpha_per_hop_from_the_rule),
+	      cmocka_unit_test(shared_link_fills_then_refuses),
+	      cmocka_unit_test(bad_topology_is_refused_by_line),
+	      cmocka_unit_test(detour_when_the_fewest_routers_have_no_room),
+	      cmocka_unit_test(one_next_hop_per_destination),
+	      cmocka_unit_test(the_search_is_bounded),
+	      cmocka_unit_test(a_refused_flow_holds_no_routes),
+	      cmocka_unit_test(refused_on_every_path_names_each),
+	      cmocka_unit_test(alpha_raised_where_frames_are_full),
+	      cmocka_unit_test(sync_budget_in_alpha_delay_and_guard),
+	      cmocka_unit_test(no_sync_bounds_no_sync_lines),
+	      cmocka_unit_test(parallel_links_both_used), cmocka_unit_test(long_frame_lists_split))

@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include "sync.h"
 
 #define MS 1000000LL
@@ -199,16 +201,8 @@ static void force_and_bad_settings(void **st)
 	assert_string_equal(tb_state_name(TB_HOLDOVER), "holdover");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(locks_after_lock_samples),
-		cmocka_unit_test(bad_run_unlocks_outlier_does_not),
-		cmocka_unit_test(fault_holdover_budget),
-		cmocka_unit_test(holdover_relocks),
-		cmocka_unit_test(sample_timeout_is_holdover),
-		cmocka_unit_test(steps_are_counted),
-		cmocka_unit_test(force_and_bad_settings),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(locks_after_lock_samples),
+	      cmocka_unit_test(bad_run_unlocks_outlier_does_not),
+	      cmocka_unit_test(fault_holdover_budget), cmocka_unit_test(holdover_relocks),
+	      cmocka_unit_test(sample_timeout_is_holdover), cmocka_unit_test(steps_are_counted),
+	      cmocka_unit_test(force_and_bad_settings))

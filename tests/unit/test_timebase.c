@@ -16,6 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tdp_test.h"
+
 #include "frame.h"
 #include "hist.h"
 #include "pw.h"
@@ -149,14 +151,8 @@ static void transitions_said_off_the_engine_thread(void **state)
 	tb_destroy(tb);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(sim_timebase_moves_only_when_used),
-		cmocka_unit_test(engine_sample_never_waits),
-		cmocka_unit_test(transitions_said_off_the_engine_thread),
-		cmocka_unit_test(system_timebase_reads_tai),
-		cmocka_unit_test(system_timebase_sync_from_kernel),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TDP_TEST_MAIN(cmocka_unit_test(sim_timebase_moves_only_when_used),
+	      cmocka_unit_test(engine_sample_never_waits),
+	      cmocka_unit_test(transitions_said_off_the_engine_thread),
+	      cmocka_unit_test(system_timebase_reads_tai),
+	      cmocka_unit_test(system_timebase_sync_from_kernel))
