@@ -7,6 +7,8 @@
 #                                  whether X is in cmd's output (with it, grep
 #                                  leaving early kills cmd with SIGPIPE and
 #                                  the pipe fails at random)
+#   tap_workdir                    W: a directory of the test's own, removed
+#                                  when the test ends however it ends
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' <<<"$2"; }
@@ -16,4 +18,8 @@ check() {
 	eval "$2" || r=1
 	[ $pf = 1 ] && set -o pipefail
 	if [ $r = 0 ]; then ok "$1"; else notok "$1" "${3:-}"; fi
+}
+tap_workdir() {
+	W=$(mktemp -d)
+	trap 'rm -rf "$W"' EXIT
 }

@@ -14,8 +14,7 @@
 set -uo pipefail
 CTL=$1
 . "$(dirname "$0")/../tap.sh"
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+tap_workdir
 echo "1..14"
 
 topo() { # topo FILE [control lines...]

@@ -8,8 +8,7 @@
 set -uo pipefail
 CTL=$1
 . "$(dirname "$0")/../tap.sh"
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+tap_workdir
 echo "1..20"
 
 put() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" >"$1"; } # as the kernel's files read back after a write

@@ -11,8 +11,7 @@
 set -uo pipefail
 CTL=$1
 . "$(dirname "$0")/../tap.sh"
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+tap_workdir
 echo "1..15"
 
 topo() { # topo FILE PROC2 [extra lines...]

@@ -7,8 +7,7 @@
 set -uo pipefail
 CTL=$1
 . "$(dirname "$0")/../tap.sh"
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+tap_workdir
 echo "1..22"
 
 hdr() { # a - r1 - b at 1 Gbit/s, TF 1 ms, k 10

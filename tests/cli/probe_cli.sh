@@ -8,9 +8,8 @@
 set -uo pipefail
 PROBE=$1
 SRC=$2
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
 . "$SRC/tests/tap.sh"
+tap_workdir
 # t NAME WANT_RC WANT_TEXT CMD...: exit code and a piece of the output
 t() {
 	local name=$1 rc=$2 want=$3

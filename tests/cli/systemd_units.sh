@@ -12,8 +12,7 @@ if ! command -v systemd-analyze >/dev/null; then
 	exit 0
 fi
 . "$(dirname "$0")/../tap.sh"
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+tap_workdir
 echo "1..10"
 for u in tdpd.service tdpd@.service tdpd-shield.service tdpd-phc2sys@.service; do
 	sed -E "s#^(Exec(Start|Stop)=)[^ ]*/tdpd #\1$B/daemon/tdpd #; s#^(Exec(Start|Stop)=)[^ ]*/tdpctl #\1$B/tools/tdpctl #" \

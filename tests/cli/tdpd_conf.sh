@@ -8,9 +8,8 @@
 set -uo pipefail
 TDPD=$1
 SRC=$2
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
 . "$SRC/tests/tap.sh"
+tap_workdir
 
 cp "$SRC/schedules/examples/demo.tdp" "$W/demo.tdp"
 good() {
