@@ -30,6 +30,14 @@ static tdp_time_t T(int64_t ms)
 }
 
 /* n good samples at 1 s intervals from ms; returns the ms after */
+/* s set up with cfg() at T(0), whose settings it returns */
+static struct sync_cfg fresh(struct sync *s)
+{
+	struct sync_cfg c = cfg();
+	assert_int_equal(sync_init(s, &c, T(0), NULL), 0);
+	return c;
+}
+
 static int64_t feed(struct sync *s, int64_t ms, int n, int64_t off, int64_t err, int *changes)
 {
 	for (int i = 0; i < n; i++, ms += 1000)
@@ -71,8 +79,7 @@ static void bad_run_unlocks_outlier_does_not(void **st)
 {
 	(void)st;
 	struct sync s;
-	struct sync_cfg c = cfg();
-	sync_init(&s, &c, T(0), NULL);
+	fresh(&s);
 	int ch = 0;
 	int64_t ms = feed(&s, 0, 4, 0, 0, &ch);
 	assert_int_equal(s.state, TB_LOCKED);
@@ -93,8 +100,7 @@ static void fault_holdover_budget(void **st)
 {
 	(void)st;
 	struct sync s;
-	struct sync_cfg c = cfg();
-	sync_init(&s, &c, T(0), NULL);
+	fresh(&s);
 	int ch = 0;
 	int64_t ms = feed(&s, 0, 4, 300, 100, &ch);
 	int64_t last = ms - 1000;
@@ -121,8 +127,7 @@ static void holdover_relocks(void **st)
 {
 	(void)st;
 	struct sync s;
-	struct sync_cfg c = cfg();
-	sync_init(&s, &c, T(0), NULL);
+	fresh(&s);
 	int ch = 0;
 	int64_t ms = feed(&s, 0, 4, 0, 0, &ch);
 	sync_fault(&s, T(ms), "lost");
@@ -137,8 +142,7 @@ static void sample_timeout_is_holdover(void **st)
 {
 	(void)st;
 	struct sync s;
-	struct sync_cfg c = cfg();
-	sync_init(&s, &c, T(0), NULL);
+	struct sync_cfg c = fresh(&s);
 	int ch = 0;
 	int64_t ms = feed(&s, 0, 4, 0, 0, &ch);
 	int64_t last = ms - 1000;
@@ -159,8 +163,7 @@ static void steps_are_counted(void **st)
 {
 	(void)st;
 	struct sync s;
-	struct sync_cfg c = cfg();
-	sync_init(&s, &c, T(0), NULL);
+	fresh(&s);
 	int ch = 0;
 	int64_t ms = feed(&s, 0, 4, 1000000, 0, &ch);
 	assert_int_equal(s.steps, 0);
@@ -180,8 +183,7 @@ static void force_and_bad_settings(void **st)
 {
 	(void)st;
 	struct sync s;
-	struct sync_cfg c = cfg();
-	sync_init(&s, &c, T(0), NULL);
+	fresh(&s);
 	assert_true(sync_force(&s, T(1), TB_LOCKED, 0, 2000, "kernel says synchronised"));
 	assert_false(sync_force(&s, T(2), TB_LOCKED, 0, 2000, "still synchronised"));
 	/* the reason is the latest, even without a change of state */
