@@ -33,10 +33,7 @@ for _ in $(seq 100); do [ -f "$W/rcv.ready" ] && break; sleep 0.1; done
 ip netns exec "$NS_SND" "$PROBE" send -i s0 --table "$W/probe.tdp" --flow probe --count 1000 --cpu 0 --prio 0 \
 	--timer nanosleep --dst 10.0.2.2 --src 10.0.1.2 --dst-mac "$MAC_RIN" >"$W/send.out" 2>"$W/send.err"
 wait "$RPID"
-kill -TERM "$TPID"
-wait "$TPID"
-rc=$?
-check "tdpd stops with exit 0" '[ $rc -eq 0 ]' "$(tail -5 "$W/tdpd.err")"
+tdpd_stop_checked
 read -r got lost counted < <(python3 "$SRC/tests/net/losses.py" "$W/rcv.json" 0 probe "$W/sum.json")
 check "probes through, each at a later frame start (L >= TF); every probe lost counted by tdpd ($got received, ${lost:-?} lost, ${counted:-?} counted)" \
 	'[ "$(j "$W/rcv.json" "(f[\"sent\"], f[\"received\"] > 0, f[\"latency\"][\"min\"] >= f[\"tf_ns\"])")" = "(1000, True, True)" ] && [ "$lost" -le "$counted" ] && [ "$counted" -le $((lost + 3)) ]' \

@@ -170,6 +170,15 @@ router_conf() {
 	} >"$file"
 }
 
+# tdpd_stop_checked: SIGTERM to the router's tdpd ($TPID), and the TAP check
+# that it stopped with exit 0 ($W/tdpd.err's tail said when not)
+tdpd_stop_checked() {
+	kill -TERM "$TPID"
+	wait "$TPID"
+	local rc=$?
+	check "tdpd stops with exit 0" "[ $rc -eq 0 ]" "$(tail -5 "$W/tdpd.err")"
+}
+
 # ---- a chain: sender, N routers, receiver ------------------------------------
 #
 #   CH_SND s0 ── in r1 out ── in r2 out ── ... ── in rN out ── r0 CH_RCV

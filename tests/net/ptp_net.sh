@@ -133,10 +133,7 @@ sleep 1
 kill -INT "$SPID"
 wait "$SPID"
 wait "$RPID"
-kill -TERM "$TPID"
-wait "$TPID"
-rc=$?
-check "tdpd stops with exit 0" '[ $rc -eq 0 ]' "$(tail -5 "$W/tdpd.err")"
+tdpd_stop_checked
 read -r got lost counted < <(python3 "$SRC/tests/net/losses.py" "$W/rcv.json" 0 probe "$W/sum.json")
 check "forwarding went on through holdover and unlocked; every probe lost counted by tdpd ($got received, ${lost:-?} lost, ${counted:-?} counted)" \
 	'[ "$(j "$W/rcv.json" "f[\"sent\"] > 1000 and f[\"received\"] > 0")" = True ] && [ "$lost" -le "$counted" ] && [ "$counted" -le $((lost + 3)) ]' \

@@ -92,10 +92,7 @@ ports=$(ip netns exec "$NS_RTR" "$TDPCTL" --socket "$W/tdpd-ro.sock" --json port
 kill -INT "$SPID"
 wait "$SPID"
 wait "$RPID"
-kill -TERM "$TPID"
-wait "$TPID"
-rc=$?
-check "tdpd stops with exit 0" '[ $rc -eq 0 ]' "$(tail -5 "$W/tdpd.err")"
+tdpd_stop_checked
 
 x=$(python3 - "$ports" <<'PY'
 import json, sys

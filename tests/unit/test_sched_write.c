@@ -231,18 +231,10 @@ static void reserve_same_set_edits_that_line(void **state)
 	char *out = edit(t, true, "video", 1, "0-8/2");
 	assert_non_null(out);
 	/* only the video line changes; everything else is byte for byte */
-	const char *want = "# header comment\n"
-			   "tdp-schedule   1\n"
-			   "tf 100000ns   # frame\n"
-			   "k 10\n"
-			   "\n"
-			   "port eth0 rate 1000Mbit/s   # the uplink\n"
-			   "flow voice port eth0 size 200 udp-dport 5004 dscp 46\n"
-			   "flow video port eth0 size 1514 dscp 34\n"
-			   "# rows\n"
-			   "frames 0-9/1: voice 1     # every frame\n"
-			   "frames 0-8/2: video 3\n";
-	assert_string_equal(out, want);
+	size_t len = strlen(commented), tail = strlen("video 2\n");
+	assert_int_equal(strlen(out), len);
+	assert_memory_equal(out, commented, len - tail);
+	assert_string_equal(out + len - tail, "video 3\n");
 	free(out);
 	/* a flow not yet on that line is added to it; the comment stays */
 	out = edit(t, true, "video", 2, "0-9");
