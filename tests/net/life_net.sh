@@ -118,12 +118,16 @@ frr_start "$R3" "${P}3" "$ospf
 full() { frr_vty "${P}1" show ip ospf neighbor | grep -q "^$1 .*Full"; }
 via_r2() { ip -n "$R1" route show 10.7.2.0/24 | grep -q "via 10.7.1.2"; }
 via_r3() { ip -n "$R1" route show 10.7.2.0/24 | grep -q "via 10.7.3.2"; }
-for _ in $(seq 400); do full 10.7.1.2 && full 10.7.3.2 && via_r2 && break; sleep 0.1; done
+# the replies come back through R3 (the receiver's default): its route to
+# the sender's net must be in its kernel too, which OSPF installs a moment
+# after R1 sees both neighbours Full
+back_r3() { ip -n "$R3" route show 10.7.0.0/24 | grep -q "via 10.7.3.1"; }
+for _ in $(seq 400); do full 10.7.1.2 && full 10.7.3.2 && via_r2 && back_r3 && break; sleep 0.1; done
 ip netns exec "$SND" ping -c 3 -i 0.2 -W 1 10.7.2.2 >/dev/null 2>&1   # next hops resolve
 got=$(pings)
 check "R1 and R2 forward on af_xdp, OSPF Full with R2 and R3, the route through R2: $got of 5 pings" \
-	'full 10.7.1.2 && full 10.7.3.2 && via_r2 && [ "${got:-0}" -ge 4 ]' \
-	"$(frr_vty "${P}1" show ip ospf neighbor; ip -n "$R1" route; ip -n "$R2" route; tail -3 "$W/r1/err" "$W/r2/err"
+	'full 10.7.1.2 && full 10.7.3.2 && via_r2 && back_r3 && [ "${got:-0}" -ge 4 ]' \
+	"$(frr_vty "${P}1" show ip ospf neighbor; ip -n "$R1" route; ip -n "$R2" route; ip -n "$R3" route; tail -3 "$W/r1/err" "$W/r2/err"
 	   for n in 1 2; do echo "R$n:"; ctl $n routes; ctl $n neighbours; ctl $n --json stats | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["rx"])'; done)"
 
 # ---- a second tdpd on a held port -----------------------------------------
