@@ -44,6 +44,7 @@ struct ctl_port_info {
 	char coalesce[160];		   /* what was done about interrupt coalescing */
 	const struct hp_port *hp;	   /* its kernel interface and XDP program; NULL: none */
 	const char *push;		   /* which push and why (pmd_port.push) */
+	const char *pmd;		   /* the PMD that drives it (pmd_port.driver) */
 	const struct launch_clock *launch; /* its device clock's map; NULL: no launch time */
 	const struct port_link *link;	   /* its link: up, carrier, MTU */
 	uint32_t txd;			   /* TX descriptors the PMD set up */

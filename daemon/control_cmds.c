@@ -151,12 +151,13 @@ static json_t *cmd_ports(struct control *c)
 		json_t *o = pi->table_port >= 0 ? summary_port_json(&s, (uint32_t)pi->table_port)
 						: json_object();
 		json_object_update_new(
-			o, json_pack("{ss ss si ss si sI ss ss ss sb}", "name", pi->name, "device",
-				     pi->device, "dpdk_port", (int)pi->dpdk_port, "mac", mac,
-				     "link_mbps", (int)pi->link_mbps, "rate_bps",
-				     (json_int_t)pi->rate_bps, "rate_from",
-				     pi->rate_from ? pi->rate_from : "", "netdev", pi->ifname,
-				     "coalescing", pi->coalesce, "scheduled", pi->table_port >= 0));
+			o,
+			json_pack("{ss ss ss si ss si sI ss ss ss sb}", "name", pi->name, "device",
+				  pi->device, "pmd", pi->pmd ? pi->pmd : "", "dpdk_port",
+				  (int)pi->dpdk_port, "mac", mac, "link_mbps", (int)pi->link_mbps,
+				  "rate_bps", (json_int_t)pi->rate_bps, "rate_from",
+				  pi->rate_from ? pi->rate_from : "", "netdev", pi->ifname,
+				  "coalescing", pi->coalesce, "scheduled", pi->table_port >= 0));
 		if (pi->hp) {
 			json_t *h = control_host_path_json(pi->hp);
 			if (c->tm.rx->ports[p].has_tap) {

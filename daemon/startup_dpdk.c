@@ -222,10 +222,11 @@ int startup_ports_up(struct tdpd *d)
 		if (d->hp[p].mode == RXH_TAP && tap_up(d, p) != 0)
 			return -1;
 		const uint8_t *m = d->ports[p].mac;
-		log_info("port %s: %s, DPDK port %u, MAC %02x:%02x:%02x:%02x:%02x:%02x, link %s%u "
-			 "Mbit/s",
-			 cp->name, cp->device, d->ports[p].id, m[0], m[1], m[2], m[3], m[4], m[5],
-			 d->ports[p].link_mbps ? "" : "unknown ", d->ports[p].link_mbps);
+		log_info("port %s: %s (%s), DPDK port %u, MAC %02x:%02x:%02x:%02x:%02x:%02x, "
+			 "link %s%u Mbit/s",
+			 cp->name, cp->device, d->ports[p].driver, d->ports[p].id, m[0], m[1], m[2],
+			 m[3], m[4], m[5], d->ports[p].link_mbps ? "" : "unknown ",
+			 d->ports[p].link_mbps);
 		if (hp_caveat(&d->hp[p]))
 			log_warn("port %s: %s", cp->name, hp_caveat(&d->hp[p]));
 		struct ctl_port_info *pi = &d->pinfo[p];
@@ -236,6 +237,7 @@ int startup_ports_up(struct tdpd *d)
 		memcpy(pi->mac, m, 6);
 		pi->link_mbps = d->ports[p].link_mbps;
 		pi->push = d->ports[p].push;
+		pi->pmd = d->ports[p].driver;
 		pi->hp = d->hp[p].mode != RXH_NONE ? &d->hp[p] : NULL;
 		pi->link = &d->link[p];
 		pi->txd = d->ports[p].txd;

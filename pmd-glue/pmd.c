@@ -433,6 +433,7 @@ int pmd_port_open(struct pmd_port *pp, const char *device, uint16_t nrxq, uint16
 		snprintf(err, errlen, "device %s: %s", device, rte_strerror(-rc));
 		return -1;
 	}
+	snprintf(pp->driver, sizeof(pp->driver), "%s", info.driver_name ? info.driver_name : "?");
 	struct rte_eth_conf conf;
 	memset(&conf, 0, sizeof(conf));
 	if (launch_conf(pp, &info, launch, &conf, err, errlen) ||

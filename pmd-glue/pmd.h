@@ -37,6 +37,7 @@ struct pmd_eal {
 struct pmd_port {
 	uint16_t id;
 	char device[256];
+	char driver[32]; /* the PMD that drives it (net_virtio, net_af_xdp, ...) */
 	char ifname[64]; /* kernel interface behind a vdev, if any */
 	uint8_t mac[6];
 	uint32_t link_mbps; /* 0 when the PMD cannot tell */

@@ -150,9 +150,10 @@ static void show_ports(json_t *r)
 		       I(p, "be_pkts"), (uint64_t)I(p, "tx_drop") + (uint64_t)I(p, "be_tx_drop"));
 	json_array_foreach(json_object_get(r, "ports"), i, p)
 	{
-		printf("%s: %s; netdev %s; interrupt coalescing %s\n", S(p, "name"),
+		printf("%s: %s; driven by %s; netdev %s; interrupt coalescing %s\n", S(p, "name"),
 		       json_is_true(json_object_get(p, "scheduled")) ? "scheduled by the table"
 								     : "not in the table",
+		       *S(p, "pmd") ? S(p, "pmd") : "?",
 		       *S(p, "netdev") ? S(p, "netdev") : "none (DPDK-owned)", S(p, "coalescing"));
 		json_t *ln = json_object_get(p, "link");
 		if (ln)

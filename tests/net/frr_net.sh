@@ -109,10 +109,12 @@ check "the OSPF route carries the hosts' traffic through both tdpd routers (>= 3
 
 x=$(xdp_pair_ctl 1 --json ports | python3 -c '
 import json, sys
-p = [q for q in json.load(sys.stdin)["ports"] if q["name"] == "out"][0]["host_path"]["xdp"]
-print(p["link-scope"], p["no-socket"])')
-check "R1's program passed OSPF's hellos (224.0.0.5, link scope) to the kernel: $x" \
-	'[ "${x% *}" -gt 0 ] && [ "${x#* }" = 0 ]' "$x"
+q = [q for q in json.load(sys.stdin)["ports"] if q["name"] == "out"][0]
+p = q["host_path"]["xdp"]
+print(p["link-scope"], p["no-socket"], q["pmd"])')
+read -r hellos nosock pmd <<<"$x"
+check "R1's program (on a port net_af_xdp drives) passed OSPF's hellos (224.0.0.5, link scope) to the kernel: $x" \
+	'[ "$hellos" -gt 0 ] && [ "$nosock" = 0 ] && [ "$pmd" = net_af_xdp ]' "$x"
 
 kill "$(cat "/var/run/frr/${P}2/ospfd.pid")"
 gone() { ! ip -n "$R1" route show 10.7.2.0/24 | grep -q .; }
