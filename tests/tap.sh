@@ -10,8 +10,9 @@
 #   tap_workdir                    W: a directory of the test's own, removed
 #                                  when the test ends however it ends
 n=0
+TAP_FAILED=0 # 1 once a subtest has failed (for scripts whose exit status says it)
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' <<<"$2"; }
+notok() { n=$((n + 1)); TAP_FAILED=1; echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' <<<"$2"; }
 check() {
 	local pf=0 r=0
 	if [[ -o pipefail ]]; then pf=1; set +o pipefail; fi

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The lab's guests, sourced by lab.sh:
 #   lab_kernel DIR          Debian's kernel for the guests in DIR (once): vmlinux,
-#                           its modules under DIR/root, an initramfs, DIR/version
+#                           its modules under DIR/root, DIR/version; and the
+#                           initramfs (each time)
 #   lab_guest NAME DIR SCRIPT MEM QEMU-ARGS...
 #                           boots guest NAME in the background: the host's root
 #                           read-only at /, DIR/share read-write at /mnt, then
@@ -19,7 +20,11 @@ LAB_GUESTS=()
 
 lab_kernel() {
 	local dir=$1 pkg ver deb
-	[ -f "$dir/vmlinux" ] && [ -f "$dir/initrd.gz" ] && [ -f "$dir/version" ] && return 0
+	# the kernel once; the initramfs each time (it is this file's, and quick)
+	if [ -f "$dir/vmlinux" ] && [ -f "$dir/version" ]; then
+		lab_initramfs "$dir" "$(cat "$dir/version")"
+		return
+	fi
 	mkdir -p "$dir"
 	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
 	if [ -z "$pkg" ]; then
@@ -87,14 +92,17 @@ b=/bin/busybox
 for m in ${mods[*]}; do \$b insmod /mods/\$m.ko || echo "lab: insmod \$m failed"; done
 \$b mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose hostroot /root ||
 	{ echo "lab: the host's root did not mount"; \$b poweroff -f; }
-for d in tmp run var/tmp var/run; do \$b mount -t tmpfs tmpfs /root/\$d 2>/dev/null; done
+# /run is the guest's own (tmpfs); /tmp stays the host's, read-only, as the
+# tree under test may live there; TMPDIR points into /run
+\$b mount -t tmpfs tmpfs /root/run
+\$b mkdir -p /root/run/tmp
 \$b mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 share /root/mnt ||
 	{ echo "lab: the share did not mount"; \$b poweroff -f; }
 for d in proc sys dev; do \$b mount --move /\$d /root/\$d; done
 set -- \$(\$b cat /root/proc/cmdline)
 for a; do case \$a in lab.script=*) s=\${a#*=} ;; lab.name=*) n=\${a#*=} ;; lab.src=*) src=\${a#*=} ;; esac; done
 echo "lab: \$n up after \$(\$b cut -d' ' -f1 /root/proc/uptime) s"
-\$b chroot /root /bin/bash -c "export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp; cd /tmp; /bin/bash \$src/tests/lab/\$s \$n"
+\$b chroot /root /bin/bash -c "export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/run TMPDIR=/run/tmp; cd /run; /bin/bash \$src/tests/lab/\$s \$n"
 echo "lab: \$n's script ended (\$?)"
 \$b sync
 \$b poweroff -f

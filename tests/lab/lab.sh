@@ -26,6 +26,7 @@ O=$BUILD/lab/$SCEN
 TAG=lab$$
 . "$SRC/tests/tap.sh"
 . "$SRC/tests/lab/guest.sh"
+. "$SRC/tests/net/frr.sh"
 
 case $SCEN in
 pci) ;;
@@ -52,6 +53,7 @@ elapsed() { awk -v t="$(date +%s%N)" -v t0="$T0" 'BEGIN { printf "%.1f", (t - t0
 note() { echo "# [$(elapsed) s] $*"; }
 
 cleanup() {
+	frr_stop_all
 	lab_guests_stop
 	for ns in "$TAG-snd" "$TAG-rcv"; do ip netns del "$ns" 2>/dev/null; done
 	for t in "$TAG-s" "$TAG-r"; do ip link del "$t" 2>/dev/null; done
@@ -83,6 +85,13 @@ port out rate 100Mbit/s max-frame 1514 overhead 24
 flow probe port out size 78 dscp 46 udp-dport 7350
 frames 0-9: probe 1
 TDP
+# OSPF between the router guest (on its exception interfaces) and the sender,
+# which announces a net of its own (10.9.9.0/24) for the router to learn
+hello='
+ ip ospf hello-interval 1
+ ip ospf dead-interval 4'
+printf 'interface tdp-in%s\nrouter ospf\n ospf router-id 10.0.1.1\n network 10.0.1.0/24 area 0\n network 10.0.2.0/24 area 0\n passive-interface tdp-out\n' \
+	"$hello" >"$O/share/r1.ospfd"
 cat >"$O/share/env" <<EOF
 LAB_SRC=$SRC
 LAB_BUILD=$BUILD
@@ -107,8 +116,11 @@ host_ns() { # host_ns NS TAP MAC ADDR/LEN GATEWAY
 for _ in $(seq 300); do ip link show "$TAG-s" >/dev/null 2>&1 && ip link show "$TAG-r" >/dev/null 2>&1 && break; sleep 0.1; done
 host_ns "$TAG-snd" "$TAG-s" "$MAC_S" 10.0.1.2/24 10.0.1.1 &&
 	host_ns "$TAG-rcv" "$TAG-r" "$MAC_R" 10.0.2.2/24 10.0.2.1 || exit 1
+# the sender's far net on a veth of its own (this kernel has no dummy)
+ip -n "$TAG-snd" link add far type veth peer name far1 && ip -n "$TAG-snd" link set far up &&
+	ip -n "$TAG-snd" link set far1 up && ip -n "$TAG-snd" addr add 10.9.9.1/24 dev far || exit 1
 
-echo "1..10"
+echo "1..13"
 lab_wait "$O/share/r1.ready" "$((LIMIT - 60))" "$O/share/r1.console"
 check "the router guest boots, binds its NICs to uio_pci_generic and tdpd forwards on them ($(elapsed) s)" \
 	'[ -f "$O/share/r1.ready" ]' "$(tail -30 "$O/share/r1.console" 2>/dev/null; tail -20 "$O/share/r1/tdpd.err" 2>/dev/null)"
@@ -129,6 +141,34 @@ check "ping through the router, sender to receiver, as best effort" 'grep -q " 0
 out=$(ip netns exec "$TAG-snd" traceroute -n -w 5 -q 1 -m 3 10.0.2.2 2>&1)
 check "traceroute: the router's hop (its ICMP time-exceeded), then the receiver" \
 	'grep -Eq "^ 1 +10\.0\.1\.1" <<<"$out" && grep -Eq "^ 2 +10\.0\.2\.2" <<<"$out"' "$out"
+# OSPF through the PCI port's exception interface: the sender's ospfd and
+# the guest's reach Full, the guest's kernel takes 10.9.9.0/24 from it and
+# tdpd follows the kernel
+if frr_have; then
+	frr_start "$TAG-snd" "${TAG}s" "interface $TAG-s$hello
+router ospf
+ ospf router-id 10.0.1.2
+ network 10.0.1.0/24 area 0
+ network 10.9.9.0/24 area 0
+ passive-interface far"
+	full() { frr_vty "${TAG}s" show ip ospf neighbor | grep -q "^10.0.1.1 .*Full"; }
+	lab_wait "$O/share/r1.ospf" 60 "$O/share/r1.console"
+	for _ in $(seq 900); do full && break; sleep 0.1; done
+	check "OSPF Full between the sender's ospfd and the router guest's, over port in's exception interface ($(elapsed) s)" \
+		full "$(frr_vty "${TAG}s" show ip ospf neighbor; tail -5 /var/run/frr/"${TAG}"s/ospfd.log 2>/dev/null)"
+	for _ in $(seq 60); do
+		ip netns exec "$TAG-rcv" ping -c 1 -W 1 10.9.9.1 >/dev/null 2>&1 && break
+		sleep 1
+	done
+	out=$(ip netns exec "$TAG-rcv" ping -c 5 -i 0.5 -W 5 10.9.9.1 2>&1)
+	check "the route the guest learned by OSPF is tdpd's: the receiver reaches 10.9.9.1 behind the sender" \
+		'grep -q " 0% packet loss" <<<"$out"' "$out
+$(frr_vty "${TAG}s" show ip ospf database; frr_vty "${TAG}s" show ip route)"
+else
+	ok "# SKIP FRR's ospfd is not installed"
+	ok "# SKIP FRR's ospfd is not installed"
+fi
+
 # a reserved flow: tdp-probe at both ends, counted
 PROBE=$BUILD/tools/probe/tdp-probe
 ip netns exec "$TAG-rcv" timeout 120 "$PROBE" recv -i "$TAG-r" --no-live --duration 60s --frame-delay 1 \
@@ -153,8 +193,16 @@ assert p["in"]["pmd"] == "net_virtio" and p["out"]["pmd"] == "net_e1000_em", p
 assert p["out"]["push"]["kind"] == "cpu" and "net_e1000_em offers no send-on-timestamp" in p["out"]["push"]["why"]
 assert p["in"]["host_path"]["mode"] == "tap" and p["in"]["host_path"]["exception"]["to_kernel"] > 0
 PY' "$(head -c 3000 "$O/share/r1/ports.json" 2>/dev/null)"
+if frr_have; then
+	check "tdpctl routes in the guest: 10.9.9.0/24 through port in, from the kernel, put there by ospf" \
+		'grep -Eq "^10\.9\.9\.0/24 +in +10\.0\.1\.2 +kernel proto ospf" "$O/share/r1/routes"' \
+		"$(cat "$O/share/r1/routes" 2>/dev/null)"
+else
+	ok "# SKIP FRR's ospfd is not installed"
+fi
 check "tdpd in the guest stopped with exit 0 on SIGTERM" 'grep -q "^0$" "$O/share/r1/tdpd.rc"' \
 	"$(cat "$O/share/r1/tdpd.rc" 2>/dev/null; tail -10 "$O/share/r1/tdpd.err" 2>/dev/null)"
 lab_guests_wait 60
 note "guest r1: boot to ready $(cat "$O/share/r1/ready-at" 2>/dev/null) s of its own uptime; QEMU's peak RSS $(cat "$O/share/r1.maxrss" 2>/dev/null) KiB"
 echo "# results in $O"
+exit $TAP_FAILED
