@@ -484,6 +484,20 @@ static void tables_down(struct tdpd *d)
 	d->rt = NULL;
 }
 
+/* what kernel_up sets up for the netlink thread: the ports' addresses, and
+ * the ring on which RX asks for next hops to resolve */
+static void kernel_free(struct tdpd *d)
+{
+	for (uint32_t p = 0; p < CONF_MAX_PORTS; p++) {
+		free(d->nladdr[p]);
+		d->nladdr[p] = NULL;
+	}
+	for (uint32_t k = 0; k < d->nrx; k++)
+		d->rx[k].resolve = NULL;
+	rte_ring_free(d->resolve);
+	d->resolve = NULL;
+}
+
 /* tdpd.conf's addresses on the ports' kernel interfaces, then the kernel's
  * routes and neighbours */
 static int kernel_up(struct tdpd *d)
@@ -548,14 +562,7 @@ static int kernel_up(struct tdpd *d)
 	d->nl = nl_start(d->rx, d->nrx, d->rt, d->hp, d->nlp, c->nports, err, sizeof(err));
 	if (!d->nl) {
 		log_err("kernel routes: %s", err);
-		for (uint32_t p = 0; p < c->nports; p++) {
-			free(d->nladdr[p]);
-			d->nladdr[p] = NULL;
-		}
-		for (uint32_t k = 0; k < d->nrx; k++)
-			d->rx[k].resolve = NULL;
-		rte_ring_free(d->resolve);
-		d->resolve = NULL;
+		kernel_free(d);
 		return -1;
 	}
 	/* tdpd.conf's router is only copied from now on: its tables make room for
@@ -575,14 +582,7 @@ static void kernel_down(struct tdpd *d)
 	d->ctl.nl = NULL;
 	nl_stop(d->nl);
 	d->nl = NULL;
-	for (uint32_t p = 0; p < CONF_MAX_PORTS; p++) {
-		free(d->nladdr[p]);
-		d->nladdr[p] = NULL;
-	}
-	for (uint32_t k = 0; k < d->nrx; k++)
-		d->rx[k].resolve = NULL;
-	rte_ring_free(d->resolve);
-	d->resolve = NULL;
+	kernel_free(d);
 }
 
 static const struct step {

@@ -311,31 +311,18 @@ static void on_link(struct nl *n, struct nlmsghdr *h)
 
 void nl_msg(struct nl *n, struct nlmsghdr *h)
 {
+	/* each kind of message the thread follows, new and deleted alike */
+	static void (*const on[])(struct nl *, struct nlmsghdr *) = {
+		[RTM_NEWROUTE] = on_route,     [RTM_DELROUTE] = on_route,
+		[RTM_NEWNEIGH] = on_neigh,     [RTM_DELNEIGH] = on_neigh,
+		[RTM_NEWADDR] = on_addr,       [RTM_DELADDR] = on_addr,
+		[RTM_NEWNEXTHOP] = on_nexthop, [RTM_DELNEXTHOP] = on_nexthop,
+		[RTM_NEWLINK] = on_link,       [RTM_DELLINK] = on_link,
+	};
 	if (h->nlmsg_flags & NLM_F_DUMP_INTR)
 		n->dump_intr = true;
-	switch (h->nlmsg_type) {
-	case RTM_NEWROUTE:
-	case RTM_DELROUTE:
-		on_route(n, h);
-		break;
-	case RTM_NEWNEIGH:
-	case RTM_DELNEIGH:
-		on_neigh(n, h);
-		break;
-	case RTM_NEWADDR:
-	case RTM_DELADDR:
-		on_addr(n, h);
-		break;
-	case RTM_NEWNEXTHOP:
-	case RTM_DELNEXTHOP:
-		on_nexthop(n, h);
-		break;
-	case RTM_NEWLINK:
-	case RTM_DELLINK:
-		on_link(n, h);
-		break;
-	default:
+	if (h->nlmsg_type >= sizeof(on) / sizeof(on[0]) || !on[h->nlmsg_type])
 		return;
-	}
+	on[h->nlmsg_type](n, h);
 	CTR_ADD(n->st.messages, 1);
 }
