@@ -171,7 +171,7 @@ static void frames_lines(const struct plan *pl, const struct preq *f, uint32_t h
 }
 
 /* The header: version, where it came from, tf, k, epoch, guard, sync error */
-static void render_header(const struct plan *pl, uint32_t x, const char *path, struct emit *e)
+static void plan_header(const struct plan *pl, uint32_t x, const char *path, struct emit *e)
 {
 	const struct node *nd = &pl->nodes[x];
 	char t[32], from[256];
@@ -273,7 +273,7 @@ static void render_flow(const struct plan *pl, const struct preq *f, uint32_t h,
 
 static void render(const struct plan *pl, uint32_t x, const char *path, struct emit *e)
 {
-	render_header(pl, x, path, e);
+	plan_header(pl, x, path, e);
 	for (uint32_t l = 0; l < pl->nlinks; l++)
 		for (int d = 0; d < 2; d++)
 			if (pl->links[l].e[d].node == x)

@@ -5,6 +5,7 @@
 # line is the reply), and replies whose numbers sit at the ends of the
 # 64-bit range (every command prints them without overflow; under the
 # sanitizer build an overflow stops it). What a daemon sends is outside input.
+# And schedule load and stage refuse bad arguments before any socket.
 # usage: ctl_replies.sh TDPCTL  (TAP)
 set -uo pipefail
 CTL=$1
@@ -12,7 +13,7 @@ CTL=$1
 W=$(mktemp -d)
 PIDS=()
 trap 'kill "${PIDS[@]}" 2>/dev/null; rm -rf "$W"' EXIT
-echo "1..5"
+echo "1..6"
 
 # serve MODE SOCKET: answers every connection as MODE says
 serve() {
@@ -120,3 +121,16 @@ check "a counter the reply lacks is named on stderr and left out, never a 0" \
 	 grep -q "^tdpd_rx_packets_total 9223372036854775807$" "$W/p.out" &&
 	 grep -q "has no rx.fragmented counter \"packets\"" "$W/p.out" && ! grep -q "^tdpd_rx_fragmented_total " "$W/p.out"' \
 	"$(grep -i "counter\|late_slots\|push_retries" "$W/p.out" | head -20)"
+# before any socket: an unknown option and a second file, for load and for stage
+out=
+for c in load stage; do
+	rc=0
+	o=$("$CTL" --socket "$W/none.sock" schedule $c --frob a.tdp 2>&1) || rc=$?
+	out="$out$c:$rc:$o;"
+	rc=0
+	o=$("$CTL" --socket "$W/none.sock" schedule $c a.tdp b.tdp 2>&1) || rc=$?
+	out="$out$c:$rc:$o;"
+done
+check "schedule load and stage refuse an unknown option and a second file, exit 2, before any socket" \
+	'grep -q "load:2:tdpctl: schedule load: unknown option .--frob.;load:2:tdpctl: schedule load takes one file;" <<<"$out" &&
+	 grep -q "stage:2:tdpctl: schedule stage: unknown option .--frob.;stage:2:tdpctl: schedule stage takes one file;" <<<"$out"' "$out"

@@ -27,6 +27,7 @@ TAG=lab$$
 . "$SRC/tests/tap.sh"
 . "$SRC/tests/lab/guest.sh"
 . "$SRC/tests/net/frr.sh"
+. "$SRC/tests/net/netns.sh" # probe_table
 
 case $SCEN in
 pci) ;;
@@ -74,17 +75,9 @@ MAC_S=02:00:00:00:01:02
 MAC_R=02:00:00:00:02:02
 MAC_IN=52:54:00:00:01:03
 MAC_OUT=52:54:00:00:01:04
-# the router's table: one 78-byte probe (DSCP 46, UDP 7350) in every frame
-# of a 100 ms cycle of 10 ms frames (TCG forwards about 10 kpps)
-cat >"$O/share/probe.tdp" <<'TDP'
-tdp-schedule 1
-tf 10ms
-k 10
-guard 500us
-port out rate 100Mbit/s max-frame 1514 overhead 24
-flow probe port out size 78 dscp 46 udp-dport 7350
-frames 0-9: probe 1
-TDP
+# the router's table: the network tests' probe table on 10 ms frames (TCG
+# forwards about 10 kpps)
+probe_table "$O/share/probe.tdp" 10ms 500us
 # OSPF between the router guest (on its exception interfaces) and the sender,
 # which announces a net of its own (10.9.9.0/24) for the router to learn
 hello='

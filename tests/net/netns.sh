@@ -116,14 +116,15 @@ conf_globals() {
 	for l in "$@"; do echo "$l"; done
 }
 
-# probe_table FILE: the network tests' table, one 78-byte probe (DSCP 46, UDP
-# 7350) in every frame of a 10 ms cycle of 1 ms frames, out of port "out".
+# probe_table FILE [TF GUARD]: the network tests' table, one 78-byte probe
+# (DSCP 46, UDP 7350) in every frame of a cycle of 10 frames (TF 1ms, guard
+# 20us unless given), out of port "out".
 probe_table() {
-	cat >"$1" <<'TDP'
+	cat >"$1" <<TDP
 tdp-schedule 1
-tf 1ms
+tf ${2:-1ms}
 k 10
-guard 20us
+guard ${3:-20us}
 port out rate 100Mbit/s max-frame 1514 overhead 24
 flow probe port out size 78 dscp 46 udp-dport 7350
 frames 0-9: probe 1
