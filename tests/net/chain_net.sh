@@ -149,8 +149,26 @@ PY
 	[ -n "$OUT" ] && cp "$d/rcv.json" "$OUT/chain-n$nr-$flood.json"
 
 	local f0='[x for x in d["flows"] if x["flow"] == 0][0]'
-	check "N=$nr $flood: the receiver got the reserved and the best-effort probes' end packets" \
-		'[ "$(j "$d/rcv.json" "[x[\"sent\"] for x in sorted(d[\"flows\"], key=lambda x: x[\"flow\"])]")" = "[$COUNT, $COUNT]" ]' \
+	# the best-effort probes' three end packets may all be lost under the
+	# flood, but never silently: then the routers counted best effort dropped
+	# (their queue full, the driver's TX full or RX missed)
+	local be_drop
+	be_drop=$(python3 - "$d" "$nr" <<'PY'
+import json, sys
+d, n = sys.argv[1], int(sys.argv[2])
+t = 0
+for i in range(1, n + 1):
+    s = json.load(open(f"{d}/r{i}/sum.json"))
+    t += s["rx"]["drop"]["be-overflow"] + s["rx"]["drop"]["tx-full"]
+    t += sum(p["be_tx_drop"] for p in s["ports"])
+    t += sum(v["missed"] + v["no_mbuf"] + v["rx_errors"] for v in s["driver"].values() if v)
+print(t)
+PY
+)
+	local sent
+	sent=$(j "$d/rcv.json" "[x[\"sent\"] for x in sorted(d[\"flows\"], key=lambda x: x[\"flow\"])]")
+	check "N=$nr $flood: the receiver got the reserved probes' end packet, and the best-effort probes' or the routers counted best effort dropped ($sent; ${be_drop:-?} dropped)" \
+		'[ "$sent" = "[$COUNT, $COUNT]" ] || { [ "$sent" = "[$COUNT, None]" ] && [ "${be_drop:-0}" -gt 0 ]; }' \
 		"$(cat "$d/rcv.out" "$d/send.err" "$d/be.err")"
 	# what the routers counted: late frames, late arrivals, and arrivals whose
 	# upstream frame was uncertain (read after a stall longer than the guard
@@ -244,9 +262,12 @@ restarted() {
 	for p in "${pids[@]}"; do wait "$p"; done
 	local unc
 	unc=$(python3 -c 'import json,sys; print(sum(f["arr_uncertain"] for i in range(1, int(sys.argv[2]) + 1) for f in json.load(open(f"{sys.argv[1]}/r{i}/sum2.json"))["flows"] if f["name"] == "probe"))' "$d" "$nr")
-	local f0='[x for x in d["flows"] if x["flow"] == 0][0]'
-	check "N=$nr: after the restart the probes cross on the plan: $(j "$d/rcv2.json" "$f0[\"received\"]") of 100 received, $(j "$d/rcv2.json" "$f0[\"plan\"][\"off_plan\"]") off plan (uncertain ${unc:-?})" \
-		'[ -n "$unc" ] && [ "$(j "$d/rcv2.json" "(lambda f: (f[\"received\"] >= 80, f[\"plan\"][\"off_plan\"] <= $unc, f[\"plan\"][\"fewer_stamps\"]))($f0)")" = "(True, True, 0)" ]' \
+	local f0='[x for x in d["flows"] if x["flow"] == 0][0]' got lost counted
+	read -r got lost counted < <(python3 "$SRC/tests/net/losses.py" "$d/rcv2.json" 0 probe "$d"/r*/sum2.json)
+	# how many arrive depends on the VM's stalls; that every loss is counted does not
+	check "N=$nr: after the restart the probes cross on the plan: ${got:-?} of 100 received, $(j "$d/rcv2.json" "$f0[\"plan\"][\"off_plan\"]") off plan (uncertain ${unc:-?}), ${lost:-?} lost, ${counted:-?} dropped" \
+		'[ -n "$unc" ] && [ -n "$lost" ] && [ "$lost" -le "$counted" ] && [ "$counted" -le $((lost + 3)) ] &&
+		 [ "$(j "$d/rcv2.json" "(lambda f: (f[\"received\"] > 0, f[\"plan\"][\"off_plan\"] <= $unc, f[\"plan\"][\"fewer_stamps\"]))($f0)")" = "(True, True, 0)" ]' \
 		"$(cat "$d/rcv2.out" "$d/send2.err")"
 }
 
