@@ -1,12 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # A router guest of the lab (run by the guest's init as root; the host's root
-# is / read-only, the scenario's share is /mnt). Binds the guest's two PCI
-# NICs (00:03.0 port in, 00:04.0 port out) to uio_pci_generic as tdpd(8)
-# says, reserves hugepages, runs tdpd on them with the share's table, says
-# ready (/mnt/NAME.ready), starts FRR's ospfd on its exception interfaces
-# when /mnt/NAME.ospfd gives its configuration (then /mnt/NAME.ospf), and on
-# /mnt/NAME.stop stops it with SIGTERM and leaves what it saw in /mnt/NAME/.
+# is / read-only, the scenario's share is /mnt). What the scenario gives it
+# in the share:
+#   NAME.conf      tdpd.conf for this router (its ports on 00:03.0 and 00:04.0)
+#   NAME.offset    optional: milliseconds to step this guest's clock by at
+#                  boot, before anything reads it (a clock set off on purpose)
+#   NAME.ptp4l     optional: ptp4l's configuration, started with the options
+#                  in NAME.ptp4l-args once tdpd's exception interfaces exist
+#   NAME.ospfd     optional: FRR ospfd's configuration (then NAME.ospf)
+#   NAME.step      any time while it runs: milliseconds to step its clock by
+#                  (renamed NAME.stepped once done)
+#   NAME.snap-L    any time while it runs: tdpd's stats reply into NAME/L.json
+# Binds the guest's two PCI NICs to uio_pci_generic as tdpd(8) says,
+# reserves hugepages, runs tdpd, says ready (/mnt/NAME.ready), and on
+# /mnt/NAME.stop stops everything with SIGTERM and leaves what it saw in
+# /mnt/NAME/ (tdpd's log, summary and replies, ptp4l's log, routes).
 # usage: router.sh NAME
 set -u
 NAME=$1
@@ -14,12 +23,18 @@ S=/mnt
 O=$S/$NAME
 mkdir -p "$O"
 . "$S/env"
-# ospfd's configuration for this router, when the scenario gives one
 LAB_OSPF=
 [ -f "$S/$NAME.ospfd" ] && LAB_OSPF=$(cat "$S/$NAME.ospfd")
 up() { cut -d' ' -f1 /proc/uptime; }
 say() { echo "lab: $NAME: $*"; }
-ver=$(uname -r)
+ctl() { "$LAB_BUILD/tools/tdpctl" --socket /run/tdpd/tdpd-ro.sock "$@"; }
+step_clock() { # step_clock MS: steps CLOCK_REALTIME by MS milliseconds
+	python3 -c 'import sys, time; time.clock_settime(time.CLOCK_REALTIME, time.clock_gettime(time.CLOCK_REALTIME) + float(sys.argv[1]) / 1e3)' \
+		"$1" && say "clock stepped by $1 ms at $(up) s"
+}
+# the clock first: this guest's own, from the RTC's whole second at boot,
+# then set off by the scenario's offset
+[ -f "$S/$NAME.offset" ] && step_clock "$(cat "$S/$NAME.offset")"
 modprobe -d "$LAB_KERNEL/root" uio_pci_generic && modprobe -d "$LAB_KERNEL/root" tun ||
 	say "modprobe failed"
 for d in 0000:00:03.0 0000:00:04.0; do
@@ -36,29 +51,7 @@ echo 320 >/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
 mkdir -p /dev/hugepages && mount -t hugetlbfs nodev /dev/hugepages
 ip link set lo up
 mkdir -p /run/tdpd
-cat >/run/tdpd/tdpd.conf <<EOF
-[global]
-schedule $S/probe.tdp
-late-policy carry
-engine-priority 0
-rx-idle-sleep 50us
-mlock no
-control-socket /run/tdpd/tdpd.sock
-monitor-socket /run/tdpd/tdpd-ro.sock
-state-directory /run/tdpd/state
-summary-json $O/sum.json
-
-[port in]
-device 0000:00:03.0
-address 10.0.1.1/24
-neighbour 10.0.1.2 $MAC_S
-
-[port out]
-device 0000:00:04.0
-address 10.0.2.1/24
-neighbour 10.0.2.2 $MAC_R
-EOF
-cp /run/tdpd/tdpd.conf "$O/"
+cp "$S/$NAME.conf" /run/tdpd/tdpd.conf
 "$LAB_BUILD/daemon/tdpd" -f /run/tdpd/tdpd.conf >"$O/tdpd.out" 2>"$O/tdpd.err" &
 pid=$!
 for _ in $(seq 1800); do
@@ -66,22 +59,44 @@ for _ in $(seq 1800); do
 	kill -0 $pid 2>/dev/null || break
 	sleep 0.1
 done
+ptp=
 if grep -q "forwarding:" "$O/tdpd.err"; then
 	ip -br link >"$O/ip-link"
 	ip -br addr >"$O/ip-addr"
 	up >"$O/ready-at"
 	touch "$S/$NAME.ready"
 	say "tdpd forwarding at $(up) s"
+	if [ -f "$S/$NAME.ptp4l" ]; then
+		# ptp4l on tdpd's exception interfaces, software timestamps
+		# shellcheck disable=SC2046
+		ptp4l -S -f "$S/$NAME.ptp4l" $(cat "$S/$NAME.ptp4l-args") -m >"$O/ptp4l.log" 2>&1 &
+		ptp=$!
+	fi
 	if [ -n "${LAB_OSPF:-}" ]; then
 		# OSPF on the exception interfaces, as on a router box: FRR's zebra
 		# and ospfd in the guest, its routes followed by tdpd
 		. "$LAB_SRC/tests/net/frr.sh"
 		frr_start - "$NAME" "$LAB_OSPF" && touch "$S/$NAME.ospf"
 	fi
-	for _ in $(seq 6000); do [ -e "$S/$NAME.stop" ] && break; sleep 0.1; done
-	"$LAB_BUILD/tools/tdpctl" --socket /run/tdpd/tdpd-ro.sock --json ports >"$O/ports.json" 2>&1
-	"$LAB_BUILD/tools/tdpctl" --socket /run/tdpd/tdpd-ro.sock --json stats >"$O/stats.json" 2>&1
-	"$LAB_BUILD/tools/tdpctl" --socket /run/tdpd/tdpd-ro.sock routes >"$O/routes" 2>&1
+	# until told to stop; NAME.step asks for a step of this guest's clock
+	for _ in $(seq 6000); do
+		[ -e "$S/$NAME.stop" ] && break
+		if [ -f "$S/$NAME.step" ]; then
+			step_clock "$(cat "$S/$NAME.step")"
+			mv "$S/$NAME.step" "$S/$NAME.stepped"
+		fi
+		for f in "$S/$NAME".snap-*; do
+			[ -f "$f" ] || continue
+			ctl --json stats >"$O/${f##*.snap-}.json.part" 2>&1
+			mv "$O/${f##*.snap-}.json.part" "$O/${f##*.snap-}.json"
+			rm -f "$f"
+		done
+		sleep 0.1
+	done
+	ctl --json ports >"$O/ports.json" 2>&1
+	ctl --json stats >"$O/stats.json" 2>&1
+	ctl --json sync >"$O/sync.json" 2>&1
+	ctl routes >"$O/routes" 2>&1
 	ip route >"$O/ip-route" 2>&1
 	ip neigh >"$O/ip-neigh" 2>&1
 	if [ -n "${LAB_OSPF:-}" ]; then
@@ -92,6 +107,7 @@ if grep -q "forwarding:" "$O/tdpd.err"; then
 		} >"$O/ospf" 2>&1
 		frr_stop "$NAME"
 	fi
+	[ -n "$ptp" ] && kill -TERM "$ptp" && wait "$ptp"
 	kill -TERM $pid
 fi
 wait $pid
