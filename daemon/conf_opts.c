@@ -99,7 +99,10 @@ static const struct conf_opt after[] = {
 	 "frame tick, whose edges mark the frames",
 	 false, 0},
 	{"engine-cpu", CS_GLOBAL, CT_INT, "-1", -1, 1023, NULL, G(engine_cpu), "CPU",
-	 "the shielded CPU of the frame engine; -1 takes the last online CPU", false, 0},
+	 "the shielded CPU of the frame engine; -1 takes the last online CPU. Like "
+	 "housekeeping-cpu and rx-cpus, one this process may run on (its affinity and cpuset; "
+	 "under tdpctl shield, tdpd runs from tdpd.service), or tdpd says so and stops",
+	 false, 0},
 	{"housekeeping-cpu", CS_GLOBAL, CT_INT, "0", 0, 1023, NULL, G(housekeeping_cpu), "CPU",
 	 "the CPU of the RX, classification and control thread", false, 0},
 	{"rx-cpus", CS_GLOBAL, CT_STR, "", 0, 0, NULL, G(rx_cpus), "CPU,CPU...",

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <net/if.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,8 +159,45 @@ int pmd_eal_args(const struct pmd_eal *p, char **argv, int max, char *store, siz
 	return n;
 }
 
+/* Whether every CPU the lcores are pinned to is one this process may run
+ * on: past a cpuset (a shield keeping a CPU for other work, a container) or
+ * taskset, the EAL would abort with "Cannot set affinity"; -1 says which
+ * instead. */
+static int cpus_allowed(const struct pmd_eal *p, char *err, size_t errlen)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 0; /* the EAL finds out for itself */
+	int cpu[2 + 64];
+	const char *role[2 + 64];
+	int n = 0;
+	cpu[n] = p->main_cpu, role[n++] = "housekeeping's";
+	cpu[n] = p->engine_cpu, role[n++] = "the frame engine's";
+	for (int i = 0; i < p->nrx_cpus && n < 2 + 64; i++)
+		cpu[n] = p->rx_cpus[i], role[n++] = "an RX core's";
+	for (int i = 0; i < n; i++) {
+		if (cpu[i] < 0 || cpu[i] >= CPU_SETSIZE || CPU_ISSET(cpu[i], &set))
+			continue;
+		char may[512] = "";
+		size_t u = 0;
+		for (int c = 0; c < CPU_SETSIZE && u < sizeof(may) - 8; c++)
+			if (CPU_ISSET(c, &set))
+				u += (size_t)snprintf(may + u, sizeof(may) - u, "%s%d",
+						      u ? "," : "", c);
+		snprintf(err, errlen,
+			 "CPU %d (%s) is not among the CPUs this process may run on (%s): a cpuset "
+			 "or taskset keeps it from us (under tdpctl shield, tdpd runs from "
+			 "tdpd.service, in tdpd.slice)",
+			 cpu[i], role[i], may);
+		return -1;
+	}
+	return 0;
+}
+
 int pmd_eal_init(const struct pmd_eal *p, bool *no_huge, char *err, size_t errlen)
 {
+	if (cpus_allowed(p, err, errlen) != 0)
+		return -1;
 	_Static_assert(RTE_MBUF_DEFAULT_BUF_SIZE == 2176, "pmd_mem_mb counts buffers of this size");
 	char *argv[128];
 	static char store[8192];

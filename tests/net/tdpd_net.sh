@@ -17,7 +17,7 @@ GEN=$SRC/tools/tdp-gen
 net_test_begin
 
 . "$SRC/tests/tap.sh"
-echo "1..13"
+echo "1..14"
 
 net_up "tdpt$$"
 router_conf "$W/tdpd.conf" "$SRC/schedules/examples/demo.tdp" "late-policy carry" "summary-json $W/sum.json"
@@ -91,4 +91,14 @@ check "runt, malformed, TTL-expired and unroutable packets counted" \
 late=$(q "$W/sum.json" "d['engine']['late_frames']")
 check "late frames reported, the same number in the text and the JSON summary (the VM caused $late)" \
 	'[ -n "$late" ] && grep -q "^frames  [0-9]* processed, $late late," "$W/out"' "$(grep "^frames" "$W/out")"
+
+# a CPU a cpuset or taskset keeps from tdpd (as tdpctl shield does for every
+# process outside tdpd.slice): said, with the CPUs it may use, not an abort
+router_conf "$W/pinned.conf" "$SRC/schedules/examples/demo.tdp" "engine-cpu 1" "housekeeping-cpu 0" \
+	"state-directory $W/pinned-state"
+rc=0
+ip netns exec "$NS_RTR" timeout 30 taskset -c 0 "$TDPD" -f "$W/pinned.conf" >"$W/pinned.out" 2>"$W/pinned.err" || rc=$?
+check "an engine CPU outside the process's CPUs: exit 1 with why, not DPDK's abort" \
+	'[ $rc -eq 1 ] && grep -q "CPU 1 (the frame engine.s) is not among the CPUs this process may run on (0)" "$W/pinned.err" &&
+	 ! grep -q PANIC "$W/pinned.err"' "rc $rc: $(tail -20 "$W/pinned.err")"
 exit 0
