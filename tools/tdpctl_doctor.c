@@ -90,39 +90,64 @@ static void check_isolation(struct doc *d)
 		finding(d, "rcu_nocbs", WARN, fix, "CPU %d runs its own RCU callbacks", d->cpu);
 }
 
-static void check_partition(struct doc *d)
+struct cg_walk {
+	struct doc *d;
+	char open[256], part[300];
+	int nopen, units;
+};
+
+/* one directory of the cgroup root: an isolated partition holding the CPU
+ * (which no process outside it may be pinned to), or a top-level slice or
+ * scope of systemd's but tdpd.slice whose processes may use the CPU */
+static void cg_entry(const char *name, void *arg)
 {
-	char dir[4096];
-	snprintf(dir, sizeof(dir), "%s/sys/fs/cgroup", d->h.root);
-	DIR *dd = opendir(dir);
-	bool found = false;
-	char name[400] = "";
-	while (dd && !found) {
-		struct dirent *e = readdir(dd);
-		if (!e)
-			break;
-		if (e->d_name[0] == '.')
-			continue;
-		char p[512], part[128];
-		snprintf(p, sizeof(p), "/sys/fs/cgroup/%s/cpuset.cpus.partition", e->d_name);
-		if (host_read(&d->h, p, part, sizeof(part)) != 0 || strstr(part, "invalid") ||
-		    (strncmp(part, "isolated", 8) && strncmp(part, "root", 4)))
-			continue;
-		snprintf(p, sizeof(p), "/sys/fs/cgroup/%s/cpuset.cpus.effective", e->d_name);
-		if (in_list(d, p)) {
-			found = true;
-			snprintf(name, sizeof(name), "%s (%s)", e->d_name, part);
-		}
+	struct cg_walk *w = arg;
+	char p[512], v[128];
+	bool tdpd = !strcmp(name, "tdpd.slice");
+	snprintf(p, sizeof(p), "/sys/fs/cgroup/%s/cpuset.cpus.partition", name);
+	if (!tdpd && host_read(&w->d->h, p, v, sizeof(v)) == 0 && !strstr(v, "invalid") &&
+	    (!strncmp(v, "isolated", 8) || !strncmp(v, "root", 4))) {
+		snprintf(p, sizeof(p), "/sys/fs/cgroup/%s/cpuset.cpus.effective", name);
+		if (in_list(w->d, p))
+			snprintf(w->part, sizeof(w->part), "%s (%s)", name, v);
 	}
-	if (dd)
-		closedir(dd);
-	if (found)
-		finding(d, "cpuset", PASS, NULL, "CPU %d is in the cpuset partition %s", d->cpu,
-			name);
-	else
+	size_t n = strlen(name);
+	if (tdpd || n <= 6 || (strcmp(name + n - 6, ".slice") && strcmp(name + n - 6, ".scope")))
+		return;
+	w->units++;
+	snprintf(p, sizeof(p), "/sys/fs/cgroup/%s/cpuset.cpus.effective", name);
+	/* no cpuset of its own: its processes may run on every CPU */
+	if (!host_exists(&w->d->h, p) || in_list(w->d, p))
+		host_list_add(w->open, sizeof(w->open), &w->nopen, 4, name);
+}
+
+static void check_cpuset(struct doc *d)
+{
+	struct cg_walk w = {.d = d};
+	host_each(&d->h, "/sys/fs/cgroup", cg_entry, &w);
+	if (w.part[0])
+		finding(d, "cpuset", FAIL,
+			"tdpctl shield off (the shield of earlier releases made "
+			"/sys/fs/cgroup/tdpd-shield), or write member to its cpuset.cpus.partition "
+			"and remove it",
+			"CPU %d is in the isolated cpuset partition %s: no process outside it, "
+			"tdpd's included, may be pinned there",
+			d->cpu, w.part);
+	else if (!w.units)
+		finding(d, "cpuset", WARN,
+			"boot with isolcpus (above), or run under systemd with tdpctl shield on",
+			"no systemd slices under /sys/fs/cgroup: nothing keeps other processes off "
+			"CPU %d",
+			d->cpu);
+	else if (w.nopen)
 		finding(d, "cpuset", WARN,
 			"tdpctl shield on (or systemctl enable --now tdpd-shield)",
-			"CPU %d is in no isolated cgroup v2 cpuset partition", d->cpu);
+			"CPU %d is open to %s%s: their processes may run there", d->cpu, w.open,
+			host_list_more(w.nopen, 4));
+	else
+		finding(d, "cpuset", PASS, NULL,
+			"CPU %d is kept for tdpd.slice: no other slice or scope may use it",
+			d->cpu);
 }
 
 struct walk {
@@ -630,7 +655,7 @@ int tdpctl_doctor(int argc, char **argv)
 		printf("auditing CPU %d for the frame engine\n", d.cpu);
 	check_kernel(&d);
 	check_isolation(&d);
-	check_partition(&d);
+	check_cpuset(&d);
 	check_irqs(&d);
 	check_cpu(&d);
 	check_clock(&d);

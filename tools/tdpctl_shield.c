@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tdpctl shield on|off|status: the frame engine's CPU at run time.
- *   on     cgroup v2: a cpuset partition "isolated" holding the CPU; every IRQ
- *          that can move, the default IRQ affinity and the unbound workqueues
- *          off it; RT throttling off. The previous values go to a state file
- *          first, so off puts back exactly what was there.
- *   off    puts back what the state file says, removes the partition.
+ *   on     the CPU kept for tdpd.slice (where tdpd.service runs): every other
+ *          top-level slice and scope of systemd's may use only the other CPUs
+ *          (AllowedCPUs, set with systemctl set-property --runtime); every
+ *          IRQ that can move, the default IRQ affinity and the unbound
+ *          workqueues off it; RT throttling off. The previous values go to a
+ *          state file first, so off puts back exactly what was there.
+ *   off    puts back what the state file says.
  *   status what is in place now.
+ * Not an isolated cpuset partition: cgroup v2 puts a process's threads in
+ * one cgroup, and a partition takes its CPU from every other cgroup, the
+ * tdpd process's included, so its engine could never be pinned there.
  * What only the kernel command line can do (isolcpus, nohz_full, rcu_nocbs)
  * is reported with the line to add.
  */
@@ -16,13 +21,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "host.h"
 #include "tdpctl.h"
 
 #define CG "/sys/fs/cgroup"
+/* where the shield of earlier releases made its partition (off removes it) */
 #define CG_SHIELD CG "/tdpd-shield"
+#define SYSTEMCTL "/usr/bin/systemctl"
+#define TDPD_SLICE "tdpd.slice"
 #define RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"
 #define WQ_MASK "/sys/devices/virtual/workqueue/cpumask"
 #define IRQ_DEFAULT "/proc/irq/default_smp_affinity"
@@ -185,46 +194,80 @@ static int state_new(struct sh *s, const char *sp)
 	return 0;
 }
 
-/* the CPU as an isolated cgroup v2 cpuset partition */
-static void partition(struct sh *s)
+/* systemctl set-property --runtime UNIT AllowedCPUs=CPUS (the systemctl of
+ * the root: a stand-in in a fake tree): 0, its exit status, or -errno */
+static int allowed_cpus(const struct host *h, const char *unit, const char *cpus)
 {
-	char buf[4096];
-	if (host_read(&s->h, CG "/cgroup.controllers", buf, sizeof(buf)) != 0 ||
-	    !strstr(buf, "cpuset")) {
+	char exe[4096], prop[4200];
+	snprintf(exe, sizeof(exe), "%s" SYSTEMCTL, h->root);
+	snprintf(prop, sizeof(prop), "AllowedCPUs=%s", cpus);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		execl(exe, "systemctl", "set-property", "--runtime", unit, prop, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	if (waitpid(pid, &st, 0) < 0)
+		return -errno;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* a top-level slice or scope of systemd's (a directory of the cgroup root) */
+static bool top_unit(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 6 && (!strcmp(name + n - 6, ".slice") || !strcmp(name + n - 6, ".scope"));
+}
+
+struct kept {
+	struct sh *s;
+	char names[512];
+	int n, failed;
+};
+
+/* a top-level unit but tdpd.slice onto the other CPUs, its AllowedCPUs saved */
+static void unit_off(const char *name, void *arg)
+{
+	struct kept *k = arg;
+	if (!top_unit(name) || !strcmp(name, TDPD_SLICE))
+		return;
+	char path[4096], old[4096] = "";
+	snprintf(path, sizeof(path), CG "/%s/cpuset.cpus", name);
+	host_read(&k->s->h, path, old, sizeof(old)); /* empty, or none: not set */
+	int rc = allowed_cpus(&k->s->h, name, k->s->rest);
+	if (rc) {
+		say("warn", "%s: systemctl set-property --runtime %s AllowedCPUs=%s: %s %d", name,
+		    name, k->s->rest, rc < 0 ? "cannot run it:" : "exit", rc < 0 ? -rc : rc);
+		k->failed++;
+		return;
+	}
+	fprintf(k->s->st, "allowed\t%s\t%s\n", name, old);
+	host_list_add(k->names, sizeof(k->names), &k->n, 6, name);
+}
+
+/* the CPU kept for tdpd.slice: systemd's other top-level slices and scopes,
+ * where every other process runs, may use only the other CPUs */
+static void keep_for_tdpd(struct sh *s)
+{
+	if (!host_exists(&s->h, "/run/systemd/system") || !host_exists(&s->h, SYSTEMCTL)) {
 		say("warn",
-		    "no cgroup v2 cpuset controller at %s: no isolated partition (boot with "
-		    "systemd.unified_cgroup_hierarchy=1)",
-		    CG);
+		    "systemd is not running: CPU %d is not kept from other processes (boot with "
+		    "isolcpus, below, or keep other work off it with taskset)",
+		    s->cpu);
 		s->warnings++;
 		return;
 	}
-	char sub[4096] = "";
-	host_read(&s->h, CG "/cgroup.subtree_control", sub, sizeof(sub));
-	if (!strstr(sub, "cpuset")) {
-		host_write(&s->h, CG "/cgroup.subtree_control", "+cpuset");
-		fprintf(s->st, "enabled\t" CG "/cgroup.subtree_control\n");
-	}
-	char p[4096];
-	snprintf(p, sizeof(p), "%s" CG_SHIELD, s->h.root);
-	if (mkdir(p, 0755) == 0)
-		fprintf(s->st, "mkdir\t" CG_SHIELD "\n");
-	char cpu[16];
-	snprintf(cpu, sizeof(cpu), "%d", s->cpu);
-	int rc = host_write(&s->h, CG_SHIELD "/cpuset.cpus", cpu);
-	if (!rc)
-		rc = host_write(&s->h, CG_SHIELD "/cpuset.cpus.partition", "isolated");
-	char part[256] = "";
-	host_read(&s->h, CG_SHIELD "/cpuset.cpus.partition", part, sizeof(part));
-	if (rc || strncmp(part, "isolated", 8) || strstr(part, "invalid")) {
-		say("warn", "cpuset partition " CG_SHIELD ": %s (%s)",
-		    rc ? strerror(-rc) : "not isolated", part[0] ? part : "nothing read back");
-		s->warnings++;
-	} else {
+	struct kept k = {.s = s};
+	host_each(&s->h, CG, unit_off, &k);
+	s->warnings += k.failed != 0;
+	if (k.n)
 		say("ok",
-		    "CPU %d is an isolated cpuset partition (" CG_SHIELD
-		    "): no task is scheduled there unless it asks to be",
-		    s->cpu);
-	}
+		    "CPU %d kept for " TDPD_SLICE ", where tdpd.service runs: %s%s may use CPUs %s "
+		    "(AllowedCPUs, until shield off or a reboot)",
+		    s->cpu, k.names, host_list_more(k.n, 6), s->rest);
 }
 
 /* IRQs, unbound workqueues and RT throttling off the CPU */
@@ -263,7 +306,7 @@ static int shield_on(struct sh *s)
 	rc = state_new(s, sp);
 	if (rc)
 		return rc;
-	partition(s);
+	keep_for_tdpd(s);
 	kernel_off(s, restl, restm);
 	boot_params(s);
 	fclose(s->st);
@@ -300,6 +343,17 @@ static int shield_off(struct sh *s)
 			disable = true;
 			continue;
 		}
+		if (!strcmp(k, "allowed")) { /* allowed UNIT OLD-CPUS */
+			char *old = strchr(tab + 1, '\t');
+			if (old)
+				*old++ = 0;
+			int rc = allowed_cpus(&s->h, v, old ? old : "");
+			if (rc == 0)
+				restored++;
+			else
+				failed++;
+			continue;
+		}
 		if (host_write(&s->h, k, v) == 0)
 			restored++;
 		else
@@ -329,17 +383,23 @@ static int shield_off(struct sh *s)
 	return failed ? TDPCTL_EXIT_BAD : 0;
 }
 
+/* a top-level unit's CPUs, when something set them */
+static void unit_status(const char *name, void *arg)
+{
+	struct sh *s = arg;
+	char path[4096], cpus[4096] = "";
+	snprintf(path, sizeof(path), CG "/%s/cpuset.cpus", name);
+	if (top_unit(name) && host_read(&s->h, path, cpus, sizeof(cpus)) == 0 && cpus[0])
+		printf("cpus     %s: CPUs %s\n", name, cpus);
+}
+
 static int shield_status(struct sh *s)
 {
 	char sp[4096], buf[4096];
 	snprintf(sp, sizeof(sp), "%s%s", s->h.root, s->state);
 	bool on = access(sp, F_OK) == 0;
 	printf("shield   %s\n", on ? "on (tdpctl shield off undoes it)" : "off");
-	if (host_read(&s->h, CG_SHIELD "/cpuset.cpus", buf, sizeof(buf)) == 0) {
-		char part[256] = "";
-		host_read(&s->h, CG_SHIELD "/cpuset.cpus.partition", part, sizeof(part));
-		printf("cpuset   " CG_SHIELD ": CPUs %s, partition %s\n", buf, part);
-	}
+	host_each(&s->h, CG, unit_status, s);
 	if (host_read(&s->h, RT_RUNTIME, buf, sizeof(buf)) == 0)
 		printf("rt       sched_rt_runtime_us %s%s\n", buf,
 		       !strcmp(buf, "-1") ? " (throttling off)" : "");
@@ -384,8 +444,8 @@ int tdpctl_shield(int argc, char **argv)
 	fprintf(verb && !strcmp(verb, "--help") ? stdout : stderr,
 		"usage: tdpctl shield on [--cpu N] | off | status  [--root DIR] [--state FILE]\n"
 		"  --state FILE  what 'on' replaced, for 'off' (default " STATE_DEFAULT ")\n"
-		"  on      isolate CPU N (default: the last online CPU, tdpd's default "
-		"engine-cpu)\n"
+		"  on      keep CPU N for tdpd.slice and the frame engine (default: the last "
+		"online CPU, tdpd's default engine-cpu)\n"
 		"  off     put back what 'on' changed\n"
 		"  status  what is in place\n");
 	return verb && !strcmp(verb, "--help") ? 0 : TDPCTL_EXIT_USAGE;

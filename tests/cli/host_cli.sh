@@ -9,7 +9,7 @@ set -uo pipefail
 CTL=$1
 . "$(dirname "$0")/../tap.sh"
 tap_workdir
-echo "1..20"
+echo "1..22"
 
 put() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" >"$1"; } # as the kernel's files read back after a write
 
@@ -21,8 +21,8 @@ put $G/sys/devices/system/cpu/online 0-3
 put $G/sys/devices/system/cpu/isolated 3
 put $G/sys/devices/system/cpu/nohz_full 3
 put $G/proc/cmdline "BOOT_IMAGE=/vmlinuz isolcpus=managed_irq,domain,3 nohz_full=3 rcu_nocbs=3"
-put $G/sys/fs/cgroup/tdpd-shield/cpuset.cpus.partition isolated
-put $G/sys/fs/cgroup/tdpd-shield/cpuset.cpus.effective 3
+for u in init.scope system.slice user.slice; do put "$G/sys/fs/cgroup/$u/cpuset.cpus.effective" 0-2; done
+put $G/sys/fs/cgroup/tdpd.slice/cpuset.cpus.effective 0-3
 put $G/proc/irq/5/smp_affinity_list 0-2
 put $G/proc/irq/9/effective_affinity_list 1
 put $G/proc/12/status "$(printf 'Name:\tkworker/3:1\nPPid:\t2\nCpus_allowed_list:\t3')"
@@ -153,39 +153,70 @@ check "in words, each card is its own finding with its fix" \
 	"$(cat "$W/cards.words")"
 
 # ---- shield -------------------------------------------------------------------------
+# a box under systemd: its top-level slices and scopes, and a systemctl that
+# writes AllowedCPUs into the cgroup as systemd would, and logs its calls
 S=$W/shield
 put $S/sys/devices/system/cpu/online 0-3
 put $S/sys/fs/cgroup/cgroup.controllers "cpuset cpu io memory"
 put $S/sys/fs/cgroup/cgroup.subtree_control "cpu"
+for u in init.scope system.slice user.slice tdpd.slice; do put "$S/sys/fs/cgroup/$u/cpuset.cpus" ""; done
+put $S/sys/fs/cgroup/user.slice/cpuset.cpus 0-3
+mkdir -p $S/run/systemd/system
 put $S/proc/irq/5/smp_affinity_list 0-3
 put $S/proc/irq/7/smp_affinity_list 0-1
 put $S/proc/irq/default_smp_affinity f
 put $S/sys/devices/virtual/workqueue/cpumask f
 put $S/proc/sys/kernel/sched_rt_runtime_us 950000
 put $S/proc/cmdline "quiet"
+put $S/usr/bin/systemctl '#!/bin/sh
+[ "$1 $2" = "set-property --runtime" ] || exit 2
+echo "$3 $4" >>"'"$W"'/systemctl.log"
+printf "%s" "${4#AllowedCPUs=}" >"'"$S"'/sys/fs/cgroup/$3/cpuset.cpus"
+'
+chmod +x $S/usr/bin/systemctl
 (cd $S && find . -type f | sort | xargs md5sum) >"$W/before"
 rc=0
 "$CTL" shield on --cpu 3 --root "$S" >"$W/on" 2>&1 || rc=$?
 v() { cat "$S$1"; }
-check "shield on: CPU 3 an isolated partition, IRQs, default affinity and workqueues off it, RT throttling off" \
-	'[ $rc -eq 0 ] && [ "$(v /sys/fs/cgroup/tdpd-shield/cpuset.cpus)" = 3 ] && [ "$(v /sys/fs/cgroup/tdpd-shield/cpuset.cpus.partition)" = isolated ] && [ "$(v /proc/irq/5/smp_affinity_list)" = 0-2 ] && [ "$(v /proc/irq/7/smp_affinity_list)" = 0-1 ] && [ "$(v /proc/irq/default_smp_affinity)" = 7 ] && [ "$(v /sys/devices/virtual/workqueue/cpumask)" = 7 ] && [ "$(v /proc/sys/kernel/sched_rt_runtime_us)" = -1 ]' \
-	"rc $rc: $(cat "$W/on")"
+check "shield on: CPU 3 kept for tdpd.slice (the other slices and scopes on 0-2), IRQs, default affinity and workqueues off it, RT throttling off" \
+	'[ $rc -eq 0 ] && [ "$(sort "$W/systemctl.log" | tr "\n" " ")" = "init.scope AllowedCPUs=0-2 system.slice AllowedCPUs=0-2 user.slice AllowedCPUs=0-2 " ] &&
+	 [ "$(v /sys/fs/cgroup/tdpd.slice/cpuset.cpus)" = "" ] && grep -q "CPU 3 kept for tdpd.slice" "$W/on" &&
+	 [ "$(v /proc/irq/5/smp_affinity_list)" = 0-2 ] && [ "$(v /proc/irq/7/smp_affinity_list)" = 0-1 ] && [ "$(v /proc/irq/default_smp_affinity)" = 7 ] && [ "$(v /sys/devices/virtual/workqueue/cpumask)" = 7 ] && [ "$(v /proc/sys/kernel/sched_rt_runtime_us)" = -1 ]' \
+	"rc $rc: $(cat "$W/on" "$W/systemctl.log")"
 check "and reports the boot line it cannot set" \
 	'grep -q "add \"isolcpus=managed_irq,domain,3 nohz_full=3 rcu_nocbs=3\"" "$W/on"' "$(cat "$W/on")"
 rc=0
 "$CTL" shield on --cpu 2 --root "$S" >"$W/on2" 2>&1 || rc=$?
 check "a second shield on is refused while one is in place" '[ $rc -eq 2 ] && grep -q "shield is on" "$W/on2"' "$(cat "$W/on2")"
 "$CTL" shield status --root "$S" >"$W/status" 2>&1
-check "shield status shows the partition and throttling" \
-	'grep -q "^shield   on" "$W/status" && grep -q "CPUs 3, partition isolated" "$W/status" && grep -q "throttling off" "$W/status"' \
+check "shield status shows the slices' CPUs and throttling" \
+	'grep -q "^shield   on" "$W/status" && grep -q "^cpus     system.slice: CPUs 0-2" "$W/status" && grep -q "throttling off" "$W/status"' \
 	"$(cat "$W/status")"
 rc=0
+: >"$W/systemctl.log"
 "$CTL" shield off --root "$S" >"$W/off" 2>&1 || rc=$?
-(cd $S && find . -type f ! -path ./sys/fs/cgroup/cgroup.subtree_control | sort | xargs md5sum) >"$W/after"
-check "shield off puts back exactly what was there and removes the partition and its state" \
-	'[ $rc -eq 0 ] && diff <(grep -v subtree_control "$W/before") "$W/after" >/dev/null && [ ! -e $S/sys/fs/cgroup/tdpd-shield ] && [ ! -e $S/run/tdpd-shield/shield.state ]' \
-	"rc $rc: $(cat "$W/off"; diff <(grep -v subtree_control "$W/before") "$W/after")"
+(cd $S && find . -type f | sort | xargs md5sum) >"$W/after"
+check "shield off puts back exactly what was there (user.slice's own CPUs too) and removes its state" \
+	'[ $rc -eq 0 ] && diff "$W/before" "$W/after" >/dev/null && [ ! -e $S/run/tdpd-shield/shield.state ] &&
+	 [ "$(sort "$W/systemctl.log" | tr "\n" " ")" = "init.scope AllowedCPUs= system.slice AllowedCPUs= user.slice AllowedCPUs=0-3 " ]' \
+	"rc $rc: $(cat "$W/off" "$W/systemctl.log"; diff "$W/before" "$W/after")"
 check "shield off with nothing to undo is fine" '"$CTL" shield off --root "$S" | grep -q "no shield to undo"'
+# the shield of earlier releases: an isolated partition no process outside
+# it may be pinned to, tdpd's included
+put $S/sys/fs/cgroup/tdpd-shield/cpuset.cpus.partition isolated
+put $S/sys/fs/cgroup/tdpd-shield/cpuset.cpus.effective 3
+"$CTL" doctor --root "$S" --cpu 3 --latency 0 --json >"$W/part.json" 2>&1
+"$CTL" doctor --root "$S" --cpu 3 --latency 0 >"$W/part.txt" 2>&1
+check "doctor: an isolated partition holding the engine's CPU fails, as tdpd could not be pinned there" \
+	'grep -q " cpuset=fail " <<<" $(st "$W/part.json") " && grep -q "isolated cpuset partition tdpd-shield (isolated): no process outside it" "$W/part.txt"' \
+	"$(st "$W/part.json"; cat "$W/part.txt")"
+rm -r $S/sys/fs/cgroup/tdpd-shield $S/run/systemd
+rc=0
+"$CTL" shield on --cpu 3 --root "$S" >"$W/nosd" 2>&1 || rc=$?
+check "without systemd, shield on says the CPU is not kept from other processes, and does the rest" \
+	'[ $rc -eq 0 ] && grep -q "^warn  systemd is not running: CPU 3 is not kept" "$W/nosd" && grep -q "^ok    RT throttling off" "$W/nosd"' \
+	"rc $rc: $(cat "$W/nosd")"
+"$CTL" shield off --root "$S" >/dev/null 2>&1
 rc=0
 "$CTL" shield on --cpu 9 --root "$S" >"$W/bad9" 2>&1 || rc=$?
 check "a CPU that is not online is refused" '[ $rc -eq 2 ] && grep -q "CPU 9 is not online" "$W/bad9"' "$(cat "$W/bad9")"

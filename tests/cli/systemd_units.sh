@@ -13,7 +13,7 @@ if ! command -v systemd-analyze >/dev/null; then
 fi
 . "$(dirname "$0")/../tap.sh"
 tap_workdir
-echo "1..10"
+echo "1..11"
 for u in tdpd.service tdpd@.service tdpd-shield.service tdpd-phc2sys@.service; do
 	sed -E "s#^(Exec(Start|Stop)=)[^ ]*/tdpd #\1$B/daemon/tdpd #; s#^(Exec(Start|Stop)=)[^ ]*/tdpctl #\1$B/tools/tdpctl #" \
 		"$B/systemd/$u" >"$W/$u"
@@ -44,6 +44,9 @@ else
 	check "tdpd-phc2sys@ against linuxptp's units # SKIP linuxptp's units are not installed" true
 	check "linuxptp's phc2sys@ # SKIP linuxptp's units are not installed" true
 fi
+check "tdpd runs in tdpd.slice, the slice the shield keeps the engine's CPU for" \
+	'grep -qx "Slice=tdpd.slice" "$W/tdpd.service" && grep -qx "Slice=tdpd.slice" "$W/tdpd@.service" &&
+	 "$B/tools/tdpctl" shield --help | grep -q "keep CPU N for tdpd.slice"'
 state=$("$B/tools/tdpctl" shield --help | sed -n 's/.*(default \(\/[^)]*\)).*/\1/p')
 rtd=$(sed -n 's/^RuntimeDirectory=//p' "$W/tdpd.service")
 check "the shield's state ($state) outlives tdpd's restarts: not under tdpd.service's RuntimeDirectory /run/$rtd, in tdpd-shield.service's own, kept" \
