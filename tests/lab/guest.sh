@@ -59,7 +59,7 @@ PY
 # the initramfs: a static busybox, the modules that reach the 9p shares, and
 # an /init that mounts the host's root and hands over to the guest's script
 lab_initramfs() {
-	local dir=$1 ver=$2 r m f want=(9p 9pnet_virtio virtio_pci) mods=()
+	local dir=$1 ver=$2 r m f want=(9p 9pnet_virtio virtio_pci overlay) mods=()
 	r=$(mktemp -d)
 	mkdir -p "$r"/{bin,dev,proc,sys,root,mods}
 	cp /bin/busybox "$r/bin/" || return 1
@@ -90,18 +90,37 @@ b=/bin/busybox
 \$b mount -t sysfs sys /sys
 \$b mount -t devtmpfs dev /dev
 for m in ${mods[*]}; do \$b insmod /mods/\$m.ko || echo "lab: insmod \$m failed"; done
-\$b mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose hostroot /root ||
-	{ echo "lab: the host's root did not mount"; \$b poweroff -f; }
-# /run is the guest's own (tmpfs); /tmp stays the host's, read-only, as the
-# tree under test may live there; TMPDIR points into /run
-\$b mount -t tmpfs tmpfs /root/run
-\$b mkdir -p /root/run/tmp
+set -- \$(\$b cat /proc/cmdline)
+for a; do case \$a in lab.script=*) s=\${a#*=} ;; lab.name=*) n=\${a#*=} ;; lab.src=*) src=\${a#*=} ;; lab.init=*) init=\${a#*=} ;; esac; done
+if [ "\$init" = systemd ]; then
+	# the host's root read-only under a tmpfs of the guest's own (overlayfs):
+	# systemd, ninja install and the units write where they would on a box
+	\$b mkdir -p /lower /rw
+	\$b mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose hostroot /lower ||
+		{ echo "lab: the host's root did not mount"; \$b poweroff -f; }
+	\$b mount -t tmpfs tmpfs /rw
+	\$b mkdir -p /rw/upper /rw/work
+	\$b mount -t overlay overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work /root ||
+		{ echo "lab: the overlay did not mount"; \$b poweroff -f; }
+else
+	\$b mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose hostroot /root ||
+		{ echo "lab: the host's root did not mount"; \$b poweroff -f; }
+	# /run is the guest's own (tmpfs); /tmp stays the host's, read-only, as the
+	# tree under test may live there; TMPDIR points into /run
+	\$b mount -t tmpfs tmpfs /root/run
+	\$b mkdir -p /root/run/tmp
+fi
 \$b mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 share /root/mnt ||
 	{ echo "lab: the share did not mount"; \$b poweroff -f; }
+echo "lab: \$n up after \$(\$b cut -d' ' -f1 /proc/uptime) s"
 for d in proc sys dev; do \$b mount --move /\$d /root/\$d; done
-set -- \$(\$b cat /root/proc/cmdline)
-for a; do case \$a in lab.script=*) s=\${a#*=} ;; lab.name=*) n=\${a#*=} ;; lab.src=*) src=\${a#*=} ;; esac; done
-echo "lab: \$n up after \$(\$b cut -d' ' -f1 /root/proc/uptime) s"
+if [ "\$init" = systemd ]; then
+	# the script prepares the root (as an operator would), then systemd is
+	# PID 1 (it finds /proc, /sys and /dev mounted)
+	\$b chroot /root /bin/bash -c "export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root; /bin/bash \$src/tests/lab/\$s prepare \$n" ||
+		echo "lab: \$n's preparation failed"
+	exec \$b switch_root /root /lib/systemd/systemd --unit=lab.target
+fi
 \$b chroot /root /bin/bash -c "export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/run TMPDIR=/run/tmp; cd /run; /bin/bash \$src/tests/lab/\$s \$n"
 echo "lab: \$n's script ended (\$?)"
 \$b sync
@@ -117,17 +136,29 @@ lab_guest() {
 	shift 4
 	[ -x /usr/bin/time ] && tm=(/usr/bin/time -f %M -o "$dir/share/$name.maxrss")
 	"${tm[@]}" timeout "$LIMIT" qemu-system-x86_64 -name "lab-$name" -pidfile "$dir/$name.pid" \
-		-M q35 -accel tcg -cpu max -smp 1 -m "$mem" -nodefaults -no-user-config -display none \
+		-M q35 -accel tcg -cpu max -smp "${LAB_SMP:-1}" -m "$mem" -nodefaults -no-user-config -display none \
 		-no-reboot -serial "file:$dir/share/$name.console" \
 		-kernel "$K/vmlinux" -initrd "$K/initrd.gz" \
-		-append "console=ttyS0 quiet panic=-1 lab.name=$name lab.script=$script lab.src=$SRC" \
+		-append "console=ttyS0 quiet panic=-1 lab.name=$name lab.script=$script lab.src=$SRC lab.init=${LAB_INIT:-script}" \
 		-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=root,mount_tag=hostroot \
 		-fsdev "local,id=share,path=$dir/share,security_model=none,multidevs=remap" \
 		-device virtio-9p-pci,fsdev=share,mount_tag=share \
 		"$@" </dev/null >"$dir/$name.qemu.log" 2>&1 &
 	LAB_PIDS+=($!)
-	LAB_GUESTS+=("$dir/$name.pid")
+	# QEMU's own PID, from its pidfile as it starts: what stops it, whatever
+	# becomes of the file later
+	local i pid=
+	for ((i = 0; i < 100; i++)); do
+		pid=$(cat "$dir/$name.pid" 2>/dev/null) && [ -n "$pid" ] && break
+		sleep 0.1
+	done
+	[ -n "$pid" ] && LAB_GUESTS+=("$pid:lab-$name")
+}
+
+# whether PID:NAME is still that guest's QEMU (not a PID used again)
+lab_guest_alive() {
+	grep -qa -- "-name.$2" "/proc/$1/cmdline" 2>/dev/null
 }
 
 lab_wait() {
@@ -146,7 +177,7 @@ lab_guests_wait() {
 	for ((i = 0; i < s * 10; i++)); do
 		alive=0
 		for p in "${LAB_GUESTS[@]}"; do
-			[ -f "$p" ] && kill -0 "$(cat "$p")" 2>/dev/null && alive=1
+			lab_guest_alive "${p%%:*}" "${p#*:}" && alive=1
 		done
 		[ $alive = 0 ] && return 0
 		sleep 0.1
@@ -157,7 +188,7 @@ lab_guests_wait() {
 lab_guests_stop() {
 	local p
 	for p in "${LAB_GUESTS[@]}"; do
-		[ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null
+		lab_guest_alive "${p%%:*}" "${p#*:}" && kill "${p%%:*}" 2>/dev/null
 	done
 	for p in "${LAB_PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null

@@ -14,6 +14,10 @@
 #           purpose, brought together by ptp4l over tdpd's links; hop-stamped
 #           probes measure where each router pushes against the plan
 #           (scenario-clocks.sh)
+#   systemd one router guest whose PID 1 is systemd: tdpd installed by its
+#           build and run by its units (readiness, restart, watchdog, shield,
+#           journald, ptp4l@ on tdpd's exception interface)
+#           (scenario-systemd.sh, with systemd-router.sh in the guest)
 #
 # Bounded: the scenario has LAB_LIMIT seconds (default 600) and each guest
 # LAB_MEM MiB (default 1536); every exit, however it comes, stops the guests
@@ -33,9 +37,9 @@ TAG=lab$$
 . "$SRC/tests/net/netns.sh" # probe_table
 
 case $SCEN in
-pci | clocks) ;;
+pci | clocks | systemd) ;;
 *)
-	echo "lab.sh: no scenario '$SCEN' (pci, clocks)" >&2
+	echo "lab.sh: no scenario '$SCEN' (pci, clocks, systemd)" >&2
 	exit 2
 	;;
 esac
@@ -50,6 +54,14 @@ for p in "$BUILD/daemon/tdpd" "$BUILD/tools/tdpctl" "$BUILD/tools/probe/tdp-prob
 	}
 done
 
+# one run of a scenario at a time: a second would remove the first's results
+# and share its directory
+mkdir -p "$BUILD/lab"
+exec 9>"$BUILD/lab/$SCEN.lock"
+flock -n 9 || {
+	echo "lab.sh: scenario $SCEN is running already (lock $BUILD/lab/$SCEN.lock)" >&2
+	exit 2
+}
 rm -rf "$O"
 mkdir -p "$O/share"
 T0=$(date +%s%N)
@@ -60,6 +72,7 @@ note() { echo "# [$(elapsed) s] $*"; }
 LAB_NS=()
 LAB_TAPS=()
 cleanup() {
+	pkill -P "$WATCHDOG" 2>/dev/null
 	frr_stop_all
 	lab_guests_stop
 	local x
@@ -70,7 +83,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' INT TERM
 # the whole scenario is bounded: past LAB_LIMIT, this shell is told to end
-(sleep "$LIMIT" && kill -TERM $$ 2>/dev/null) &
+# (the timer holds no lock; clean-up ends it and its sleep)
+(
+	exec 9>&-
+	sleep "$LIMIT" && kill -TERM $$ 2>/dev/null
+) &
 WATCHDOG=$!
 LAB_PIDS=("$WATCHDOG")
 
@@ -115,6 +132,8 @@ lab_guests_wait 60
 for g in "$O"/share/*.maxrss; do
 	[ -f "$g" ] || continue
 	g=$(basename "$g" .maxrss)
-	note "guest $g: boot to ready $(cat "$O/share/$g/ready-at" 2>/dev/null) s of its own uptime; QEMU's peak RSS $(cat "$O/share/$g.maxrss" 2>/dev/null) KiB"
+	r=
+	[ -f "$O/share/$g/ready-at" ] && r="boot to ready $(cat "$O/share/$g/ready-at") s of its own uptime; "
+	note "guest $g: ${r}QEMU's peak RSS $(cat "$O/share/$g.maxrss" 2>/dev/null) KiB"
 done
 echo "# results in $O"
