@@ -6,7 +6,6 @@
  * cyclictest does) and says which TF this box can hold.
  */
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>

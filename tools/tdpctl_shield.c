@@ -262,6 +262,17 @@ static void keep_for_tdpd(struct sh *s)
 	}
 	struct kept k = {.s = s};
 	host_each(&s->h, CG, unit_off, &k);
+	/* the slices systemd makes later (user.slice at the first login after a
+	 * boot-time shield, machine.slice for the first VM or container), by
+	 * their unit files */
+	static const char *const later[] = {"user.slice", "machine.slice"};
+	for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++) {
+		char cg[256], unit[256];
+		snprintf(cg, sizeof(cg), CG "/%s", later[i]);
+		snprintf(unit, sizeof(unit), "/lib/systemd/system/%s", later[i]);
+		if (!host_exists(&s->h, cg) && host_exists(&s->h, unit))
+			unit_off(later[i], &k);
+	}
 	s->warnings += k.failed != 0;
 	if (k.n)
 		say("ok",
