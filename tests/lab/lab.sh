@@ -11,9 +11,10 @@
 #           uio_pci_generic: host path, OSPF and a reserved flow through it
 #           (scenario-pci.sh; the default)
 #   clocks  two router guests in a chain, each clock its own and set off on
-#           purpose, brought together by ptp4l over tdpd's links; hop-stamped
-#           probes measure where each router pushes against the plan
-#           (scenario-clocks.sh)
+#           purpose, brought together by ptp4l over tdpd's links; a plan
+#           deployed over SSH; hop-stamped probes measure where each router
+#           pushes against the plan; a clock step, a power cycle, the
+#           grandmaster lost (scenario-clocks.sh)
 #   systemd one router guest whose PID 1 is systemd: tdpd installed by its
 #           build and run by its units (readiness, restart, watchdog, shield,
 #           journald, ptp4l@ on tdpd's exception interface)
@@ -30,6 +31,7 @@ LIMIT=${LAB_LIMIT:-600}
 MEM=${LAB_MEM:-1536}
 K=$BUILD/lab/kernel
 O=$BUILD/lab/$SCEN
+PROBE=$BUILD/tools/probe/tdp-probe
 TAG=lab$$
 . "$SRC/tests/tap.sh"
 . "$SRC/tests/lab/guest.sh"
@@ -118,6 +120,62 @@ host_ns() {
 		ip netns exec "$1" ethtool -K "$2" tx off >/dev/null 2>&1
 }
 
+# lab_conf FILE SCHEDULE IN-ADDR IN-NEIGH IN-MAC OUT-ADDR OUT-NEIGH OUT-MAC
+#   [ROUTE-PORT ROUTE] [[global] lines...]: a router guest's tdpd.conf, port in
+# on 00:03.0 and port out on 00:04.0 with their address, neighbour and route;
+# the network tests' defaults in /run/tdpd, which a given line replaces
+lab_conf() {
+	local f=$1 table=$2 ia=$3 in=$4 im=$5 oa=$6 on=$7 om=$8 rp= rt=
+	shift 8
+	if [ "${1:-}" = in ] || [ "${1:-}" = out ]; then
+		rp=$1 rt=$2
+		shift 2
+	fi
+	{
+		conf_globals /run/tdpd "$table" "rx-idle-sleep 50us" "$@"
+		printf '\n[port in]\ndevice 0000:00:03.0\naddress %s\nneighbour %s %s\n' "$ia" "$in" "$im"
+		[ "$rp" = in ] && echo "route $rt"
+		printf '\n[port out]\ndevice 0000:00:04.0\naddress %s\nneighbour %s %s\n' "$oa" "$on" "$om"
+		[ "$rp" = out ] && echo "route $rt"
+	} >"$f"
+}
+
+# lab_router_between SCRIPT: guest r1 between the two end hosts, port in
+# (virtio-net-pci, MAC_IN) on the sender's tap, port out (e1000e, MAC_OUT) on
+# the receiver's; the sender 10.0.1.2 (MAC_S), the receiver 10.0.2.2 (MAC_R)
+lab_router_between() {
+	lab_guest r1 "$O" "$1" "$MEM" \
+		-netdev "tap,id=in,ifname=$TAG-s,script=no,downscript=no" \
+		-device "virtio-net-pci,netdev=in,addr=0x3,mac=$MAC_IN" \
+		-netdev "tap,id=out,ifname=$TAG-r,script=no,downscript=no" \
+		-device "e1000e,netdev=out,addr=0x4,mac=$MAC_OUT"
+	lab_taps "$TAG-s" "$TAG-r" &&
+		host_ns "$TAG-snd" "$TAG-s" "$MAC_S" 10.0.1.2/24 10.0.1.1 &&
+		host_ns "$TAG-rcv" "$TAG-r" "$MAC_R" 10.0.2.2/24 10.0.2.1
+}
+
+# lab_probes N TABLE COUNT DST-MAC [RECV-ARGS...] [-- SEND-ARGS...]: COUNT
+# probes of TABLE's flow "probe" from the sender (10.0.1.2) to the receiver
+# (10.0.2.2), first hop DST-MAC; the receiver's report in rcvN.json, rcvN.out
+lab_probes() {
+	local n=$1 table=$2 count=$3 mac=$4 ra=() rp
+	shift 4
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		ra+=("$1")
+		shift
+	done
+	[ "${1:-}" = -- ] && shift
+	ip netns exec "$TAG-rcv" timeout 120 "$PROBE" recv -i "$TAG-r" --no-live --duration 90s "${ra[@]}" \
+		--json "$O/rcv$n.json" --ready "$O/rcv$n.ready" >"$O/rcv$n.out" 2>"$O/rcv$n.err" &
+	rp=$!
+	LAB_PIDS+=("$rp")
+	for _ in $(seq 100); do [ -f "$O/rcv$n.ready" ] && break; sleep 0.1; done
+	ip netns exec "$TAG-snd" timeout 120 "$PROBE" send -i "$TAG-s" --table "$table" --flow probe \
+		--count "$count" --prio 0 --timer nanosleep "$@" --dst 10.0.2.2 --src 10.0.1.2 --dst-mac "$mac" \
+		>"$O/send$n.out" 2>"$O/send$n.err"
+	wait "$rp"
+}
+
 # what every router guest reads first (/mnt/env)
 lab_env() {
 	cat >"$O/share/env" <<EOF
@@ -134,6 +192,6 @@ for g in "$O"/share/*.maxrss; do
 	g=$(basename "$g" .maxrss)
 	r=
 	[ -f "$O/share/$g/ready-at" ] && r="boot to ready $(cat "$O/share/$g/ready-at") s of its own uptime; "
-	note "guest $g: ${r}QEMU's peak RSS $(cat "$O/share/$g.maxrss" 2>/dev/null) KiB"
+	note "guest $g: ${r}QEMU's peak RSS $(tail -1 "$O/share/$g.maxrss" 2>/dev/null) KiB"
 done
 echo "# results in $O"

@@ -9,9 +9,13 @@
 #   NAME.ptp4l     optional: ptp4l's configuration, started with the options
 #                  in NAME.ptp4l-args once tdpd's exception interfaces exist
 #   NAME.ospfd     optional: FRR ospfd's configuration (then NAME.ospf)
+#   NAME.routes    optional: routes for the guest's kernel, one "ip route add"
+#                  line each, added once tdpd's exception interfaces exist
+#   authorized_keys optional: sshd runs, taking these keys for root
 #   NAME.step      any time while it runs: milliseconds to step its clock by
 #                  (renamed NAME.stepped once done)
-#   NAME.snap-L    any time while it runs: tdpd's stats reply into NAME/L.json
+#   NAME.snap-L    any time while it runs: tdpd's stats reply into NAME/L.json,
+#                  its schedule active into NAME/L-schedule.json
 # Binds the guest's two PCI NICs to uio_pci_generic as tdpd(8) says,
 # reserves hugepages, runs tdpd, says ready (/mnt/NAME.ready), and on
 # /mnt/NAME.stop stops everything with SIGTERM and leaves what it saw in
@@ -66,6 +70,24 @@ if grep -q "forwarding:" "$O/tdpd.err"; then
 	up >"$O/ready-at"
 	touch "$S/$NAME.ready"
 	say "tdpd forwarding at $(up) s"
+	# the guest kernel's routes (its own traffic: sshd's replies), which
+	# tdpd follows as it follows a routing daemon's
+	if [ -f "$S/$NAME.routes" ]; then
+		while read -r r; do
+			[ -n "$r" ] && { ip route add $r || say "ip route add $r failed"; }
+		done <"$S/$NAME.routes"
+	fi
+	if [ -f "$S/authorized_keys" ]; then
+		# sshd on the router's own addresses (through tdpd's exception
+		# interfaces), a host key of this boot's, the scenario's keys
+		mkdir -p /run/sshd /run/ssh
+		ssh-keygen -q -t ed25519 -N '' -f /run/ssh/hostkey
+		printf '%s\n' "HostKey /run/ssh/hostkey" "PidFile /run/ssh/sshd.pid" \
+			"AuthorizedKeysFile $S/authorized_keys" "StrictModes no" "UsePAM no" \
+			"PermitRootLogin prohibit-password" "PasswordAuthentication no" \
+			"KbdInteractiveAuthentication no" "PrintMotd no" >/run/ssh/sshd_config
+		/usr/sbin/sshd -f /run/ssh/sshd_config -E "$O/sshd.log" || say "sshd did not start"
+	fi
 	if [ -f "$S/$NAME.ptp4l" ]; then
 		# ptp4l on tdpd's exception interfaces, software timestamps
 		# shellcheck disable=SC2046
@@ -87,6 +109,7 @@ if grep -q "forwarding:" "$O/tdpd.err"; then
 		fi
 		for f in "$S/$NAME".snap-*; do
 			[ -f "$f" ] || continue
+			ctl --json schedule active >"$O/${f##*.snap-}-schedule.json" 2>&1
 			ctl --json stats >"$O/${f##*.snap-}.json.part" 2>&1
 			mv "$O/${f##*.snap-}.json.part" "$O/${f##*.snap-}.json"
 			rm -f "$f"

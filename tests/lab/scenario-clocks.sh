@@ -2,7 +2,8 @@
 # Scenario clocks of the lab (sourced by lab.sh): two router guests in a
 # chain, each with a clock of its own that starts from its RTC's whole second
 # and is then set off on purpose (r1 +30 ms, r2 -40 ms), brought together by
-# ptp4l over tdpd's own links (software timestamps):
+# ptp4l over tdpd's own links (software timestamps), and a plan deployed to
+# them over SSH:
 #
 #   host ns snd -- tap -- [r1: in virtio | out e1000e] -- dgram --
 #        [r2: in virtio | out e1000e] -- tap -- host ns rcv
@@ -11,15 +12,20 @@
 # steps nothing on the host). r1's ptp4l is a boundary clock (slave on
 # tdp-in, master on tdp-out) that disciplines r1's clock, and r1's tdpd
 # follows it in ptp-mode disciplined; r2's ptp4l is a free-running slave on
-# tdp-in and r2's tdpd applies its offset itself (ptp-mode offset). Both
-# tdpd lock; hop-stamped reserved probes planned by tdpctl plan cross both
-# routers; each hop's frame is the plan's; every probe lost is counted.
-# Then two faults: r2's clock is stepped by 50 ms (tdpd counts the step and
-# locks again), and the grandmaster is killed (r1's tdpd goes to holdover,
-# then unlocked once its holdover budget is spent, and says so).
-# Figures: each clock's first offset, ptp4l's rms and max after lock, and
-# per router where it pushed against its frame start and when the probes
-# arrived against the upstream frame start.
+# tdp-in and r2's tdpd applies its offset itself (ptp-mode offset). The
+# routers start on tables without flows; once both are locked, tdpctl
+# deploy from snd puts the plan in force on both over SSH (sshd in each
+# guest, reached through tdpd's exception interfaces), at one frame.
+# Hop-stamped reserved probes cross both routers; each hop's frame is the
+# plan's; every probe lost is counted. Then the faults:
+#   - r2's clock is stepped by 50 ms: tdpd counts the step, and the frames
+#     past the sync budget meanwhile, and is locked on the new offset;
+#   - r2 loses its power mid-plan and boots again: its tdpd resumes the plan
+#     from its state directory, locks, and the probes cross on the plan;
+#   - the grandmaster is killed: r1's tdpd goes to holdover, then unlocked.
+# Figures (clocks_figures.py): each clock's first offset, ptp4l's offset
+# after lock, and per router where it pushed against its frame start and
+# when the probes arrived against the upstream frame start.
 MAC_S=02:00:00:00:01:02
 MAC_R=02:00:00:00:02:02
 MAC_1I=52:54:00:00:01:03
@@ -27,7 +33,6 @@ MAC_1O=52:54:00:00:01:04
 MAC_2I=52:54:00:00:02:03
 MAC_2O=52:54:00:00:02:04
 COUNT=${LAB_COUNT:-200}
-PROBE=$BUILD/tools/probe/tdp-probe
 TDPCTL=$BUILD/tools/tdpctl
 lab_env
 
@@ -47,54 +52,33 @@ link snd:s0 r1:in rate 10Mbit/s delay 100us
 link r1:out r2:in rate 10Mbit/s delay 100us
 link r2:out rcv:r0 rate 10Mbit/s delay 100us
 flow probe from snd to rcv packets 2 size 200 frames 0,2 stamp match dscp 46 udp-dport 7350
+control r1 socket /run/tdpd/tdpd.sock tdpctl $TDPCTL ssh r1-box
+control r2 socket /run/tdpd/tdpd.sock tdpctl $TDPCTL ssh r2-box
 EOF
 "$TDPCTL" plan "$O/topo" -o "$O/share/plan" >"$O/plan.out" 2>&1 || {
 	echo "Bail out! tdpctl plan refused the lab's topology: $(cat "$O/plan.out")"
 	exit 1
 }
+# each router starts on its table of the plan without the flows
+for g in r1 r2; do grep -v '^flow \|^frames\? ' "$O/share/plan/$g.tdp" >"$O/share/$g-empty.tdp"; done
 ALPHA=$(sed -n 's/.*--alpha \([0-9,]*\).*/\1/p' "$O/plan.out")
 DELAY=$(sed -n 's/.*--frame-delay \([0-9]*\).*/\1/p' "$O/plan.out")
 
-# rconf NAME MODE IN-ADDR IN-NEIGH IN-MAC OUT-ADDR OUT-NEIGH OUT-MAC ROUTE-PORT ROUTE
+# rconf NAME MODE IN-ADDR IN-NEIGH IN-MAC OUT-ADDR OUT-NEIGH OUT-MAC
 rconf() {
-	local sync="sync-lock-threshold 10ms
-sync-step 20ms
-sync-sample-timeout 2s
-sync-holdover 5s
-sync-holdover-action serve
-sync-unlocked-action alarm"
-	cat >"$O/share/$1.conf" <<EOF
-[global]
-schedule /mnt/plan/$1.tdp
-node-id ${1#r}
-late-policy drop
-engine-priority 0
-rx-idle-sleep 50us
-mlock no
-control-socket /run/tdpd/tdpd.sock
-monitor-socket /run/tdpd/tdpd-ro.sock
-state-directory /run/tdpd/state
-summary-json /mnt/$1/sum.json
-timebase ptp
-ptp-socket /run/tdpd/ptp4l
-ptp-mode $2
-$sync
-
-[port in]
-device 0000:00:03.0
-address $3
-neighbour $4 $5
-$([ "$9" = in ] && echo "route ${10}")
-
-[port out]
-device 0000:00:04.0
-address $6
-neighbour $7 $8
-$([ "$9" = out ] && echo "route ${10}")
-EOF
+	local g=$1 mode=$2
+	shift 2
+	lab_conf "$O/share/$g.conf" "/mnt/$g-empty.tdp" "$@" "node-id ${g#r}" "late-policy drop" \
+		"state-directory /mnt/$g/state" "summary-json /mnt/$g/sum.json" "timebase ptp" \
+		"ptp-socket /run/tdpd/ptp4l" "ptp-mode $mode" "sync-lock-threshold 10ms" "sync-step 20ms" \
+		"sync-sample-timeout 2s" "sync-holdover 5s" "sync-holdover-action serve" "sync-unlocked-action alarm"
 }
-rconf r1 disciplined 10.0.1.1/24 10.0.1.2 "$MAC_S" 10.0.12.1/24 10.0.12.2 "$MAC_2I" out "10.0.2.0/24 via 10.0.12.2"
-rconf r2 offset 10.0.12.2/24 10.0.12.1 "$MAC_1O" 10.0.2.1/24 10.0.2.2 "$MAC_R" in "10.0.1.0/24 via 10.0.12.1"
+rconf r1 disciplined 10.0.1.1/24 10.0.1.2 "$MAC_S" 10.0.12.1/24 10.0.12.2 "$MAC_2I"
+rconf r2 offset 10.0.12.2/24 10.0.12.1 "$MAC_1O" 10.0.2.1/24 10.0.2.2 "$MAC_R"
+# the routes beyond each router's own nets are its kernel's, which tdpd
+# follows (sshd in r2 answers the sender through them)
+echo "10.0.2.0/24 via 10.0.12.2 dev tdp-out" >"$O/share/r1.routes"
+echo "10.0.1.0/24 via 10.0.12.1 dev tdp-in" >"$O/share/r2.routes"
 # ptp4l: the same message rates everywhere, a line per sample (4 a second)
 ptpconf() { # ptpconf FILE UDS [LINE...]
 	local f=$1 u=$2
@@ -109,6 +93,14 @@ ptpconf "$O/share/r2.ptp4l" /run/tdpd/ptp4l "slaveOnly 1" "free_running 1"
 echo "-i tdp-in" >"$O/share/r2.ptp4l-args"
 echo 30 >"$O/share/r1.offset"
 echo -40 >"$O/share/r2.offset"
+# SSH to the routers from the sender's namespace: r1 on its port in, r2
+# through r1
+ssh-keygen -q -t ed25519 -N '' -f "$O/id"
+cp "$O/id.pub" "$O/share/authorized_keys"
+for b in "r1-box 10.0.1.1" "r2-box 10.0.12.2"; do
+	printf 'Host %s\n  HostName %s\n  User root\n  IdentityFile %s\n  IdentitiesOnly yes\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n  ConnectTimeout 20\n' \
+		${b% *} ${b#* } "$O/id"
+done >"$O/ssh_config"
 
 mkdir -p "$O/sock"
 lab_guest r1 "$O" router.sh "$MEM" \
@@ -116,11 +108,11 @@ lab_guest r1 "$O" router.sh "$MEM" \
 	-device "virtio-net-pci,netdev=in,addr=0x3,mac=$MAC_1I" \
 	-netdev "dgram,id=out,local.type=unix,local.path=$O/sock/1o,remote.type=unix,remote.path=$O/sock/2i" \
 	-device "e1000e,netdev=out,addr=0x4,mac=$MAC_1O"
-lab_guest r2 "$O" router.sh "$MEM" \
-	-netdev "dgram,id=in,local.type=unix,local.path=$O/sock/2i,remote.type=unix,remote.path=$O/sock/1o" \
-	-device "virtio-net-pci,netdev=in,addr=0x3,mac=$MAC_2I" \
-	-netdev "tap,id=out,ifname=$TAG-r,script=no,downscript=no" \
-	-device "e1000e,netdev=out,addr=0x4,mac=$MAC_2O"
+R2=(-netdev "dgram,id=in,local.type=unix,local.path=$O/sock/2i,remote.type=unix,remote.path=$O/sock/1o"
+	-device "virtio-net-pci,netdev=in,addr=0x3,mac=$MAC_2I"
+	-netdev "tap,id=out,ifname=$TAG-r,script=no,downscript=no"
+	-device "e1000e,netdev=out,addr=0x4,mac=$MAC_2O")
+lab_guest r2 "$O" router.sh "$MEM" "${R2[@]}"
 lab_taps "$TAG-s" "$TAG-r" || exit 1
 host_ns "$TAG-snd" "$TAG-s" "$MAC_S" 10.0.1.2/24 10.0.1.1 &&
 	host_ns "$TAG-rcv" "$TAG-r" "$MAC_R" 10.0.2.2/24 10.0.2.1 || exit 1
@@ -129,10 +121,10 @@ ip netns exec "$TAG-snd" ptp4l -S -i "$TAG-s" -f "$O/gm.cfg" -m >"$O/gm.log" 2>&
 GM=$!
 LAB_PIDS+=("$GM")
 
-echo "1..8"
+echo "1..11"
 lab_wait "$O/share/r1.ready" "$((LIMIT - 60))" "$O/share/r1.console"
 lab_wait "$O/share/r2.ready" 120 "$O/share/r2.console"
-check "both router guests boot and tdpd forwards on their PCI ports, each on its plan table ($(elapsed) s)" \
+check "both router guests boot and tdpd forwards on their PCI ports, on tables without flows ($(elapsed) s)" \
 	'[ -f "$O/share/r1.ready" ] && [ -f "$O/share/r2.ready" ]' \
 	"$(for g in r1 r2; do tail -15 "$O/share/$g.console" "$O/share/$g/tdpd.err" 2>/dev/null; done)"
 
@@ -144,25 +136,73 @@ check "r1's tdpd locks to ptp4l, the boundary clock that disciplines r1's clock 
 	'locked r1' "$(grep -E "sync|ptp" "$O/share/r1/tdpd.err" | tail -15; tail -8 "$O/share/r1/ptp4l.log" 2>/dev/null)"
 check "r2's tdpd locks to ptp4l, a free-running slave of r1 over tdpd's link, and applies its offset (ptp-mode offset)" \
 	'locked r2' "$(grep -E "sync|ptp" "$O/share/r2/tdpd.err" | tail -15; tail -8 "$O/share/r2/ptp4l.log" 2>/dev/null)"
-# hop-stamped reserved probes across both routers
-ip netns exec "$TAG-rcv" timeout 120 "$PROBE" recv -i "$TAG-r" --no-live --duration 90s --ends 1 \
-	--alpha "$ALPHA" --frame-delay "$DELAY" --json "$O/rcv.json" --ready "$O/rcv.ready" \
-	>"$O/rcv.out" 2>"$O/rcv.err" &
-RPID=$!
-LAB_PIDS+=("$RPID")
-for _ in $(seq 100); do [ -f "$O/rcv.ready" ] && break; sleep 0.1; done
-ip netns exec "$TAG-snd" timeout 120 "$PROBE" send -i "$TAG-s" --table "$O/share/plan/snd.tdp" --flow probe \
-	--stamps 2 --count "$COUNT" --prio 0 --timer nanosleep --late skip --start-in 300ms \
-	--dst 10.0.2.2 --src 10.0.1.2 --dst-mac "$MAC_1I" >"$O/send.out" 2>"$O/send.err"
-wait "$RPID"
+# the plan deployed over SSH once both are locked (a router whose lock
+# flaps at that moment is refused as not locked; the deploy is tried again)
+for try in 1 2 3; do
+	rc=0
+	ip netns exec "$TAG-snd" timeout 180 "$TDPCTL" deploy --json --ssh "ssh -F $O/ssh_config -o BatchMode=yes" \
+		"$O/share/plan" >"$O/deploy.json" 2>"$O/deploy.err" || rc=$?
+	grep -q "not locked" "$O/deploy.json" || break
+	note "deploy $try: a router was not locked; again"
+	sleep 3
+done
+dj() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$O/deploy.json" "$1" 2>/dev/null; }
+# "OUTCOME RESULT/SYNC/SAME-FRAME...": what the deploy did on each router
+deployed() {
+	python3 - "$O/deploy.json" <<'PY' 2>/dev/null
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["outcome"], " ".join(sorted({"%s/%s/%s" % (r["result"], r["sync"], r["frame"] == d["frame"]) for r in d["routers"]})))
+PY
+}
+check "tdpctl deploy over SSH to sshd in each guest: both routers locked, their tables of the plan in force from one frame ($(dj 'd["frame"]'))" \
+	'[ $rc -eq 0 ] && [ "$(deployed)" = "in-force in-force/locked/True" ]' \
+	"rc $rc: $(cat "$O/deploy.json" "$O/deploy.err" 2>/dev/null | tail -40)"
 
-# fault 1: r2's clock stepped by 50 ms; its ptp4l (free-running) sees the
-# master offset jump, and tdpd counts a phase step, alarms the frames past
-# the sync budget meanwhile (counted), and takes the new offset, locked
+# probes N: a batch of hop-stamped reserved probes across both routers, the
+# receiver's report in rcvN.json
+probes() {
+	lab_probes "$1" "$O/share/plan/snd.tdp" "$COUNT" "$MAC_1I" --ends 1 --alpha "$ALPHA" --frame-delay "$DELAY" \
+		-- --stamps 2 --late skip --start-in 300ms
+}
 snap() { # snap GUEST LABEL: the guest's tdpd stats reply, in share/GUEST/LABEL.json
 	touch "$O/share/$1.snap-$2"
 	lab_wait "$O/share/$1/$2.json" 30
 }
+# on_plan N R1-BEFORE R2-BEFORE R1-AFTER R2-AFTER: the batch's probes against
+# what the routers counted between the two snapshots (- for none before):
+# "RECEIVED LOST COUNTED UNCERTAIN OFF-PLAN FEWER-STAMPS HOPS"
+on_plan() {
+	python3 - "$O/rcv$1.json" "$2" "$3" "$4" "$5" <<'PY'
+import json, sys
+r = [x for x in json.load(open(sys.argv[1]))["flows"] if x["flow"] == 0][0]
+def probe(path):
+    if path == "-":
+        return {}
+    return [x for x in json.load(open(path))["flows"] if x["name"] == "probe"][0]
+counted = unc = 0
+for before, after in ((sys.argv[2], sys.argv[4]), (sys.argv[3], sys.argv[5])):
+    b, a = probe(before), probe(after)
+    d = lambda k: a[k] - b.get(k, 0)
+    counted += d("overflow") + d("late_dropped") + d("arr_late_dropped") + d("tx_drop")
+    unc += d("arr_uncertain")
+print(r["received"], r["lost"], counted, unc, r["plan"]["off_plan"], r["plan"]["fewer_stamps"], len(r["hops"]))
+PY
+}
+probes 1
+snap r1 batch1
+snap r2 batch1
+read -r got lost counted unc off few hops < <(on_plan 1 - - "$O/share/r1/batch1.json" "$O/share/r2/batch1.json" 2>/dev/null)
+check "probes across both routers: ${got:-?} received, every one with 2 stamps and each hop's frame = ingress + the planned alphas ($ALPHA) but for arrivals counted uncertain (${off:-?} off plan, ${unc:-?} uncertain)" \
+	'[ "${got:-0}" -gt 0 ] && [ "$off" -le "$unc" ] && [ "$few" = 0 ] && [ "$hops" = 2 ]' \
+	"$(cat "$O/rcv1.out" "$O/send1.err" 2>/dev/null | tail -30)"
+check "every probe lost is one the routers dropped and counted (${lost:-?} lost, ${counted:-?} dropped)" \
+	'[ -n "$lost" ] && [ "$lost" -le "$counted" ] && [ "$counted" -le $((lost + 3)) ]' "$(tail -20 "$O/rcv1.out" 2>/dev/null)"
+
+# fault 1: r2's clock stepped by 50 ms; its ptp4l (free-running) sees the
+# master offset jump past sync-step (20 ms; PTP's noise here is milliseconds),
+# and tdpd counts a phase step, alarms the frames past the sync budget
+# meanwhile (counted), and takes the new offset, locked
 snap r2 before-step
 mark2=$(wc -l <"$O/share/r2/tdpd.err")
 echo 50 >"$O/share/r2.step"
@@ -180,10 +220,42 @@ PY
 )
 read -r nsteps laststep state2 over2 <<<"$step"
 check "r2's clock stepped by 50 ms: tdpd logs the phase step in ptp4l's master offset, counts it (${nsteps:-?}, ${laststep:-?} ns), counts the frames past the sync budget meanwhile (${over2:-?}) and is ${state2:-?}" \
-	'after2 | grep -q "ptp: phase step of" && [ "${nsteps:-0}" -ge 1 ] && [ "${laststep#-}" -gt 40000000 ] &&
+	'after2 | grep -q "ptp: phase step of" && [ "${nsteps:-0}" -ge 1 ] && [ "${laststep#-}" -gt 20000000 ] &&
 	 [ "${over2:-0}" -gt 0 ] && [ "$state2" = locked ]' "$(after2 | tail -15)"
 
-# fault 2: the grandmaster killed; r1's ptp4l loses its master, r1's tdpd
+# fault 2: r2 loses its power mid-plan (QEMU killed) and boots again, on
+# the same share (its disk): tdpd resumes the plan's table from its state
+# directory, ptp4l and the lock come back, and the probes cross on the plan
+kill -KILL "$(cat "$O/r2.pid")" 2>/dev/null
+# its first life's peak RSS, once time(1) has written it
+for _ in $(seq 50); do grep -q '^[0-9]*$' "$O/share/r2.maxrss" 2>/dev/null && break; sleep 0.1; done
+mv "$O/share/r2.maxrss" "$O/share/r2.maxrss.1" 2>/dev/null
+for f in console; do mv "$O/share/r2.$f" "$O/share/r2.$f.1"; done
+for f in tdpd.err ptp4l.log sshd.log; do mv "$O/share/r2/$f" "$O/share/r2/$f.1" 2>/dev/null; done
+rm -f "$O/share/r2.ready" "$O/share/r2.stepped" "$O/sock/2i"
+lab_guest r2 "$O" router.sh "$MEM" "${R2[@]}"
+lab_taps "$TAG-r" || exit 1
+ip link set "$TAG-r" netns "$TAG-rcv" && ip -n "$TAG-rcv" link set "$TAG-r" address "$MAC_R" &&
+	ip -n "$TAG-rcv" link set "$TAG-r" up && ip -n "$TAG-rcv" addr add 10.0.2.2/24 dev "$TAG-r" &&
+	ip -n "$TAG-rcv" route add default via 10.0.2.1 && ip netns exec "$TAG-rcv" ethtool -K "$TAG-r" tx off >/dev/null 2>&1
+lab_wait "$O/share/r2.ready" 180 "$O/share/r2.console"
+for _ in $(seq 1200); do locked r2 && break; sleep 0.1; done
+snap r2 rebooted
+b2=$(sha256sum <"$O/share/plan/r2.tdp" | cut -d" " -f1)
+act2=$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["table"]; print(t["digest"], t["resumed"])' "$O/share/r2/rebooted-schedule.json" 2>/dev/null)
+check "r2 power-cycled mid-plan: it boots, its tdpd resumes the plan's table from its state directory, and locks again ($(elapsed) s)" \
+	'[ "$act2" = "$b2 True" ] && grep -q "resuming the table in force at the last stop" "$O/share/r2/tdpd.err" && locked r2' \
+	"$act2 / $b2: $(grep -E "sync|table|resum" "$O/share/r2/tdpd.err" 2>/dev/null | tail -10)"
+snap r1 batch2-before
+probes 2
+snap r1 batch2
+snap r2 batch2
+read -r got lost counted unc off few hops < <(on_plan 2 "$O/share/r1/batch2-before.json" - "$O/share/r1/batch2.json" "$O/share/r2/batch2.json" 2>/dev/null)
+check "after the power cycle the probes cross both routers on the plan again: ${got:-?} received, ${off:-?} off plan (${unc:-?} uncertain), ${lost:-?} lost, ${counted:-?} dropped" \
+	'[ "${got:-0}" -gt 0 ] && [ "$off" -le "$unc" ] && [ "$few" = 0 ] && [ "$lost" -le "$counted" ]' \
+	"$(cat "$O/rcv2.out" "$O/send2.err" 2>/dev/null | tail -30)"
+
+# fault 3: the grandmaster killed; r1's ptp4l loses its master, r1's tdpd
 # goes to holdover, and unlocked when its 5 s of holdover are spent
 mark1=$(wc -l <"$O/share/r1/tdpd.err")
 kill -TERM "$GM"
@@ -197,81 +269,8 @@ check "the grandmaster killed: r1's tdpd goes from locked to holdover, then to u
 for g in r1 r2; do touch "$O/share/$g.stop"; done
 for g in r1 r2; do lab_wait "$O/share/$g.done" 120 "$O/share/$g.console"; done
 
-f0='[x for x in d["flows"] if x["flow"] == 0][0]'
-j() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null; }
-unc=$(python3 -c 'import json,sys; print(sum(f["arr_uncertain"] for a in sys.argv[1:] for f in json.load(open(a))["flows"] if f["name"] == "probe"))' \
-	"$O"/share/r[12]/sum.json 2>/dev/null)
-check "every probe received carries 2 stamps, each hop's frame = ingress + the planned alphas ($ALPHA), but for arrivals a router counted as uncertain (${unc:-?})" \
-	'[ -n "$unc" ] && [ "$(j "$O/rcv.json" "(lambda f: (f[\"received\"] > 0, f[\"plan\"][\"off_plan\"] <= $unc, f[\"plan\"][\"fewer_stamps\"], len(f[\"hops\"])))($f0)")" = "(True, True, 0, 2)" ]' \
-	"$(cat "$O/rcv.out" "$O/send.err" 2>/dev/null | tail -30)"
-read -r got lost counted < <(python3 "$SRC/tests/net/losses.py" "$O/rcv.json" 0 probe "$O"/share/r[12]/sum.json 2>/dev/null)
-check "every probe lost is one the routers dropped and counted (${got:-?} received, ${lost:-?} lost, ${counted:-?} dropped)" \
-	'[ -n "$lost" ] && [ "$lost" -le "$counted" ] && [ "$counted" -le $((lost + 3)) ]' "$(cat "$O/rcv.out" 2>/dev/null | tail -20)"
 check "both tdpd stopped with exit 0 on SIGTERM" \
 	'[ "$(cat "$O/share/r1/tdpd.rc" "$O/share/r2/tdpd.rc" 2>/dev/null | tr -d "\n")" = 00 ]' \
 	"$(for g in r1 r2; do cat "$O/share/$g/tdpd.rc"; tail -5 "$O/share/$g/tdpd.err"; done 2>/dev/null)"
 
-# the figures, from each guest's own logs (their times are the guest's
-# uptime): ptp4l's offset once tdpd locked, until the faults (r1 disciplined:
-# its offset from the grandmaster; r2 free-running: its offset's spread,
-# which tdpd applies); where each router pushed against its frame start
-# (hop stamps) and when the probes arrived against the upstream frame start
-# (tdpd's flows); the receiver's latency against the plan's frame delay
-python3 - "$O" "$DELAY" <<'PY'
-import json, math, re, sys
-o, delay = sys.argv[1], int(sys.argv[2])
-def stamp(line):
-    m = re.match(r"\w+\[([0-9.]+)\]", line)
-    return float(m.group(1)) if m else None
-def first(path, pat):
-    for line in open(path, errors="replace"):
-        if re.search(pat, line):
-            return stamp(line) if stamp(line) is not None else float(re.search(r"at ([0-9.]+) s", line).group(1))
-    return None
-# the window: from r1's lock (the guests' uptimes agree to within their boot
-# times, a fraction of a second) to the first fault, r2's clock step
-t0 = first(f"{o}/share/r1/tdpd.err", r"sync: .* -> locked")
-t1 = first(f"{o}/share/r2.console", r"clock stepped by 50 ms at")
-for g in ("r1", "r2"):
-    offs = []
-    first_off = None
-    for line in open(f"{o}/share/{g}/ptp4l.log", errors="replace"):
-        m = re.search(r"master offset +(-?\d+) s(\d)", line)
-        if not m:
-            continue
-        if first_off is None:
-            first_off = int(m.group(1))
-        t = stamp(line)
-        if t0 is not None and t is not None and t >= t0 + 1 and (t1 is None or t < t1 - 1):
-            offs.append(int(m.group(1)))
-    if offs:
-        mean = sum(offs) / len(offs) if g == "r2" else 0
-        dev = [x - mean for x in offs]
-        rms = math.sqrt(sum(d * d for d in dev) / len(dev))
-        what = "offset from the grandmaster" if g == "r1" else "offset's spread about its mean"
-        print(f"# {g}: first offset {first_off / 1e6:.1f} ms; ptp4l's {what} from r1's lock ({t0:.1f} s) to the step ({t1:.1f} s): "
-              f"rms {rms / 1e3:.0f} us, max {max(abs(d) for d in dev) / 1e3:.0f} us over {len(offs)} samples")
-    try:
-        s = json.load(open(f"{o}/share/{g}/sum.json"))
-        f = [x for x in s["flows"] if x["name"] == "probe"][0]
-        a = f.get("arrival_ns", {})
-        print(f"# {g}: probes arrived at p50 {a.get('p50', 0) / 1e3:.0f} us, p99 {a.get('p99', 0) / 1e3:.0f} us,"
-              f" max {a.get('max', 0) / 1e3:.0f} us after the upstream frame start (transit and the two clocks' difference);"
-              f" {f['arr_guard']} in its guard band, {f['arr_uncertain']} uncertain, {f['arr_late_dropped']} late on arrival;"
-              f" frames over the sync budget {s['engine']['over_budget_frames']}")
-    except (OSError, ValueError, IndexError, KeyError) as e:
-        print(f"# {g}: no summary ({e})")
-try:
-    r = json.load(open(f"{o}/rcv.json"))
-    f = [x for x in r["flows"] if x["flow"] == 0][0]
-    for h in f["hops"]:
-        p = h["push_offset"]
-        print(f"# hop {h['hop']} (node {h['node']}): pushed at p50 {p.get('p50', 0) / 1e3:.0f} us, p99 {p.get('p99', 0) / 1e3:.0f} us"
-              f" after its frame start, by its own clock")
-    lat, tf = f["latency"], f["tf_ns"]
-    print(f"# the receiver: {f['received']} of {f['sent']} received; latency less the plan's {delay} frames: "
-          f"p50 {(lat.get('p50', 0) - delay * tf) / 1e3:.0f} us, p99 {(lat.get('p99', 0) - delay * tf) / 1e3:.0f} us"
-          f" (the last router's push on the grandmaster's time, and the last link)")
-except (OSError, ValueError, IndexError, KeyError) as e:
-    print(f"# receiver: {e}")
-PY
+python3 "$SRC/tests/lab/clocks_figures.py" "$O" "$DELAY"

@@ -21,36 +21,9 @@ printf 'interface tdp-in%s\nrouter ospf\n ospf router-id 10.0.1.1\n network 10.0
 lab_env
 # the router's tdpd.conf (router.sh runs tdpd on it; its files in /run/tdpd,
 # what it leaves in /mnt/r1)
-cat >"$O/share/r1.conf" <<EOF
-[global]
-schedule /mnt/probe.tdp
-late-policy carry
-engine-priority 0
-rx-idle-sleep 50us
-mlock no
-control-socket /run/tdpd/tdpd.sock
-monitor-socket /run/tdpd/tdpd-ro.sock
-state-directory /run/tdpd/state
-summary-json /mnt/r1/sum.json
-
-[port in]
-device 0000:00:03.0
-address 10.0.1.1/24
-neighbour 10.0.1.2 $MAC_S
-
-[port out]
-device 0000:00:04.0
-address 10.0.2.1/24
-neighbour 10.0.2.2 $MAC_R
-EOF
-lab_guest r1 "$O" router.sh "$MEM" \
-	-netdev "tap,id=in,ifname=$TAG-s,script=no,downscript=no" \
-	-device "virtio-net-pci,netdev=in,addr=0x3,mac=$MAC_IN" \
-	-netdev "tap,id=out,ifname=$TAG-r,script=no,downscript=no" \
-	-device "e1000e,netdev=out,addr=0x4,mac=$MAC_OUT"
-lab_taps "$TAG-s" "$TAG-r" || exit 1
-host_ns "$TAG-snd" "$TAG-s" "$MAC_S" 10.0.1.2/24 10.0.1.1 &&
-	host_ns "$TAG-rcv" "$TAG-r" "$MAC_R" 10.0.2.2/24 10.0.2.1 || exit 1
+lab_conf "$O/share/r1.conf" /mnt/probe.tdp 10.0.1.1/24 10.0.1.2 "$MAC_S" 10.0.2.1/24 10.0.2.2 "$MAC_R" \
+	"late-policy carry" "summary-json /mnt/r1/sum.json"
+lab_router_between router.sh || exit 1
 # the sender's far net on a veth of its own (this kernel has no dummy)
 ip -n "$TAG-snd" link add far type veth peer name far1 && ip -n "$TAG-snd" link set far up &&
 	ip -n "$TAG-snd" link set far1 up && ip -n "$TAG-snd" addr add 10.9.9.1/24 dev far || exit 1
@@ -105,16 +78,7 @@ else
 fi
 
 # a reserved flow: tdp-probe at both ends, counted
-PROBE=$BUILD/tools/probe/tdp-probe
-ip netns exec "$TAG-rcv" timeout 120 "$PROBE" recv -i "$TAG-r" --no-live --duration 60s --frame-delay 1 \
-	--json "$O/rcv.json" --ready "$O/rcv.ready" >"$O/rcv.out" 2>"$O/rcv.err" &
-RPID=$!
-LAB_PIDS+=("$RPID")
-for _ in $(seq 100); do [ -f "$O/rcv.ready" ] && break; sleep 0.1; done
-ip netns exec "$TAG-snd" timeout 120 "$PROBE" send -i "$TAG-s" --table "$O/share/probe.tdp" --flow probe \
-	--count 500 --prio 0 --timer nanosleep --dst 10.0.2.2 --src 10.0.1.2 --dst-mac "$MAC_IN" \
-	>"$O/send.out" 2>"$O/send.err"
-wait "$RPID"
+lab_probes "" "$O/share/probe.tdp" 500 "$MAC_IN" --frame-delay 1
 touch "$O/share/r1.stop"
 lab_wait "$O/share/r1.done" 120 "$O/share/r1.console"
 read -r got lost counted < <(python3 "$SRC/tests/net/losses.py" "$O/rcv.json" 0 probe "$O/share/r1/sum.json" 2>/dev/null)

@@ -24,48 +24,20 @@ MAC_S=02:00:00:00:01:02
 MAC_R=02:00:00:00:02:02
 MAC_IN=52:54:00:00:01:03
 MAC_OUT=52:54:00:00:01:04
-PROBE=$BUILD/tools/probe/tdp-probe
 lab_env
 # table a at boot, table b loaded over the control socket (the same frames,
 # another guard band: a table of its own)
 probe_table "$O/share/a.tdp" 10ms 500us
 probe_table "$O/share/b.tdp" 10ms 1ms
-cat >"$O/share/r1.conf" <<EOF
-# tdpd.conf of the lab's systemd router: the unit's own sockets and
-# directories (/run/tdpd, /var/lib/tdpd, /var/log/tdpd)
-[global]
-schedule /mnt/a.tdp
-late-policy carry
-engine-priority 0
-rx-idle-sleep 50us
-mlock no
-summary-json /var/log/tdpd/sum.json
-timebase ptp
-ptp-mode disciplined
-ptp-config /etc/linuxptp/ptp4l.conf
-sync-lock-threshold 10ms
-sync-step 20ms
-
-[port in]
-device 0000:00:03.0
-address 10.0.1.1/24
-neighbour 10.0.1.2 $MAC_S
-
-[port out]
-device 0000:00:04.0
-address 10.0.2.1/24
-neighbour 10.0.2.2 $MAC_R
-EOF
+# tdpd.conf of the lab's systemd router: the unit's sockets and directories
+# (/run/tdpd, /var/lib/tdpd, /var/log/tdpd)
+lab_conf "$O/share/r1.conf" /mnt/a.tdp 10.0.1.1/24 10.0.1.2 "$MAC_S" 10.0.2.1/24 10.0.2.2 "$MAC_R" \
+	"late-policy carry" "state-directory /var/lib/tdpd" "summary-json /var/log/tdpd/sum.json" \
+	"timebase ptp" "ptp-mode disciplined" "ptp-config /etc/linuxptp/ptp4l.conf" \
+	"sync-lock-threshold 10ms" "sync-step 20ms"
 printf '[global]\nuds_address %s\npriority1 1\nfree_running 1\n' "$O/gm.sock" >"$O/gm.cfg"
 
-LAB_INIT=systemd LAB_SMP=2 lab_guest r1 "$O" systemd-router.sh "$MEM" \
-	-netdev "tap,id=in,ifname=$TAG-s,script=no,downscript=no" \
-	-device "virtio-net-pci,netdev=in,addr=0x3,mac=$MAC_IN" \
-	-netdev "tap,id=out,ifname=$TAG-r,script=no,downscript=no" \
-	-device "e1000e,netdev=out,addr=0x4,mac=$MAC_OUT"
-lab_taps "$TAG-s" "$TAG-r" || exit 1
-host_ns "$TAG-snd" "$TAG-s" "$MAC_S" 10.0.1.2/24 10.0.1.1 &&
-	host_ns "$TAG-rcv" "$TAG-r" "$MAC_R" 10.0.2.2/24 10.0.2.1 || exit 1
+LAB_INIT=systemd LAB_SMP=2 lab_router_between systemd-router.sh || exit 1
 ip netns exec "$TAG-snd" ptp4l -S -i "$TAG-s" -f "$O/gm.cfg" -m >"$O/gm.log" 2>&1 &
 LAB_PIDS+=($!)
 
@@ -73,15 +45,7 @@ echo "1..10"
 D=$O/share/r1
 # reserved probes once the guest has restarted tdpd
 lab_wait "$O/share/r1.restarted" "$((LIMIT - 120))" "$O/share/r1.console"
-ip netns exec "$TAG-rcv" timeout 120 "$PROBE" recv -i "$TAG-r" --no-live --duration 60s \
-	--json "$O/rcv.json" --ready "$O/rcv.ready" >"$O/rcv.out" 2>"$O/rcv.err" &
-RPID=$!
-LAB_PIDS+=("$RPID")
-for _ in $(seq 100); do [ -f "$O/rcv.ready" ] && break; sleep 0.1; done
-ip netns exec "$TAG-snd" timeout 120 "$PROBE" send -i "$TAG-s" --table "$O/share/b.tdp" --flow probe \
-	--count 300 --prio 0 --timer nanosleep --dst 10.0.2.2 --src 10.0.1.2 --dst-mac "$MAC_IN" \
-	>"$O/send.out" 2>"$O/send.err"
-wait "$RPID"
+lab_probes "" "$O/share/b.tdp" 300 "$MAC_IN"
 touch "$O/share/r1.probed"
 lab_wait "$O/share/r1.done" 300 "$O/share/r1.console"
 lab_guests_wait 60
