@@ -91,6 +91,7 @@ trap 'exit 143' INT TERM
 	sleep "$LIMIT" && kill -TERM $$ 2>/dev/null
 ) &
 WATCHDOG=$!
+disown "$WATCHDOG" # its end is no job report on the TAP stream
 LAB_PIDS=("$WATCHDOG")
 
 lab_kernel "$K" || exit 1
