@@ -34,6 +34,10 @@ prepare() {
 	# the box's own: no disks to mount, its name, the running kernel's modules
 	: >/etc/fstab
 	echo "$NAME" >/etc/hostname
+	# /tmp kept at boot (systemd-tmpfiles empties it): the tree under test
+	# may live there
+	mkdir -p /etc/tmpfiles.d
+	echo "d /tmp 1777 root root -" >/etc/tmpfiles.d/tmp.conf
 	local ver
 	ver=$(cat "$LAB_KERNEL/version")
 	mkdir -p /lib/modules && ln -sfn "$LAB_KERNEL/root/lib/modules/$ver" "/lib/modules/$ver"
