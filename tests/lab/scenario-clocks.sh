@@ -182,7 +182,9 @@ on_plan() {
 	sent=$(sed -n 's/^tdp-probe send: \([0-9]*\) probes.*/\1/p' "$O/send$1.err")
 	python3 - "$O/rcv$1.json" "${sent:-0}" "$2" "$3" "$4" "$5" <<'PY'
 import json, sys
-r = [x for x in json.load(open(sys.argv[1]))["flows"] if x["flow"] == 0][0]
+# a receiver that got none of the batch has no flow of it
+r = ([x for x in json.load(open(sys.argv[1]))["flows"] if x["flow"] == 0] or
+     [{"received": 0, "plan": {"off_plan": 0, "fewer_stamps": 0}, "hops": [0, 0]}])[0]
 def load(path):
     return json.load(open(path))
 counted = unc = alarmed = 0
@@ -199,11 +201,13 @@ print(r["received"], int(sys.argv[2]) - r["received"], counted, unc, r["plan"]["
 PY
 }
 # on plan: every probe with 2 stamps and each hop's frame the plan's, but for
-# arrivals counted uncertain; off plan beyond those only while the routers
+# arrivals counted uncertain; off plan beyond those, or none through at all
+# (every one dropped as late on arrival, counted), only while the routers
 # said their clocks were not to be trusted (frames served unlocked, in
 # holdover or past the sync budget: alarmed and counted)
 planned() {
-	[ "${got:-0}" -gt 0 ] && [ "$few" = 0 ] && [ "$hops" = 2 ] &&
+	[ -n "$got" ] && [ "$few" = 0 ] && [ "$hops" = 2 ] &&
+		{ [ "$got" -gt 0 ] || [ "${alarmed:-0}" -gt 0 ]; } &&
 		{ [ "$off" -le "$unc" ] || [ "${alarmed:-0}" -gt 0 ]; }
 }
 # (counted from just before the batch: the frames served unlocked before
