@@ -196,3 +196,5 @@ for g in "$O"/share/*.maxrss; do
 	note "guest $g: ${r}QEMU's peak RSS $(tail -1 "$O/share/$g.maxrss" 2>/dev/null) KiB"
 done
 echo "# results in $O"
+# a failed check fails the run
+exit "$TAP_FAILED"
