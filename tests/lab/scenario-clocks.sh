@@ -210,15 +210,19 @@ planned() {
 		{ [ "$got" -gt 0 ] || [ "${alarmed:-0}" -gt 0 ]; } &&
 		{ [ "$off" -le "$unc" ] || [ "${alarmed:-0}" -gt 0 ]; }
 }
-# (counted from just before the batch: the frames served unlocked before
-# the lock are no excuse for it)
-snap r1 batch1-before
-snap r2 batch1-before
-probes 1
-snap r1 batch1
-snap r2 batch1
-read -r got lost counted unc off few hops alarmed < <(on_plan 1 "$O/share/r1/batch1-before.json" "$O/share/r2/batch1-before.json" \
-	"$O/share/r1/batch1.json" "$O/share/r2/batch1.json" 2>/dev/null)
+# batch N: probes N between snapshots of both routers (counted from just
+# before the batch: frames served unlocked before the lock are no excuse
+# for it), what on_plan makes of them in got lost counted unc off few hops
+# alarmed
+batch() {
+	local g
+	for g in r1 r2; do snap "$g" "batch$1-before"; done
+	probes "$1"
+	for g in r1 r2; do snap "$g" "batch$1"; done
+	read -r got lost counted unc off few hops alarmed < <(on_plan "$1" "$O/share/r1/batch$1-before.json" \
+		"$O/share/r2/batch$1-before.json" "$O/share/r1/batch$1.json" "$O/share/r2/batch$1.json" 2>/dev/null)
+}
+batch 1
 check "probes across both routers: ${got:-?} received, every one with 2 stamps and each hop's frame = ingress + the planned alphas ($ALPHA), but for arrivals counted uncertain or frames alarmed (${off:-?} off plan, ${unc:-?} uncertain, ${alarmed:-?} frames alarmed)" \
 	planned "$(cat "$O/rcv1.out" "$O/send1.err" 2>/dev/null | tail -30)"
 check "every probe lost is one the routers dropped and counted (${lost:-?} lost, ${counted:-?} dropped)" \
@@ -271,13 +275,7 @@ act2=$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["table"]; pri
 check "r2 power-cycled mid-plan: it boots, its tdpd resumes the plan's table from its state directory, and locks again ($(elapsed) s)" \
 	'[ "$act2" = "$b2 True" ] && grep -q "resuming the table in force at the last stop" "$O/share/r2/tdpd.err" && locked r2' \
 	"$act2 / $b2: $(grep -E "sync|table|resum" "$O/share/r2/tdpd.err" 2>/dev/null | tail -10)"
-snap r1 batch2-before
-snap r2 batch2-before
-probes 2
-snap r1 batch2
-snap r2 batch2
-read -r got lost counted unc off few hops alarmed < <(on_plan 2 "$O/share/r1/batch2-before.json" "$O/share/r2/batch2-before.json" \
-	"$O/share/r1/batch2.json" "$O/share/r2/batch2.json" 2>/dev/null)
+batch 2
 check "after the power cycle the probes cross both routers on the plan again: ${got:-?} received, ${off:-?} off plan (${unc:-?} uncertain, ${alarmed:-?} frames alarmed), ${lost:-?} lost, ${counted:-?} dropped" \
 	'planned && [ "$lost" -le "$counted" ] && [ "$counted" -le $((lost + 3)) ]' \
 	"$(cat "$O/rcv2.out" "$O/send2.err" 2>/dev/null | tail -30)"
