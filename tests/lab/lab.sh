@@ -114,30 +114,31 @@ lab_taps() {
 # of a guest's taps
 host_ns() {
 	LAB_NS+=("$1")
-	ip netns add "$1" && ip link set "$2" netns "$1" &&
-		ip -n "$1" link set "$2" address "$3" && ip -n "$1" link set "$2" up &&
-		ip -n "$1" link set lo up && ip -n "$1" addr add "$4" dev "$2" &&
+	ip netns add "$1" && ip -n "$1" link set lo up && host_wire "$@"
+}
+
+# host_wire NS TAP MAC ADDR/LEN GATEWAY: a guest's tap into the end host's
+# namespace, with the host's MAC, address and default route (again after
+# the guest's QEMU made the tap anew)
+host_wire() {
+	ip link set "$2" netns "$1" && ip -n "$1" link set "$2" address "$3" &&
+		ip -n "$1" link set "$2" up && ip -n "$1" addr add "$4" dev "$2" &&
 		ip -n "$1" route add default via "$5" &&
 		ip netns exec "$1" ethtool -K "$2" tx off >/dev/null 2>&1
 }
 
 # lab_conf FILE SCHEDULE IN-ADDR IN-NEIGH IN-MAC OUT-ADDR OUT-NEIGH OUT-MAC
-#   [ROUTE-PORT ROUTE] [[global] lines...]: a router guest's tdpd.conf, port in
-# on 00:03.0 and port out on 00:04.0 with their address, neighbour and route;
-# the network tests' defaults in /run/tdpd, which a given line replaces
+#   [[global] lines...]: a router guest's tdpd.conf, port in on 00:03.0 and
+# port out on 00:04.0 with their address and neighbour (routes beyond are
+# the guest kernel's, NAME.routes); the network tests' defaults in
+# /run/tdpd, which a given line replaces
 lab_conf() {
-	local f=$1 table=$2 ia=$3 in=$4 im=$5 oa=$6 on=$7 om=$8 rp= rt=
+	local f=$1 table=$2 ia=$3 in=$4 im=$5 oa=$6 on=$7 om=$8
 	shift 8
-	if [ "${1:-}" = in ] || [ "${1:-}" = out ]; then
-		rp=$1 rt=$2
-		shift 2
-	fi
 	{
 		conf_globals /run/tdpd "$table" "rx-idle-sleep 50us" "$@"
 		printf '\n[port in]\ndevice 0000:00:03.0\naddress %s\nneighbour %s %s\n' "$ia" "$in" "$im"
-		[ "$rp" = in ] && echo "route $rt"
 		printf '\n[port out]\ndevice 0000:00:04.0\naddress %s\nneighbour %s %s\n' "$oa" "$on" "$om"
-		[ "$rp" = out ] && echo "route $rt"
 	} >"$f"
 }
 

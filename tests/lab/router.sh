@@ -17,7 +17,7 @@
 #   NAME.snap-L    any time while it runs: tdpd's stats reply into NAME/L.json,
 #                  its schedule active into NAME/L-schedule.json
 # Binds the guest's two PCI NICs to uio_pci_generic as tdpd(8) says,
-# reserves hugepages, runs tdpd, says ready (/mnt/NAME.ready), and on
+# reserves hugepages (nics.sh), runs tdpd, says ready (/mnt/NAME.ready), and on
 # /mnt/NAME.stop stops everything with SIGTERM and leaves what it saw in
 # /mnt/NAME/ (tdpd's log, summary and replies, ptp4l's log, routes).
 # usage: router.sh NAME
@@ -39,19 +39,8 @@ step_clock() { # step_clock MS: steps CLOCK_REALTIME by MS milliseconds
 # the clock first: this guest's own, from the RTC's whole second at boot,
 # then set off by the scenario's offset
 [ -f "$S/$NAME.offset" ] && step_clock "$(cat "$S/$NAME.offset")"
-modprobe -d "$LAB_KERNEL/root" uio_pci_generic && modprobe -d "$LAB_KERNEL/root" tun ||
-	say "modprobe failed"
-for d in 0000:00:03.0 0000:00:04.0; do
-	dev=/sys/bus/pci/devices/$d
-	[ -e "$dev/driver" ] && echo "$d" >"$dev/driver/unbind"
-	echo uio_pci_generic >"$dev/driver_override"
-	echo "$d" >/sys/bus/pci/drivers_probe
-	say "$d $(cat "$dev/vendor"):$(cat "$dev/device") bound to $(basename "$(readlink "$dev/driver")")"
-done
-# tdpd wants its pool and route tables in hugepages (about 510 MiB by default):
-# a PCI port under uio_pci_generic needs physical addresses, which only
-# hugepages give
-echo 320 >/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+. "$LAB_SRC/tests/lab/nics.sh"
+lab_nics
 mkdir -p /dev/hugepages && mount -t hugetlbfs nodev /dev/hugepages
 ip link set lo up
 mkdir -p /run/tdpd

@@ -259,14 +259,12 @@ kill -KILL "$(cat "$O/r2.pid")" 2>/dev/null
 # its first life's peak RSS, once time(1) has written it
 for _ in $(seq 50); do grep -q '^[0-9]*$' "$O/share/r2.maxrss" 2>/dev/null && break; sleep 0.1; done
 mv "$O/share/r2.maxrss" "$O/share/r2.maxrss.1" 2>/dev/null
-for f in console; do mv "$O/share/r2.$f" "$O/share/r2.$f.1"; done
+mv "$O/share/r2.console" "$O/share/r2.console.1"
 for f in tdpd.err ptp4l.log sshd.log; do mv "$O/share/r2/$f" "$O/share/r2/$f.1" 2>/dev/null; done
 rm -f "$O/share/r2.ready" "$O/share/r2.stepped" "$O/sock/2i"
 lab_guest r2 "$O" router.sh "$MEM" "${R2[@]}"
 lab_taps "$TAG-r" || exit 1
-ip link set "$TAG-r" netns "$TAG-rcv" && ip -n "$TAG-rcv" link set "$TAG-r" address "$MAC_R" &&
-	ip -n "$TAG-rcv" link set "$TAG-r" up && ip -n "$TAG-rcv" addr add 10.0.2.2/24 dev "$TAG-r" &&
-	ip -n "$TAG-rcv" route add default via 10.0.2.1 && ip netns exec "$TAG-rcv" ethtool -K "$TAG-r" tx off >/dev/null 2>&1
+host_wire "$TAG-rcv" "$TAG-r" "$MAC_R" 10.0.2.2/24 10.0.2.1 || exit 1
 lab_wait "$O/share/r2.ready" 180 "$O/share/r2.console"
 for _ in $(seq 1200); do locked r2 && break; sleep 0.1; done
 snap r2 rebooted

@@ -11,6 +11,7 @@
 #                 interface and bound to it; lab.target pulls what the lab needs
 #                 (lab-bind before tdpd, tdpd and its shield, lab-run)
 #   bind NAME     lab-bind.service: the NICs to uio_pci_generic, hugepages
+#                 (nics.sh)
 #   run NAME      lab-run.service: what systemd did, as the host's checks need
 #                 it, in /mnt/NAME/: readiness (show-start), lock, a table
 #                 loaded and kept over systemctl restart (the host sends
@@ -87,16 +88,8 @@ EOF
 }
 
 bind() {
-	modprobe uio_pci_generic && modprobe tun || say "modprobe failed"
-	local d dev
-	for d in 0000:00:03.0 0000:00:04.0; do
-		dev=/sys/bus/pci/devices/$d
-		[ -e "$dev/driver" ] && echo "$d" >"$dev/driver/unbind"
-		echo uio_pci_generic >"$dev/driver_override"
-		echo "$d" >/sys/bus/pci/drivers_probe
-		say "$d bound to $(basename "$(readlink "$dev/driver")")"
-	done
-	echo 320 >/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+	. "$LAB_SRC/tests/lab/nics.sh"
+	lab_nics
 }
 
 show() { # show UNIT FILE: what systemd says of the unit
