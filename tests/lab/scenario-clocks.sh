@@ -299,7 +299,7 @@ gm_gone() {
 		*) true ;;
 		esac
 }
-check "the grandmaster killed: r1's tdpd goes from ${st1:-?} to holdover, then to unlocked once its holdover is spent (${st2:-?}), and locks no more" \
+check "the grandmaster killed: r1's tdpd, ${st1:-?} then, ends ${st2:-?} (from locked through holdover, once its holdover is spent) and locks no more" \
 	gm_gone "$(since | tail -15; tail -5 "$O/share/r1/ptp4l.log")"
 
 for g in r1 r2; do touch "$O/share/$g.stop"; done
