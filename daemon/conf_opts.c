@@ -107,7 +107,8 @@ static const struct conf_opt after[] = {
 	 "the CPU of the RX, classification and control thread", false, 0},
 	{"rx-cpus", CS_GLOBAL, CT_STR, "", 0, 0, NULL, G(rx_cpus), "CPU,CPU...",
 	 "RX cores beside the housekeeping thread's, one per CPU listed (at most 7): each polls "
-	 "its share of every port's RX queues (a PCI port gets one queue per RX core, spread by "
+	 "its share of every port's RX queues (a PCI port gets one queue per RX core, as many as "
+	 "its PMD offers, spread by "
 	 "RSS on the IP addresses and ports) into its own queue of each flow; empty: RX on the "
 	 "housekeeping CPU alone",
 	 false, 0},

@@ -49,6 +49,8 @@ struct ctl_port_info {
 	const struct port_link *link;	   /* its link: up, carrier, MTU */
 	uint32_t txd;			   /* TX descriptors the PMD set up */
 	uint16_t nq;			   /* its RX (and TX) queues, for capture */
+	bool rss;			   /* frames spread over them by RSS */
+	const char *queues;		   /* why fewer than the RX cores (pmd_port.queues) */
 };
 
 struct nl;

@@ -169,6 +169,9 @@ static json_t *cmd_ports(struct control *c)
 		}
 		json_object_set_new(o, "driver", summary_drv_json(pi->dpdk_port));
 		json_object_set_new(o, "push", push_json(pi));
+		json_object_set_new(o, "rx",
+				    json_pack("{si sb ss}", "queues", (int)pi->nq, "rss", pi->rss,
+					      "why_fewer", pi->queues ? pi->queues : ""));
 		if (pi->link)
 			json_object_set_new(o, "link", control_link_json(pi->link));
 		json_array_append_new(a, o);

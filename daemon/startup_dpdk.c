@@ -164,6 +164,35 @@ static void link_init(struct tdpd *d, uint32_t p)
 	}
 }
 
+/* How many RX queues port p opened and which RX cores poll them, and why
+ * fewer than the RX cores when it has fewer. */
+static void rx_queues_said(const struct tdpd *d, uint32_t p)
+{
+	const struct conf_port *cp = &d->conf.ports[p];
+	const struct pmd_port *pp = &d->ports[p];
+	uint16_t polled = pp->nrxq < d->nrx ? pp->nrxq : (uint16_t)d->nrx;
+	if (d->nrx > 1)
+		log_info("port %s: %u RX queue%s%s, polled by %u RX core%s", cp->name, pp->nrxq,
+			 pp->nrxq == 1 ? "" : "s", pp->rss ? " spread by RSS" : "", polled,
+			 polled == 1 ? "" : "s");
+	if (d->nrx <= 1 || pp->nrxq == d->nrx)
+		return;
+	const char *why =
+		pp->queues[0] ? pp->queues
+		: pmd_is_af_xdp(cp->device)
+			? (d->hp[p].combined ? "give the interface more combined "
+					       "channels: ethtool -L IF combined N"
+					     : "the interface has no combined channels (a "
+					       "veth), and the af_xdp PMD opens no others")
+			: "af_packet: give the device qpairs=N";
+	if (pp->nrxq == 1)
+		log_notice("port %s: one RX queue, so RX core 0 alone serves it (%s)", cp->name,
+			   why);
+	else
+		log_notice("port %s: %u RX queues, so RX cores %u and above do not serve it (%s)",
+			   cp->name, pp->nrxq, pp->nrxq, why);
+}
+
 int startup_ports_up(struct tdpd *d)
 {
 	char err[256];
@@ -190,32 +219,16 @@ int startup_ports_up(struct tdpd *d)
 			return -1;
 		}
 		d->nports_open = p + 1;
+		/* a PCI port's queues are the ones its PMD gave (its host path
+		 * asked for one per RX core) */
+		if (pmd_is_pci(cp->device))
+			d->hp[p].queues = d->ports[p].nrxq;
 		if (hp_attach(&d->hp[p], err, sizeof(err)) != 0) {
 			log_err("[port %s] %s", cp->name, err);
 			return -1;
 		}
 		d->rxp[p].nrxq = d->ports[p].nrxq;
-		if (d->nrx > 1)
-			log_info("port %s: %u RX queue%s%s, polled by %u RX core%s", cp->name,
-				 d->ports[p].nrxq, d->ports[p].nrxq == 1 ? "" : "s",
-				 d->ports[p].rss ? " spread by RSS" : "",
-				 d->ports[p].nrxq < d->nrx ? d->ports[p].nrxq : d->nrx,
-				 (d->ports[p].nrxq < d->nrx ? d->ports[p].nrxq : d->nrx) == 1
-					 ? ""
-					 : "s");
-		if (d->nrx > 1 && d->ports[p].nrxq == 1)
-			log_notice("port %s: one RX queue, so RX core 0 alone serves it (%s)",
-				   cp->name,
-				   pmd_is_pci(cp->device)
-					   ? "the device offers no RSS on IP addresses and ports"
-				   : pmd_is_af_xdp(cp->device)
-					   ? (d->hp[p].combined
-						      ? "give the interface more combined "
-							"channels: ethtool -L IF combined N"
-						      : "the interface has no combined channels (a "
-							"veth), "
-							"and the af_xdp PMD opens no others")
-					   : "af_packet: give the device qpairs=N");
+		rx_queues_said(d, p);
 		d->rxp[p].dpdk_port = d->ports[p].id;
 		memcpy(d->rxp[p].mac, d->ports[p].mac, 6);
 		link_init(d, p);
@@ -242,6 +255,8 @@ int startup_ports_up(struct tdpd *d)
 		pi->link = &d->link[p];
 		pi->txd = d->ports[p].txd;
 		pi->nq = d->ports[p].nrxq;
+		pi->rss = d->ports[p].rss;
+		pi->queues = d->ports[p].queues;
 		size_t il = strnlen(d->ports[p].ifname, sizeof(pi->ifname) - 1);
 		memcpy(pi->ifname, d->ports[p].ifname, il);
 		pi->ifname[il] = 0;

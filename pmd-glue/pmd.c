@@ -370,8 +370,35 @@ static int launch_conf(struct pmd_port *pp, const struct rte_eth_dev_info *info,
 	return 0;
 }
 
-/* The queues and descriptors the PMD allows, into pp (nrxq, rxd, txd), and
- * RSS on a PCI port with several queues; -1 with why. */
+int pmd_queues_decide(bool pci, const char *driver, uint16_t want, uint16_t max_rx, uint16_t max_tx,
+		      bool rss, uint16_t *nrxq, char *why, size_t whylen)
+{
+	uint16_t offered = max_rx < max_tx ? max_rx : max_tx;
+	uint16_t n = want ? want : 1;
+	why[0] = 0;
+	if (n > offered && !pci) {
+		snprintf(why, whylen, "%u RX queues wanted, %s offers %u RX and %u TX", n, driver,
+			 max_rx, max_tx);
+		return -1;
+	}
+	/* a PCI port's queues are as many RX cores as the PMD can give: an
+	 * e1000e beside a multi-queue NIC serves one, from RX core 0 */
+	if (n > offered) {
+		snprintf(why, whylen, "%s offers %u RX and %u TX queues", driver, max_rx, max_tx);
+		n = offered ? offered : 1;
+	}
+	if (n > 1 && pci && !rss) {
+		/* queues beyond the first would stay empty */
+		snprintf(why, whylen, "%s offers no RSS on IP addresses and ports", driver);
+		n = 1;
+	}
+	*nrxq = n;
+	return 0;
+}
+
+/* The queues and descriptors the PMD allows, into pp (nrxq, rxd, txd, why
+ * fewer queues than nrxq), and RSS on a PCI port with several queues; -1
+ * with why. */
 static int queues_conf(struct pmd_port *pp, const struct rte_eth_dev_info *info, uint16_t nrxq,
 		       uint16_t rxd, uint16_t txd, struct rte_eth_conf *conf, char *err,
 		       size_t errlen)
@@ -380,27 +407,21 @@ static int queues_conf(struct pmd_port *pp, const struct rte_eth_dev_info *info,
 		rxd = info->rx_desc_lim.nb_max;
 	if (txd > info->tx_desc_lim.nb_max && info->tx_desc_lim.nb_max)
 		txd = info->tx_desc_lim.nb_max;
-	if (!nrxq)
-		nrxq = 1;
-	if (nrxq > info->max_rx_queues || nrxq > info->max_tx_queues) {
-		snprintf(err, errlen,
-			 "device %s: %u RX queues wanted, the PMD offers %u RX and %u TX",
-			 pp->device, nrxq, info->max_rx_queues, info->max_tx_queues);
-		return -1;
-	}
 	/* a PCI port's queues are filled by RSS on the IP addresses and ports,
 	 * as l3fwd sets it: a transport flow stays on one queue, so in order
 	 * (the hash functions the device offers, of those) */
 	uint64_t rss_hf =
 		(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) & info->flow_type_rss_offloads;
-	if (nrxq > 1 && pmd_is_pci(pp->device)) {
-		if (!rss_hf) {
-			nrxq = 1; /* queues beyond the first would stay empty */
-		} else {
-			conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-			conf->rx_adv_conf.rss_conf.rss_hf = rss_hf;
-			pp->rss = true;
-		}
+	bool pci = pmd_is_pci(pp->device);
+	if (pmd_queues_decide(pci, pp->driver, nrxq, info->max_rx_queues, info->max_tx_queues,
+			      rss_hf != 0, &nrxq, pp->queues, sizeof(pp->queues)) != 0) {
+		snprintf(err, errlen, "device %s: %s", pp->device, pp->queues);
+		return -1;
+	}
+	if (nrxq > 1 && pci) {
+		conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf->rx_adv_conf.rss_conf.rss_hf = rss_hf;
+		pp->rss = true;
 	}
 	pp->nrxq = nrxq;
 	pp->rxd = rxd;

@@ -44,6 +44,7 @@ struct pmd_port {
 	uint16_t rxd, txd;  /* descriptors set up, after the PMD's limits */
 	uint16_t nrxq;	    /* RX queues set up (and as many TX queues; tdpd sends on 0) */
 	bool rss;	    /* spread over them by RSS (a PCI port with more than one) */
+	char queues[160];   /* why fewer RX queues than asked for; "" when as asked */
 	bool started;
 	/* launch time (RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP): on, the mbuf's
 	 * timestamp field and its TX flag; push says which push and why */
@@ -64,6 +65,15 @@ enum pmd_launch {
  * and why (or why not) in why. */
 bool pmd_launch_decide(uint64_t tx_offload_capa, const char *driver, enum pmd_launch want,
 		       char *why, size_t whylen);
+
+/* The RX queues a port opens (and as many TX queues) when want are asked
+ * for. A PCI port takes no more than its PMD offers (max_rx, max_tx), and
+ * one unless the device spreads frames by RSS on IP addresses and ports
+ * (rss): *nrxq, and why names the limit when it is below want ("" when
+ * not). A vdev's queues are its kernel interface's, set up to match: fewer
+ * there is an error, -1 with why. */
+int pmd_queues_decide(bool pci, const char *driver, uint16_t want, uint16_t max_rx, uint16_t max_tx,
+		      bool rss, uint16_t *nrxq, char *why, size_t whylen);
 
 /* The buffers a port's RX queues keep from the pool while it runs: each
  * queue's ring, or on af_xdp the PMD's fill ring, which DPDK 22.11 fills

@@ -168,8 +168,15 @@ static void show_ports(json_t *r)
 		json_t *h = json_object_get(p, "host_path"), *x = json_object_get(h, "xdp"),
 		       *ex = json_object_get(h, "exception");
 		if (h)
-			printf("%s: host path %s on %s, %" PRId64 " RX queues\n", S(p, "name"),
-			       S(h, "mode"), S(h, "interface"), I(h, "rx_queues"));
+			printf("%s: host path %s on %s\n", S(p, "name"), S(h, "mode"),
+			       S(h, "interface"));
+		json_t *rq = json_object_get(p, "rx");
+		if (rq)
+			printf("%s: %" PRId64 " RX queue%s%s%s%s\n", S(p, "name"), I(rq, "queues"),
+			       I(rq, "queues") == 1 ? "" : "s",
+			       json_is_true(json_object_get(rq, "rss")) ? ", spread by RSS" : "",
+			       *S(rq, "why_fewer") ? ", fewer than RX cores: " : "",
+			       S(rq, "why_fewer"));
 		if (ex)
 			printf("%s: exception interface: to the kernel %" PRId64
 			       " (refused %" PRId64 "), from the kernel %" PRId64

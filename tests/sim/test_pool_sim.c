@@ -8,7 +8,8 @@
  * its last buffers lie past that length; the kernel refuses them from the
  * fill ring and a port stalls once they circulate. The pool tdpd builds for
  * vdev-only boxes is one block, every buffer inside, each a whole mbuf.
- * And the push a port gets from its PMD's TX offloads (launch time).
+ * And the push a port gets from its PMD's TX offloads (launch time), and the
+ * RX queues from what its PMD offers.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -87,6 +88,48 @@ static void launch_time_where_the_pmd_offers_it(void **state)
 		"the CPU at the frame boundary: net_af_xdp offers no send-on-timestamp offload");
 }
 
+/* A PCI port asks for a queue per RX core and takes what its PMD offers:
+ * three RX cores on a virtio-net NIC with two queue pairs get two queues,
+ * and tdpd starts; a device without RSS on IP addresses and ports (DPDK
+ * 22.11.11's net_e1000_em offers two queues and no RSS) keeps one. A vdev's
+ * queues are its kernel interface's, so fewer there is refused. */
+static void rx_queues_as_the_pmd_offers_them(void **state)
+{
+	char why[160];
+	uint16_t n = 0;
+	/* as asked */
+	assert_int_equal(pmd_queues_decide(true, "net_virtio", 2, 2, 2, true, &n, why, sizeof(why)),
+			 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(why, "");
+	assert_int_equal(
+		pmd_queues_decide(true, "net_virtio", 0, 1, 1, false, &n, why, sizeof(why)), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(why, "");
+	/* fewer offered: as many as there are, and why */
+	assert_int_equal(pmd_queues_decide(true, "net_virtio", 3, 2, 2, true, &n, why, sizeof(why)),
+			 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(why, "net_virtio offers 2 RX and 2 TX queues");
+	assert_int_equal(
+		pmd_queues_decide(true, "net_e1000_em", 3, 1, 1, false, &n, why, sizeof(why)), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(why, "net_e1000_em offers 1 RX and 1 TX queues");
+	assert_int_equal(
+		pmd_queues_decide(true, "net_e1000_em", 2, 2, 2, false, &n, why, sizeof(why)), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(why, "net_e1000_em offers no RSS on IP addresses and ports");
+	/* a vdev: refused, n untouched */
+	n = 7;
+	assert_int_equal(
+		pmd_queues_decide(false, "net_af_xdp", 2, 1, 1, false, &n, why, sizeof(why)), -1);
+	assert_int_equal(n, 7);
+	assert_string_equal(why, "2 RX queues wanted, net_af_xdp offers 1 RX and 1 TX");
+	assert_int_equal(
+		pmd_queues_decide(false, "net_af_xdp", 2, 2, 2, false, &n, why, sizeof(why)), 0);
+	assert_int_equal(n, 2);
+}
+
 int main(void)
 {
 	if (env_eal_init() != 0) {
@@ -97,6 +140,7 @@ int main(void)
 		cmocka_unit_test(a_page_bound_pool_has_buffers_past_the_umem),
 		cmocka_unit_test(the_vdev_pool_is_one_block_of_whole_mbufs),
 		cmocka_unit_test(launch_time_where_the_pmd_offers_it),
+		cmocka_unit_test(rx_queues_as_the_pmd_offers_them),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
