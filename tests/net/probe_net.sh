@@ -40,7 +40,7 @@ recv() {
 	RPID=$!
 	wait_file "$W/$name.ready"
 }
-echo "1..18"
+echo "1..19"
 
 # ---- direct ------------------------------------------------------------------
 ip netns add ${P}a
@@ -106,6 +106,23 @@ check "analyze: the capture gives the same counts" \
 check "analyze: every probe gets recv's frame index, so L differs by the capture point only" \
 	'[ "$(python3 "$SRC/tests/net/same_frames.py" "$W/direct.csv" "$W/pcap.csv")" = "2000 same" ]' \
 	"$(python3 "$SRC/tests/net/same_frames.py" "$W/direct.csv" "$W/pcap.csv" 2>&1 | head -5)"
+
+# flood --flows: the frames spread over source ports in turn (what RSS hashes)
+ip netns exec ${P}b timeout 60 tcpdump -i pb -nn -B 4096 --immediate-mode -U -w "$W/flows.pcap" \
+	udp dst port 7351 2>"$W/tcpdump2.err" &
+TD=$!
+PIDS+=($TD)
+for _ in $(seq 50); do grep -q listening "$W/tcpdump2.err" && break; sleep 0.1; done
+ip netns exec ${P}a "$PROBE" flood -i pa --flows 8 --count 64 --size 64 --rate 1Mbit/s \
+	>"$W/flows.out" 2>"$W/flows.err"
+sleep 0.5
+kill -INT $TD 2>/dev/null
+wait $TD 2>/dev/null
+ports=$(tcpdump -r "$W/flows.pcap" -nn 2>/dev/null | sed -n 's/.*192\.0\.2\.1\.\([0-9]*\) > .*/\1/p' | sort | uniq -c |
+	awk '{ printf "%s:%s ", $2, $1 }')
+check "flood --flows 8: 64 frames from source ports 7350 to 7357, 8 each (tcpdump)" \
+	'[ "$ports" = "7350:8 7351:8 7352:8 7353:8 7354:8 7355:8 7356:8 7357:8 " ]' \
+	"$ports $(cat "$W/flows.err" "$W/tcpdump2.err")"
 
 # ---- delay: a relay holding every frame 3 TF ------------------------------------
 net_up "prb$$"

@@ -3,6 +3,8 @@
  * tdp-probe flood: best-effort load at a given rate (or as fast as the port
  * takes it) with fixed, ranged or listed frame sizes. The frames are probe
  * packets of kind best-effort, so a receiver counts them apart from the probes.
+ * --flows spreads them over source ports, so that RSS spreads them over a
+ * router's RX queues.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,10 +19,11 @@
 #include "hostclock.h"
 
 #define FLOOD_SIZES 16
+#define FLOOD_FLOWS 1024
 
 struct flood_opts {
 	const char *ifname, *dpdk, *rate_s, *sizes, *dmac;
-	uint64_t count, dur, dport, dscp, ttl, seed;
+	uint64_t count, dur, dport, dscp, ttl, seed, flows;
 	struct probe_addr a; /* --dst into it; --src too, its family apart */
 	uint8_t sfam;
 	bool have_src;
@@ -40,6 +43,10 @@ static void flood_usage(FILE *o)
 		   "or a list\n"
 		   "                     64,576,1500 used in turn (default 1500)\n"
 		   "  --count N, --duration TIME   when to stop (default 10s)\n"
+		   "  --flows N          UDP source ports 7350 to 7350+N-1 in turn, so that RSS "
+		   "spreads\n"
+		   "                     the frames over a receiver's queues (default 1, at most "
+		   "1024)\n"
 		   "  --dst IP, --src IP, --dst-mac MAC, --dport N (default 7351), --dscp N, --ttl "
 		   "N, --seed N\n");
 }
@@ -118,6 +125,7 @@ static void flood_run(const struct flood_opts *o, bool line, uint64_t rate,
 		for (unsigned i = 0; i < n; i++) {
 			rnd = rnd * 1103515245u + 12345u;
 			unsigned k = fs->hi ? (rnd >> 16) % fs->n : (unsigned)(seq % fs->n);
+			k = k * (unsigned)o->flows + (unsigned)(seq % o->flows);
 			if (q->prepare(q, i, &t[k])) {
 				/* no buffer (a DPDK pool ran dry): send what is ready */
 				c->errors += n - i;
@@ -150,6 +158,7 @@ int probe_cmd_flood(int argc, char **argv)
 			       .dport = PROBE_DEFAULT_PORT + 1,
 			       .ttl = 64,
 			       .seed = 1,
+			       .flows = 1,
 			       .a = {.family = 4, .sport = PROBE_DEFAULT_PORT, .vlan = -1},
 			       .sfam = 4};
 	static const uint8_t s4[4] = {192, 0, 2, 1}, d4[4] = {192, 0, 2, 2};
@@ -171,6 +180,7 @@ int probe_cmd_flood(int argc, char **argv)
 		{PO_ROW("dscp", 0, PO_UINT, FO(dscp)), .max = 63},
 		{PO_ROW("ttl", 0, PO_UINT, FO(ttl)), .min = 1, .max = 255},
 		{PO_ROW("seed", 0, PO_UINT, FO(seed)), .max = UINT32_MAX},
+		{PO_ROW("flows", 0, PO_UINT, FO(flows)), .min = 1, .max = FLOOD_FLOWS},
 		{PO_ROW("help", 'h', PO_HELP, 0)},
 		{.name = NULL},
 	};
@@ -218,20 +228,31 @@ int probe_cmd_flood(int argc, char **argv)
 	o.a.dport = (uint16_t)o.dport;
 	o.a.dscp = (uint8_t)o.dscp;
 	o.a.ttl = (uint8_t)o.ttl;
-	/* one template per size; a range keeps 16 sizes spread across it */
-	static struct probe_tmpl t[FLOOD_SIZES];
+	/* one template per size and flow; a range keeps 16 sizes spread across it */
 	if (fs.hi) {
 		fs.n = FLOOD_SIZES;
 		for (unsigned i = 0; i < fs.n; i++)
 			fs.sz[i] = fs.lo + (unsigned)((uint64_t)(fs.hi - fs.lo) * i / (fs.n - 1));
 	}
+	struct probe_tmpl *t = calloc(fs.n * o.flows, sizeof(*t));
+	if (!t) {
+		fprintf(stderr, "tdp-probe: no memory for %" PRIu64 " frame templates\n",
+			fs.n * o.flows);
+		q->close(q);
+		return 1;
+	}
 	struct probe_hdr h = {.kind = PROBE_K_BE, .flow = 0, .tf_ns = 1};
+	uint16_t sport = o.a.sport;
 	for (unsigned i = 0; i < fs.n; i++)
-		probe_build(&t[i], &o.a, fs.sz[i], &h);
+		for (unsigned f = 0; f < o.flows; f++) {
+			o.a.sport = (uint16_t)(sport + f);
+			probe_build(&t[i * o.flows + f], &o.a, fs.sz[i], &h);
+		}
 	struct hostclock clk;
 	if (hostclock_init(&clk, HC_CLOCK_AUTO, HC_UTC_TAI_DEFAULT_S, HC_FAST_AUTO, err,
 			   sizeof(err))) {
 		fprintf(stderr, "tdp-probe: clock: %s\n", err);
+		free(t);
 		q->close(q);
 		return 1;
 	}
@@ -244,6 +265,7 @@ int probe_cmd_flood(int argc, char **argv)
 		"tdp-probe flood: %" PRIu64 " frames, %" PRIu64
 		" errors, %.1f Mbit/s on the wire over %.2f s\n",
 		c.sent, c.errors, secs > 0 ? (double)c.bytes * 8 / secs / 1e6 : 0.0, secs);
+	free(t);
 	q->close(q);
 	return c.sent ? 0 : 1;
 }
