@@ -7,7 +7,9 @@
 #                           boots guest NAME in the background: the host's root
 #                           read-only at /, DIR/share read-write at /mnt, then
 #                           runs tests/lab/SCRIPT NAME as root; its console in
-#                           DIR/share/NAME.console
+#                           DIR/share/NAME.console; LAB_SMP vCPUs (1), the
+#                           devices in LAB_FIRST before any other (an IOMMU),
+#                           LAB_APPEND on its kernel's command line
 #   lab_wait FILE S [LOG]   waits up to S seconds for FILE (a guest's signal)
 #   lab_guests_wait S       waits up to S seconds for every guest to power off
 #   lab_guests_stop         stops the guests that are still running
@@ -17,6 +19,7 @@
 # uio_pci_generic as modules, so the initramfs carries 9p's and virtio's.
 LAB_PIDS=()
 LAB_GUESTS=()
+LAB_FIRST=()
 
 lab_kernel() {
 	local dir=$1 pkg ver deb
@@ -139,7 +142,8 @@ lab_guest() {
 		-M q35 -accel tcg -cpu max -smp "${LAB_SMP:-1}" -m "$mem" -nodefaults -no-user-config -display none \
 		-no-reboot -serial "file:$dir/share/$name.console" \
 		-kernel "$K/vmlinux" -initrd "$K/initrd.gz" \
-		-append "console=ttyS0 quiet panic=-1 lab.name=$name lab.script=$script lab.src=$SRC lab.init=${LAB_INIT:-script}" \
+		-append "console=ttyS0 quiet panic=-1 lab.name=$name lab.script=$script lab.src=$SRC lab.init=${LAB_INIT:-script} ${LAB_APPEND:-}" \
+		"${LAB_FIRST[@]}" \
 		-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=root,mount_tag=hostroot \
 		-fsdev "local,id=share,path=$dir/share,security_model=none,multidevs=remap" \

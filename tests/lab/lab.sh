@@ -19,6 +19,10 @@
 #           build and run by its units (readiness, restart, watchdog, shield,
 #           journald, ptp4l@ on tdpd's exception interface)
 #           (scenario-systemd.sh, with systemd-router.sh in the guest)
+#   pmd     one router guest with two vCPUs behind an emulated IOMMU: port
+#           in under vfio-pci with two RSS queues, port out an e1000e with
+#           one; tdpd's forwarding rate against testpmd's on the same NICs
+#           (scenario-pmd.sh, with pmd-router.sh in the guest)
 #
 # Bounded: the scenario has LAB_LIMIT seconds (default 600) and each guest
 # LAB_MEM MiB (default 1536); every exit, however it comes, stops the guests
@@ -39,9 +43,9 @@ TAG=lab$$
 . "$SRC/tests/net/netns.sh" # probe_table
 
 case $SCEN in
-pci | clocks | systemd) ;;
+pci | clocks | systemd | pmd) ;;
 *)
-	echo "lab.sh: no scenario '$SCEN' (pci, clocks, systemd)" >&2
+	echo "lab.sh: no scenario '$SCEN' (pci, clocks, systemd, pmd)" >&2
 	exit 2
 	;;
 esac
@@ -131,12 +135,14 @@ host_wire() {
 #   [[global] lines...]: a router guest's tdpd.conf, port in on 00:03.0 and
 # port out on 00:04.0 with their address and neighbour (routes beyond are
 # the guest kernel's, NAME.routes); the network tests' defaults in
-# /run/tdpd, which a given line replaces
+# /run/tdpd and RX sleeping 50 us when idle (TCG's guests share the host's
+# two CPUs), which a given line replaces
 lab_conf() {
-	local f=$1 table=$2 ia=$3 in=$4 im=$5 oa=$6 on=$7 om=$8
+	local f=$1 table=$2 ia=$3 in=$4 im=$5 oa=$6 on=$7 om=$8 idle="rx-idle-sleep 50us"
 	shift 8
+	[[ " $* " == *" rx-idle-sleep "* ]] && idle=
 	{
-		conf_globals /run/tdpd "$table" "rx-idle-sleep 50us" "$@"
+		conf_globals /run/tdpd "$table" ${idle:+"$idle"} "$@"
 		printf '\n[port in]\ndevice 0000:00:03.0\naddress %s\nneighbour %s %s\n' "$ia" "$in" "$im"
 		printf '\n[port out]\ndevice 0000:00:04.0\naddress %s\nneighbour %s %s\n' "$oa" "$on" "$om"
 	} >"$f"

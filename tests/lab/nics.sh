@@ -1,20 +1,23 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Sourced inside a router guest (router.sh, systemd-router.sh), with LAB_KERNEL
 # from /mnt/env and a say function:
-#   lab_nics  the guest's two PCI NICs (00:03.0 port in, 00:04.0 port out)
-#             bound to uio_pci_generic through driver_override, as tdpd(8)
-#             says, and hugepages reserved: tdpd wants its pool and route
-#             tables in them (about 510 MiB by default), and a PCI port under
+#   lab_nics [DRIVER-IN [DRIVER-OUT]]
+#             the guest's two PCI NICs (00:03.0 port in, 00:04.0 port out)
+#             bound through driver_override, as tdpd(8) says, to
+#             uio_pci_generic or the driver given (vfio-pci needs an IOMMU),
+#             and hugepages reserved: tdpd wants its pool and route tables in
+#             them (about 510 MiB by default), and a PCI port under
 #             uio_pci_generic needs physical addresses, which only hugepages
 #             give
 lab_nics() {
-	local d dev
-	modprobe -d "$LAB_KERNEL/root" uio_pci_generic && modprobe -d "$LAB_KERNEL/root" tun ||
-		say "modprobe failed"
+	local d dev drv drivers=("${1:-uio_pci_generic}" "${2:-uio_pci_generic}") i=0
+	for drv in tun "${drivers[@]}"; do
+		modprobe -d "$LAB_KERNEL/root" "$drv" || say "modprobe $drv failed"
+	done
 	for d in 0000:00:03.0 0000:00:04.0; do
 		dev=/sys/bus/pci/devices/$d
 		[ -e "$dev/driver" ] && echo "$d" >"$dev/driver/unbind"
-		echo uio_pci_generic >"$dev/driver_override"
+		echo "${drivers[i++]}" >"$dev/driver_override"
 		echo "$d" >/sys/bus/pci/drivers_probe
 		say "$d $(cat "$dev/vendor"):$(cat "$dev/device") bound to $(basename "$(readlink "$dev/driver")")"
 	done
