@@ -84,13 +84,15 @@ lab_wait "$O/share/r1.done" 120 "$O/share/r1.console"
 read -r got lost counted < <(python3 "$SRC/tests/net/losses.py" "$O/rcv.json" 0 probe "$O/share/r1/sum.json" 2>/dev/null)
 check "tdp-probe's reserved flow crosses the router guest; every probe lost is counted by tdpd (${got:-?} received, ${lost:-?} lost, ${counted:-?} counted)" \
 	'[ "${got:-0}" -gt 0 ] && [ "$lost" -le "$counted" ]' "$(cat "$O/rcv.out" "$O/send.err" 2>/dev/null | tail -20)"
-check "tdpctl ports in the guest names each port's PMD, and the push as the PMD answers (e1000e: no launch time)" \
+check "tdpctl ports in the guest names each port's PMD, the push and coalescing as the PMD answers (e1000e: no launch time; polled: no interrupts)" \
 	'python3 - "$O/share/r1/ports.json" <<"PY"
 import json, sys
 p = {x["name"]: x for x in json.load(open(sys.argv[1]))["ports"]}
 assert p["in"]["pmd"] == "net_virtio" and p["out"]["pmd"] == "net_e1000_em", p
 assert p["out"]["push"]["kind"] == "cpu" and "net_e1000_em offers no send-on-timestamp" in p["out"]["push"]["why"]
 assert p["in"]["host_path"]["mode"] == "tap" and p["in"]["host_path"]["exception"]["to_kernel"] > 0
+for x in p.values():
+    assert x["coalescing"].startswith("not applicable: the PMD polls the device"), x["coalescing"]
 PY' "$(head -c 3000 "$O/share/r1/ports.json" 2>/dev/null)"
 if frr_have; then
 	check "tdpctl routes in the guest: 10.9.9.0/24 through port in, from the kernel, put there by ospf" \
