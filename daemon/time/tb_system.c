@@ -34,6 +34,33 @@ static int sys_sleep_until(struct timebase *tb, tdp_time_t t)
 	return hostclock_sleep_until(&SYS(tb)->hc, t);
 }
 
+enum tb_state tb_system_judge(int status, long maxerror_us, long esterror_us, int64_t *err_ns,
+			      const char **why)
+{
+	if (status & STA_UNSYNC) {
+		*err_ns = 0;
+		*why = "the kernel reports the clock unsynchronised (STA_UNSYNC): nothing "
+		       "disciplines it";
+		return TB_UNLOCKED;
+	}
+	if (esterror_us < TB_SYSTEM_NO_ESTIMATE_US) {
+		*err_ns = (int64_t)esterror_us * 1000;
+		*why = "the kernel reports the clock synchronised (STA_UNSYNC clear), its "
+		       "estimated error the uncertainty";
+		return TB_LOCKED;
+	}
+	/* ptp4l and phc2sys set the status and maxerror only (linuxptp's
+	 * sysclk_set_sync: ADJ_STATUS | ADJ_MAXERROR, maxerror 0): the
+	 * estimate stays at the kernel's initial 16 s (ntp_clear), while the
+	 * maximum error grows by 500 us each second without an update
+	 * (second_overflow, MAXFREQ) */
+	*err_ns = (int64_t)(maxerror_us < 0 ? 0 : maxerror_us) * 1000;
+	*why = "the kernel reports the clock synchronised (STA_UNSYNC clear); no estimated "
+	       "error (ptp4l and phc2sys set none), its maximum error, grown since the last "
+	       "update, the uncertainty";
+	return TB_LOCKED;
+}
+
 /* The kernel's view of the clock's discipline. */
 static void sys_poll_sync(struct tb_system *s)
 {
@@ -46,13 +73,8 @@ static void sys_poll_sync(struct tb_system *s)
 		if (adjtimex(&tx) < 0) {
 			st = TB_UNLOCKED;
 			why = "adjtimex failed";
-		} else if (tx.status & STA_UNSYNC) {
-			st = TB_UNLOCKED;
-			why = "the kernel reports the clock unsynchronised (STA_UNSYNC): nothing "
-			      "disciplines it";
 		} else {
-			err_ns = (int64_t)tx.esterror * 1000;
-			why = "the kernel reports the clock synchronised (STA_UNSYNC clear)";
+			st = tb_system_judge(tx.status, tx.maxerror, tx.esterror, &err_ns, &why);
 		}
 	}
 	tb_force(&s->base, now, st, 0, err_ns, why);

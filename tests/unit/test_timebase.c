@@ -95,6 +95,32 @@ static void system_timebase_sync_from_kernel(void **state)
 	tb->ops->destroy(tb);
 }
 
+/* The kernel's NTP variables as ptp4l or phc2sys leave them (status and
+ * maxerror set, esterror still the kernel's initial 16 s) give the maximum
+ * error as the uncertainty: 0 just after an update, growing by 500 us a
+ * second without one. Taking the 16 s estimate put every frame past any
+ * sync budget. A daemon that sets the estimate (chronyd) gives that. */
+static void system_uncertainty_from_the_kernel(void **state)
+{
+	(void)state;
+	int64_t err = -1;
+	const char *why = NULL;
+	assert_int_equal(tb_system_judge(STA_UNSYNC, 16000000, 16000000, &err, &why), TB_UNLOCKED);
+	assert_non_null(strstr(why, "unsynchronised (STA_UNSYNC)"));
+	/* ptp4l just updated it; then 3 s without an update */
+	assert_int_equal(tb_system_judge(STA_PLL, 0, TB_SYSTEM_NO_ESTIMATE_US, &err, &why),
+			 TB_LOCKED);
+	assert_int_equal(err, 0);
+	assert_non_null(strstr(why, "its maximum error"));
+	assert_int_equal(tb_system_judge(STA_PLL, 1500, TB_SYSTEM_NO_ESTIMATE_US, &err, &why),
+			 TB_LOCKED);
+	assert_int_equal(err, 1500000);
+	/* chronyd's estimate */
+	assert_int_equal(tb_system_judge(STA_PLL, 40000, 120, &err, &why), TB_LOCKED);
+	assert_int_equal(err, 120000);
+	assert_non_null(strstr(why, "estimated error"));
+}
+
 /* The shared part: a sample from the engine's thread never waits for a
  * reader of the state; one not taken is counted, and the next is taken. */
 static void engine_sample_never_waits(void **state)
@@ -155,4 +181,5 @@ TDP_TEST_MAIN(cmocka_unit_test(sim_timebase_moves_only_when_used),
 	      cmocka_unit_test(engine_sample_never_waits),
 	      cmocka_unit_test(transitions_said_off_the_engine_thread),
 	      cmocka_unit_test(system_timebase_reads_tai),
+	      cmocka_unit_test(system_uncertainty_from_the_kernel),
 	      cmocka_unit_test(system_timebase_sync_from_kernel))
