@@ -10,11 +10,11 @@
 #   pci     one router guest on a virtio-net-pci and an e1000e NIC under
 #           uio_pci_generic: host path, OSPF and a reserved flow through it
 #           (scenario-pci.sh; the default)
-#   clocks  two router guests in a chain, each clock its own and set off on
+#   clocks  three router guests in a chain, each clock its own and set off on
 #           purpose, brought together by ptp4l over tdpd's links; a plan
 #           deployed over SSH; hop-stamped probes measure where each router
-#           pushes against the plan; a clock step, a power cycle, the
-#           grandmaster lost (scenario-clocks.sh)
+#           pushes against the plan; a clock step, a power cycle, a
+#           ptp4l and the grandmaster lost (scenario-clocks.sh)
 #   systemd one router guest whose PID 1 is systemd: tdpd installed by its
 #           build and run by its units (readiness, restart, watchdog, shield,
 #           journald, ptp4l@ on tdpd's exception interface)
@@ -24,14 +24,15 @@
 #           one; tdpd's forwarding rate against testpmd's on the same NICs
 #           (scenario-pmd.sh, with pmd-router.sh in the guest)
 #
-# Bounded: the scenario has LAB_LIMIT seconds (default 600) and each guest
+# Bounded: the scenario has LAB_LIMIT seconds (default 600, clocks 900) and each guest
 # LAB_MEM MiB (default 1536); every exit, however it comes, stops the guests
 # and removes the namespaces and taps.
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${LAB_BUILD:-$SRC/build}
 SCEN=${1:-pci}
-LIMIT=${LAB_LIMIT:-600}
+# clocks boots three guests that must lock in a chain: more time
+LIMIT=${LAB_LIMIT:-$([ "$SCEN" = clocks ] && echo 900 || echo 600)}
 MEM=${LAB_MEM:-1536}
 K=$BUILD/lab/kernel
 O=$BUILD/lab/$SCEN

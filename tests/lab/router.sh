@@ -16,6 +16,8 @@
 #                  (renamed NAME.stepped once done)
 #   NAME.snap-L    any time while it runs: tdpd's stats reply into NAME/L.json,
 #                  its schedule active into NAME/L-schedule.json
+#   NAME.ptp4l-stop any time while it runs: ptp4l killed (SIGKILL, as a
+#                  crash), renamed NAME.ptp4l-stopped once done
 # Binds the guest's two PCI NICs to uio_pci_generic as tdpd(8) says,
 # reserves hugepages (nics.sh), runs tdpd, says ready (/mnt/NAME.ready), and on
 # /mnt/NAME.stop stops everything with SIGTERM and leaves what it saw in
@@ -92,6 +94,12 @@ if grep -q "forwarding:" "$O/tdpd.err"; then
 	# until told to stop; NAME.step asks for a step of this guest's clock
 	for _ in $(seq 6000); do
 		[ -e "$S/$NAME.stop" ] && break
+		if [ -f "$S/$NAME.ptp4l-stop" ] && [ -n "$ptp" ]; then
+			kill -KILL "$ptp" && say "ptp4l killed at $(up) s"
+			wait "$ptp" 2>/dev/null
+			ptp=
+			mv "$S/$NAME.ptp4l-stop" "$S/$NAME.ptp4l-stopped"
+		fi
 		if [ -f "$S/$NAME.step" ]; then
 			step_clock "$(cat "$S/$NAME.step")"
 			mv "$S/$NAME.step" "$S/$NAME.stepped"
