@@ -23,7 +23,7 @@ mkdir -p "$O"
 up() { cut -d' ' -f1 /proc/uptime; }
 say() { echo "lab: $NAME: $*"; }
 ctl() { "$LAB_BUILD/tools/tdpctl" --socket /run/tdpd/tdpd-ro.sock "$@"; }
-. "$LAB_SRC/tests/lab/nics.sh"
+. "$LAB_SRC/tests/lab/inguest.sh"
 lab_nics vfio-pci uio_pci_generic
 {
 	echo "cmdline: $(cat /proc/cmdline)"
@@ -47,12 +47,7 @@ for m in $(cat "$S/$NAME.blocks"); do
 		cp "$S/$NAME-${m#tdpd:}.conf" /run/tdpd/tdpd.conf
 		"$LAB_BUILD/daemon/tdpd" -f /run/tdpd/tdpd.conf >"$O/$b.out" 2>"$O/$b.err" &
 		pid=$!
-		for _ in $(seq 1800); do
-			grep -q "forwarding:" "$O/$b.err" && break
-			kill -0 $pid 2>/dev/null || break
-			sleep 0.1
-		done
-		grep -q "forwarding:" "$O/$b.err" || say "block $b: tdpd did not come up"
+		lab_started $pid "$O/$b.err" "forwarding:" || say "block $b: tdpd did not come up"
 		# the VFIO groups it holds open (port in's)
 		ls -l "/proc/$pid/fd" 2>/dev/null | sed -n 's|.* -> /dev/vfio/|vfio |p' >"$O/$b.vfio"
 		;;
@@ -61,12 +56,7 @@ for m in $(cat "$S/$NAME.blocks"); do
 		# open (it waits for a key) until SIGINT, when it prints its counts
 		sleep 600 | dpdk-testpmd "${TESTPMD[@]}" >"$O/$b.err" 2>&1 &
 		pid=$!
-		for _ in $(seq 1800); do
-			grep -q "Press enter to exit" "$O/$b.err" && break
-			kill -0 $pid 2>/dev/null || break
-			sleep 0.1
-		done
-		grep -q "Press enter to exit" "$O/$b.err" || say "block $b: testpmd did not come up"
+		lab_started $pid "$O/$b.err" "Press enter to exit" || say "block $b: testpmd did not come up"
 		;;
 	esac
 	say "block $b: $m forwarding at $(up) s"

@@ -19,7 +19,7 @@
 #   NAME.ptp4l-stop any time while it runs: ptp4l killed (SIGKILL, as a
 #                  crash), renamed NAME.ptp4l-stopped once done
 # Binds the guest's two PCI NICs to uio_pci_generic as tdpd(8) says,
-# reserves hugepages (nics.sh), runs tdpd, says ready (/mnt/NAME.ready), and on
+# reserves hugepages (inguest.sh), runs tdpd, says ready (/mnt/NAME.ready), and on
 # /mnt/NAME.stop stops everything with SIGTERM and leaves what it saw in
 # /mnt/NAME/ (tdpd's log, summary and replies, ptp4l's log, routes).
 # usage: router.sh NAME
@@ -41,7 +41,7 @@ step_clock() { # step_clock MS: steps CLOCK_REALTIME by MS milliseconds
 # the clock first: this guest's own, from the RTC's whole second at boot,
 # then set off by the scenario's offset
 [ -f "$S/$NAME.offset" ] && step_clock "$(cat "$S/$NAME.offset")"
-. "$LAB_SRC/tests/lab/nics.sh"
+. "$LAB_SRC/tests/lab/inguest.sh"
 lab_nics
 mkdir -p /dev/hugepages && mount -t hugetlbfs nodev /dev/hugepages
 ip link set lo up
@@ -49,13 +49,8 @@ mkdir -p /run/tdpd
 cp "$S/$NAME.conf" /run/tdpd/tdpd.conf
 "$LAB_BUILD/daemon/tdpd" -f /run/tdpd/tdpd.conf >"$O/tdpd.out" 2>"$O/tdpd.err" &
 pid=$!
-for _ in $(seq 1800); do
-	grep -q "forwarding:" "$O/tdpd.err" && break
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.1
-done
 ptp=
-if grep -q "forwarding:" "$O/tdpd.err"; then
+if lab_started $pid "$O/tdpd.err" "forwarding:"; then
 	ip -br link >"$O/ip-link"
 	ip -br addr >"$O/ip-addr"
 	up >"$O/ready-at"

@@ -11,7 +11,7 @@
 #                 interface and bound to it; lab.target pulls what the lab needs
 #                 (lab-bind before tdpd, tdpd and its shield, lab-run)
 #   bind NAME     lab-bind.service: the NICs to uio_pci_generic, hugepages
-#                 (nics.sh)
+#                 (inguest.sh)
 #   run NAME      lab-run.service: what systemd did, as the host's checks need
 #                 it, in /mnt/NAME/: readiness (show-start), lock, a table
 #                 loaded and kept over systemctl restart (the host sends
@@ -88,7 +88,7 @@ EOF
 }
 
 bind() {
-	. "$LAB_SRC/tests/lab/nics.sh"
+	. "$LAB_SRC/tests/lab/inguest.sh"
 	lab_nics
 }
 
