@@ -152,6 +152,33 @@ static void flood_run(const struct flood_opts *o, bool line, uint64_t rate,
 	}
 }
 
+/* The frames to send: one per size and flow (size i, flow f at i * flows
+ * + f), a range keeping 16 sizes spread across it; NULL, said, without
+ * memory. */
+static struct probe_tmpl *flood_templates(const struct flood_opts *o, struct flood_sizes *fs)
+{
+	if (fs->hi) {
+		fs->n = FLOOD_SIZES;
+		for (unsigned i = 0; i < fs->n; i++)
+			fs->sz[i] =
+				fs->lo + (unsigned)((uint64_t)(fs->hi - fs->lo) * i / (fs->n - 1));
+	}
+	struct probe_tmpl *t = calloc(fs->n * o->flows, sizeof(*t));
+	if (!t) {
+		fprintf(stderr, "tdp-probe: no memory for %" PRIu64 " frame templates\n",
+			fs->n * o->flows);
+		return NULL;
+	}
+	struct probe_hdr h = {.kind = PROBE_K_BE, .flow = 0, .tf_ns = 1};
+	struct probe_addr a = o->a;
+	for (unsigned i = 0; i < fs->n; i++)
+		for (unsigned f = 0; f < o->flows; f++) {
+			a.sport = (uint16_t)(o->a.sport + f);
+			probe_build(&t[i * o->flows + f], &a, fs->sz[i], &h);
+		}
+	return t;
+}
+
 int probe_cmd_flood(int argc, char **argv)
 {
 	struct flood_opts o = {.sizes = "1500",
@@ -228,26 +255,11 @@ int probe_cmd_flood(int argc, char **argv)
 	o.a.dport = (uint16_t)o.dport;
 	o.a.dscp = (uint8_t)o.dscp;
 	o.a.ttl = (uint8_t)o.ttl;
-	/* one template per size and flow; a range keeps 16 sizes spread across it */
-	if (fs.hi) {
-		fs.n = FLOOD_SIZES;
-		for (unsigned i = 0; i < fs.n; i++)
-			fs.sz[i] = fs.lo + (unsigned)((uint64_t)(fs.hi - fs.lo) * i / (fs.n - 1));
-	}
-	struct probe_tmpl *t = calloc(fs.n * o.flows, sizeof(*t));
+	struct probe_tmpl *t = flood_templates(&o, &fs);
 	if (!t) {
-		fprintf(stderr, "tdp-probe: no memory for %" PRIu64 " frame templates\n",
-			fs.n * o.flows);
 		q->close(q);
 		return 1;
 	}
-	struct probe_hdr h = {.kind = PROBE_K_BE, .flow = 0, .tf_ns = 1};
-	uint16_t sport = o.a.sport;
-	for (unsigned i = 0; i < fs.n; i++)
-		for (unsigned f = 0; f < o.flows; f++) {
-			o.a.sport = (uint16_t)(sport + f);
-			probe_build(&t[i * o.flows + f], &o.a, fs.sz[i], &h);
-		}
 	struct hostclock clk;
 	if (hostclock_init(&clk, HC_CLOCK_AUTO, HC_UTC_TAI_DEFAULT_S, HC_FAST_AUTO, err,
 			   sizeof(err))) {
