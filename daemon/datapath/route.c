@@ -10,6 +10,7 @@
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
 
+#include "keyidx.h"
 #include "route.h"
 #include "tdp_names.h"
 
@@ -65,7 +66,8 @@ struct router {
 	size_t nnb, nb_cap;
 	struct rt_entry *rt; /* connected, static and kernel routes */
 	size_t nrt, rt_cap;
-	struct neigh *local; /* our own addresses */
+	struct keyidx rt_idx; /* rt by family, length and prefix */
+	struct neigh *local;  /* our own addresses */
 	size_t nlocal, local_cap;
 	struct rt_entry *ent; /* built: rt plus the host routes, indexed by the LPM */
 	size_t nent;
@@ -93,6 +95,16 @@ static int grow(void **v, size_t *cap, size_t want, size_t es)
 	return 0;
 }
 
+/* a route's identity (family, length, masked prefix), hashed */
+static uint32_t route_hash(int family, unsigned len, const uint8_t *masked)
+{
+	uint8_t b[18];
+	b[0] = (uint8_t)family;
+	b[1] = (uint8_t)len;
+	memcpy(b + 2, masked, 16);
+	return keyidx_hash(b, sizeof(b));
+}
+
 struct router *router_create(uint32_t nports, char *err, size_t errlen)
 {
 	struct router *r = calloc(1, sizeof(*r));
@@ -110,6 +122,7 @@ void router_free(struct router *r)
 	router_drop_lookup(r);
 	free(r->nb);
 	free(r->rt);
+	keyidx_free(&r->rt_idx);
 	free(r->local);
 	free(r->ent);
 	free(r->mp);
@@ -156,9 +169,17 @@ struct router *router_copy_static(const struct router *r)
 	for (size_t i = 0; i < r->nnb; i++)
 		if (r->nb[i].origin == ROUTE_ORIGIN_STATIC)
 			c->nb[c->nnb++] = r->nb[i];
-	for (size_t i = 0; i < r->nrt; i++)
-		if (r->rt[i].origin != ROUTE_ORIGIN_KERNEL)
-			c->rt[c->nrt++] = r->rt[i];
+	for (size_t i = 0; i < r->nrt; i++) {
+		const struct rt_entry *e = &r->rt[i];
+		if (e->origin == ROUTE_ORIGIN_KERNEL)
+			continue;
+		if (keyidx_put(&c->rt_idx, route_hash(e->family, e->len, e->prefix),
+			       (uint32_t)c->nrt) != 0) {
+			router_free(c);
+			return NULL;
+		}
+		c->rt[c->nrt++] = *e;
+	}
 	return c;
 }
 
@@ -184,17 +205,29 @@ static struct neigh *find_neigh(struct neigh *v, size_t n, int family, const uin
 	return NULL;
 }
 
+struct rt_want {
+	const struct router *r;
+	int family;
+	unsigned len;
+	const uint8_t *p;
+};
+
+static bool route_same(const void *ctx, uint32_t pos)
+{
+	const struct rt_want *w = ctx;
+	const struct rt_entry *e = &w->r->rt[pos];
+	return e->family == w->family && e->len == w->len && memcmp(e->prefix, w->p, 16) == 0;
+}
+
 static struct rt_entry *find_route(struct router *r, int family, const uint8_t *prefix,
 				   unsigned len)
 {
 	uint8_t p[16];
 	memcpy(p, prefix, 16);
 	mask(p, len);
-	for (size_t i = 0; i < r->nrt; i++)
-		if (r->rt[i].family == family && r->rt[i].len == len &&
-		    memcmp(r->rt[i].prefix, p, 16) == 0)
-			return &r->rt[i];
-	return NULL;
+	struct rt_want w = {r, family, len, p};
+	uint32_t pos = keyidx_find(&r->rt_idx, route_hash(family, len, p), route_same, &w);
+	return pos == KEYIDX_NONE ? NULL : &r->rt[pos];
 }
 
 static bool on_link(const struct router *r, uint32_t port, int family, const uint8_t *addr)
@@ -217,11 +250,14 @@ static struct rt_entry *new_route(struct router *r, int family, const uint8_t *p
 {
 	if (grow((void **)&r->rt, &r->rt_cap, r->nrt + 1, sizeof(*r->rt)))
 		return NULL;
-	struct rt_entry *e = &r->rt[r->nrt++];
+	struct rt_entry *e = &r->rt[r->nrt];
 	memset(e, 0, sizeof(*e));
 	e->family = (uint8_t)family;
 	memcpy(e->prefix, prefix, alen(family));
 	mask(e->prefix, len);
+	if (keyidx_put(&r->rt_idx, route_hash(family, len, e->prefix), (uint32_t)r->nrt) != 0)
+		return NULL;
+	r->nrt++;
 	e->len = len;
 	e->h.port = port;
 	e->kind = kind;

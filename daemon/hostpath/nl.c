@@ -79,7 +79,10 @@ static int dump_all(struct nl *n)
 				    RTM_GETNEIGH};
 	int rc = 0;
 	for (int tries = 0; tries < 5; tries++) {
-		n->routes.n = n->neigh.n = n->addrs.n = n->nhs.n = 0;
+		nl_kclear(&n->routes);
+		nl_kclear(&n->neigh);
+		nl_kclear(&n->addrs);
+		nl_kclear(&n->nhs);
 		n->dump_intr = false;
 		for (size_t i = 0; i < sizeof(types) / sizeof(types[0]) && rc == 0; i++)
 			rc = dump(n, types[i], AF_UNSPEC);
@@ -141,8 +144,10 @@ static unsigned hops(const struct nl *n, const struct kent *k, struct route_nh *
 
 static int by_metric(const void *a, const void *b)
 {
-	const struct kent *x = a, *y = b;
-	return x->metric < y->metric ? -1 : x->metric > y->metric;
+	const struct kent *x = *(const struct kent *const *)a, *y = *(const struct kent *const *)b;
+	if (x->metric != y->metric)
+		return x->metric < y->metric ? -1 : 1;
+	return (x > y) - (x < y); /* then the set's order */
 }
 
 /* tdpd.conf's router plus the kernel's entries; NULL on failure */
@@ -165,10 +170,17 @@ static struct router *build(struct nl *n)
 		if (rc == 0)
 			nn++;
 	}
-	/* the lowest metric first: the kernel's choice among routes to one prefix */
-	qsort(n->routes.v, n->routes.n, sizeof(*n->routes.v), by_metric);
-	for (size_t i = 0; i < n->routes.n && rc >= 0; i++) {
-		const struct kent *k = &n->routes.v[i];
+	/* the lowest metric first: the kernel's choice among routes to one
+	 * prefix (an order of their own: the set's index keeps its places) */
+	const struct kent **order = malloc((n->routes.n ? n->routes.n : 1) * sizeof(*order));
+	if (!order)
+		rc = -1;
+	for (size_t i = 0; order && i < n->routes.n; i++)
+		order[i] = &n->routes.v[i];
+	if (order)
+		qsort(order, n->routes.n, sizeof(*order), by_metric);
+	for (size_t i = 0; order && i < n->routes.n && rc >= 0; i++) {
+		const struct kent *k = order[i];
 		struct route_nh nh[ROUTE_MAX_NH];
 		unsigned c = hops(n, k, nh);
 		if (!c)
@@ -179,6 +191,7 @@ static struct router *build(struct nl *n)
 			nm += c > 1;
 		}
 	}
+	free(order);
 	char err[160];
 	if (rc < 0 || router_build(r, err, sizeof(err)) != 0) {
 		log_warn("kernel routes: cannot build the routes (%s); the ones in force stay",
@@ -507,10 +520,10 @@ void nl_stop(struct nl *n)
 	for (uint32_t c = 0; c < n->nrx; c++)
 		rx_set_router(&n->rx[c], n->base);
 	router_free(n->cur);
-	free(n->routes.v);
-	free(n->neigh.v);
-	free(n->addrs.v);
-	free(n->nhs.v);
+	nl_kfree(&n->routes);
+	nl_kfree(&n->neigh);
+	nl_kfree(&n->addrs);
+	nl_kfree(&n->nhs);
 	int fds[3] = {n->fd, n->req_fd, n->stop_fd};
 	for (int i = 0; i < 3; i++)
 		if (fds[i] >= 0)

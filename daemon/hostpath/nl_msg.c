@@ -44,14 +44,49 @@ static void kent_init(struct kent *k, uint8_t family, uint32_t port)
 	k->port = port;
 }
 
-/* same identity: family, address and length (and metric for routes, id for nexthops) */
+/* an entry's identity: family, address and length (and metric for
+ * routes, id for nexthops), hashed */
+static uint32_t kent_hash(const struct kent *k)
+{
+	uint8_t b[22];
+	b[0] = k->family;
+	b[1] = k->len;
+	memcpy(b + 2, &k->metric, 4);
+	memcpy(b + 6, k->addr, 16);
+	return keyidx_hash(b, sizeof(b));
+}
+
+struct kwant {
+	const struct kset *s;
+	const struct kent *k;
+};
+
+static bool kent_same(const void *ctx, uint32_t pos)
+{
+	const struct kwant *w = ctx;
+	const struct kent *e = &w->s->v[pos], *k = w->k;
+	return e->family == k->family && e->len == k->len && e->metric == k->metric &&
+	       memcmp(e->addr, k->addr, 16) == 0;
+}
+
 struct kent *nl_kfind(struct kset *s, const struct kent *k)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i].family == k->family && s->v[i].len == k->len &&
-		    s->v[i].metric == k->metric && memcmp(s->v[i].addr, k->addr, 16) == 0)
-			return &s->v[i];
-	return NULL;
+	struct kwant w = {s, k};
+	uint32_t pos = keyidx_find(&s->idx, kent_hash(k), kent_same, &w);
+	return pos == KEYIDX_NONE ? NULL : &s->v[pos];
+}
+
+void nl_kclear(struct kset *s)
+{
+	s->n = 0;
+	keyidx_clear(&s->idx);
+}
+
+void nl_kfree(struct kset *s)
+{
+	free(s->v);
+	keyidx_free(&s->idx);
+	*s = (struct kset){0};
 }
 
 static void kset_put(struct nl *n, struct kset *s, const struct kent *k, bool add)
@@ -59,7 +94,14 @@ static void kset_put(struct nl *n, struct kset *s, const struct kent *k, bool ad
 	struct kent *e = nl_kfind(s, k);
 	if (!add) {
 		if (e) {
-			*e = s->v[--s->n];
+			/* the last entry fills the hole */
+			uint32_t at = (uint32_t)(e - s->v), last = (uint32_t)s->n - 1;
+			keyidx_del(&s->idx, kent_hash(e), at);
+			if (at != last) {
+				keyidx_moved(&s->idx, kent_hash(&s->v[last]), last, at);
+				*e = s->v[last];
+			}
+			s->n--;
 			n->dirty = true;
 		}
 		return;
@@ -80,6 +122,10 @@ static void kset_put(struct nl *n, struct kset *s, const struct kent *k, bool ad
 		}
 		s->v = v;
 		s->cap = nc;
+	}
+	if (keyidx_put(&s->idx, kent_hash(k), (uint32_t)s->n) != 0) {
+		log_warn("kernel routes: out of memory; an entry is not followed");
+		return;
 	}
 	s->v[s->n++] = *k;
 	n->dirty = true;

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "keyidx.h"
 #include "nl.h"
 
 /* a kernel route, neighbour, address or nexthop object, on one of our ports */
@@ -33,9 +34,12 @@ struct kent {
 	uint32_t nh_ids[ROUTE_MAX_NH];
 };
 
+/* the kernel's entries of a kind, found by their identity through idx
+ * (a full table's routes: 10^6) */
 struct kset {
 	struct kent *v;
 	size_t n, cap;
+	struct keyidx idx;
 };
 
 #define RESOLVE_MEMORY 64
@@ -75,5 +79,8 @@ struct nl {
 void nl_msg(struct nl *n, struct nlmsghdr *h);
 /* The entry of s with k's identity, or NULL. */
 struct kent *nl_kfind(struct kset *s, const struct kent *k);
+/* s emptied, its memory kept; freed. */
+void nl_kclear(struct kset *s);
+void nl_kfree(struct kset *s);
 
 #endif

@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# A routing table of a real router's size, followed from the kernel:
+#
+#   snd s0 10.7.0.1 ── in R1 out ── in R2 out ── r0 10.7.2.2 rcv
+#
+# `ip -batch` gives R1's kernel 100,000 routes (99,500 /24s and 500 host
+# routes in other /24s, every one through R2), the last of them the route
+# to the receiver's net. tdpd follows them all: the receiver answers through
+# it once the last is in force, tdpctl routes lists them with none the route
+# table could not take, and one more route added after them (to an address
+# of the receiver's) carries traffic within seconds. Before, tdpd looked each
+# kernel route up in a list of all it had: 100,000 routes took minutes, and a
+# route added after them waited as long. The figures (the kernel's time, tdpd's
+# time, tdpd's memory per route) are printed, not judged.
+# usage: routes_net.sh TDPD TDPCTL SRCDIR  (TAP)
+set -uo pipefail
+TDPD=$1
+TDPCTL=$2
+SRC=$3
+
+. "$SRC/tests/net/netns.sh"
+net_test_begin ping python3
+
+. "$SRC/tests/tap.sh"
+echo "1..5"
+NROUTES=${ROUTES_N:-100000}
+HOSTS=500
+
+xdp_pair_up "rt$$"
+xdp_pair_conf "$W/r1/tdpd.conf" 10.7.0.2/24 10.7.1.1/24
+xdp_pair_conf "$W/r2/tdpd.conf" 10.7.1.2/24 10.7.2.1/24
+xdp_pair_start 1
+xdp_pair_start 2
+check "both routers up" 'grep -q "forwarding:" "$W/r1/err" && grep -q "forwarding:" "$W/r2/err"' \
+	"$(tail -n 5 "$W/r1/err" "$W/r2/err")"
+grep -q "forwarding:" "$W/r1/err" && grep -q "forwarding:" "$W/r2/err" || exit 1
+ip -n "$R2" route add 10.7.0.0/24 via 10.7.1.1
+rss() { awk '/^VmRSS/ { print $2 }' "/proc/$PID1/status"; }
+rss0=$(rss)
+
+# the batch: /24s in 20.0.0.0 and up, then host routes each in a /24 of its
+# own in 120.0.0.0 and up (each takes a second-level group of rte_lpm), then
+# the receiver's net
+python3 - "$NROUTES" "$HOSTS" >"$W/batch" <<'PY'
+import sys
+n, hosts = int(sys.argv[1]), int(sys.argv[2])
+for i in range(n - hosts - 1):
+    print(f"route add {20 + (i >> 16)}.{(i >> 8) & 255}.{i & 255}.0/24 via 10.7.1.2")
+for i in range(hosts):
+    print(f"route add {120 + (i >> 16)}.{(i >> 8) & 255}.{i & 255}.9/32 via 10.7.1.2")
+print("route add 10.7.2.0/24 via 10.7.1.2")
+PY
+# the kernel alone first, beside: the same batch in a namespace of its own
+# with no tdpd to tell
+ns_new "${R1}k"
+CH_NS+=("${R1}k")
+ip -n "${R1}k" link add k0 type veth peer name k1
+ip -n "${R1}k" link set k0 up
+ip -n "${R1}k" link set k1 up
+ip -n "${R1}k" addr add 10.7.1.1/24 dev k0
+k0=$(date +%s%N)
+ip -n "${R1}k" -batch "$W/batch"
+k1=$(date +%s%N)
+ip netns del "${R1}k"
+t0=$(date +%s%N)
+ip -n "$R1" -batch "$W/batch"
+t1=$(date +%s%N)
+# tdpd has the whole batch once the receiver answers through it (the last
+# route); ARP for R2 and the receiver may cost the first pings. Bounded: 240 s
+got=
+end=$((SECONDS + 240))
+while [ $SECONDS -lt $end ] && kill -0 "$PID1" 2>/dev/null; do
+	if ip netns exec "$SND" ping -c 1 -W 1 10.7.2.2 >/dev/null 2>&1; then
+		got=$(date +%s%N)
+		break
+	fi
+	sleep 0.1
+done
+rss1=$(rss)
+check "tdpd follows $NROUTES kernel routes: the receiver answers through the last of them" '[ -n "$got" ]' \
+	"$(tail -n 5 "$W/r1/err")"
+xdp_pair_ctl 1 --json routes >"$W/routes.json" 2>&1
+read -r kernel missing < <(python3 - "$W/routes.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(1 for r in d["routes"] if r.get("origin") == "kernel"), d["netlink"]["missing"])
+PY
+)
+check "tdpctl routes lists them all from the kernel (${kernel:-?}), none the route table could not take (${missing:-?})" \
+	'[ "${kernel:-0}" -ge "$NROUTES" ] && [ "$missing" = 0 ]' "$(head -c 600 "$W/routes.json")"
+# one more, after the batch: an address of the receiver's
+ip -n "$RCV" addr add 10.9.0.1/32 dev r0
+ip -n "$R2" route add 10.9.0.0/24 via 10.7.2.2
+t2=$(date +%s%N)
+ip -n "$R1" route add 10.9.0.0/24 via 10.7.1.2
+more=
+end=$((SECONDS + 60))
+while [ $SECONDS -lt $end ]; do
+	if ip netns exec "$SND" ping -c 1 -W 1 10.9.0.1 >/dev/null 2>&1; then
+		more=$(date +%s%N)
+		break
+	fi
+	sleep 0.1
+done
+check "one more route after them carries traffic (a ping through it answered)" '[ -n "$more" ]' \
+	"$(tail -n 5 "$W/r1/err")"
+figures() {
+	awk -v n="$NROUTES" -v t0="$t0" -v t1="$t1" -v got="${got:-0}" -v t2="$t2" -v more="${more:-0}" \
+		-v r0="$rss0" -v r1="$rss1" -v k0="$k0" -v k1="$k1" 'BEGIN {
+		printf "# the kernel alone took %d routes in %.2f s (%.0f a second)\n", n, (k1 - k0) / 1e9, n / ((k1 - k0) / 1e9)
+		printf "# with tdpd following, ip -batch took %.2f s (%.0f a second)\n", (t1 - t0) / 1e9, n / ((t1 - t0) / 1e9)
+		if (got) printf "# tdpd forwarded by the last %.2f s after the batch began (%.0f routes a second)\n", (got - t0) / 1e9, n / ((got - t0) / 1e9)
+		if (more) printf "# one more route: %.2f s from ip route add to a ping answered through it\n", (more - t2) / 1e9
+		printf "# tdpd RSS %d KiB before, %d KiB after: %.0f bytes a route\n", r0, r1, (r1 - r0) * 1024 / n
+	}'
+}
+figures
+kill -TERM "$PID1" "$PID2"
+wait "$PID1"
+rc1=$?
+wait "$PID2"
+rc2=$?
+check "both tdpd stop with exit 0" '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]' "$(tail -n 5 "$W/r1/err" "$W/r2/err")"
