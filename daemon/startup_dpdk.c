@@ -175,7 +175,7 @@ static void rx_queues_said(const struct tdpd *d, uint32_t p)
 		log_info("port %s: %u RX queue%s%s, polled by %u RX core%s", cp->name, pp->nrxq,
 			 pp->nrxq == 1 ? "" : "s", pp->rss ? " spread by RSS" : "", polled,
 			 polled == 1 ? "" : "s");
-	if (d->nrx <= 1 || pp->nrxq == d->nrx)
+	if (d->nrx <= 1 || pp->nrxq >= d->nrx)
 		return;
 	const char *why =
 		pp->queues[0] ? pp->queues

@@ -381,8 +381,9 @@ int pmd_queues_decide(bool pci, const char *driver, uint16_t want, uint16_t max_
 			 max_rx, max_tx);
 		return -1;
 	}
-	/* a PCI port's queues are as many RX cores as the PMD can give: an
-	 * e1000e beside a multi-queue NIC serves one, from RX core 0 */
+	/* a PCI port's queues are as many RX cores as the PMD can give: the
+	 * RX cores past them serve it not (a NIC with two queue pairs under
+	 * three RX cores; DPDK 22.11.0's net_e1000_em offered one) */
 	if (n > offered) {
 		snprintf(why, whylen, "%s offers %u RX and %u TX queues", driver, max_rx, max_tx);
 		n = offered ? offered : 1;
