@@ -479,7 +479,7 @@ static void tables_down(struct tdpd *d)
 	rte_ring_free(d->handoff);
 	d->handoff = NULL;
 	tables_free(&d->ctl.tm);
-	/* its LPM tables live in the EAL's memory: freed before the EAL goes */
+	/* its fib lives in the EAL's memory: freed before the EAL goes */
 	router_free(d->rt);
 	d->rt = NULL;
 }

@@ -9,10 +9,10 @@
 #define MBUF_BYTES (2176 + 256)
 
 /*
- * Besides the pool: 64 MiB for DPDK itself, and 128 MiB for each set of
- * route tables (rte_lpm's and rte_lpm6's first-level tables are 2^24 entries
- * of 4 bytes each). Two sets: when the kernel's routes change, the new one is
- * built while RX still reads the old.
+ * Besides the pool: 64 MiB for DPDK itself, and 136 MiB for each of three
+ * sets of route tables: the first levels (daemon/datapath/fib.c, 64.25 MiB)
+ * and 71 MiB of groups, which hold 70,000 /24s with longer prefixes. Three:
+ * tdpd.conf's own, the kernel's in force, and the next one built beside it.
  */
 uint64_t pmd_mem_mb(uint32_t mbufs)
 {

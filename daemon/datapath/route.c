@@ -1,15 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <arpa/inet.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_errno.h>
-#include <rte_lpm.h>
-#include <rte_lpm6.h>
-
+#include "fib.h"
 #include "keyidx.h"
 #include "route.h"
 #include "tdp_names.h"
@@ -30,7 +26,7 @@ enum rt_kind {
 };
 
 /*
- * One route. Neighbours and our own addresses go into the LPM as host routes
+ * One route. Neighbours and our own addresses go into the fib as host routes
  * next to the prefixes, so one longest-prefix lookup answers everything: a
  * neighbour's host route carries its MAC, a route via a gateway carries the
  * gateway's MAC once it is known (has_mac), a connected prefix without a
@@ -69,13 +65,13 @@ struct router {
 	struct keyidx rt_idx; /* rt by family, length and prefix */
 	struct neigh *local;  /* our own addresses */
 	size_t nlocal, local_cap;
-	struct rt_entry *ent; /* built: rt plus the host routes, indexed by the LPM */
+	struct rt_entry *ent; /* built: rt plus the host routes, indexed by the fib */
 	size_t nent;
 	struct rt_hop *mp; /* multipath routes' further next hops */
 	size_t nmp, mp_cap;
-	struct rte_lpm *lpm4;
-	struct rte_lpm6 *lpm6;
-	/* built: entries the LPM would not take, and the first of them */
+	struct fib *fib;
+	struct fib_need need; /* built: what the fib is sized for */
+	/* built: entries the fib would not take, and the first of them */
 	size_t missing;
 	char missing_first[64];
 };
@@ -131,12 +127,8 @@ void router_free(struct router *r)
 
 void router_drop_lookup(struct router *r)
 {
-	if (r->lpm4)
-		rte_lpm_free(r->lpm4);
-	if (r->lpm6)
-		rte_lpm6_free(r->lpm6);
-	r->lpm4 = NULL;
-	r->lpm6 = NULL;
+	fib_free(r->fib);
+	r->fib = NULL;
 }
 
 static int dup_array(void **dst, size_t *cap, const void *src, size_t n, size_t es)
@@ -465,93 +457,40 @@ static int build_entries(struct router *r)
 	return 0;
 }
 
-static int u32_cmp(const void *a, const void *b)
+static void ent_prefix(const void *ctx, size_t i, int *family, const uint8_t **prefix,
+		       unsigned *len)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The LPM's second-level groups the entries need. IPv4: one for each /24
- * that holds a longer prefix, exactly (rte_lpm shares a /24's group). IPv6:
- * at most one per byte past the first 24 bits of each longer prefix (shared
- * where prefixes share bytes, so this bounds it from above). */
-static void tbl8_need(const struct router *r, uint32_t *g4, uint32_t *g6)
-{
-	uint32_t *t24 = malloc(sizeof(uint32_t) * (r->nent ? r->nent : 1)), n = 0;
-	uint64_t six = 0;
-	for (size_t i = 0; i < r->nent; i++) {
-		const struct rt_entry *e = &r->ent[i];
-		if (e->family == 6 && e->len > 24)
-			six += (e->len - 24 + 7) / 8;
-		else if (e->family == 4 && e->len > 24 && t24)
-			t24[n++] = (uint32_t)e->prefix[0] << 16 | (uint32_t)e->prefix[1] << 8 |
-				   e->prefix[2];
-	}
-	uint32_t distinct = 0;
-	if (t24) {
-		qsort(t24, n, sizeof(*t24), u32_cmp);
-		for (uint32_t i = 0; i < n; i++)
-			distinct += !i || t24[i] != t24[i - 1];
-	} else {
-		distinct = (uint32_t)r->nent; /* no room to count: one each */
-	}
-	free(t24);
-	/* room for what comes next without a rebuild of the sizes */
-	*g4 = distinct + distinct / 4 + 256;
-	*g6 = (uint32_t)(six > UINT32_MAX / 2 ? UINT32_MAX / 2 : six) + 1024;
+	const struct rt_entry *e = &((const struct router *)ctx)->ent[i];
+	*family = e->family;
+	*prefix = e->prefix;
+	*len = e->len;
 }
 
 int router_build(struct router *r, char *err, size_t errlen)
 {
-	if (build_entries(r) != 0) {
+	if (build_entries(r) != 0 || fib_need_of(&r->need, r->nent, ent_prefix, r) != 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	size_t n4 = 0, n6 = 0;
-	for (size_t i = 0; i < r->nent; i++)
-		if (r->ent[i].family == 4)
-			n4++;
-		else
-			n6++;
-	uint32_t g4, g6;
-	tbl8_need(r, &g4, &g6);
-	static _Atomic unsigned seq;
-	unsigned id = atomic_fetch_add(&seq, 1);
-	char name[64];
-	snprintf(name, sizeof(name), "tdp4_%u", id);
-	struct rte_lpm_config c4 = {.max_rules = (uint32_t)(n4 + 16), .number_tbl8s = g4};
-	r->lpm4 = rte_lpm_create(name, SOCKET_ID_ANY, &c4);
-	snprintf(name, sizeof(name), "tdp6_%u", id);
-	struct rte_lpm6_config c6 = {.max_rules = (uint32_t)(n6 + 16), .number_tbl8s = g6};
-	r->lpm6 = rte_lpm6_create(name, SOCKET_ID_ANY, &c6);
-	if (!r->lpm4 || !r->lpm6) {
-		snprintf(err, errlen, "cannot create the route tables (rte_lpm): %s",
-			 rte_strerror(rte_errno));
+	size_t first = 0;
+	r->fib = fib_build(&r->need, r->nent, ent_prefix, r, &r->missing, &first, err, errlen);
+	if (!r->fib)
 		return -1;
-	}
-	for (size_t i = 0; i < r->nent; i++) {
-		struct rt_entry *e = &r->ent[i];
-		int rc;
-		if (e->family == 4) {
-			uint32_t ip = (uint32_t)e->prefix[0] << 24 | (uint32_t)e->prefix[1] << 16 |
-				      (uint32_t)e->prefix[2] << 8 | e->prefix[3];
-			rc = rte_lpm_add(r->lpm4, ip, (uint8_t)e->len, (uint32_t)i);
-		} else {
-			rc = rte_lpm6_add(r->lpm6, e->prefix, (uint8_t)e->len, (uint32_t)i);
-		}
-		if (rc < 0) {
-			/* one route the table cannot take costs that route only:
-			 * every other one, and every later change, still go in */
-			if (!r->missing++) {
-				char a[INET6_ADDRSTRLEN] = "?";
-				inet_ntop(e->family == 4 ? AF_INET : AF_INET6, e->prefix, a,
-					  sizeof(a));
-				snprintf(r->missing_first, sizeof(r->missing_first), "%s/%u (%s)",
-					 a, e->len, rte_strerror(-rc));
-			}
-		}
+	/* one route the table cannot take costs that route only: every other
+	 * one, and every later change, still go in */
+	if (r->missing) {
+		const struct rt_entry *e = &r->ent[first];
+		char a[INET6_ADDRSTRLEN] = "?";
+		inet_ntop(e->family == 4 ? AF_INET : AF_INET6, e->prefix, a, sizeof(a));
+		snprintf(r->missing_first, sizeof(r->missing_first), "%s/%u (past %u entries)", a,
+			 e->len, FIB_NH_MAX + 1);
 	}
 	return 0;
+}
+
+uint64_t router_bytes(const struct router *r)
+{
+	return r->fib ? fib_bytes(&r->need) : 0;
 }
 
 size_t router_missing(const struct router *r, const char **first)
@@ -611,7 +550,7 @@ static int nh_result(const struct router *r, const struct rt_entry *e, unsigned 
 	return h->failed ? ROUTE_NEIGH_FAILED : ROUTE_NO_NEIGH;
 }
 
-/* What the LPM's next hop hop says for the packet. */
+/* What the fib's next hop hop says for the packet. */
 static int hop_result(const struct router *r, uint32_t hop, const struct pkt_info *pi,
 		      uint32_t *port, uint8_t mac[6], uint8_t nh[16])
 {
@@ -622,20 +561,24 @@ static int hop_result(const struct router *r, uint32_t hop, const struct pkt_inf
 	return nh_result(r, e, e->nnh > 1 ? flow_hash(pi) % e->nnh : 0, pi, port, mac, nh);
 }
 
-static int lpm_hop(const struct router *r, const struct pkt_info *pi, uint32_t *hop)
+static int fib_hop(const struct router *r, const struct pkt_info *pi, uint32_t *hop)
 {
-	if (pi->family == 4)
-		return rte_lpm_lookup(r->lpm4, ip4_of(pi), hop);
-	if (pi->family == 6)
-		return rte_lpm6_lookup(r->lpm6, pi->dst, hop);
-	return -1;
+	uint32_t nh = FIB_NONE;
+	if (pi->family == 4) {
+		uint32_t ip = ip4_of(pi);
+		fib_lookup4(r->fib, &ip, &nh, 1);
+	} else if (pi->family == 6) {
+		fib_lookup6(r->fib, (const uint8_t(*)[16])pi->dst, &nh, 1);
+	}
+	*hop = nh;
+	return nh == FIB_NONE ? -1 : 0;
 }
 
 int router_lookup_port(const struct router *r, const struct pkt_info *pi, uint32_t want,
 		       uint32_t *port, uint8_t mac[6])
 {
 	uint32_t hop;
-	if (lpm_hop(r, pi, &hop) != 0)
+	if (fib_hop(r, pi, &hop) != 0)
 		return ROUTE_NONE;
 	const struct rt_entry *e = &r->ent[hop];
 	if (e->kind != RT_LOCAL)
@@ -650,7 +593,7 @@ int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *p
 		  uint8_t nh[16])
 {
 	uint32_t hop;
-	if (lpm_hop(r, pi, &hop) != 0)
+	if (fib_hop(r, pi, &hop) != 0)
 		return ROUTE_NONE;
 	return hop_result(r, hop, pi, port, mac, nh);
 }
@@ -668,12 +611,11 @@ void router_lookup_bulk(const struct router *r, const struct pkt_info *const *pi
 		out[i].res = (int8_t)router_lookup(r, pi[i], &out[i].port, out[i].mac, NULL);
 	}
 	if (n4)
-		rte_lpm_lookup_bulk(r->lpm4, ip, hop, n4);
+		fib_lookup4(r->fib, ip, hop, n4);
 	for (uint32_t k = 0; k < n4; k++) {
 		struct route_hop *o = &out[at[k]];
-		o->res = (hop[k] & RTE_LPM_LOOKUP_SUCCESS)
-				 ? (int8_t)hop_result(r, hop[k] & 0x00ffffff, pi[at[k]], &o->port,
-						      o->mac, NULL)
+		o->res = hop[k] != FIB_NONE
+				 ? (int8_t)hop_result(r, hop[k], pi[at[k]], &o->port, o->mac, NULL)
 				 : ROUTE_NONE;
 	}
 }

@@ -568,7 +568,7 @@ static void rx_back(struct rx *rx, uint32_t in_port, struct rx_pk *k, struct rx_
  * caller), in stages so that each stage's cache misses overlap across the
  * burst: the checks and the parse, with the classifier's slots asked for;
  * the classification, with each reserved flow's line asked for, and the
- * routes: a reserved flow's cached one, or one bulk LPM lookup for the rest;
+ * routes: a reserved flow's cached one, or one bulk fib lookup for the rest;
  * then, in order, the rewrite and the queues.
  */
 static void rx_burst(struct rx *rx, uint32_t in_port, struct rte_mbuf **pkts, uint16_t n,

@@ -11,8 +11,9 @@
 # table could not take, and one more route added after them (to an address
 # of the receiver's) carries traffic within seconds. Before, tdpd looked each
 # kernel route up in a list of all it had: 100,000 routes took minutes, and a
-# route added after them waited as long. The figures (the kernel's time, tdpd's
-# time, tdpd's memory per route) are printed, not judged.
+# route added after them waited as long; then rte_lpm's build, quadratic in the
+# routes of one length, took seconds for each change. The figures (the
+# kernel's time, tdpd's time, tdpd's memory per route) are printed, not judged.
 # usage: routes_net.sh TDPD TDPCTL SRCDIR  (TAP)
 set -uo pipefail
 TDPD=$1
@@ -40,7 +41,7 @@ rss() { awk '/^VmRSS/ { print $2 }' "/proc/$PID1/status"; }
 rss0=$(rss)
 
 # the batch: /24s in 20.0.0.0 and up, then host routes each in a /24 of its
-# own in 120.0.0.0 and up (each takes a second-level group of rte_lpm), then
+# own in 120.0.0.0 and up (each needs a fib group of its own), then
 # the receiver's net
 python3 - "$NROUTES" "$HOSTS" >"$W/batch" <<'PY'
 import sys

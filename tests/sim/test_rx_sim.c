@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The RX side with real DPDK mbufs, rte_lpm routes and net_ring ports:
+ * The RX side with real DPDK mbufs, fib routes and net_ring ports:
  * reserved packets reach their flow's queue routed (MACs, TTL, checksum),
  * best effort reaches its port's queue or, on a port the table does not
  * schedule, the wire at once; every kind of bad packet is counted and dropped.
