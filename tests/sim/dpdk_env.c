@@ -13,16 +13,17 @@
 
 static struct rte_mempool *pool;
 
-static int eal_init(bool huge)
+static int eal_init(bool huge, unsigned mb)
 {
 	static int done;
 	if (done)
 		return 0;
-	char prefix[64];
+	char prefix[64], mem[16];
 	snprintf(prefix, sizeof(prefix), "--file-prefix=tdptest%d", (int)getpid());
+	snprintf(mem, sizeof(mem), "%u", mb);
 	char *argv[] = {
-		"test",		  "--no-huge",		 "-m", "512", "--no-shconf", "--no-pci",
-		"--no-telemetry", "--log-level=*:error", "-l", "0",   prefix,	     NULL};
+		"test",		  "--no-huge",		 "-m", mem, "--no-shconf", "--no-pci",
+		"--no-telemetry", "--log-level=*:error", "-l", "0", prefix,	   NULL};
 	int argc = (int)(sizeof(argv) / sizeof(argv[0])) - 1;
 	if (huge) /* the pages' files go when the process does */
 		argv[1] = "--huge-unlink";
@@ -38,7 +39,12 @@ static int eal_init(bool huge)
 
 int env_eal_init(void)
 {
-	return eal_init(false);
+	return eal_init(false, 512);
+}
+
+int env_eal_init_mb(unsigned mb)
+{
+	return eal_init(false, mb);
 }
 
 /* 2 MiB pages free, from /proc/meminfo */
@@ -71,8 +77,8 @@ static bool huge_mounted(void)
 
 int env_eal_init_huge(bool *huge)
 {
-	*huge = huge_free() >= 512 / 2 && huge_mounted() && eal_init(true) == 0;
-	return *huge ? 0 : eal_init(false);
+	*huge = huge_free() >= 512 / 2 && huge_mounted() && eal_init(true, 512) == 0;
+	return *huge ? 0 : eal_init(false, 512);
 }
 
 struct rte_mempool *env_pool(void)

@@ -10,8 +10,10 @@
 struct rte_mempool;
 struct rte_ring;
 
-/* Initialises the EAL once; returns 0 or -1. */
+/* Initialises the EAL once (512 MiB of memory); returns 0 or -1. */
 int env_eal_init(void);
+/* The same with mb MiB. */
+int env_eal_init_mb(unsigned mb);
 /* The same on hugepages where 512 MiB of them are free (*huge says whether
  * it did), as tdpd's huge-pages auto; for benchmarks, whose figures depend
  * on the TLB. */
