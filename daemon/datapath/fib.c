@@ -48,66 +48,52 @@ static int key_cmp(const void *a, const void *b)
 	return memcmp(a, b, sizeof(struct grp_key));
 }
 
-/* distinct keys in v[0..n-1], sorted in place */
-static uint64_t distinct(struct grp_key *v, size_t n)
+/* key k of v (cap of them), grown as needed; NULL out of memory */
+static struct grp_key *key_at(struct grp_key **v, size_t *cap, size_t k)
 {
-	qsort(v, n, sizeof(*v), key_cmp);
-	uint64_t d = 0;
-	for (size_t i = 0; i < n; i++)
-		d += !i || key_cmp(&v[i], &v[i - 1]) != 0;
-	return d;
+	if (k >= *cap) {
+		size_t nc = *cap ? *cap * 2 : 1024;
+		struct grp_key *p = realloc(*v, nc * sizeof(*p));
+		if (!p)
+			return NULL;
+		*v = p;
+		*cap = nc;
+	}
+	return &(*v)[k];
 }
 
-/* the groups a prefix of len needs: one at each level from the first's end
- * up to the one its last bits fall in */
-static unsigned levels(int family, unsigned len)
-{
-	unsigned f = first_bits(family);
-	return len > f ? (len - f + 7) / 8 : 0;
-}
-
-/* Prefixes that share the bits above a level share its group, so the count
- * is of distinct (level, bits) pairs: exactly the groups fib_build makes. */
+/* A prefix needs a group at each level from the first level's end up to the
+ * one its last bits fall in. Prefixes that share the bits above a level share
+ * its group, so the count is of distinct (family, level, bits): exactly the
+ * groups fib_build makes. */
 int fib_need_of(struct fib_need *need, size_t n, fib_prefix_fn get, const void *ctx)
 {
 	memset(need, 0, sizeof(*need));
-	size_t nk[2] = {0, 0};
+	struct grp_key *k = NULL;
+	size_t nk = 0, cap = 0;
 	for (size_t i = 0; i < n; i++) {
 		int family;
 		const uint8_t *p;
 		unsigned len;
 		get(ctx, i, &family, &p, &len);
-		if (family == 4)
-			need->n4++;
-		else
-			need->n6++;
-		nk[family == 6] += levels(family, len);
-	}
-	struct grp_key *k[2] = {malloc((nk[0] ? nk[0] : 1) * sizeof(struct grp_key)),
-				malloc((nk[1] ? nk[1] : 1) * sizeof(struct grp_key))};
-	if (!k[0] || !k[1]) {
-		free(k[0]);
-		free(k[1]);
-		return -1;
-	}
-	size_t at[2] = {0, 0};
-	for (size_t i = 0; i < n; i++) {
-		int family;
-		const uint8_t *p;
-		unsigned len;
-		get(ctx, i, &family, &p, &len);
-		int s = family == 6;
+		*(family == 4 ? &need->n4 : &need->n6) += 1;
 		for (unsigned l = first_bits(family); l < len; l += 8) {
-			struct grp_key *g = &k[s][at[s]++];
+			struct grp_key *g = key_at(&k, &cap, nk++);
+			if (!g) {
+				free(k);
+				return -1;
+			}
 			memset(g, 0, sizeof(*g));
-			g->level = (uint8_t)l;
+			g->level = (uint8_t)(l | (family == 6 ? 0x80 : 0)); /* IPv6 after IPv4 */
 			memcpy(g->bits, p, l / 8);
 		}
 	}
-	need->g4 = distinct(k[0], at[0]);
-	need->g6 = distinct(k[1], at[1]);
-	free(k[0]);
-	free(k[1]);
+	if (nk)
+		qsort(k, nk, sizeof(*k), key_cmp);
+	for (size_t i = 0; i < nk; i++)
+		if (!i || key_cmp(&k[i], &k[i - 1]) != 0)
+			*(k[i].level & 0x80 ? &need->g6 : &need->g4) += 1;
+	free(k);
 	return 0;
 }
 
