@@ -112,8 +112,10 @@ struct control {
  * its reply when the session has ended (capture_fd readable). */
 char *control_capture_start(struct control *c, json_t *args, int fd, int slot, bool *defer);
 void control_capture_finish(struct control *c);
-/* {"routes": [...]} or {"neighbours": [...]} in force (control_routes.c). */
-json_t *control_routes_json(struct control *c, bool neighbours);
+/* The reply to routes or neighbours (control_routes.c): {"routes": [...]} or
+ * {"neighbours": [...]} in force; with args "to": ADDRESS the route a packet
+ * to it takes; "summary": true the table's counts. */
+char *control_routes_reply(struct control *c, bool neighbours, json_t *args);
 /* A port's host path: mode, interface, RX queues, the XDP program's counts. */
 json_t *control_host_path_json(const struct hp_port *hp);
 /* control_alarm.c: a port's link as JSON; what is wrong now, one object per

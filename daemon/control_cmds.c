@@ -336,12 +336,12 @@ static char *h_stats(struct control *c, const struct request *rq)
 
 static char *h_routes(struct control *c, const struct request *rq)
 {
-	return control_reply_ok(control_routes_json(c, false));
+	return control_routes_reply(c, false, rq->args);
 }
 
 static char *h_neighbours(struct control *c, const struct request *rq)
 {
-	return control_reply_ok(control_routes_json(c, true));
+	return control_routes_reply(c, true, rq->args);
 }
 
 static char *h_log_level(struct control *c, const struct request *rq)

@@ -215,14 +215,51 @@ static void show_ports(json_t *r)
 	}
 }
 
+/* routes --summary: the counts */
+static void show_route_summary(json_t *s)
+{
+	printf("routes: %" PRId64 " IPv4, %" PRId64 " IPv6 (%" PRId64 " from tdpd.conf and the "
+	       "ports' prefixes, %" PRId64 " multipath); %" PRId64 " neighbours\n",
+	       I(s, "ipv4"), I(s, "ipv6"), I(s, "tdpd_conf"), I(s, "multipath"),
+	       I(s, "neighbours"));
+	printf("route table (fib): %.1f MiB\n", (double)I(s, "fib_bytes") / (1 << 20));
+	static const char *part[] = {"kernel_by_protocol", "ipv4_by_length", "ipv6_by_length"};
+	static const char *title[] = {"the kernel's, by protocol", "IPv4 by prefix length",
+				      "IPv6 by prefix length"};
+	for (int k = 0; k < 3; k++) {
+		const char *key;
+		json_t *v;
+		printf("%s:", title[k]);
+		json_object_foreach(json_object_get(s, part[k]), key, v)
+		{
+			printf(" %s %" JSON_INTEGER_FORMAT, key, json_integer_value(v));
+		}
+		printf("%s\n", json_object_size(json_object_get(s, part[k])) ? "" : " none");
+	}
+}
+
 static void show_routes(json_t *r)
 {
-	printf("%-43s %-10s %-39s %s\n", "prefix", "port", "via", "from");
+	if (json_object_get(r, "summary")) {
+		show_route_summary(json_object_get(r, "summary"));
+		printf("kernel's routes and neighbours: %s\n", S(r, "kernel"));
+		return;
+	}
+	if (json_object_get(r, "to") && !json_array_size(json_object_get(r, "routes")))
+		printf("no route to %s\n", S(r, "to"));
+	else
+		printf("%-43s %-10s %-39s %s\n", "prefix", "port", "via", "from");
 	size_t i;
 	json_t *e;
 	json_array_foreach(json_object_get(r, "routes"), i, e)
 	{
-		const char *via = json_object_get(e, "via") ? S(e, "via") : "connected";
+		char nb[48];
+		snprintf(nb, sizeof(nb), "neighbour %s",
+			 json_object_get(e, "mac") ? S(e, "mac") : "(failed)");
+		const char *via = json_object_get(e, "via")	    ? S(e, "via")
+				  : json_object_get(e, "local")	    ? "local (this router)"
+				  : json_object_get(e, "neighbour") ? nb
+								    : "connected";
 		bool unres =
 			json_object_get(e, "via") && !json_is_true(json_object_get(e, "resolved"));
 		char mp[32] = "";
@@ -575,6 +612,11 @@ static int live_args(int argc, char **argv, json_t *args, bool *prom, bool *chan
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(cmd, "stats") && !strcmp(argv[i], "--prometheus")) {
 			*prom = true;
+		} else if (!strcmp(cmd, "routes") && !strcmp(argv[i], "--summary")) {
+			json_object_set_new(args, "summary", json_true());
+		} else if (!strcmp(cmd, "routes") && argv[i][0] != '-' &&
+			   !json_object_get(args, "to")) {
+			json_object_set_new(args, "to", json_string(argv[i]));
 		} else if (!strcmp(cmd, "log-level") && i == 1 && argv[i][0] != '-') {
 			json_object_set_new(args, "level", json_string(argv[i]));
 			*change = true;

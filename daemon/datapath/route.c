@@ -620,32 +620,69 @@ void router_lookup_bulk(const struct router *r, const struct pkt_info *const *pi
 	}
 }
 
+/* entry e's views, one a next hop, into v[n..] below max; the count after */
+static size_t entry_views(const struct router *r, const struct rt_entry *e, struct route_view *v,
+			  size_t n, size_t max)
+{
+	for (unsigned k = 0; k < e->nnh; k++, n++) {
+		if (n >= max)
+			continue;
+		const struct rt_hop *h = hop_of(r, e, k);
+		v[n] = (struct route_view){.family = e->family,
+					   .len = e->len,
+					   .port = h->port,
+					   .has_gw = h->has_gw,
+					   .origin = e->origin,
+					   .proto = e->proto,
+					   .connected = e->kind == RT_CONNECTED && !k,
+					   .local = e->kind == RT_LOCAL,
+					   .neighbour = e->kind == RT_VIA && !e->h.has_gw,
+					   .nh_index = (uint8_t)k,
+					   .nnh = e->nnh};
+		memcpy(v[n].prefix, e->prefix, 16);
+		memcpy(v[n].gw, h->gw, 16);
+		memcpy(v[n].mac, h->mac, 6);
+		const struct neigh *nb =
+			h->has_gw ? find_neigh(r->nb, r->nnb, e->family, h->gw) : NULL;
+		v[n].resolved = !h->has_gw || (nb && !nb->failed);
+	}
+	return n;
+}
+
 size_t router_routes(const struct router *r, struct route_view *v, size_t max)
 {
 	size_t n = 0;
+	for (size_t i = 0; i < r->nrt; i++)
+		n = entry_views(r, &r->rt[i], v, n, max);
+	return n;
+}
+
+size_t router_match(const struct router *r, int family, const uint8_t *addr, struct route_view *v,
+		    size_t max)
+{
+	struct pkt_info pi = {.family = (uint8_t)family};
+	memcpy(pi.dst, addr, family == 4 ? 4 : 16);
+	uint32_t hop;
+	if (!r->fib || fib_hop(r, &pi, &hop) != 0)
+		return 0;
+	return entry_views(r, &r->ent[hop], v, 0, max);
+}
+
+void router_summary(const struct router *r, struct route_summary *s)
+{
+	memset(s, 0, sizeof(*s));
 	for (size_t i = 0; i < r->nrt; i++) {
 		const struct rt_entry *e = &r->rt[i];
-		for (unsigned k = 0; k < e->nnh; k++, n++) {
-			if (n >= max)
-				continue;
-			const struct rt_hop *h = hop_of(r, e, k);
-			v[n] = (struct route_view){.family = e->family,
-						   .len = e->len,
-						   .port = h->port,
-						   .has_gw = h->has_gw,
-						   .origin = e->origin,
-						   .proto = e->proto,
-						   .connected = e->kind == RT_CONNECTED && !k,
-						   .nh_index = (uint8_t)k,
-						   .nnh = e->nnh};
-			memcpy(v[n].prefix, e->prefix, 16);
-			memcpy(v[n].gw, h->gw, 16);
-			const struct neigh *nb =
-				h->has_gw ? find_neigh(r->nb, r->nnb, e->family, h->gw) : NULL;
-			v[n].resolved = !h->has_gw || (nb && !nb->failed);
-		}
+		s->routes[e->family == 6]++;
+		s->by_len[e->family == 6][e->len > 128 ? 128 : e->len]++;
+		if (e->origin == ROUTE_ORIGIN_KERNEL)
+			s->by_proto[e->proto]++;
+		else
+			s->tdpd_conf++;
+		s->multipath += e->nnh > 1;
 	}
-	return n;
+	s->neighbours = r->nnb;
+	s->fib_bytes = router_bytes(r);
 }
 
 size_t router_neighbours(const struct router *r, struct route_view *v, size_t max)

@@ -52,8 +52,10 @@ struct route_view {
 	uint8_t origin; /* ROUTE_ORIGIN_* */
 	uint8_t proto;	/* the kernel's rtm_protocol (kernel routes) */
 	bool has_gw, connected;
-	bool resolved; /* the gateway's MAC is known */
-	bool failed;   /* neighbours: the kernel's resolution failed (no MAC) */
+	bool resolved;	/* the gateway's MAC is known */
+	bool local;	/* routes: a host route to one of our own addresses */
+	bool neighbour; /* routes: a neighbour's host route (mac: its MAC) */
+	bool failed;	/* neighbours: the kernel's resolution failed (no MAC) */
 	unsigned len;
 	uint32_t port;
 	uint8_t prefix[16]; /* or the neighbour's address */
@@ -128,6 +130,22 @@ const char *route_origin_name(int origin);
  * returns how many there are. */
 size_t router_routes(const struct router *r, struct route_view *v, size_t max);
 size_t router_neighbours(const struct router *r, struct route_view *v, size_t max);
+/* The route a packet to addr takes (the longest match, as built): its views,
+ * one a next hop, up to max; how many it has (0: none, or not built). A
+ * neighbour or an address of ours shows as its host route. */
+size_t router_match(const struct router *r, int family, const uint8_t *addr, struct route_view *v,
+		    size_t max);
+/* What a table holds, counted: for a table too big to list. */
+struct route_summary {
+	uint64_t routes[2];	 /* IPv4, IPv6 */
+	uint64_t by_len[2][129]; /* by family and prefix length */
+	uint64_t by_proto[256];	 /* the kernel's, by rtm_protocol */
+	uint64_t tdpd_conf;	 /* tdpd.conf's and the ports' connected prefixes */
+	uint64_t multipath;	 /* routes with more than one next hop */
+	uint64_t neighbours;
+	uint64_t fib_bytes; /* router_bytes */
+};
+void router_summary(const struct router *r, struct route_summary *s);
 /* Our own addresses as family byte + 16 bytes, and each one's port. */
 size_t router_addresses(const struct router *r, uint8_t (*a)[17], uint32_t *port, size_t max);
 

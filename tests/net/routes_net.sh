@@ -8,8 +8,9 @@
 # routes in other /24s, every one through R2), the last of them the route
 # to the receiver's net. tdpd follows them all: the receiver answers through
 # it once the last is in force, tdpctl routes lists them with none the route
-# table could not take, and one more route added after them (to an address
-# of the receiver's) carries traffic within seconds. Before, tdpd looked each
+# table could not take, --summary counts them, and one more route added after
+# them (to an address of the receiver's) carries traffic within seconds and is
+# the one `tdpctl routes ADDRESS` names. Before, tdpd looked each
 # kernel route up in a list of all it had: 100,000 routes took minutes, and a
 # route added after them waited as long; then rte_lpm's build, quadratic in the
 # routes of one length, took seconds for each change. The figures (the
@@ -24,7 +25,7 @@ SRC=$3
 net_test_begin ping python3
 
 . "$SRC/tests/tap.sh"
-echo "1..5"
+echo "1..7"
 NROUTES=${ROUTES_N:-100000}
 HOSTS=500
 
@@ -90,6 +91,22 @@ PY
 )
 check "tdpctl routes lists them all from the kernel (${kernel:-?}), none the route table could not take (${missing:-?})" \
 	'[ "${kernel:-0}" -ge "$NROUTES" ] && [ "$missing" = 0 ]' "$(head -c 600 "$W/routes.json")"
+# their counts: the batch's prefixes by length and the kernel's protocol
+# (ip route's is boot), and the route table's memory: 64.25 MiB of first
+# levels and a KiB for each /24 holding a host route
+xdp_pair_ctl 1 --json routes --summary >"$W/summary.json" 2>&1
+xdp_pair_ctl 1 routes --summary >"$W/summary.txt" 2>&1
+read -r s24 s32 boot fibb < <(python3 - "$W/summary.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+print(s["ipv4_by_length"].get("/24", 0), s["ipv4_by_length"].get("/32", 0),
+      s["kernel_by_protocol"].get("boot", 0), s["fib_bytes"])
+PY
+)
+want24=$((NROUTES - HOSTS))
+check "tdpctl routes --summary counts them: ${s24:-?} /24s (the receiver's among them), ${s32:-?} /32s, ${boot:-?} from ip route, $(( ${fibb:-0} >> 20 )) MiB of route table" \
+	'[ "${s24:-0}" -ge "$want24" ] && [ "${s32:-0}" -ge "$HOSTS" ] && [ "${boot:-0}" -ge "$NROUTES" ] && [ "${fibb:-0}" -ge $(( (16777216 + 65536 + HOSTS * 256) * 4 )) ] && grep -q "IPv4 by prefix length:.* /24 " "$W/summary.txt"' \
+	"$(head -c 600 "$W/summary.json"; cat "$W/summary.txt")"
 # one more, after the batch: an address of the receiver's
 ip -n "$RCV" addr add 10.9.0.1/32 dev r0
 ip -n "$R2" route add 10.9.0.0/24 via 10.7.2.2
@@ -106,6 +123,13 @@ while [ $SECONDS -lt $end ]; do
 done
 check "one more route after them carries traffic (a ping through it answered)" '[ -n "$more" ]' \
 	"$(tail -n 5 "$W/r1/err")"
+# the route a packet to it takes, as tdpd has it (ip route get for the fib)
+xdp_pair_ctl 1 routes 10.9.0.1 >"$W/to.txt" 2>&1
+xdp_pair_ctl 1 routes 10.7.1.2 >>"$W/to.txt" 2>&1
+xdp_pair_ctl 1 routes 192.0.2.1 >>"$W/to.txt" 2>&1
+check "tdpctl routes ADDRESS: the new route for its address, the neighbour's host route, none for an address nothing covers" \
+	'grep -q "^10.9.0.0/24 .*10.7.1.2 .*kernel proto boot" "$W/to.txt" && grep -q "^10.7.1.2/32 " "$W/to.txt" && grep -q "^no route to 192.0.2.1" "$W/to.txt"' \
+	"$(cat "$W/to.txt")"
 figures() {
 	awk -v n="$NROUTES" -v t0="$t0" -v t1="$t1" -v got="${got:-0}" -v t2="$t2" -v more="${more:-0}" \
 		-v r0="$rss0" -v r1="$rss1" -v k0="$k0" -v k1="$k1" 'BEGIN {
@@ -117,6 +141,7 @@ figures() {
 	}'
 }
 figures
+sed 's/^/# /' "$W/summary.txt" "$W/to.txt"
 kill -TERM "$PID1" "$PID2"
 wait "$PID1"
 rc1=$?
