@@ -260,14 +260,29 @@ void fib_lookup4(const struct fib *f, const uint32_t *ip, uint32_t *nh, unsigned
 	}
 }
 
+/* Level by level over the burst, so that the reads of one level (each a
+ * likely miss) are independent of each other and overlap. */
 void fib_lookup6(const struct fib *f, const uint8_t (*ip)[16], uint32_t *nh, unsigned n)
 {
 	const struct trie *t = &f->t6;
-	for (unsigned i = 0; i < n; i++) {
-		const uint8_t *a = ip[i];
-		uint32_t e = t->first[(uint32_t)a[0] << 8 | a[1]];
-		for (unsigned b = 2; (e & EXT) && b < 16; b++)
-			e = t->grp[(uint64_t)(e >> 1) * GRP + a[b]];
-		nh[i] = hop_of(e);
+	for (unsigned at = 0; at < n; at += 64) {
+		unsigned m = n - at < 64 ? n - at : 64;
+		const uint8_t(*a)[16] = ip + at;
+		uint32_t e[64];
+		unsigned ext = 0;
+		for (unsigned i = 0; i < m; i++) {
+			e[i] = t->first[(uint32_t)a[i][0] << 8 | a[i][1]];
+			ext |= e[i];
+		}
+		for (unsigned b = 2; b < 16 && (ext & EXT); b++) {
+			ext = 0;
+			for (unsigned i = 0; i < m; i++)
+				if (e[i] & EXT) {
+					e[i] = t->grp[(uint64_t)(e[i] >> 1) * GRP + a[i][b]];
+					ext |= e[i];
+				}
+		}
+		for (unsigned i = 0; i < m; i++)
+			nh[at + i] = hop_of(e[i]);
 	}
 }

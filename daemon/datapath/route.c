@@ -601,18 +601,32 @@ int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *p
 void router_lookup_bulk(const struct router *r, const struct pkt_info *const *pi, uint32_t n,
 			struct route_hop *out)
 {
-	uint32_t ip[ROUTE_BULK_MAX], hop[ROUTE_BULK_MAX], at[ROUTE_BULK_MAX], n4 = 0;
+	/* IPv4 first in the arrays, IPv6 from the end */
+	uint32_t ip[ROUTE_BULK_MAX], hop[ROUTE_BULK_MAX], at[ROUTE_BULK_MAX], n4 = 0, n6 = 0;
+	uint8_t ip6[ROUTE_BULK_MAX][16];
 	for (uint32_t i = 0; i < n; i++) {
-		if (pi[i]->family == 4 && n4 < ROUTE_BULK_MAX) {
+		if (n4 + n6 == ROUTE_BULK_MAX || (pi[i]->family != 4 && pi[i]->family != 6)) {
+			out[i].res =
+				(int8_t)router_lookup(r, pi[i], &out[i].port, out[i].mac, NULL);
+		} else if (pi[i]->family == 4) {
 			at[n4] = i;
 			ip[n4++] = ip4_of(pi[i]);
-			continue;
+		} else {
+			n6++;
+			at[ROUTE_BULK_MAX - n6] = i;
+			memcpy(ip6[ROUTE_BULK_MAX - n6], pi[i]->dst, 16);
 		}
-		out[i].res = (int8_t)router_lookup(r, pi[i], &out[i].port, out[i].mac, NULL);
 	}
 	if (n4)
 		fib_lookup4(r->fib, ip, hop, n4);
-	for (uint32_t k = 0; k < n4; k++) {
+	if (n6)
+		fib_lookup6(r->fib, (const uint8_t(*)[16])ip6 + ROUTE_BULK_MAX - n6,
+			    hop + ROUTE_BULK_MAX - n6, n6);
+	for (uint32_t k = 0; k < ROUTE_BULK_MAX; k++) {
+		if (k == n4)
+			k = ROUTE_BULK_MAX - n6; /* on to the IPv6 ones */
+		if (k >= ROUTE_BULK_MAX)
+			break;
 		struct route_hop *o = &out[at[k]];
 		o->res = hop[k] != FIB_NONE
 				 ? (int8_t)hop_result(r, hop[k], pi[at[k]], &o->port, o->mac, NULL)

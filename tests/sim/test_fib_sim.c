@@ -254,12 +254,75 @@ static void million_routes_built(void **state)
 	router_free(r);
 }
 
+/* RX's bulk form gives what the single lookup gives, packet by packet, for
+ * a burst of both families (and one of neither) in any order. */
+static void bulk_matches_single(void **state)
+{
+	(void)state;
+	char err[160];
+	struct router *r = router_create(2, err, sizeof(err));
+	uint8_t a4[16] = {10, 0, 0, 1},
+		a6[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+	assert_int_equal(router_add_address(r, 0, 4, a4, 16, err, sizeof(err)), 0);
+	assert_int_equal(router_add_address(r, 1, 6, a6, 64, err, sizeof(err)), 0);
+	uint8_t mac[6] = {2, 0, 0, 0, 0, 9}, nb4[16] = {10, 0, 0, 9}, nb6[16] = {0xfd};
+	nb6[15] = 9;
+	assert_int_equal(router_add_kernel_neighbour(r, 0, 4, nb4, mac), 0);
+	assert_int_equal(router_add_kernel_neighbour(r, 1, 6, nb6, mac), 0);
+	struct route_nh nh4 = {.port = 0, .has_gw = true, .gw = {10, 0, 0, 9}};
+	struct route_nh nh6 = {.port = 1, .has_gw = true, .gw = {0xfd}};
+	nh6.gw[15] = 9;
+	for (int i = 0; i < 200; i++) {
+		uint8_t p4[16] = {20, (uint8_t)i}, p6[16] = {0x20, 0x01, 0x0d, 0xb8, (uint8_t)i};
+		assert_int_equal(router_add_kernel_route(r, 4, p4, 16, &nh4, 1, 186), 0);
+		assert_int_equal(router_add_kernel_route(r, 6, p6, 40, &nh6, 1, 186), 0);
+	}
+	assert_int_equal(router_build(r, err, sizeof(err)), 0);
+	uint64_t s = 3;
+	for (int round = 0; round < 50; round++) {
+		struct pkt_info pi[ROUTE_BULK_MAX];
+		const struct pkt_info *pp[ROUTE_BULK_MAX];
+		struct route_hop out[ROUTE_BULK_MAX];
+		uint32_t n = 1 + rnd(&s) % ROUTE_BULK_MAX;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t k = rnd(&s) % 7;
+			memset(&pi[i], 0, sizeof(pi[i]));
+			pi[i].family = k < 3 ? 4 : k < 6 ? 6 : 0; /* 0: neither */
+			if (pi[i].family == 4) /* routed, local, a neighbour or none */
+				memcpy(pi[i].dst,
+				       (uint8_t[]){k ? 20 : 10, (uint8_t)rnd(&s), 0,
+						   (uint8_t)(k == 2 ? 9 : 1)},
+				       4);
+			else if (pi[i].family == 6)
+				memcpy(pi[i].dst,
+				       (uint8_t[]){0x20, 0x01, 0x0d,
+						   (uint8_t)(k == 5 ? 0xb9 : 0xb8),
+						   (uint8_t)rnd(&s), 7},
+				       6);
+			pp[i] = &pi[i];
+		}
+		router_lookup_bulk(r, pp, n, out);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t port = 99;
+			uint8_t m[6] = {0}, nh[16];
+			int rc = router_lookup(r, &pi[i], &port, m, nh);
+			assert_int_equal(out[i].res, rc);
+			if (rc == ROUTE_OK) {
+				assert_int_equal(out[i].port, port);
+				assert_memory_equal(out[i].mac, m, 6);
+			}
+		}
+	}
+	router_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(need_counts_groups),
 		cmocka_unit_test(lookups_match_longest_prefix),
 		cmocka_unit_test(million_routes_built),
+		cmocka_unit_test(bulk_matches_single),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
