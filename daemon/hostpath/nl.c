@@ -117,7 +117,7 @@ static unsigned hops(const struct nl *n, const struct kent *k, struct route_nh *
 			if (i == 0)
 				out[c++] = (struct route_nh){.port = k->port, .has_gw = k->has_gw};
 			else
-				out[c++] = k->more[i - 1];
+				out[c++] = k->x->more[i - 1];
 		if (c)
 			memcpy(out[0].gw, k->gw, 16);
 		return c;
@@ -127,7 +127,7 @@ static unsigned hops(const struct nl *n, const struct kent *k, struct route_nh *
 		return 0;
 	if (!o->family) {
 		for (unsigned i = 0; i < o->nnh && c < ROUTE_MAX_NH; i++) {
-			const struct kent *m = nexthop(n, o->nh_ids[i]);
+			const struct kent *m = nexthop(n, o->x->nh_ids[i]);
 			if (m && m->family == k->family) {
 				out[c] = (struct route_nh){.port = m->port, .has_gw = m->has_gw};
 				memcpy(out[c++].gw, m->gw, 16);

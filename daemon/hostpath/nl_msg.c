@@ -78,18 +78,37 @@ struct kent *nl_kfind(struct kset *s, const struct kent *k)
 
 void nl_kclear(struct kset *s)
 {
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i].x);
 	s->n = 0;
 	keyidx_clear(&s->idx);
 }
 
 void nl_kfree(struct kset *s)
 {
+	nl_kclear(s);
 	free(s->v);
 	keyidx_free(&s->idx);
 	*s = (struct kset){0};
 }
 
-static void kset_put(struct nl *n, struct kset *s, const struct kent *k, bool add)
+/* the same entry, next hops and all */
+static bool kent_equal(const struct kent *a, const struct kent *b)
+{
+	if (memcmp(a, b, offsetof(struct kent, x)) != 0)
+		return false;
+	return a->x == b->x || (a->x && b->x && memcmp(a->x, b->x, sizeof(*a->x)) == 0);
+}
+
+static void kset_oom(struct kent *k)
+{
+	log_warn("kernel routes: out of memory; an entry is not followed");
+	free(k->x);
+}
+
+/* Adds, replaces or (!add) removes k in s; takes k's next hops (k->x)
+ * either way. */
+static void kset_put(struct nl *n, struct kset *s, struct kent *k, bool add)
 {
 	struct kent *e = nl_kfind(s, k);
 	if (!add) {
@@ -97,6 +116,7 @@ static void kset_put(struct nl *n, struct kset *s, const struct kent *k, bool ad
 			/* the last entry fills the hole */
 			uint32_t at = (uint32_t)(e - s->v), last = (uint32_t)s->n - 1;
 			keyidx_del(&s->idx, kent_hash(e), at);
+			free(e->x);
 			if (at != last) {
 				keyidx_moved(&s->idx, kent_hash(&s->v[last]), last, at);
 				*e = s->v[last];
@@ -104,12 +124,16 @@ static void kset_put(struct nl *n, struct kset *s, const struct kent *k, bool ad
 			s->n--;
 			n->dirty = true;
 		}
+		free(k->x);
 		return;
 	}
 	if (e) {
-		if (memcmp(e, k, sizeof(*k)) != 0) {
+		if (!kent_equal(e, k)) {
+			free(e->x);
 			*e = *k;
 			n->dirty = true;
+		} else {
+			free(k->x);
 		}
 		return;
 	}
@@ -117,14 +141,14 @@ static void kset_put(struct nl *n, struct kset *s, const struct kent *k, bool ad
 		size_t nc = s->cap ? s->cap * 2 : 32;
 		struct kent *v = realloc(s->v, nc * sizeof(*v));
 		if (!v) {
-			log_warn("kernel routes: out of memory; an entry is not followed");
+			kset_oom(k);
 			return;
 		}
 		s->v = v;
 		s->cap = nc;
 	}
 	if (keyidx_put(&s->idx, kent_hash(k), (uint32_t)s->n) != 0) {
-		log_warn("kernel routes: out of memory; an entry is not followed");
+		kset_oom(k);
 		return;
 	}
 	s->v[s->n++] = *k;
@@ -159,7 +183,9 @@ static void add_hop(const struct nl *n, struct kent *k, int oif, const struct rt
 		k->has_gw = gw != NULL;
 		copy_addr(k->gw, gw, alen);
 	} else {
-		struct route_nh *h = &k->more[k->nnh - 1];
+		if (!k->x && !(k->x = calloc(1, sizeof(*k->x))))
+			return; /* out of memory: the hops so far */
+		struct route_nh *h = &k->x->more[k->nnh - 1];
 		h->port = (uint32_t)p;
 		h->has_gw = gw != NULL;
 		copy_addr(h->gw, gw, alen);
@@ -222,9 +248,13 @@ static void on_nexthop(struct nl *n, struct nlmsghdr *h)
 		/* a group: its members' ids, resolved when the router is built */
 		const struct nexthop_grp *g = RTA_DATA(tb[NHA_GROUP]);
 		size_t ng = RTA_PAYLOAD(tb[NHA_GROUP]) / sizeof(*g);
+		if (!(k.x = calloc(1, sizeof(*k.x)))) {
+			kset_oom(&k);
+			return;
+		}
 		for (size_t i = 0; i < ng && k.nnh < ROUTE_MAX_NH; i++)
-			k.nh_ids[k.nnh++] = g[i].id;
-		k.nh_id = k.nnh ? k.nh_ids[0] : 0;
+			k.x->nh_ids[k.nnh++] = g[i].id;
+		k.nh_id = k.nnh ? k.x->nh_ids[0] : 0;
 	} else {
 		int p = port_of(n, tb[NHA_OIF] ? *(int *)RTA_DATA(tb[NHA_OIF]) : 0);
 		if (p < 0 && h->nlmsg_type == RTM_NEWNEXTHOP) {

@@ -15,6 +15,13 @@
 #include "nl.h"
 
 /* a kernel route, neighbour, address or nexthop object, on one of our ports */
+/* a multipath route's or a nexthop group's further next hops, kept out of
+ * line (most routes have one, and a full table has 10^6) */
+struct kmore {
+	struct route_nh more[ROUTE_MAX_NH - 1]; /* next hops 2.. (the first: port, gw) */
+	uint32_t nh_ids[ROUTE_MAX_NH];		/* a nexthop group's members */
+};
+
 struct kent {
 	uint8_t family;
 	uint8_t proto;
@@ -27,11 +34,10 @@ struct kent {
 	uint8_t gw[16];
 	bool failed; /* neighbours: NUD_FAILED */
 	uint8_t mac[6];
-	/* multipath routes and nexthop groups: the other next hops (nh[0] is
-	 * port and gw above); nexthop groups keep their members' ids in nh_ids */
 	uint8_t nnh; /* next hops in all, 1 for a plain route */
-	struct route_nh more[ROUTE_MAX_NH - 1];
-	uint32_t nh_ids[ROUTE_MAX_NH];
+	/* the rest of a multipath route or a nexthop group, NULL for the
+	 * others; the set owns it (kset_put takes it, nl_kclear frees it) */
+	struct kmore *x;
 };
 
 /* the kernel's entries of a kind, found by their identity through idx
