@@ -65,7 +65,9 @@ struct router {
 	struct keyidx rt_idx; /* rt by family, length and prefix */
 	struct neigh *local;  /* our own addresses */
 	size_t nlocal, local_cap;
-	struct rt_entry *ent; /* built: rt plus the host routes, indexed by the fib */
+	/* built: the host routes; the fib's next hop i is ent[i] below nent,
+	 * then rt[i - nent] (ent_at) */
+	struct rt_entry *ent;
 	size_t nent;
 	struct rt_hop *mp; /* multipath routes' further next hops */
 	size_t nmp, mp_cap;
@@ -447,20 +449,25 @@ static int build_entries(struct router *r)
 				r->nb[i].family == 4 ? 32 : 128) &&
 		    add_host(r, &cap, &r->nb[i], RT_VIA) != 0)
 			return -1;
+	/* the routes' gateways' MACs, in place: a router is built once */
 	for (size_t i = 0; i < r->nrt; i++) {
-		struct rt_entry e = r->rt[i];
-		for (unsigned k = 0; k < e.nnh; k++)
-			resolve_hop(r, e.family, k ? &r->mp[e.mp + k - 1] : &e.h);
-		if (add_ent(r, &cap, &e) != 0)
-			return -1;
+		struct rt_entry *e = &r->rt[i];
+		for (unsigned k = 0; k < e->nnh; k++)
+			resolve_hop(r, e->family, k ? &r->mp[e->mp + k - 1] : &e->h);
 	}
 	return 0;
+}
+
+/* the fib's next hop i: a host route, then a route */
+static inline const struct rt_entry *ent_at(const struct router *r, size_t i)
+{
+	return i < r->nent ? &r->ent[i] : &r->rt[i - r->nent];
 }
 
 static void ent_prefix(const void *ctx, size_t i, int *family, const uint8_t **prefix,
 		       unsigned *len)
 {
-	const struct rt_entry *e = &((const struct router *)ctx)->ent[i];
+	const struct rt_entry *e = ent_at(ctx, i);
 	*family = e->family;
 	*prefix = e->prefix;
 	*len = e->len;
@@ -468,18 +475,20 @@ static void ent_prefix(const void *ctx, size_t i, int *family, const uint8_t **p
 
 int router_build(struct router *r, char *err, size_t errlen)
 {
-	if (build_entries(r) != 0 || fib_need_of(&r->need, r->nent, ent_prefix, r) != 0) {
+	size_t n = 0;
+	if (build_entries(r) != 0 ||
+	    fib_need_of(&r->need, n = r->nent + r->nrt, ent_prefix, r) != 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	size_t first = 0;
-	r->fib = fib_build(&r->need, r->nent, ent_prefix, r, &r->missing, &first, err, errlen);
+	r->fib = fib_build(&r->need, n, ent_prefix, r, &r->missing, &first, err, errlen);
 	if (!r->fib)
 		return -1;
 	/* one route the table cannot take costs that route only: every other
 	 * one, and every later change, still go in */
 	if (r->missing) {
-		const struct rt_entry *e = &r->ent[first];
+		const struct rt_entry *e = ent_at(r, first);
 		char a[INET6_ADDRSTRLEN] = "?";
 		inet_ntop(e->family == 4 ? AF_INET : AF_INET6, e->prefix, a, sizeof(a));
 		snprintf(r->missing_first, sizeof(r->missing_first), "%s/%u (past %u entries)", a,
@@ -554,7 +563,7 @@ static int nh_result(const struct router *r, const struct rt_entry *e, unsigned 
 static int hop_result(const struct router *r, uint32_t hop, const struct pkt_info *pi,
 		      uint32_t *port, uint8_t mac[6], uint8_t nh[16])
 {
-	const struct rt_entry *e = &r->ent[hop];
+	const struct rt_entry *e = ent_at(r, hop);
 	*port = e->h.port;
 	if (e->kind == RT_LOCAL)
 		return ROUTE_LOCAL;
@@ -580,7 +589,7 @@ int router_lookup_port(const struct router *r, const struct pkt_info *pi, uint32
 	uint32_t hop;
 	if (fib_hop(r, pi, &hop) != 0)
 		return ROUTE_NONE;
-	const struct rt_entry *e = &r->ent[hop];
+	const struct rt_entry *e = ent_at(r, hop);
 	if (e->kind != RT_LOCAL)
 		for (unsigned k = 0; k < e->nnh; k++)
 			if (hop_of(r, e, k)->port == want)
@@ -679,7 +688,7 @@ size_t router_match(const struct router *r, int family, const uint8_t *addr, str
 	uint32_t hop;
 	if (!r->fib || fib_hop(r, &pi, &hop) != 0)
 		return 0;
-	return entry_views(r, &r->ent[hop], v, 0, max);
+	return entry_views(r, ent_at(r, hop), v, 0, max);
 }
 
 void router_summary(const struct router *r, struct route_summary *s)
