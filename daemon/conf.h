@@ -101,6 +101,7 @@ struct conf {
 	int64_t launch_lead_ns, launch_margin_ns;
 	int64_t be_poll_ns, clock_refresh_ns;
 	int64_t mbufs;
+	int64_t route_memory;
 	int64_t rx_idle_sleep_ns;
 	int64_t mlock, dma_latency, huge_pages;
 	int64_t stats_interval_ns, duration_ns;

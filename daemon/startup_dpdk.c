@@ -44,13 +44,14 @@ int startup_eal_up(struct tdpd *d)
 			     .nrx_cpus = (int)d->nrx - 1,
 			     .huge = (int)c->huge_pages,
 			     .mbufs = (uint32_t)c->mbufs,
+			     .route_mb = (uint32_t)c->route_memory,
 			     .devices = devs,
 			     .ndevices = c->nports,
 			     .log_level = tdp_log_level,
 			     .argc = d->eal_argc,
 			     .argv = d->eal_argv};
 	char hmsg[400];
-	if (pmd_huge_decide(pe.huge, pe.mbufs, &pe.no_huge, hmsg, sizeof(hmsg)) != 0) {
+	if (pmd_huge_decide(pe.huge, pe.mbufs, pe.route_mb, &pe.no_huge, hmsg, sizeof(hmsg)) != 0) {
 		log_err("%s", hmsg);
 		return -1;
 	}

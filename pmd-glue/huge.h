@@ -23,11 +23,10 @@ struct pmd_huge {
 	long page_kb;	 /* Hugepagesize */
 };
 
-/* MiB DPDK needs for a pool of mbufs buffers, the routers alive at once
- * while the kernel's routes change (the one in force and the next; 64 MiB of
- * first-level table for each family, and their second-level groups), room
- * for a third where the heap has no 64 MiB left in one piece, and slack. */
-uint64_t pmd_mem_mb(uint32_t mbufs);
+/* MiB DPDK needs for a pool of mbufs buffers, route_mb for the route tables
+ * (route-memory: the ones alive at once while the kernel's routes change),
+ * and 64 for DPDK itself. */
+uint64_t pmd_mem_mb(uint32_t mbufs, uint32_t route_mb);
 /* Reads HugePages_Free and Hugepagesize; 0, or -errno (then none free). */
 int pmd_huge_read(const char *meminfo, struct pmd_huge *h);
 /*
@@ -36,9 +35,10 @@ int pmd_huge_read(const char *meminfo, struct pmd_huge *h);
  * the error in msg when mode yes cannot be met: how much is needed, how much
  * is free, and how to reserve it.
  */
-int pmd_huge_plan(int mode, uint32_t mbufs, const struct pmd_huge *h, bool *no_huge, char *msg,
-		  size_t len);
+int pmd_huge_plan(int mode, uint32_t mbufs, uint32_t route_mb, const struct pmd_huge *h,
+		  bool *no_huge, char *msg, size_t len);
 /* pmd_huge_plan on this machine's /proc/meminfo. */
-int pmd_huge_decide(int mode, uint32_t mbufs, bool *no_huge, char *msg, size_t len);
+int pmd_huge_decide(int mode, uint32_t mbufs, uint32_t route_mb, bool *no_huge, char *msg,
+		    size_t len);
 
 #endif

@@ -128,7 +128,7 @@ int pmd_eal_args(const struct pmd_eal *p, char **argv, int max, char *store, siz
 	ADD("--main-lcore=0");
 	*no_huge = p->no_huge;
 	if (*no_huge) {
-		uint64_t mb = pmd_mem_mb(p->mbufs);
+		uint64_t mb = pmd_mem_mb(p->mbufs, p->route_mb);
 		ADD("--no-huge");
 		ADD("-m");
 		ADD("%llu", (unsigned long long)mb);

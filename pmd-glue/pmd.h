@@ -27,6 +27,7 @@ struct pmd_eal {
 	int huge;     /* PMD_HUGE_* */
 	bool no_huge; /* decided by pmd_huge_plan */
 	uint32_t mbufs;
+	uint32_t route_mb; /* route-memory: DPDK memory for the route tables */
 	const char *const *devices;
 	uint32_t ndevices;
 	int log_level; /* syslog level for DPDK's own log */

@@ -213,7 +213,7 @@ struct fib *fib_build(const struct fib_need *need, size_t n, fib_prefix_fn get, 
 		snprintf(
 			err, errlen,
 			"cannot have the route tables for %zu IPv4 and %zu IPv6 prefixes: %llu MiB "
-			"of DPDK memory",
+			"of DPDK memory (route-memory)",
 			need->n4, need->n6, (unsigned long long)(fib_bytes(need) >> 20));
 		fib_free(f);
 		free(order);

@@ -136,14 +136,15 @@ host_wire() {
 #   [[global] lines...]: a router guest's tdpd.conf, port in on 00:03.0 and
 # port out on 00:04.0 with their address and neighbour (routes beyond are
 # the guest kernel's, NAME.routes); the network tests' defaults in
-# /run/tdpd and RX sleeping 50 us when idle (TCG's guests share the host's
-# two CPUs), which a given line replaces
+# /run/tdpd, RX sleeping 50 us when idle (TCG's guests share the host's
+# two CPUs), which a given line replaces, and route-memory 256 (a few routes:
+# the pool, DPDK and the tables fit the guest's 640 MiB of hugepages)
 lab_conf() {
 	local f=$1 table=$2 ia=$3 in=$4 im=$5 oa=$6 on=$7 om=$8 idle="rx-idle-sleep 50us"
 	shift 8
 	[[ " $* " == *" rx-idle-sleep "* ]] && idle=
 	{
-		conf_globals /run/tdpd "$table" ${idle:+"$idle"} "$@"
+		conf_globals /run/tdpd "$table" ${idle:+"$idle"} "route-memory 256" "$@"
 		printf '\n[port in]\ndevice 0000:00:03.0\naddress %s\nneighbour %s %s\n' "$ia" "$in" "$im"
 		printf '\n[port out]\ndevice 0000:00:04.0\naddress %s\nneighbour %s %s\n' "$oa" "$on" "$om"
 	} >"$f"

@@ -38,39 +38,47 @@ static void decisions(void **state)
 	(void)state;
 	char msg[400];
 	bool no;
-	/* 16383 mbufs of 2432 B: 37 MiB, + 64 for DPDK, + 3 x 136 for the routers alive while routes change */
-	assert_int_equal(pmd_mem_mb(16383), 509);
+	/* 16383 mbufs of 2432 B: 37 MiB, + 64 for DPDK, + route-memory (its
+	 * default, 576, and its least) */
+	assert_int_equal(pmd_mem_mb(16383, 576), 677);
+	assert_int_equal(pmd_mem_mb(16383, 192), 293);
 	struct pmd_huge h = meminfo(512, 2048);
 	assert_int_equal(h.free_pages, 512);
 	assert_int_equal(h.page_kb, 2048);
 	/* 1 GiB free: hugepages, in both modes, without a word */
-	assert_int_equal(pmd_huge_plan(PMD_HUGE_AUTO, 16383, &h, &no, msg, sizeof(msg)), 0);
+	assert_int_equal(pmd_huge_plan(PMD_HUGE_AUTO, 16383, 576, &h, &no, msg, sizeof(msg)), 0);
 	assert_false(no);
 	assert_string_equal(msg, "");
-	assert_int_equal(pmd_huge_plan(PMD_HUGE_YES, 16383, &h, &no, msg, sizeof(msg)), 0);
+	assert_int_equal(pmd_huge_plan(PMD_HUGE_YES, 16383, 576, &h, &no, msg, sizeof(msg)), 0);
 	assert_false(no);
 	/* a few free pages: auto does not try them (the pool would not fit), it
 	 * says why and falls back */
 	h = meminfo(4, 2048);
-	assert_int_equal(pmd_huge_plan(PMD_HUGE_AUTO, 16383, &h, &no, msg, sizeof(msg)), 0);
+	assert_int_equal(pmd_huge_plan(PMD_HUGE_AUTO, 16383, 576, &h, &no, msg, sizeof(msg)), 0);
 	assert_true(no);
 	assert_non_null(strstr(
 		msg,
-		"4 hugepages of 2048 kB free (8 MiB), the pool of 16383 mbufs and the route tables "
-		"need 509 MiB: DPDK runs with --no-huge"));
-	assert_non_null(strstr(msg, "255 hugepages reserved"));
+		"4 hugepages of 2048 kB free (8 MiB), the pool of 16383 mbufs, 576 MiB of route "
+		"tables (route-memory) and DPDK need 677 MiB: DPDK runs with --no-huge"));
+	assert_non_null(strstr(msg, "339 hugepages reserved"));
 	/* none and yes: an error with the numbers and what to do, not EACCES */
 	h = meminfo(0, 2048);
-	assert_int_equal(pmd_huge_plan(PMD_HUGE_YES, 16383, &h, &no, msg, sizeof(msg)), -ENOMEM);
+	assert_int_equal(pmd_huge_plan(PMD_HUGE_YES, 16383, 576, &h, &no, msg, sizeof(msg)),
+			 -ENOMEM);
 	assert_non_null(strstr(
-		msg, "need 509 MiB of hugepages, and 0 of 2048 kB are free (0 MiB): reserve 255"));
+		msg, "need 677 MiB of hugepages, and 0 of 2048 kB are free (0 MiB): reserve 339"));
+	/* a smaller route-memory: fewer pages */
+	assert_int_equal(pmd_huge_plan(PMD_HUGE_YES, 16383, 192, &h, &no, msg, sizeof(msg)),
+			 -ENOMEM);
+	assert_non_null(
+		strstr(msg, "192 MiB of route tables (route-memory) and DPDK need 293 MiB"));
 	assert_non_null(strstr(msg, "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"));
 	/* 1 GiB pages: one is enough */
 	h = meminfo(1, 1048576);
-	assert_int_equal(pmd_huge_plan(PMD_HUGE_YES, 16383, &h, &no, msg, sizeof(msg)), 0);
+	assert_int_equal(pmd_huge_plan(PMD_HUGE_YES, 16383, 576, &h, &no, msg, sizeof(msg)), 0);
 	assert_false(no);
 	/* no: never */
-	assert_int_equal(pmd_huge_plan(PMD_HUGE_NO, 16383, &h, &no, msg, sizeof(msg)), 0);
+	assert_int_equal(pmd_huge_plan(PMD_HUGE_NO, 16383, 576, &h, &no, msg, sizeof(msg)), 0);
 	assert_true(no);
 	/* no /proc/meminfo: none free */
 	assert_true(pmd_huge_read("/nonexistent/meminfo", &h) < 0);

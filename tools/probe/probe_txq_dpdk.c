@@ -80,7 +80,7 @@ struct probe_txq *probe_txq_dpdk(const char *dev, int cpu, char *err, size_t err
 			    .log_level = LOG_WARNING};
 	bool no_huge;
 	char hmsg[400];
-	if (pmd_huge_decide(e.huge, e.mbufs, &e.no_huge, hmsg, sizeof(hmsg)) != 0) {
+	if (pmd_huge_decide(e.huge, e.mbufs, 0, &e.no_huge, hmsg, sizeof(hmsg)) != 0) {
 		snprintf(err, errlen, "%s", hmsg);
 		return NULL;
 	}
