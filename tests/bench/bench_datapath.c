@@ -8,6 +8,8 @@
  * each packet of a round to the next flow. Figures only.
  */
 #include <inttypes.h>
+#include <malloc.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -20,6 +22,7 @@
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_lpm.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_pause.h>
 #include <rte_ring.h>
@@ -38,12 +41,16 @@
 static const uint8_t mac_in[6] = {2, 0, 0, 0, 1, 1};
 static const uint8_t next_mac[6] = {2, 0, 0, 0, 2, 2};
 
+/* Tables of at least this many flows match on the destination (the flows'
+ * cost curve matches so from 10 flows on). */
+static uint32_t many_from = 257;
+
 /* Flows of the benchmark's tables: few (DSCP 46, UDP ports 5000..) or many
  * (10.200.x.y/32, UDP port 5000). Each flow gets 16,384 / nflows packets a
  * frame (at least 1); pipelined flows have alpha 1. */
 static char *dp_table(uint32_t nflows, bool piped)
 {
-	bool many = nflows > 256;
+	bool many = nflows >= many_from;
 	size_t cap = 256 + (size_t)nflows * 96;
 	char *txt = malloc(cap);
 	size_t n = (size_t)snprintf(txt, cap,
@@ -78,7 +85,7 @@ static void fill_ring(struct rte_ring *r, uint32_t n, uint32_t nflows)
 		memcpy(g.dmac, mac_in, 6);
 		uint32_t f = i % nflows;
 		g.dscp = 46;
-		if (nflows > 256) {
+		if (nflows >= many_from) {
 			g.dst[1] = 200, g.dst[2] = (uint8_t)(f >> 8), g.dst[3] = (uint8_t)f;
 			g.dport = 5000;
 		} else {
@@ -308,14 +315,37 @@ static uint64_t l2fwd_burst(uint16_t pin, uint16_t pout, const uint8_t *dmac, co
 
 /* ---- one table: RX, the engine and both loops, alternated in rounds --------- */
 
-static void datapath_case(uint32_t nflows, const char *what)
+/* ns a packet of each, from one run of rounds */
+struct dp_figs {
+	double rx, engine, plain, l3;
+	uint64_t rx_pk, reserved, pushed, dropped;
+	/* the table, the classifier, the engine's and RX's state of the flows:
+	 * malloc's and DPDK's heaps, the route table's fib left out */
+	double bytes_per_flow;
+};
+
+static uint64_t heap_now(void)
 {
-	const uint32_t batch = 4000, rounds = quick ? 50 : 250;
+	struct rte_malloc_socket_stats st;
+	struct mallinfo2 mi = mallinfo2();
+	uint64_t sum = mi.uordblks + mi.hblkhd;
+	for (int s = 0; s < RTE_MAX_NUMA_NODES; s++)
+		if (rte_malloc_get_socket_stats(s, &st) == 0)
+			sum += st.heap_allocsz_bytes;
+	return sum;
+}
+
+/* RX, the engine and both loops on the same frames, alternated in rounds of
+ * batch frames */
+static void dp_measure(uint32_t nflows, uint32_t batch, uint32_t rounds, struct dp_figs *f)
+{
 	char in[32], out[32];
-	snprintf(in, sizeof(in), "dp_in%u", nflows);
-	snprintf(out, sizeof(out), "dp_out%u", nflows);
+	snprintf(in, sizeof(in), "dp_in%u_%u", nflows, many_from);
+	snprintf(out, sizeof(out), "dp_out%u_%u", nflows, many_from);
 	struct dp_rig d;
+	uint64_t h0 = heap_now();
 	dp_up(&d, nflows, false, in, out, 1);
+	f->bytes_per_flow = ((double)(heap_now() - h0) - (double)router_bytes(d.rt)) / nflows;
 	uint16_t pin = d.ports[0].dpdk_port, pout = d.ports[1].dpdk_port;
 	struct rte_lpm *lpm = l3fwd_lpm();
 	int64_t rx_ns = 0, tx_ns = 0, plain_ns = 0, l3_ns = 0;
@@ -351,33 +381,132 @@ static void datapath_case(uint32_t nflows, const char *what)
 		}
 	}
 	rt_off();
-	double rx_mpps = (double)rx_pk / (double)rx_ns * 1e3,
-	       tx_mpps = (double)tx_pk / (double)tx_ns * 1e3,
-	       plain = (double)plain_pk / (double)plain_ns * 1e3;
-	double l3 = l3_ns ? (double)l3_pk / (double)l3_ns * 1e3 : 0;
-	printf("\n== data path, in-memory ports (net_ring), one core, %s, 100-byte packets\n",
-	       what);
-	printf("  plain loop (l2fwd: MAC rewrite)     %7.2f Mpps = %.1f ns/packet\n", plain,
-	       1e3 / plain);
-	printf("  l3fwd-style (parse, bulk LPM over 1,002 routes, rewrite, TTL and checksum) %7.2f "
-	       "Mpps = %.1f ns/packet\n",
-	       l3, l3 > 0 ? 1e3 / l3 : 0);
-	printf("  RX: parse, classify, route, enqueue %7.2f Mpps = %.1f ns/packet  (%.2fx the "
-	       "plain loop, %.2fx the "
-	       "l3fwd-style loop; 25 GbE 64-byte frames: 27 ns)\n",
-	       rx_mpps, 1e3 / rx_mpps, rx_mpps / plain, l3 > 0 ? rx_mpps / l3 : 0);
-	printf("  engine: dequeue + push (one frame)  %7.2f Mpps   (%.2fx the plain loop; target "
-	       ">= 0.8x)\n",
-	       tx_mpps, tx_mpps / plain);
-	uint64_t dropped = 0;
+	f->rx = (double)rx_ns / (double)(rx_pk ? rx_pk : 1);
+	f->engine = (double)tx_ns / (double)(tx_pk ? tx_pk : 1);
+	f->plain = (double)plain_ns / (double)(plain_pk ? plain_pk : 1);
+	f->l3 = l3_pk ? (double)l3_ns / (double)l3_pk : 0;
+	f->rx_pk = rx_pk;
+	f->reserved = d.rx.st.reserved;
+	f->pushed = tx_pk;
+	f->dropped = 0;
 	for (int i = 0; i < RXD_MAX; i++)
-		dropped += d.rx.st.drop[i];
-	printf("  (%" PRIu64 " packets classified, %" PRIu64 " reserved, %" PRIu64
-	       " pushed, %" PRIu64 " dropped by RX)\n",
-	       rx_pk, d.rx.st.reserved, tx_pk, dropped);
+		f->dropped += d.rx.st.drop[i];
 	if (lpm)
 		rte_lpm_free(lpm);
 	dp_down(&d);
+}
+
+static void datapath_case(uint32_t nflows, const char *what)
+{
+	struct dp_figs f;
+	dp_measure(nflows, 4000, quick ? 50 : 250, &f);
+	printf("\n== data path, in-memory ports (net_ring), one core, %s, 100-byte packets\n",
+	       what);
+	printf("  plain loop (l2fwd: MAC rewrite)     %7.2f Mpps = %.1f ns/packet\n", 1e3 / f.plain,
+	       f.plain);
+	printf("  l3fwd-style (parse, bulk LPM over 1,002 routes, rewrite, TTL and checksum) %7.2f "
+	       "Mpps = %.1f ns/packet\n",
+	       f.l3 > 0 ? 1e3 / f.l3 : 0, f.l3);
+	printf("  RX: parse, classify, route, enqueue %7.2f Mpps = %.1f ns/packet  (%.2fx the "
+	       "plain loop, %.2fx the "
+	       "l3fwd-style loop; 25 GbE 64-byte frames: 27 ns)\n",
+	       1e3 / f.rx, f.rx, f.plain / f.rx, f.l3 > 0 ? f.l3 / f.rx : 0);
+	printf("  engine: dequeue + push (one frame)  %7.2f Mpps   (%.2fx the plain loop; target "
+	       ">= 0.8x)\n",
+	       1e3 / f.engine, f.plain / f.engine);
+	printf("  (%" PRIu64 " packets classified, %" PRIu64 " reserved, %" PRIu64
+	       " pushed, %" PRIu64 " dropped by RX)\n",
+	       f.rx_pk, f.reserved, f.pushed, f.dropped);
+}
+
+/* ---- the flows' cost curve --------------------------------------------------- */
+
+static void curve_svg(const char *path, const uint32_t *n, const struct dp_figs *f, int rows)
+{
+	FILE *o = fopen(path, "w");
+	if (!o) {
+		perror(path);
+		return;
+	}
+	const double W = 640, H = 360, L = 60, R = 150, T = 20, B = 40;
+	double ymax = 1;
+	for (int i = 0; i < rows; i++) {
+		double v[4] = {f[i].rx, f[i].engine, f[i].plain, f[i].l3};
+		for (int k = 0; k < 4; k++)
+			ymax = v[k] > ymax ? v[k] : ymax;
+	}
+	ymax *= 1.1;
+	fprintf(o,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+		"font-family=\"sans-serif\" font-size=\"11\">\n",
+		W, H);
+	fprintf(o, "<path d=\"M%.0f %.0fV%.0fH%.0f\" fill=\"none\" stroke=\"black\"/>\n", L, T,
+		H - B, W - R);
+#define X(c) (L + (W - L - R) * (log10((double)(c)) - 1) / 4)
+#define Y(v) (H - B - (H - T - B) * (v) / ymax)
+	for (int e = 1; e <= 5; e++)
+		fprintf(o, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">10^%d</text>\n",
+			X(pow(10, e)), H - B + 15, e);
+	for (int k = 0; k <= 4; k++)
+		fprintf(o, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>\n", L - 4,
+			Y(ymax * k / 4) + 4, ymax * k / 4);
+	fprintf(o, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">reserved flows</text>\n",
+		(L + W - R) / 2, H - 8);
+	fprintf(o,
+		"<text x=\"12\" y=\"%.0f\" transform=\"rotate(-90 12 %.0f)\" "
+		"text-anchor=\"middle\">ns a packet, one core</text>\n",
+		(T + H - B) / 2, (T + H - B) / 2);
+	static const char *name[4] = {"RX", "engine", "l2fwd-style", "l3fwd-style"};
+	static const char *col[4] = {"#1f77b4", "#d62728", "#7f7f7f", "#2ca02c"};
+	for (int k = 0; k < 4; k++) {
+		fprintf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
+			col[k]);
+		for (int i = 0; i < rows; i++) {
+			double v[4] = {f[i].rx, f[i].engine, f[i].plain, f[i].l3};
+			fprintf(o, "%.1f,%.1f ", X(n[i]), Y(v[k]));
+		}
+		fprintf(o, "\"/>\n<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s</text>\n", W - R + 10,
+			T + 16.0 * (k + 1), col[k], name[k]);
+	}
+#undef X
+#undef Y
+	fputs("</svg>\n", o);
+	fclose(o);
+}
+
+/* RX and the engine from 10 flows to the most a table holds (65,535), every
+ * table matching on destination /32 and UDP port, each packet of a round to
+ * the next flow; beside the two loops in the same rounds. The rounds carry
+ * 16,000 packets (the pool's share), so with more flows than that the
+ * engine's frame holds flows without a packet: its ns a packet pushed
+ * counts those entries too. */
+void bench_flows_curve(const char *svg)
+{
+	static const uint32_t counts[] = {10, 100, 1000, 10000, 65535};
+	enum {
+		ROWS = sizeof(counts) / sizeof(counts[0])
+	};
+	struct dp_figs f[ROWS];
+	uint32_t saved = many_from;
+	many_from = 1;
+	printf("\n== reserved flows, 10 to 65,535 (destination /32 and UDP port), one core, "
+	       "100-byte packets, rounds of 16,000\n");
+	printf("%8s %9s %9s %9s %9s %8s %8s %12s\n", "flows", "RX ns", "engine ns", "l2fwd ns",
+	       "l3fwd ns", "RX/l3fwd", "eng/l2fwd", "bytes/flow");
+	for (int i = 0; i < ROWS; i++) {
+		dp_measure(counts[i], 16000, quick ? 10 : 40, &f[i]);
+		printf("%8u %9.1f %9.1f %9.1f %9.1f %8.2f %8.2f %12.0f\n", counts[i], f[i].rx,
+		       f[i].engine, f[i].plain, f[i].l3, f[i].l3 > 0 ? f[i].rx / f[i].l3 : 0,
+		       f[i].engine / f[i].plain, f[i].bytes_per_flow);
+		fflush(stdout);
+	}
+	many_from = saved;
+	if (svg) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s-flows.svg", svg);
+		curve_svg(path, counts, f, ROWS);
+		printf("plot: %s\n", path);
+	}
 }
 
 /* ---- RX on one core and on two ------------------------------------------------ */

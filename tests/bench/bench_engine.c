@@ -406,6 +406,7 @@ int main(int argc, char **argv)
 		bench_tick();
 	if (want[2]) {
 		bench_datapath();
+		bench_flows_curve(svg);
 		bench_rx_piped(tb);
 	}
 	if (want[3])
