@@ -173,6 +173,8 @@
 #define CTL_NETLINK_COUNTERS(X)                                                               \
 	X(messages, "messages", "Route, neighbour, address, nexthop and link messages read.") \
 	X(rebuilds, "rebuilds", "Routers built and taken by RX.")                             \
+	X(build_us, "build_us",                                                               \
+	  "Microseconds spent building routers (over rebuilds: the mean build).")             \
 	X(resolve_sent, "resolve_sent", "NTF_USE requests sent to the kernel.")               \
 	X(errors, "errors", "Routers that failed to build (the old one stays).")              \
 	X(resyncs, "resyncs",                                                                 \

@@ -150,6 +150,46 @@ static int by_metric(const void *a, const void *b)
 	return (x > y) - (x < y); /* then the set's order */
 }
 
+/* The routes of s by metric, in the set's order within one: in one pass
+ * when they have few metrics (a routing daemon's one or two, the kernel's
+ * own), else by qsort. */
+static void order_by_metric(const struct kset *s, const struct kent **order)
+{
+	enum {
+		FEW = 16
+	};
+	uint32_t m[FEW];
+	size_t at[FEW] = {0};
+	unsigned nm = 0, k;
+	for (size_t i = 0; i < s->n; i++) {
+		for (k = 0; k < nm && m[k] != s->v[i].metric; k++)
+			;
+		if (k == nm) {
+			if (nm == FEW) {
+				for (size_t j = 0; j < s->n; j++)
+					order[j] = &s->v[j];
+				qsort(order, s->n, sizeof(*order), by_metric);
+				return;
+			}
+			m[nm++] = s->v[i].metric;
+		}
+		at[k]++;
+	}
+	/* each metric's first place: after every lower metric's routes */
+	size_t first[FEW];
+	for (k = 0; k < nm; k++) {
+		first[k] = 0;
+		for (unsigned j = 0; j < nm; j++)
+			if (m[j] < m[k])
+				first[k] += at[j];
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		for (k = 0; m[k] != s->v[i].metric; k++)
+			;
+		order[first[k]++] = &s->v[i];
+	}
+}
+
 /* tdpd.conf's router plus the kernel's entries; NULL on failure */
 static struct router *build(struct nl *n)
 {
@@ -175,10 +215,8 @@ static struct router *build(struct nl *n)
 	const struct kent **order = malloc((n->routes.n ? n->routes.n : 1) * sizeof(*order));
 	if (!order)
 		rc = -1;
-	for (size_t i = 0; order && i < n->routes.n; i++)
-		order[i] = &n->routes.v[i];
-	if (order)
-		qsort(order, n->routes.n, sizeof(*order), by_metric);
+	else
+		order_by_metric(&n->routes, order);
 	for (size_t i = 0; order && i < n->routes.n && rc >= 0; i++) {
 		const struct kent *k = order[i];
 		struct route_nh nh[ROUTE_MAX_NH];
@@ -237,7 +275,10 @@ static void set_local(struct nl *n, const struct router *r)
  * it before the old one goes. */
 static void publish(struct nl *n, bool rx_running)
 {
+	int64_t t0 = tdp_mono_ns();
 	struct router *r = build(n);
+	n->last_build_ns = tdp_mono_ns() - t0;
+	CTR_ADD(n->st.build_us, (uint64_t)n->last_build_ns / 1000);
 	n->dirty = false;
 	if (!r)
 		return;
@@ -382,12 +423,22 @@ static void resync(struct nl *n)
 }
 
 /* A change is published after NL_QUIET_MS without another (a routing
- * daemon's table arrives in bursts, read whole first), or NL_BURST_MS after
- * the first unpublished one while a burst goes on. The thread also wakes
- * every NL_IDLE_MS to send RX's resolve requests. */
+ * daemon's table arrives in bursts, read whole first), or, while a burst goes
+ * on, NL_BURST_MS after the first unpublished one or NL_BURST_BUILDS times
+ * the latest build's time, whichever is longer: a router is built whole, so
+ * with a full table streaming in, the thread builds a fifth of the time and
+ * reads the rest. The thread also wakes every NL_IDLE_MS to send RX's
+ * resolve requests. */
 #define NL_QUIET_MS 2
 #define NL_BURST_MS 50
+#define NL_BURST_BUILDS 4
 #define NL_IDLE_MS 5
+
+static int64_t burst_ns(const struct nl *n)
+{
+	int64_t b = NL_BURST_BUILDS * n->last_build_ns;
+	return b > NL_BURST_MS * 1000000LL ? b : NL_BURST_MS * 1000000LL;
+}
 
 static void *thread_main(void *arg)
 {
@@ -413,7 +464,7 @@ static void *thread_main(void *arg)
 			if ((n->dirty || n->resync) && !first_dirty)
 				first_dirty = now;
 			resolve(n);
-			if (r >= 0 && now - first_dirty < NL_BURST_MS * 1000000)
+			if (r >= 0 && now - first_dirty < burst_ns(n))
 				continue;
 		}
 		resolve(n);

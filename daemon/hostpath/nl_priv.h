@@ -72,6 +72,7 @@ struct nl {
 	uint32_t restore_ports; /* bit p: port p came up */
 	pthread_mutex_t lock;	/* cur, for tdpctl */
 	struct router *cur;	/* built here; NULL while base is in force */
+	int64_t last_build_ns;	/* how long the latest router took to build */
 	struct nl_stats st;
 	struct { /* recent resolve requests, not repeated within a second */
 		struct rx_resolve q;

@@ -25,7 +25,7 @@ SRC=$3
 net_test_begin ping python3
 
 . "$SRC/tests/tap.sh"
-echo "1..7"
+echo "1..8"
 NROUTES=${ROUTES_N:-100000}
 HOSTS=500
 
@@ -130,6 +130,29 @@ xdp_pair_ctl 1 routes 192.0.2.1 >>"$W/to.txt" 2>&1
 check "tdpctl routes ADDRESS: the new route for its address, the neighbour's host route, none for an address nothing covers" \
 	'grep -q "^10.9.0.0/24 .*10.7.1.2 .*kernel proto boot" "$W/to.txt" && grep -q "^10.7.1.2/32 " "$W/to.txt" && grep -q "^no route to 192.0.2.1" "$W/to.txt"' \
 	"$(cat "$W/to.txt")"
+# two routes to one prefix: the kernel uses the lower metric, and so does
+# tdpd (in force within 10 s, polled); with the lower one gone, the other;
+# then with more metrics than the build sorts in one pass (16)
+via() { # ADDRESS GATEWAY: tdpd's route to ADDRESS goes through GATEWAY, within 10 s
+	local i
+	for i in $(seq 100); do
+		xdp_pair_ctl 1 routes "$1" 2>&1 | grep -q "^10.9.1.0/24 .* $2 " && return 0
+		sleep 0.1
+	done
+	return 1
+}
+ip -n "$R1" route add 10.9.1.0/24 via 10.7.0.1 metric 50
+ip -n "$R1" route add 10.9.1.0/24 via 10.7.1.2 metric 10
+m1=no m2=no m3=no
+via 10.9.1.1 10.7.1.2 && m1=yes
+ip -n "$R1" route del 10.9.1.0/24 via 10.7.1.2 metric 10
+via 10.9.1.1 10.7.0.1 && m2=yes
+for m in $(seq 100 120); do echo "route add 10.9.3.$m/32 via 10.7.1.2 metric $m"; done >"$W/metrics"
+ip -n "$R1" -batch "$W/metrics"
+ip -n "$R1" route add 10.9.1.0/24 via 10.7.1.2 metric 20
+via 10.9.1.1 10.7.1.2 && m3=yes
+check "the lower metric of two routes to a prefix is in force (metric 10 over 50: $m1; 50 once 10 is gone: $m2; 20 over 50 among 23 metrics: $m3)" \
+	'[ $m1 = yes ] && [ $m2 = yes ] && [ $m3 = yes ]' "$(xdp_pair_ctl 1 routes 10.9.1.1 2>&1; ip -n "$R1" route show 10.9.1.0/24)"
 figures() {
 	awk -v n="$NROUTES" -v t0="$t0" -v t1="$t1" -v got="${got:-0}" -v t2="$t2" -v more="${more:-0}" \
 		-v r0="$rss0" -v r1="$rss1" -v k0="$k0" -v k1="$k1" 'BEGIN {
