@@ -75,7 +75,7 @@ struct router {
 	struct fib_need need; /* built: what the fib is sized for */
 	/* built: entries the fib would not take, and the first of them */
 	size_t missing;
-	char missing_first[64];
+	char missing_first[96];
 };
 
 static int grow(void **v, size_t *cap, size_t want, size_t es)
@@ -483,16 +483,30 @@ int router_build(struct router *r, char *err, size_t errlen)
 	}
 	size_t first = 0;
 	r->fib = fib_build(&r->need, n, ent_prefix, r, &r->missing, &first, err, errlen);
+	/* No memory for every group (route-memory): half as many, and half
+	 * again, down to none; the longest prefixes, which go in last, are the
+	 * ones left out, counted and named, and every other route is in force.
+	 * Without memory for the first levels the build fails: the router in
+	 * force stays. */
+	bool short_of_groups = false;
+	while (!r->fib && (r->need.g4 || r->need.g6)) {
+		r->need.g4 /= 2;
+		r->need.g6 /= 2;
+		short_of_groups = true;
+		r->fib = fib_build(&r->need, n, ent_prefix, r, &r->missing, &first, err, errlen);
+	}
 	if (!r->fib)
 		return -1;
-	/* one route the table cannot take costs that route only: every other
-	 * one, and every later change, still go in */
 	if (r->missing) {
 		const struct rt_entry *e = ent_at(r, first);
 		char a[INET6_ADDRSTRLEN] = "?";
 		inet_ntop(e->family == 4 ? AF_INET : AF_INET6, e->prefix, a, sizeof(a));
-		snprintf(r->missing_first, sizeof(r->missing_first), "%s/%u (past %u entries)", a,
-			 e->len, FIB_NH_MAX + 1);
+		if (short_of_groups)
+			snprintf(r->missing_first, sizeof(r->missing_first),
+				 "%s/%u (route-memory is full)", a, e->len);
+		else
+			snprintf(r->missing_first, sizeof(r->missing_first),
+				 "%s/%u (past %u entries)", a, e->len, FIB_NH_MAX + 1);
 	}
 	return 0;
 }
