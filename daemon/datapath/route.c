@@ -681,7 +681,8 @@ static size_t entry_views(const struct router *r, const struct rt_entry *e, stru
 		memcpy(v[n].mac, h->mac, 6);
 		const struct neigh *nb =
 			h->has_gw ? find_neigh(r->nb, r->nnb, e->family, h->gw) : NULL;
-		v[n].resolved = !h->has_gw || (nb && !nb->failed);
+		/* a neighbour's host route: whether its MAC is known */
+		v[n].resolved = v[n].neighbour ? h->has_mac : !h->has_gw || (nb && !nb->failed);
 	}
 	return n;
 }
