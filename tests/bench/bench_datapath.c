@@ -9,7 +9,6 @@
  */
 #include <inttypes.h>
 #include <malloc.h>
-#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -36,6 +35,7 @@
 #include "tb_sim.h"
 
 #include "bench.h"
+#include "plot.h"
 
 /* the "in" port's MAC, which the frames are sent to */
 static const uint8_t mac_in[6] = {2, 0, 0, 0, 1, 1};
@@ -421,57 +421,19 @@ static void datapath_case(uint32_t nflows, const char *what)
 
 /* ---- the flows' cost curve --------------------------------------------------- */
 
+/* ns a packet against flows: RX, the engine and the two loops */
 static void curve_svg(const char *path, const uint32_t *n, const struct dp_figs *f, int rows)
 {
-	FILE *o = fopen(path, "w");
-	if (!o) {
-		perror(path);
-		return;
+	double x[8], y[4][8];
+	for (int i = 0; i < rows && i < 8; i++) {
+		x[i] = n[i];
+		y[0][i] = f[i].rx, y[1][i] = f[i].engine, y[2][i] = f[i].plain, y[3][i] = f[i].l3;
 	}
-	const double W = 640, H = 360, L = 60, R = 150, T = 20, B = 40;
-	double ymax = 1;
-	for (int i = 0; i < rows; i++) {
-		double v[4] = {f[i].rx, f[i].engine, f[i].plain, f[i].l3};
-		for (int k = 0; k < 4; k++)
-			ymax = v[k] > ymax ? v[k] : ymax;
-	}
-	ymax *= 1.1;
-	fprintf(o,
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		"font-family=\"sans-serif\" font-size=\"11\">\n",
-		W, H);
-	fprintf(o, "<path d=\"M%.0f %.0fV%.0fH%.0f\" fill=\"none\" stroke=\"black\"/>\n", L, T,
-		H - B, W - R);
-#define X(c) (L + (W - L - R) * (log10((double)(c)) - 1) / 4)
-#define Y(v) (H - B - (H - T - B) * (v) / ymax)
-	for (int e = 1; e <= 5; e++)
-		fprintf(o, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">10^%d</text>\n",
-			X(pow(10, e)), H - B + 15, e);
-	for (int k = 0; k <= 4; k++)
-		fprintf(o, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>\n", L - 4,
-			Y(ymax * k / 4) + 4, ymax * k / 4);
-	fprintf(o, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">reserved flows</text>\n",
-		(L + W - R) / 2, H - 8);
-	fprintf(o,
-		"<text x=\"12\" y=\"%.0f\" transform=\"rotate(-90 12 %.0f)\" "
-		"text-anchor=\"middle\">ns a packet, one core</text>\n",
-		(T + H - B) / 2, (T + H - B) / 2);
-	static const char *name[4] = {"RX", "engine", "l2fwd-style", "l3fwd-style"};
-	static const char *col[4] = {"#1f77b4", "#d62728", "#7f7f7f", "#2ca02c"};
-	for (int k = 0; k < 4; k++) {
-		fprintf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
-			col[k]);
-		for (int i = 0; i < rows; i++) {
-			double v[4] = {f[i].rx, f[i].engine, f[i].plain, f[i].l3};
-			fprintf(o, "%.1f,%.1f ", X(n[i]), Y(v[k]));
-		}
-		fprintf(o, "\"/>\n<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s</text>\n", W - R + 10,
-			T + 16.0 * (k + 1), col[k], name[k]);
-	}
-#undef X
-#undef Y
-	fputs("</svg>\n", o);
-	fclose(o);
+	const struct plot_line l[4] = {{"RX", y[0], NULL, NULL, NULL},
+				       {"engine", y[1], NULL, NULL, NULL},
+				       {"l2fwd-style", y[2], NULL, NULL, NULL},
+				       {"l3fwd-style", y[3], NULL, NULL, NULL}};
+	plot_svg(path, "reserved flows", "ns a packet, one core", 5, x, rows < 8 ? rows : 8, l, 4);
 }
 
 /* RX and the engine from 10 flows to the most a table holds (65,535), every

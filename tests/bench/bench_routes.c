@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <math.h>
 
 #include <rte_fib.h>
 #include <rte_fib6.h>
@@ -38,6 +37,7 @@
 
 #include "dpdk_env.h"
 #include "fib.h"
+#include "plot.h"
 #include "route.h"
 
 #define BURST 32
@@ -295,63 +295,21 @@ static void measure(uint32_t n, int blocks, struct row *w)
 	rig_down(&g);
 }
 
+/* ns a lookup against routes, a line a method, each point's blocks' range */
 static void svg(const char *path, const struct row *w, int nrow)
 {
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		perror(path);
-		return;
-	}
-	const double W = 640, H = 360, L = 60, R = 150, T = 20, B = 40;
-	double ymax = 1;
-	for (int i = 0; i < nrow; i++)
-		for (int m = 0; m < NM; m++)
-			if (w[i].have[m] && w[i].hi[m] > ymax)
-				ymax = w[i].hi[m];
-	ymax = ymax * 1.1;
-	fprintf(f,
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		"font-family=\"sans-serif\" font-size=\"11\">\n",
-		W, H);
-	fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L,
-		H - B, W - R, H - B);
-	fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L,
-		T, L, H - B);
-#define X(n) (L + (W - L - R) * (log10((double)(n)) - 1) / 5)
-#define Y(v) (H - B - (H - T - B) * (v) / ymax)
-	for (int e = 1; e <= 6; e++)
-		fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">10^%d</text>\n",
-			X(pow(10, e)), H - B + 15, e);
-	for (int k = 0; k <= 4; k++)
-		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>\n", L - 4,
-			Y(ymax * k / 4) + 4, ymax * k / 4);
-	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">IPv4 routes</text>\n",
-		(L + W - R) / 2, H - 8);
-	fprintf(f,
-		"<text x=\"12\" y=\"%.0f\" transform=\"rotate(-90 12 %.0f)\" "
-		"text-anchor=\"middle\">ns a lookup (bursts of 32)</text>\n",
-		(T + H - B) / 2, (T + H - B) / 2);
-	static const char *col[NM] = {"#1f77b4", "#2ca02c", "#d62728", "#7f7f7f"};
+	double x[6], y[NM][6], lo[NM][6], hi[NM][6];
+	bool have[NM][6];
+	struct plot_line l[NM];
 	for (int m = 0; m < NM; m++) {
-		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
-			col[m]);
-		for (int i = 0; i < nrow; i++)
-			if (w[i].have[m])
-				fprintf(f, "%.1f,%.1f ", X(w[i].n), Y(w[i].ns[m]));
-		fprintf(f, "\"/>\n");
-		for (int i = 0; i < nrow; i++)
-			if (w[i].have[m])
-				fprintf(f,
-					"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-					"stroke=\"%s\"/>\n",
-					X(w[i].n), Y(w[i].lo[m]), X(w[i].n), Y(w[i].hi[m]), col[m]);
-		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s</text>\n", W - R + 10,
-			T + 16.0 * (m + 1), col[m], mname[m]);
+		for (int i = 0; i < nrow; i++) {
+			x[i] = w[i].n;
+			y[m][i] = w[i].ns[m], lo[m][i] = w[i].lo[m], hi[m][i] = w[i].hi[m];
+			have[m][i] = w[i].have[m];
+		}
+		l[m] = (struct plot_line){mname[m], y[m], lo[m], hi[m], have[m]};
 	}
-#undef X
-#undef Y
-	fputs("</svg>\n", f);
-	fclose(f);
+	plot_svg(path, "IPv4 routes", "ns a lookup (bursts of 32)", 6, x, nrow, l, NM);
 }
 
 /* ---- IPv6: one table the size of the Internet's ---------------------------- */
