@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Routing for best effort (and the next hop of reserved packets):
- * longest-prefix match over IPv4 and IPv6 routes (DPDK rte_fib / rte_fib6,
- * through fib.h).
+ * longest-prefix match over IPv4 and IPv6 routes (fib.h: a multibit trie of
+ * tdpd's own in DPDK's memory).
  * A route is connected (a port's address prefix: the next hop is the
  * destination itself) or via a gateway on a prefix of the port. Routes and
  * neighbours come from tdpd.conf (static) and from the kernel (rtnetlink,
@@ -90,8 +90,8 @@ int router_add_kernel_address(struct router *r, uint32_t port, int family, const
 /* A new, unbuilt router with r's static addresses, neighbours and routes. */
 struct router *router_copy_static(const struct router *r);
 /* Frees the lookup structures of a router that is only copied from now on
- * (128 MiB of DPDK memory and more: router_bytes); router_lookup must not be
- * called on it after. */
+ * (64.25 MiB of DPDK memory and its groups: router_bytes); router_lookup must
+ * not be called on it after. */
 void router_drop_lookup(struct router *r);
 /* Builds the lookup structures (needs the EAL), sized for its entries; an
  * entry the fib still refuses is left out and counted (router_missing), the
@@ -113,7 +113,7 @@ int router_lookup(const struct router *r, const struct pkt_info *pi, uint32_t *p
  * packet's hash picks when none leaves by port. */
 int router_lookup_port(const struct router *r, const struct pkt_info *pi, uint32_t want,
 		       uint32_t *port, uint8_t mac[6]);
-/* router_lookup for n packets (IPv4 in one bulk fib lookup), without the
+/* router_lookup for n packets (IPv4 and IPv6 each in one bulk fib lookup), without the
  * missing next hop's address: where res is ROUTE_NO_NEIGH or
  * ROUTE_NEIGH_FAILED, router_lookup gives it. */
 #define ROUTE_BULK_MAX 64

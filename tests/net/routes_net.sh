@@ -135,8 +135,9 @@ check "one more route after them carries traffic (a ping through it answered)" '
 xdp_pair_ctl 1 routes 10.9.0.1 >"$W/to.txt" 2>&1
 xdp_pair_ctl 1 routes 10.7.1.2 >>"$W/to.txt" 2>&1
 xdp_pair_ctl 1 routes 192.0.2.1 >>"$W/to.txt" 2>&1
-check "tdpctl routes ADDRESS: the new route for its address, the neighbour's host route, none for an address nothing covers" \
-	'grep -q "^10.9.0.0/24 .*10.7.1.2 .*kernel proto boot" "$W/to.txt" && grep -q "^10.7.1.2/32 " "$W/to.txt" && grep -q "^no route to 192.0.2.1" "$W/to.txt"' \
+xdp_pair_ctl 1 routes 10.9.0.300 >>"$W/to.txt" 2>&1 && echo "BAD ACCEPTED" >>"$W/to.txt"
+check "tdpctl routes ADDRESS: the new route for its address, the neighbour's host route, none for an address nothing covers, an error for one that is no address" \
+	'grep -q "^10.9.0.0/24 .*10.7.1.2 .*kernel proto boot" "$W/to.txt" && grep -q "^10.7.1.2/32 " "$W/to.txt" && grep -q "^no route to 192.0.2.1" "$W/to.txt" && grep -q "10.9.0.300.* is not an IPv4 or IPv6 address" "$W/to.txt" && ! grep -q "BAD ACCEPTED" "$W/to.txt"' \
 	"$(cat "$W/to.txt")"
 # two routes to one prefix: the kernel uses the lower metric, and so does
 # tdpd (in force within 10 s, polled); with the lower one gone, the other;
