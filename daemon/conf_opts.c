@@ -130,7 +130,10 @@ static const struct conf_opt after[] = {
 	 false, 0},
 	{"flow-queue-depth", CS_GLOBAL, CT_INT, "256", 1, 65536, NULL, G(flow_queue_depth), "N",
 	 "packets queued per reserved flow; more are dropped and counted as overflow; a table "
-	 "whose flow sends more in one frame is refused",
+	 "whose flow sends more in one frame is refused. On each RX core a flow's queue takes "
+	 "192 bytes and 8 a slot (the power of two above N), beside about 0.8 KB of the flow's "
+	 "own: at 10^6 flows and two RX cores, a depth of 8 takes about 1.4 GB, the default "
+	 "9.4 GB",
 	 false, 0},
 	{"be-queue-depth", CS_GLOBAL, CT_INT, "1024", 1, 65536, NULL, G(be_queue_depth), "N",
 	 "best-effort packets queued per output port", false, 0},

@@ -17,11 +17,12 @@
 #include "sched_priv.h"
 
 struct scratch_ent {
-	uint64_t key; /* port << 48 | flow << 32 | line */
+	uint64_t key; /* (port << 24 | flow) << 32 | line */
 	uint32_t n;
 };
 
-#define SKEY_FLOWS(k) ((uint32_t)((k) >> 32)) /* port << 16 | flow */
+#define SKEY_FLOWS(k) ((uint32_t)((k) >> 32)) /* port << 24 | flow */
+#define SKEY_FLOW(k) (SKEY_FLOWS(k) & SCHED_MAX_FLOWS)
 #define SKEY_LINE(k) ((uint32_t)(k))
 
 struct row_hash {
@@ -34,8 +35,8 @@ static uint32_t row_hash_of(const struct sched_entry *e, uint32_t n)
 {
 	uint32_t h = 2166136261u ^ n;
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t v = (uint32_t)e[i].flow << 16 | e[i].n;
-		h = (h ^ v) * 16777619u;
+		h = (h ^ e[i].flow) * 16777619u;
+		h = (h ^ e[i].n) * 16777619u;
 		h ^= h >> 15;
 	}
 	return h;
@@ -114,7 +115,7 @@ static int64_t frame_entries(struct builder *b, uint32_t f, struct sched_diags *
 		for (uint32_t e = 0; e < sg->nent; e++) {
 			const struct sched_seg_ent *se = &b->fo.ent[sg->ent_off + e];
 			b->scr[n++] = (struct scratch_ent){
-				.key = ((uint64_t)se->port << 16 | se->flow) << 32 | se->line,
+				.key = ((uint64_t)se->port << 24 | se->flow) << 32 | se->line,
 				.n = se->n};
 		}
 		d->work += sg->nent;
@@ -143,7 +144,7 @@ static int64_t frame_row(const struct sched_table *t, struct builder *b, uint32_
 		}
 		scr[m - 1].n += scr[i].n;
 		if (scr[m - 1].n > SCHED_MAX_N) {
-			uint16_t fl = (uint16_t)(SKEY_FLOWS(scr[i].key) & 0xffff);
+			uint32_t fl = SKEY_FLOW(scr[i].key);
 			sched_diag_add(d, SCHED_ERROR, SKEY_LINE(scr[i].key), 1,
 				       "flow %s has %u packets in frame %u (limit %d per frame)",
 				       t->flows[fl].name, scr[m - 1].n, f, SCHED_MAX_N);
@@ -153,9 +154,7 @@ static int64_t frame_row(const struct sched_table *t, struct builder *b, uint32_
 	if (sched_grow(&b->row, &b->cap_row, m + 1, sizeof(*b->row)))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < m; i++)
-		b->row[i] =
-			(struct sched_entry){.flow = (uint16_t)(SKEY_FLOWS(scr[i].key) & 0xffff),
-					     .n = (uint16_t)scr[i].n};
+		b->row[i] = (struct sched_entry){.flow = SKEY_FLOW(scr[i].key), .n = scr[i].n};
 	return m;
 }
 

@@ -193,7 +193,7 @@ char *sched_edit_reserve(const struct sched_table *t, const char *flow, uint32_t
 		uint32_t ne;
 		const struct sched_entry *en = sched_row(t, frames[f], &ne);
 		for (uint32_t i = 0; i < ne; i++)
-			if (en[i].flow == (uint16_t)fi && en[i].n + n > SCHED_MAX_N) {
+			if (en[i].flow == (uint32_t)fi && en[i].n + n > SCHED_MAX_N) {
 				sched_diag_add(
 					d, SCHED_ERROR, 0, 0,
 					"flow %s would have %u packets in frame %u (limit %d)",
@@ -219,11 +219,11 @@ char *sched_edit_reserve(const struct sched_table *t, const char *flow, uint32_t
 			goto oom;
 		memcpy(en, t->rule_ent + ru->ent_off, sizeof(*en) * ru->nent);
 		uint32_t ne = ru->nent, i;
-		for (i = 0; i < ne && en[i].flow != (uint16_t)fi; i++)
+		for (i = 0; i < ne && en[i].flow != (uint32_t)fi; i++)
 			;
 		if (i == ne)
-			en[ne++] = (struct sched_entry){.flow = (uint16_t)fi, .n = 0};
-		en[i].n = (uint16_t)(en[i].n + n);
+			en[ne++] = (struct sched_entry){.flow = (uint32_t)fi, .n = 0};
+		en[i].n += n;
 		e.repl[ru->line - 1] =
 			rule_text(t, ru->line, t->spans + ru->span_off, ru->nspan, en, ne, true);
 		free(en);
@@ -232,7 +232,7 @@ char *sched_edit_reserve(const struct sched_table *t, const char *flow, uint32_t
 		goto done;
 	}
 	{
-		struct sched_entry en = {.flow = (uint16_t)fi, .n = (uint16_t)n};
+		struct sched_entry en = {.flow = (uint32_t)fi, .n = n};
 		size_t ns = sched_spans_from_frames(frames, nf, sp);
 		struct sched_buf b = {0};
 		sched_render_rule(t, sp, (uint32_t)ns, &en, 1, &b);
@@ -276,7 +276,7 @@ static uint32_t release_lacking(const struct sched_table *t, const char *flow, i
 		uint32_t ne, have = 0;
 		const struct sched_entry *x = sched_row(t, f, &ne);
 		for (uint32_t i = 0; i < ne; i++)
-			if (x[i].flow == (uint16_t)fi)
+			if (x[i].flow == (uint32_t)fi)
 				have = x[i].n;
 		if (have < n)
 			r->set[nlack++] = f;
@@ -332,7 +332,7 @@ static int release_rule(const struct sched_table *t, struct edit *e, const struc
 		for (uint32_t x = 0; x < ru->nent; x++) {
 			struct sched_entry v = t->rule_ent[ru->ent_off + x];
 			if (x == ei)
-				v.n = (uint16_t)(c - take);
+				v.n = c - take;
 			if (x != ei || v.n)
 				r->en[ne++] = v;
 		}
@@ -389,7 +389,7 @@ char *sched_edit_release(const struct sched_table *t, const char *flow, uint32_t
 	for (uint32_t ri = t->nrules; ri-- > 0;) {
 		const struct sched_rule *ru = &t->rules[ri];
 		uint32_t ei;
-		for (ei = 0; ei < ru->nent && t->rule_ent[ru->ent_off + ei].flow != (uint16_t)fi;
+		for (ei = 0; ei < ru->nent && t->rule_ent[ru->ent_off + ei].flow != (uint32_t)fi;
 		     ei++)
 			;
 		if (ei == ru->nent || t->rule_ent[ru->ent_off + ei].n == 0)

@@ -189,10 +189,8 @@ static int emit(const struct sched_table *t, struct sched_fold *fo, const struct
 						 .nent = ty->nlive};
 	for (uint32_t i = 0; i < ty->nlive; i++) {
 		uint32_t f = ty->live[i];
-		fo->ent[fo->nent++] = (struct sched_seg_ent){.port = t->flows[f].port,
-							     .flow = (uint16_t)f,
-							     .n = (uint16_t)ty->n[f],
-							     .line = ty->line[f]};
+		fo->ent[fo->nent++] = (struct sched_seg_ent){
+			.port = t->flows[f].port, .flow = f, .n = ty->n[f], .line = ty->line[f]};
 	}
 	return 0;
 }

@@ -531,7 +531,7 @@ static int row_entry(struct parser *p, const struct sched_rule *r, uint32_t i)
 	    sched_grow(&p->ent_name_off, &p->cap_noff, t->nrule_ent + 1, sizeof(uint32_t)) ||
 	    sched_grow(&p->ent_name_len, &p->cap_nlen, t->nrule_ent + 1, 1))
 		return -1;
-	t->rule_ent[t->nrule_ent] = (struct sched_entry){.flow = UINT16_MAX, .n = (uint16_t)n};
+	t->rule_ent[t->nrule_ent] = (struct sched_entry){.flow = UINT32_MAX, .n = (uint32_t)n};
 	t->rule_col[t->nrule_ent] = nm->col;
 	p->ent_name_off[t->nrule_ent] = (uint32_t)(nm->s - t->src);
 	p->ent_name_len[t->nrule_ent] = (uint8_t)nm->len;

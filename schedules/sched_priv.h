@@ -34,7 +34,8 @@ struct sched_seg {
 	uint32_t ent_off, nent;
 };
 struct sched_seg_ent {
-	uint16_t port, flow, n;
+	uint32_t flow, n;
+	uint16_t port;
 	uint32_t line; /* the last row line that adds to this flow here */
 };
 struct sched_fold {

@@ -176,7 +176,7 @@ static void resolve_rules(struct parser *p, const struct name_index *fi, uint32_
 					       "no flow named '%.*s'", (int)p->ent_name_len[x], nm);
 				continue;
 			}
-			t->rule_ent[x].flow = (uint16_t)f;
+			t->rule_ent[x].flow = f;
 			if (seen[f] == r + 1) /* O(1) per entry, however long the row */
 				sched_diag_add(d, SCHED_ERROR, ru->line, t->rule_col[x],
 					       "flow %s listed twice in this row",

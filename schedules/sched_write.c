@@ -109,7 +109,7 @@ static int emit(struct sched_buf *b, FILE *out)
  * frame") rather than as the intersections of every flow's pattern.
  */
 struct layer {
-	uint32_t key; /* flow << 16 | n */
+	uint64_t key; /* flow << 32 | n */
 	uint32_t *fr;
 	size_t nf, cap;
 	uint64_t h;
@@ -190,8 +190,9 @@ static int collect_layers(const struct sched_table *t, struct layer **ly, uint32
 		uint32_t n;
 		const struct sched_entry *e = sched_row(t, f, &n);
 		for (uint32_t i = 0; i < n && !rc; i++) {
-			uint32_t key = (uint32_t)e[i].flow << 16 | e[i].n, s;
-			for (s = (key * 2654435761u) & mask;
+			uint64_t key = (uint64_t)e[i].flow << 32 | e[i].n;
+			uint32_t s;
+			for (s = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & mask;
 			     slot[s] && (*ly)[slot[s] - 1].key != key; s = (s + 1) & mask)
 				;
 			if (!slot[s]) {
@@ -225,8 +226,8 @@ static int write_line(const struct sched_table *t, const struct line_ref *ln,
 	uint32_t ne = ln->len;
 	int rc = 0;
 	for (uint32_t i = 0; i < ne; i++)
-		en[i] = (struct sched_entry){.flow = (uint16_t)(ln->first[i]->key >> 16),
-					     .n = (uint16_t)ln->first[i]->key};
+		en[i] = (struct sched_entry){.flow = (uint32_t)(ln->first[i]->key >> 32),
+					     .n = (uint32_t)ln->first[i]->key};
 	size_t ns = sched_spans_from_frames(head->fr, head->nf, sp);
 	for (uint32_t j = 0; j < ne; j += ENTRIES_PER_LINE)
 		for (size_t i = 0; i < ns; i += SPANS_PER_LINE) {

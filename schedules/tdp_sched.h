@@ -17,8 +17,9 @@
 #define SCHED_FORMAT_VERSION 1
 #define SCHED_NAME_MAX 32 /* names are at most 31 characters */
 #define SCHED_MAX_PORTS 256
-#define SCHED_MAX_FLOWS 65535 /* flow index fits the 16-bit runtime entry */
-#define SCHED_MAX_N 65535     /* packets of one flow in one frame */
+/* flows of a table: the build sorts a frame's entries on port << 24 | flow */
+#define SCHED_MAX_FLOWS 16777215u
+#define SCHED_MAX_N 65535 /* packets of one flow in one frame */
 #define SCHED_MAX_K 10000000u
 #define SCHED_MAX_BYTES (256u << 20) /* a table file is at most this long */
 #define SCHED_MIN_TF_NS 100
@@ -133,10 +134,11 @@ struct sched_flow {
 	uint32_t line;
 };
 
-/* Runtime entry: n packets of flow in this frame. 4 bytes. */
+/* Runtime entry: n packets of flow in this frame. 8 bytes: a 32-bit flow
+ * index (n is at most SCHED_MAX_N). */
 struct sched_entry {
-	uint16_t flow;
-	uint16_t n;
+	uint32_t flow;
+	uint32_t n;
 };
 
 /* One frame-set item of a row line: first, first+stride, ... <= last. */
@@ -201,7 +203,7 @@ struct sched_table {
 	 * Runtime form, O(1) by tfc: row = frame_row[tfc]; its entries are
 	 * ent[row_off[row] .. row_off[row+1]), sorted by (port, flow). Identical
 	 * rows are stored once. Memory: 4 bytes per frame, 4 per distinct row,
-	 * 4 per entry of a distinct row.
+	 * 8 per entry of a distinct row.
 	 */
 	uint32_t *frame_row;	 /* k */
 	uint32_t *row_off;	 /* nrows + 1 */

@@ -28,8 +28,8 @@
 #define ENG_TX_CHUNK 4096u
 
 struct seg {
-	uint16_t flow;
-	uint16_t n; /* packets staged */
+	uint32_t flow;
+	uint32_t n; /* packets staged */
 };
 
 /* A flow's state lives as long as the flow: a table swap that keeps a flow
@@ -44,6 +44,13 @@ struct eng_flow {
 	struct flow_stats st;
 	char name[SCHED_NAME_MAX];
 } __rte_cache_aligned;
+
+/* A kept flow's larger carry array: the new one until adoption swaps it
+ * with the flow's, then the old one until retirement frees it. */
+struct eng_grow {
+	uint32_t flow, cap;
+	struct rte_mbuf **carry;
+};
 
 /* A staged probe's hop stamp, written just before the push. */
 struct eng_stamp {
@@ -76,10 +83,10 @@ struct eng_table {
 	uint32_t rx_cores;	 /* queues each flow has */
 	struct eng_tport *ports; /* t->nports */
 	uint32_t nports;
-	/* carry arrays that grow at adoption: new[f] (NULL: keep), freed old ones */
-	struct rte_mbuf ***grow;
-	uint32_t *grow_cap;
-	struct rte_mbuf ***old_carry;
+	/* the kept flows whose carry array grows at adoption, so that adopting
+	 * a table of 10^6 flows walks only these */
+	struct eng_grow *grow;
+	uint32_t ngrow;
 	bool *kept; /* flows[f] is the replaced table's, not new here */
 	/* flows of the table replaced that this one does not keep */
 	struct eng_flow **removed;

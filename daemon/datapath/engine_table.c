@@ -120,17 +120,11 @@ static void table_free(struct eng_table *nt)
 			free(nt->ports[p].seg);
 			free(nt->ports[p].flows);
 		}
-	if (nt->grow)
-		for (uint32_t f = 0; f < nt->nflows; f++) {
-			if (nt->adopted == INT64_MIN)
-				free(nt->grow[f]);
-			free(nt->old_carry ? nt->old_carry[f] : NULL);
-		}
+	for (uint32_t i = 0; i < nt->ngrow; i++)
+		free(nt->grow[i].carry);
 	free(nt->flows);
 	free(nt->ports);
 	free(nt->grow);
-	free(nt->grow_cap);
-	free(nt->old_carry);
 	free(nt->removed);
 	free(nt->kept);
 	if (nt->own_t)
@@ -227,12 +221,13 @@ static int table_flow(const struct engine *e, const struct sched_table *t, struc
 			return -1;
 		}
 		if (cap[f] > old->carry_cap) {
-			nt->grow_cap[f] = cap[f];
-			nt->grow[f] = calloc(cap[f] + 1, sizeof(**nt->grow));
-			if (!nt->grow[f]) {
+			struct eng_grow *g = &nt->grow[nt->ngrow];
+			*g = (struct eng_grow){f, cap[f], calloc(cap[f] + 1, sizeof(*g->carry))};
+			if (!g->carry) {
 				snprintf(err, errlen, "out of memory");
 				return -1;
 			}
+			nt->ngrow++;
 		}
 		return 0;
 	}
@@ -278,15 +273,13 @@ static struct eng_table *table_build(const struct engine *e, const struct sched_
 	nt->flows = calloc(t->nflows + 1, sizeof(*nt->flows));
 	nt->kept = calloc(t->nflows + 1, sizeof(*nt->kept));
 	nt->ports = calloc(t->nports + 1, sizeof(*nt->ports));
-	nt->grow = calloc(t->nflows + 1, sizeof(*nt->grow));
-	nt->grow_cap = calloc(t->nflows + 1, sizeof(*nt->grow_cap));
-	nt->old_carry = calloc(t->nflows + 1, sizeof(*nt->old_carry));
+	nt->grow = in_force ? calloc(t->nflows + 1, sizeof(*nt->grow)) : NULL;
 	uint32_t *cap = calloc(t->nflows + 1, sizeof(uint32_t));
 	bool *kept = in_force ? calloc(in_force->nflows + 1, sizeof(bool)) : NULL;
-	/* the flows in force by name, so that matching 65535 flows stays n log n */
+	/* the flows in force by name, so that matching 10^6 flows stays n log n */
 	struct name_ix *byname = in_force ? calloc(in_force->nflows + 1, sizeof(*byname)) : NULL;
-	if (!nt->flows || !nt->kept || !nt->ports || !nt->grow || !nt->grow_cap || !nt->old_carry ||
-	    !cap || (in_force && (!kept || !byname))) {
+	if (!nt->flows || !nt->kept || !nt->ports || !cap ||
+	    (in_force && (!nt->grow || !kept || !byname))) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -614,9 +607,9 @@ uint64_t engine_table_retire(struct engine *e, struct eng_table *cur)
 	for (uint32_t i = 0; i < cur->nremoved; i++)
 		flow_free(cur->removed[i], &dropped);
 	cur->nremoved = 0;
-	for (uint32_t f = 0; f < cur->nflows; f++) {
-		free(cur->old_carry[f]);
-		cur->old_carry[f] = NULL;
+	for (uint32_t i = 0; i < cur->ngrow; i++) {
+		free(cur->grow[i].carry);
+		cur->grow[i].carry = NULL;
 	}
 	old->nflows = 0; /* its flows are cur's or freed above */
 	table_free(old);
@@ -699,15 +692,14 @@ const struct frame_geom *engine_geom(const struct engine *e)
  */
 void eng_adopt(struct engine *e, struct eng_table *nt, int64_t j)
 {
-	for (uint32_t f = 0; f < nt->nflows; f++) {
-		struct rte_mbuf **grown = nt->grow[f];
-		if (!grown)
-			continue;
-		struct eng_flow *fl = nt->flows[f];
+	for (uint32_t i = 0; i < nt->ngrow; i++) {
+		struct eng_grow *g = &nt->grow[i];
+		struct eng_flow *fl = nt->flows[g->flow];
+		struct rte_mbuf **grown = g->carry;
 		memcpy(grown, fl->carry, fl->ncarry * sizeof(*grown));
-		nt->old_carry[f] = fl->carry;
+		g->carry = fl->carry;
 		fl->carry = grown;
-		fl->carry_cap = nt->grow_cap[f];
+		fl->carry_cap = g->cap;
 	}
 	table_enter(e, nt);
 	CTR_ADD(e->st.swaps, 1);

@@ -151,7 +151,7 @@ void eng_stage(struct engine *e, int64_t j)
 		if (e->t->flows[row[r].flow].stamp)
 			stamp_find(e, p, row[r].flow, j, at, got);
 		p->nstage += got;
-		p->seg[p->nseg++] = (struct seg){row[r].flow, (uint16_t)got};
+		p->seg[p->nseg++] = (struct seg){row[r].flow, got};
 		CTR_ADD(fl->st.reserved, row[r].n);
 		CTR_ADD(fl->st.unused, row[r].n - got);
 	}

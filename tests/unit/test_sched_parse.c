@@ -95,7 +95,7 @@ static void rows_add_up_and_share(void **state)
 	assert_row(t, 1, "a 1");
 	assert_int_equal(t->frame_row[2], t->frame_row[0]);
 	assert_int_equal(t->frame_row[9], t->frame_row[1]);
-	assert_int_equal(sched_runtime_bytes(t), 10 * 4 + 3 * 4 + 3 * 4);
+	assert_int_equal(sched_runtime_bytes(t), 10 * 4 + 3 * 4 + 3 * 8);
 	sched_free(t);
 }
 

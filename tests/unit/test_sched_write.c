@@ -439,7 +439,7 @@ static void json_export(void **state)
 		j, "{\"frames\":\"0-8/2\",\"count\":5,\"entries\":[{\"flow\":\"voice\",\"n\":1},"
 		   "{\"flow\":\"video\",\"n\":2}]}"));
 	assert_non_null(strstr(j, "\"match\":{\"dscp\":46,\"udp_dport\":5004}"));
-	assert_non_null(strstr(j, "\"runtime\":{\"distinct_rows\":2,\"entries\":3,\"bytes\":64}"));
+	assert_non_null(strstr(j, "\"runtime\":{\"distinct_rows\":2,\"entries\":3,\"bytes\":76}"));
 	free(j);
 	sched_free(t);
 }
