@@ -24,7 +24,8 @@
  * words scripts can test: malformed, too-long, version, unknown-command,
  * bad-args, read-only, permission, invalid-table, busy, too-late, internal;
  * and of staged tables: unknown-stage (no table staged under that id, or it
- * expired).
+ * expired); of flows and routes: unknown-flow (flows NAME: no such flow),
+ * too-big (a listing past what a reply holds: ask for one or the sum).
  */
 #ifndef TDP_CTL_PROTO_H
 #define TDP_CTL_PROTO_H

@@ -46,7 +46,9 @@ static json_t *table_json(const struct dtable *dt, bool with_flows)
 	json_object_set_new(o, "digest", json_string(dt->digest));
 	json_object_set_new(o, "origin", json_string(dt->via));
 	json_object_set_new(o, "resumed", json_boolean(dt->resumed));
-	if (with_flows) {
+	if (with_flows && t->nflows > SUMMARY_FLOWS_MAX) {
+		json_object_set_new(o, "flow_list_omitted", json_true());
+	} else if (with_flows) {
 		json_t *names = json_array();
 		for (uint32_t f = 0; f < t->nflows; f++)
 			json_array_append_new(names,
@@ -179,14 +181,36 @@ static json_t *cmd_ports(struct control *c)
 	return json_pack("{so}", "ports", a);
 }
 
-static json_t *cmd_flows(struct control *c)
+/* every flow's counters (up to SUMMARY_FLOWS_MAX flows), one flow's
+ * ("name"), or their sum ("summary") */
+static char *cmd_flows(struct control *c, json_t *args)
 {
 	struct eng_table *et = c->tm.cur->et;
 	const struct sched_table *t = engine_table_sched(et);
+	json_t *nm = json_object_get(args, "name");
+	if (nm && !json_is_string(nm))
+		return control_reply_err("bad-args", "name must be a flow's name");
+	if (json_is_true(json_object_get(args, "summary")))
+		return control_reply_ok(json_pack("{ss so}", "table", c->tm.cur->name, "sum",
+						  summary_flows_sum_json(t, et)));
+	if (!nm && t->nflows > SUMMARY_FLOWS_MAX)
+		return control_reply_err("too-big",
+					 "%u flows are more than a reply lists (%u at the most): "
+					 "ask for their sum (tdpctl flows --summary) or for one "
+					 "flow (tdpctl flows NAME)",
+					 t->nflows, SUMMARY_FLOWS_MAX);
 	json_t *a = json_array();
 	for (uint32_t f = 0; f < t->nflows; f++)
-		json_array_append_new(a, summary_flow_json(t, et, f));
-	return json_pack("{ss so}", "table", c->tm.cur->name, "flows", a);
+		if (!nm || !strcmp(t->flows[f].name, json_string_value(nm)))
+			json_array_append_new(a, summary_flow_json(t, et, f));
+	if (nm && !json_array_size(a)) {
+		json_decref(a);
+		char n[SCHED_NAME_MAX];
+		control_text_copy(n, sizeof(n), json_string_value(nm));
+		return control_reply_err("unknown-flow", "table %s has no flow '%s'",
+					 c->tm.cur->name, n);
+	}
+	return control_reply_ok(json_pack("{ss so}", "table", c->tm.cur->name, "flows", a));
 }
 
 static json_t *cmd_sync(struct control *c)
@@ -321,7 +345,7 @@ static char *h_ports(struct control *c, const struct request *rq)
 
 static char *h_flows(struct control *c, const struct request *rq)
 {
-	return control_reply_ok(cmd_flows(c));
+	return cmd_flows(c, rq->args);
 }
 
 static char *h_sync(struct control *c, const struct request *rq)

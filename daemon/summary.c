@@ -61,6 +61,39 @@ const struct sched_table *summary_table(const struct summary_src *s)
 	return engine_table_sched(engine_table_current(s->e));
 }
 
+static void flows_sum(const struct sched_table *t, struct eng_table *et, struct flow_stats *fs,
+		      struct flow_rx_sum *fr)
+{
+	memset(fs, 0, sizeof(*fs));
+	memset(fr, 0, sizeof(*fr));
+	for (uint32_t f = 0; f < t->nflows; f++) {
+		struct flow_stats a;
+		struct flow_rx_sum b;
+		engine_table_flow_stats(et, f, &a);
+		engine_table_flow_rx_sum(et, f, &b, NULL);
+#define ADD_FS(field, key, help) fs->field += a.field;
+#define ADD_FR(field, key, help) fr->field += b.field;
+		CTL_FLOW_COUNTERS(ADD_FS)
+		CTL_FLOW_RX_COUNTERS(ADD_FR)
+#undef ADD_FS
+#undef ADD_FR
+	}
+}
+
+/* one row of the flows' table: a flow, or the sum of them all */
+static void flow_row(FILE *out, const char *name, const char *port, const struct flow_stats *fs,
+		     const struct flow_rx_sum *fr)
+{
+	fprintf(out,
+		"%-16s %-8s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64
+		" %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
+		" %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
+		name, port, fr->enq, fs->reserved, fs->sent, fs->unused, fs->late_dropped,
+		fs->late_carried + fs->tx_carried, fs->arr_late_dropped + fs->arr_late_carried,
+		fr->overflow, fs->tx_drop, fs->demoted, fs->stamped, fr->route_moved, fr->link_down,
+		fr->too_big);
+}
+
 /* Pipelined flows: when their packets arrived in the upstream frame (after
  * the link delay). The plan's processing time has to cover the max; the
  * margin is what is left of the frame after it. */
@@ -151,21 +184,21 @@ void summary_text(const struct summary_src *s, FILE *out)
 		"too-big");
 	/* carried: packets of late frames and the ones the driver had not taken
 	 * by the guard band, moved to the flow's next reserved frame */
-	for (uint32_t f = 0; f < t->nflows; f++) {
-		struct flow_stats fs;
-		engine_table_flow_stats(et, f, &fs);
-		struct flow_rx_sum fr;
-		engine_table_flow_rx_sum(et, f, &fr, NULL);
-		fprintf(out,
-			"%-16s %-8s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64
-			" %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
-			" %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
-			t->flows[f].name, t->ports[t->flows[f].port].name, fr.enq, fs.reserved,
-			fs.sent, fs.unused, fs.late_dropped, fs.late_carried + fs.tx_carried,
-			fs.arr_late_dropped + fs.arr_late_carried, fr.overflow, fs.tx_drop,
-			fs.demoted, fs.stamped, fr.route_moved, fr.link_down, fr.too_big);
+	struct flow_stats fs;
+	struct flow_rx_sum fr;
+	if (t->nflows > SUMMARY_FLOWS_MAX) {
+		char all[32];
+		snprintf(all, sizeof(all), "(%u flows)", t->nflows);
+		flows_sum(t, et, &fs, &fr);
+		flow_row(out, all, "-", &fs, &fr);
 	}
-	summary_arrivals(out, t, et);
+	for (uint32_t f = 0; t->nflows <= SUMMARY_FLOWS_MAX && f < t->nflows; f++) {
+		engine_table_flow_stats(et, f, &fs);
+		engine_table_flow_rx_sum(et, f, &fr, NULL);
+		flow_row(out, t->flows[f].name, t->ports[t->flows[f].port].name, &fs, &fr);
+	}
+	if (t->nflows <= SUMMARY_FLOWS_MAX)
+		summary_arrivals(out, t, et);
 	fprintf(out, "\n%-10s %10s %8s %12s %12s %12s %8s %9s %8s %8s %8s\n", "port", "frames",
 		"late", "reserved", "best-effort", "be-bytes", "too-big", "late-drop", "carried",
 		"tx-drop", "be-drop");
@@ -321,6 +354,25 @@ json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uin
 	return o;
 }
 
+json_t *summary_flows_sum_json(const struct sched_table *t, struct eng_table *et)
+{
+	struct flow_stats fs;
+	struct flow_rx_sum fr;
+	flows_sum(t, et, &fs, &fr);
+	json_t *o = json_pack("{sI}", "flows", (json_int_t)t->nflows);
+	if (!o)
+		return NULL;
+	{
+		const struct flow_rx_sum *c = &fr;
+		CTL_FLOW_RX_COUNTERS(KEY3)
+	}
+	{
+		const struct flow_stats *c = &fs;
+		CTL_FLOW_COUNTERS(KEY3)
+	}
+	return o;
+}
+
 json_t *summary_port_json(const struct summary_src *s, uint32_t p)
 {
 	struct port_stats ps;
@@ -456,10 +508,14 @@ json_t *summary_to_json(const struct summary_src *s)
 		json_object_set_new(o, "tick", tick);
 	json_object_set_new(o, "sync", summary_sync_json(s->tb));
 	json_object_set_new(o, "start_error_ns", hist_json(engine_error_hist(s->e), true));
-	json_t *fl = json_array();
-	for (uint32_t f = 0; f < t->nflows; f++)
-		json_array_append_new(fl, summary_flow_json(t, et, f));
-	json_object_set_new(o, "flows", fl);
+	if (t->nflows > SUMMARY_FLOWS_MAX) {
+		json_object_set_new(o, "flows_sum", summary_flows_sum_json(t, et));
+	} else {
+		json_t *fl = json_array();
+		for (uint32_t f = 0; f < t->nflows; f++)
+			json_array_append_new(fl, summary_flow_json(t, et, f));
+		json_object_set_new(o, "flows", fl);
+	}
 	json_t *pt = json_array();
 	for (uint32_t p = 0; p < t->nports; p++)
 		json_array_append_new(pt, summary_port_json(s, p));

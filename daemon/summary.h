@@ -40,6 +40,12 @@ json_t *summary_engine_json(const struct summary_src *s);
 json_t *summary_sync_json(struct timebase *tb);
 json_t *summary_tick_json(const struct summary_src *s);
 json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uint32_t f);
+/* Replies and the summary name each flow up to this many (the old 16-bit
+ * index's limit: what listed before still does); past it they give every
+ * flow's counters summed, and a flow is asked for by name. */
+#define SUMMARY_FLOWS_MAX 65535u
+/* every flow's counters summed, with "flows": their count */
+json_t *summary_flows_sum_json(const struct sched_table *t, struct eng_table *et);
 json_t *summary_port_json(const struct summary_src *s, uint32_t p);
 /* the RX cores' counters summed, and per core when there are several */
 json_t *summary_rx_json(const struct rx *rx, uint32_t nrx);

@@ -294,21 +294,31 @@ static void show_neighbours(json_t *r)
 	printf("kernel's routes and neighbours: %s\n", S(r, "kernel"));
 }
 
+/* one flow's counters, or (flows --summary) every flow's summed */
+static void flow_line(const char *name, const char *port, json_t *f)
+{
+	printf("%-16s %-8s %10" PRId64 " %10" PRId64 " %10" PRId64 " %8" PRId64 " %9" PRId64
+	       " %8" PRIu64 " %8" PRIu64 " %8" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64 "\n",
+	       name, port, I(f, "rx"), I(f, "reserved"), I(f, "sent"), I(f, "unused"),
+	       I(f, "late_dropped"), (uint64_t)I(f, "late_carried") + (uint64_t)I(f, "tx_carried"),
+	       (uint64_t)I(f, "arr_late_dropped") + (uint64_t)I(f, "arr_late_carried"),
+	       I(f, "overflow"), I(f, "tx_drop"), I(f, "demoted"), I(f, "stamped"));
+}
+
 static void show_flows(json_t *r)
 {
 	printf("table %s\n%-16s %-8s %10s %10s %10s %8s %9s %8s %8s %8s %8s %8s %8s\n",
 	       S(r, "table"), "flow", "port", "rx", "reserved", "sent", "unused", "late-drop",
 	       "carried", "arr-late", "overflow", "tx-drop", "demoted", "stamped");
 	size_t i;
-	json_t *f;
-	json_array_foreach(json_object_get(r, "flows"), i, f) printf(
-		"%-16s %-8s %10" PRId64 " %10" PRId64 " %10" PRId64 " %8" PRId64 " %9" PRId64
-		" %8" PRIu64 " %8" PRIu64 " %8" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64 "\n",
-		S(f, "name"), S(f, "port"), I(f, "rx"), I(f, "reserved"), I(f, "sent"),
-		I(f, "unused"), I(f, "late_dropped"),
-		(uint64_t)I(f, "late_carried") + (uint64_t)I(f, "tx_carried"),
-		(uint64_t)I(f, "arr_late_dropped") + (uint64_t)I(f, "arr_late_carried"),
-		I(f, "overflow"), I(f, "tx_drop"), I(f, "demoted"), I(f, "stamped"));
+	json_t *f = json_object_get(r, "sum");
+	if (f) {
+		char all[32];
+		snprintf(all, sizeof(all), "(%" PRId64 " flows)", I(f, "flows"));
+		flow_line(all, "-", f);
+	}
+	json_array_foreach(json_object_get(r, "flows"), i, f)
+		flow_line(S(f, "name"), S(f, "port"), f);
 	/* pipelined flows: where in the upstream frame their packets arrived */
 	json_array_foreach(json_object_get(r, "flows"), i, f)
 	{
@@ -430,6 +440,9 @@ static void show_active(json_t *r, bool source)
 	size_t i;
 	json_t *f;
 	printf("flows    ");
+	if (json_is_true(json_object_get(t, "flow_list_omitted")))
+		printf(" %" PRId64 ", more than a reply lists (tdpctl flows NAME, flows --summary)",
+		       I(t, "flows"));
 	json_array_foreach(json_object_get(t, "flow_list"), i, f)
 		printf(" %s@%s", S(f, "name"), S(f, "port"));
 	printf("\n");
@@ -604,14 +617,20 @@ static int active_args(int argc, char **argv, json_t *args, bool *source)
 	return 0;
 }
 
-/* any other live command's arguments: stats --prometheus, log-level LEVEL
- * (a change); 0, or the usage said */
+/* any other live command's arguments: stats --prometheus, flows [NAME]
+ * [--summary], routes [ADDRESS] [--summary], log-level LEVEL (a change); 0,
+ * or the usage said */
 static int live_args(int argc, char **argv, json_t *args, bool *prom, bool *change)
 {
 	const char *cmd = argv[0];
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(cmd, "stats") && !strcmp(argv[i], "--prometheus")) {
 			*prom = true;
+		} else if (!strcmp(cmd, "flows") && !strcmp(argv[i], "--summary")) {
+			json_object_set_new(args, "summary", json_true());
+		} else if (!strcmp(cmd, "flows") && argv[i][0] != '-' &&
+			   !json_object_get(args, "name")) {
+			json_object_set_new(args, "name", json_string(argv[i]));
 		} else if (!strcmp(cmd, "routes") && !strcmp(argv[i], "--summary")) {
 			json_object_set_new(args, "summary", json_true());
 		} else if (!strcmp(cmd, "routes") && argv[i][0] != '-' &&

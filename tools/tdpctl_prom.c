@@ -202,6 +202,14 @@ void tdpctl_prometheus(json_t *r)
 #define DEF(field, key, help) {key, help},
 	static const char *const fc[][2] = {CTL_FLOW_RX_COUNTERS(DEF) CTL_FLOW_COUNTERS(DEF)};
 	prom_per(json_object_get(r, "flows"), "flow", fc, sizeof(fc) / sizeof(fc[0]));
+	/* past the flows a reply lists (65,535), their sums: one series a
+	 * counter, not one a flow */
+	for (size_t i = 0; json_object_get(r, "flows_sum") && i < sizeof(fc) / sizeof(fc[0]); i++) {
+		char n[64], k[256];
+		snprintf(n, sizeof(n), "tdpd_flows_%s_total", fc[i][0]);
+		snprintf(k, sizeof(k), "%s, summed over every flow.", fc[i][1]);
+		prom_one(r, "flows_sum", fc[i][0], n, "counter", k);
+	}
 	static const char *const pc[][2] = {CTL_PORT_COUNTERS(DEF)};
 #undef DEF
 	prom_per(json_object_get(r, "ports"), "port", pc, sizeof(pc) / sizeof(pc[0]));

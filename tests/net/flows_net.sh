@@ -1,0 +1,166 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# A table of more flows than a 16-bit index holds, on a running router:
+#
+#   snd s0 10.7.0.1 ── in R1 out ── in R2 out ── r0 10.7.2.2 rcv
+#
+# R1 starts with 70,000 flows (flow i: DSCP 1 + i / 60000, UDP port
+# 1000 + i % 60000, one packet in frame i % 100 of a 100-frame cycle). A
+# flow past 65,535 and one below it carry UDP from the sender to the
+# receiver in their frames; tdpctl flows refuses to list them all (too-big)
+# and names what to ask instead, gives one flow by name and their sum;
+# stats --prometheus gives the sums, not 70,000 series; schedule active
+# says how many; a second table of 70,000 flows (the rows moved) is loaded
+# and swapped in while traffic runs, and the flows keep their counters; at
+# stop the summary gives one row for all of them. Before, a table stopped
+# at 65,535 flows. The times (start, load) are printed, not judged.
+# usage: flows_net.sh TDPD TDPCTL SRCDIR  (TAP)
+set -uo pipefail
+TDPD=$1
+TDPCTL=$2
+SRC=$3
+
+. "$SRC/tests/net/netns.sh"
+net_test_begin ping python3
+
+. "$SRC/tests/tap.sh"
+echo "1..9"
+N=${FLOWS_N:-70000}
+
+# table_text FILE SHIFT: the N flows, flow i in frame (i + SHIFT) % 100
+table_text() {
+	python3 - "$N" "$2" >"$1" <<'PY'
+import sys
+n, shift = int(sys.argv[1]), int(sys.argv[2])
+out = ["tdp-schedule 1", "tf 1ms", "k 100", "guard 20us",
+       "port out rate 1Gbit/s max-frame 1514 overhead 24"]
+for i in range(n):
+    out.append(f"flow f{i} port out size 100 dscp {1 + i // 60000} udp-dport {1000 + i % 60000}")
+for i in range(n):
+    out.append(f"frames {(i + shift) % 100}: f{i} 1")
+print("\n".join(out))
+PY
+}
+
+xdp_pair_up "fl$$"
+table_text "$W/big.tdp" 0
+table_text "$W/big2.tdp" 50
+{
+	conf_globals "$W/r1" "$W/big.tdp" "flow-queue-depth 8"
+	printf '\n[port in]\ndevice net_af_xdp0,iface=in\naddress 10.7.0.2/24\n'
+	printf '\n[port out]\ndevice net_af_xdp1,iface=out\naddress 10.7.1.1/24\n'
+} >"$W/r1/tdpd.conf"
+xdp_pair_conf "$W/r2/tdpd.conf" 10.7.1.2/24 10.7.2.1/24
+st0=$(date +%s%N)
+xdp_pair_start 1
+st1=$(date +%s%N)
+xdp_pair_start 2
+check "R1 up with a table of $N flows" \
+	'grep -q "forwarding:" "$W/r1/err" && grep -q "forwarding:" "$W/r2/err" && grep -q "$N flows" "$W/r1/err"' \
+	"$(tail -n 5 "$W/r1/err" "$W/r2/err")"
+grep -q "forwarding:" "$W/r1/err" && grep -q "forwarding:" "$W/r2/err" || exit 1
+ip -n "$R1" route add 10.7.2.0/24 via 10.7.1.2
+ip -n "$R2" route add 10.7.0.0/24 via 10.7.1.1
+for _ in $(seq 50); do ip netns exec "$SND" ping -c 1 -W 1 10.7.2.2 >/dev/null 2>&1 && break; sleep 0.1; done
+
+# send COUNT: COUNT packets each of flow N-1 (past 65,535) and of flow 5,
+# 0.15 s apart (more than a cycle: each goes in its flow's next frame); the
+# receiver counts what arrives on either port
+last=$((N - 1))
+pl=$((1000 + last % 60000)) dl=$((1 + last / 60000))
+send() {
+	timeout 30 ip netns exec "$RCV" python3 - "$pl" 1005 "$1" >"$W/rcv.out" <<'PY' &
+import select, socket, sys, time
+ports, want = [int(sys.argv[1]), int(sys.argv[2])], 2 * int(sys.argv[3])
+ss = []
+for p in ports:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("0.0.0.0", p))
+    ss.append(s)
+print("ready", flush=True)
+got, end = 0, time.time() + 20
+while got < want and time.time() < end:
+    r, _, _ = select.select(ss, [], [], 0.5)
+    for s in r:
+        s.recv(2048)
+        got += 1
+print(got, flush=True)
+PY
+	local rp=$!
+	for _ in $(seq 50); do grep -q ready "$W/rcv.out" && break; sleep 0.1; done
+	ip netns exec "$SND" python3 - "$dl" "$pl" "$1" <<'PY'
+import socket, sys, time
+dl, pl, n = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(n):
+    for dscp, port in ((dl, pl), (1, 1005)):
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, dscp << 2)
+        s.sendto(b"x" * 50, ("10.7.2.2", port))
+    time.sleep(0.15)
+PY
+	wait "$rp"
+	tail -n 1 "$W/rcv.out"
+}
+# flow NAME FIELD: a counter of one flow, from tdpctl flows NAME
+flow() {
+	xdp_pair_ctl 1 --json flows "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["flows"][0][sys.argv[1]])' "$2"
+}
+# RX takes every packet; each is sent in its frame or, when this shared
+# machine made the engine late for it, dropped late and counted
+got=$(send 5)
+rx=$(flow "f$last" rx) sent=$(flow "f$last" sent) late=$(flow "f$last" late_dropped)
+rx5=$(flow f5 rx) sent5=$(flow f5 sent) late5=$(flow f5 late_dropped)
+check "flow f$last (index past 65,535) and f5 carry their packets: rx $rx and $rx5, sent $sent and $sent5, dropped late $late and $late5, the receiver got $got" \
+	'[ "$rx" = 5 ] && [ "$rx5" = 5 ] && [ $((sent + late)) -eq 5 ] && [ $((sent5 + late5)) -eq 5 ] && [ "$sent" -ge 1 ] && [ "$got" -eq $((sent + sent5)) ]' \
+	"$(tail -n 3 "$W/r1/err")"
+
+xdp_pair_ctl 1 --json flows >"$W/list.json" 2>&1
+rc=$?
+check "tdpctl flows refuses to list $N flows (too-big), pointing at --summary and NAME" \
+	'[ $rc -eq 1 ] && grep -q "too-big" "$W/list.json" && grep -q "flows --summary.*flows NAME" "$W/list.json"' \
+	"rc $rc: $(head -c 600 "$W/list.json")"
+xdp_pair_ctl 1 flows "f$last" >"$W/one.txt" 2>&1
+xdp_pair_ctl 1 --json flows nosuch >"$W/nosuch.json" 2>&1
+rc=$?
+check "tdpctl flows NAME: that flow's row; an unknown name is refused (unknown-flow)" \
+	'grep -q "^f$last .* out .* 5 " "$W/one.txt" && [ "$(wc -l <"$W/one.txt")" = 3 ] && [ $rc -eq 1 ] && grep -q unknown-flow "$W/nosuch.json"' \
+	"$(cat "$W/one.txt" "$W/nosuch.json")"
+xdp_pair_ctl 1 flows --summary >"$W/sum.txt" 2>&1
+read -r sflows srx ssent < <(xdp_pair_ctl 1 --json flows --summary | python3 -c 'import json,sys; s=json.load(sys.stdin)["sum"]; print(s["flows"], s["rx"], s["sent"])')
+check "tdpctl flows --summary: one row for all $N flows (rx ${srx:-?}, sent ${ssent:-?})" \
+	'[ "$sflows" = "$N" ] && [ "$srx" = 10 ] && [ "$ssent" -eq $((sent + sent5)) ] && grep -q "^($N flows) " "$W/sum.txt"' \
+	"$(cat "$W/sum.txt")"
+xdp_pair_ctl 1 stats --prometheus >"$W/prom" 2>"$W/prom.err"
+check "stats --prometheus: the flows' sums (tdpd_flows_sent_total), no per-flow series, nothing missing" \
+	'grep -q "^tdpd_flows_sent_total [0-9]" "$W/prom" && ! grep -q "^tdpd_flow_sent_total{" "$W/prom" && [ ! -s "$W/prom.err" ]' \
+	"$(grep -c . "$W/prom") lines; $(head -c 300 "$W/prom.err")"
+xdp_pair_ctl 1 schedule active >"$W/active.txt" 2>&1
+check "schedule active says $N flows, more than a reply lists" \
+	'grep -q "^flows  *$N, more than a reply lists" "$W/active.txt"' "$(cat "$W/active.txt")"
+
+# the second table, loaded and swapped in while the flows carry traffic
+send 8 >"$W/during" &
+sp=$!
+l0=$(date +%s%N)
+ip netns exec "$R1" "$TDPCTL" --socket "$W/r1/tdpd.sock" schedule load "$W/big2.tdp" >"$W/load.out" 2>&1
+lrc=$?
+l1=$(date +%s%N)
+wait "$sp"
+got2=$(cat "$W/during")
+s0=$((sent + sent5))
+rx=$(flow "f$last" rx) sent=$(flow "f$last" sent) late=$(flow "f$last" late_dropped) ovf=$(flow "f$last" overflow)
+sent5=$(flow f5 sent)
+check "a second table of $N flows swapped in under traffic: f$last keeps its counters (rx $rx, sent $sent, dropped late $late, overflow $ovf) and the receiver got what was sent ($got2)" \
+	'[ $lrc -eq 0 ] && grep -q "in force from frame" "$W/load.out" && [ "$rx" = 13 ] && [ $((sent + late + ovf)) -eq 13 ] && [ "${got2:-0}" -eq $((sent + sent5 - s0)) ]' \
+	"rc $lrc: $(cat "$W/load.out"); $(tail -n 3 "$W/r1/err")"
+kill -TERM "$PID1" "$PID2"
+wait "$PID1"
+rc1=$?
+wait "$PID2"
+rc2=$?
+check "both tdpd stop with exit 0; R1's summary gives one row for all $N flows" \
+	'[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && grep -q "^($N flows) " "$W/r1/out" && [ "$(grep -c "^f[0-9]" "$W/r1/out")" = 0 ]' \
+	"$(tail -n 5 "$W/r1/err"; grep -A2 "^flow " "$W/r1/out")"
+awk -v s0="$st0" -v s1="$st1" -v l0="$l0" -v l1="$l1" -v n="$N" 'BEGIN {
+	printf "# tdpd started with %d flows in %.2f s; tdpctl schedule load of %d more took %.2f s to the frame it took effect at\n", n, (s1 - s0) / 1e9, n, (l1 - l0) / 1e9
+}'
