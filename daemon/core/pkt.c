@@ -168,17 +168,6 @@ const char *pkt_err_name(int err)
 
 /* ---- classification --------------------------------------------------- */
 
-/*
- * A flow's key, whatever its shape, in three words: w packs the scalar
- * fields (MPLS label 20 bits, VID 12, UDP port 16, DSCP 6, PCP 3, family 4),
- * d the destination masked to the group's prefix (an IPv4 address in d[0]'s
- * first four bytes, as pkt_info holds it). A group's fields not matched are 0.
- */
-struct cls_key {
-	uint64_t w;
-	uint64_t d[2];
-};
-
 /* 32 bytes: two slots a cache line */
 struct cls_slot {
 	struct cls_key key;
@@ -375,31 +364,57 @@ fail:
 	return NULL;
 }
 
-int cls_lookup(const struct cls *c, const struct pkt_info *pi)
+/* key k's flow in group g from slot s on, or -1 */
+static inline int probe_group(const struct cls_group *g, const struct cls_key *k, uint32_t s)
 {
-	for (uint32_t i = 0; i < c->ngroups; i++) {
-		const struct cls_group *g = &c->g[i];
-		struct cls_key k;
-		if (!pkt_key(g, pi, &k))
-			continue;
-		uint32_t s = (uint32_t)key_hash(&k) & g->mask;
-		while (g->slot[s].flow >= 0) {
-			if (key_eq(&g->slot[s].key, &k))
-				return g->slot[s].flow;
-			s = (s + 1) & g->mask;
-		}
+	while (g->slot[s].flow >= 0) {
+		if (key_eq(&g->slot[s].key, k))
+			return g->slot[s].flow;
+		s = (s + 1) & g->mask;
 	}
 	return -1;
 }
 
-void cls_prefetch(const struct cls *c, const struct pkt_info *pi)
+/* the groups from `from` on, each key worked out here */
+static int lookup_from(const struct cls *c, const struct pkt_info *pi, uint32_t from)
 {
-	for (uint32_t i = 0; i < c->ngroups; i++) {
+	for (uint32_t i = from; i < c->ngroups; i++) {
 		const struct cls_group *g = &c->g[i];
 		struct cls_key k;
-		if (pkt_key(g, pi, &k))
-			__builtin_prefetch(&g->slot[(uint32_t)key_hash(&k) & g->mask]);
+		if (!pkt_key(g, pi, &k))
+			continue;
+		int f = probe_group(g, &k, (uint32_t)key_hash(&k) & g->mask);
+		if (f >= 0)
+			return f;
 	}
+	return -1;
+}
+
+int cls_lookup(const struct cls *c, const struct pkt_info *pi)
+{
+	return lookup_from(c, pi, 0);
+}
+
+void cls_prefetch(const struct cls *c, const struct pkt_info *pi, struct cls_probe *p)
+{
+	for (uint32_t i = 0; i < c->ngroups && i < CLS_PROBE_GROUPS; i++) {
+		const struct cls_group *g = &c->g[i];
+		p->s[i] = UINT32_MAX;
+		if (!pkt_key(g, pi, &p->k[i]))
+			continue;
+		p->s[i] = (uint32_t)key_hash(&p->k[i]) & g->mask;
+		__builtin_prefetch(&g->slot[p->s[i]]);
+	}
+}
+
+int cls_lookup_probe(const struct cls *c, const struct pkt_info *pi, const struct cls_probe *p)
+{
+	for (uint32_t i = 0; i < c->ngroups && i < CLS_PROBE_GROUPS; i++) {
+		int f = p->s[i] == UINT32_MAX ? -1 : probe_group(&c->g[i], &p->k[i], p->s[i]);
+		if (f >= 0)
+			return f;
+	}
+	return c->ngroups > CLS_PROBE_GROUPS ? lookup_from(c, pi, CLS_PROBE_GROUPS) : -1;
 }
 
 uint32_t cls_groups(const struct cls *c)

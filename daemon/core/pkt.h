@@ -65,9 +65,29 @@ void cls_free(struct cls *c);
 /* The flow the packet belongs to, or -1. Flows of a valid table never overlap,
  * so at most one matches. O(number of distinct match shapes). */
 int cls_lookup(const struct cls *c, const struct pkt_info *pi);
-/* Asks the CPU for the slots cls_lookup will read for the packet: called for
- * a burst's packets before their lookups, so the misses overlap. */
-void cls_prefetch(const struct cls *c, const struct pkt_info *pi);
+
+/*
+ * A flow's key, whatever its shape, in three words: w packs the scalar
+ * fields (MPLS label 20 bits, VID 12, UDP port 16, DSCP 6, PCP 3, family 4),
+ * d the destination masked to the group's prefix (an IPv4 address in d[0]'s
+ * first four bytes, as pkt_info holds it). A group's fields not matched are 0.
+ */
+struct cls_key {
+	uint64_t w;
+	uint64_t d[2];
+};
+/* A packet's keys in the first CLS_PROBE_GROUPS groups and their slots,
+ * worked out once: cls_prefetch fills it and asks the CPU for the slots (for
+ * a burst's packets before their lookups, so the misses overlap), and
+ * cls_lookup_probe finishes the lookup from it. */
+#define CLS_PROBE_GROUPS 2
+struct cls_probe {
+	struct cls_key k[CLS_PROBE_GROUPS];
+	uint32_t s[CLS_PROBE_GROUPS]; /* UINT32_MAX: the packet lacks a field of the group */
+};
+void cls_prefetch(const struct cls *c, const struct pkt_info *pi, struct cls_probe *p);
+/* cls_lookup's answer, from p */
+int cls_lookup_probe(const struct cls *c, const struct pkt_info *pi, const struct cls_probe *p);
 uint32_t cls_groups(const struct cls *c);
 
 /* ---- forwarding rewrite ----------------------------------------------- */

@@ -136,6 +136,13 @@ static inline void flowq_init(struct flow_rx *q, struct rte_mbuf **slot, uint32_
 	q->depth = depth;
 }
 
+/* RX: asks the CPU for the slot the next packet queued goes in. */
+static inline void flowq_prefetch_slot(const struct flow_rx *q)
+{
+	uint32_t h = atomic_load_explicit(&q->head, memory_order_relaxed);
+	__builtin_prefetch(&q->slot[h & q->mask], 1);
+}
+
 /* RX: queues up to n packets in order; returns how many (the rest are the
  * caller's). Counts nothing. */
 static inline uint32_t flowq_enqueue(struct flow_rx *q, struct rte_mbuf *const *m, uint32_t n)

@@ -185,6 +185,7 @@ static void one_burst_queued_in_order(void **state)
 	rig_up(&r);
 	/* 24 frames: every third reserved (sizes 100, 101, ...), the rest best effort (sizes 200, ...) */
 	uint32_t nr = 0, nb = 0;
+	uint64_t bytes = 0;
 	for (int i = 0; i < 24; i++) {
 		struct pg g = from_sender("10.0.2.2");
 		if (i % 3 == 0) {
@@ -194,10 +195,12 @@ static void one_burst_queued_in_order(void **state)
 		} else {
 			g.size = 200 + nb++;
 		}
+		bytes += g.size;
 		assert_int_equal(rte_ring_sp_enqueue(r.ringrx[0], frame(&g)), 0);
 	}
 	assert_int_equal(rx_poll(&r.rx), 24);
 	assert_int_equal(r.rx.st.pkts, 24);
+	assert_int_equal(r.rx.st.bytes, bytes);
 	assert_int_equal(r.frx[0]->enq, 4); /* depth 4 */
 	assert_int_equal(r.frx[0]->overflow, nr - 4);
 	assert_int_equal(r.rx.st.reserved, 4);
