@@ -46,7 +46,7 @@ static const uint8_t next_mac[6] = {2, 0, 0, 0, 2, 2};
 static uint32_t many_from = 257;
 
 /* Flows of the benchmark's tables: few (DSCP 46, UDP ports 5000..) or many
- * (10.200.x.y/32, UDP port 5000). Each flow gets 16,384 / nflows packets a
+ * (10.(200 + f / 65536).x.y/32, UDP port 5000). Each flow gets 16,384 / nflows packets a
  * frame (at least 1); pipelined flows have alpha 1. */
 static char *dp_table(uint32_t nflows, bool piped)
 {
@@ -60,8 +60,8 @@ static char *dp_table(uint32_t nflows, bool piped)
 		if (many)
 			n += (size_t)snprintf(
 				txt + n, cap - n,
-				"flow f%u port out size 100%s dst 10.200.%u.%u/32 udp-dport 5000\n",
-				f, piped ? " alpha 1" : "", f >> 8, f & 255);
+				"flow f%u port out size 100%s dst 10.%u.%u.%u/32 udp-dport 5000\n",
+				f, piped ? " alpha 1" : "", 200 + (f >> 16), f >> 8 & 255, f & 255);
 		else
 			n += (size_t)snprintf(txt + n, cap - n,
 					      "flow f%u port out size 100%s dscp 46 udp-dport %u\n",
@@ -76,17 +76,19 @@ static char *dp_table(uint32_t nflows, bool piped)
 	return txt;
 }
 
-/* n frames into r, frame i of flow i % nflows, as dp_table's flows match */
+/* n frames into r, frame i of flow i % nflows, as dp_table's flows match;
+ * with more flows than frames, spread over them all */
 static void fill_ring(struct rte_ring *r, uint32_t n, uint32_t nflows)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		struct pg g;
 		pg_defaults(&g);
 		memcpy(g.dmac, mac_in, 6);
-		uint32_t f = i % nflows;
+		uint32_t f = nflows > n ? (uint32_t)((uint64_t)i * nflows / n) : i % nflows;
 		g.dscp = 46;
 		if (nflows >= many_from) {
-			g.dst[1] = 200, g.dst[2] = (uint8_t)(f >> 8), g.dst[3] = (uint8_t)f;
+			g.dst[1] = (uint8_t)(200 + (f >> 16)), g.dst[2] = (uint8_t)(f >> 8),
+			g.dst[3] = (uint8_t)f;
 			g.dport = 5000;
 		} else {
 			g.dport = (uint16_t)(5000 + f);
@@ -99,7 +101,7 @@ static void fill_ring(struct rte_ring *r, uint32_t n, uint32_t nflows)
 }
 
 /* A router on two in-memory ports: the engine on the table, RX polling "in"
- * and routing 10.0.2.0/24 (neighbour 10.0.2.2) and 10.200.0.0/16 (via
+ * and routing 10.0.2.0/24 (neighbour 10.0.2.2) and 10.192.0.0/11 (via
  * 10.0.2.2) out of port 1, the table's port. */
 struct dp_rig {
 	uint32_t nflows;
@@ -164,7 +166,7 @@ static void dp_up(struct dp_rig *d, uint32_t nflows, bool piped, const char *in,
 	router_add_address(d->rt, 1, fam, a, len, err, sizeof(err));
 	route_parse_addr("10.0.2.2", &fam, gw);
 	router_add_neighbour(d->rt, 1, fam, gw, next_mac, err, sizeof(err));
-	route_parse_prefix("10.200.0.0/16", &fam, a, &len);
+	route_parse_prefix("10.192.0.0/11", &fam, a, &len);
 	router_add_route(d->rt, 1, fam, a, len, gw, err, sizeof(err));
 	if (router_build(d->rt, err, sizeof(err)) != 0) {
 		fprintf(stderr, "bench: %s\n", err);
@@ -433,25 +435,26 @@ static void curve_svg(const char *path, const uint32_t *n, const struct dp_figs 
 				       {"engine", y[1], NULL, NULL, NULL},
 				       {"l2fwd-style", y[2], NULL, NULL, NULL},
 				       {"l3fwd-style", y[3], NULL, NULL, NULL}};
-	plot_svg(path, "reserved flows", "ns a packet, one core", 5, x, rows < 8 ? rows : 8, l, 4);
+	plot_svg(path, "reserved flows", "ns a packet, one core", 6, x, rows < 8 ? rows : 8, l, 4);
 }
 
-/* RX and the engine from 10 flows to the most a table holds (65,535), every
+/* RX and the engine from 10 flows to 10^6, every
  * table matching on destination /32 and UDP port, each packet of a round to
- * the next flow; beside the two loops in the same rounds. The rounds carry
+ * the next flow (past 16,000 flows, spread over them all); beside the two
+ * loops in the same rounds. The rounds carry
  * 16,000 packets (the pool's share), so with more flows than that the
  * engine's frame holds flows without a packet: its ns a packet pushed
  * counts those entries too. */
 void bench_flows_curve(const char *svg)
 {
-	static const uint32_t counts[] = {10, 100, 1000, 10000, 65535};
+	static const uint32_t counts[] = {10, 100, 1000, 10000, 100000, 1000000};
 	enum {
 		ROWS = sizeof(counts) / sizeof(counts[0])
 	};
 	struct dp_figs f[ROWS];
 	uint32_t saved = many_from;
 	many_from = 1;
-	printf("\n== reserved flows, 10 to 65,535 (destination /32 and UDP port), one core, "
+	printf("\n== reserved flows, 10 to 10^6 (destination /32 and UDP port), one core, "
 	       "100-byte packets, rounds of 16,000\n");
 	printf("%8s %9s %9s %9s %9s %8s %8s %12s\n", "flows", "RX ns", "engine ns", "l2fwd ns",
 	       "l3fwd ns", "RX/l3fwd", "eng/l2fwd", "bytes/flow");

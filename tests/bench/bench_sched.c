@@ -154,7 +154,7 @@ int main(int argc, char **argv)
 	else
 		printf("\nbest of %d; rows/s = k / (parse + admit); x scan = (parse + admit) / "
 		       "bare scan of the same text;\n"
-		       "runtime form = 4 B per frame + 4 B per distinct row + 4 B per distinct "
+		       "runtime form = 4 B per frame + 4 B per distinct row + 8 B per distinct "
 		       "entry (B/frame counts\n"
 		       "the first two over k)\n",
 		       repeat);

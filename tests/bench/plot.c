@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "plot.h"
@@ -22,9 +23,22 @@ int plot_svg(const char *path, const char *xlabel, const char *ylabel, int decad
 			if ((!l[k].have || l[k].have[i]) && v > ymax)
 				ymax = v;
 		}
+	/* values over more than two decades: a log scale from the power of ten
+	 * below the least to the one above the greatest */
+	double ymin = ymax;
+	for (int k = 0; k < nl; k++)
+		for (int i = 0; i < n; i++) {
+			double v = l[k].lo ? l[k].lo[i] : l[k].y[i];
+			if ((!l[k].have || l[k].have[i]) && v > 0 && v < ymin)
+				ymin = v;
+		}
+	bool lg = ymax > 100 * ymin;
+	double y0 = lg ? floor(log10(ymin)) : 0, y1 = lg ? ceil(log10(ymax)) : 0;
 	ymax *= 1.1;
 #define X(c) (L + (W - L - R) * (log10(c) - 1) / (decades - 1))
-#define Y(v) (H - B - (H - T - B) * (v) / ymax)
+#define Y(v)                                                                       \
+	(lg ? H - B - (H - T - B) * (log10((v) > 0 ? (v) : ymin) - y0) / (y1 - y0) \
+	    : H - B - (H - T - B) * (v) / ymax)
 	fprintf(f,
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 		"font-family=\"sans-serif\" font-size=\"11\">\n"
@@ -33,9 +47,12 @@ int plot_svg(const char *path, const char *xlabel, const char *ylabel, int decad
 	for (int e = 1; e <= decades; e++)
 		fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">10^%d</text>\n",
 			X(pow(10, e)), H - B + 15, e);
-	for (int k = 0; k <= 4; k++)
+	for (int k = 0; !lg && k <= 4; k++)
 		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>\n", L - 4,
 			Y(ymax * k / 4) + 4, ymax * k / 4);
+	for (double e = y0; lg && e <= y1; e++)
+		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", L - 4,
+			Y(pow(10, e)) + 4, pow(10, e));
 	fprintf(f,
 		"<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n"
 		"<text x=\"12\" y=\"%.0f\" transform=\"rotate(-90 12 %.0f)\" "

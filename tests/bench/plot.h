@@ -13,7 +13,8 @@ struct plot_line {
 	const bool *have;      /* which points it has, or NULL for all */
 };
 
-/* Points at counts x[0..n-1] (10^1 .. 10^decades, log scale); 0, or -1 when
+/* Points at counts x[0..n-1] (10^1 .. 10^decades, log scale); the values on
+ * a log scale too when they span more than a factor of 100. 0, or -1 when
  * path cannot be written (said on stderr). */
 int plot_svg(const char *path, const char *xlabel, const char *ylabel, int decades, const double *x,
 	     int n, const struct plot_line *l, int nl);
