@@ -124,9 +124,10 @@ static char *offer(struct tables *tm, struct dtable *nt, json_t *args, int64_t s
 	tm->pending = nt;
 	tm->rx_offered = false;
 	const struct sched_table *t = engine_table_sched(et);
-	log_notice("schedule: %s (k %u, %u flows) accepted; adopted at frame %" PRId64
-		   " (TAI %" PRId64 " ns)",
-		   nt->name, t->k, t->nflows, J, frame_start(g, J).ns);
+	log_notice("schedule: %s (k %u, %u flows) accepted %.2f s after the request; adopted at "
+		   "frame %" PRId64 " (TAI %" PRId64 " ns)",
+		   nt->name, t->k, t->nflows, (double)(tdp_mono_ns() - started_ns) / 1e9, J,
+		   frame_start(g, J).ns);
 	json_t *w = json_object_get(args, "wait");
 	if (!w || json_is_true(w)) {
 		*wait = true;
@@ -427,9 +428,12 @@ void tables_advance(struct tables *tm)
 		log_warn("schedule: %s took effect at frame %" PRId64 ", not %" PRId64
 			 " as planned (the engine was late)",
 			 nt->name, tm->last_swap_frame, tm->last_swap_requested);
-	log_notice("schedule: %s in force from frame %" PRId64 ": k %u, %u flows%s%" PRIu64 "%s",
-		   nt->name, tm->last_swap_frame, t->k, t->nflows, dropped ? "; " : "", dropped,
-		   dropped ? " packets queued for removed flows dropped" : "");
+	char lost[96] = "";
+	if (dropped)
+		snprintf(lost, sizeof(lost),
+			 "; %" PRIu64 " packets queued for removed flows dropped", dropped);
+	log_notice("schedule: %s in force from frame %" PRId64 ": k %u, %u flows%s", nt->name,
+		   tm->last_swap_frame, t->k, t->nflows, lost);
 	json_t *res = swap_result(tm, nt);
 	json_object_set_new(res, "dropped_queued", json_integer((json_int_t)dropped));
 	answer(tm, &tm->waiter, control_reply_ok(res));

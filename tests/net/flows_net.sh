@@ -26,18 +26,21 @@ net_test_begin ping python3
 . "$SRC/tests/tap.sh"
 echo "1..9"
 N=${FLOWS_N:-70000}
+# by hand, 10^6 flows: FLOWS_N=1000000 FLOWS_K=1000 FLOWS_RATE=10Gbit/s
+K=${FLOWS_K:-100}
+RATE=${FLOWS_RATE:-1Gbit/s}
 
-# table_text FILE SHIFT: the N flows, flow i in frame (i + SHIFT) % 100
+# table_text FILE SHIFT: the N flows, flow i in frame (i + SHIFT) % K
 table_text() {
-	python3 - "$N" "$2" >"$1" <<'PY'
+	python3 - "$N" "$2" "$K" "$RATE" >"$1" <<'PY'
 import sys
-n, shift = int(sys.argv[1]), int(sys.argv[2])
-out = ["tdp-schedule 1", "tf 1ms", "k 100", "guard 20us",
-       "port out rate 1Gbit/s max-frame 1514 overhead 24"]
+n, shift, k, rate = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+out = ["tdp-schedule 1", "tf 1ms", f"k {k}", "guard 20us",
+       f"port out rate {rate} max-frame 1514 overhead 24"]
 for i in range(n):
     out.append(f"flow f{i} port out size 100 dscp {1 + i // 60000} udp-dport {1000 + i % 60000}")
 for i in range(n):
-    out.append(f"frames {(i + shift) % 100}: f{i} 1")
+    out.append(f"frames {(i + shift * k // 100) % k}: f{i} 1")
 print("\n".join(out))
 PY
 }
@@ -64,23 +67,27 @@ ip -n "$R2" route add 10.7.0.0/24 via 10.7.1.1
 for _ in $(seq 50); do ip netns exec "$SND" ping -c 1 -W 1 10.7.2.2 >/dev/null 2>&1 && break; sleep 0.1; done
 
 # send COUNT: COUNT packets each of flow N-1 (past 65,535) and of flow 5,
-# 0.15 s apart (more than a cycle: each goes in its flow's next frame); the
-# receiver counts what arrives on either port
+# 1.5 cycles apart (each goes in its flow's next frame); the receiver counts
+# what arrives on either port
 last=$((N - 1))
 pl=$((1000 + last % 60000)) dl=$((1 + last / 60000))
 send() {
-	timeout 30 ip netns exec "$RCV" python3 - "$pl" 1005 "$1" >"$W/rcv.out" <<'PY' &
-import select, socket, sys, time
-ports, want = [int(sys.argv[1]), int(sys.argv[2])], 2 * int(sys.argv[3])
+	# the receiver stops once it has them all, or 2 s plus 3 cycles after the
+	# sender's last (a packet dropped late never comes); 90 s at most
+	timeout 90 ip netns exec "$RCV" python3 - "$pl" 1005 "$1" "$K" "$W/sent" >"$W/rcv.out" <<'PY' &
+import os, select, socket, sys, time
+ports, want, k, done = [int(sys.argv[1]), int(sys.argv[2])], 2 * int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 ss = []
 for p in ports:
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind(("0.0.0.0", p))
     ss.append(s)
 print("ready", flush=True)
-got, end = 0, time.time() + 20
-while got < want and time.time() < end:
-    r, _, _ = select.select(ss, [], [], 0.5)
+got, end = 0, None
+while got < want and (end is None or time.time() < end):
+    if end is None and os.path.exists(done):
+        end = time.time() + 2 + 3 * k / 1000
+    r, _, _ = select.select(ss, [], [], 0.1)
     for s in r:
         s.recv(2048)
         got += 1
@@ -88,17 +95,19 @@ print(got, flush=True)
 PY
 	local rp=$!
 	for _ in $(seq 50); do grep -q ready "$W/rcv.out" && break; sleep 0.1; done
-	ip netns exec "$SND" python3 - "$dl" "$pl" "$1" <<'PY'
+	ip netns exec "$SND" python3 - "$dl" "$pl" "$1" "$K" <<'PY'
 import socket, sys, time
-dl, pl, n = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+dl, pl, n, k = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for i in range(n):
     for dscp, port in ((dl, pl), (1, 1005)):
         s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, dscp << 2)
         s.sendto(b"x" * 50, ("10.7.2.2", port))
-    time.sleep(0.15)
+    time.sleep(0.0015 * k)
 PY
+	: >"$W/sent"
 	wait "$rp"
+	rm -f "$W/sent"
 	tail -n 1 "$W/rcv.out"
 }
 # flow NAME FIELD: a counter of one flow, from tdpctl flows NAME
@@ -151,7 +160,7 @@ s0=$((sent + sent5))
 rx=$(flow "f$last" rx) sent=$(flow "f$last" sent) late=$(flow "f$last" late_dropped) ovf=$(flow "f$last" overflow)
 sent5=$(flow f5 sent)
 check "a second table of $N flows swapped in under traffic: f$last keeps its counters (rx $rx, sent $sent, dropped late $late, overflow $ovf) and the receiver got what was sent ($got2)" \
-	'[ $lrc -eq 0 ] && grep -q "in force from frame" "$W/load.out" && [ "$rx" = 13 ] && [ $((sent + late + ovf)) -eq 13 ] && [ "${got2:-0}" -eq $((sent + sent5 - s0)) ]' \
+	'[ $lrc -eq 0 ] && grep -q "in force from frame" "$W/load.out" && [ "$rx" = 13 ] && [ $((sent + late + ovf)) -eq 13 ] && [ "${got2:-0}" -eq $((sent + sent5 - s0)) ] && grep -q "big2.tdp in force from frame [0-9]*: k $K, $N flows$" "$W/r1/err"' \
 	"rc $lrc: $(cat "$W/load.out"); $(tail -n 3 "$W/r1/err")"
 kill -TERM "$PID1" "$PID2"
 wait "$PID1"
@@ -164,3 +173,4 @@ check "both tdpd stop with exit 0; R1's summary gives one row for all $N flows" 
 awk -v s0="$st0" -v s1="$st1" -v l0="$l0" -v l1="$l1" -v n="$N" 'BEGIN {
 	printf "# tdpd started with %d flows in %.2f s; tdpctl schedule load of %d more took %.2f s to the frame it took effect at\n", n, (s1 - s0) / 1e9, n, (l1 - l0) / 1e9
 }'
+grep -h "schedule load: .*big2.tdp: \|big2.tdp .*accepted" "$W/r1/err" | sed 's/^/# /'
