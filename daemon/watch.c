@@ -118,35 +118,38 @@ static const char *port_name(const struct tdpd *d, uint32_t moved_port)
 }
 
 /* Reserved flows whose route moved off their port: said when it starts, at
- * most every WATCH_MOVED_LOG_NS while it lasts, and when it ends. */
-static void watch_moved(struct tdpd *d, struct watch *w, int64_t now)
+ * most every WATCH_MOVED_LOG_NS while it lasts, and when it ends. Reads
+ * flows [from, to) of the table in force; false when that is another table
+ * than the pass began with (the pass starts again). */
+static bool watch_moved(struct tdpd *d, struct watch *w, int64_t now, uint32_t from, uint32_t to)
 {
 	struct eng_table *et = engine_table_current(d->e);
 	const struct sched_table *t = engine_table_sched(et);
 	if (et != w->et) {
-		/* another table: its flows' counts so far are not news */
+		/* another table: each flow is primed at its first read */
 		struct watch_flow *fl = calloc(t->nflows ? t->nflows : 1, sizeof(*fl));
 		if (!fl)
-			return;
+			return false;
 		free(w->fl);
 		w->fl = fl;
 		w->et = et;
 		w->nflows = t->nflows;
-		for (uint32_t f = 0; f < t->nflows; f++) {
-			struct flow_rx_sum fr;
-			engine_table_flow_rx_sum(et, f, &fr, NULL);
-			fl[f].seen = fl[f].logged = fr.route_moved;
-			fl[f].guard_seen = fl[f].guard_logged = fr.arr_guard;
-		}
-		return;
+		return false;
 	}
 	const char *policy = d->conf.moved_route == RX_MOVED_BEST_EFFORT
 				     ? "sent as best effort by the new route"
 				     : "dropped";
-	for (uint32_t f = 0; f < w->nflows; f++) {
+	for (uint32_t f = from; f < to && f < w->nflows; f++) {
 		struct watch_flow *x = &w->fl[f];
 		struct flow_rx_sum fr;
 		engine_table_flow_rx_sum(et, f, &fr, NULL);
+		if (!x->primed) {
+			/* its counts so far are not news */
+			x->seen = x->logged = fr.route_moved;
+			x->guard_seen = x->guard_logged = fr.arr_guard;
+			x->primed = true;
+			continue;
+		}
 		const char *name = t->flows[f].name, *own = t->ports[t->flows[f].port].name;
 		x->guard_seen = fr.arr_guard;
 		if (x->guard_seen > x->guard_logged &&
@@ -189,6 +192,7 @@ static void watch_moved(struct tdpd *d, struct watch *w, int64_t now)
 			x->log_ns = 0;
 		}
 	}
+	return true;
 }
 
 void watch_init(struct watch *w, struct tdpd *d)
@@ -201,10 +205,19 @@ void watch(struct tdpd *d, struct watch *w)
 {
 	watch_sync(d, w);
 	int64_t now = tdp_mono_ns();
-	if (now < w->next_moved_check)
-		return;
-	w->next_moved_check = now + 1000000000;
-	watch_moved(d, w, now);
+	if (!w->next_flow) {
+		if (now < w->next_moved_check)
+			return;
+		w->next_moved_check = now + 1000000000;
+	}
+	/* a slice of the pass; next_flow counts from 1 (0: no pass) */
+	uint32_t from = w->next_flow ? w->next_flow - 1 : 0, to = from + WATCH_FLOWS_A_STEP;
+	if (!watch_moved(d, w, now, from, to))
+		w->next_flow = 1; /* a new table: a pass from its first flow */
+	else if (to < w->nflows)
+		w->next_flow = to + 1;
+	else
+		w->next_flow = 0; /* the pass is done */
 }
 
 void watch_free(struct watch *w)

@@ -251,13 +251,25 @@ static void a_million_flows_loaded_swapped_and_forwarded(void **state)
 	engine_table_flow_stats(nt, n - SPARE, &fs);
 	assert_int_equal(fs.sent, 1);
 	assert_string_equal(engine_table_sched(nt)->flows[n - SPARE].name, "g0");
+	/* every flow's RX counters read once, as tdpd's watch once did in one
+	 * step of RX core 0's loop (it reads WATCH_FLOWS_A_STEP a step now) */
+	uint64_t enq = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (uint32_t f = 0; f < n; f++) {
+		struct flow_rx_sum fr;
+		engine_table_flow_rx_sum(nt, f, &fr, NULL);
+		enq += fr.enq;
+	}
+	double ms_walk = ms_since(&t0);
+	assert_true(enq > 0 && enq <= r.rx.st.reserved); /* b's flows: not a's removed ones */
 	printf("# %u flows: parse a %.0f ms, b %.0f ms; rig (parse, engine, classifier) %.0f ms; "
 	       "RX "
 	       "half of a %.0f ms; engine table b %.0f ms, RX half of b %.0f ms; the adopting "
 	       "frame's step %.2f ms (the slowest frame before it %.2f ms, each with %u "
-	       "entries); retiring a %.0f ms (dropped %llu)\n",
+	       "entries); retiring a %.0f ms (dropped %llu); every flow's RX counters read in %.0f "
+	       "ms\n",
 	       n, ms_a, ms_b, ms_up, ms_rx_a, ms_eng_b, ms_rx_b, ms_adopt, ms_other, n / K,
-	       ms_retire, (unsigned long long)dropped);
+	       ms_retire, (unsigned long long)dropped, ms_walk);
 	dtable_free(db);
 	rig_down(&r);
 	assert_int_equal(rte_mempool_in_use_count(env_pool()), 0);
