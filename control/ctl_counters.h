@@ -118,24 +118,26 @@
  * stack's frames by class and the ICMP errors sent by kind are arrays named
  * by their enums (rx_drop_name, punt_class_name, icmp_err_name).
  *   X(field, "key", "prometheus name", "what it counts") */
-#define CTL_RX_COUNTERS(X)                                                                    \
-	X(pkts, "pkts", "tdpd_rx_packets_total", "Packets received.")                         \
-	X(bytes, "bytes", "tdpd_rx_bytes_total", "Bytes received.")                           \
-	X(reserved, "reserved", "tdpd_rx_reserved_total",                                     \
-	  "Packets classified to a reserved flow.")                                           \
-	X(best_effort, "best_effort", "tdpd_rx_best_effort_total",                            \
-	  "Packets forwarded as best effort.")                                                \
-	X(resolve_asked, "resolve_asked", "tdpd_rx_resolve_asked_total",                      \
-	  "Next hops RX asked the kernel to resolve (ARP/ND).")                               \
-	X(resolve_ring_full, "resolve_ring_full", "tdpd_rx_resolve_ring_full_total",          \
-	  "Requests to resolve not made: the ring to the netlink thread was full.")           \
-	X(nh_cached, "route_cached", "tdpd_rx_route_cached_total",                            \
-	  "Reserved packets routed by their flow's cached route.")                            \
-	X(moved_best_effort, "moved_best_effort", "tdpd_rx_moved_best_effort_total",          \
-	  "Reserved packets sent as best effort by a moved route (moved-route best-effort).") \
-	X(handoff_sent, "handoff_sent", "tdpd_rx_handoff_sent_total",                         \
-	  "Packets other RX cores handed to core 0 to send at once.")                         \
-	X(handoff_drop, "handoff_drop", "tdpd_rx_handoff_drop_total",                         \
+#define CTL_RX_COUNTERS(X)                                                                       \
+	X(pkts, "pkts", "tdpd_rx_packets_total", "Packets received.")                            \
+	X(bytes, "bytes", "tdpd_rx_bytes_total", "Bytes received.")                              \
+	X(reserved, "reserved", "tdpd_rx_reserved_total",                                        \
+	  "Packets classified to a reserved flow.")                                              \
+	X(best_effort, "best_effort", "tdpd_rx_best_effort_total",                               \
+	  "Packets forwarded as best effort.")                                                   \
+	X(flow_overflow, "flow_overflow", "tdpd_rx_flow_overflow_total",                         \
+	  "Reserved packets dropped: their flow's queue was full (the flows' overflow summed).") \
+	X(resolve_asked, "resolve_asked", "tdpd_rx_resolve_asked_total",                         \
+	  "Next hops RX asked the kernel to resolve (ARP/ND).")                                  \
+	X(resolve_ring_full, "resolve_ring_full", "tdpd_rx_resolve_ring_full_total",             \
+	  "Requests to resolve not made: the ring to the netlink thread was full.")              \
+	X(nh_cached, "route_cached", "tdpd_rx_route_cached_total",                               \
+	  "Reserved packets routed by their flow's cached route.")                               \
+	X(moved_best_effort, "moved_best_effort", "tdpd_rx_moved_best_effort_total",             \
+	  "Reserved packets sent as best effort by a moved route (moved-route best-effort).")    \
+	X(handoff_sent, "handoff_sent", "tdpd_rx_handoff_sent_total",                            \
+	  "Packets other RX cores handed to core 0 to send at once.")                            \
+	X(handoff_drop, "handoff_drop", "tdpd_rx_handoff_drop_total",                            \
 	  "Packets handed to core 0 that the driver refused, dropped.")
 
 /* ICMP errors owed but not sent, by reason (struct rx_stats), under the stats

@@ -101,8 +101,10 @@ static void pend_flush(struct rx *rx, struct rx_pend *pd)
 		if (g->fr) {
 			CTR_ADD(g->fr->enq, k);
 			CTR_ADD(rx->st.reserved, k);
-			if (k < g->n)
+			if (k < g->n) {
 				CTR_ADD(g->fr->overflow, g->n - k);
+				CTR_ADD(rx->st.flow_overflow, g->n - k);
+			}
 		} else {
 			CTR_ADD(rx->st.best_effort, k);
 			if (k < g->n)

@@ -203,6 +203,7 @@ static void one_burst_queued_in_order(void **state)
 	assert_int_equal(r.rx.st.bytes, bytes);
 	assert_int_equal(r.frx[0]->enq, 4); /* depth 4 */
 	assert_int_equal(r.frx[0]->overflow, nr - 4);
+	assert_int_equal(r.rx.st.flow_overflow, nr - 4); /* the sum the status line gives */
 	assert_int_equal(r.rx.st.reserved, 4);
 	assert_int_equal(r.rx.st.best_effort, 8); /* depth 8 */
 	assert_int_equal(r.rx.st.drop[RXD_BE_OVERFLOW], nb - 8);
