@@ -326,6 +326,19 @@ json_t *summary_sync_json(struct timebase *tb)
 	return o;
 }
 
+/* a flow's counters (or their sums) into o, each under its key */
+static void flow_counters(json_t *o, const struct flow_stats *fs, const struct flow_rx_sum *fr)
+{
+	{
+		const struct flow_rx_sum *c = fr;
+		CTL_FLOW_RX_COUNTERS(KEY3)
+	}
+	{
+		const struct flow_stats *c = fs;
+		CTL_FLOW_COUNTERS(KEY3)
+	}
+}
+
 json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uint32_t f)
 {
 	struct flow_stats fs;
@@ -337,14 +350,7 @@ json_t *summary_flow_json(const struct sched_table *t, struct eng_table *et, uin
 			      t->ports[t->flows[f].port].name);
 	if (!o)
 		return NULL;
-	{
-		const struct flow_rx_sum *c = &fr;
-		CTL_FLOW_RX_COUNTERS(KEY3)
-	}
-	{
-		const struct flow_stats *c = &fs;
-		CTL_FLOW_COUNTERS(KEY3)
-	}
+	flow_counters(o, &fs, &fr);
 	if (t->flows[f].alpha && has_arr)
 		json_object_set_new(o, "arrival_ns", hist_json(&arr, false));
 	return o;
@@ -358,14 +364,7 @@ json_t *summary_flows_sum_json(const struct sched_table *t, struct eng_table *et
 	json_t *o = json_pack("{sI}", "flows", (json_int_t)t->nflows);
 	if (!o)
 		return NULL;
-	{
-		const struct flow_rx_sum *c = &fr;
-		CTL_FLOW_RX_COUNTERS(KEY3)
-	}
-	{
-		const struct flow_stats *c = &fs;
-		CTL_FLOW_COUNTERS(KEY3)
-	}
+	flow_counters(o, &fs, &fr);
 	return o;
 }
 
