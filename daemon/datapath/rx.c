@@ -11,12 +11,10 @@
 #include "hist.h"
 #include "ipfrag.h"
 #include "rx.h"
+#include "rx_pend.h"
 #include "tdp_names.h"
 
 #define RX_PREFETCH 8
-#define RX_PEND_BITS 7
-#define RX_PEND_SLOTS (1u << RX_PEND_BITS)
-_Static_assert(RX_PEND_SLOTS >= 2 * RX_BURST, "a burst's groups fill at most half the index");
 
 const char *rx_drop_name(enum rx_drop d)
 {
@@ -36,84 +34,6 @@ const char *rx_drop_name(enum rx_drop d)
 		[RXD_LINK_DOWN] = "link-down",
 	};
 	return TDP_NAME_OF(n, d, "unknown");
-}
-
-/*
- * What one burst queues, grouped by queue: each group goes in with one
- * enqueue at the burst's end (a ring's tail is published once per group, not
- * once a packet), in the order its packets came: a reserved flow's queue
- * (fr), or a port's best-effort ring (q).
- */
-struct rx_group {
-	struct rte_ring *q;
-	struct flow_rx *fr;
-	uint16_t n;
-	uint8_t h; /* its slot in rx_pend's index */
-	struct rte_mbuf *m[RX_BURST];
-};
-
-struct rx_pend {
-	uint16_t ng;
-	/* the groups by their queue's address: index + 1, 0 empty (linear
-	 * probing; at most RX_BURST of RX_PEND_SLOTS taken) */
-	uint8_t ix[RX_PEND_SLOTS];
-	struct rx_group g[RX_BURST];
-};
-
-static inline void pend_init(struct rx_pend *pd)
-{
-	pd->ng = 0;
-	memset(pd->ix, 0, sizeof(pd->ix));
-}
-
-static void pend_add(struct rx_pend *pd, struct rte_ring *q, struct flow_rx *fr, struct rte_mbuf *m)
-{
-	uintptr_t a = fr ? (uintptr_t)fr : (uintptr_t)q;
-	uint32_t h = (uint32_t)((a >> 6) * 0x9E3779B1u) >> (32 - RX_PEND_BITS);
-	uint16_t i;
-	for (;;) {
-		i = pd->ix[h];
-		if (!i) {
-			i = pd->ng++;
-			pd->ix[h] = (uint8_t)(i + 1);
-			pd->g[i].h = (uint8_t)h;
-			pd->g[i].q = q;
-			pd->g[i].fr = fr;
-			pd->g[i].n = 0;
-			break;
-		}
-		i--;
-		if (pd->g[i].q == q && pd->g[i].fr == fr)
-			break;
-		h = (h + 1) & (RX_PEND_SLOTS - 1);
-	}
-	pd->g[i].m[pd->g[i].n++] = m;
-}
-
-static void pend_flush(struct rx *rx, struct rx_pend *pd)
-{
-	for (uint16_t i = 0; i < pd->ng; i++) {
-		struct rx_group *g = &pd->g[i];
-		unsigned k = g->fr ? flowq_enqueue(g->fr, g->m, g->n)
-				   : rte_ring_enqueue_burst(g->q, (void *const *)g->m, g->n, NULL);
-		for (unsigned x = k; x < g->n; x++)
-			rte_pktmbuf_free(g->m[x]);
-		if (g->fr) {
-			CTR_ADD(g->fr->enq, k);
-			CTR_ADD(rx->st.reserved, k);
-			if (k < g->n) {
-				CTR_ADD(g->fr->overflow, g->n - k);
-				CTR_ADD(rx->st.flow_overflow, g->n - k);
-			}
-		} else {
-			CTR_ADD(rx->st.best_effort, k);
-			if (k < g->n)
-				CTR_ADD(rx->st.drop[RXD_BE_OVERFLOW], g->n - k);
-		}
-	}
-	for (uint16_t i = 0; i < pd->ng; i++)
-		pd->ix[pd->g[i].h] = 0;
-	pd->ng = 0;
 }
 
 static void drop(struct rx *rx, struct rte_mbuf *m, enum rx_drop why)
@@ -577,14 +497,14 @@ static void rx_back(struct rx *rx, uint32_t in_port, struct rx_pk *k, struct rx_
  * order, the rewrite and the queues. With 10^4 flows every line of a flow
  * is a miss, and none is met before it was asked for a stage ahead.
  */
-static void rx_burst(struct rx *rx, uint32_t in_port, struct rte_mbuf **pkts, uint16_t n,
-		     struct rx_pend *pd, uint64_t *bytes)
+/* Stage 1: the checks and the parse of pkts[0, n), each packet's data and
+ * header asked for a few packets ahead; what goes on into pk (its count),
+ * the classifier's slots asked for. */
+static uint16_t burst_front(struct rx *rx, uint32_t in_port, struct rte_mbuf **pkts, uint16_t n,
+			    struct rx_pk *pk, uint64_t *bytes)
 {
-	struct rx_pk pk[RX_BURST];
-	const struct pkt_info *lp[RX_BURST];
-	struct route_hop hop[RX_BURST];
-	uint16_t li[RX_BURST], live = 0, nl = 0;
 	const struct rx_table *tab = rx->tab;
+	uint16_t live = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		if (i + 2 * RX_PREFETCH < n)
 			rte_prefetch0(pkts[i + 2 * RX_PREFETCH]);
@@ -598,6 +518,15 @@ static void rx_burst(struct rx *rx, uint32_t in_port, struct rte_mbuf **pkts, ui
 			live++;
 		}
 	}
+	return live;
+}
+
+/* Stage 2: each packet's flow, its line and table entry asked for; the
+ * routed ones' indices into li (their count). */
+static uint16_t burst_classify(const struct rx *rx, struct rx_pk *pk, uint16_t live, uint16_t *li)
+{
+	const struct rx_table *tab = rx->tab;
+	uint16_t nl = 0;
 	for (uint16_t j = 0; j < live; j++) {
 		struct rx_pk *k = &pk[j];
 		k->f = cls_lookup_probe(tab->cls, &k->pi, &k->probe);
@@ -605,23 +534,57 @@ static void rx_burst(struct rx *rx, uint32_t in_port, struct rte_mbuf **pkts, ui
 			rte_prefetch0(tab->flows[k->f]);
 			rte_prefetch0(&tab->t->flows[k->f].port);
 		}
-		if (k->routed) {
-			lp[nl] = &k->pi;
+		if (k->routed)
 			li[nl++] = j;
+	}
+	return nl;
+}
+
+/* A reserved flow's route from the bulk lookup: its planned hop where the
+ * route (multipath) has one out of the flow's port, then cached in the
+ * flow for its next packets. */
+static void flow_hop(const struct rx *rx, struct rx_pk *k)
+{
+	const struct rx_table *tab = rx->tab;
+	if (k->hop.res != ROUTE_NONE && k->hop.res != ROUTE_LOCAL) {
+		uint32_t want = rx->table_to_port[tab->t->flows[k->f].port], p;
+		uint8_t mac[6];
+		int rc = k->hop.port == want ? ROUTE_OTHER_PORT
+					     : router_lookup_port(rx->rt, &k->pi, want, &p, mac);
+		if (rc != ROUTE_OTHER_PORT && rc != ROUTE_NONE && rc != ROUTE_LOCAL) {
+			k->hop.res = (int8_t)rc;
+			k->hop.port = p;
+			memcpy(k->hop.mac, mac, 6);
 		}
 	}
-	/* a reserved flow's route from its cache, where it holds this
-	 * destination; the rest in one lookup */
+	if (k->hop.res == ROUTE_OK && k->pi.family == 4 && rx->rt_gen) {
+		struct flow_rx *fr = tab->flows[k->f];
+		fr->nh_gen = rx->rt_gen;
+		fr->nh_dst = dst4(&k->pi);
+		fr->nh_port = (uint16_t)k->hop.port;
+		memcpy(fr->nh_mac, k->hop.mac, 6);
+	}
+}
+
+/* Stage 3: the routes of the nl routed packets pk[li[..]]: a reserved
+ * flow's cached one, where it holds this destination (the slot its packet
+ * goes in asked for), the rest in one bulk lookup. */
+static void burst_route(struct rx *rx, struct rx_pk *pk, uint16_t *li, uint16_t nl)
+{
+	const struct rx_table *tab = rx->tab;
+	const struct pkt_info *lp[RX_BURST];
+	struct route_hop hop[RX_BURST];
 	uint16_t nm = 0;
 	for (uint16_t x = 0; x < nl; x++) {
 		struct rx_pk *k = &pk[li[x]];
-		if (k->f >= 0)
+		if (k->f >= 0) {
 			flowq_prefetch_slot(tab->flows[k->f]);
-		if (k->f >= 0 && nh_cached(rx, tab->flows[k->f], &k->pi, &k->hop)) {
-			CTR_ADD(rx->st.nh_cached, 1);
-			continue;
+			if (nh_cached(rx, tab->flows[k->f], &k->pi, &k->hop)) {
+				CTR_ADD(rx->st.nh_cached, 1);
+				continue;
+			}
 		}
-		lp[nm] = lp[x];
+		lp[nm] = &k->pi;
 		li[nm++] = li[x];
 	}
 	if (nm)
@@ -629,28 +592,20 @@ static void rx_burst(struct rx *rx, uint32_t in_port, struct rte_mbuf **pkts, ui
 	for (uint16_t x = 0; x < nm; x++) {
 		struct rx_pk *k = &pk[li[x]];
 		k->hop = hop[x];
-		/* a reserved flow keeps its planned hop where the route (multipath)
-		 * has one out of the flow's port */
-		if (k->f >= 0 && k->hop.res != ROUTE_NONE && k->hop.res != ROUTE_LOCAL) {
-			uint32_t want = rx->table_to_port[tab->t->flows[k->f].port], p;
-			uint8_t mac[6];
-			int rc = k->hop.port == want
-					 ? ROUTE_OTHER_PORT
-					 : router_lookup_port(rx->rt, &k->pi, want, &p, mac);
-			if (rc != ROUTE_OTHER_PORT && rc != ROUTE_NONE && rc != ROUTE_LOCAL) {
-				k->hop.res = (int8_t)rc;
-				k->hop.port = p;
-				memcpy(k->hop.mac, mac, 6);
-			}
-		}
-		if (k->f >= 0 && k->hop.res == ROUTE_OK && k->pi.family == 4 && rx->rt_gen) {
-			struct flow_rx *fr = tab->flows[k->f];
-			fr->nh_gen = rx->rt_gen;
-			fr->nh_dst = dst4(&k->pi);
-			fr->nh_port = (uint16_t)k->hop.port;
-			memcpy(fr->nh_mac, k->hop.mac, 6);
-		}
+		if (k->f >= 0)
+			flow_hop(rx, k);
 	}
+}
+
+static void rx_burst(struct rx *rx, uint32_t in_port, struct rte_mbuf **pkts, uint16_t n,
+		     struct rx_pend *pd, uint64_t *bytes)
+{
+	struct rx_pk pk[RX_BURST];
+	uint16_t li[RX_BURST];
+	uint16_t live = burst_front(rx, in_port, pkts, n, pk, bytes);
+	uint16_t nl = burst_classify(rx, pk, live, li);
+	burst_route(rx, pk, li, nl);
+	/* stage 4, in order: the rewrite and the queues */
 	for (uint16_t j = 0; j < live; j++)
 		rx_back(rx, in_port, &pk[j], pd);
 }
