@@ -7,6 +7,29 @@
 
 static const char *const colour[] = {"#1f77b4", "#2ca02c", "#d62728", "#7f7f7f", "#9467bd"};
 
+static bool has(const struct plot_line *l, int i)
+{
+	return !l->have || l->have[i];
+}
+
+/* the greatest value (at least 1) and the least above 0 of every line's
+ * points and spreads */
+static void y_range(const struct plot_line *l, int nl, int n, double *ymin, double *ymax)
+{
+	*ymax = 1;
+	for (int k = 0; k < nl; k++)
+		for (int i = 0; i < n; i++)
+			if (has(&l[k], i) && (l[k].hi ? l[k].hi[i] : l[k].y[i]) > *ymax)
+				*ymax = l[k].hi ? l[k].hi[i] : l[k].y[i];
+	*ymin = *ymax;
+	for (int k = 0; k < nl; k++)
+		for (int i = 0; i < n; i++) {
+			double v = l[k].lo ? l[k].lo[i] : l[k].y[i];
+			if (has(&l[k], i) && v > 0 && v < *ymin)
+				*ymin = v;
+		}
+}
+
 int plot_svg(const char *path, const char *xlabel, const char *ylabel, int decades, const double *x,
 	     int n, const struct plot_line *l, int nl)
 {
@@ -16,22 +39,10 @@ int plot_svg(const char *path, const char *xlabel, const char *ylabel, int decad
 		return -1;
 	}
 	const double W = 640, H = 360, L = 60, R = 150, T = 20, B = 40;
-	double ymax = 1;
-	for (int k = 0; k < nl; k++)
-		for (int i = 0; i < n; i++) {
-			double v = l[k].hi ? l[k].hi[i] : l[k].y[i];
-			if ((!l[k].have || l[k].have[i]) && v > ymax)
-				ymax = v;
-		}
+	double ymin, ymax;
+	y_range(l, nl, n, &ymin, &ymax);
 	/* values over more than two decades: a log scale from the power of ten
 	 * below the least to the one above the greatest */
-	double ymin = ymax;
-	for (int k = 0; k < nl; k++)
-		for (int i = 0; i < n; i++) {
-			double v = l[k].lo ? l[k].lo[i] : l[k].y[i];
-			if ((!l[k].have || l[k].have[i]) && v > 0 && v < ymin)
-				ymin = v;
-		}
 	bool lg = ymax > 100 * ymin;
 	double y0 = lg ? floor(log10(ymin)) : 0, y1 = lg ? ceil(log10(ymax)) : 0;
 	ymax *= 1.1;
@@ -62,11 +73,11 @@ int plot_svg(const char *path, const char *xlabel, const char *ylabel, int decad
 		const char *c = colour[k % 5];
 		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", c);
 		for (int i = 0; i < n; i++)
-			if (!l[k].have || l[k].have[i])
+			if (has(&l[k], i))
 				fprintf(f, "%.1f,%.1f ", X(x[i]), Y(l[k].y[i]));
 		fprintf(f, "\"/>\n");
 		for (int i = 0; l[k].lo && i < n; i++)
-			if (!l[k].have || l[k].have[i])
+			if (has(&l[k], i))
 				fprintf(f,
 					"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 					"stroke=\"%s\"/>\n",
