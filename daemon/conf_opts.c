@@ -217,7 +217,8 @@ static const struct conf_opt after[] = {
 	{"log-level", CS_GLOBAL, CT_ENUM, "info", 0, 0, conf_level_names, G(log_level), "LEVEL",
 	 "error, warning, notice, info or debug", false, 0},
 	{"summary-json", CS_GLOBAL, CT_STR, "", 0, 0, NULL, G(summary_json), "FILE",
-	 "at exit, also write every counter and the frame-start error histogram as JSON to FILE",
+	 "at exit, also write every counter and the frame-start error histogram as JSON to FILE "
+	 "(past 65,535 flows, their counters summed in flows_sum in place of each flow's)",
 	 false, 0},
 	{"control-socket", CS_GLOBAL, CT_STR, "/run/tdpd/tdpd.sock", 0, 0, NULL, G(control_socket),
 	 "PATH",
