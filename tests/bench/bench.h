@@ -37,8 +37,10 @@ void bench_start(struct timebase *tb, const char *svg);
 /* the data path (bench_datapath.c): RX, the engine's push and the l2fwd- and
  * l3fwd-style loops at 4 and 10^4 flows; RX of pipelined flows */
 void bench_datapath(void);
-/* RX and the engine from 10 to 65,535 flows (svg: PREFIX-flows.svg, or NULL) */
-void bench_flows_curve(const char *svg);
+/* RX and the engine from 10 to 10^6 flows (svg: PREFIX-flows.svg, or NULL);
+ * only: one of those counts alone (0: all), for runs of two builds
+ * alternated by hand */
+void bench_flows_curve(const char *svg, uint32_t only);
 void bench_rx_piped(struct timebase *clk);
 
 #endif

@@ -445,7 +445,7 @@ static void curve_svg(const char *path, const uint32_t *n, const struct dp_figs 
  * 16,000 packets (the pool's share), so with more flows than that the
  * engine's frame holds flows without a packet: its ns a packet pushed
  * counts those entries too. */
-void bench_flows_curve(const char *svg)
+void bench_flows_curve(const char *svg, uint32_t only)
 {
 	static const uint32_t counts[] = {10, 100, 1000, 10000, 100000, 1000000};
 	enum {
@@ -458,7 +458,13 @@ void bench_flows_curve(const char *svg)
 	       "100-byte packets, rounds of 16,000\n");
 	printf("%8s %9s %9s %9s %9s %8s %8s %12s\n", "flows", "RX ns", "engine ns", "l2fwd ns",
 	       "l3fwd ns", "RX/l3fwd", "eng/l2fwd", "bytes/flow");
+	bool found = false;
 	for (int i = 0; i < ROWS; i++) {
+		if (only && counts[i] != only) {
+			f[i] = (struct dp_figs){0};
+			continue;
+		}
+		found = true;
 		dp_measure(counts[i], 16000, quick ? 10 : 40, &f[i]);
 		printf("%8u %9.1f %9.1f %9.1f %9.1f %8.2f %8.2f %12.0f\n", counts[i], f[i].rx,
 		       f[i].engine, f[i].plain, f[i].l3, f[i].l3 > 0 ? f[i].rx / f[i].l3 : 0,
@@ -466,6 +472,8 @@ void bench_flows_curve(const char *svg)
 		fflush(stdout);
 	}
 	many_from = saved;
+	if (!found)
+		printf("--flows %u: not one of the curve's counts (10, 100, ..., 1000000)\n", only);
 	if (svg) {
 		char path[512];
 		snprintf(path, sizeof(path), "%s-flows.svg", svg);

@@ -11,13 +11,15 @@
  *             cyclictest interleaved in blocks under the same PM QoS, with
  *             ratios and their spread, and the CPU-against-p99.9 frontier
  *   datapath  Mpps per core: classify+enqueue (RX), dequeue+push (engine),
- *             against a plain rx_burst->tx_burst loop
+ *             against a plain rx_burst->tx_burst loop; the flows' curve from
+ *             10 to 10^6 flows (--flows N: that row alone, nothing else)
  *   frame     per-frame engine cost for k 10..10^6 and 10..10^4 flows
  *   tick      the bc635 simulator's tick path against the timer path and
  *             cyclictest, under the same fair conditions as start
  *   stamps    what a pipelined flow's due check and a hop stamp cost
  *
  * usage: bench_engine [clock|start|datapath|frame|tick|stamps]... [--cpu N] [--quick] [--svg PREFIX]
+ *                     [--flows N]
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -361,6 +363,7 @@ int main(int argc, char **argv)
 {
 	bool want[6] = {false, false, false, false, false, false}, any = false;
 	const char *svg = NULL;
+	uint32_t flows_only = 0;
 	const char *names[6] = {"clock", "start", "datapath", "frame", "tick", "stamps"};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
@@ -369,6 +372,8 @@ int main(int argc, char **argv)
 			quick = true;
 		else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
 			svg = argv[++i];
+		else if (!strcmp(argv[i], "--flows") && i + 1 < argc)
+			flows_only = (uint32_t)strtoul(argv[++i], NULL, 10);
 		else
 			for (int j = 0; j < 6; j++)
 				if (!strcmp(argv[i], names[j]))
@@ -404,9 +409,11 @@ int main(int argc, char **argv)
 		bench_start(tb, svg);
 	if (want[4])
 		bench_tick();
-	if (want[2]) {
+	if (want[2] && flows_only) {
+		bench_flows_curve(NULL, flows_only);
+	} else if (want[2]) {
 		bench_datapath();
-		bench_flows_curve(svg);
+		bench_flows_curve(svg, 0);
 		bench_rx_piped(tb);
 	}
 	if (want[3])
