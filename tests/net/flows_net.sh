@@ -141,7 +141,7 @@ check "tdpctl flows --summary: one row for all $N flows (rx ${srx:-?}, sent ${ss
 	"$(cat "$W/sum.txt")"
 xdp_pair_ctl 1 stats --prometheus >"$W/prom" 2>"$W/prom.err"
 check "stats --prometheus: the flows' sums (tdpd_flows_sent_total), no per-flow series, nothing missing" \
-	'grep -q "^tdpd_flows_sent_total [0-9]" "$W/prom" && ! grep -q "^tdpd_flow_sent_total{" "$W/prom" && [ ! -s "$W/prom.err" ]' \
+	'grep -q "^tdpd_flows_sent_total [0-9]" "$W/prom" && grep -q "^# HELP tdpd_flows_sent_total Packets sent in their reserved frame, summed over every flow.$" "$W/prom" && ! grep -q "^tdpd_flow_sent_total{" "$W/prom" && [ ! -s "$W/prom.err" ]' \
 	"$(grep -c . "$W/prom") lines; $(head -c 300 "$W/prom.err")"
 xdp_pair_ctl 1 schedule active >"$W/active.txt" 2>&1
 check "schedule active says $N flows, more than a reply lists" \
