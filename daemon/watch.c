@@ -144,7 +144,10 @@ static bool watch_moved(struct tdpd *d, struct watch *w, int64_t now, uint32_t f
 		struct flow_rx_sum fr;
 		engine_table_flow_rx_sum(et, f, &fr, NULL);
 		if (!x->primed) {
-			/* its counts so far are not news */
+			/* its counts so far are not news; a move that began and
+			 * ended before this first read (a table past 1,024 flows,
+			 * the first pass's seconds) is left to the counters and
+			 * the alarm (moved_at_ns), not logged */
 			x->seen = x->logged = fr.route_moved;
 			x->guard_seen = x->guard_logged = fr.arr_guard;
 			x->primed = true;

@@ -174,39 +174,10 @@ static void port_changes(struct out *o, const struct sched_table *a, const struc
 		}
 }
 
-struct named {
-	const char *name;
-	int i;
-};
-
-static int named_cmp(const void *x, const void *y)
-{
-	return strcmp(((const struct named *)x)->name, ((const struct named *)y)->name);
-}
-
-/* map[i]: a's flow i in b by name, or -1; b's flows sorted by name once, so
- * that tables of 10^6 flows compare in n log n. -ENOMEM or 0. */
-static int flow_map(const struct sched_table *a, const struct sched_table *b, int *map)
-{
-	struct named *v = malloc(((size_t)b->nflows + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (uint32_t j = 0; j < b->nflows; j++)
-		v[j] = (struct named){b->flows[j].name, (int)j};
-	qsort(v, b->nflows, sizeof(*v), named_cmp);
-	for (uint32_t i = 0; i < a->nflows; i++) {
-		struct named key = {a->flows[i].name, 0};
-		const struct named *hit = bsearch(&key, v, b->nflows, sizeof(*v), named_cmp);
-		map[i] = hit ? hit->i : -1;
-	}
-	free(v);
-	return 0;
-}
-
-/* flows of a against b by name (map from flow_map): back[j] is b's flow j
+/* flows of a against b by name (map from sched_flow_map): back[j] is b's flow j
  * in a (or -1) */
 static void flow_changes(struct out *o, const struct sched_table *a, const struct sched_table *b,
-			 const int *map, int *back)
+			 const int32_t *map, int *back)
 {
 	char x[256], y[256];
 	for (uint32_t i = 0; i < a->nflows; i++) {
@@ -235,7 +206,7 @@ static void flow_changes(struct out *o, const struct sched_table *a, const struc
 /* Every frame's row of a against b's: each (flow, from, to) change goes to
  * its group with the frame. A flow's uid is its index in a, or a->nflows +
  * its index in b when a lacks it. cnt and seen: b->nflows + 1 each, zero. */
-static int row_changes(const struct sched_table *a, const struct sched_table *b, const int *map,
+static int row_changes(const struct sched_table *a, const struct sched_table *b, const int32_t *map,
 		       const int *back, uint32_t *cnt, bool *seen, struct groups *gs)
 {
 	uint32_t kmax = a->k > b->k ? a->k : b->k;
@@ -305,12 +276,12 @@ int sched_diff(const struct sched_table *a, const struct sched_table *b, bool js
 		fputs("{\"changes\":[", f);
 	header_changes(&o, a, b);
 	port_changes(&o, a, b);
-	int *map = malloc(sizeof(int) * (a->nflows + 1));
+	int32_t *map = malloc(sizeof(*map) * (a->nflows + 1));
 	int *back = malloc(sizeof(int) * (b->nflows + 1));
 	uint32_t *cnt = calloc(b->nflows + 1, sizeof(uint32_t));
 	bool *seen = calloc(b->nflows + 1, sizeof(bool));
 	gs.slot = calloc(gs.mask + 1, sizeof(uint32_t));
-	if (!map || !back || !cnt || !seen || !gs.slot || flow_map(a, b, map)) {
+	if (!map || !back || !cnt || !seen || !gs.slot || sched_flow_map(a, b, map)) {
 		rc = -ENOMEM;
 	} else {
 		flow_changes(&o, a, b, map, back);

@@ -231,6 +231,33 @@ out:
 	free(seen);
 }
 
+struct named {
+	const char *name;
+	int32_t i;
+};
+
+static int named_cmp(const void *x, const void *y)
+{
+	return strcmp(((const struct named *)x)->name, ((const struct named *)y)->name);
+}
+
+int sched_flow_map(const struct sched_table *a, const struct sched_table *b, int32_t *map)
+{
+	struct named *v = malloc(((size_t)b->nflows + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t j = 0; j < b->nflows; j++)
+		v[j] = (struct named){b->flows[j].name, (int32_t)j};
+	qsort(v, b->nflows, sizeof(*v), named_cmp);
+	for (uint32_t i = 0; i < a->nflows; i++) {
+		struct named key = {a->flows[i].name, 0};
+		const struct named *hit = bsearch(&key, v, b->nflows, sizeof(*v), named_cmp);
+		map[i] = hit ? hit->i : -1;
+	}
+	free(v);
+	return 0;
+}
+
 int sched_flow_find(const struct sched_table *t, const char *name)
 {
 	for (uint32_t i = 0; i < t->nflows; i++)

@@ -255,6 +255,10 @@ static inline const struct sched_entry *sched_row(const struct sched_table *t, u
 }
 
 int sched_flow_find(const struct sched_table *t, const char *name);
+/* map[i] (a->nflows of them): a's flow i in b by name, or -1. b's names
+ * sorted once, so that tables of 10^6 flows match in n log n. 0, or
+ * -ENOMEM. */
+int sched_flow_map(const struct sched_table *a, const struct sched_table *b, int32_t *map);
 int sched_port_find(const struct sched_table *t, const char *name);
 
 /* Bytes the runtime form takes (frame_row, row_off, ent). */

@@ -144,16 +144,6 @@ static void table_discard(struct eng_table *nt)
 	table_free(nt);
 }
 
-struct name_ix {
-	const char *name;
-	uint32_t ix;
-};
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct name_ix *)a)->name, ((const struct name_ix *)b)->name);
-}
-
 /*
  * Builds the runtime form of t for engine e: a flow that the table in force
  * (in_force, NULL at creation) has with the same name on the same port keeps its
@@ -276,10 +266,10 @@ static struct eng_table *table_build(const struct engine *e, const struct sched_
 	nt->grow = in_force ? calloc(t->nflows + 1, sizeof(*nt->grow)) : NULL;
 	uint32_t *cap = calloc(t->nflows + 1, sizeof(uint32_t));
 	bool *kept = in_force ? calloc(in_force->nflows + 1, sizeof(bool)) : NULL;
-	/* the flows in force by name, so that matching 10^6 flows stays n log n */
-	struct name_ix *byname = in_force ? calloc(in_force->nflows + 1, sizeof(*byname)) : NULL;
+	/* each flow's in the table in force by name (n log n at 10^6 flows) */
+	int32_t *was = in_force ? malloc((t->nflows + 1) * sizeof(*was)) : NULL;
 	if (!nt->flows || !nt->kept || !nt->ports || !cap ||
-	    (in_force && (!nt->grow || !kept || !byname))) {
+	    (in_force && (!nt->grow || !kept || !was || sched_flow_map(t, in_force->t, was)))) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -288,20 +278,13 @@ static struct eng_table *table_build(const struct engine *e, const struct sched_
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	for (uint32_t f = 0; in_force && f < in_force->nflows; f++)
-		byname[f] = (struct name_ix){in_force->flows[f]->name, f};
-	if (in_force)
-		qsort(byname, in_force->nflows, sizeof(*byname), name_cmp);
 	for (uint32_t f = 0; f < t->nflows; f++) {
 		const struct sched_flow *sf = &t->flows[f];
 		struct eng_flow *old = NULL;
-		struct name_ix key = {sf->name, 0},
-			       *hit = in_force ? bsearch(&key, byname, in_force->nflows,
-							 sizeof(*byname), name_cmp)
-					       : NULL;
-		if (hit && in_force->flows[hit->ix]->port == sf->port) {
-			old = in_force->flows[hit->ix];
-			kept[hit->ix] = true;
+		int32_t g = was ? was[f] : -1;
+		if (g >= 0 && in_force->flows[g]->port == sf->port) {
+			old = in_force->flows[g];
+			kept[g] = true;
 		}
 		if (table_flow(e, t, nt, f, old, cap, err, errlen))
 			goto fail;
@@ -312,12 +295,12 @@ static struct eng_table *table_build(const struct engine *e, const struct sched_
 	}
 	free(cap);
 	free(kept);
-	free(byname);
+	free(was);
 	return nt;
 fail:
 	free(cap);
 	free(kept);
-	free(byname);
+	free(was);
 	table_discard(nt);
 	return NULL;
 }

@@ -83,6 +83,30 @@ static void accepts_everything(void **state)
 	sched_free(t);
 }
 
+/* one table's flows in another by name: moved, kept, gone, new */
+static void flows_matched_by_name(void **state)
+{
+	struct sched_table *a = parse_ok(HDR PORT "flow a port eth0 size 100 udp-dport 1\n"
+						  "flow b port eth0 size 100 udp-dport 2\n"
+						  "flow c port eth0 size 100 udp-dport 3\n"
+						  "frames 0: a 1\n");
+	struct sched_table *b = parse_ok(HDR PORT "flow d port eth0 size 100 udp-dport 4\n"
+						  "flow c port eth0 size 100 udp-dport 3\n"
+						  "flow a port eth0 size 100 udp-dport 1\n"
+						  "frames 0: a 1\n");
+	int32_t map[3], back[3];
+	assert_int_equal(sched_flow_map(a, b, map), 0);
+	assert_int_equal(map[0], 2);  /* a */
+	assert_int_equal(map[1], -1); /* b: gone */
+	assert_int_equal(map[2], 1);  /* c */
+	assert_int_equal(sched_flow_map(b, a, back), 0);
+	assert_int_equal(back[0], -1); /* d: new */
+	assert_int_equal(back[1], 2);
+	assert_int_equal(back[2], 0);
+	sched_free(a);
+	sched_free(b);
+}
+
 static void rows_add_up_and_share(void **state)
 {
 	struct sched_table *t = parse_ok(HDR PORT "flow a port eth0 size 100 udp-dport 1\n"
@@ -510,6 +534,7 @@ int main(void)
 		cmocka_unit_test(format_lists_the_match_keys),
 		cmocka_unit_test(accepts_everything),
 		cmocka_unit_test(rows_add_up_and_share),
+		cmocka_unit_test(flows_matched_by_name),
 		cmocka_unit_test(rows_sorted_by_port_then_flow),
 		cmocka_unit_test(names_that_look_like_keywords),
 		cmocka_unit_test(zero_packets_is_no_entry),
