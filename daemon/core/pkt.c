@@ -405,6 +405,14 @@ void cls_prefetch(const struct cls *c, const struct pkt_info *pi, struct cls_pro
 		p->s[i] = (uint32_t)key_hash(&p->k[i]) & g->mask;
 		__builtin_prefetch(&g->slot[p->s[i]]);
 	}
+	/* the shapes past the probe's: asked for as before, worked out again
+	 * by the lookup */
+	for (uint32_t i = CLS_PROBE_GROUPS; i < c->ngroups; i++) {
+		const struct cls_group *g = &c->g[i];
+		struct cls_key k;
+		if (pkt_key(g, pi, &k))
+			__builtin_prefetch(&g->slot[(uint32_t)key_hash(&k) & g->mask]);
+	}
 }
 
 int cls_lookup_probe(const struct cls *c, const struct pkt_info *pi, const struct cls_probe *p)
