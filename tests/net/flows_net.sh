@@ -13,7 +13,9 @@
 # says how many; a second table of 70,000 flows (the rows moved) is loaded
 # and swapped in while traffic runs, and the flows keep their counters; at
 # stop the summary gives one row for all of them. Before, a table stopped
-# at 65,535 flows. The times (start, load) are printed, not judged.
+# at 65,535 flows. R1 is killed (SIGKILL) with the second table in force and
+# started again: the table resumes from the state directory and carries
+# traffic. The times (start, load, restart) are printed, not judged.
 # usage: flows_net.sh TDPD TDPCTL SRCDIR  (TAP)
 set -uo pipefail
 TDPD=$1
@@ -24,7 +26,7 @@ SRC=$3
 net_test_begin ping python3
 
 . "$SRC/tests/tap.sh"
-echo "1..9"
+echo "1..11"
 N=${FLOWS_N:-70000}
 # by hand, 10^6 flows: FLOWS_N=1000000 FLOWS_K=1000 FLOWS_RATE=10Gbit/s
 K=${FLOWS_K:-100}
@@ -162,6 +164,34 @@ sent5=$(flow f5 sent)
 check "a second table of $N flows swapped in under traffic: f$last keeps its counters (rx $rx, sent $sent, dropped late $late, overflow $ovf) and the receiver got what was sent ($got2)" \
 	'[ $lrc -eq 0 ] && grep -q "in force from frame" "$W/load.out" && [ "$rx" = 13 ] && [ $((sent + late + ovf)) -eq 13 ] && [ "${got2:-0}" -eq $((sent + sent5 - s0)) ] && grep -q "big2.tdp in force from frame [0-9]*: k $K, $N flows$" "$W/r1/err"' \
 	"rc $lrc: $(cat "$W/load.out"); $(tail -n 3 "$W/r1/err")"
+
+# SIGKILL of R1 with the second table in force, and a restart: the table of
+# 70,000 flows comes back from the state directory and carries traffic again
+digest=$(xdp_pair_ctl 1 --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["table"]["digest"])')
+k0=$(date +%s%N)
+kill -KILL "$PID1"
+wait "$PID1" 2>/dev/null
+# the guard sets the ports down into the killed run's log, kept apart from the restart's
+mv "$W/r1/err" "$W/r1/err.killed"
+old=$PID1
+xdp_pair_start 1
+k1=$(date +%s%N)
+s=$(xdp_pair_ctl 1 --json status)
+check "SIGKILL and restart of R1: the $N-flow table of schedule load resumes from the state directory, the dead run's DPDK directory gone" \
+	'grep -q "forwarding:" "$W/r1/err" && grep -q "resuming the table in force at the last stop" "$W/r1/err" &&
+	 python3 -c "import json,sys; t=json.load(sys.stdin)[\"table\"]; sys.exit(not (t[\"digest\"] == \"$digest\" and t[\"origin\"] == \"schedule load\" and t[\"resumed\"]))" <<<"$s" &&
+	 grep -q "$N flows" "$W/r1/err" && [ ! -e "/var/run/dpdk/tdpd$old" ]' \
+	"$s; $(tail -n 8 "$W/r1/err")"
+# the guard set R1's ports down, which took the kernel's route through out
+ip -n "$R1" route replace 10.7.2.0/24 via 10.7.1.2
+for _ in $(seq 50); do ip netns exec "$SND" ping -c 1 -W 1 10.7.2.2 >/dev/null 2>&1 && break; sleep 0.1; done
+got3=$(send 3)
+rx=$(flow "f$last" rx) sent=$(flow "f$last" sent) late=$(flow "f$last" late_dropped)
+rx5=$(flow f5 rx) sent5=$(flow f5 sent) late5=$(flow f5 late_dropped)
+check "after the restart f$last and f5 carry their packets again: rx $rx and $rx5, sent $sent and $sent5, dropped late $late and $late5, the receiver got $got3" \
+	'[ "$rx" = 3 ] && [ "$rx5" = 3 ] && [ $((sent + late)) -eq 3 ] && [ $((sent5 + late5)) -eq 3 ] && [ "$got3" -eq $((sent + sent5)) ]' \
+	"$(tail -n 3 "$W/r1/err")"
+
 kill -TERM "$PID1" "$PID2"
 wait "$PID1"
 rc1=$?
@@ -170,7 +200,7 @@ rc2=$?
 check "both tdpd stop with exit 0; R1's summary gives one row for all $N flows" \
 	'[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && grep -q "^($N flows) " "$W/r1/out" && [ "$(grep -c "^f[0-9]" "$W/r1/out")" = 0 ]' \
 	"$(tail -n 5 "$W/r1/err"; grep -A2 "^flow " "$W/r1/out")"
-awk -v s0="$st0" -v s1="$st1" -v l0="$l0" -v l1="$l1" -v n="$N" 'BEGIN {
-	printf "# tdpd started with %d flows in %.2f s; tdpctl schedule load of %d more took %.2f s to the frame it took effect at\n", n, (s1 - s0) / 1e9, n, (l1 - l0) / 1e9
+awk -v s0="$st0" -v s1="$st1" -v l0="$l0" -v l1="$l1" -v k0="$k0" -v k1="$k1" -v n="$N" 'BEGIN {
+	printf "# tdpd started with %d flows in %.2f s; tdpctl schedule load of %d more took %.2f s to the frame it took effect at; SIGKILL to forwarding again %.2f s\n", n, (s1 - s0) / 1e9, n, (l1 - l0) / 1e9, (k1 - k0) / 1e9
 }'
 grep -h "schedule load: .*big2.tdp: \|big2.tdp .*accepted" "$W/r1/err" | sed 's/^/# /'
