@@ -203,4 +203,4 @@ check "both tdpd stop with exit 0; R1's summary gives one row for all $N flows" 
 awk -v s0="$st0" -v s1="$st1" -v l0="$l0" -v l1="$l1" -v k0="$k0" -v k1="$k1" -v n="$N" 'BEGIN {
 	printf "# tdpd started with %d flows in %.2f s; tdpctl schedule load of %d more took %.2f s to the frame it took effect at; SIGKILL to forwarding again %.2f s\n", n, (s1 - s0) / 1e9, n, (l1 - l0) / 1e9, (k1 - k0) / 1e9
 }'
-grep -h "schedule load: .*big2.tdp: \|big2.tdp .*accepted" "$W/r1/err" | sed 's/^/# /'
+grep -h "schedule load: .*big2.tdp: \|big2.tdp .*accepted" "$W/r1/err.killed" | sed 's/^/# /'
