@@ -90,6 +90,11 @@
 	  "Frames whose start passed while the engine was away.")                                 \
 	X(skip_events, "skip_events", "tdpd_skip_events_total",                                   \
 	  "Times the engine found frames skipped.")                                               \
+	X(stage_overruns, "stage_overruns", "tdpd_stage_overruns_total",                          \
+	  "Frames whose row the engine began taking from the queues before the frame's start "    \
+	  "and ended after it.")                                                                  \
+	X(overrun_skips, "overrun_skips", "tdpd_overrun_skips_total",                             \
+	  "Times the engine found frames skipped right after such a staging.")                    \
 	X(back_steps, "back_steps", "tdpd_back_steps_total",                                      \
 	  "Times the reference stepped back across a frame start.")                               \
 	X(repeated_frames, "repeated_frames", "tdpd_repeated_frames_total",                       \

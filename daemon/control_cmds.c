@@ -96,7 +96,7 @@ static json_t *cmd_status(struct control *c)
 	json_t *v;
 	json_object_foreach(json_object_get(rx, "drop"), k, v) drops += json_integer_value(v);
 	json_t *o = json_pack(
-		"{ss si sf ss sI s{ss ss sI sI} s{sI sI sI sI sI sI} s{sI sI sI sI} s{sI sI sI} "
+		"{ss si sf ss sI s{ss ss sI sI} s{sI sI sI sI sI sI sI} s{sI sI sI sI} s{sI sI sI} "
 		"ss}",
 		"version", TDP_VERSION, "pid", (int)getpid(), "uptime_s", s.elapsed_s, "timebase",
 		c->timebase_name, "tai_ns", (json_int_t)tb_now(c->tm.tb).ns, "sync", "state",
@@ -105,9 +105,10 @@ static json_t *cmd_status(struct control *c)
 		(json_int_t)es.frames, "late", (json_int_t)es.late_frames, "skipped",
 		(json_int_t)es.skipped_frames, "next", (json_int_t)engine_next_frame(c->tm.e),
 		"alarm", (json_int_t)es.alarm_frames, "demoted", (json_int_t)es.demoted_frames,
-		"start_error_ns", "p50", (json_int_t)hist_quantile(&hs, 0.5), "p99",
-		(json_int_t)hist_quantile(&hs, 0.99), "p999", (json_int_t)hist_quantile(&hs, 0.999),
-		"max", (json_int_t)(hs.count ? hs.max : 0), "rx", "pkts",
+		"staged_past_start", (json_int_t)es.stage_overruns, "start_error_ns", "p50",
+		(json_int_t)hist_quantile(&hs, 0.5), "p99", (json_int_t)hist_quantile(&hs, 0.99),
+		"p999", (json_int_t)hist_quantile(&hs, 0.999), "max",
+		(json_int_t)(hs.count ? hs.max : 0), "rx", "pkts",
 		json_integer_value(json_object_get(rx, "pkts")), "reserved",
 		json_integer_value(json_object_get(rx, "reserved")), "dropped", drops, "log_level",
 		level_name(tdp_log_level));

@@ -130,9 +130,10 @@ void summary_text(const struct summary_src *s, FILE *out)
 	fprintf(out, "tdpd: ran %.3f s on the %s timebase, TF %" PRIu64 " ns, k %u\n", s->elapsed_s,
 		s->timebase, t->tf_ns, t->k);
 	fprintf(out,
-		"frames  %" PRIu64 " processed, %" PRIu64 " late, %" PRIu64
-		" skipped; engine busy %.1f%% of its CPU\n",
-		es.frames, es.late_frames, es.skipped_frames, 100.0 * duty(&es, s->elapsed_s));
+		"frames  %" PRIu64 " processed, %" PRIu64 " late, %" PRIu64 " skipped, %" PRIu64
+		" staged past their start; engine busy %.1f%% of its CPU\n",
+		es.frames, es.late_frames, es.skipped_frames, es.stage_overruns,
+		100.0 * duty(&es, s->elapsed_s));
 	fprintf(out,
 		"frame-start error (push - nominal start), ns: min %" PRId64 " p50 %" PRId64
 		" p99 %" PRId64 " p99.9 %" PRId64 " max %" PRId64 " (over 1 s: %" PRIu64 ")\n",
@@ -386,12 +387,13 @@ json_t *summary_engine_json(const struct summary_src *s)
 	engine_stats(s->e, &es);
 	struct pw_snap pw;
 	pw_snapshot(engine_pw(s->e), &pw);
-	json_t *o = json_pack("{sf sI sI sI sI sI sI sI sI}", "duty", duty(&es, s->elapsed_s),
-			      "sleeps", J(pw.st.sleeps), "spins", J(pw.st.spins), "deferred",
-			      J(pw.st.deferred), "predicted_oversleep_ns", J(pw.pred_ns),
-			      "last_jump_frames", J(es.last_jump_frames), "last_swap_frame",
-			      J(es.last_swap_frame), "next_frame", J(engine_next_frame(s->e)),
-			      "last_push_ns", J(es.last_push_ns));
+	json_t *o = json_pack(
+		"{sf sI sI sI sI sI sI sI sI sI sI}", "duty", duty(&es, s->elapsed_s), "sleeps",
+		J(pw.st.sleeps), "spins", J(pw.st.spins), "deferred", J(pw.st.deferred),
+		"predicted_oversleep_ns", J(pw.pred_ns), "last_jump_frames", J(es.last_jump_frames),
+		"last_swap_frame", J(es.last_swap_frame), "next_frame", J(engine_next_frame(s->e)),
+		"last_push_ns", J(es.last_push_ns), "last_overrun_ns", J(es.last_overrun_ns),
+		"last_overrun_entries", J(es.last_overrun_entries));
 	if (!o)
 		return NULL;
 	const struct eng_stats *c = &es;

@@ -88,16 +88,42 @@ static void watch_sync(struct tdpd *d, struct watch *w)
 		return;
 	struct eng_stats es;
 	engine_stats(d->e, &es);
-	if (es.skip_events != w->skip_events || es.back_steps != w->back_steps)
+	bool overran = es.stage_overruns != w->overruns;
+	if (es.skip_events != w->skip_events || es.back_steps != w->back_steps || overran)
 		w->next_jump_log = now + TDP_NS_PER_S;
+	if (overran) {
+		uint64_t n = es.stage_overruns - w->overruns;
+		log_warn("frames: %" PRIu64 " row%s still being staged at %s frame's start "
+			 "(latest: %" PRId64 " entries took %" PRId64 " us; be-poll sets when "
+			 "staging begins): those frames went out after their start, late or "
+			 "skipped",
+			 n, n == 1 ? "" : "s", n == 1 ? "its" : "their", es.last_overrun_entries,
+			 es.last_overrun_ns / 1000);
+		w->overruns = es.stage_overruns;
+	}
 	if (es.skip_events != w->skip_events) {
+		uint64_t ev = es.skip_events - w->skip_events,
+			 after = es.overrun_skips - w->overrun_skips;
+		char why[200];
+		if (after)
+			snprintf(why, sizeof(why),
+				 "%" PRIu64 " of %" PRIu64
+				 " skips right after a row staged past its start (above)%s",
+				 after, ev,
+				 after < ev ? ", the rest a late wake-up or the reference stepped "
+					      "forward"
+					    : "");
+		else
+			snprintf(why, sizeof(why),
+				 "a late wake-up or the reference stepped forward");
 		log_warn("frames: %" PRIu64
 			 " frame%s skipped since the last report (latest jump %" PRId64
-			 " frames): a late wake-up or the reference stepped forward",
+			 " frames): %s",
 			 es.skipped_frames - w->skipped,
-			 es.skipped_frames - w->skipped == 1 ? "" : "s", es.last_jump_frames);
+			 es.skipped_frames - w->skipped == 1 ? "" : "s", es.last_jump_frames, why);
 		w->skip_events = es.skip_events;
 		w->skipped = es.skipped_frames;
+		w->overrun_skips = es.overrun_skips;
 	}
 	if (es.back_steps != w->back_steps) {
 		log_warn("frames: the reference stepped back; %" PRIu64

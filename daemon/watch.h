@@ -30,7 +30,7 @@ struct tdpd;
 struct watch {
 	enum tb_state state;
 	uint64_t skip_events, back_steps, repeated;
-	uint64_t skipped;
+	uint64_t skipped, overruns, overrun_skips;
 	int64_t next_jump_log; /* monotonic ns: skips and steps are logged at most once a second */
 	/* moved routes, per flow of the table et: packets counted at the
 	 * latest check and at the latest log line, when the count last rose,

@@ -123,9 +123,11 @@ static void show_status(json_t *r)
 		printf("pending  %s: adopted at frame %" PRId64 " (TAI %" PRId64 " ns)\n",
 		       S(p, "name"), I(p, "frame"), I(p, "start_tai_ns"));
 	printf("frames   %" PRId64 " processed, %" PRId64 " late, %" PRId64 " skipped, %" PRId64
-	       " alarm, %" PRId64 " demoted; next %" PRId64 "\n",
+	       " staged past their start, %" PRId64 " alarm, %" PRId64 " demoted; next %" PRId64
+	       "\n",
 	       I(r, "frames.processed"), I(r, "frames.late"), I(r, "frames.skipped"),
-	       I(r, "frames.alarm"), I(r, "frames.demoted"), I(r, "frames.next"));
+	       I(r, "frames.staged_past_start"), I(r, "frames.alarm"), I(r, "frames.demoted"),
+	       I(r, "frames.next"));
 	fmt_ns(I(r, "start_error_ns.p50"), a, sizeof(a));
 	fmt_ns(I(r, "start_error_ns.p99"), b, sizeof(b));
 	fmt_ns(I(r, "start_error_ns.p999"), c, sizeof(c));
@@ -389,9 +391,10 @@ static void show_stats(json_t *r)
 	printf("table %s, TF %" PRId64 " ns, k %" PRId64 ", up %.1f s on the %s timebase\n",
 	       S(r, "table"), I(r, "tf_ns"), I(r, "k"),
 	       json_real_value(json_object_get(r, "elapsed_s")), S(r, "timebase"));
-	printf("frames   %" PRId64 " processed, %" PRId64 " late, %" PRId64
-	       " skipped; engine busy %.1f%%; %" PRId64 " swaps\n",
+	printf("frames   %" PRId64 " processed, %" PRId64 " late, %" PRId64 " skipped, %" PRId64
+	       " staged past their start; engine busy %.1f%%; %" PRId64 " swaps\n",
 	       I(r, "engine.frames"), I(r, "engine.late_frames"), I(r, "engine.skipped_frames"),
+	       I(r, "engine.stage_overruns"),
 	       100 * json_real_value(json_object_get(json_object_get(r, "engine"), "duty")),
 	       I(r, "engine.swaps"));
 	fmt_ns(I(r, "start_error_ns.p50"), a, sizeof(a));

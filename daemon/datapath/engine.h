@@ -132,6 +132,9 @@ struct eng_stats {
 	int64_t last_push_ns;		    /* CTR time of the latest push */
 	int64_t last_jump_frames; /* the latest skip (> 0) or step back (< 0), in frames */
 	int64_t last_swap_frame;  /* frame the latest table took effect at */
+	/* the latest stage_overruns: how long its row took to take, and its entries */
+	int64_t last_overrun_ns;
+	int64_t last_overrun_entries;
 };
 
 struct engine;

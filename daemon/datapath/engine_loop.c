@@ -70,6 +70,27 @@ static void await_tick(struct engine *e, int64_t j, tdp_time_t boundary)
 }
 
 /*
+ * Stages frame j, and counts it when the staging itself ran past the
+ * boundary: begun before it and ended after it. The frame then goes out after
+ * its start (or late, or is skipped) for the staging (a row longer than the
+ * time left allows, or the engine kept from its CPU while at it: the entries
+ * and the time kept tell which), not for a late wake-up or a step of the
+ * reference, and the skip report says so.
+ */
+static void stage_timed(struct engine *e, int64_t j, tdp_time_t boundary)
+{
+	tdp_time_t s0 = tb_fast_now(e->tb);
+	uint32_t n = eng_stage(e, j);
+	tdp_time_t s1 = tb_fast_now(e->tb);
+	e->overran = tdp_time_before(s0, boundary) && !tdp_time_before(s1, boundary);
+	if (e->overran) {
+		CTR_ADD(e->st.stage_overruns, 1);
+		CTR_SET(e->st.last_overrun_ns, tdp_time_diff(s1, s0));
+		CTR_SET(e->st.last_overrun_entries, (int64_t)n);
+	}
+}
+
+/*
  * Wait for the boundary of frame j: sleep in be_poll slices while filling best
  * effort, stage j, then the predictive sleep and a poll to the boundary. A
  * step back while polling (more than a frame left) goes back to sleeping.
@@ -81,6 +102,7 @@ static tdp_time_t wait_and_stage(struct engine *e, int64_t j, tdp_time_t boundar
 	if (e->tick_fd >= 0)
 		await_tick(e, j, boundary);
 	tdp_time_t now = tb_fast_now(tb);
+	e->overran = false;
 	if (e->be_poll_ns > 0) {
 		for (;;) {
 			eng_be_fill_all(e, now);
@@ -98,7 +120,7 @@ static tdp_time_t wait_and_stage(struct engine *e, int64_t j, tdp_time_t boundar
 		}
 	}
 	if (!e->demote)
-		eng_stage(e, j);
+		stage_timed(e, j, boundary);
 	eng_be_fill_all(e, now);
 	for (;;) {
 		now = tb_fast_now(tb);
@@ -286,9 +308,11 @@ int64_t engine_step(struct engine *e)
 	int64_t woke_in = frame_index(&e->g, pushed_at);
 	e->seen = woke_in;
 	step_count(e, pushed_at, target, ss, act, over);
-	if (woke_in > j)
+	if (woke_in > j) {
+		if (e->overran)
+			CTR_ADD(e->st.overrun_skips, 1);
 		step_skip(e, j, woke_in);
-	else
+	} else
 		step_push(e, j, start, pushed_at);
 	CTR_SET(e->st.last_push_ns, pushed_at.ns);
 	step_end(e);

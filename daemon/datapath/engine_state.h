@@ -135,6 +135,7 @@ struct engine {
 	enum sync_action act[3];     /* by enum tb_state */
 	enum sync_action act_budget; /* the uncertainty past the table's sync budget */
 	bool demote;		     /* this frame: reserved flows go out as best effort */
+	bool overran;		     /* this frame: its staging ran past its start */
 	int64_t seen;		     /* frame index of the latest time read, to see steps back */
 
 	int64_t next;	     /* frame to push next */
@@ -185,7 +186,7 @@ void eng_late_port(struct engine *e, struct eng_port *p);
 void eng_skip_frame(struct engine *e, int64_t j);
 
 /* engine_tx.c */
-void eng_stage(struct engine *e, int64_t j);
+uint32_t eng_stage(struct engine *e, int64_t j);
 /* lm: the port's launch map for a push with launch times, else NULL */
 void eng_push(struct engine *e, struct eng_port *p, int64_t j, tdp_time_t t, tdp_time_t end,
 	      const struct launch_map *lm);

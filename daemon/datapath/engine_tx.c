@@ -129,7 +129,7 @@ static void stamp_push(struct engine *e, struct eng_port *p, int64_t j, tdp_time
 	p->nstamps = 0;
 }
 
-void eng_stage(struct engine *e, int64_t j)
+uint32_t eng_stage(struct engine *e, int64_t j)
 {
 	uint32_t n;
 	const struct sched_entry *row = sched_row(e->t, frame_tfc(&e->g, j), &n);
@@ -155,6 +155,7 @@ void eng_stage(struct engine *e, int64_t j)
 		CTR_ADD(fl->st.reserved, row[r].n);
 		CTR_ADD(fl->st.unused, row[r].n - got);
 	}
+	return n;
 }
 
 /*
