@@ -8,7 +8,8 @@
 # In each of BLOCKS blocks (default 5), in an order rotated from block to
 # block, on CPU 1 at SCHED_FIFO 80 with RT throttling off:
 #   - bench_engine datapath --quick: RX, the l2fwd- and l3fwd-style loops on
-#     in-memory ports (net_ring), 100-byte packets;
+#     in-memory ports (net_ring), 100-byte packets, and the flows' curve (RX
+#     and the engine from 10 to 10^6 flows);
 #   - dpdk-testpmd's io, mac and 5tswap forwarding for SECONDS seconds
 #     (default 4) on two net_ring ports, one forwarding core, 100-byte
 #     packets, 16 bursts of 32 sent first on each port (1,024 packets
@@ -69,7 +70,8 @@ print(statistics.median(periods) if periods else 0)
 PY
 }
 
-# ours: ns a packet of the 4-flow case's loops and RX, and RX with 10^4 flows
+# ours: ns a packet of the 4-flow case's loops and RX, and RX with 10^4 flows;
+# then the flows' curve, RX's and the engine's ns a packet at each count
 ours() {
 	"$bench" datapath --quick > "$work/ours.txt" 2>&1 || true
 	grep -q "^DPDK memory: ${memname%% (*}" "$work/ours.txt" ||
@@ -80,7 +82,9 @@ txt = open(sys.argv[1]).read()
 l2 = re.findall(r"plain loop .*?= ([\d.]+) ns/packet", txt)
 l3 = re.findall(r"l3fwd-style .*?= ([\d.]+) ns/packet", txt)
 rx = re.findall(r"RX: parse, classify, route, enqueue .*?= ([\d.]+) ns/packet", txt)
-print(" ".join([l2[0] if l2 else "0", l3[0] if l3 else "0", rx[0] if rx else "0", rx[1] if len(rx) > 1 else "0"]))
+curve = re.findall(r"^ +(\d+) +([\d.]+) +([\d.]+) +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +\d+$", txt, re.M)
+print(" ".join([l2[0] if l2 else "0", l3[0] if l3 else "0", rx[0] if rx else "0", rx[1] if len(rx) > 1 else "0"]
+               + [f"{n}:{r}:{e}" for n, r, e in curve]))
 PY
 }
 
@@ -106,8 +110,11 @@ python3 - "$work" <<'PY'
 import statistics, sys
 w = sys.argv[1]
 def rows(name):
-    return {int(l.split()[0]): [float(x) for x in l.split()[1:]] for l in open(f"{w}/{name}")}
+    return {int(l.split()[0]): [float(x) for x in l.split()[1:] if ":" not in x] for l in open(f"{w}/{name}")}
 ours = rows("ours")
+# the flows' curve of each block: count -> (RX ns, engine ns)
+curve = {int(l.split()[0]): {int(x.split(":")[0]): (float(x.split(":")[1]), float(x.split(":")[2]))
+                             for x in l.split()[1:] if ":" in x} for l in open(f"{w}/ours")}
 tp = {m: {b: 1e9 / v[0] if v[0] > 0 else 0 for b, v in rows(m).items()} for m in ("io", "mac", "5tswap")}
 blocks = sorted(ours)
 def show(name, vals):
@@ -126,4 +133,22 @@ for i, name in enumerate(["l2fwd-style loop", "l3fwd-style loop", "tdpd RX, 4 fl
     r = sorted(ours[b][i] / tp["mac"][b] for b in blocks if tp["mac"].get(b))
     if r:
         print(f"  {name:<44} {statistics.median(r):6.2f}x [{r[0]:.2f}, {r[-1]:.2f}]")
+counts = sorted({n for b in blocks for n in curve.get(b, {})})
+if counts:
+    print("\n== the flows' curve beside testpmd mac: ns a packet, and over testpmd mac's per block; median [min, max]")
+    print(f"  {'flows':>8} {'RX ns':>22} {'engine ns':>26} {'RX / mac':>20} {'engine / mac':>22}")
+    def mm(v):
+        v = sorted(v)
+        return f"{statistics.median(v):.1f} [{v[0]:.1f}, {v[-1]:.1f}]"
+    def mr(v):
+        v = sorted(v)
+        return f"{statistics.median(v):.2f}x [{v[0]:.2f}, {v[-1]:.2f}]"
+    for n in counts:
+        bs = [b for b in blocks if n in curve.get(b, {}) and tp["mac"].get(b)]
+        if not bs:
+            continue
+        rx = [curve[b][n][0] for b in bs]
+        en = [curve[b][n][1] for b in bs]
+        print(f"  {n:>8} {mm(rx):>22} {mm(en):>26} {mr([curve[b][n][0] / tp['mac'][b] for b in bs]):>20} "
+              f"{mr([curve[b][n][1] / tp['mac'][b] for b in bs]):>22}")
 PY
