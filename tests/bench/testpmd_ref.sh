@@ -82,7 +82,8 @@ txt = open(sys.argv[1]).read()
 l2 = re.findall(r"plain loop .*?= ([\d.]+) ns/packet", txt)
 l3 = re.findall(r"l3fwd-style .*?= ([\d.]+) ns/packet", txt)
 rx = re.findall(r"RX: parse, classify, route, enqueue .*?= ([\d.]+) ns/packet", txt)
-curve = re.findall(r"^ +(\d+) +([\d.]+) +([\d.]+) +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +\d+$", txt, re.M)
+# flows, RX, engine, then the engine's reads, the loops and the ratios, bytes a flow
+curve = re.findall(r"^ +(\d+) +([\d.]+) +([\d.]+)(?: +[\d.]+){6} +\d+$", txt, re.M)
 print(" ".join([l2[0] if l2 else "0", l3[0] if l3 else "0", rx[0] if rx else "0", rx[1] if len(rx) > 1 else "0"]
                + [f"{n}:{r}:{e}" for n, r, e in curve]))
 PY
@@ -151,4 +152,6 @@ if counts:
         en = [curve[b][n][1] for b in bs]
         print(f"  {n:>8} {mm(rx):>22} {mm(en):>26} {mr([curve[b][n][0] / tp['mac'][b] for b in bs]):>20} "
               f"{mr([curve[b][n][1] / tp['mac'][b] for b in bs]):>22}")
+else:
+    print("\ntestpmd_ref: no row of the flows' curve in the benchmark's output", file=sys.stderr)
 PY
