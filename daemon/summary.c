@@ -388,12 +388,13 @@ json_t *summary_engine_json(const struct summary_src *s)
 	struct pw_snap pw;
 	pw_snapshot(engine_pw(s->e), &pw);
 	json_t *o = json_pack(
-		"{sf sI sI sI sI sI sI sI sI sI sI}", "duty", duty(&es, s->elapsed_s), "sleeps",
+		"{sf sI sI sI sI sI sI sI sI sI sI sI}", "duty", duty(&es, s->elapsed_s), "sleeps",
 		J(pw.st.sleeps), "spins", J(pw.st.spins), "deferred", J(pw.st.deferred),
 		"predicted_oversleep_ns", J(pw.pred_ns), "last_jump_frames", J(es.last_jump_frames),
 		"last_swap_frame", J(es.last_swap_frame), "next_frame", J(engine_next_frame(s->e)),
 		"last_push_ns", J(es.last_push_ns), "last_overrun_ns", J(es.last_overrun_ns),
-		"last_overrun_entries", J(es.last_overrun_entries));
+		"last_overrun_entries", J(es.last_overrun_entries), "last_overrun_lead_ns",
+		J(es.last_overrun_lead_ns));
 	if (!o)
 		return NULL;
 	const struct eng_stats *c = &es;

@@ -94,11 +94,11 @@ static void watch_sync(struct tdpd *d, struct watch *w)
 	if (overran) {
 		uint64_t n = es.stage_overruns - w->overruns;
 		log_warn("frames: %" PRIu64 " row%s still being staged at %s frame's start "
-			 "(latest: %" PRId64 " entries took %" PRId64 " us; be-poll sets when "
-			 "staging begins): those frames went out after their start, late or "
-			 "skipped",
+			 "(latest: %" PRId64 " entries took %" PRId64 " us, begun %" PRId64
+			 " us before the start): those frames went out after their start, late "
+			 "or skipped",
 			 n, n == 1 ? "" : "s", n == 1 ? "its" : "their", es.last_overrun_entries,
-			 es.last_overrun_ns / 1000);
+			 es.last_overrun_ns / 1000, es.last_overrun_lead_ns / 1000);
 		w->overruns = es.stage_overruns;
 	}
 	if (es.skip_events != w->skip_events) {

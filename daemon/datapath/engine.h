@@ -132,9 +132,11 @@ struct eng_stats {
 	int64_t last_push_ns;		    /* CTR time of the latest push */
 	int64_t last_jump_frames; /* the latest skip (> 0) or step back (< 0), in frames */
 	int64_t last_swap_frame;  /* frame the latest table took effect at */
-	/* the latest stage_overruns: how long its row took to take, and its entries */
+	/* the latest stage_overruns: how long its row took to take, its entries,
+	 * and how long before the boundary it was begun */
 	int64_t last_overrun_ns;
 	int64_t last_overrun_entries;
+	int64_t last_overrun_lead_ns;
 };
 
 struct engine;

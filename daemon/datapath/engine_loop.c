@@ -87,6 +87,7 @@ static void stage_timed(struct engine *e, int64_t j, tdp_time_t boundary)
 		CTR_ADD(e->st.stage_overruns, 1);
 		CTR_SET(e->st.last_overrun_ns, tdp_time_diff(s1, s0));
 		CTR_SET(e->st.last_overrun_entries, (int64_t)n);
+		CTR_SET(e->st.last_overrun_lead_ns, tdp_time_diff(boundary, s0));
 	}
 }
 

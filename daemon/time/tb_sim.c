@@ -95,6 +95,11 @@ void tb_sim_set_oversleep(struct timebase *tb, int64_t ns)
 	SIM(tb)->oversleep_ns = ns;
 }
 
+void tb_sim_set_poll(struct timebase *tb, int64_t ns)
+{
+	SIM(tb)->poll_ns = ns;
+}
+
 void tb_sim_stall(struct timebase *tb, int64_t ns)
 {
 	SIM(tb)->stall_ns += ns;

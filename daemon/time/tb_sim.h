@@ -18,6 +18,8 @@ extern const struct timebase_ops tb_sim_ops;
 struct timebase *tb_sim_new(tdp_time_t start, int64_t poll_ns);
 /* Oversleep added to every sleep. */
 void tb_sim_set_oversleep(struct timebase *tb, int64_t ns);
+/* What each read of the clock advances it by (tb_sim_new's poll_ns). */
+void tb_sim_set_poll(struct timebase *tb, int64_t ns);
 /* The next sleep oversleeps by ns more (a descheduled engine). */
 void tb_sim_stall(struct timebase *tb, int64_t ns);
 /* Moves the clock (a phase step of the reference when negative or large). */

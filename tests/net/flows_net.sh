@@ -201,6 +201,11 @@ check "SIGKILL and restart of R1: the $N-flow table of schedule load resumes fro
 ip -n "$R1" route replace 10.7.2.0/24 via 10.7.1.2
 for _ in $(seq 50); do ip netns exec "$SND" ping -c 1 -W 1 10.7.2.2 >/dev/null 2>&1 && break; sleep 0.1; done
 carried "after the restart f$last and f5 carry their packets again"
+xdp_pair_ctl 1 --json stats | python3 -c '
+import json, sys
+e = json.load(sys.stdin)["engine"]
+print("# since the restart, rows of %d entries: %d frames, %d staged past their start, %d late, %d skipped" % (
+    int(sys.argv[1]), e["frames"], e["stage_overruns"], e["late_frames"], e["skipped_frames"]))' "$(((N + K - 1) / K))"
 
 # a row of ONE entries (70,000): staging it takes longer than the time
 # before its frame's start that the engine begins it in (be-poll, 100us), on

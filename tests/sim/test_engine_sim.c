@@ -2,9 +2,11 @@
 /*
  * The frame engine against the sim timebase, frame by frame: every packet in
  * its frame, the late policy (dropped, carried, late within the frame),
- * skipped frames, best effort that is too big or held.
+ * skipped frames, best effort that is too big or held, a row still being
+ * staged at its frame's start.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -240,6 +242,61 @@ static void skipped_frames_accounted(void **state)
 	}
 }
 
+/* A row of 32 flows, a packet each, in every frame of a cycle of one. */
+static char *table_row32(void)
+{
+	static char t[4096];
+	size_t n = (size_t)snprintf(
+		t, sizeof(t), "tdp-schedule 1\ntf 1ms\nk 1\nguard 2us\nport out rate 10Gbit/s\n");
+	for (int f = 0; f < 32; f++)
+		n += (size_t)snprintf(t + n, sizeof(t) - n,
+				      "flow f%d port out size 100 udp-dport %d\n", f, f + 1);
+	for (int f = 0; f < 32; f++)
+		n += (size_t)snprintf(t + n, sizeof(t) - n, "%s f%d 1%s", f ? "," : "frames 0:", f,
+				      f == 31 ? "\n" : "");
+	return t;
+}
+
+/*
+ * A row still being staged at its frame's start. Every read of the sim clock
+ * costs 40 us here, so staging, between its two reads, takes 40 us, and a row
+ * begun less than that before the start ends past it: counted, with its
+ * entries, its time and how early it was begun, and apart from the other
+ * frames; the skips right after it counted as such. Every frame's packets are
+ * sent or counted.
+ */
+static void row_staged_past_its_start(void **state)
+{
+	struct rig r;
+	rig_up(&r, table_row32(), LATE_DROP, 1000 * TDP_NS_PER_S + 500000, 100000, 16);
+	tb_sim_set_poll(r.tb, 40000);
+	const int frames = 200;
+	for (int i = 0; i < frames; i++) {
+		top_up(&r, 2, 0, NULL, 0);
+		engine_step(r.e);
+		drain_all(&r);
+	}
+	struct eng_stats es;
+	engine_stats(r.e, &es);
+	uint64_t sent = 0, late = 0;
+	for (uint32_t f = 0; f < 32; f++) {
+		struct flow_stats fs;
+		engine_flow_stats(r.e, f, &fs);
+		sent += fs.sent;
+		late += fs.late_dropped;
+	}
+	printf("# %" PRIu64 " of %d frames staged past their start, %" PRIu64
+	       " skips right after one; %" PRIu64 " packets sent, %" PRIu64 " dropped late\n",
+	       es.stage_overruns, frames, es.overrun_skips, sent, late);
+	assert_true(es.stage_overruns > 0 && es.stage_overruns < (uint64_t)frames);
+	assert_int_equal(es.last_overrun_entries, 32);
+	assert_int_equal(es.last_overrun_ns, 40000);
+	assert_in_range(es.last_overrun_lead_ns, 1, 40000);
+	assert_true(es.overrun_skips <= es.skip_events);
+	assert_int_equal(sent + late, 32 * (uint64_t)es.frames);
+	rig_down(&r);
+}
+
 static void best_effort_too_big_and_held(void **state)
 {
 	struct rig r;
@@ -279,4 +336,5 @@ TDP_TEST_MAIN(cmocka_unit_test(every_packet_in_its_frame), cmocka_unit_test(late
 	      cmocka_unit_test(late_frame_carried),
 	      cmocka_unit_test(late_on_the_port_within_the_frame),
 	      cmocka_unit_test(skipped_frames_accounted),
-	      cmocka_unit_test(best_effort_too_big_and_held))
+	      cmocka_unit_test(best_effort_too_big_and_held),
+	      cmocka_unit_test(row_staged_past_its_start))
