@@ -313,8 +313,9 @@ int64_t engine_step(struct engine *e)
 		if (e->overran)
 			CTR_ADD(e->st.overrun_skips, 1);
 		step_skip(e, j, woke_in);
-	} else
+	} else {
 		step_push(e, j, start, pushed_at);
+	}
 	CTR_SET(e->st.last_push_ns, pushed_at.ns);
 	step_end(e);
 	return j;
