@@ -15,7 +15,10 @@
 # stop the summary gives one row for all of them. Before, a table stopped
 # at 65,535 flows. R1 is killed (SIGKILL) with the second table in force and
 # started again: the table resumes from the state directory and carries
-# traffic. The times (start, load, restart) are printed, not judged.
+# traffic. Last, a table with 70,000 of its flows in one frame: staging that
+# row runs past the frame's start on any machine, and is counted, logged and
+# named as the cause of the skips after it. The times (start, load,
+# restart) are printed, not judged.
 # usage: flows_net.sh TDPD TDPCTL SRCDIR  (TAP)
 set -uo pipefail
 TDPD=$1
