@@ -179,9 +179,10 @@ static const struct conf_opt after[] = {
 	 false, 0},
 	{"be-poll", CS_GLOBAL, CT_DUR, "100us", 0, 1000000000, NULL, G(be_poll_ns), "TIME",
 	 "while waiting for a boundary, fill best effort this often; 0 fills only after each push. "
-	 "The frame's row is staged after the last of these fills, at most this long before the "
-	 "boundary (with 0, right after the push before it): a row that takes longer to stage "
-	 "goes out after its start, and is counted (stage_overruns) and logged",
+	 "The frame's row is staged after the last of these fills, within about this long and the "
+	 "predicted wake-up lead of the boundary (with 0, right after the push before it): a row "
+	 "that takes longer to stage goes out after its start, and is counted (stage_overruns) and "
+	 "logged",
 	 false, 0},
 	{"clock-refresh", CS_GLOBAL, CT_DUR, "100ms", 0, 60000000000LL, NULL, G(clock_refresh_ns),
 	 "TIME",

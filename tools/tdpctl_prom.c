@@ -207,8 +207,10 @@ void tdpctl_prometheus(json_t *r)
 	for (size_t i = 0; json_object_get(r, "flows_sum") && i < sizeof(fc) / sizeof(fc[0]); i++) {
 		char n[64], k[256];
 		snprintf(n, sizeof(n), "tdpd_flows_%s_total", fc[i][0]);
-		size_t hl = strlen(fc[i][1]); /* its help less the full stop */
-		snprintf(k, sizeof(k), "%.*s, summed over every flow.", (int)(hl - 1), fc[i][1]);
+		size_t hl = strlen(fc[i][1]); /* its help less its full stop */
+		if (hl && fc[i][1][hl - 1] == '.')
+			hl--;
+		snprintf(k, sizeof(k), "%.*s, summed over every flow.", (int)hl, fc[i][1]);
 		prom_one(r, "flows_sum", fc[i][0], n, "counter", k);
 	}
 	static const char *const pc[][2] = {CTL_PORT_COUNTERS(DEF)};

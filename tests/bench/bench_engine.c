@@ -372,9 +372,15 @@ int main(int argc, char **argv)
 			quick = true;
 		else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
 			svg = argv[++i];
-		else if (!strcmp(argv[i], "--flows") && i + 1 < argc)
-			flows_only = (uint32_t)strtoul(argv[++i], NULL, 10);
-		else
+		else if (!strcmp(argv[i], "--flows") && i + 1 < argc) {
+			char *end;
+			flows_only = (uint32_t)strtoul(argv[++i], &end, 10);
+			if (*end || !flows_only) {
+				fprintf(stderr, "bench: --flows %s: not a count of flows\n",
+					argv[i]);
+				return 2;
+			}
+		} else
 			for (int j = 0; j < 6; j++)
 				if (!strcmp(argv[i], names[j]))
 					want[j] = any = true;
