@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# bench_engine's command line: --help says what it runs and exits 0; a word
+# that is neither a benchmark nor an option, and --flows with what is not a
+# count, are refused with exit 2 before any benchmark runs. Before, --help
+# and a misspelt benchmark ran every benchmark (minutes of a CPU at
+# SCHED_FIFO). Nothing here times anything. (TAP)
+# usage: bench_cli.sh BENCH_ENGINE SRCDIR
+set -uo pipefail
+BENCH=$1
+SRC=$2
+. "$SRC/tests/tap.sh"
+tap_workdir
+echo "1..3"
+
+"$BENCH" --help >"$W/out" 2>"$W/err"
+rc=$?
+check "--help: the usage on stdout, exit 0, no benchmark run" \
+	'[ $rc -eq 0 ] && grep -q "^usage: bench_engine \[clock|start|datapath|frame|tick|stamps\]" "$W/out" && grep -q "flows N: that row alone" "$W/out" && ! grep -q "engine benchmarks" "$W/out"' \
+	"rc $rc: $(head -c 400 "$W/out" "$W/err")"
+
+"$BENCH" datpath >"$W/out" 2>"$W/err"
+rc=$?
+check "a misspelt benchmark (datpath) is refused with exit 2, the usage on stderr, nothing run" \
+	'[ $rc -eq 2 ] && grep -q "^bench: datpath: not a benchmark or an option$" "$W/err" && grep -q "^usage: bench_engine" "$W/err" && [ ! -s "$W/out" ]' \
+	"rc $rc: $(head -c 400 "$W/out" "$W/err")"
+
+"$BENCH" datapath --flows ten >"$W/out" 2>"$W/err"
+rc=$?
+check "--flows ten is refused with exit 2, nothing run" \
+	'[ $rc -eq 2 ] && grep -q "^bench: --flows ten: not a count of flows$" "$W/err" && [ ! -s "$W/out" ]' \
+	"rc $rc: $(head -c 400 "$W/out" "$W/err")"
