@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "bigmem.h"
 #include "control_reply.h"
 #include "frame.h"
 #include "log.h"
@@ -26,6 +27,25 @@ static void answer(struct tables *tm, int *slot, char *line)
 	*slot = -1;
 }
 
+/* Where the large arrays a packet reads by its flow sit (the tables held
+ * together): said at each table with any, from the kernel's own account. */
+static void log_pages(const char *name)
+{
+	struct bigmem_use u;
+	bigmem_use(&u);
+	if (!u.mapped)
+		return;
+	char mode[16], why[96] = "";
+	if (!u.huge) {
+		bigmem_thp_mode(mode, sizeof(mode));
+		snprintf(why, sizeof(why), " (transparent huge pages: %s; the kernel gave none)",
+			 mode);
+	}
+	log_info("schedule %s: the flow arrays of the tables held take %.1f MiB, %.1f MiB of it "
+		 "on huge pages%s",
+		 name, (double)u.mapped / (1 << 20), (double)u.huge / (1 << 20), why);
+}
+
 struct dtable *dtable_new(struct eng_table *et, const char *name, const char *via)
 {
 	struct dtable *dt = calloc(1, sizeof(*dt));
@@ -38,7 +58,7 @@ struct dtable *dtable_new(struct eng_table *et, const char *name, const char *vi
 	bool ok = dt->cls != NULL;
 	for (uint32_t c = 0; ok && c < ncores; c++) {
 		struct rx_table *rt = &dt->rxt[c];
-		rt->flows = calloc(t->nflows + 1, sizeof(*rt->flows));
+		rt->flows = bigmem_calloc(t->nflows + 1, sizeof(*rt->flows));
 		ok = rt->flows != NULL;
 		for (uint32_t f = 0; ok && f < t->nflows; f++)
 			rt->flows[f] = engine_table_flow_rxq(et, f, c);
@@ -51,6 +71,7 @@ struct dtable *dtable_new(struct eng_table *et, const char *name, const char *vi
 	}
 	control_text_copy(dt->name, sizeof(dt->name), name);
 	snprintf(dt->via, sizeof(dt->via), "%s", via);
+	log_pages(dt->name);
 	dt->loaded_unix_s = (int64_t)time(NULL);
 	sched_digest(t, dt->digest);
 	return dt;
@@ -62,7 +83,7 @@ void dtable_free(struct dtable *dt)
 		return;
 	cls_free(dt->cls);
 	for (uint32_t c = 0; c < RX_MAX_CORES; c++)
-		free(dt->rxt[c].flows);
+		bigmem_free(dt->rxt[c].flows);
 	free(dt);
 }
 

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
 #include "pkt.h"
 #include "tdp_names.h"
 
@@ -296,7 +297,7 @@ void cls_free(struct cls *c)
 	if (!c)
 		return;
 	for (uint32_t i = 0; i < c->ngroups; i++)
-		free(c->g[i].slot);
+		bigmem_free(c->g[i].slot);
 	free(c->g);
 	free(c);
 }
@@ -338,7 +339,7 @@ struct cls *cls_build(const struct sched_table *t)
 		while (2 * slots < 3 * count[g])
 			slots <<= 1;
 		c->g[g].mask = slots - 1;
-		c->g[g].slot = malloc(slots * sizeof(struct cls_slot));
+		c->g[g].slot = bigmem_calloc(slots, sizeof(struct cls_slot));
 		if (!c->g[g].slot)
 			goto fail;
 		for (uint32_t s = 0; s < slots; s++)

@@ -10,6 +10,7 @@
 #include <rte_ethdev.h>
 #include <rte_pause.h>
 
+#include "bigmem.h"
 #include "engine_state.h"
 
 /* ---- set-up ----------------------------------------------------------- */
@@ -118,11 +119,11 @@ static void table_free(struct eng_table *nt)
 			free(nt->ports[p].stage);
 			free(nt->ports[p].wire_end);
 			free(nt->ports[p].seg);
-			free(nt->ports[p].flows);
+			bigmem_free(nt->ports[p].flows);
 		}
 	for (uint32_t i = 0; i < nt->ngrow; i++)
 		free(nt->grow[i].carry);
-	free(nt->flows);
+	bigmem_free(nt->flows);
 	free(nt->ports);
 	free(nt->grow);
 	free(nt->removed);
@@ -183,7 +184,7 @@ static int table_ports(const struct sched_table *t, struct eng_table *nt)
 		tp->wire_end = calloc(tp->stage_cap + 1, sizeof(*tp->wire_end));
 		tp->stamps = calloc(tp->stage_cap + 1, sizeof(*tp->stamps));
 		tp->seg = calloc(tp->seg_cap + 1, sizeof(*tp->seg));
-		tp->flows = calloc(t->nflows + 1, sizeof(*tp->flows));
+		tp->flows = bigmem_calloc(t->nflows + 1, sizeof(*tp->flows));
 		if (!tp->stage || !tp->wire_end || !tp->stamps || !tp->seg || !tp->flows)
 			return -1;
 		for (uint32_t f = 0; f < t->nflows; f++)
@@ -260,7 +261,7 @@ static struct eng_table *table_build(const struct engine *e, const struct sched_
 	nt->nflows = t->nflows;
 	nt->rx_cores = e->rx_cores;
 	nt->nports = t->nports;
-	nt->flows = calloc(t->nflows + 1, sizeof(*nt->flows));
+	nt->flows = bigmem_calloc(t->nflows + 1, sizeof(*nt->flows));
 	nt->kept = calloc(t->nflows + 1, sizeof(*nt->kept));
 	nt->ports = calloc(t->nports + 1, sizeof(*nt->ports));
 	nt->grow = in_force ? calloc(t->nflows + 1, sizeof(*nt->grow)) : NULL;

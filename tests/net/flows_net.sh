@@ -5,7 +5,9 @@
 #   snd s0 10.7.0.1 ── in R1 out ── in R2 out ── r0 10.7.2.2 rcv
 #
 # R1 starts with 70,000 flows (flow i: DSCP 1 + i / 60000, UDP port
-# 1000 + i % 60000, one packet in frame i % 100 of a 100-frame cycle). A
+# 1000 + i % 60000, one packet in frame i % 100 of a 100-frame cycle); its
+# log says how much of the arrays a packet reads by its flow are on huge
+# pages (all, where the kernel has them on). A
 # flow past 65,535 and one below it carry UDP from the sender to the
 # receiver in their frames; tdpctl flows refuses to list them all (too-big)
 # and names what to ask instead, gives one flow by name and their sum;
@@ -29,7 +31,7 @@ SRC=$3
 net_test_begin ping python3
 
 . "$SRC/tests/tap.sh"
-echo "1..12"
+echo "1..13"
 N=${FLOWS_N:-70000}
 # by hand, 10^6 flows: FLOWS_N=1000000 FLOWS_K=1000
 K=${FLOWS_K:-100}
@@ -76,6 +78,13 @@ check "R1 up with a table of $N flows" \
 	'grep -q "forwarding:" "$W/r1/err" && grep -q "forwarding:" "$W/r2/err" && grep -q "$N flows" "$W/r1/err"' \
 	"$(tail -n 5 "$W/r1/err" "$W/r2/err")"
 grep -q "forwarding:" "$W/r1/err" && grep -q "forwarding:" "$W/r2/err" || exit 1
+# the classifier's slots (4 MiB) and the flows' arrays: on transparent huge
+# pages where the kernel has them on, under tdpd's mlockall too
+thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
+pages=$(grep -o "the flow arrays of the tables held take [0-9.]* MiB, [0-9.]* MiB of it on huge pages.*" "$W/r1/err" | head -n 1)
+check "R1's log: ${pages:-no word of its flow arrays} (transparent huge pages: ${thp:-unknown})" \
+	'[ -n "$pages" ] && { [ "$thp" != always ] && [ "$thp" != madvise ] || ! echo "$pages" | grep -q " 0.0 MiB of it"; }' \
+	"$(grep -i "huge" "$W/r1/err")"
 ip -n "$R1" route add 10.7.2.0/24 via 10.7.1.2
 ip -n "$R2" route add 10.7.0.0/24 via 10.7.1.1
 for _ in $(seq 50); do ip netns exec "$SND" ping -c 1 -W 1 10.7.2.2 >/dev/null 2>&1 && break; sleep 0.1; done
