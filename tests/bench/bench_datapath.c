@@ -28,6 +28,7 @@
 
 #include "../sim/dpdk_env.h"
 #include "../unit/pktgen.h"
+#include "bigmem.h"
 #include "engine.h"
 #include "pkt.h"
 #include "route.h"
@@ -178,7 +179,7 @@ static void dp_up(struct dp_rig *d, uint32_t nflows, bool piped, const char *in,
 	d->ports[1] = (struct rx_port){.dpdk_port = (uint16_t)pout, .table_port = 0};
 	d->ports[1].mac[0] = 0xaa;
 	d->beq[1] = engine_be_ring(d->e, 0);
-	d->frx = calloc(nflows, sizeof(*d->frx));
+	d->frx = bigmem_calloc(nflows, sizeof(*d->frx));
 	for (uint32_t f = 0; f < nflows; f++)
 		d->frx[f] = engine_flow_rx(d->e, f);
 	d->rxt = (struct rx_table){.cls = d->cls, .t = d->t, .flows = d->frx};
@@ -193,7 +194,7 @@ static void dp_up(struct dp_rig *d, uint32_t nflows, bool piped, const char *in,
 	rx_set_router(&d->rx, d->rt);
 	if (cores < 2)
 		return;
-	d->frx1 = calloc(nflows, sizeof(*d->frx1));
+	d->frx1 = bigmem_calloc(nflows, sizeof(*d->frx1));
 	for (uint32_t f = 0; f < nflows; f++)
 		d->frx1[f] = engine_table_flow_rxq(engine_table_current(d->e), f, 1);
 	d->rxt1 = (struct rx_table){.cls = d->cls, .t = d->t, .flows = d->frx1};
@@ -223,8 +224,8 @@ static void dp_down(struct dp_rig *d)
 	router_free(d->rt);
 	d->tb->ops->destroy(d->tb);
 	sched_free(d->t);
-	free(d->frx);
-	free(d->frx1);
+	bigmem_free(d->frx);
+	bigmem_free(d->frx1);
 }
 
 /* ---- the l3fwd-style loop ------------------------------------------------ */
@@ -351,7 +352,8 @@ struct dp_figs {
 	double rx, engine, plain, l3, reads;
 	uint64_t rx_pk, reserved, pushed, dropped;
 	/* the table, the classifier, the engine's and RX's state of the flows:
-	 * malloc's and DPDK's heaps, the route table's fib left out */
+	 * malloc's and DPDK's heaps and the large arrays' mappings (bigmem.h),
+	 * the route table's fib left out */
 	double bytes_per_flow;
 };
 
@@ -359,7 +361,9 @@ static uint64_t heap_now(void)
 {
 	struct rte_malloc_socket_stats st;
 	struct mallinfo2 mi = mallinfo2();
-	uint64_t sum = mi.uordblks + mi.hblkhd;
+	struct bigmem_use bu;
+	bigmem_use(&bu);
+	uint64_t sum = mi.uordblks + mi.hblkhd + bu.mapped;
 	for (int s = 0; s < RTE_MAX_NUMA_NODES; s++)
 		if (rte_malloc_get_socket_stats(s, &st) == 0)
 			sum += st.heap_allocsz_bytes;
