@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * RX's queues of one burst (rx.c only): what the burst's packets go in,
- * grouped by queue and put in at the burst's end.
+ * RX's best-effort rings of one burst (rx.c only): what the burst's packets
+ * go in, grouped by ring and put in at the burst's end.
  */
 #ifndef TDP_RX_PEND_H
 #define TDP_RX_PEND_H
@@ -12,7 +12,6 @@
 #include <rte_ring.h>
 
 #include "counters.h"
-#include "flowq.h"
 #include "rx.h"
 
 #define RX_PEND_BITS 7
@@ -20,14 +19,14 @@
 _Static_assert(RX_PEND_SLOTS >= 2 * RX_BURST, "a burst's groups fill at most half the index");
 
 /*
- * What one burst queues, grouped by queue: each group goes in with one
- * enqueue at the burst's end (a ring's tail is published once per group, not
- * once a packet), in the order its packets came: a reserved flow's queue
- * (fr), or a port's best-effort ring (q).
+ * What one burst queues as best effort, grouped by ring: each group goes in
+ * with one enqueue at the burst's end (a ring shared by RX cores publishes
+ * its tail once per group, not once a packet), in the order its packets
+ * came. A reserved packet goes straight into its flow's queue, which has no
+ * other writer (rx.c).
  */
 struct rx_group {
 	struct rte_ring *q;
-	struct flow_rx *fr;
 	uint16_t n;
 	uint8_t h; /* its slot in rx_pend's index */
 	struct rte_mbuf *m[RX_BURST];
@@ -35,7 +34,7 @@ struct rx_group {
 
 struct rx_pend {
 	uint16_t ng;
-	/* the groups by their queue's address: index + 1, 0 empty (linear
+	/* the groups by their ring's address: index + 1, 0 empty (linear
 	 * probing; at most RX_BURST of RX_PEND_SLOTS taken) */
 	uint8_t ix[RX_PEND_SLOTS];
 	struct rx_group g[RX_BURST];
@@ -47,11 +46,9 @@ static inline void pend_init(struct rx_pend *pd)
 	memset(pd->ix, 0, sizeof(pd->ix));
 }
 
-static inline void pend_add(struct rx_pend *pd, struct rte_ring *q, struct flow_rx *fr,
-			    struct rte_mbuf *m)
+static inline void pend_add(struct rx_pend *pd, struct rte_ring *q, struct rte_mbuf *m)
 {
-	uintptr_t a = fr ? (uintptr_t)fr : (uintptr_t)q;
-	uint32_t h = (uint32_t)((a >> 6) * 0x9E3779B1u) >> (32 - RX_PEND_BITS);
+	uint32_t h = (uint32_t)(((uintptr_t)q >> 6) * 0x9E3779B1u) >> (32 - RX_PEND_BITS);
 	uint16_t i;
 	for (;;) {
 		i = pd->ix[h];
@@ -60,12 +57,11 @@ static inline void pend_add(struct rx_pend *pd, struct rte_ring *q, struct flow_
 			pd->ix[h] = (uint8_t)(i + 1);
 			pd->g[i].h = (uint8_t)h;
 			pd->g[i].q = q;
-			pd->g[i].fr = fr;
 			pd->g[i].n = 0;
 			break;
 		}
 		i--;
-		if (pd->g[i].q == q && pd->g[i].fr == fr)
+		if (pd->g[i].q == q)
 			break;
 		h = (h + 1) & (RX_PEND_SLOTS - 1);
 	}
@@ -76,22 +72,12 @@ static inline void pend_flush(struct rx *rx, struct rx_pend *pd)
 {
 	for (uint16_t i = 0; i < pd->ng; i++) {
 		struct rx_group *g = &pd->g[i];
-		unsigned k = g->fr ? flowq_enqueue(g->fr, g->m, g->n)
-				   : rte_ring_enqueue_burst(g->q, (void *const *)g->m, g->n, NULL);
+		unsigned k = rte_ring_enqueue_burst(g->q, (void *const *)g->m, g->n, NULL);
 		for (unsigned x = k; x < g->n; x++)
 			rte_pktmbuf_free(g->m[x]);
-		if (g->fr) {
-			CTR_ADD(g->fr->enq, k);
-			CTR_ADD(rx->st.reserved, k);
-			if (k < g->n) {
-				CTR_ADD(g->fr->overflow, g->n - k);
-				CTR_ADD(rx->st.flow_overflow, g->n - k);
-			}
-		} else {
-			CTR_ADD(rx->st.best_effort, k);
-			if (k < g->n)
-				CTR_ADD(rx->st.drop[RXD_BE_OVERFLOW], g->n - k);
-		}
+		CTR_ADD(rx->st.best_effort, k);
+		if (k < g->n)
+			CTR_ADD(rx->st.drop[RXD_BE_OVERFLOW], g->n - k);
 	}
 	for (uint16_t i = 0; i < pd->ng; i++)
 		pd->ix[pd->g[i].h] = 0;
