@@ -117,12 +117,17 @@ for m in $BLOCKS; do
 	touch "$O/share/r1.flooded-$b"
 done
 lab_wait "$O/share/r1.done" 120 "$O/share/r1.console"
-check "the flood's 64 flows reach port in's 2 RX cores through RSS, each a fifth at least; the third gets none" \
+# Each core's share is not asked: RX cores 0 and 1 both run on the guest's
+# CPU 0 (tdpd warns of it), so how much each takes off its queue is how the
+# guest's scheduler shares that CPU between them under TCG. Seen: RX core 1
+# took 5 % to 64 % of the packets from one run to the next.
+check "the flood's 64 flows reach port in's 2 RX cores through RSS (both receive, each a hundredth at least); the third gets none" \
 	'python3 - "$O/share/r1/1-stats.json" <<"PY"
 import json, sys
-c = [x["best_effort"] for x in json.load(open(sys.argv[1]))["rx"]["cores"]]
-assert len(c) == 3 and min(c[:2]) * 5 >= sum(c) > 0 and c[2] == 0, c
-PY' "$(python3 -c 'import json,sys; print([x["best_effort"] for x in json.load(open(sys.argv[1]))["rx"]["cores"]])' "$O/share/r1/1-stats.json" 2>&1)"
+c = [x.get("pkts", 0) for x in json.load(open(sys.argv[1]))["rx"]["cores"]]
+assert len(c) == 3 and min(c[:2]) * 100 >= sum(c) > 0 and c[2] == 0, c
+PY' "$(python3 -c 'import json,sys; print([x.get("pkts", 0) for x in json.load(open(sys.argv[1]))["rx"]["cores"]])' "$O/share/r1/1-stats.json" 2>&1)"
+note "RX cores' packets in the flood of block 1: $(python3 -c 'import json,sys; print([x.get("pkts", 0) for x in json.load(open(sys.argv[1]))["rx"]["cores"]])' "$O/share/r1/1-stats.json" 2>&1)"
 check "tdpctl ports: port in has 2 RX queues with RSS, port out 1, and each why fewer than the RX cores" \
 	'python3 - "$O/share/r1/1-ports.json" <<"PY"
 import json, sys
