@@ -376,6 +376,14 @@ static void usage(FILE *to)
 		"time.\n");
 }
 
+/* A positive count from text, or 0 when it is not one. */
+static uint32_t count_of(const char *t)
+{
+	char *end;
+	unsigned long v = strtoul(t, &end, 10);
+	return *t >= '0' && *t <= '9' && !*end && v <= UINT32_MAX ? (uint32_t)v : 0;
+}
+
 /* The benchmarks asked for (each of want[], all when none is named), the
  * options into their globals: -1 to run them, else the exit status. */
 static int parse_args(int argc, char **argv, bool want[6], const char **svg, uint32_t *flows_only)
@@ -384,30 +392,41 @@ static int parse_args(int argc, char **argv, bool want[6], const char **svg, uin
 					     "frame", "tick",  "stamps"};
 	bool any = false;
 	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool valued = !strcmp(a, "--cpu") || !strcmp(a, "--svg") || !strcmp(a, "--flows");
+		if (valued && i + 1 == argc) {
+			fprintf(stderr, "bench: %s: needs a value\n", a);
+			return 2;
+		}
 		int j = 0;
-		if (!strcmp(argv[i], "--cpu") && i + 1 < argc) {
-			cpu = atoi(argv[++i]);
-		} else if (!strcmp(argv[i], "--quick")) {
-			quick = true;
-		} else if (!strcmp(argv[i], "--svg") && i + 1 < argc) {
-			*svg = argv[++i];
-		} else if (!strcmp(argv[i], "--flows") && i + 1 < argc) {
+		if (!strcmp(a, "--cpu")) {
+			const char *v = argv[++i];
 			char *end;
-			*flows_only = (uint32_t)strtoul(argv[++i], &end, 10);
-			if (*end || !*flows_only) {
+			long n = strtol(v, &end, 10);
+			if (*v < '0' || *v > '9' || *end || n >= CPU_SETSIZE) {
+				fprintf(stderr, "bench: --cpu %s: not a CPU number\n", v);
+				return 2;
+			}
+			cpu = (int)n;
+		} else if (!strcmp(a, "--quick")) {
+			quick = true;
+		} else if (!strcmp(a, "--svg")) {
+			*svg = argv[++i];
+		} else if (!strcmp(a, "--flows")) {
+			*flows_only = count_of(argv[++i]);
+			if (!*flows_only) {
 				fprintf(stderr, "bench: --flows %s: not a count of flows\n",
 					argv[i]);
 				return 2;
 			}
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return 0;
 		} else {
-			while (j < 6 && strcmp(argv[i], names[j]))
+			while (j < 6 && strcmp(a, names[j]))
 				j++;
 			if (j == 6) {
-				fprintf(stderr, "bench: %s: not a benchmark or an option\n",
-					argv[i]);
+				fprintf(stderr, "bench: %s: not a benchmark or an option\n", a);
 				usage(stderr);
 				return 2;
 			}

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # bench_engine's command line: --help says what it runs and exits 0; a word
-# that is neither a benchmark nor an option, and --flows with what is not a
-# count, are refused with exit 2 before any benchmark runs. Before, --help
+# that is neither a benchmark nor an option, --flows with what is not a
+# count, --cpu with what is not a CPU number and an option without its value
+# are refused with exit 2 before any benchmark runs. Before, --cpu x ran on
+# CPU 0. Before, --help
 # and a misspelt benchmark ran every benchmark (minutes of a CPU at
 # SCHED_FIFO). Nothing here times anything. (TAP)
 # usage: bench_cli.sh BENCH_ENGINE SRCDIR
@@ -11,7 +13,7 @@ BENCH=$1
 SRC=$2
 . "$SRC/tests/tap.sh"
 tap_workdir
-echo "1..3"
+echo "1..5"
 
 "$BENCH" --help >"$W/out" 2>"$W/err"
 rc=$?
@@ -29,4 +31,16 @@ check "a misspelt benchmark (datpath) is refused with exit 2, the usage on stder
 rc=$?
 check "--flows ten is refused with exit 2, nothing run" \
 	'[ $rc -eq 2 ] && grep -q "^bench: --flows ten: not a count of flows$" "$W/err" && [ ! -s "$W/out" ]' \
+	"rc $rc: $(head -c 400 "$W/out" "$W/err")"
+
+"$BENCH" clock --cpu one >"$W/out" 2>"$W/err"
+rc=$?
+check "--cpu one is refused with exit 2, nothing run (it ran on CPU 0 before)" \
+	'[ $rc -eq 2 ] && grep -q "^bench: --cpu one: not a CPU number$" "$W/err" && [ ! -s "$W/out" ]' \
+	"rc $rc: $(head -c 400 "$W/out" "$W/err")"
+
+"$BENCH" datapath --flows >"$W/out" 2>"$W/err"
+rc=$?
+check "--flows with no value is refused with exit 2, nothing run" \
+	'[ $rc -eq 2 ] && grep -q "^bench: --flows: needs a value$" "$W/err" && [ ! -s "$W/out" ]' \
 	"rc $rc: $(head -c 400 "$W/out" "$W/err")"
