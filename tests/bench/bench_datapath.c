@@ -78,9 +78,11 @@ static char *dp_table(uint32_t nflows, bool piped)
 }
 
 /* n frames into r, frame i of flow i % nflows, as dp_table's flows match;
- * with more flows than frames, spread over them all */
-static void fill_ring(struct rte_ring *r, uint32_t n, uint32_t nflows)
+ * with more flows than frames, spread over them all. Returns how many went
+ * in. */
+static uint32_t fill_ring(struct rte_ring *r, uint32_t n, uint32_t nflows)
 {
+	uint32_t in = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		struct pg g;
 		pg_defaults(&g);
@@ -98,7 +100,10 @@ static void fill_ring(struct rte_ring *r, uint32_t n, uint32_t nflows)
 		pg_build(&g, (uint8_t *)rte_pktmbuf_append(m, (uint16_t)g.size));
 		if (rte_ring_sp_enqueue(r, m) != 0)
 			rte_pktmbuf_free(m);
+		else
+			in++;
 	}
+	return in;
 }
 
 /* A router on two in-memory ports: the engine on the table, RX polling "in"
@@ -234,7 +239,9 @@ static void dp_down(struct dp_rig *d)
  * at fixed offsets, one bulk LPM lookup per burst over a table of 1,002
  * routes, the MACs rewritten, TTL decremented with an incremental checksum
  * (RFC 1624), tx_burst. The like-for-like yardstick for RX, which also
- * classifies. */
+ * classifies. Its routes out hold every frame's destination, as RX's router
+ * does (10.192.0.0/11 holds the flows' 10.200.0.0 to 10.215.255.255): a
+ * frame it dropped would not count in its ns a packet. */
 static struct rte_lpm *l3fwd_lpm(void)
 {
 	struct rte_lpm_config cfg = {.max_rules = 4096, .number_tbl8s = 256};
@@ -244,7 +251,7 @@ static struct rte_lpm *l3fwd_lpm(void)
 	for (uint32_t i = 0; i < 1000; i++) /* 10.100.0.0/24 ... : not ours */
 		rte_lpm_add(lpm, RTE_IPV4(10, 100 + i / 256, i % 256, 0), 24, 0);
 	rte_lpm_add(lpm, RTE_IPV4(10, 0, 2, 0), 24, 1);
-	rte_lpm_add(lpm, RTE_IPV4(10, 200, 0, 0), 16, 1);
+	rte_lpm_add(lpm, RTE_IPV4(10, 192, 0, 0), 11, 1);
 	return lpm;
 }
 
@@ -351,6 +358,10 @@ static uint64_t engine_reads(struct engine *e, const struct sched_table *t, int6
 struct dp_figs {
 	double rx, engine, plain, l3, reads;
 	uint64_t rx_pk, reserved, pushed, dropped;
+	/* the frames each was given, and the loops' frames forwarded (a
+	 * figure is ns a packet handled, so each must handle all it is given) */
+	uint64_t rx_in, reads_in, plain_in, l3_in, plain_pk, l3_pk;
+	uint32_t batch, fill_min; /* frames a round asks for; the fewest one got */
 	/* the table, the classifier, the engine's and RX's state of the flows:
 	 * malloc's and DPDK's heaps and the large arrays' mappings (bigmem.h),
 	 * the route table's fib left out */
@@ -370,6 +381,15 @@ static uint64_t heap_now(void)
 	return sum;
 }
 
+/* A round's frames into port in's ring, the fewest a round got kept */
+static uint32_t dp_fill(struct dp_rig *d, struct dp_figs *f)
+{
+	uint32_t in = fill_ring(d->rx0, f->batch, d->nflows);
+	if (in < f->fill_min)
+		f->fill_min = in;
+	return in;
+}
+
 /* RX, the engine and both loops on the same frames, alternated in rounds of
  * batch frames */
 static void dp_measure(uint32_t nflows, uint32_t batch, uint32_t rounds, struct dp_figs *f)
@@ -378,6 +398,7 @@ static void dp_measure(uint32_t nflows, uint32_t batch, uint32_t rounds, struct 
 	snprintf(in, sizeof(in), "dp_in%u_%u", nflows, many_from);
 	snprintf(out, sizeof(out), "dp_out%u_%u", nflows, many_from);
 	struct dp_rig d;
+	*f = (struct dp_figs){.batch = batch, .fill_min = batch};
 	uint64_t h0 = heap_now();
 	dp_up(&d, nflows, false, in, out, 1);
 	f->bytes_per_flow = ((double)(heap_now() - h0) - (double)router_bytes(d.rt)) / nflows;
@@ -389,7 +410,7 @@ static void dp_measure(uint32_t nflows, uint32_t batch, uint32_t rounds, struct 
 	engine_start(d.e);
 	for (uint32_t r = 0; r < rounds; r++) {
 		/* classify + enqueue */
-		fill_ring(d.rx0, batch, nflows);
+		f->rx_in += dp_fill(&d, f);
 		int64_t t0 = mono();
 		uint32_t got;
 		while ((got = rx_poll(&d.rx)) != 0)
@@ -402,20 +423,20 @@ static void dp_measure(uint32_t nflows, uint32_t batch, uint32_t rounds, struct 
 		tx_pk += rte_ring_count(d.tx1);
 		env_drain(d.tx1);
 		dp_drain_flows(&d);
-		fill_ring(d.rx0, batch, nflows);
+		f->plain_in += dp_fill(&d, f);
 		t0 = mono();
 		plain_pk += l2fwd_burst(pin, pout, next_mac, d.ports[1].mac);
 		plain_ns += mono() - t0;
 		env_drain(d.tx1);
 		if (lpm) {
-			fill_ring(d.rx0, batch, nflows);
+			f->l3_in += dp_fill(&d, f);
 			t0 = mono();
 			l3_pk += l3fwd_burst(lpm, pin, pout, next_mac, d.ports[1].mac);
 			l3_ns += mono() - t0;
 			env_drain(d.tx1);
 		}
 		/* the engine's reads alone, after RX as the engine is */
-		fill_ring(d.rx0, batch, nflows);
+		f->reads_in += dp_fill(&d, f);
 		while (rx_poll(&d.rx) != 0)
 			;
 		t0 = mono();
@@ -430,6 +451,8 @@ static void dp_measure(uint32_t nflows, uint32_t batch, uint32_t rounds, struct 
 	f->plain = (double)plain_ns / (double)(plain_pk ? plain_pk : 1);
 	f->l3 = l3_pk ? (double)l3_ns / (double)l3_pk : 0;
 	f->rx_pk = rx_pk;
+	f->plain_pk = plain_pk;
+	f->l3_pk = l3_pk;
 	f->reserved = d.rx.st.reserved;
 	f->pushed = tx_pk;
 	f->dropped = 0;
@@ -438,6 +461,40 @@ static void dp_measure(uint32_t nflows, uint32_t batch, uint32_t rounds, struct 
 	if (lpm)
 		rte_lpm_free(lpm);
 	dp_down(&d);
+}
+
+/* Whether every round got the frames it asked for, RX queued every frame it
+ * was given to the frame's flow and each loop forwarded every frame it was
+ * given; else says on stderr what fell short: a figure is ns a packet
+ * handled, and one that handled fewer is not comparable. */
+static bool dp_whole(uint32_t nflows, const struct dp_figs *f)
+{
+	if (f->fill_min < f->batch)
+		fprintf(stderr, "bench: %u flows: a round got %u of the %u frames it asked for\n",
+			nflows, f->fill_min, f->batch);
+	bool ok = f->fill_min == f->batch;
+	if (f->reserved != f->rx_in + f->reads_in || f->dropped) {
+		fprintf(stderr,
+			"bench: %u flows: RX queued %" PRIu64 " of the %" PRIu64
+			" frames it was given to their flows, dropped %" PRIu64 "\n",
+			nflows, f->reserved, f->rx_in + f->reads_in, f->dropped);
+		ok = false;
+	}
+	if (f->plain_pk != f->plain_in) {
+		fprintf(stderr,
+			"bench: %u flows: the l2fwd-style loop forwarded %" PRIu64
+			" of the %" PRIu64 " frames it was given\n",
+			nflows, f->plain_pk, f->plain_in);
+		ok = false;
+	}
+	if (f->l3_pk != f->l3_in) {
+		fprintf(stderr,
+			"bench: %u flows: the l3fwd-style loop forwarded %" PRIu64
+			" of the %" PRIu64 " frames it was given\n",
+			nflows, f->l3_pk, f->l3_in);
+		ok = false;
+	}
+	return ok;
 }
 
 static void datapath_case(uint32_t nflows, const char *what)
@@ -461,6 +518,8 @@ static void datapath_case(uint32_t nflows, const char *what)
 	printf("  (%" PRIu64 " packets classified, %" PRIu64 " reserved, %" PRIu64
 	       " pushed, %" PRIu64 " dropped by RX)\n",
 	       f.rx_pk, f.reserved, f.pushed, f.dropped);
+	if (!dp_whole(nflows, &f))
+		exit(1);
 }
 
 /* ---- the flows' cost curve --------------------------------------------------- */
@@ -503,7 +562,7 @@ void bench_flows_curve(const char *svg, uint32_t only)
 	printf("%8s %9s %9s %9s %9s %9s %8s %9s %9s %12s\n", "flows", "RX ns", "engine ns",
 	       "reads ns", "l2fwd ns", "l3fwd ns", "RX/l3fwd", "eng/l2fwd", "eng/reads",
 	       "bytes/flow");
-	bool found = false;
+	bool found = false, whole = true;
 	for (int i = 0; i < ROWS; i++) {
 		if (only && counts[i] != only) {
 			f[i] = (struct dp_figs){0};
@@ -516,10 +575,16 @@ void bench_flows_curve(const char *svg, uint32_t only)
 		       f[i].l3 > 0 ? f[i].rx / f[i].l3 : 0, f[i].engine / f[i].plain,
 		       f[i].engine / f[i].reads, f[i].bytes_per_flow);
 		fflush(stdout);
+		whole = dp_whole(counts[i], &f[i]) && whole;
 	}
 	many_from = saved;
 	if (!found)
 		printf("--flows %u: not one of the curve's counts (10, 100, ..., 1000000)\n", only);
+	else if (whole)
+		printf("every row: each round's frames all given, RX queued each to its flow, and "
+		       "both loops forwarded each\n");
+	else
+		exit(1);
 	if (svg) {
 		char path[512];
 		snprintf(path, sizeof(path), "%s-flows.svg", svg);

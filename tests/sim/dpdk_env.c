@@ -91,7 +91,7 @@ int env_ring_port_mq(const char *name, uint16_t nq, struct rte_ring **rx, struct
 	char n[64];
 	for (uint16_t q = 0; q < nq; q++) {
 		snprintf(n, sizeof(n), "%s_rx%u", name, q);
-		rx[q] = rte_ring_create(n, 4096, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		rx[q] = rte_ring_create(n, 16384, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 		snprintf(n, sizeof(n), "%s_tx%u", name, q);
 		tx[q] = rte_ring_create(n, 16384, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (!rx[q] || !tx[q])
