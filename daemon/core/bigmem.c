@@ -65,8 +65,12 @@ void *bigmem_calloc(size_t n, size_t size)
 	if (size && n > (SIZE_MAX - HUGE_2M) / size)
 		return NULL;
 	size_t want = n * size;
-	if (want < BIGMEM_MIN)
-		return calloc(1, want ? want : 1);
+	if (want < BIGMEM_MIN) {
+		void *p = NULL;
+		if (posix_memalign(&p, BIGMEM_ALIGN, want ? want : 1) != 0)
+			return NULL;
+		return memset(p, 0, want ? want : 1);
+	}
 	struct held *h = malloc(sizeof(*h));
 	if (!h)
 		return NULL;

@@ -10,8 +10,10 @@
  * mapping is filled with pages when it is made, so advice given after that
  * comes too late (madvise(2), mlock(2)). Every page is present on return
  * (zeroed), so the data path never takes a fault on it. Smaller regions come
- * from calloc. Where the kernel has transparent huge pages off, the same
- * memory on 4 KiB pages.
+ * from malloc's heap, zeroed. Either starts on a cache line (BIGMEM_ALIGN),
+ * so that an element of 32 or 64 bytes never straddles two (calloc gives
+ * 16). Where the kernel has transparent huge pages off, the same memory on
+ * 4 KiB pages.
  */
 #ifndef TDP_BIGMEM_H
 #define TDP_BIGMEM_H
@@ -20,6 +22,7 @@
 #include <stdint.h>
 
 #define BIGMEM_MIN (1u << 20)
+#define BIGMEM_ALIGN 64
 
 /* n zeroed elements of size bytes each; NULL when out of memory. */
 void *bigmem_calloc(size_t n, size_t size);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The data path's large arrays (daemon/core/bigmem.c): small ones from
- * calloc, large ones a zeroed mapping of whole 2 MiB pages, counted while
+ * malloc's heap, zeroed and on a cache line, large ones a zeroed mapping of whole 2 MiB pages, counted while
  * held; and on huge pages even under mlockall(MCL_FUTURE), which fills a
  * mapping with small pages the moment it is made (advice given after that is
  * too late: such a mapping gets no huge page).
@@ -20,7 +20,7 @@
 
 #define MIB ((size_t)1 << 20)
 
-static void small_ones_come_from_calloc(void **state)
+static void small_ones_come_from_the_heap_on_a_cache_line(void **state)
 {
 	struct bigmem_use a, b;
 	bigmem_use(&a);
@@ -33,6 +33,17 @@ static void small_ones_come_from_calloc(void **state)
 	assert_int_equal(b.mapped, a.mapped);
 	bigmem_free(p);
 	bigmem_free(NULL);
+	/* arrays of 32-byte elements (RX's flows, the classifier's slots):
+	 * each starts on a line, whatever the heap held before (calloc's
+	 * 16-byte alignment put half of them mid-line) */
+	void *q[16];
+	for (int i = 0; i < 16; i++) {
+		q[i] = bigmem_calloc((size_t)i + 1, 32);
+		assert_non_null(q[i]);
+		assert_int_equal((uintptr_t)q[i] % 64, 0);
+	}
+	for (int i = 0; i < 16; i++)
+		bigmem_free(q[i]);
 }
 
 static void large_ones_are_whole_pages_counted_while_held(void **state)
@@ -111,7 +122,7 @@ static void on_huge_pages_under_mlockall(void **state)
 	bigmem_free(p);
 }
 
-TDP_TEST_MAIN(cmocka_unit_test(small_ones_come_from_calloc),
+TDP_TEST_MAIN(cmocka_unit_test(small_ones_come_from_the_heap_on_a_cache_line),
 	      cmocka_unit_test(large_ones_are_whole_pages_counted_while_held),
 	      cmocka_unit_test(too_large_is_refused), cmocka_unit_test(the_kernels_mode_is_read),
 	      cmocka_unit_test(on_huge_pages_under_mlockall))
