@@ -58,12 +58,9 @@ struct dtable *dtable_new(struct eng_table *et, const char *name, const char *vi
 	bool ok = dt->cls != NULL;
 	for (uint32_t c = 0; ok && c < ncores; c++) {
 		struct rx_table *rt = &dt->rxt[c];
-		rt->flows = bigmem_calloc(t->nflows + 1, sizeof(*rt->flows));
-		ok = rt->flows != NULL;
+		ok = rx_table_init(rt, dt->cls, t) == 0;
 		for (uint32_t f = 0; ok && f < t->nflows; f++)
-			rt->flows[f] = engine_table_flow_rxq(et, f, c);
-		rt->cls = dt->cls;
-		rt->t = t;
+			rx_table_set(rt, f, engine_table_flow_rxq(et, f, c));
 	}
 	if (!ok) {
 		dtable_free(dt);
@@ -83,7 +80,7 @@ void dtable_free(struct dtable *dt)
 		return;
 	cls_free(dt->cls);
 	for (uint32_t c = 0; c < RX_MAX_CORES; c++)
-		bigmem_free(dt->rxt[c].flows);
+		rx_table_fini(&dt->rxt[c]);
 	free(dt);
 }
 

@@ -7,6 +7,7 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
+#include "bigmem.h"
 #include "counters.h"
 #include "hist.h"
 #include "ipfrag.h"
@@ -15,6 +16,9 @@
 #include "tdp_names.h"
 
 #define RX_PREFETCH 8
+/* the classification reads a flow's entry, for its queue's address, this
+ * many packets after it asked for it */
+#define RX_DEREF 8
 
 const char *rx_drop_name(enum rx_drop d)
 {
@@ -333,8 +337,8 @@ RX_STEP back_routed(struct rx *rx, uint32_t in_port, struct rx_pk *k, int *f, ui
 	}
 	/* a reserved flow whose route moved off its port (or went away) is
 	 * the flow's news first, whatever the new next hop's state */
-	if (*f >= 0 && (rc == ROUTE_NONE || *out != rx->table_to_port[tab->t->flows[*f].port])) {
-		moved(rx, tab->flows[*f], rc == ROUTE_NONE ? UINT32_MAX : *out);
+	if (*f >= 0 && (rc == ROUTE_NONE || *out != rx->table_to_port[tab->flows[*f].port])) {
+		moved(rx, tab->flows[*f].q, rc == ROUTE_NONE ? UINT32_MAX : *out);
 		if (rc != ROUTE_NONE && rx->moved != RX_MOVED_BEST_EFFORT) {
 			drop(rx, m, RXD_WRONG_PORT);
 			return false;
@@ -380,7 +384,7 @@ RX_STEP back_fits(struct rx *rx, uint32_t in_port, const struct rx_pk *k, int f,
 	const struct port_link *ln = rx->link ? &rx->link[out] : NULL;
 	if (ln && !port_link_usable(ln)) {
 		if (f >= 0)
-			CTR_ADD(tab->flows[f]->link_down, 1);
+			CTR_ADD(tab->flows[f].q->link_down, 1);
 		drop(rx, m, RXD_LINK_DOWN);
 		return false;
 	}
@@ -390,7 +394,7 @@ RX_STEP back_fits(struct rx *rx, uint32_t in_port, const struct rx_pk *k, int f,
 		/* RFC 1812 §5.2.7.1 (DF), RFC 4443 §3.2, RFC 8201; a reserved
 		 * packet is one slot of its reservation, never cut in pieces */
 		if (f >= 0)
-			CTR_ADD(tab->flows[f]->too_big, 1);
+			CTR_ADD(tab->flows[f].q->too_big, 1);
 		if (pi->family == 6 || (pi->flags & PKT_F_DF)) {
 			icmp_drop_mtu(rx, in_port, m, pi, RXD_TOO_BIG, ICMP_ERR_TOO_BIG, *mtu);
 			return false;
@@ -412,13 +416,13 @@ static inline __attribute__((always_inline)) void back_reserved(struct rx *rx, s
 								int f)
 {
 	const struct rx_table *tab = rx->tab;
-	struct flow_rx *fr = tab->flows[f];
-	const struct sched_flow *sf = &tab->t->flows[f];
-	if (sf->alpha) {
+	const struct rx_flow *rf = &tab->flows[f];
+	struct flow_rx *fr = rf->q;
+	if (rf->alpha) {
 		/* the upstream frame it was sent in, then this node's alpha */
-		tdp_time_t a = tdp_time_add(rx->now, -(int64_t)sf->delay_ns);
+		tdp_time_t a = tdp_time_add(rx->now, -(int64_t)rf->delay_ns);
 		int64_t up = frame_index(&rx->g, a);
-		engine_pkt_set_due(m, up + sf->alpha);
+		engine_pkt_set_due(m, up + rf->alpha);
 		int64_t off = tdp_time_diff(a, frame_start(&rx->g, up));
 		if (fr->arr)
 			hist_add(fr->arr, off);
@@ -428,7 +432,7 @@ static inline __attribute__((always_inline)) void back_reserved(struct rx *rx, s
 		/* read late: it may be a packet of an earlier upstream frame,
 		 * which would then be due one frame or more too late */
 		if (rx->since_ok &&
-		    frame_index(&rx->g, tdp_time_add(rx->since, guard - (int64_t)sf->delay_ns)) <
+		    frame_index(&rx->g, tdp_time_add(rx->since, guard - (int64_t)rf->delay_ns)) <
 			    up)
 			CTR_ADD(fr->arr_uncertain, 1);
 	} else {
@@ -462,7 +466,7 @@ static void rx_back(struct rx *rx, uint32_t in_port, struct rx_pk *k, struct rx_
 			drop(rx, m, RXD_NO_ROUTE);
 			return;
 		}
-		out = rx->table_to_port[tab->t->flows[f].port];
+		out = rx->table_to_port[tab->flows[f].port];
 		if (!rx->ports[out].has_peer) {
 			drop(rx, m, RXD_NO_NEIGH);
 			return;
@@ -501,11 +505,12 @@ static void rx_back(struct rx *rx, uint32_t in_port, struct rx_pk *k, struct rx_
  * bytes added to *bytes when given), in stages so that each stage's cache
  * misses overlap across the burst: the checks and the parse, with the
  * classifier's slots asked for (each key hashed once, kept in the packet's
- * probe); the classification, with each reserved flow's line and its table
- * entry asked for; the routes, a reserved flow's cached one (the slot its
- * packet goes in asked for) or one bulk fib lookup for the rest; then, in
- * order, the rewrite and the queues. With 10^4 flows every line of a flow
- * is a miss, and none is met before it was asked for a stage ahead.
+ * probe); the classification, with each reserved flow's entry (struct
+ * rx_flow) asked for, and a few packets later, read, its queue's line; the
+ * routes, a reserved flow's cached one (the slot its packet goes in asked
+ * for) or one bulk fib lookup for the rest; then, in order, the rewrite and
+ * the queues. With 10^4 flows every line of a flow is a miss, and none is
+ * met before it was asked for a stage, or RX_DEREF packets, ahead.
  */
 /* Stage 1: the checks and the parse of pkts[0, n), each packet's data and
  * header asked for a few packets ahead; what goes on into pk (its count),
@@ -531,8 +536,17 @@ static uint16_t burst_front(struct rx *rx, uint32_t in_port, struct rte_mbuf **p
 	return live;
 }
 
-/* Stage 2: each packet's flow, its line and table entry asked for; the
- * routed ones' indices into li (their count). */
+/* A reserved packet's flow queue's line asked for, from its entry. */
+static inline void ask_queue(const struct rx_table *tab, const struct rx_pk *k)
+{
+	if (k->f >= 0)
+		rte_prefetch0(tab->flows[k->f].q);
+}
+
+/* Stage 2: each packet's flow, its entry asked for, and RX_DEREF packets
+ * later its queue's line (the entry's address is the flow's, the line's is
+ * in the entry: read at once, it would stall on the miss just asked for);
+ * the routed ones' indices into li (their count). */
 static uint16_t burst_classify(const struct rx *rx, struct rx_pk *pk, uint16_t live, uint16_t *li)
 {
 	const struct rx_table *tab = rx->tab;
@@ -540,13 +554,15 @@ static uint16_t burst_classify(const struct rx *rx, struct rx_pk *pk, uint16_t l
 	for (uint16_t j = 0; j < live; j++) {
 		struct rx_pk *k = &pk[j];
 		k->f = cls_lookup_probe(tab->cls, &k->pi, &k->probe);
-		if (k->f >= 0) {
-			rte_prefetch0(tab->flows[k->f]);
-			rte_prefetch0(&tab->t->flows[k->f].port);
-		}
+		if (k->f >= 0)
+			rte_prefetch0(&tab->flows[k->f]);
+		if (j >= RX_DEREF)
+			ask_queue(tab, &pk[j - RX_DEREF]);
 		if (k->routed)
 			li[nl++] = j;
 	}
+	for (uint16_t j = live > RX_DEREF ? live - RX_DEREF : 0; j < live; j++)
+		ask_queue(tab, &pk[j]);
 	return nl;
 }
 
@@ -557,7 +573,7 @@ static void flow_hop(const struct rx *rx, struct rx_pk *k)
 {
 	const struct rx_table *tab = rx->tab;
 	if (k->hop.res != ROUTE_NONE && k->hop.res != ROUTE_LOCAL) {
-		uint32_t want = rx->table_to_port[tab->t->flows[k->f].port], p;
+		uint32_t want = rx->table_to_port[tab->flows[k->f].port], p;
 		uint8_t mac[6];
 		int rc = k->hop.port == want ? ROUTE_OTHER_PORT
 					     : router_lookup_port(rx->rt, &k->pi, want, &p, mac);
@@ -568,7 +584,7 @@ static void flow_hop(const struct rx *rx, struct rx_pk *k)
 		}
 	}
 	if (k->hop.res == ROUTE_OK && k->pi.family == 4 && rx->rt_gen) {
-		struct flow_rx *fr = tab->flows[k->f];
+		struct flow_rx *fr = tab->flows[k->f].q;
 		fr->nh_gen = rx->rt_gen;
 		fr->nh_dst = dst4(&k->pi);
 		fr->nh_port = (uint16_t)k->hop.port;
@@ -588,8 +604,8 @@ static void burst_route(struct rx *rx, struct rx_pk *pk, uint16_t *li, uint16_t 
 	for (uint16_t x = 0; x < nl; x++) {
 		struct rx_pk *k = &pk[li[x]];
 		if (k->f >= 0) {
-			flowq_prefetch_slot(tab->flows[k->f]);
-			if (nh_cached(rx, tab->flows[k->f], &k->pi, &k->hop)) {
+			flowq_prefetch_slot(tab->flows[k->f].q);
+			if (nh_cached(rx, tab->flows[k->f].q, &k->pi, &k->hop)) {
 				CTR_ADD(rx->st.nh_cached, 1);
 				continue;
 			}
@@ -769,4 +785,24 @@ void rx_tap_sum(const struct rx *rx, uint32_t n, uint32_t port, struct rx_tap_st
 		CTL_TAP_COUNTERS(ADD)
 #undef ADD
 	}
+}
+
+int rx_table_init(struct rx_table *rt, const struct cls *c, const struct sched_table *t)
+{
+	*rt = (struct rx_table){.cls = c, .t = t};
+	rt->flows = bigmem_calloc(t->nflows + 1, sizeof(*rt->flows));
+	return rt->flows ? 0 : -1;
+}
+
+void rx_table_set(struct rx_table *rt, uint32_t f, struct flow_rx *q)
+{
+	const struct sched_flow *sf = &rt->t->flows[f];
+	rt->flows[f] = (struct rx_flow){
+		.q = q, .delay_ns = sf->delay_ns, .alpha = sf->alpha, .port = sf->port};
+}
+
+void rx_table_fini(struct rx_table *rt)
+{
+	bigmem_free(rt->flows);
+	rt->flows = NULL;
 }

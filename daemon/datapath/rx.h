@@ -124,12 +124,30 @@ struct rx_stats {
 _Static_assert(sizeof(struct rx_stats) % sizeof(uint64_t) == 0,
 	       "rx_sum adds the counters as an array");
 
-/* What RX classifies against: a table, its classifier and its flows' queues. */
+/* What RX reads of a reserved flow for each of its packets, side by side so
+ * that a packet costs one line of them: this core's queue of the flow, and
+ * the flow's port, alpha and link delay as the table gives them (in struct
+ * sched_flow they sit past its name, a line of their own). */
+struct rx_flow {
+	struct flow_rx *q;
+	uint64_t delay_ns;
+	uint32_t alpha;
+	uint32_t port; /* the table's port index */
+} __attribute__((aligned(32)));
+
+/* What RX classifies against: a table, its classifier and its flows. */
 struct rx_table {
 	const struct cls *cls;
 	const struct sched_table *t;
-	struct flow_rx **flows; /* per flow of t */
+	struct rx_flow *flows; /* per flow of t */
 };
+
+/* rt for one RX core: t's flows, each without its queue until rx_table_set
+ * gives it. 0, or -1 without memory (rt then holds nothing). */
+int rx_table_init(struct rx_table *rt, const struct cls *c, const struct sched_table *t);
+/* flow f of rt's table: this core's queue of it, q */
+void rx_table_set(struct rx_table *rt, uint32_t f, struct flow_rx *q);
+void rx_table_fini(struct rx_table *rt);
 
 /*
  * One RX core (rx-cpus): core c of ncores polls queues c, c + ncores, ... of

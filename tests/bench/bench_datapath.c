@@ -119,7 +119,6 @@ struct dp_rig {
 	struct router *rt;
 	struct rx_port ports[2];
 	struct rte_ring *beq[2];
-	struct flow_rx **frx;
 	struct rx_table rxt;
 	uint32_t t2p[1];
 	struct rx rx;
@@ -129,7 +128,6 @@ struct dp_rig {
 	struct rte_ring *inrx[2], *intx[2];
 	struct rx rxc1;
 	struct rx_port ports1[2];
-	struct flow_rx **frx1;
 	struct rx_table rxt1;
 };
 
@@ -184,10 +182,12 @@ static void dp_up(struct dp_rig *d, uint32_t nflows, bool piped, const char *in,
 	d->ports[1] = (struct rx_port){.dpdk_port = (uint16_t)pout, .table_port = 0};
 	d->ports[1].mac[0] = 0xaa;
 	d->beq[1] = engine_be_ring(d->e, 0);
-	d->frx = bigmem_calloc(nflows, sizeof(*d->frx));
+	if (rx_table_init(&d->rxt, d->cls, d->t) != 0) {
+		fprintf(stderr, "bench: no memory for RX's table\n");
+		exit(1);
+	}
 	for (uint32_t f = 0; f < nflows; f++)
-		d->frx[f] = engine_flow_rx(d->e, f);
-	d->rxt = (struct rx_table){.cls = d->cls, .t = d->t, .flows = d->frx};
+		rx_table_set(&d->rxt, f, engine_flow_rx(d->e, f));
 	d->t2p[0] = 1;
 	d->rx = (struct rx){.ports = d->ports,
 			    .nports = 1,
@@ -199,10 +199,12 @@ static void dp_up(struct dp_rig *d, uint32_t nflows, bool piped, const char *in,
 	rx_set_router(&d->rx, d->rt);
 	if (cores < 2)
 		return;
-	d->frx1 = bigmem_calloc(nflows, sizeof(*d->frx1));
+	if (rx_table_init(&d->rxt1, d->cls, d->t) != 0) {
+		fprintf(stderr, "bench: no memory for RX's table\n");
+		exit(1);
+	}
 	for (uint32_t f = 0; f < nflows; f++)
-		d->frx1[f] = engine_table_flow_rxq(engine_table_current(d->e), f, 1);
-	d->rxt1 = (struct rx_table){.cls = d->cls, .t = d->t, .flows = d->frx1};
+		rx_table_set(&d->rxt1, f, engine_table_flow_rxq(engine_table_current(d->e), f, 1));
 	memcpy(d->ports1, d->ports, sizeof(d->ports));
 	d->rxc1 = d->rx;
 	d->rxc1.core = 1;
@@ -215,9 +217,9 @@ static void dp_drain_flows(struct dp_rig *d)
 {
 	struct rte_mbuf *m;
 	for (uint32_t f = 0; f < d->nflows; f++) {
-		while (flowq_dequeue(d->frx[f], &m, 1) == 1)
+		while (flowq_dequeue(d->rxt.flows[f].q, &m, 1) == 1)
 			rte_pktmbuf_free(m);
-		while (d->frx1 && flowq_dequeue(d->frx1[f], &m, 1) == 1)
+		while (d->cores > 1 && flowq_dequeue(d->rxt1.flows[f].q, &m, 1) == 1)
 			rte_pktmbuf_free(m);
 	}
 }
@@ -229,8 +231,9 @@ static void dp_down(struct dp_rig *d)
 	router_free(d->rt);
 	d->tb->ops->destroy(d->tb);
 	sched_free(d->t);
-	bigmem_free(d->frx);
-	bigmem_free(d->frx1);
+	rx_table_fini(&d->rxt);
+	if (d->cores > 1)
+		rx_table_fini(&d->rxt1);
 }
 
 /* ---- the l3fwd-style loop ------------------------------------------------ */

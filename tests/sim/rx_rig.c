@@ -104,7 +104,9 @@ void rig_up(struct rig *r)
 	r->t2p[0] = 1;
 	r->frx[0] = engine_flow_rx(r->e, 0);
 	r->frx[1] = engine_flow_rx(r->e, 1);
-	r->rxt = (struct rx_table){.cls = r->cls, .t = r->t, .flows = r->frx};
+	assert_int_equal(rx_table_init(&r->rxt, r->cls, r->t), 0);
+	rx_table_set(&r->rxt, 0, r->frx[0]);
+	rx_table_set(&r->rxt, 1, r->frx[1]);
 	r->rx = (struct rx){.ports = r->ports,
 			    .nports = 2,
 			    .tab = &r->rxt,
@@ -123,7 +125,9 @@ void rig_up(struct rig *r)
 	struct eng_table *et = engine_table_current(r->e);
 	r->frx1[0] = engine_table_flow_rxq(et, 0, 1);
 	r->frx1[1] = engine_table_flow_rxq(et, 1, 1);
-	r->rxt1 = (struct rx_table){.cls = r->cls, .t = r->t, .flows = r->frx1};
+	assert_int_equal(rx_table_init(&r->rxt1, r->cls, r->t), 0);
+	rx_table_set(&r->rxt1, 0, r->frx1[0]);
+	rx_table_set(&r->rxt1, 1, r->frx1[1]);
 	r->rx1 = r->rx;
 	r->rx1.core = 1;
 	r->rx1.ports = r->ports1;
@@ -135,6 +139,8 @@ void rig_down(struct rig *r)
 {
 	engine_destroy(r->e);
 	router_free(r->rt);
+	rx_table_fini(&r->rxt);
+	rx_table_fini(&r->rxt1);
 	cls_free(r->cls);
 	for (int p = 0; p < 2; p++)
 		env_drain(r->ringtx[p]);
