@@ -466,6 +466,17 @@ static void dp_measure(uint32_t nflows, uint32_t batch, uint32_t rounds, struct 
 	dp_down(&d);
 }
 
+/* Whether the NAME-style loop forwarded all it was given; else says so */
+static bool loop_whole(uint32_t nflows, const char *name, uint64_t sent, uint64_t given)
+{
+	if (sent != given)
+		fprintf(stderr,
+			"bench: %u flows: the %s-style loop forwarded %" PRIu64 " of the %" PRIu64
+			" frames it was given\n",
+			nflows, name, sent, given);
+	return sent == given;
+}
+
 /* Whether every round got the frames it asked for, RX queued every frame it
  * was given to the frame's flow and each loop forwarded every frame it was
  * given; else says on stderr what fell short: a figure is ns a packet
@@ -483,21 +494,8 @@ static bool dp_whole(uint32_t nflows, const struct dp_figs *f)
 			nflows, f->reserved, f->rx_in + f->reads_in, f->dropped);
 		ok = false;
 	}
-	if (f->plain_pk != f->plain_in) {
-		fprintf(stderr,
-			"bench: %u flows: the l2fwd-style loop forwarded %" PRIu64
-			" of the %" PRIu64 " frames it was given\n",
-			nflows, f->plain_pk, f->plain_in);
-		ok = false;
-	}
-	if (f->l3_pk != f->l3_in) {
-		fprintf(stderr,
-			"bench: %u flows: the l3fwd-style loop forwarded %" PRIu64
-			" of the %" PRIu64 " frames it was given\n",
-			nflows, f->l3_pk, f->l3_in);
-		ok = false;
-	}
-	return ok;
+	ok = loop_whole(nflows, "l2fwd", f->plain_pk, f->plain_in) && ok;
+	return loop_whole(nflows, "l3fwd", f->l3_pk, f->l3_in) && ok;
 }
 
 static void datapath_case(uint32_t nflows, const char *what)
