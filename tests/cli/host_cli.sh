@@ -34,6 +34,7 @@ put $G/sys/devices/system/cpu/cpu3/cpuidle/state0/name POLL
 put $G/sys/devices/system/clocksource/clocksource0/current_clocksource tsc
 put $G/proc/cpuinfo "flags		: fpu tsc constant_tsc nonstop_tsc"
 put $G/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 512
+put $G/sys/kernel/mm/transparent_hugepage/enabled "always [madvise] never"
 put $G/proc/300/comm ptp4l
 put $G/proc/301/comm phc2sys
 # time: the bc635PCI-U and a PTP NIC left with the kernel
@@ -49,7 +50,7 @@ rc=0
 "$CTL" doctor --root "$G" --cpu 3 --latency 0 --json >"$W/good.json" 2>&1 || rc=$?
 st() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join(f["check"] + "=" + f["status"] for f in d["findings"]))' "$1" 2>&1; }
 check "a tuned box: every check passes, exit 0" \
-	'[ $rc -eq 0 ] && [ "$(st "$W/good.json")" = "preemption=pass isolcpus=pass nohz_full=pass rcu_nocbs=pass cpuset=pass irqs=pass kthreads=pass smt=pass rt-throttle=pass governor=pass c-states=pass clocksource=pass tsc=pass hugepages=pass ptp=pass time-source=pass bc635=pass" ]' \
+	'[ $rc -eq 0 ] && [ "$(st "$W/good.json")" = "preemption=pass isolcpus=pass nohz_full=pass rcu_nocbs=pass cpuset=pass irqs=pass kthreads=pass smt=pass rt-throttle=pass governor=pass c-states=pass clocksource=pass tsc=pass hugepages=pass thp=pass ptp=pass time-source=pass bc635=pass" ]' \
 	"rc $rc: $(st "$W/good.json")"
 
 # ---- a box with every problem -------------------------------------------------------
@@ -75,6 +76,7 @@ put $B/sys/devices/system/cpu/cpu3/cpuidle/state1/disable 0
 put $B/sys/devices/system/clocksource/clocksource0/current_clocksource hpet
 put $B/proc/cpuinfo "flags		: fpu tsc"
 put $B/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 0
+put $B/sys/kernel/mm/transparent_hugepage/enabled "always madvise [never]"
 # a NIC DPDK took (vfio-pci), no card, no PTP clock; Debian 12's phc2sys@
 put $B/sys/bus/pci/devices/0000:01:00.0/vendor 0x8086
 put $B/sys/bus/pci/devices/0000:01:00.0/device 0x1533
@@ -86,15 +88,16 @@ put $B/lib/systemd/system/ptp4l@.service "[Unit]"
 rc=0
 "$CTL" doctor --root "$B" --cpu 3 --latency 0 --json >"$W/bad.json" 2>&1 || rc=$?
 check "each problem is its finding; no preemption fails, so exit 1" \
-	'[ $rc -eq 1 ] && [ "$(st "$W/bad.json")" = "preemption=fail isolcpus=warn nohz_full=warn rcu_nocbs=warn cpuset=warn irqs=warn kthreads=warn smt=warn rt-throttle=warn governor=warn c-states=pass clocksource=warn tsc=warn hugepages=warn ptp=warn time-source=warn" ]' \
+	'[ $rc -eq 1 ] && [ "$(st "$W/bad.json")" = "preemption=fail isolcpus=warn nohz_full=warn rcu_nocbs=warn cpuset=warn irqs=warn kthreads=warn smt=warn rt-throttle=warn governor=warn c-states=pass clocksource=warn tsc=warn hugepages=warn thp=warn ptp=warn time-source=warn" ]' \
 	"rc $rc: $(st "$W/bad.json")"
 check "every finding that is not a pass says how to fix it" \
 	'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); bad=[f for f in d[\"findings\"] if f[\"status\"]!=\"pass\" and not f[\"fix\"]]; assert not bad, bad" "$W/bad.json"'
 "$CTL" doctor --root "$B" --cpu 3 --latency 0 >"$W/bad.txt" 2>&1
-check "in words: the IRQs on the CPU, the SMT sibling, the boot line to add, the NIC DPDK took and the phc2sys unit that cannot start" \
+check "in words: the IRQs on the CPU, the SMT sibling, the boot line to add, the NIC DPDK took, the phc2sys unit that cannot start and transparent huge pages never" \
 	'grep -q "2 interrupts delivered to CPU 3 (5,6)" "$W/bad.txt" && grep -q "shares its core with CPU 7" "$W/bad.txt" && grep -q "fix: add isolcpus=managed_irq,domain,3 nohz_full=3 rcu_nocbs=3" "$W/bad.txt" && grep -q "C-states C6 have exit latencies" "$W/bad.txt" &&
 	 grep -q "NICs DPDK took from the kernel, with no ptp4l and no PTP clock of theirs: 0000:01:00.0 (vfio-pci)" "$W/bad.txt" &&
-	 grep -q "phc2sys@.service cannot start here" "$W/bad.txt" && grep -q "fix: ptp-mode disciplined: systemctl enable --now tdpd@IFACE" "$W/bad.txt" && grep -q "ptp-mode offset: ptp4l with free_running 1 and no phc2sys" "$W/bad.txt"' \
+	 grep -q "phc2sys@.service cannot start here" "$W/bad.txt" &&
+	 grep -q "transparent huge pages: never: tables of 10^5 flows and more run slower" "$W/bad.txt" && grep -q "fix: echo madvise > /sys/kernel/mm/transparent_hugepage/enabled" "$W/bad.txt" && grep -q "fix: ptp-mode disciplined: systemctl enable --now tdpd@IFACE" "$W/bad.txt" && grep -q "ptp-mode offset: ptp4l with free_running 1 and no phc2sys" "$W/bad.txt"' \
 	"$(cat "$W/bad.txt")"
 rc=0
 "$CTL" doctor --root "$G" --cpu 0 --latency 100ms --tf 10us --guard 20us --json >"$W/lat.json" 2>&1 || rc=$?
