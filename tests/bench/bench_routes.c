@@ -474,15 +474,48 @@ static void bench_v6(uint32_t n, int blocks)
 	free(p);
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: bench_routes [--quick] [--svg PREFIX]\n"
+		   "  the route tables' cost from 10 to 10^6 IPv4 routes and a full IPv6 table,\n"
+		   "  beside rte_fib and rte_lpm\n"
+		   "  --quick       up to 10^5 routes, fewer blocks\n"
+		   "  --svg PREFIX  a plot of ns a lookup against routes in PREFIX-routes.svg\n");
+}
+
+/* argv into *quick and *prefix: 0, 1 when --help was printed, or 2 (said,
+ * before anything runs: a word it does not take would be ignored) */
+static int parse_args(int argc, char **argv, bool *quick, const char **prefix)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick")) {
+			*quick = true;
+		} else if (!strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 1;
+		} else if (!strcmp(argv[i], "--svg")) {
+			if (i + 1 == argc) {
+				fprintf(stderr, "bench_routes: --svg: needs a value\n");
+				usage(stderr);
+				return 2;
+			}
+			*prefix = argv[++i];
+		} else {
+			fprintf(stderr, "bench_routes: %s: not an option\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	bool quick = false;
 	const char *prefix = NULL;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--quick"))
-			quick = true;
-		else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
-			prefix = argv[++i];
+	int rc = parse_args(argc, argv, &quick, &prefix);
+	if (rc)
+		return rc == 1 ? 0 : rc;
 	/* room for the three tables and the router at 10^6 routes at once */
 	if (env_eal_init_mb(1536) != 0) {
 		fprintf(stderr, "bench_routes: EAL init failed\n");
