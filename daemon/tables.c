@@ -27,8 +27,9 @@ static void answer(struct tables *tm, int *slot, char *line)
 	*slot = -1;
 }
 
-/* Where the large arrays a packet reads by its flow sit (the tables held
- * together): said at each table with any, from the kernel's own account. */
+/* Where what a packet reads by its flow sits (the flows' state and the
+ * tables' large arrays, of the tables held together): said at each table,
+ * from the kernel's own account. */
 static void log_pages(const char *name)
 {
 	struct bigmem_use u;
@@ -41,8 +42,8 @@ static void log_pages(const char *name)
 		snprintf(why, sizeof(why), " (transparent huge pages: %s; the kernel gave none)",
 			 mode);
 	}
-	log_info("schedule %s: the flow arrays of the tables held take %.1f MiB, %.1f MiB of it "
-		 "on huge pages%s",
+	log_info("schedule %s: the flows' state and arrays of the tables held take %.1f MiB, "
+		 "%.1f MiB of it on huge pages%s",
 		 name, (double)u.mapped / (1 << 20), (double)u.huge / (1 << 20), why);
 }
 

@@ -20,6 +20,7 @@
 
 #include "counters.h"
 #include "launch.h"
+#include "slab.h"
 #include "engine.h"
 #include "stamp.h"
 
@@ -33,7 +34,10 @@ struct seg {
 };
 
 /* A flow's state lives as long as the flow: a table swap that keeps a flow
- * (same name, same port) keeps its queue, its carried packets and its counters. */
+ * (same name, same port) keeps its queue, its carried packets and its
+ * counters. It is one block of the engine's slab (flow_mem): this struct,
+ * then its queue on each RX core (rxq), then each queue's slots, each on
+ * lines of its own. */
 struct eng_flow {
 	uint32_t port;
 	uint32_t carry_cap, ncarry;
@@ -87,7 +91,8 @@ struct eng_table {
 	 * a table of 10^6 flows walks only these */
 	struct eng_grow *grow;
 	uint32_t ngrow;
-	bool *kept; /* flows[f] is the replaced table's, not new here */
+	bool *kept;	  /* flows[f] is the replaced table's, not new here */
+	struct slab *mem; /* the engine's flow_mem, which its new flows are blocks of */
 	/* flows of the table replaced that this one does not keep */
 	struct eng_flow **removed;
 	uint32_t nremoved;
@@ -122,7 +127,11 @@ struct engine {
 	_Atomic(struct eng_table *) pub;   /* in force, for readers */
 	uint32_t flow_depth;
 	uint32_t rx_cores; /* queues per flow */
-	uint16_t node_id;  /* written into hop stamps */
+	/* the flows' blocks (struct eng_flow), on huge pages where the kernel
+	 * gives them (slab.h): at 10^6 flows, one malloc each put RX's and the
+	 * engine's reads of a flow on 4 KiB pages, a TLB miss apiece */
+	struct slab *flow_mem;
+	uint16_t node_id; /* written into hop stamps */
 	struct timebase *tb;
 	struct frame_geom g;
 	int64_t guard_ns;

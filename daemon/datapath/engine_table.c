@@ -28,7 +28,7 @@ static struct rte_ring *ring_at(uint8_t **mem, uint32_t depth, bool mp)
 	return r;
 }
 
-static void flow_free(struct eng_flow *fl, uint64_t *dropped)
+static void flow_free(struct slab *mem, struct eng_flow *fl, uint64_t *dropped)
 {
 	if (!fl)
 		return;
@@ -44,7 +44,6 @@ static void flow_free(struct eng_flow *fl, uint64_t *dropped)
 			rte_pktmbuf_free(q->early);
 			n++;
 		}
-		free(q->slot);
 		free(q->arr);
 	}
 	for (uint32_t i = 0; i < fl->ncarry; i++)
@@ -52,9 +51,20 @@ static void flow_free(struct eng_flow *fl, uint64_t *dropped)
 	n += fl->ncarry;
 	if (dropped)
 		*dropped += n;
-	free(fl->rxq);
 	free(fl->carry);
-	free(fl);
+	slab_free(mem, fl);
+}
+
+/* A queue's slots, on lines of their own: RX cores write their queues'. */
+static size_t slots_bytes(uint32_t depth)
+{
+	return RTE_ALIGN_CEIL(flowq_slots(depth) * sizeof(struct rte_mbuf *), RTE_CACHE_LINE_SIZE);
+}
+
+/* A flow's block of the engine's slab: the flow, its nrxq queues, their slots. */
+static size_t flow_block(uint32_t depth, uint32_t nrxq)
+{
+	return sizeof(struct eng_flow) + nrxq * (sizeof(struct flow_rx) + slots_bytes(depth));
 }
 
 /* A pipelined flow's arrival histograms (one per RX core), made once; a flow
@@ -74,36 +84,26 @@ static int flow_arr_alloc(struct eng_flow *fl)
 	return 0;
 }
 
-static struct eng_flow *flow_new(const char *name, uint32_t port, uint32_t carry_cap,
-				 uint32_t depth, uint32_t nrxq)
+static struct eng_flow *flow_new(struct slab *mem, const char *name, uint32_t port,
+				 uint32_t carry_cap, uint32_t depth, uint32_t nrxq)
 {
-	struct eng_flow *fl = NULL;
-	if (posix_memalign((void **)&fl, RTE_CACHE_LINE_SIZE, sizeof(*fl)) != 0)
+	struct eng_flow *fl = slab_alloc(mem); /* zeroed */
+	if (!fl)
 		return NULL;
-	memset(fl, 0, sizeof(*fl));
 	snprintf(fl->name, sizeof(fl->name), "%s", name);
 	fl->port = port;
 	fl->carry_cap = carry_cap;
 	fl->carry = calloc(carry_cap + 1, sizeof(*fl->carry));
-	void *qs = NULL;
-	if (!fl->carry ||
-	    posix_memalign(&qs, RTE_CACHE_LINE_SIZE, nrxq * sizeof(struct flow_rx)) != 0) {
-		free(fl->carry);
-		free(fl);
+	if (!fl->carry) {
+		slab_free(mem, fl);
 		return NULL;
 	}
-	fl->rxq = qs;
-	memset(fl->rxq, 0, nrxq * sizeof(struct flow_rx));
+	fl->rxq = (struct flow_rx *)(void *)(fl + 1);
 	fl->nrxq = nrxq;
-	for (uint32_t c = 0; c < nrxq; c++) {
-		void *slot = NULL;
-		if (posix_memalign(&slot, RTE_CACHE_LINE_SIZE,
-				   flowq_slots(depth) * sizeof(struct rte_mbuf *)) != 0) {
-			flow_free(fl, NULL);
-			return NULL;
-		}
-		flowq_init(&fl->rxq[c], slot, depth);
-	}
+	uint8_t *slots = (uint8_t *)(fl->rxq + nrxq);
+	for (uint32_t c = 0; c < nrxq; c++)
+		flowq_init(&fl->rxq[c],
+			   (struct rte_mbuf **)(void *)(slots + c * slots_bytes(depth)), depth);
 	return fl;
 }
 
@@ -139,7 +139,7 @@ static void table_discard(struct eng_table *nt)
 {
 	for (uint32_t f = 0; nt->flows && f < nt->nflows; f++) {
 		if (!nt->kept || !nt->kept[f])
-			flow_free(nt->flows[f], NULL);
+			flow_free(nt->mem, nt->flows[f], NULL);
 		nt->flows[f] = NULL;
 	}
 	table_free(nt);
@@ -222,9 +222,10 @@ static int table_flow(const struct engine *e, const struct sched_table *t, struc
 		}
 		return 0;
 	}
-	nt->flows[f] = flow_new(sf->name, sf->port, cap[f], e->flow_depth, e->rx_cores);
+	nt->flows[f] =
+		flow_new(e->flow_mem, sf->name, sf->port, cap[f], e->flow_depth, e->rx_cores);
 	if (nt->flows[f] && sf->alpha && flow_arr_alloc(nt->flows[f]) != 0) {
-		flow_free(nt->flows[f], NULL);
+		flow_free(e->flow_mem, nt->flows[f], NULL);
 		nt->flows[f] = NULL;
 	}
 	if (!nt->flows[f]) {
@@ -256,6 +257,7 @@ static struct eng_table *table_build(const struct engine *e, const struct sched_
 		return NULL;
 	}
 	nt->t = t;
+	nt->mem = e->flow_mem;
 	nt->adopted = INT64_MIN;
 	nt->at = INT64_MIN;
 	nt->nflows = t->nflows;
@@ -363,6 +365,11 @@ struct engine *engine_create(const struct eng_config *c, char *err, size_t errle
 		snprintf(err, errlen, "queue depths must be at least 1");
 		goto fail;
 	}
+	e->flow_mem = slab_new(flow_block(e->flow_depth, e->rx_cores));
+	if (!e->flow_mem) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	if (posix_memalign((void **)&e->ports, RTE_CACHE_LINE_SIZE,
 			   (e->nports + 1) * sizeof(*e->ports))) {
 		snprintf(err, errlen, "out of memory");
@@ -432,7 +439,7 @@ void engine_destroy(struct engine *e)
 		if (cur->prev)
 			engine_table_retire(e, cur);
 		for (uint32_t f = 0; f < cur->nflows; f++)
-			flow_free(cur->flows[f], NULL);
+			flow_free(e->flow_mem, cur->flows[f], NULL);
 		cur->nflows = 0;
 		table_free(cur);
 	}
@@ -447,6 +454,7 @@ void engine_destroy(struct engine *e)
 	}
 	free(e->ring_mem);
 	free(e->ports);
+	slab_destroy(e->flow_mem);
 	free(e);
 }
 
@@ -583,13 +591,12 @@ bool engine_table_retirable(const struct eng_table *nt)
 
 uint64_t engine_table_retire(struct engine *e, struct eng_table *cur)
 {
-	(void)e;
 	uint64_t dropped = 0;
 	struct eng_table *old = cur->prev;
 	if (!old)
 		return 0;
 	for (uint32_t i = 0; i < cur->nremoved; i++)
-		flow_free(cur->removed[i], &dropped);
+		flow_free(e->flow_mem, cur->removed[i], &dropped);
 	cur->nremoved = 0;
 	for (uint32_t i = 0; i < cur->ngrow; i++) {
 		free(cur->grow[i].carry);
