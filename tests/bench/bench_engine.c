@@ -78,11 +78,12 @@ static double read_cost(clockid_t id)
 static double fast_cost(struct timebase *tb)
 {
 	double best = 1e9;
-	volatile int64_t sink = 0;
+	/* unsigned: 200,000 times today's ns overflows a signed sum */
+	volatile uint64_t sink = 0;
 	for (int r = 0; r < 5; r++) {
 		int64_t t0 = mono();
 		for (int i = 0; i < 200000; i++)
-			sink += tb_fast_now(tb).ns;
+			sink += (uint64_t)tb_fast_now(tb).ns;
 		double c = (double)(mono() - t0) / 200000;
 		if (c < best)
 			best = c;
