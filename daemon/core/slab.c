@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,13 +11,17 @@
 #define LINE 64
 _Static_assert(SLAB_CHUNK >= BIGMEM_MIN, "a chunk is a mapping of its own, on a 2 MiB boundary");
 
-/* A chunk's first line; its blocks follow. Every chunk is on its slab's
- * list of all (aprev, anext), and one with a free block on its list of such
- * (prev, next). A block of its own (a large one) has this line before it,
- * on the list of all alone. */
-struct chunk {
+struct chunk;
+struct links {
 	struct chunk *prev, *next;
-	struct chunk *aprev, *anext;
+};
+
+/* A chunk's first line; its blocks follow. Every chunk is on its slab's
+ * list of all, and one with a free block on its list of such (avail). A
+ * block of its own (a large one) has this line before it, on the list of
+ * all alone. */
+struct chunk {
+	struct links avail, all;
 	void *free;	/* freed blocks, each holding the next's address */
 	uint32_t used;	/* blocks out */
 	uint32_t fresh; /* blocks never handed out start at this index */
@@ -56,44 +61,34 @@ struct slab *slab_new(size_t size)
 	return s;
 }
 
-static void unlink_chunk(struct slab *s, struct chunk *c)
+/* the links of c in the list at offset which of struct chunk */
+static struct links *links(struct chunk *c, size_t which)
 {
-	if (c->prev)
-		c->prev->next = c->next;
+	return (struct links *)(void *)((uint8_t *)c + which);
+}
+
+static void link_in(struct chunk **head, struct chunk *c, size_t which)
+{
+	*links(c, which) = (struct links){NULL, *head};
+	if (*head)
+		links(*head, which)->prev = c;
+	*head = c;
+}
+
+static void link_out(struct chunk **head, struct chunk *c, size_t which)
+{
+	struct links *l = links(c, which);
+	if (l->prev)
+		links(l->prev, which)->next = l->next;
 	else
-		s->avail = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	c->prev = c->next = NULL;
+		*head = l->next;
+	if (l->next)
+		links(l->next, which)->prev = l->prev;
+	*l = (struct links){NULL, NULL};
 }
 
-static void link_chunk(struct slab *s, struct chunk *c)
-{
-	c->prev = NULL;
-	c->next = s->avail;
-	if (s->avail)
-		s->avail->prev = c;
-	s->avail = c;
-}
-
-static void link_all(struct slab *s, struct chunk *c)
-{
-	c->aprev = NULL;
-	c->anext = s->all;
-	if (s->all)
-		s->all->aprev = c;
-	s->all = c;
-}
-
-static void unlink_all(struct slab *s, struct chunk *c)
-{
-	if (c->aprev)
-		c->aprev->anext = c->anext;
-	else
-		s->all = c->anext;
-	if (c->anext)
-		c->anext->aprev = c->aprev;
-}
+#define AVAIL offsetof(struct chunk, avail)
+#define ALL offsetof(struct chunk, all)
 
 /* A block of chunk c, which has one free. */
 static void *take(struct slab *s, struct chunk *c)
@@ -104,7 +99,7 @@ static void *take(struct slab *s, struct chunk *c)
 	else
 		p = (uint8_t *)c + LINE + (size_t)c->fresh++ * s->size;
 	if (++c->used == s->per_chunk)
-		unlink_chunk(s, c);
+		link_out(&s->avail, c, AVAIL);
 	return memset(p, 0, s->size);
 }
 
@@ -115,7 +110,7 @@ void *slab_alloc(struct slab *s)
 		if (!c)
 			return NULL;
 		lock(s);
-		link_all(s, c);
+		link_in(&s->all, c, ALL);
 		s->blocks++;
 		unlock(s);
 		return (uint8_t *)c + LINE;
@@ -131,8 +126,8 @@ void *slab_alloc(struct slab *s)
 			return NULL;
 		}
 		s->chunks++;
-		link_chunk(s, c);
-		link_all(s, c);
+		link_in(&s->avail, c, AVAIL);
+		link_in(&s->all, c, ALL);
 	}
 	void *p = take(s, c);
 	s->blocks++;
@@ -147,7 +142,7 @@ void slab_free(struct slab *s, void *p)
 	if (!s->per_chunk) {
 		struct chunk *c = (struct chunk *)(void *)((uint8_t *)p - LINE);
 		lock(s);
-		unlink_all(s, c);
+		link_out(&s->all, c, ALL);
 		s->blocks--;
 		unlock(s);
 		bigmem_free(c);
@@ -161,10 +156,10 @@ void slab_free(struct slab *s, void *p)
 	c->free = p;
 	c->used--;
 	if (was_full)
-		link_chunk(s, c);
+		link_in(&s->avail, c, AVAIL);
 	if (c->used == 0 && s->chunks > 1) {
-		unlink_chunk(s, c);
-		unlink_all(s, c);
+		link_out(&s->avail, c, AVAIL);
+		link_out(&s->all, c, ALL);
 		s->chunks--;
 	} else {
 		c = NULL;
@@ -178,7 +173,7 @@ void slab_destroy(struct slab *s)
 	if (!s)
 		return;
 	for (struct chunk *c = s->all, *n; c; c = n) {
-		n = c->anext;
+		n = c->all.next;
 		bigmem_free(c);
 	}
 	free(s);
