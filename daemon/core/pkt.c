@@ -400,15 +400,23 @@ int cls_lookup(const struct cls *c, const struct pkt_info *pi)
 	return lookup_from(c, pi, 0);
 }
 
-void cls_prefetch(const struct cls *c, const struct pkt_info *pi, struct cls_probe *p)
+/* p's keys and slots for pi; ask: the slots asked for at once, else their
+ * addresses kept for cls_ask */
+static inline void probe(const struct cls *c, const struct pkt_info *pi, struct cls_probe *p,
+			 bool ask)
 {
+	if (!ask)
+		memset(p->at, 0, sizeof(p->at));
 	for (uint32_t i = 0; i < c->ngroups && i < CLS_PROBE_GROUPS; i++) {
 		const struct cls_group *g = &c->g[i];
 		p->s[i] = UINT32_MAX;
 		if (!pkt_key(g, pi, &p->k[i]))
 			continue;
 		p->s[i] = key_slot(g, &p->k[i]);
-		__builtin_prefetch(&g->slot[p->s[i]]);
+		if (ask)
+			__builtin_prefetch(&g->slot[p->s[i]]);
+		else
+			p->at[i] = &g->slot[p->s[i]];
 	}
 	/* the shapes past the probe's: asked for as before, worked out again
 	 * by the lookup */
@@ -420,6 +428,16 @@ void cls_prefetch(const struct cls *c, const struct pkt_info *pi, struct cls_pro
 	}
 }
 
+void cls_prefetch(const struct cls *c, const struct pkt_info *pi, struct cls_probe *p)
+{
+	probe(c, pi, p, true);
+}
+
+void cls_probe(const struct cls *c, const struct pkt_info *pi, struct cls_probe *p)
+{
+	probe(c, pi, p, false);
+}
+
 int cls_lookup_probe(const struct cls *c, const struct pkt_info *pi, const struct cls_probe *p)
 {
 	for (uint32_t i = 0; i < c->ngroups && i < CLS_PROBE_GROUPS; i++) {
@@ -428,6 +446,14 @@ int cls_lookup_probe(const struct cls *c, const struct pkt_info *pi, const struc
 			return f;
 	}
 	return c->ngroups > CLS_PROBE_GROUPS ? lookup_from(c, pi, CLS_PROBE_GROUPS) : -1;
+}
+
+size_t cls_bytes(const struct cls *c)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < c->ngroups; i++)
+		n += ((size_t)c->g[i].mask + 1) * sizeof(struct cls_slot);
+	return n;
 }
 
 uint32_t cls_groups(const struct cls *c)

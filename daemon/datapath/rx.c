@@ -498,6 +498,7 @@ static uint16_t burst_front(struct rx *rx, uint32_t in_port, struct rte_mbuf **p
 {
 	const struct rx_table *tab = rx->tab;
 	uint16_t live = 0;
+	bool apart = tab->ask_apart;
 	for (uint16_t i = 0; i < n; i++) {
 		if (i + 2 * RX_PREFETCH < n)
 			rte_prefetch0(pkts[i + 2 * RX_PREFETCH]);
@@ -507,10 +508,15 @@ static uint16_t burst_front(struct rx *rx, uint32_t in_port, struct rte_mbuf **p
 			*bytes += pkts[i]->pkt_len;
 		pk[live].m = pkts[i];
 		if (rx_front(rx, in_port, &pk[live])) {
-			cls_prefetch(tab->cls, &pk[live].pi, &pk[live].probe);
+			if (apart)
+				cls_probe(tab->cls, &pk[live].pi, &pk[live].probe);
+			else
+				cls_prefetch(tab->cls, &pk[live].pi, &pk[live].probe);
 			live++;
 		}
 	}
+	for (uint16_t j = 0; apart && j < live; j++)
+		cls_ask(&pk[j].probe);
 	return live;
 }
 

@@ -34,6 +34,12 @@ struct rte_ring;
 #define RX_MAX_QUEUES 16
 /* RX cores: the housekeeping thread and the rx-cpus beside it */
 #define RX_MAX_CORES 8
+/* classifier slots of this many bytes and more are asked for apart from the
+ * parse (struct rx_table): 2 MiB, a shape of match past about 43,700 flows,
+ * twice a core's L2 on the project's VM. Below it the slots stay in the
+ * cache, and a pass of their own cost RX more than it saved (about 2 ns a
+ * packet at 10 and 10^4 flows; docs/figures.md). */
+#define RX_ASK_APART ((size_t)2 << 20)
 /* addresses RX asks the kernel to resolve, waiting for nl.c */
 #define RX_RESOLVE_RING 256
 
@@ -140,6 +146,10 @@ struct rx_table {
 	const struct cls *cls;
 	const struct sched_table *t;
 	struct rx_flow *flows; /* per flow of t */
+	/* the classifier's slots asked for in a pass after the parse, not
+	 * amid it: where they are too many to stay in the cache
+	 * (RX_ASK_APART bytes), each miss held the parse up */
+	bool ask_apart;
 };
 
 /* rt for one RX core: t's flows, each without its queue until rx_table_set

@@ -55,7 +55,7 @@ void rx_tap_sum(const struct rx *rx, uint32_t n, uint32_t port, struct rx_tap_st
 
 int rx_table_init(struct rx_table *rt, const struct cls *c, const struct sched_table *t)
 {
-	*rt = (struct rx_table){.cls = c, .t = t};
+	*rt = (struct rx_table){.cls = c, .t = t, .ask_apart = cls_bytes(c) >= RX_ASK_APART};
 	rt->flows = bigmem_calloc(t->nflows + 1, sizeof(*rt->flows));
 	return rt->flows ? 0 : -1;
 }

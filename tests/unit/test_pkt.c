@@ -337,13 +337,22 @@ static void classifier_agrees_with_the_definition(void **state)
 			if (got != want)
 				fail_msg("table %d packet %d: classified %d, the matches say %d",
 					 tab, p, got, want);
-			/* RX's way: the keys and slots worked out once, then the lookup */
-			struct cls_probe pr;
+			/* RX's ways: the keys and slots worked out once (the slots
+			 * asked for at once, or kept and asked for apart), then the
+			 * lookup */
+			struct cls_probe pr, pa;
 			cls_prefetch(c, &pi, &pr);
 			got = cls_lookup_probe(c, &pi, &pr);
 			if (got != want)
 				fail_msg("table %d packet %d: classified %d from the probe, the "
 					 "matches say %d",
+					 tab, p, got, want);
+			cls_probe(c, &pi, &pa);
+			cls_ask(&pa);
+			got = cls_lookup_probe(c, &pi, &pa);
+			if (got != want)
+				fail_msg("table %d packet %d: classified %d from the probe kept "
+					 "apart, the matches say %d",
 					 tab, p, got, want);
 			past += want >= 0 && cls_groups(c) > CLS_PROBE_GROUPS;
 			hits += want >= 0;
