@@ -37,7 +37,7 @@ struct rte_ring;
 /* classifier slots of this many bytes and more are asked for apart from the
  * parse (struct rx_table): 2 MiB, a shape of match past about 43,700 flows,
  * twice a core's L2 on the project's VM. Below it the slots stay in the
- * cache, and a pass of their own cost RX more than it saved (about 2 ns a
+ * cache, and a pass of their own cost RX more than it saved (1-2 ns a
  * packet at 10 and 10^4 flows; docs/figures.md). */
 #define RX_ASK_APART ((size_t)2 << 20)
 /* addresses RX asks the kernel to resolve, waiting for nl.c */
