@@ -152,6 +152,15 @@ void bigmem_use(struct bigmem_use *u)
 	fclose(f);
 }
 
+bool bigmem_thp_word(const char *line, char *out, size_t len)
+{
+	const char *a = strchr(line, '['), *b = a ? strchr(a, ']') : NULL;
+	if (!b)
+		return false;
+	snprintf(out, len, "%.*s", (int)(b - a - 1), a + 1);
+	return true;
+}
+
 void bigmem_thp_mode(char *out, size_t len)
 {
 	snprintf(out, len, "unknown");
@@ -159,10 +168,7 @@ void bigmem_thp_mode(char *out, size_t len)
 	if (!f)
 		return;
 	char line[128];
-	if (fgets(line, sizeof(line), f)) {
-		char *a = strchr(line, '['), *b = a ? strchr(a, ']') : NULL;
-		if (b)
-			snprintf(out, len, "%.*s", (int)(b - a - 1), a + 1);
-	}
+	if (fgets(line, sizeof(line), f))
+		bigmem_thp_word(line, out, len);
 	fclose(f);
 }

@@ -18,6 +18,7 @@
 #ifndef TDP_BIGMEM_H
 #define TDP_BIGMEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,5 +39,8 @@ void bigmem_use(struct bigmem_use *u);
  * /sys/kernel/mm/transparent_hugepage/enabled ("always", "madvise" or
  * "never"; "unknown" when it cannot be read). */
 void bigmem_thp_mode(char *out, size_t len);
+/* The word in brackets of line, as that file writes it, into out; false
+ * when there is none (tdpctl doctor reads the file under its own root). */
+bool bigmem_thp_word(const char *line, char *out, size_t len);
 
 #endif
